@@ -1,0 +1,2 @@
+/** The registry implementation: private to the api bundle. */
+package io.jofi.internal;

@@ -1,0 +1,147 @@
+package io.jofi.spi.util;
+
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.Fid;
+import io.jofi.FidClass;
+
+/**
+ * The life cycle every fabric object shares: open → closed, or open → departed when its
+ * provider goes away (R15); a count of the objects bound to it, so that {@link #close()}
+ * answers {@code EBUSY} while it is in use (R9).
+ *
+ * <p>State is a volatile int so that data-path calls check it with one plain read
+ * ({@link #dataPathCheck()}); transitions and bind counts change under this object's
+ * monitor (control path only).
+ */
+public abstract class AbstractFid implements Fid {
+    /** Usable. */
+    protected static final int OPEN = 0;
+    /** Closed by the application. */
+    protected static final int CLOSED = 1;
+    /** Its provider departed (R15): readable where the rules say so, otherwise {@code ENODEV}. */
+    protected static final int DEPARTED = 2;
+
+    private final FidClass fidClass;
+    private final Object context;
+    private volatile int state = OPEN;
+    private int bindCount;
+
+    protected AbstractFid(FidClass fidClass, Object context) {
+        this.fidClass = fidClass;
+        this.context = context;
+    }
+
+    @Override
+    public final FidClass fidClass() {
+        return fidClass;
+    }
+
+    @Override
+    public final Object context() {
+        return context;
+    }
+
+    /** {@link #OPEN}, {@link #CLOSED} or {@link #DEPARTED}. */
+    protected final int state() {
+        return state;
+    }
+
+    public final boolean isOpen() {
+        return state == OPEN;
+    }
+
+    public final boolean isDeparted() {
+        return state == DEPARTED;
+    }
+
+    /**
+     * Records that another object was bound to this one (an endpoint to a CQ, a CQ to a wait
+     * set, ...). Fails when this object is no longer open.
+     */
+    public final synchronized void retain() throws FabricException {
+        ensureOpen("bind");
+        bindCount++;
+    }
+
+    /** Undoes one {@link #retain()} (the bound object was closed or departed). */
+    public final synchronized void release() {
+        if (bindCount > 0) {
+            bindCount--;
+        }
+    }
+
+    /** How many objects are bound to this one. */
+    public final synchronized int bindCount() {
+        return bindCount;
+    }
+
+    /**
+     * Closes the object. Closing a closed object does nothing (as {@link java.io.Closeable}).
+     *
+     * @throws FabricException {@code EBUSY} while objects are bound to it; nothing changes then (R9)
+     */
+    @Override
+    public final void close() throws FabricException {
+        synchronized (this) {
+            if (state == CLOSED) {
+                return;
+            }
+            if (bindCount > 0) {
+                throw new FabricException(Errno.EBUSY, describe() + " is still bound to " + bindCount
+                        + " object(s); close those first");
+            }
+            state = CLOSED;
+        }
+        onClose();
+    }
+
+    /**
+     * Marks the object departed and runs {@link #onDeparture()} once: called by
+     * {@link ProviderResources#departAll} when the provider goes away (R15).
+     */
+    public final void depart() {
+        synchronized (this) {
+            if (state != OPEN) {
+                return;
+            }
+            state = DEPARTED;
+        }
+        onDeparture();
+    }
+
+    /** Releases what the object holds; runs once, after the state became {@link #CLOSED}. */
+    protected abstract void onClose() throws FabricException;
+
+    /** Shuts the object down because its provider departed; the default does nothing. */
+    protected void onDeparture() {
+    }
+
+    /** For data-path calls: 0 when open, {@code -EBADF} when closed, {@code -ENODEV} when departed. */
+    protected final int dataPathCheck() {
+        int s = state;
+        return s == OPEN ? 0 : s == DEPARTED ? -Errno.ENODEV : -Errno.EBADF;
+    }
+
+    /** For control-path calls: throws {@code EBADF} when closed and {@code ENODEV} when departed. */
+    protected final void ensureOpen(String operation) throws FabricException {
+        int s = state;
+        if (s == CLOSED) {
+            throw new FabricException(Errno.EBADF, operation + ": " + describe() + " is closed");
+        }
+        if (s == DEPARTED) {
+            throw new FabricException(Errno.ENODEV, operation + ": the provider of " + describe() + " has departed");
+        }
+    }
+
+    /** A short name for messages, e.g. {@code "completion queue"}. */
+    protected String describe() {
+        return fidClass.name().toLowerCase().replace('_', ' ');
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "@" + Integer.toHexString(System.identityHashCode(this))
+                + "[" + (state == OPEN ? "open" : state == CLOSED ? "closed" : "departed") + "]";
+    }
+}

@@ -1,0 +1,131 @@
+package io.jofi.spi.util;
+
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.FidClass;
+import io.jofi.WaitAttr;
+import io.jofi.WaitObj;
+import io.jofi.WaitObject;
+import io.jofi.WaitSet;
+import java.util.Arrays;
+
+/**
+ * A wait set ({@code fi_wait}): queues opened with {@code WaitObj.SET} and this set signal
+ * it. {@link #await} is level-triggered: it returns at once while any member has something
+ * to read, else blocks until a member signals.
+ */
+public final class UtilWaitSet extends AbstractFid implements WaitSet, WaitSupport.Readiness, Pollable {
+    private static final WaitSupport[] NONE = new WaitSupport[0];
+
+    private final WaitSupport own;
+    private volatile WaitSupport[] members = NONE;
+    private volatile boolean pending;
+
+    /**
+     * @throws FabricException {@code EINVAL} for a wait set of wait object {@code NONE} or {@code SET}
+     */
+    public UtilWaitSet(WaitAttr attr) throws FabricException {
+        super(FidClass.WAIT_SET, null);
+        WaitObj w = attr == null || attr.waitObj() == null || attr.waitObj() == WaitObj.NONE
+                ? WaitObj.UNSPEC : attr.waitObj();
+        if (w == WaitObj.SET) {
+            throw new FabricException(Errno.EINVAL, "a wait set cannot wait on a wait set");
+        }
+        this.own = WaitSupport.open(w, null);
+        own.attach(this);
+    }
+
+    @Override
+    public int await(int timeoutMs) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        rc = own.await(this, 0, timeoutMs);
+        if (rc == 0) {
+            pending = false;
+            own.afterRead();
+        }
+        return rc;
+    }
+
+    @Override
+    public WaitObject getWait() throws FabricException {
+        ensureOpen("getWait");
+        return own.exportWait();
+    }
+
+    /** Level-triggered readiness: a member signalled or has something to read. */
+    @Override
+    public boolean isReady(long arg) {
+        if (pending) {
+            return true;
+        }
+        WaitSupport[] ms = members;
+        for (int i = 0; i < ms.length; i++) {
+            if (ms[i].isReady()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public WaitSupport waitSupport() {
+        return own;
+    }
+
+    @Override
+    public boolean hasEvents() {
+        WaitSupport[] ms = members;
+        for (int i = 0; i < ms.length; i++) {
+            ms[i].driveProgress();
+        }
+        return isReady(0);
+    }
+
+    void join(WaitSupport member) throws FabricException {
+        retain();
+        synchronized (this) {
+            WaitSupport[] n = Arrays.copyOf(members, members.length + 1);
+            n[members.length] = member;
+            members = n;
+        }
+    }
+
+    void leave(WaitSupport member) {
+        synchronized (this) {
+            WaitSupport[] ms = members;
+            for (int i = 0; i < ms.length; i++) {
+                if (ms[i] == member) {
+                    WaitSupport[] n = new WaitSupport[ms.length - 1];
+                    System.arraycopy(ms, 0, n, 0, i);
+                    System.arraycopy(ms, i + 1, n, i, ms.length - i - 1);
+                    members = n;
+                    break;
+                }
+            }
+        }
+        release();
+    }
+
+    void memberSignalled() {
+        pending = true;
+        own.notifyReady();
+    }
+
+    @Override
+    protected void onClose() {
+        own.close();
+    }
+
+    @Override
+    protected void onDeparture() {
+        own.close();
+    }
+
+    @Override
+    protected String describe() {
+        return "wait set";
+    }
+}

@@ -1,0 +1,394 @@
+package io.jofi.spi.util;
+
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.WaitObj;
+import io.jofi.WaitObject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.channels.Pipe;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The wait object of one queue (CQ, EQ, counter), shared by all of them (R4):
+ * <ul>
+ * <li>{@code NONE}, {@code SET}: blocking reads answer {@code -ENOSYS} at once; {@code SET}
+ *     signals its {@link UtilWaitSet} instead;</li>
+ * <li>{@code UNSPEC}, {@code MUTEX_COND}: waiters block on a lock and condition
+ *     ({@code MUTEX_COND} exports them);</li>
+ * <li>{@code FD}: as {@code MUTEX_COND} internally, plus a pipe whose source channel an
+ *     application selector sees readable while the queue has something to read;</li>
+ * <li>{@code YIELD}: waiters spin with {@link Thread#yield()}.</li>
+ * </ul>
+ *
+ * <p>Producers call {@link #notifyReady()} after publishing. While nobody waits and the FD is
+ * already readable, that costs a fence and two volatile reads: no lock, no system call.
+ * The protocol is Dekker-style — a waiter announces itself ({@code waiters++}) before its
+ * last readiness check; a producer publishes, fences, then looks for waiters — so a wake-up
+ * is never lost.
+ */
+public final class WaitSupport implements AutoCloseable {
+
+    /** The queue's answer to "is there something for a waiter with this argument?". */
+    public interface Readiness {
+        /** @param arg e.g. the threshold of a CQ read; 0 when unused */
+        boolean isReady(long arg);
+    }
+
+    private static final VarHandle WAITERS;
+    private static final VarHandle SIGNALLED;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            WAITERS = l.findVarHandle(WaitSupport.class, "waiters", int.class);
+            SIGNALLED = l.findVarHandle(WaitSupport.class, "signalled", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static final ProgressEngine[] NO_ENGINES = new ProgressEngine[0];
+    /** Slice a manual-progress waiter blocks in its engine before re-checking the queue. */
+    private static final long MANUAL_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private final WaitObj waitObj;
+    private final UtilWaitSet waitSet;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition cond = lock.newCondition();
+    private final Pipe pipe;
+    private final ByteBuffer pipeByte;
+    private final ByteBuffer pipeDrain;
+    private final Object fdLock = new Object();
+
+    @SuppressWarnings("unused") // accessed through WAITERS
+    private volatile int waiters;
+    @SuppressWarnings("unused") // accessed through SIGNALLED
+    private volatile boolean signalled;
+    private volatile boolean fdReadable;
+    private volatile boolean closed;
+    private volatile ProgressEngine[] engines = NO_ENGINES;
+    private Readiness readiness;
+
+    private WaitSupport(WaitObj waitObj, UtilWaitSet waitSet, Pipe pipe) {
+        this.waitObj = waitObj;
+        this.waitSet = waitSet;
+        this.pipe = pipe;
+        this.pipeByte = pipe == null ? null : ByteBuffer.allocateDirect(1);
+        this.pipeDrain = pipe == null ? null : ByteBuffer.allocateDirect(64);
+    }
+
+    /**
+     * Creates the wait support of a queue.
+     *
+     * @param waitObj {@code null} means {@code NONE}
+     * @param waitSet required with {@code SET}, else ignored
+     * @throws FabricException {@code EINVAL} for {@code SET} without a set (or a foreign one),
+     *         {@code EIO} when the FD pipe cannot be opened
+     */
+    public static WaitSupport open(WaitObj waitObj, io.jofi.WaitSet waitSet) throws FabricException {
+        WaitObj w = waitObj == null ? WaitObj.NONE : waitObj;
+        UtilWaitSet set = null;
+        if (w == WaitObj.SET) {
+            if (!(waitSet instanceof UtilWaitSet)) {
+                throw new FabricException(Errno.EINVAL, waitSet == null
+                        ? "wait object SET needs attr.waitSet()" : "waitSet is not a JOFI wait set: " + waitSet);
+            }
+            set = (UtilWaitSet) waitSet;
+        }
+        Pipe pipe = null;
+        if (w == WaitObj.FD) {
+            try {
+                pipe = Pipe.open();
+                pipe.source().configureBlocking(false);
+                pipe.sink().configureBlocking(false);
+            } catch (IOException e) {
+                throw new FabricException(Errno.EIO, "cannot open the pipe of an FD wait object: " + e.getMessage(), e);
+            }
+        }
+        WaitSupport ws = new WaitSupport(w, set, pipe);
+        return ws;
+    }
+
+    /**
+     * Connects the queue's readiness test (called once by the queue's constructor) and, for
+     * {@code SET}, joins the wait set.
+     */
+    public void attach(Readiness queue) throws FabricException {
+        this.readiness = queue;
+        if (waitSet != null) {
+            waitSet.join(this);
+        }
+    }
+
+    public WaitObj waitObj() {
+        return waitObj;
+    }
+
+    /** Whether blocking reads are possible (not {@code NONE} nor {@code SET}). */
+    public boolean canBlock() {
+        return waitObj != WaitObj.NONE && waitObj != WaitObj.SET;
+    }
+
+    /** Whether the queue has something to read now (for wait sets, poll sets and tryWait). */
+    public boolean isReady() {
+        Readiness r = readiness;
+        return r != null && r.isReady(0);
+    }
+
+    /** {@code fi_control(FI_GETWAIT)}: the FD channel or the mutex/condition; else {@code ENOSYS}. */
+    public WaitObject exportWait() throws FabricException {
+        switch (waitObj) {
+            case FD:
+                return new WaitObject.Fd(pipe.source());
+            case MUTEX_COND:
+                return new WaitObject.MutexCond(lock, cond);
+            default:
+                throw new FabricException(Errno.ENOSYS, "wait object " + waitObj + " has nothing to export");
+        }
+    }
+
+    /** Adds an engine whose progress a blocking read must drive (manual progress). */
+    public synchronized void addEngine(ProgressEngine engine) {
+        for (ProgressEngine e : engines) {
+            if (e == engine) {
+                return;
+            }
+        }
+        ProgressEngine[] n = java.util.Arrays.copyOf(engines, engines.length + 1);
+        n[engines.length] = engine;
+        engines = n;
+    }
+
+    /** Removes an engine added with {@link #addEngine}. */
+    public synchronized void removeEngine(ProgressEngine engine) {
+        int k = -1;
+        for (int i = 0; i < engines.length; i++) {
+            if (engines[i] == engine) {
+                k = i;
+            }
+        }
+        if (k < 0) {
+            return;
+        }
+        ProgressEngine[] n = new ProgressEngine[engines.length - 1];
+        System.arraycopy(engines, 0, n, 0, k);
+        System.arraycopy(engines, k + 1, n, k, engines.length - k - 1);
+        engines = n.length == 0 ? NO_ENGINES : n;
+    }
+
+    /** Drives the progress of every attached manual engine once (non-blocking). */
+    public void driveProgress() {
+        ProgressEngine[] es = engines;
+        for (int i = 0; i < es.length; i++) {
+            es[i].drive();
+        }
+    }
+
+    /**
+     * Producer side: something was published. Call after the publishing store; batching
+     * producers call it once per batch.
+     */
+    public void notifyReady() {
+        // Order the caller's publish before the reads of waiters/fdReadable (see class doc).
+        VarHandle.fullFence();
+        if (pipe != null && !fdReadable) {
+            raiseFd();
+        }
+        if (waitSet != null) {
+            waitSet.memberSignalled();
+        }
+        if ((int) WAITERS.getVolatile(this) != 0) {
+            wakeWaiters();
+        }
+    }
+
+    /**
+     * Reader side: called after a read that may have emptied the queue, so that the FD stops
+     * being readable. A peek does not call it (R8: a peek keeps the readiness).
+     */
+    public void afterRead() {
+        if (pipe == null || !fdReadable) {
+            return;
+        }
+        Readiness r = readiness;
+        if (r != null && r.isReady(1)) {
+            return;
+        }
+        synchronized (fdLock) {
+            if (!fdReadable) {
+                return;
+            }
+            fdReadable = false;
+            VarHandle.fullFence();
+            drainPipe();
+            // A producer that published before seeing fdReadable == false relies on us.
+            if (r != null && r.isReady(1)) {
+                fdReadable = true;
+                writePipe();
+            }
+        }
+    }
+
+    /**
+     * {@code signal()} (R4): wakes every waiter, which then returns {@code -EAGAIN}; remembered
+     * when nobody waits.
+     *
+     * @return 0, or {@code -ENOSYS} without a wait object
+     */
+    public int signal() {
+        if (!canBlock()) {
+            return -Errno.ENOSYS;
+        }
+        SIGNALLED.setVolatile(this, true);
+        wakeWaiters();
+        if (waitSet != null) {
+            waitSet.memberSignalled();
+        }
+        return 0;
+    }
+
+    /**
+     * Blocks until {@code queue.isReady(arg)} holds, a {@link #signal()} arrives, the timeout
+     * passes, or the thread is interrupted (R4).
+     *
+     * @param arg         passed to {@link Readiness#isReady(long)} (e.g. a CQ threshold)
+     * @param timeoutMs   negative: forever
+     * @return 0 when ready; {@code -EAGAIN} on timeout, signal or interrupt (interrupt status
+     *         kept); {@code -ENOSYS} for {@code NONE}/{@code SET}
+     */
+    public int await(Readiness queue, long arg, int timeoutMs) {
+        if (!canBlock()) {
+            return -Errno.ENOSYS;
+        }
+        final long deadline = timeoutMs < 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        WAITERS.getAndAdd(this, 1);
+        try {
+            while (true) {
+                driveProgress();
+                if (queue.isReady(arg)) {
+                    return 0;
+                }
+                if ((boolean) SIGNALLED.getVolatile(this)) {
+                    SIGNALLED.setVolatile(this, false);
+                    return -Errno.EAGAIN;
+                }
+                if (closed || Thread.currentThread().isInterrupted()) {
+                    return -Errno.EAGAIN;
+                }
+                long remaining = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return -Errno.EAGAIN;
+                }
+                block(queue, arg, remaining);
+            }
+        } finally {
+            WAITERS.getAndAdd(this, -1);
+        }
+    }
+
+    private void block(Readiness queue, long arg, long remaining) {
+        if (waitObj == WaitObj.YIELD) {
+            Thread.yield();
+            return;
+        }
+        ProgressEngine[] es = engines;
+        if (es.length > 0) {
+            // Manual progress: the waiter itself must move data. Block in the first engine's
+            // I/O wait for a slice; producers and signal() wake engines.
+            long slice = Math.min(remaining, MANUAL_SLICE_NANOS);
+            if (es[0].await(slice) >= 0) {
+                return;
+            }
+            remaining = slice; // another thread is progressing: wait on the condition instead
+        }
+        lock.lock();
+        try {
+            if (queue.isReady(arg) || (boolean) SIGNALLED.getVolatile(this) || closed) {
+                return;
+            }
+            cond.awaitNanos(remaining);
+        } catch (InterruptedException e) {
+            // The Java "signal from an external source": keep the status, the loop returns -EAGAIN.
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void wakeWaiters() {
+        if (waitObj == WaitObj.YIELD) {
+            return;
+        }
+        ProgressEngine[] es = engines;
+        for (int i = 0; i < es.length; i++) {
+            es[i].wakeup();
+        }
+        lock.lock();
+        try {
+            cond.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void raiseFd() {
+        synchronized (fdLock) {
+            if (fdReadable || closed) {
+                return;
+            }
+            fdReadable = true;
+            writePipe();
+        }
+    }
+
+    private void writePipe() {
+        try {
+            pipeByte.clear();
+            pipe.sink().write(pipeByte);
+        } catch (IOException e) {
+            if (!closed) {
+                throw new UncheckedIOException("FD wait object pipe failed", e);
+            }
+        }
+    }
+
+    private void drainPipe() {
+        try {
+            int n;
+            do {
+                pipeDrain.clear();
+                n = pipe.source().read(pipeDrain);
+            } while (n > 0);
+        } catch (IOException e) {
+            if (!closed) {
+                throw new UncheckedIOException("FD wait object pipe failed", e);
+            }
+        }
+    }
+
+    /** Wakes every waiter for good (they return {@code -EAGAIN}) and closes the pipe. */
+    @Override
+    public void close() {
+        closed = true;
+        wakeWaiters();
+        if (waitSet != null) {
+            waitSet.leave(this);
+        }
+        if (pipe != null) {
+            synchronized (fdLock) {
+                try {
+                    pipe.sink().close();
+                    pipe.source().close();
+                } catch (IOException ignored) {
+                    // closing a pipe we own; nothing to report to anyone
+                }
+            }
+        }
+    }
+}
