@@ -9,7 +9,7 @@ import java.util.Objects;
  * {@code Domain.endpoint} and {@code Fabric.passiveEndpoint} are opened from one; an
  * {@code FI_CONNREQ} event carries one whose {@link #handle()} identifies the request.
  *
- * Like {@code fi_allocinfo}, a new {@code Info} has zeroed, non-null {@link #txAttr()},
+ * <p>Like {@code fi_allocinfo}, a new {@code Info} has zeroed, non-null {@link #txAttr()},
  * {@link #rxAttr()}, {@link #epAttr()}, {@link #domainAttr()} and {@link #fabricAttr()}, so that
  * hints can be written fluently: {@code new Info().caps(Fi.FI_MSG).epAttr().type(EpType.MSG)}. The
  * nested attributes may be set to null, meaning "no constraint" in hints. {@link #copy()} is deep.
