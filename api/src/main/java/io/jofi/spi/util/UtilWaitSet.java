@@ -94,6 +94,7 @@ public final class UtilWaitSet extends AbstractFid implements WaitSet, WaitSuppo
     }
 
     void leave(WaitSupport member) {
+        boolean found = false;
         synchronized (this) {
             WaitSupport[] ms = members;
             for (int i = 0; i < ms.length; i++) {
@@ -102,11 +103,15 @@ public final class UtilWaitSet extends AbstractFid implements WaitSet, WaitSuppo
                     System.arraycopy(ms, 0, n, 0, i);
                     System.arraycopy(ms, i + 1, n, i, ms.length - i - 1);
                     members = n;
+                    found = true;
                     break;
                 }
             }
         }
-        release();
+        // Only a member that joined holds a count on this set (join retains before adding).
+        if (found) {
+            release();
+        }
     }
 
     void memberSignalled() {
