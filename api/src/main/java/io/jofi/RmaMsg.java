@@ -51,4 +51,12 @@ public class RmaMsg extends Msg {
     public long rmaKey(int i) { return rmaKey[i]; }
     public int rmaIovCount() { return rmaIovCount; }
     public int maxRmaIov() { return rmaAddr.length; }
+
+    // Covariant overrides so that chains keep the RmaMsg type.
+    @Override public RmaMsg buffer(java.nio.ByteBuffer buf, MemoryRegion desc) { super.buffer(buf, desc); return this; }
+    @Override public RmaMsg iov(int i, java.nio.ByteBuffer buf, MemoryRegion desc) { super.iov(i, buf, desc); return this; }
+    @Override public RmaMsg iovCount(int count) { super.iovCount(count); return this; }
+    @Override public RmaMsg addr(long addr) { super.addr(addr); return this; }
+    @Override public RmaMsg context(Object context) { super.context(context); return this; }
+    @Override public RmaMsg data(long data) { super.data(data); return this; }
 }

@@ -17,4 +17,12 @@ public class TaggedMsg extends Msg {
     public TaggedMsg ignore(long ignore) { this.ignore = ignore; return this; }
     public long tag() { return tag; }
     public long ignore() { return ignore; }
+
+    // Covariant overrides so that chains keep the TaggedMsg type.
+    @Override public TaggedMsg buffer(java.nio.ByteBuffer buf, MemoryRegion desc) { super.buffer(buf, desc); return this; }
+    @Override public TaggedMsg iov(int i, java.nio.ByteBuffer buf, MemoryRegion desc) { super.iov(i, buf, desc); return this; }
+    @Override public TaggedMsg iovCount(int count) { super.iovCount(count); return this; }
+    @Override public TaggedMsg addr(long addr) { super.addr(addr); return this; }
+    @Override public TaggedMsg context(Object context) { super.context(context); return this; }
+    @Override public TaggedMsg data(long data) { super.data(data); return this; }
 }
