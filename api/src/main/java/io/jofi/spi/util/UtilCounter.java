@@ -84,12 +84,9 @@ public class UtilCounter extends AbstractFid implements Counter, Pollable, WaitS
         }
         this.tracksReads = a.waitObj() == WaitObj.FD || a.waitObj() == WaitObj.SET;
         this.waitSupport = WaitSupport.open(a.waitObj(), a.waitSet());
-        try {
-            waitSupport.attach(this);
-        } catch (FabricException e) {
-            waitSupport.close();
-            throw e;
-        }
+        // Fails only for a wait set closed meanwhile (SET has no pipe, so nothing leaks);
+        // closing waitSupport here would release a binding the set never counted.
+        waitSupport.attach(this);
     }
 
     // ---------------------------------------------------------------- provider side

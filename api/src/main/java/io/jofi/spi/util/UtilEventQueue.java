@@ -158,12 +158,9 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
         this.ring = new Slot[(int) a.size()];
         this.blockingReadiness = arg -> count > 0 || overrun || state() != OPEN;
         this.waitSupport = WaitSupport.open(a.waitObj(), a.waitSet());
-        try {
-            waitSupport.attach(this);
-        } catch (FabricException e) {
-            waitSupport.close();
-            throw e;
-        }
+        // Fails only for a wait set closed meanwhile (SET has no pipe, so nothing leaks);
+        // closing waitSupport here would release a binding the set never counted.
+        waitSupport.attach(this);
     }
 
     // ---------------------------------------------------------------- provider side

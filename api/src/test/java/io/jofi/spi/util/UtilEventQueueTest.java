@@ -643,6 +643,46 @@ class UtilEventQueueTest {
         assertEquals(-Errno.EAGAIN, TryWait.tryWait(eq));
     }
 
+    @Test
+    void openingOnAClosedWaitSetFailsAndLeavesItsCountAlone() throws FabricException {
+        UtilWaitSet set = new UtilWaitSet(new WaitAttr());
+        set.close();
+        FabricException ex = assertThrows(FabricException.class,
+                () -> new UtilEventQueue(new EqAttr().waitObj(WaitObj.SET).waitSet(set), null));
+        assertEquals(Errno.EBADF, ex.errno());
+        assertEquals(0, set.bindCount());
+    }
+
+    @Test
+    void concurrentPostersLoseNothing() throws Exception {
+        open(new EqAttr().size(2000));
+        int perThread = 1000;
+        Thread[] ts = new Thread[2];
+        for (int t = 0; t < ts.length; t++) {
+            final int base = t * perThread;
+            ts[t] = new Thread(() -> {
+                for (int i = 0; i < perThread; i++) {
+                    eq.post(base + i, fidA, null, 0, null, null, 0);
+                }
+            });
+            ts[t].start();
+        }
+        for (Thread t : ts) {
+            t.join(10_000);
+            assertFalse(t.isAlive());
+        }
+        boolean[] seen = new boolean[2 * perThread];
+        EqEntry e = new EqEntry();
+        int n = 0;
+        while (eq.read(e, 0) == 1) {
+            assertFalse(seen[e.event()], "duplicate event " + e.event());
+            seen[e.event()] = true;
+            n++;
+        }
+        assertEquals(2 * perThread, n);
+        assertFalse(eq.isOverrun());
+    }
+
     // ------------------------------------------------------------------ manual progress
 
     @Test
