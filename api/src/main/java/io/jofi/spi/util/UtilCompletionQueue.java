@@ -198,7 +198,9 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
         if (overrun) {
             return -Errno.EOVERRUN;
         }
-        return state() == DEPARTED ? -Errno.ENODEV : -Errno.EAGAIN;
+        int s = state();
+        // Closed while a blocking read waited: it must leave, not wait on a dead queue.
+        return s == OPEN ? -Errno.EAGAIN : s == DEPARTED ? -Errno.ENODEV : -Errno.EBADF;
     }
 
     private static int checkEntries(CqEntry[] buf, int count) {
