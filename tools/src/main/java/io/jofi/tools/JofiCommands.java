@@ -1,0 +1,45 @@
+package io.jofi.tools;
+
+import io.jofi.Fabrics;
+import java.util.List;
+import org.apache.felix.service.command.Descriptor;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferencePolicy;
+
+/**
+ * The jofi commands in the Gogo shell: {@code jofi:info -l}, {@code jofi:providers stop tcp}.
+ * Each method hands its arguments to {@link Commands}; output goes to the session's streams
+ * (Gogo redirects {@code System.out}/{@code System.err} per session).
+ */
+@Component(service = JofiCommands.class, property = {
+        "osgi.command.scope=jofi",
+        "osgi.command.function=info",
+        "osgi.command.function=providers"})
+public class JofiCommands {
+    private final BundleContext bundleContext;
+
+    @Reference(policy = ReferencePolicy.DYNAMIC)
+    private volatile Fabrics fabrics;
+
+    @Activate
+    public JofiCommands(BundleContext bundleContext) {
+        this.bundleContext = bundleContext;
+    }
+
+    @Descriptor("like fi_info: -l providers; -p NAME, -e msg|rdm|dgram, -c CAPS, -n NODE, -s SERVICE hints; -v all attributes; --help")
+    public void info(@Descriptor("options") String... args) {
+        run("info", args);
+    }
+
+    @Descriptor("list providers, or start|stop|update NAME (hot swap), printing getInfo before and after; --help")
+    public void providers(@Descriptor("[list | start|stop|update NAME]") String... args) {
+        run("providers", args);
+    }
+
+    private void run(String command, String[] args) {
+        Commands.run(command, List.of(args), new CommandContext(fabrics, bundleContext, System.out, System.err));
+    }
+}

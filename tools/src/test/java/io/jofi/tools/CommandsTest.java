@@ -1,0 +1,47 @@
+package io.jofi.tools;
+
+import static io.jofi.tools.FakeFabrics.available;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class CommandsTest {
+    @Test
+    void unknownCommandIsAUsageError() {
+        Console console = new Console(new FakeFabrics());
+        assertEquals(ExitStatus.USAGE, console.run("bogus"));
+        assertEquals("jofi: unknown command 'bogus' (commands: info, providers)\n", console.err());
+    }
+
+    @Test
+    void providersAloneListsLikeInfoList() {
+        Console list = new Console(new FakeFabrics(available("tcp")));
+        Console providers = new Console(new FakeFabrics(available("tcp")));
+        assertEquals(ExitStatus.OK, list.run("info", "-l"));
+        assertEquals(ExitStatus.OK, providers.run("providers"));
+        assertEquals(list.out(), providers.out());
+    }
+
+    @Test
+    void swapNeedsAName() {
+        Console console = new Console(new FakeFabrics(available("tcp")));
+        assertEquals(ExitStatus.USAGE, console.run("providers", "stop"));
+        assertTrue(console.err().contains("needs a provider NAME"), console.err());
+    }
+
+    @Test
+    void swapOutsideAFrameworkFails() {
+        Console console = new Console(new FakeFabrics(available("tcp")));
+        assertEquals(ExitStatus.FAILURE, console.run("providers", "stop", "tcp"));
+        assertTrue(console.err().contains("not running in an OSGi framework"), console.err());
+    }
+
+    @Test
+    void commandLineSurvivesTheEncoding() {
+        List<String> argv = List.of("info", "-c", "FI_MSG|FI_TAGGED", "", "a b\nc", "ünïcödé,comma");
+        assertEquals(argv, CommandLineArgs.decode(CommandLineArgs.encode(argv)));
+        assertEquals(List.of(), CommandLineArgs.decode(""));
+    }
+}

@@ -1,0 +1,32 @@
+package io.jofi.tools;
+
+import io.jofi.Fabrics;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/** Runs a command against a registry and keeps what it printed. */
+final class Console {
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final Fabrics fabrics;
+
+    Console(Fabrics fabrics) {
+        this.fabrics = fabrics;
+    }
+
+    int run(String... argv) {
+        CommandContext context = new CommandContext(fabrics, null,
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return Commands.run(argv[0], List.of(argv).subList(1, argv.length), context);
+    }
+
+    String out() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+}
