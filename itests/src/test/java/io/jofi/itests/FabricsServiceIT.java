@@ -77,6 +77,14 @@ public class FabricsServiceIT {
     }
 
     @Test
+    public void provAttrOnlyGivesOneStubForTheFixture() throws FabricException {
+        long stubs = fabrics.getInfo(null, null, Fi.FI_PROV_ATTR_ONLY, null).stream()
+                .filter(i -> JofiContainer.FIXTURE_NAME.equals(i.fabricAttr().provName()))
+                .count();
+        assertEquals(1, stubs);
+    }
+
+    @Test
     public void unmetHintIsEnodataNamingTheProvider() {
         Info hints = fixtureHints();
         hints.epAttr().type(EpType.DGRAM);
