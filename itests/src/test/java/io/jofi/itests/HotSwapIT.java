@@ -19,6 +19,7 @@ import io.jofi.FabricException;
 import io.jofi.Fabrics;
 import io.jofi.Fi;
 import io.jofi.Info;
+import io.jofi.spi.util.UtilCompletionQueue;
 import java.util.List;
 import javax.inject.Inject;
 import org.junit.After;
@@ -105,9 +106,14 @@ public class HotSwapIT {
         Info info = fixtureInfos().get(0);
         Fabric fabric = fabrics.fabric(info.fabricAttr(), "fabric-context");
         Domain domain = fabric.domain(info, "domain-context");
-        CompletionQueue cq = domain.openCq(new CqAttr().size(16).format(CqFormat.CONTEXT), "cq-context");
+        CompletionQueue cq = domain.openCq(new CqAttr().size(16).format(CqFormat.MSG), "cq-context");
         EventQueue eq = fabric.openEq(new EqAttr().size(16).flags(Fi.FI_WRITE), "eq-context");
         assertEquals(1, eq.write(new EqEntry().event(Fi.FI_NOTIFY).context("before the stop").data(42), 0));
+        // A completion of an operation that finished before the departure, written as a
+        // provider writes it (the CQ is the util layer's, exported by the api bundle).
+        UtilCompletionQueue providerSide = (UtilCompletionQueue) cq;
+        assertEquals(0, providerSide.reserve());
+        providerSide.complete("op before the stop", Fi.FI_MSG | Fi.FI_RECV, 7, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
         assertFalse("the fixture domain runs no progress thread", Osgi.threads(FIXTURE_THREADS).isEmpty());
 
         fixture.stop();
@@ -121,9 +127,12 @@ public class HotSwapIT {
         assertEquals(Fi.FI_NOTIFY, event.event());
         assertEquals("before the stop", event.context());
         assertEquals(42, event.data());
+        CqEntry[] entries = {new CqEntry()};
+        assertEquals(1, cq.read(entries, 1));
+        assertEquals("op before the stop", entries[0].context());
+        assertEquals(7, entries[0].len());
         // ... and then the data path answers -ENODEV.
         assertEquals(-Errno.ENODEV, eq.read(event, 0));
-        CqEntry[] entries = {new CqEntry()};
         assertEquals(-Errno.ENODEV, cq.read(entries, 1));
         assertEquals(-Errno.ENODEV, eq.write(new EqEntry().event(Fi.FI_NOTIFY), 0));
 
