@@ -285,6 +285,19 @@ public final class ConformanceFixture implements AutoCloseable {
     }
 
     /**
+     * Forgets everything opened so far without closing it: after a provider departure (R15)
+     * the provider has shut its objects down itself.
+     */
+    public void forgetAll() {
+        opened.clear();
+        cqs.clear();
+        counters.clear();
+        domain = null;
+        fabric = null;
+        domainInfo = null;
+    }
+
+    /**
      * One round of progress on everything opened here: a zero-count read of each CQ
      * (R1: it drives progress and takes nothing) and a read of each counter.
      */
