@@ -37,7 +37,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Assumptions;
 
@@ -119,14 +118,7 @@ public final class ConformanceFixture implements AutoCloseable {
 
     /** {@code getInfo} for the hints; empty when the provider answers {@code ENODATA}. */
     public List<Info> find(long caps, long mode, EpType type) {
-        try {
-            return fabrics.getInfo(null, null, 0, hints(caps, mode, type));
-        } catch (FabricException e) {
-            if (e.errno() == Errno.ENODATA) {
-                return List.of();
-            }
-            return fail("getInfo for provider " + provider + " failed: " + e, e);
-        }
+        return findWith(hints(caps, mode, type));
     }
 
     /** The provider's first Info for {@code caps}, or a skip naming what it lacks. */
@@ -151,9 +143,14 @@ public final class ConformanceFixture implements AutoCloseable {
     }
 
     private String lacking(long caps, long mode, EpType type) {
-        if (find(0, 0, EpType.UNSPEC).isEmpty()) {
+        Info anyHints = new Info();
+        anyHints.fabricAttr().provName(provider);
+        if (findWith(anyHints).isEmpty()) {
             return fail("provider " + provider + " offers no Info at all: is it registered and available? providers: "
                     + fabrics.providers());
+        }
+        if (progress != Progress.UNSPEC && find(0, 0, EpType.UNSPEC).isEmpty()) {
+            return "provider " + provider + " lacks FI_PROGRESS_" + progress.name();
         }
         if (type != EpType.UNSPEC && find(0, 0, type).isEmpty()) {
             return "provider " + provider + " lacks " + type.fiName();
@@ -164,7 +161,8 @@ public final class ConformanceFixture implements AutoCloseable {
         }
         long missing = caps & ~offered;
         if (missing != 0) {
-            return "provider " + provider + " lacks " + Caps.names(missing);
+            return "provider " + provider + " lacks " + Caps.names(missing)
+                    + (type == EpType.UNSPEC ? "" : " on " + type.fiName());
         }
         if (mode != 0 && !find(caps, 0, type).isEmpty()) {
             return "provider " + provider + " lacks support for the mode bits 0x" + Long.toHexString(mode)
@@ -172,6 +170,17 @@ public final class ConformanceFixture implements AutoCloseable {
         }
         return "provider " + provider + " lacks " + Caps.names(caps) + " together on "
                 + (type == EpType.UNSPEC ? "one endpoint type" : type.fiName());
+    }
+
+    private List<Info> findWith(Info hints) {
+        try {
+            return fabrics.getInfo(null, null, 0, hints);
+        } catch (FabricException e) {
+            if (e.errno() == Errno.ENODATA) {
+                return List.of();
+            }
+            return fail("getInfo for provider " + provider + " failed: " + e, e);
+        }
     }
 
     // ------------------------------------------------------------------ fabric, domain, queues
