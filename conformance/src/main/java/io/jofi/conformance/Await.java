@@ -35,6 +35,15 @@ public final class Await {
         this.progress = progress;
     }
 
+    /**
+     * The kit's basic wait, for a provider's own tests too: the next successful completion on
+     * {@code cq} within {@code timeoutMs}, reading with non-blocking reads (each read drives
+     * progress); fails naming the completion if it does not come or an error comes instead.
+     */
+    public static CqEntry awaitCompletion(CompletionQueue cq, CqEntry entry, long timeoutMs) {
+        return new Await(timeoutMs, () -> { }).completion(cq, entry, "a completion on " + cq);
+    }
+
     /** The per-wait bound in milliseconds. */
     public long timeoutMs() {
         return timeoutMs;
