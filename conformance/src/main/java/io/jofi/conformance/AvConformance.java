@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.jofi.AddrFormat;
 import io.jofi.AddressVector;
@@ -163,11 +164,20 @@ public abstract class AvConformance extends ProviderTest {
         av.bind(eq, 0);
         Object ctx = new Object();
         av.insert(new byte[][] {addr(0), new byte[0], addr(2)}, new long[3], 0, ctx);
-        EqErrEntry err = await().errorEvent(eq, new EqErrEntry(), "the error event of the bad entry");
+        EqEntry ev = new EqEntry();
+        await().until(() -> {
+            int rc = eq.read(ev, Fi.FI_PEEK);
+            if (rc == 1) {
+                fail("the insert completed (" + ev + ") before its failed entry was reported");
+            }
+            return rc == -Errno.EAVAIL;
+        }, "the error event of the bad entry");
+        assertEquals(-Errno.EAVAIL, eq.read(ev, 0), "an error at the head: read is -EAVAIL until readErr takes it (R1)");
+        EqErrEntry err = new EqErrEntry();
+        assertEquals(1, eq.readErr(err, 0), "readErr of the failed entry");
         assertEquals(1, err.data(), "the error event's data is the failed entry's index");
         assertSame(av, err.fid(), "the error event's fid is the AV");
         assertTrue(err.err() > 0, "the error event has an error code: " + err);
-        EqEntry ev = new EqEntry();
         await().event(eq, ev, Fi.FI_AV_COMPLETE, "FI_AV_COMPLETE after the error");
         assertEquals(2, ev.data(), "FI_AV_COMPLETE counts the inserted entries");
         assertSame(ctx, ev.context(), "context");

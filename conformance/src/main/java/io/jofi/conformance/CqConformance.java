@@ -148,6 +148,12 @@ public abstract class CqConformance extends ProviderTest {
                 "fi_cq(3): an UNSPEC format means a provider-selected default, which attr() reports");
         CompletionQueue threshold = open(new CqAttr().waitObj(WaitObj.UNSPEC).waitCond(CqWaitCond.THRESHOLD));
         assertEquals(CqWaitCond.THRESHOLD, threshold.attr().waitCond(), "attr().waitCond()");
+        CompletionQueue ignored = open(new CqAttr().waitObj(WaitObj.NONE).waitCond(CqWaitCond.THRESHOLD));
+        assertEquals(-Errno.EAGAIN, ignored.read(entries(1), 1),
+                "fi_cq(3): wait_cond is ignored with FI_WAIT_NONE; the CQ opens and reads");
+        CompletionQueue affinity = open(new CqAttr().flags(Fi.FI_AFFINITY).signalingVector(0));
+        assertEquals(-Errno.EAGAIN, affinity.read(entries(1), 1),
+                "fi_cq(3): signaling_vector with FI_AFFINITY is a hint; the CQ opens and reads");
     }
 
     /** The CQ's context is the very object given to openCq, and its class is CQ. */

@@ -335,6 +335,26 @@ public abstract class EqConformance extends ProviderTest {
         }
     }
 
+    /** fi_trywait over several objects: -EAGAIN when any of them has something to read, 0 when none has. */
+    @Test
+    void tryWaitCoversEveryObject() throws FabricException {
+        EventQueue e1 = writable(WaitObj.FD);
+        EventQueue e2 = writable(WaitObj.MUTEX_COND);
+        assertEquals(0, fx.fabric().tryWait(e1, e2), "tryWait of two empty EQs");
+        e2.write(event(APP_EVENT, null, 1), 0);
+        assertEquals(-Errno.EAGAIN, fx.fabric().tryWait(e1, e2), "tryWait when the second EQ has an event");
+        e2.read(new EqEntry(), 0);
+        assertEquals(0, fx.fabric().tryWait(e1, e2), "tryWait after it was read");
+    }
+
+    /** fi_eq(3) signaling_vector: with FI_AFFINITY it is a hint a provider may ignore; the EQ opens and works. */
+    @Test
+    void affinityIsAcceptedAsAHint() throws FabricException {
+        EventQueue eq = open(new EqAttr().flags(Fi.FI_WRITE | Fi.FI_AFFINITY).signalingVector(0));
+        assertEquals(1, eq.write(event(APP_EVENT, null, 1), 0), "write");
+        assertEquals(1, eq.read(new EqEntry(), 0), "read");
+    }
+
     /** FI_WAIT_MUTEX_COND: a writer on another thread signals the condition under the lock. */
     @Test
     void mutexCondIsSignalledByAWrite() throws Exception {
