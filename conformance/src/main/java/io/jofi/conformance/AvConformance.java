@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -18,10 +19,13 @@ import io.jofi.EqAttr;
 import io.jofi.EqEntry;
 import io.jofi.EqErrEntry;
 import io.jofi.Errno;
+import io.jofi.Endpoint;
+import io.jofi.EpType;
 import io.jofi.EventQueue;
 import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.FidClass;
+import io.jofi.Info;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
@@ -181,6 +185,22 @@ public abstract class AvConformance extends ProviderTest {
         await().event(eq, ev, Fi.FI_AV_COMPLETE, "FI_AV_COMPLETE after the error");
         assertEquals(2, ev.data(), "FI_AV_COMPLETE counts the inserted entries");
         assertSame(ctx, ev.context(), "context");
+        fx.close(av);
+    }
+
+    /** R9: closing an AV an (RDM) endpoint is bound to throws EBUSY and changes nothing. */
+    @Test
+    void closeWhileBoundToAnEndpointIsEbusy() throws FabricException {
+        Info info = fx.require(0, 0, EpType.RDM);
+        AddressVector av = fx.openAv(new AvAttr().type(info.domainAttr().avType()), "av");
+        long[] fi = new long[1];
+        assertEquals(1, av.insert(new byte[][] {addr(0)}, fi, 0, null), "insert");
+        Endpoint ep = fx.openEndpoint(info, "ep");
+        ep.bind(av, 0);
+        FabricException e = assertThrows(FabricException.class, av::close, "closing an AV bound to an endpoint");
+        assertEquals(Errno.EBUSY, e.errno(), "closing a bound AV (R9): " + e);
+        assertArrayEquals(addr(0), av.lookup(fi[0]), "the AV is unchanged by the refused close (R9)");
+        fx.close(ep);
         fx.close(av);
     }
 
