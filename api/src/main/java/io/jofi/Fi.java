@@ -1063,6 +1063,45 @@ public final class Fi {
     }
 
     /**
+     * Renders {@code mode} bits ({@code FI_CONTEXT}, {@code FI_LOCAL_MR}, ...) by their libfabric
+     * names joined with {@code " | "}, as {@link #capsToString(long)} does for capabilities;
+     * unnamed bits in hex; {@code 0} as {@code "0"}. For messages that name a mode.
+     */
+    public static String modeToString(long mode) {
+        return joined(AttrFormat.mode(mode));
+    }
+
+    /**
+     * Renders operation flags ({@code FI_COMPLETION}, {@code FI_INJECT}, ...) by name, joined with
+     * {@code " | "}; {@code 0} as {@code "0"}.
+     */
+    public static String opFlagsToString(long flags) {
+        return joined(AttrFormat.opFlags(flags));
+    }
+
+    /**
+     * Renders message/completion ordering bits ({@code FI_ORDER_SAS}, {@code FI_ORDER_DATA}, ...)
+     * by name, joined with {@code " | "}; {@code 0} as {@code "0"}.
+     */
+    public static String orderToString(long order) {
+        return joined(AttrFormat.msgOrder(order));
+    }
+
+    /**
+     * Renders memory-registration mode bits ({@code FI_MR_LOCAL}, {@code FI_MR_PROV_KEY}, ...) by
+     * name, joined with {@code " | "}; {@code 0} as {@code "0"}.
+     */
+    public static String mrModeToString(long mrMode) {
+        return joined(AttrFormat.mrMode(mrMode));
+    }
+
+    /** {@code "[ A, B ]"} (the fi_tostr form) to {@code "A | B"}; {@code "[ ]"} to {@code "0"}. */
+    private static String joined(String bracketed) {
+        String inner = bracketed.substring(1, bracketed.length() - 1).trim();
+        return inner.isEmpty() ? "0" : inner.replace(", ", " | ");
+    }
+
+    /**
      * Parses capability names into bits: {@code "FI_MSG|FI_TAGGED"}, {@code "msg, tagged"},
      * {@code "Msg Tagged"} ... Names are case-insensitive, with or without the {@code FI_}
      * prefix, separated by {@code |}, {@code ,} and/or white space; {@code FI_ATOMICS} and

@@ -1,13 +1,83 @@
 package io.jofi.internal;
 
+import aQute.bnd.annotation.Cardinality;
+import aQute.bnd.annotation.Resolution;
+import aQute.bnd.annotation.spi.ServiceConsumer;
 import io.jofi.Fabrics;
+import io.jofi.spi.FabricProvider;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+import java.util.Set;
 
-/** The plain-JVM registry (providers through ServiceLoader). Replaced by the registry work. */
+/**
+ * The plain-JVM registry behind {@link Fabrics#standalone()}: one {@link FabricsRegistry}, created
+ * on first use (lazily, thread-safe through the holder idiom), fed once with every
+ * {@link FabricProvider} that {@link ServiceLoader} finds through the api's class loader and
+ * through the calling thread's context class loader (each provider class once).
+ *
+ * <p>The {@link ServiceConsumer} requirement is optional, so the api bundle resolves without a
+ * Service Loader Mediator (SPI Fly); in OSGi the DS component is the registry to use.
+ */
+@ServiceConsumer(value = FabricProvider.class, cardinality = Cardinality.MULTIPLE,
+        resolution = Resolution.OPTIONAL)
 public final class StandaloneFabrics {
+    private static final System.Logger LOG = System.getLogger(StandaloneFabrics.class.getName());
+
     private StandaloneFabrics() {
     }
 
+    /** Initialized by the JVM on first access to {@link #instance()}, exactly once. */
+    private static final class Holder {
+        static final FabricsRegistry INSTANCE = load();
+    }
+
+    /** The one plain-JVM registry; the same object on every call. */
     public static Fabrics instance() {
-        throw new UnsupportedOperationException("registry not yet written");
+        return Holder.INSTANCE;
+    }
+
+    /**
+     * A registry fed with every provider the two class loaders can see. A provider that fails
+     * to load is logged and skipped: one broken jar must not hide the others.
+     */
+    static FabricsRegistry load() {
+        FabricsRegistry registry = new FabricsRegistry();
+        Set<Class<?>> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        ClassLoader api = FabricProvider.class.getClassLoader();
+        bindAll(registry, ServiceLoader.load(FabricProvider.class, api), seen);
+        ClassLoader context = Thread.currentThread().getContextClassLoader();
+        if (context != null && context != api) {
+            bindAll(registry, ServiceLoader.load(FabricProvider.class, context), seen);
+        }
+        return registry;
+    }
+
+    private static void bindAll(FabricsRegistry registry, ServiceLoader<FabricProvider> loader,
+                                Set<Class<?>> seen) {
+        Map<String, Object> noProperties = Map.of();
+        Iterator<FabricProvider> it = loader.iterator();
+        // ServiceLoader moves past a broken entry after reporting it; the bound only guards
+        // against an iterator that keeps failing on the same one.
+        int failures = 0;
+        while (failures < 1000) {
+            FabricProvider provider;
+            try {
+                if (!it.hasNext()) {
+                    return;
+                }
+                provider = it.next();
+            } catch (ServiceConfigurationError e) {
+                LOG.log(System.Logger.Level.WARNING, "a FabricProvider could not be loaded", e);
+                failures++;
+                continue;
+            }
+            if (seen.add(provider.getClass())) {
+                registry.bindProvider(provider, noProperties);
+            }
+        }
     }
 }

@@ -1,0 +1,120 @@
+package io.jofi.spi.util;
+
+import io.jofi.Errno;
+import io.jofi.FabricAttr;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Info;
+import io.jofi.spi.FabricProvider;
+import java.util.List;
+
+/**
+ * An optional base for providers: {@code fi_getinfo} as libfabric's util layer does it, and
+ * the bookkeeping of everything the provider opened so that its departure shuts it all down
+ * (R15).
+ *
+ * <p>A provider lists what it can offer for a node/service in {@link #offeredInfos}; this
+ * class matches those against the hints with {@link InfoMatcher#filter} (the returned infos are
+ * merged copies, with {@code fabricAttr().provName()} = {@link #name()}), and answers
+ * {@code Fi.FI_PROV_ATTR_ONLY} with one stub {@link Info} whose only non-default fields are
+ * {@code fabricAttr().provName()} and {@code provVersion()} (fi_getinfo(3)). Objects the
+ * provider opens go into {@link #resources()}; the provider's DS {@code @Deactivate} calls
+ * {@link #departAll()}.
+ */
+public abstract class AbstractFabricProvider implements FabricProvider {
+    private final ProviderResources resources = new ProviderResources();
+
+    /** For subclasses. */
+    protected AbstractFabricProvider() {
+    }
+
+    /**
+     * The infos this provider can offer for {@code node}/{@code service} (as {@code flags}
+     * interpret them, e.g. {@code Fi.FI_SOURCE}), best first, before any hint is applied.
+     * Source/destination addresses resolved from node/service belong in them.
+     *
+     * @throws FabricException for a node or service that is not valid here (e.g.
+     *         {@code EINVAL}, {@code ENODATA} for an unknown host)
+     */
+    protected abstract List<Info> offeredInfos(String node, String service, long flags)
+            throws FabricException;
+
+    /**
+     * The provider version as {@code FI_VERSION(major, minor)} for
+     * {@code fabricAttr().provVersion()}; by default parsed from the leading
+     * {@code major.minor} of {@link #version()} ({@code 0} when it has none).
+     */
+    protected int providerVersion() {
+        return parseVersion(version());
+    }
+
+    /** Everything this provider has opened and not closed (R15). */
+    public final ProviderResources resources() {
+        return resources;
+    }
+
+    /**
+     * {@code fi_getinfo} for this provider: with {@code Fi.FI_PROV_ATTR_ONLY} one stub info
+     * (hints ignored, as fi_getinfo(3) says); otherwise {@link #offeredInfos} filtered and
+     * merged by {@link InfoMatcher#filter}.
+     *
+     * @throws FabricException {@code ENODATA} naming the first hint not met
+     *         ({@code "<name>: <mismatch>"}); {@code ENODEV} after {@link #departAll()}; whatever
+     *         {@link #offeredInfos} throws
+     */
+    @Override
+    public List<Info> getInfo(String node, String service, long flags, Info hints)
+            throws FabricException {
+        if (resources.isDeparted()) {
+            throw new FabricException(Errno.ENODEV, name() + ": provider has departed");
+        }
+        if ((flags & Fi.FI_PROV_ATTR_ONLY) != 0) {
+            Info stub = new Info();
+            stub.fabricAttr(new FabricAttr().provName(name()).provVersion(providerVersion()));
+            return List.of(stub);
+        }
+        List<Info> matches = InfoMatcher.filter(offeredInfos(node, service, flags), hints, name());
+        for (Info info : matches) {
+            FabricAttr f = info.fabricAttr();
+            if (f.provName() == null) {
+                f.provName(name());
+            }
+            if (f.provVersion() == 0) {
+                f.provVersion(providerVersion());
+            }
+        }
+        return matches;
+    }
+
+    /**
+     * Shuts down everything this provider opened, newest first (R15), and makes later
+     * {@link #getInfo} calls answer {@code ENODEV}. The provider's DS {@code @Deactivate}
+     * calls it. Idempotent.
+     */
+    public void departAll() {
+        resources.departAll();
+    }
+
+    /** {@code "1.2.3"} → {@code FI_VERSION(1, 2)}; {@code "7"} → {@code FI_VERSION(7, 0)}. */
+    static int parseVersion(String v) {
+        if (v == null) {
+            return 0;
+        }
+        int[] parts = new int[2];
+        int part = 0;
+        boolean digits = false;
+        for (int i = 0; i < v.length() && part < 2; i++) {
+            char c = v.charAt(i);
+            if (c >= '0' && c <= '9') {
+                parts[part] = Math.min(0xFFFF, parts[part] * 10 + (c - '0'));
+                digits = true;
+            } else if (c == '.' && digits) {
+                part++;
+                digits = false;
+            } else {
+                break;
+            }
+        }
+        return Fi.version(parts[0], parts[1]);
+    }
+}
