@@ -72,6 +72,11 @@ public final class WaitSupport implements AutoCloseable {
     private volatile boolean signalled;
     private volatile boolean fdReadable;
     private volatile boolean closed;
+    /**
+     * Set once {@code MUTEX_COND} was exported: from then on the application may wait on the
+     * condition itself, unseen by {@code waiters}, so every publish must signal it.
+     */
+    private volatile boolean condExported;
     private volatile ProgressEngine[] engines = NO_ENGINES;
     private Readiness readiness;
 
@@ -147,6 +152,7 @@ public final class WaitSupport implements AutoCloseable {
             case FD:
                 return new WaitObject.Fd(pipe.source());
             case MUTEX_COND:
+                condExported = true;
                 return new WaitObject.MutexCond(lock, cond);
             default:
                 throw new FabricException(Errno.ENOSYS, "wait object " + waitObj + " has nothing to export");
@@ -203,7 +209,7 @@ public final class WaitSupport implements AutoCloseable {
         if (waitSet != null) {
             waitSet.memberSignalled();
         }
-        if ((int) WAITERS.getVolatile(this) != 0) {
+        if ((int) WAITERS.getVolatile(this) != 0 || condExported) {
             wakeWaiters();
         }
     }
