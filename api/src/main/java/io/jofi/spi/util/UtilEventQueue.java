@@ -1,0 +1,591 @@
+package io.jofi.spi.util;
+
+import io.jofi.Errno;
+import io.jofi.EqAttr;
+import io.jofi.EqEntry;
+import io.jofi.EqErrEntry;
+import io.jofi.EventQueue;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Fid;
+import io.jofi.FidClass;
+import io.jofi.Info;
+import io.jofi.WaitObject;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The event queue every provider uses ({@code fi_eq}, fi_eq(3)): a bounded ring of events and
+ * error events, filled by providers through {@link #post} and {@link #postError} (any thread)
+ * and by the application through {@link #write} (R8), read by the application one event per
+ * call.
+ *
+ * <p>Rules it implements (API.md):
+ * <ul>
+ * <li><b>R1</b> an empty queue reads {@code -EAGAIN}; an error event at the head makes
+ *     {@link #read} return {@code -EAVAIL} until {@link #readErr} takes it; {@code readErr}
+ *     without an error at the head returns {@code -EAGAIN}.</li>
+ * <li><b>R3</b> error data is copied into the caller's buffer when
+ *     {@link EqErrEntry#errData(byte[])} gave one, else handed out as an array the queue
+ *     owns and never changes (so it stays valid past the next read).</li>
+ * <li><b>R4</b> {@link #sread} returns {@code -ENOSYS} at once with {@code WaitObj.NONE} or
+ *     {@code SET}; a timeout or an interrupt of the waiting thread with nothing to read gives
+ *     {@code -EAGAIN}; a negative timeout waits forever.</li>
+ * <li><b>R7</b> the queue holds exactly {@code attr().size()} events (0 asks for 1024, R6).
+ *     A post or write to a full queue puts it into the overrun state: that one and every
+ *     later one return {@code -EOVERRUN}; reads return every queued event, then
+ *     {@code -EOVERRUN}; {@link #readErr} then returns an entry with
+ *     {@code err == EOVERRUN} (each time: the state lasts until close, fi_eq(3) NOTES).</li>
+ * <li><b>R8</b> {@link #write} needs {@code Fi.FI_WRITE} in the attributes, else
+ *     {@code -ENOSYS}; the payload is copied at write time. {@code FI_PEEK} returns the head
+ *     without removing it and keeps the FD readable.</li>
+ * <li><b>R9</b> closing while bound ({@link #retain()}) throws {@code EBUSY}; events left at
+ *     close are lost (fi_eq(3) fi_close).</li>
+ * <li><b>R15</b> after the provider departed the queue stays readable until empty, then reads
+ *     return {@code -ENODEV}; providers may still post (they queue {@code FI_SHUTDOWN} while
+ *     departing); application writes return {@code -ENODEV}. Closed: {@code -EBADF}.</li>
+ * </ul>
+ *
+ * <p>Flags: {@link #read} and {@link #sread} accept 0 or {@code Fi.FI_PEEK};
+ * {@link #readErr} and {@link #write} accept 0. Any other bit gives {@code -EINVAL}
+ * (chosen over {@code -EBADFLAGS} because the same answer is given for every other bad
+ * argument, e.g. a null entry).
+ *
+ * <p>Not a hot path: one monitor guards the ring. Reads allocate nothing (the caller's entry
+ * is filled in place; slots are reused). A post that carries a payload or error data
+ * allocates one exact-length copy, which the reader then receives by reference, so it never
+ * changes under the application.
+ */
+public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable, WaitSupport.Readiness {
+
+    /** Turns a provider's {@code (provErrno, errData)} into a sentence for {@link #strerror}. */
+    @FunctionalInterface
+    public interface ErrorDescriber {
+        /**
+         * @return a sentence describing the error, or {@code null} to use the generic one
+         */
+        String describe(int provErrno, byte[] errData, int errDataSize);
+    }
+
+    /** {@code size = 0} picks this (R6). */
+    public static final int DEFAULT_SIZE = 1024;
+    /** The largest size accepted; API.md asks for at least 65 536. */
+    public static final int MAX_SIZE = 1 << 20;
+
+    private static final long READ_FLAGS = Fi.FI_PEEK;
+    private static final long ATTR_FLAGS = Fi.FI_WRITE | Fi.FI_AFFINITY;
+    private static final byte[] EMPTY = new byte[0];
+    /** How many error-data bytes the generic {@link #strerror} shows in hex. */
+    private static final int STRERROR_HEX_BYTES = 32;
+
+    /** One queued event or error event; reused once read. */
+    private static final class Slot {
+        boolean error;
+        int event;
+        Fid fid;
+        Object context;
+        long data;
+        Info info;
+        byte[] payload;
+        int payloadLength;
+        int err;
+        int provErrno;
+        byte[] errData;
+        int errDataSize;
+
+        void clear() {
+            fid = null;
+            context = null;
+            info = null;
+            payload = null;
+            errData = null;
+        }
+    }
+
+    private final EqAttr attr;
+    private final boolean writable;
+    private final ErrorDescriber describer;
+    private final WaitSupport waitSupport;
+    /** What a blocked {@link #sread} waits for: something to read, or the queue shut down. */
+    private final WaitSupport.Readiness blockingReadiness;
+
+    private final Object ringLock = new Object();
+    private final Slot[] ring;
+    private int head;
+    /** Written under {@link #ringLock}; volatile so that readiness checks need no lock. */
+    private volatile int count;
+    private volatile boolean overrun;
+
+    /**
+     * Opens an event queue with the generic {@link #strerror}.
+     *
+     * @param attr    {@code null} for defaults; see {@link #UtilEventQueue(EqAttr, Object, ErrorDescriber)}
+     * @param context the application's context, returned by {@link #context()}
+     */
+    public UtilEventQueue(EqAttr attr, Object context) throws FabricException {
+        this(attr, context, null);
+    }
+
+    /**
+     * Opens an event queue.
+     *
+     * @param attr      {@code null} for defaults; {@code size} 0 means 1024 (R6), negative or
+     *                  above {@link #MAX_SIZE} is {@code EINVAL}; {@code flags} may hold
+     *                  {@code FI_WRITE} and {@code FI_AFFINITY} only, else {@code EINVAL};
+     *                  {@code waitObj SET} needs a JOFI wait set ({@code EINVAL})
+     * @param context   the application's context
+     * @param describer the provider's {@link #strerror} helper, or {@code null}
+     * @throws FabricException {@code EINVAL} for bad attributes (nothing is opened then),
+     *                         {@code EIO} when an FD wait object cannot be made
+     */
+    public UtilEventQueue(EqAttr attr, Object context, ErrorDescriber describer) throws FabricException {
+        super(FidClass.EQ, context);
+        EqAttr a = attr == null ? new EqAttr() : attr.copy();
+        if (a.size() < 0 || a.size() > MAX_SIZE) {
+            throw new FabricException(Errno.EINVAL, "event queue size " + a.size()
+                    + " is out of range: use 0 (default " + DEFAULT_SIZE + ") to " + MAX_SIZE);
+        }
+        if ((a.flags() & ~ATTR_FLAGS) != 0) {
+            throw new FabricException(Errno.EINVAL, "event queue flags 0x" + Long.toHexString(a.flags() & ~ATTR_FLAGS)
+                    + " are not supported: only FI_WRITE and FI_AFFINITY are");
+        }
+        if (a.size() == 0) {
+            a.size(DEFAULT_SIZE);
+        }
+        this.attr = a;
+        this.writable = (a.flags() & Fi.FI_WRITE) != 0;
+        this.describer = describer;
+        // Slots are created on first use: a large, mostly idle queue costs only its reference array.
+        this.ring = new Slot[(int) a.size()];
+        this.blockingReadiness = arg -> count > 0 || overrun || state() != OPEN;
+        this.waitSupport = WaitSupport.open(a.waitObj(), a.waitSet());
+        // Fails only for a wait set closed meanwhile (SET has no pipe, so nothing leaks);
+        // closing waitSupport here would release a binding the set never counted.
+        waitSupport.attach(this);
+    }
+
+    // ---------------------------------------------------------------- provider side
+
+    /**
+     * Queues an event (thread-safe). The payload's first {@code payloadLength} bytes are
+     * copied; {@code info} is kept by reference.
+     *
+     * @return 1; {@code -EOVERRUN} when the queue is full or already overrun (R7);
+     *         {@code -EINVAL} for a length that does not fit the array; {@code -EBADF} after close.
+     *         Accepted after departure (R15).
+     */
+    public int post(int event, Fid fid, Object context, long data, Info info, byte[] payload, int payloadLength) {
+        if (state() == CLOSED) {
+            return -Errno.EBADF;
+        }
+        return enqueue(event, fid, context, data, info, payload, payloadLength);
+    }
+
+    /**
+     * Queues an error event (thread-safe); e.g. a reject (R14): {@code err = ECONNREFUSED},
+     * {@code errData} the reject data. The first {@code errDataSize} bytes are copied.
+     *
+     * @param err a positive {@link Errno} value
+     * @return 1; {@code -EOVERRUN} (R7); {@code -EINVAL} for {@code err <= 0} or a size that
+     *         does not fit; {@code -EBADF} after close
+     */
+    public int postError(Fid fid, Object context, long data, int err, int provErrno, byte[] errData, int errDataSize) {
+        if (state() == CLOSED) {
+            return -Errno.EBADF;
+        }
+        if (err <= 0 || errDataSize < 0 || (errData == null ? errDataSize != 0 : errDataSize > errData.length)) {
+            return -Errno.EINVAL;
+        }
+        byte[] copy = copyOf(errData, errDataSize);
+        synchronized (ringLock) {
+            int rc = reserveLocked();
+            if (rc != 0) {
+                return rc;
+            }
+            Slot s = tailSlotLocked();
+            s.error = true;
+            s.event = 0;
+            s.fid = fid;
+            s.context = context;
+            s.data = data;
+            s.info = null;
+            s.payload = null;
+            s.payloadLength = 0;
+            s.err = err;
+            s.provErrno = provErrno;
+            s.errData = copy;
+            s.errDataSize = errDataSize;
+            count = count + 1;
+        }
+        waitSupport.notifyReady();
+        return 1;
+    }
+
+    /**
+     * Removes every queued event and error event whose {@code fid} is {@code fid} (by
+     * identity), keeping the order of the others — fi_eq(3): events of a closed endpoint are
+     * removed.
+     *
+     * @return how many were removed ({@code 0} for {@code null})
+     */
+    public int removeEventsOf(Fid fid) {
+        if (fid == null) {
+            return 0;
+        }
+        int removed = 0;
+        synchronized (ringLock) {
+            int n = count;
+            int cap = ring.length;
+            int kept = 0;
+            for (int i = 0; i < n; i++) {
+                int from = (head + i) % cap;
+                Slot s = ring[from];
+                if (s.fid == fid) {
+                    s.clear();
+                    removed++;
+                } else {
+                    if (kept != i) {
+                        // Positions kept..i-1 hold removed slots: swap, so no slot object is lost.
+                        int to = (head + kept) % cap;
+                        ring[from] = ring[to];
+                        ring[to] = s;
+                    }
+                    kept++;
+                }
+            }
+            count = kept;
+        }
+        if (removed > 0) {
+            waitSupport.afterRead();
+        }
+        return removed;
+    }
+
+    /** Adds a manual-progress engine that reads of this queue must drive. */
+    public void attachProgress(ProgressEngine engine) {
+        waitSupport.addEngine(engine);
+    }
+
+    /** Removes an engine added with {@link #attachProgress}. */
+    public void detachProgress(ProgressEngine engine) {
+        waitSupport.removeEngine(engine);
+    }
+
+    /** Whether a post or write found the queue full (R7); lasts until close. */
+    public boolean isOverrun() {
+        return overrun;
+    }
+
+    // ---------------------------------------------------------------- application side
+
+    /**
+     * {@code fi_eq_read}: fills {@code entry} with the head event and removes it, or with
+     * {@code FI_PEEK} leaves it queued (and the FD readable, R8).
+     *
+     * @return 1; {@code -EAGAIN} empty (R1); {@code -EAVAIL} an error event at the head;
+     *         {@code -EOVERRUN} empty and overrun (R7); {@code -ENODEV} empty and departed
+     *         (R15); {@code -EBADF} closed; {@code -EINVAL} null entry or flags other than
+     *         {@code FI_PEEK}
+     */
+    @Override
+    public int read(EqEntry entry, long flags) {
+        if (entry == null || (flags & ~READ_FLAGS) != 0) {
+            return -Errno.EINVAL;
+        }
+        if (state() == CLOSED) {
+            return -Errno.EBADF;
+        }
+        waitSupport.driveProgress();
+        boolean peek = (flags & Fi.FI_PEEK) != 0;
+        synchronized (ringLock) {
+            if (count == 0) {
+                return emptyAnswerLocked();
+            }
+            Slot s = ring[head];
+            if (s.error) {
+                return -Errno.EAVAIL;
+            }
+            entry.event(s.event).fid(s.fid).context(s.context).data(s.data).info(s.info)
+                    .payload(s.payload).payloadLength(s.payloadLength);
+            if (!peek) {
+                removeHeadLocked(s);
+            }
+        }
+        if (!peek) {
+            waitSupport.afterRead();
+        }
+        return 1;
+    }
+
+    /**
+     * {@code fi_eq_readerr}: takes the error event at the head (R1, R3 copy rule).
+     *
+     * @return 1; {@code -EAGAIN} when no error event is at the head; on an overrun queue with
+     *         nothing left, 1 with {@code err == EOVERRUN} and {@code fid} this queue (R7);
+     *         {@code -ENODEV} empty and departed; {@code -EBADF} closed; {@code -EINVAL} null
+     *         entry or non-zero flags
+     */
+    @Override
+    public int readErr(EqErrEntry entry, long flags) {
+        if (entry == null || flags != 0) {
+            return -Errno.EINVAL;
+        }
+        if (state() == CLOSED) {
+            return -Errno.EBADF;
+        }
+        waitSupport.driveProgress();
+        synchronized (ringLock) {
+            if (count == 0) {
+                if (overrun) {
+                    entry.set(this, context(), 0L, Errno.EOVERRUN, 0, null, 0);
+                    return 1;
+                }
+                return state() == DEPARTED ? -Errno.ENODEV : -Errno.EAGAIN;
+            }
+            Slot s = ring[head];
+            if (!s.error) {
+                return -Errno.EAGAIN;
+            }
+            entry.set(s.fid, s.context, s.data, s.err, s.provErrno, s.errData, s.errDataSize);
+            removeHeadLocked(s);
+        }
+        waitSupport.afterRead();
+        return 1;
+    }
+
+    /**
+     * {@code fi_eq_write} (R8): queues the entry's event code, fid, context, data, info and the
+     * first {@code payloadLength()} bytes of its payload (copied now: the caller may reuse
+     * its array at once).
+     *
+     * @return 1; {@code -ENOSYS} without {@code FI_WRITE}; {@code -EOVERRUN} (R7);
+     *         {@code -EINVAL} null entry, non-zero flags or a payload length that does not fit
+     *         its array; {@code -ENODEV} departed; {@code -EBADF} closed
+     */
+    @Override
+    public int write(EqEntry entry, long flags) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        if (entry == null || flags != 0) {
+            return -Errno.EINVAL;
+        }
+        if (!writable) {
+            return -Errno.ENOSYS;
+        }
+        return enqueue(entry.event(), entry.fid(), entry.context(), entry.data(), entry.info(),
+                entry.payload(), entry.payloadLength());
+    }
+
+    /**
+     * {@code fi_eq_sread}: {@link #read}, blocking up to {@code timeoutMs} (negative: forever)
+     * while the queue is empty (R4).
+     *
+     * @return as {@link #read}; {@code -ENOSYS} at once with {@code WaitObj.NONE}/{@code SET};
+     *         {@code -EAGAIN} on timeout or interrupt (the interrupt status is kept);
+     *         {@code -EBADF} when closed meanwhile
+     */
+    @Override
+    public int sread(EqEntry entry, int timeoutMs, long flags) {
+        if (entry == null || (flags & ~READ_FLAGS) != 0) {
+            return -Errno.EINVAL;
+        }
+        if (state() == CLOSED) {
+            return -Errno.EBADF;
+        }
+        if (!waitSupport.canBlock()) {
+            return -Errno.ENOSYS;
+        }
+        final long deadline = timeoutMs < 0 ? Long.MAX_VALUE
+                : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (true) {
+            int rc = read(entry, flags);
+            if (rc != -Errno.EAGAIN) {
+                return rc;
+            }
+            int waitMs;
+            if (deadline == Long.MAX_VALUE) {
+                waitMs = -1;
+            } else {
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return -Errno.EAGAIN;
+                }
+                // Round up: a sub-millisecond remainder must still wait, not spin.
+                waitMs = (int) Math.min(Integer.MAX_VALUE, (remaining + 999_999) / 1_000_000);
+            }
+            rc = waitSupport.await(blockingReadiness, 0L, waitMs);
+            if (rc != 0) {
+                return state() == CLOSED ? -Errno.EBADF : rc;
+            }
+            // Ready: loop to read; another reader may have taken the event first.
+        }
+    }
+
+    /**
+     * {@code fi_eq_strerror}: the provider's {@link ErrorDescriber} sentence if it gives one,
+     * else the {@link Errno#strerror} text of {@code provErrno} followed by the error data's
+     * size and first bytes in hex (R3).
+     */
+    @Override
+    public String strerror(int provErrno, byte[] errData) {
+        int size = errData == null ? 0 : errData.length;
+        if (describer != null) {
+            String s = describer.describe(provErrno, errData, size);
+            if (s != null) {
+                return s;
+            }
+        }
+        StringBuilder sb = new StringBuilder(64 + 3 * Math.min(size, STRERROR_HEX_BYTES));
+        sb.append(Errno.strerror(provErrno)).append(" (provider error ").append(provErrno);
+        if (size > 0) {
+            sb.append("; ").append(size).append(" byte(s) of error data:");
+            for (int i = 0; i < Math.min(size, STRERROR_HEX_BYTES); i++) {
+                sb.append(' ').append(Character.forDigit((errData[i] >> 4) & 0xF, 16))
+                        .append(Character.forDigit(errData[i] & 0xF, 16));
+            }
+            if (size > STRERROR_HEX_BYTES) {
+                sb.append(" ...");
+            }
+        }
+        return sb.append(')').toString();
+    }
+
+    /** {@code fi_control(FI_GETWAIT)}: the FD channel or mutex/condition; else {@code ENOSYS}. */
+    @Override
+    public WaitObject getWait() throws FabricException {
+        ensureOpen("getWait");
+        return waitSupport.exportWait();
+    }
+
+    /** A copy of the attributes as opened, {@code size} filled in (the number of events held). */
+    @Override
+    public EqAttr attr() {
+        return attr.copy();
+    }
+
+    // ---------------------------------------------------------------- Pollable / Readiness
+
+    @Override
+    public WaitSupport waitSupport() {
+        return waitSupport;
+    }
+
+    /** Drives progress, then: something to read (an event, an error event or the overrun). */
+    @Override
+    public boolean hasEvents() {
+        waitSupport.driveProgress();
+        return isReady(0L);
+    }
+
+    /** Something to read: an event, an error event, or the overrun (R7). {@code arg} is unused. */
+    @Override
+    public boolean isReady(long arg) {
+        return count > 0 || overrun;
+    }
+
+    // ---------------------------------------------------------------- life cycle
+
+    @Override
+    protected void onClose() {
+        waitSupport.close();
+        synchronized (ringLock) {
+            // Events left at close are lost (fi_eq(3)); drop their references.
+            for (Slot s : ring) {
+                if (s != null) {
+                    s.clear();
+                }
+            }
+            count = 0;
+        }
+    }
+
+    /** Wakes blocked readers, which then drain the queue and get {@code -ENODEV} (R15). */
+    @Override
+    protected void onDeparture() {
+        waitSupport.notifyReady();
+    }
+
+    @Override
+    protected String describe() {
+        return "event queue";
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    private int enqueue(int event, Fid fid, Object context, long data, Info info, byte[] payload, int payloadLength) {
+        if (payloadLength < 0 || (payload == null ? payloadLength != 0 : payloadLength > payload.length)) {
+            return -Errno.EINVAL;
+        }
+        byte[] copy = payload == null ? null : copyOf(payload, payloadLength);
+        synchronized (ringLock) {
+            int rc = reserveLocked();
+            if (rc != 0) {
+                return rc;
+            }
+            Slot s = tailSlotLocked();
+            s.error = false;
+            s.event = event;
+            s.fid = fid;
+            s.context = context;
+            s.data = data;
+            s.info = info;
+            s.payload = copy;
+            s.payloadLength = payloadLength;
+            s.err = 0;
+            s.provErrno = 0;
+            s.errData = null;
+            s.errDataSize = 0;
+            count = count + 1;
+        }
+        waitSupport.notifyReady();
+        return 1;
+    }
+
+    /** 0 when a slot is free; otherwise enters (or stays in) the overrun state (R7). */
+    private int reserveLocked() {
+        if (overrun) {
+            return -Errno.EOVERRUN;
+        }
+        if (count == ring.length) {
+            overrun = true;
+            return -Errno.EOVERRUN;
+        }
+        return 0;
+    }
+
+    private Slot tailSlotLocked() {
+        int tail = (head + count) % ring.length;
+        Slot s = ring[tail];
+        if (s == null) {
+            s = new Slot();
+            ring[tail] = s;
+        }
+        return s;
+    }
+
+    private void removeHeadLocked(Slot s) {
+        s.clear();
+        head = (head + 1) % ring.length;
+        count = count - 1;
+    }
+
+    private int emptyAnswerLocked() {
+        if (overrun) {
+            return -Errno.EOVERRUN;
+        }
+        return state() == DEPARTED ? -Errno.ENODEV : -Errno.EAGAIN;
+    }
+
+    private static byte[] copyOf(byte[] src, int length) {
+        if (src == null) {
+            return null;
+        }
+        if (length == 0) {
+            return EMPTY;
+        }
+        byte[] copy = new byte[length];
+        System.arraycopy(src, 0, copy, 0, length);
+        return copy;
+    }
+}
