@@ -26,6 +26,8 @@ public abstract class AbstractFid implements Fid {
     private final Object context;
     private volatile int state = OPEN;
     private int bindCount;
+    /** Run once after close (see {@link #whenClosed}); guarded by this. */
+    private Runnable closeActions;
 
     protected AbstractFid(FidClass fidClass, Object context) {
         this.fidClass = fidClass;
@@ -83,6 +85,7 @@ public abstract class AbstractFid implements Fid {
      */
     @Override
     public final void close() throws FabricException {
+        Runnable actions;
         synchronized (this) {
             if (state == CLOSED) {
                 return;
@@ -92,8 +95,36 @@ public abstract class AbstractFid implements Fid {
                         + " object(s); close those first");
             }
             state = CLOSED;
+            actions = closeActions;
+            closeActions = null;
         }
-        onClose();
+        try {
+            onClose();
+        } finally {
+            if (actions != null) {
+                actions.run();
+            }
+        }
+    }
+
+    /**
+     * Runs {@code action} once, after this object has been closed and {@link #onClose()} ran:
+     * how the object that opened it (a domain, a fabric) releases it and forgets it, whatever
+     * subclass it is. Runs at once when the object is closed already. Not run on departure:
+     * a departed object still counts as open under its owner until the application closes it.
+     */
+    public final void whenClosed(Runnable action) {
+        synchronized (this) {
+            if (state != CLOSED) {
+                Runnable before = closeActions;
+                closeActions = before == null ? action : () -> {
+                    before.run();
+                    action.run();
+                };
+                return;
+            }
+        }
+        action.run();
     }
 
     /**

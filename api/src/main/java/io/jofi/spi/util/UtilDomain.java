@@ -1,0 +1,210 @@
+package io.jofi.spi.util;
+
+import io.jofi.AddrFormat;
+import io.jofi.AddressVector;
+import io.jofi.AvAttr;
+import io.jofi.CompletionQueue;
+import io.jofi.Counter;
+import io.jofi.CounterAttr;
+import io.jofi.CqAttr;
+import io.jofi.Domain;
+import io.jofi.Endpoint;
+import io.jofi.Errno;
+import io.jofi.EventQueue;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.FidClass;
+import io.jofi.Info;
+import io.jofi.MemoryRegion;
+import io.jofi.PollAttr;
+import io.jofi.PollSet;
+import java.nio.ByteBuffer;
+
+/**
+ * The domain of every provider ({@code fi_domain(3)}): opens the util CQs, counters, AVs and
+ * poll sets, registers memory, and completes registrations on a bound EQ.
+ *
+ * <ul>
+ * <li>It retains its fabric until closed; every object it opens retains it and is recorded in
+ *     the fabric's {@link ProviderResources} until closed ({@link UtilFabric#adopt}), so
+ *     closing the domain while any is open throws {@code EBUSY} (R9), and departure reaches
+ *     them all (R15: control calls then throw {@code ENODEV}).</li>
+ * <li>{@link #register}: the domain's {@link MemoryRegistry}, with provider-chosen keys when
+ *     {@code info.domainAttr().mrMode()} has {@code FI_MR_PROV_KEY}; when an EQ is bound with
+ *     {@code FI_REG_MR}, each registration completes with an {@code FI_MR_COMPLETE} event
+ *     ({@code fid} = the region, {@code context} = the one given).</li>
+ * </ul>
+ *
+ * <p>A provider extends it with {@link #endpoint(Info, Object)} (opening its endpoints through
+ * {@link #adopt}) and may override {@link #addressResolver()}.
+ */
+public abstract class UtilDomain extends AbstractFid implements Domain {
+    private final UtilFabric fabric;
+    private final Info info;
+    private final MemoryRegistry registry = new MemoryRegistry();
+    private final boolean providerKeys;
+    /** The EQ bound with FI_REG_MR; guarded by this, read without lock by register. */
+    private volatile UtilEventQueue mrEq;
+
+    /**
+     * Opens the domain: retains {@code fabric} until closed and records the domain in the
+     * fabric's resources.
+     *
+     * @param info the provider's info the domain is opened for; copied
+     * @throws FabricException {@code EINVAL} for a null info; {@code EBADF}/{@code ENODEV} when
+     *         the fabric is closed/its provider departed
+     */
+    protected UtilDomain(UtilFabric fabric, Info info, Object context) throws FabricException {
+        super(FidClass.DOMAIN, context);
+        if (fabric == null || info == null) {
+            throw new FabricException(Errno.EINVAL, "domain: " + (fabric == null ? "the fabric" : "the info")
+                    + " is null");
+        }
+        this.fabric = fabric;
+        this.info = info.copy();
+        this.providerKeys = this.info.domainAttr() != null
+                && (this.info.domainAttr().mrMode() & Fi.FI_MR_PROV_KEY) != 0;
+        fabric.adopt(fabric, this);
+    }
+
+    /** {@code fi_endpoint}; implementations open it through {@link #adopt}. */
+    @Override
+    public abstract Endpoint endpoint(Info info, Object context) throws FabricException;
+
+    /** {@code fi_cq_open}: a {@link UtilCompletionQueue} retaining this domain. */
+    @Override
+    public CompletionQueue openCq(CqAttr attr, Object context) throws FabricException {
+        ensureOpen("openCq");
+        return adopt(new UtilCompletionQueue(attr, context));
+    }
+
+    /** {@code fi_cntr_open}: a {@link UtilCounter} retaining this domain. */
+    @Override
+    public Counter openCounter(CounterAttr attr, Object context) throws FabricException {
+        ensureOpen("openCounter");
+        return adopt(new UtilCounter(attr, context));
+    }
+
+    /**
+     * {@code fi_av_open}: a {@link UtilAddressVector} in the domain's address format with the
+     * provider's {@link #addressResolver()}, retaining this domain.
+     */
+    @Override
+    public AddressVector openAv(AvAttr attr, Object context) throws FabricException {
+        ensureOpen("openAv");
+        return adopt(new UtilAddressVector(attr, context, info.addrFormat(), addressResolver()));
+    }
+
+    /** {@code fi_poll_open}: a {@link UtilPollSet} retaining this domain. */
+    @Override
+    public PollSet openPollSet(PollAttr attr) throws FabricException {
+        ensureOpen("openPollSet");
+        return adopt(new UtilPollSet(attr));
+    }
+
+    /**
+     * {@code fi_mr_reg} through {@link #memoryRegistry()} (see
+     * {@link MemoryRegistry#register} for the checks). The region retains this domain. With an
+     * EQ bound with {@code FI_REG_MR}, an {@code FI_MR_COMPLETE} event follows.
+     *
+     * @throws FabricException as {@link MemoryRegistry#register}; {@code EOVERRUN} when the
+     *         bound EQ could not take the event (the region is closed again: nothing changed)
+     */
+    @Override
+    public MemoryRegion register(ByteBuffer buf, long access, long offset, long requestedKey, long flags,
+                                 Object context) throws FabricException {
+        ensureOpen("register");
+        UtilMemoryRegion region = adopt(registry.register(buf, access, offset, requestedKey, flags, context,
+                providerKeys));
+        UtilEventQueue q = mrEq;
+        if (q != null) {
+            int rc = q.post(Fi.FI_MR_COMPLETE, region, context, 0, null, null, 0);
+            if (rc < 0) {
+                region.close();
+                throw new FabricException(-rc, "register: the FI_MR_COMPLETE event could not be queued on the bound"
+                        + " event queue (" + Errno.strerror(-rc) + "); the registration was undone");
+            }
+        }
+        return region;
+    }
+
+    /**
+     * {@code fi_domain_bind}: with {@code FI_REG_MR}, registrations complete with
+     * {@code FI_MR_COMPLETE} events on {@code eq}. Retains the EQ until the domain is closed (R9).
+     *
+     * @throws FabricException {@code EINVAL} for flags other than {@code FI_REG_MR}, a null or
+     *         foreign EQ, or a second bind; {@code EBADF}/{@code ENODEV}
+     */
+    @Override
+    public void bind(EventQueue eq, long flags) throws FabricException {
+        ensureOpen("bind");
+        if (flags != Fi.FI_REG_MR) {
+            throw new FabricException(Errno.EINVAL, "domain bind: flags must be FI_REG_MR, got 0x"
+                    + Long.toHexString(flags));
+        }
+        if (!(eq instanceof UtilEventQueue)) {
+            throw new FabricException(Errno.EINVAL, "domain bind: " + (eq == null ? "the event queue is null"
+                    : eq + " is not an event queue of this provider"));
+        }
+        UtilEventQueue q = (UtilEventQueue) eq;
+        synchronized (this) {
+            if (mrEq != null) {
+                throw new FabricException(Errno.EINVAL, "domain bind: an event queue is bound with FI_REG_MR already");
+            }
+            q.retain();
+            mrEq = q;
+        }
+    }
+
+    /**
+     * Records {@code child}, just opened under this domain: it retains the domain and is in the
+     * fabric's resources until closed ({@link UtilFabric#adopt}). Providers open endpoints
+     * through it.
+     */
+    protected final <T extends AbstractFid> T adopt(T child) throws FabricException {
+        return fabric.adopt(this, child);
+    }
+
+    /**
+     * The resolver the domain's AVs use: an {@link InetAddressResolver} for socket-address
+     * formats, none ({@code null}: any bytes, {@code insertSvc} is {@code -ENOSYS}) for others.
+     * Providers with their own address format override it.
+     */
+    protected AddressResolver addressResolver() {
+        AddrFormat f = info.addrFormat();
+        return f == AddrFormat.SOCKADDR_IN || f == AddrFormat.SOCKADDR_IN6 ? new InetAddressResolver(f) : null;
+    }
+
+    /** The domain's memory regions: the target side of RMA and atomics looks keys up here. */
+    public final MemoryRegistry memoryRegistry() {
+        return registry;
+    }
+
+    /** The info the domain was opened for (the domain's own copy: read, do not modify). */
+    public final Info info() {
+        return info;
+    }
+
+    /** The fabric the domain belongs to. */
+    public final UtilFabric fabric() {
+        return fabric;
+    }
+
+    /** Releases the EQ bound with {@code FI_REG_MR}. Subclasses overriding it call {@code super.onClose()}. */
+    @Override
+    protected void onClose() throws FabricException {
+        UtilEventQueue q;
+        synchronized (this) {
+            q = mrEq;
+            mrEq = null;
+        }
+        if (q != null) {
+            q.release();
+        }
+    }
+
+    @Override
+    protected String describe() {
+        return "domain of provider " + fabric.providerName();
+    }
+}
