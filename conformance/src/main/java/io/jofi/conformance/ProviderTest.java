@@ -1,0 +1,97 @@
+package io.jofi.conformance;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.jofi.EpType;
+import io.jofi.Fabrics;
+import io.jofi.Progress;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The base of every conformance suite: which provider, which endpoint type, which progress
+ * mode, which registry — each overridable — and a fresh {@link ConformanceFixture} per test,
+ * closed in reverse order after it.
+ *
+ * <p>A provider runs a suite with a subclass in its test tree:
+ * <pre>{@code
+ * class TcpCqConformanceTest extends CqConformance {
+ *     @Override protected String provider() { return "tcp"; }
+ * }
+ * class TcpManualMsgConformanceTest extends MsgConformance {
+ *     @Override protected String provider() { return "tcp"; }
+ *     @Override protected Progress progress() { return Progress.MANUAL; }
+ *     @Override protected EpType epType() { return EpType.RDM; }
+ * }
+ * }</pre>
+ *
+ * <p>Every test is bounded twice: each wait by {@link #timeoutMs()} (failing with what it
+ * waited for) and the whole test by a JUnit {@link Timeout} as the last resort.
+ */
+@Timeout(120)
+public abstract class ProviderTest {
+    /** System property naming the provider when {@link #provider()} is not overridden. */
+    public static final String PROVIDER_PROPERTY = "jofi.conformance.provider";
+    /** System property overriding the bound of each wait, in milliseconds. */
+    public static final String TIMEOUT_PROPERTY = "jofi.conformance.timeoutMs";
+
+    /** The fixture of the running test. */
+    protected ConformanceFixture fx;
+
+    /** Opens the fixture (nothing of the provider yet: suites open what they need). */
+    @BeforeEach
+    void openFixture() {
+        String name = provider();
+        if (name == null || name.isBlank()) {
+            fail("no provider to test: set -D" + PROVIDER_PROPERTY + "=NAME or override provider()");
+        }
+        fx = new ConformanceFixture(fabrics(), name, epType(), progress(), timeoutMs());
+    }
+
+    /** Closes everything the test opened, newest first. */
+    @AfterEach
+    void closeFixture() {
+        if (fx != null) {
+            ConformanceFixture f = fx;
+            fx = null;
+            f.close();
+        }
+    }
+
+    /** The provider under test: by default the system property {@value #PROVIDER_PROPERTY}. */
+    protected String provider() {
+        return System.getProperty(PROVIDER_PROPERTY);
+    }
+
+    /**
+     * The endpoint type of the endpoint tests; {@code EpType.UNSPEC} (the default) takes the
+     * provider's first choice. Queue tests do not depend on it.
+     */
+    protected EpType epType() {
+        return EpType.UNSPEC;
+    }
+
+    /**
+     * The data progress to ask for: {@code Progress.UNSPEC} (the default) takes the
+     * provider's; {@code AUTO} or {@code MANUAL} run the suite in that mode.
+     */
+    protected Progress progress() {
+        return Progress.UNSPEC;
+    }
+
+    /** The registry: {@code Fabrics.standalone()} by default; an OSGi test returns the service. */
+    protected Fabrics fabrics() {
+        return Fabrics.standalone();
+    }
+
+    /** The bound of each wait: {@value #TIMEOUT_PROPERTY}, default 10 000 ms. */
+    protected long timeoutMs() {
+        return Long.getLong(TIMEOUT_PROPERTY, 10_000L);
+    }
+
+    /** The bounded-wait helper of the running test. */
+    protected Await await() {
+        return fx.await();
+    }
+}

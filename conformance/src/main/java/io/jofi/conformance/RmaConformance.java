@@ -1,0 +1,211 @@
+package io.jofi.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jofi.Counter;
+import io.jofi.CounterAttr;
+import io.jofi.CqAttr;
+import io.jofi.CqEntry;
+import io.jofi.CqErrEntry;
+import io.jofi.CqFormat;
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.MemoryRegion;
+import io.jofi.RmaMsg;
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * RMA (fi_rma(3)) addressed as libfabric applications do it: the target registers memory and
+ * the initiator targets {@code MemoryRegion.address() + offset} with its key. Write, read,
+ * writeData (remote CQ data at the target, R6 overrun when the target CQ is full), injectWrite
+ * with a fenced read (R11 FI_FENCE), key and bounds errors as error completions, counters.
+ */
+public abstract class RmaConformance extends EndpointTest {
+    static final long RMA_CAPS = Fi.FI_RMA | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE;
+    private static final int REGION = 4096;
+
+    private ByteBuffer target;
+    private MemoryRegion mr;
+
+    private EndpointPair rmaPair(PairSpec spec) throws FabricException {
+        EndpointPair p = fx.openPair(spec);
+        target = zeroed(REGION);
+        mr = fx.register(target, Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE, "target-mr");
+        return p;
+    }
+
+    private EndpointPair rmaPair() throws FabricException {
+        return rmaPair(new PairSpec(RMA_CAPS));
+    }
+
+    private long at(int offset) {
+        return mr.address() + offset;
+    }
+
+    /** fi_write with FI_DELIVERY_COMPLETE: data is in the target region when the completion is read; flags FI_RMA|FI_WRITE. */
+    @Test
+    void writePlacesDataInTheTargetRegion() throws FabricException {
+        EndpointPair p = rmaPair();
+        ByteBuffer src = pattern(100, 12);
+        Object ctx = new Object();
+        RmaMsg m = new RmaMsg();
+        m.buffer(src, desc(src)).addr(p.a().peer()).context(ctx);
+        m.rma(at(200), 100, mr.key());
+        post(() -> p.a().ep().writeMsg(m, Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION), "writeMsg");
+        CqEntry tx = txCompletion(p.a(), "the RMA write");
+        assertSame(ctx, tx.context(), "context");
+        assertFlags(Fi.FI_RMA | Fi.FI_WRITE, tx.flags(), "RMA write completion");
+        assertPattern(target, 200, 100, 12, "the target region at offset 200");
+        assertEquals(0, target.get(199), "nothing before the written range");
+        assertEquals(0, target.get(300), "nothing after the written range");
+        assertEquals(-Errno.EAGAIN, p.b().rxCq().read(new CqEntry[] {new CqEntry()}, 1),
+                "a write without CQ data generates no target completion");
+    }
+
+    /** fi_read: the target region's bytes come back; flags FI_RMA|FI_READ. */
+    @Test
+    void readFetchesTheTargetRegion() throws FabricException {
+        EndpointPair p = rmaPair();
+        for (int i = 0; i < 64; i++) {
+            target.put(1000 + i, (byte) (77 + i));
+        }
+        ByteBuffer dst = zeroed(64);
+        Object ctx = new Object();
+        MemoryRegion dstDesc = desc(dst);
+        post(() -> p.a().ep().read(dst, dstDesc, p.a().peer(), at(1000), mr.key(), ctx), "read");
+        CqEntry tx = txCompletion(p.a(), "the RMA read");
+        assertSame(ctx, tx.context(), "context");
+        assertFlags(Fi.FI_RMA | Fi.FI_READ, tx.flags(), "RMA read completion");
+        assertPattern(dst, 0, 64, 77, "the bytes read");
+    }
+
+    /** A wrong key fails the operation with an error completion on the initiator; the target is untouched. */
+    @Test
+    void wrongKeyIsAnErrorCompletion() throws FabricException {
+        EndpointPair p = rmaPair();
+        Object ctx = new Object();
+        post(() -> p.a().ep().write(pattern(16, 1), null, p.a().peer(), at(0), mr.key() ^ 0x5a5a5a, ctx), "write with a wrong key");
+        CqErrEntry e = txError(p.a(), "the write with a wrong key");
+        assertSame(ctx, e.context(), "context of the error");
+        assertTrue(e.err() > 0, "an error code: " + e);
+        assertEquals(0, target.get(0), "the target is untouched");
+    }
+
+    /** An access beyond the region fails with an error completion; the target is untouched. */
+    @Test
+    void outOfBoundsAccessIsAnErrorCompletion() throws FabricException {
+        EndpointPair p = rmaPair();
+        Object ctx = new Object();
+        post(() -> p.a().ep().write(pattern(64, 1), null, p.a().peer(), at(REGION - 32), mr.key(), ctx), "write past the end");
+        CqErrEntry e = txError(p.a(), "the write past the region's end");
+        assertSame(ctx, e.context());
+        assertTrue(e.err() > 0, "an error code: " + e);
+        assertEquals(0, target.get(REGION - 32), "the target is untouched");
+        ByteBuffer dst = zeroed(16);
+        Object rctx = new Object();
+        MemoryRegion dstDesc = desc(dst);
+        post(() -> p.a().ep().read(dst, dstDesc, p.a().peer(), at(-16), mr.key(), rctx), "read before the start");
+        assertSame(rctx, txError(p.a(), "the read before the region's start").context());
+    }
+
+    /** A region registered without FI_REMOTE_WRITE refuses remote writes (error completion). */
+    @Test
+    void accessRightsAreEnforced() throws FabricException {
+        EndpointPair p = rmaPair();
+        ByteBuffer ro = zeroed(64);
+        MemoryRegion roMr = fx.register(ro, Fi.FI_REMOTE_READ, "read-only");
+        Object ctx = new Object();
+        post(() -> p.a().ep().write(pattern(8, 1), null, p.a().peer(), roMr.address(), roMr.key(), ctx), "write to a read-only region");
+        assertSame(ctx, txError(p.a(), "the write to a read-only region").context());
+        assertEquals(0, ro.get(0), "the read-only region is untouched");
+    }
+
+    /** fi_writedata: the target gets a completion with FI_REMOTE_CQ_DATA, the data, and a null context. */
+    @Test
+    void writeDataCompletesAtTheTarget() throws FabricException {
+        EndpointPair p = rmaPair();
+        post(() -> p.a().ep().writeData(pattern(8, 3), null, 0xfeedL, p.a().peer(), at(8), mr.key(), "wd"), "writeData");
+        CqEntry rx = rxCompletion(p.b(), "the target's remote-CQ-data completion");
+        assertFlags(Fi.FI_REMOTE_CQ_DATA, rx.flags(), "target completion of writeData");
+        assertEquals(0xfeedL, rx.data(), "data");
+        assertNull(rx.context(), "fi_cq(3): no posted operation, so op_context is null");
+        assertPattern(target, 8, 8, 3, "written data");
+        txCompletion(p.a(), "writeData");
+    }
+
+    /**
+     * R6: completions nobody posted for (writeData at the target) that find the target CQ full
+     * put it into overrun: every valid entry is read, then -EOVERRUN, and readErr gives
+     * EOVERRUN.
+     */
+    @Test
+    void unsolicitedCompletionsOverrunAFullCq() throws FabricException {
+        EndpointPair p = rmaPair(new PairSpec(RMA_CAPS).rxCq(new CqAttr().format(CqFormat.DATA).size(2)));
+        long room = p.b().rxCq().attr().size();
+        for (long i = 0; i <= room; i++) {
+            long data = i;
+            ByteBuffer src = pattern(8, (int) i);
+            RmaMsg m = new RmaMsg();
+            m.buffer(src, desc(src)).addr(p.a().peer()).context("wd" + i).data(data);
+            m.rma(at(16 * (int) i), 8, mr.key());
+            post(() -> p.a().ep().writeMsg(m, Fi.FI_REMOTE_CQ_DATA | Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION), "writeMsg " + i);
+            txCompletion(p.a(), "delivery of writeData " + i);
+        }
+        CqEntry[] buf = {new CqEntry()};
+        for (long i = 0; i < room; i++) {
+            int rc = await().anyRead(p.b().rxCq(), buf, "valid entry " + i + " of an overrun CQ");
+            assertEquals(1, rc, "valid entry " + i + " of an overrun CQ is still read (R6)");
+        }
+        assertEquals(-Errno.EOVERRUN, p.b().rxCq().read(buf, 1), "after the valid entries: -EOVERRUN (R6)");
+        CqErrEntry e = new CqErrEntry();
+        assertEquals(1, p.b().rxCq().readErr(e, 0), "readErr of an overrun CQ");
+        assertEquals(Errno.EOVERRUN, e.err(), "err (R6)");
+        assertEquals(-Errno.EOVERRUN, p.b().rxCq().read(buf, 1), "an overrun CQ stays overrun (R6)");
+    }
+
+    /** fi_inject_write needs no completion; a read fenced after it (R11 FI_FENCE) sees its data. */
+    @Test
+    void fencedReadSeesAnEarlierInjectWrite() throws FabricException {
+        EndpointPair p = rmaPair();
+        ByteBuffer src = pattern(32, 66);
+        post(() -> p.a().ep().injectWrite(src, p.a().peer(), at(512), mr.key()), "injectWrite");
+        for (int i = 0; i < 32; i++) {
+            src.put(i, (byte) 0);
+        }
+        ByteBuffer dst = zeroed(32);
+        RmaMsg m = new RmaMsg();
+        m.buffer(dst, desc(dst)).addr(p.a().peer()).context("fenced-read");
+        m.rma(at(512), 32, mr.key());
+        post(() -> p.a().ep().readMsg(m, Fi.FI_FENCE | Fi.FI_COMPLETION), "readMsg with FI_FENCE");
+        assertEquals("fenced-read", txCompletion(p.a(), "the fenced read").context(), "only the read completes");
+        assertPattern(dst, 0, 32, 66, "FI_FENCE: the read sees the earlier write (R11)");
+    }
+
+    /** Counters bound with FI_WRITE and FI_READ count RMA writes and reads. */
+    @Test
+    void countersCountRmaOperations() throws FabricException {
+        Counter[] w = new Counter[1];
+        Counter[] r = new Counter[1];
+        EndpointPair p = rmaPair(new PairSpec(RMA_CAPS).beforeEnable(s -> {
+            if (s.label().equals("a")) {
+                w[0] = fx.openCounter(new CounterAttr(), "write-counter");
+                r[0] = fx.openCounter(new CounterAttr(), "read-counter");
+                s.ep().bind(w[0], Fi.FI_WRITE);
+                s.ep().bind(r[0], Fi.FI_READ);
+            }
+        }));
+        for (int i = 0; i < 2; i++) {
+            post(() -> p.a().ep().write(pattern(8, 0), null, p.a().peer(), at(0), mr.key(), "w"), "write");
+        }
+        ByteBuffer dst = zeroed(8);
+        MemoryRegion dstDesc = desc(dst);
+        post(() -> p.a().ep().read(dst, dstDesc, p.a().peer(), at(0), mr.key(), "r"), "read");
+        await().until(() -> w[0].read() == 2, "the FI_WRITE counter to reach 2");
+        await().until(() -> r[0].read() == 1, "the FI_READ counter to reach 1");
+    }
+}
