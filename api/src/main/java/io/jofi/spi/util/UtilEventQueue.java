@@ -51,9 +51,12 @@ import java.util.concurrent.TimeUnit;
  * argument, e.g. a null entry).
  *
  * <p>Not a hot path: one monitor guards the ring. Reads allocate nothing (the caller's entry
- * is filled in place; slots are reused). A post that carries a payload or error data
- * allocates one exact-length copy, which the reader then receives by reference, so it never
- * changes under the application.
+ * is filled in place; slots are reused). A payload is copied at post time into the slot's
+ * own exact-length store, reused while sizes repeat; a read hands that store to the
+ * application and takes back the one handed out by the previous read, so a payload stays
+ * valid until the next read on this queue (the R3 rule for err_data) and a steady stream of
+ * events allocates nothing. Error data (rare) is copied into a fresh exact-length array the
+ * reader receives by reference.
  */
 public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable, WaitSupport.Readiness {
 
@@ -85,7 +88,13 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
         Object context;
         long data;
         Info info;
+        /**
+         * The slot's payload store, kept across uses so that a steady stream of same-sized
+         * payloads copies without allocating; handed to the reader by a swap (see
+         * {@link UtilEventQueue#spare}).
+         */
         byte[] payload;
+        boolean hasPayload;
         int payloadLength;
         int err;
         int provErrno;
@@ -96,12 +105,19 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
             fid = null;
             context = null;
             info = null;
-            payload = null;
+            hasPayload = false;
             errData = null;
         }
     }
 
     private final EqAttr attr;
+    /**
+     * The payload array handed to the application by the previous read. A read gives the
+     * application the slot's store and puts this one into the slot, so a handed-out payload
+     * stays valid until the next read on this queue (as R3 says of err_data) and nothing is
+     * allocated per event while payload sizes repeat. Guarded by {@code ringLock}.
+     */
+    private byte[] spare;
     private final boolean writable;
     private final ErrorDescriber describer;
     private final WaitSupport waitSupport;
@@ -208,7 +224,7 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
             s.context = context;
             s.data = data;
             s.info = null;
-            s.payload = null;
+            s.hasPayload = false;
             s.payloadLength = 0;
             s.err = err;
             s.provErrno = provErrno;
@@ -305,8 +321,13 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
                 return -Errno.EAVAIL;
             }
             entry.event(s.event).fid(s.fid).context(s.context).data(s.data).info(s.info)
-                    .payload(s.payload).payloadLength(s.payloadLength);
+                    .payload(s.hasPayload ? s.payload : null).payloadLength(s.payloadLength);
             if (!peek) {
+                if (s.hasPayload) {
+                    byte[] handed = s.payload;
+                    s.payload = spare;
+                    spare = handed;
+                }
                 removeHeadLocked(s);
             }
         }
@@ -517,7 +538,6 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
         if (payloadLength < 0 || (payload == null ? payloadLength != 0 : payloadLength > payload.length)) {
             return -Errno.EINVAL;
         }
-        byte[] copy = payload == null ? null : copyOf(payload, payloadLength);
         synchronized (ringLock) {
             int rc = reserveLocked();
             if (rc != 0) {
@@ -530,7 +550,16 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
             s.context = context;
             s.data = data;
             s.info = info;
-            s.payload = copy;
+            if (payload != null) {
+                // Exactly payloadLength long (R14: never padded); reused when the size repeats.
+                byte[] store = s.payload;
+                if (store == null || store.length != payloadLength) {
+                    store = payloadLength == 0 ? EMPTY : new byte[payloadLength];
+                    s.payload = store;
+                }
+                System.arraycopy(payload, 0, store, 0, payloadLength);
+            }
+            s.hasPayload = payload != null;
             s.payloadLength = payloadLength;
             s.err = 0;
             s.provErrno = 0;
