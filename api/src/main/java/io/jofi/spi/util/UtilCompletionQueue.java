@@ -36,18 +36,6 @@ import java.nio.ByteBuffer;
  */
 public class UtilCompletionQueue extends AbstractFid implements CompletionQueue, Pollable, WaitSupport.Readiness {
 
-    /** A provider's {@code fi_cq_strerror}: turns its error number and data into a sentence (R3). */
-    @FunctionalInterface
-    public interface ErrorDescriber {
-        /**
-         * @param provErrno   the provider-specific error number of a completion
-         * @param errData     its error data (may be null)
-         * @param errDataSize valid bytes in {@code errData}
-         * @return a sentence that helps the reader find the cause
-         */
-        String describe(int provErrno, byte[] errData, int errDataSize);
-    }
-
     /** {@code size = 0} picks this many entries (R6). */
     public static final int DEFAULT_SIZE = 1024;
     /** The largest capacity a CQ may have (4 Mi entries, about 400 MiB of slots). */
@@ -333,7 +321,10 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
     public String strerror(int provErrno, byte[] errData) {
         int size = errData == null ? 0 : errData.length;
         if (describer != null) {
-            return describer.describe(provErrno, errData, size);
+            String described = describer.describe(provErrno, errData, size);
+            if (described != null) {
+                return described;
+            }
         }
         String text = "provider error " + provErrno + ": " + Errno.strerror(provErrno);
         return size == 0 ? text : text + " (" + size + " bytes of provider error data)";

@@ -60,15 +60,6 @@ import java.util.concurrent.TimeUnit;
  */
 public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable, WaitSupport.Readiness {
 
-    /** Turns a provider's {@code (provErrno, errData)} into a sentence for {@link #strerror}. */
-    @FunctionalInterface
-    public interface ErrorDescriber {
-        /**
-         * @return a sentence describing the error, or {@code null} to use the generic one
-         */
-        String describe(int provErrno, byte[] errData, int errDataSize);
-    }
-
     /** {@code size = 0} picks this (R6). */
     public static final int DEFAULT_SIZE = 1024;
     /** The largest size accepted; API.md asks for at least 65 536. */
