@@ -193,14 +193,15 @@ public final class TcpWireDescriptor {
 
     /**
      * Whether a header of this op and these flags carries the tag extension: op tagged, or
-     * flag bit 7 (a tagged message sent as op 0).
+     * flag bit 7 (a tagged message sent as op 0); never a read response, which is a bare base
+     * header.
      *
      * @param op    the op code
      * @param flags the flags
      * @return {@code true} if the tag extension is present
      */
     public static boolean hasTag(final int op, final int flags) {
-        return op == OP_TAGGED || (flags & FLAG_TAGGED) != 0;
+        return op == OP_TAGGED || (op != OP_READ_RESPONSE && (flags & FLAG_TAGGED) != 0);
     }
 
     /**

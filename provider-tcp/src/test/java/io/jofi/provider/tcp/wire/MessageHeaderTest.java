@@ -207,6 +207,20 @@ class MessageHeaderTest {
     }
 
     @Test
+    void readResponseIgnoresExtensionFlagsCopiedFromTheRequest() {
+        // found by the property test: flags bit 7 and bit 0 on a read response must not make the
+        // decoder read a tag or CQ data beyond the 16-byte header
+        final ByteBuffer src = ByteBuffer.wrap(Hex.bytes("03 03 0081 00 01 10 00 0000000000000010"));
+        final MessageHeader h = new MessageHeader();
+        assertEquals(16, h.decode(src, MAX));
+        assertFalse(h.hasTag());
+        assertFalse(h.hasCqData());
+        assertEquals(0, h.tag());
+        assertEquals("0303008100011000" + "0000000000000010",
+            encodeHex(new MessageHeader().op(OP_READ_RESPONSE).flags(FLAG_TAGGED).cqData(5).rmaIovCount(1)));
+    }
+
+    @Test
     void encodeNeedsRoomForTheWholeHeaderAndRefusesImpossibleHeaders() {
         final ByteBuffer small = ByteBuffer.allocate(23);
         assertEquals(0, new MessageHeader().cqData(1).encode(small));
