@@ -1,0 +1,234 @@
+package io.jofi.provider.tcp.wire;
+
+/**
+ * The one place of every byte layout of libfabric's tcp wire format (header version 3), as
+ * the project's TCP-WIRE spec states it: the connection-management (CM) message of the MSG
+ * handshake and the header of every data message. Offsets and sizes are named here and
+ * nowhere else; {@link CmMessage}, {@link MessageHeader} and {@link FrameReader} use only
+ * these names.
+ *
+ * <h2>CM message (handshake, TCP-WIRE "Connection handshake")</h2>
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------+---------------+-------------------------------+
+ *  |  version (3)  |     type      |   seg_size (network order)    |  0
+ *  +---------------+---------------+-------------------------------+
+ *  |                         seg_no (0)                            |  4
+ *  +---------------------------------------------------------------+
+ *  |                         conn_id (0)                           |  8
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                         msg_id (0)                            | 16
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |   conn_data: the integer 1 in the sender's byte order          | 24
+ *  |   (0 in a reject)                                             |
+ *  +---------------------------------------------------------------+
+ *  |   seg_size bytes of connection data (at most 256)            ... 32
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * Types: {@link #CM_TYPE_REQUEST} 0, {@link #CM_TYPE_ACCEPT} 1, {@link #CM_TYPE_REJECT} 6. The
+ * CM header is never byte-swapped: one-byte fields, {@code seg_size} always big-endian, the
+ * zero words are zero in either order, and {@code conn_data} is the very thing that declares
+ * the sender's order. JOFI always declares big-endian ({@link #CONN_DATA_BIG_ENDIAN}).
+ *
+ * <h2>Message header (TCP-WIRE "Messages")</h2>
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------+---------------+-------------------------------+
+ *  |  version (3)  |      op       |            flags              |  0
+ *  +---------------+---------------+---------------+---------------+
+ *  |    op_data    |  rma_iov_cnt  |   hdr_size    |      id       |  4
+ *  +---------------+---------------+---------------+---------------+
+ *  |            size = hdr_size + payload length (8 bytes)         |  8
+ *  |                                                               |
+ *  +---------------------------------------------------------------+ 16 = BASE_HEADER_LENGTH
+ *  |   remote CQ data (8 bytes)              only if flags bit 0   |
+ *  +---------------------------------------------------------------+
+ *  |   tag (8 bytes)                         only if op = tagged   |
+ *  +---------------------------------------------------------------+
+ *  |   rma_iov_cnt x { addr (8) | len (8) | key (8) }  (24 each)   |
+ *  +---------------------------------------------------------------+ hdr_size (at most 120)
+ *  |   payload: size - hdr_size bytes                             ...
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * The extensions follow in exactly that order; {@code hdr_size} is 16 plus the extensions
+ * present. Multi-byte fields ({@code flags}, {@code size}, every 8-byte extension word)
+ * travel in the connection's header byte order — big-endian on every JOFI connection; the
+ * one-byte fields and the payload are never converted. The {@code version} byte of data
+ * messages is written as 3 and never checked (libfabric does not check it either); the
+ * {@code id} byte is written as a per-connection, per-direction counter and never checked.
+ *
+ * <p>An acknowledgement ({@link #OP_DATA_ACK}) is a bare base header: op {@link #OP_MSG},
+ * op_data 2, hdr_size 16, size 16. It answers a message whose flags carry
+ * {@link #FLAG_DELIVERY_COMPLETE}.
+ */
+public final class TcpWireDescriptor {
+
+    private TcpWireDescriptor() {
+    }
+
+    /** The wire version of both the CM header and message headers. */
+    public static final int VERSION = 3;
+
+    // ---------------------------------------------------------------- CM message
+
+    /** Offset of the one-byte version in the CM header. */
+    public static final int CM_VERSION_OFFSET = 0;
+    /** Offset of the one-byte type in the CM header. */
+    public static final int CM_TYPE_OFFSET = 1;
+    /** Offset of the two-byte {@code seg_size} (always network order) in the CM header. */
+    public static final int CM_SEG_SIZE_OFFSET = 2;
+    /** Offset of the four-byte {@code seg_no} (always 0) in the CM header. */
+    public static final int CM_SEG_NO_OFFSET = 4;
+    /** Offset of the eight-byte {@code conn_id} (always 0) in the CM header. */
+    public static final int CM_CONN_ID_OFFSET = 8;
+    /** Offset of the eight-byte {@code msg_id} (always 0) in the CM header. */
+    public static final int CM_MSG_ID_OFFSET = 16;
+    /** Offset of the eight-byte {@code conn_data} (the byte-order declaration). */
+    public static final int CM_CONN_DATA_OFFSET = 24;
+    /** Length of the CM header; the connection data follows it. */
+    public static final int CM_HEADER_LENGTH = 32;
+    /**
+     * Most connection data a CM message carries. libfabric 1.17 keeps only 256 bytes and reads
+     * the rest of the stream as message headers, so JOFI never sends more and refuses more.
+     */
+    public static final int CM_MAX_DATA_LENGTH = 256;
+
+    /** CM type: connection request (active to passive side). */
+    public static final int CM_TYPE_REQUEST = 0;
+    /** CM type: connection response, i.e. accept (passive to active side). */
+    public static final int CM_TYPE_ACCEPT = 1;
+    /** CM type: reject; carries the reject data, then the passive side shuts the socket. */
+    public static final int CM_TYPE_REJECT = 6;
+
+    /**
+     * {@code conn_data} of a sender declaring big-endian headers, read big-endian: the
+     * integer 1 written big-endian. JOFI always sends this (in requests and accepts).
+     */
+    public static final long CONN_DATA_BIG_ENDIAN = 1L;
+    /**
+     * {@code conn_data} of a sender declaring little-endian headers, read big-endian: the
+     * integer 1 written little-endian (what libfabric on x86-64 and aarch64 sends).
+     */
+    public static final long CONN_DATA_LITTLE_ENDIAN = 0x0100_0000_0000_0000L;
+    /** {@code conn_data} of a reject. */
+    public static final long CONN_DATA_REJECT = 0L;
+
+    // ---------------------------------------------------------------- message header
+
+    /** Offset of the one-byte version (written 3, never checked). */
+    public static final int VERSION_OFFSET = 0;
+    /** Offset of the one-byte op code. */
+    public static final int OP_OFFSET = 1;
+    /** Offset of the two-byte flags (header byte order). */
+    public static final int FLAGS_OFFSET = 2;
+    /** Offset of the one-byte op_data ({@link #OP_DATA_ACK} marks an acknowledgement). */
+    public static final int OP_DATA_OFFSET = 4;
+    /** Offset of the one-byte number of RMA descriptors that follow. */
+    public static final int RMA_IOV_COUNT_OFFSET = 5;
+    /** Offset of the one-byte total header length. */
+    public static final int HDR_SIZE_OFFSET = 6;
+    /** Offset of the one-byte id (a counter in debug builds of libfabric; never checked). */
+    public static final int ID_OFFSET = 7;
+    /** Offset of the eight-byte size: header plus payload length (header byte order). */
+    public static final int SIZE_OFFSET = 8;
+    /** Length of the base header every message starts with. */
+    public static final int BASE_HEADER_LENGTH = 16;
+
+    /** Length of the remote CQ data extension (present when {@link #FLAG_REMOTE_CQ_DATA}). */
+    public static final int CQ_DATA_LENGTH = 8;
+    /** Length of the tag extension (present for {@link #OP_TAGGED}). */
+    public static final int TAG_LENGTH = 8;
+    /** Offset of {@code addr} within one RMA descriptor. */
+    public static final int RMA_IOV_ADDR_OFFSET = 0;
+    /** Offset of {@code len} within one RMA descriptor. */
+    public static final int RMA_IOV_LEN_OFFSET = 8;
+    /** Offset of {@code key} within one RMA descriptor. */
+    public static final int RMA_IOV_KEY_OFFSET = 16;
+    /** Length of one RMA descriptor {@code {addr, len, key}}. */
+    public static final int RMA_IOV_LENGTH = 24;
+    /** Most RMA descriptors one header carries. */
+    public static final int MAX_RMA_IOV_COUNT = 4;
+    /**
+     * Largest {@code hdr_size} (libfabric's largest header: base + CQ data + 4 RMA
+     * descriptors = 16 + 8 + 96).
+     */
+    public static final int MAX_HEADER_LENGTH = 120;
+
+    /** Op: a message (send/inject/senddata; also the op of an acknowledgement). */
+    public static final int OP_MSG = 0;
+    /** Op: a tagged message; the header carries the tag extension. */
+    public static final int OP_TAGGED = 1;
+    /** Op: RMA read request; descriptors name the target's memory. */
+    public static final int OP_READ_REQUEST = 2;
+    /** Op: RMA read response; the payload is the data read. */
+    public static final int OP_READ_RESPONSE = 3;
+    /** Op: RMA write; descriptors name the target's memory, the payload is the data. */
+    public static final int OP_WRITE = 4;
+    /** Highest op code; anything above is an I/O error that drops the connection. */
+    public static final int MAX_OP = OP_WRITE;
+
+    /** Flag bit 0: the remote CQ data extension is present. */
+    public static final int FLAG_REMOTE_CQ_DATA = 1;
+    /**
+     * Flag bit 2: delivery or transmit complete requested; the receiver answers with an
+     * acknowledgement once the data is in the receive buffer (API.md R11).
+     */
+    public static final int FLAG_DELIVERY_COMPLETE = 1 << 2;
+    /** Flag bit 3: commit complete (RMA writes only). */
+    public static final int FLAG_COMMIT_COMPLETE = 1 << 3;
+    /** Flag bit 7: a tagged message sent as op 0 (libfabric 1.17's rxm path only). */
+    public static final int FLAG_TAGGED = 1 << 7;
+
+    /** op_data value that marks an acknowledgement. */
+    public static final int OP_DATA_ACK = 2;
+
+    /**
+     * The {@code hdr_size} a header with these fields must carry: the base header plus the
+     * CQ data (flag bit 0), the tag (op tagged) and the RMA descriptors, in that order.
+     *
+     * @param op          the op code
+     * @param flags       the flags
+     * @param rmaIovCount the number of RMA descriptors
+     * @return the header length in bytes
+     */
+    public static int headerLength(final int op, final int flags, final int rmaIovCount) {
+        return BASE_HEADER_LENGTH
+            + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? CQ_DATA_LENGTH : 0)
+            + (op == OP_TAGGED ? TAG_LENGTH : 0)
+            + rmaIovCount * RMA_IOV_LENGTH;
+    }
+
+    /**
+     * Offset of the remote CQ data within a header (valid when flag bit 0 is set).
+     *
+     * @return the offset
+     */
+    public static int cqDataOffset() {
+        return BASE_HEADER_LENGTH;
+    }
+
+    /**
+     * Offset of the tag within a header of these flags (valid for op tagged).
+     *
+     * @param flags the flags
+     * @return the offset
+     */
+    public static int tagOffset(final int flags) {
+        return BASE_HEADER_LENGTH + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? CQ_DATA_LENGTH : 0);
+    }
+
+    /**
+     * Offset of the first RMA descriptor within a header of this op and these flags.
+     *
+     * @param op    the op code
+     * @param flags the flags
+     * @return the offset
+     */
+    public static int rmaIovOffset(final int op, final int flags) {
+        return headerLength(op, flags, 0);
+    }
+}
