@@ -20,10 +20,15 @@ import java.util.Set;
  * through the calling thread's context class loader (each provider class once).
  *
  * <p>The {@link ServiceConsumer} requirement is optional, so the api bundle resolves without a
- * Service Loader Mediator (SPI Fly); in OSGi the DS component is the registry to use.
+ * Service Loader Mediator (SPI Fly); in OSGi the DS component is the registry to use. It is
+ * also {@code effective:=active}: the framework does not wire it, so the api bundle does not
+ * depend on the provider bundles that declare the {@code osgi.serviceloader} capability.
+ * Wired, it would make the api a dependent of every provider, and refreshing one provider
+ * after an update or uninstall would refresh the api too, and with it the tools and every
+ * other provider (R15: a swap touches only the provider swapped).
  */
 @ServiceConsumer(value = FabricProvider.class, cardinality = Cardinality.MULTIPLE,
-        resolution = Resolution.OPTIONAL)
+        resolution = Resolution.OPTIONAL, effective = "active")
 public final class StandaloneFabrics {
     private static final System.Logger LOG = System.getLogger(StandaloneFabrics.class.getName());
 

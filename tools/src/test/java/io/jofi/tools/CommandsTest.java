@@ -1,6 +1,5 @@
 package io.jofi.tools;
 
-import static io.jofi.tools.FakeFabrics.available;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,31 +9,32 @@ import org.junit.jupiter.api.Test;
 class CommandsTest {
     @Test
     void unknownCommandIsAUsageError() {
-        Console console = new Console(new FakeFabrics());
+        Console console = Console.withTestProviders();
         assertEquals(ExitStatus.USAGE, console.run("bogus"));
         assertEquals("jofi: unknown command 'bogus' (commands: info, providers)\n", console.err());
     }
 
     @Test
     void providersAloneListsLikeInfoList() {
-        Console list = new Console(new FakeFabrics(available("tcp")));
-        Console providers = new Console(new FakeFabrics(available("tcp")));
+        Console list = Console.withTestProviders();
+        Console providers = Console.withTestProviders();
         assertEquals(ExitStatus.OK, list.run("info", "-l"));
         assertEquals(ExitStatus.OK, providers.run("providers"));
+        assertTrue(list.out().contains(SampleProvider.NAME + ":"), list.out());
         assertEquals(list.out(), providers.out());
     }
 
     @Test
     void swapNeedsAName() {
-        Console console = new Console(new FakeFabrics(available("tcp")));
+        Console console = Console.withTestProviders();
         assertEquals(ExitStatus.USAGE, console.run("providers", "stop"));
         assertTrue(console.err().contains("needs a provider NAME"), console.err());
     }
 
     @Test
     void swapOutsideAFrameworkFails() {
-        Console console = new Console(new FakeFabrics(available("tcp")));
-        assertEquals(ExitStatus.FAILURE, console.run("providers", "stop", "tcp"));
+        Console console = Console.withTestProviders();
+        assertEquals(ExitStatus.FAILURE, console.run("providers", "stop", SampleProvider.NAME));
         assertTrue(console.err().contains("not running in an OSGi framework"), console.err());
     }
 

@@ -1,6 +1,7 @@
 package io.jofi.tools;
 
 import io.jofi.Fabrics;
+import io.jofi.internal.FabricsRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,23 @@ final class Console {
 
     Console(Fabrics fabrics) {
         this.fabrics = fabrics;
+    }
+
+    /**
+     * Against the plain-JVM registry, {@link Fabrics#standalone()}, which finds this module's
+     * test providers ({@link SampleProvider}, {@link DevicelessProvider}) through
+     * {@code META-INF/services}.
+     */
+    static Console withTestProviders() {
+        return new Console(Fabrics.standalone());
+    }
+
+    /**
+     * Against a registry with no provider bound: the api's own registry class, fresh (the
+     * standalone one always holds the test providers).
+     */
+    static Console withoutProviders() {
+        return new Console(new FabricsRegistry());
     }
 
     int run(String... argv) {

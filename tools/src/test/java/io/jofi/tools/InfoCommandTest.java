@@ -1,28 +1,46 @@
 package io.jofi.tools;
 
-import static io.jofi.tools.FakeFabrics.available;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jofi.EpType;
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.Fabrics;
 import io.jofi.Fi;
-import io.jofi.ProviderInfo;
-import io.jofi.ProviderState;
+import io.jofi.Info;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+/**
+ * {@code jofi info} against the real registry: {@code Fabrics.standalone()} with this module's
+ * test providers ({@link SampleProvider} available, {@link DevicelessProvider} not), or a
+ * registry without providers.
+ */
 class InfoCommandTest {
+    private static final String SAMPLE = SampleProvider.NAME;
+
+    @BeforeEach
+    void forgetEarlierRequests() {
+        SampleProvider.forgetRequests();
+    }
+
     @Test
     void listWithoutProvidersSaysSoAndSucceeds() {
-        Console console = new Console(new FakeFabrics());
+        Console console = Console.withoutProviders();
         assertEquals(ExitStatus.OK, console.run("info", "-l"));
-        assertTrue(console.out().startsWith("no providers installed"), console.out());
+        assertEquals("no providers installed (no provider bundle is installed and started)\n", console.out());
+        assertEquals("", console.err());
     }
 
     @Test
     void infoWithoutProvidersFailsWithOneLineReason() {
-        Console console = new Console(new FakeFabrics());
+        Console console = Console.withoutProviders();
         assertEquals(ExitStatus.FAILURE, console.run("info"));
         assertEquals("", console.out());
         assertEquals(1, console.err().lines().count(), console.err());
@@ -31,73 +49,118 @@ class InfoCommandTest {
 
     @Test
     void listShowsVersionStateAndReason() {
-        Console console = new Console(new FakeFabrics(available("tcp"),
-                new ProviderInfo("verbs", "2.0", ProviderState.UNAVAILABLE, "no RDMA device")));
+        Console console = Console.withTestProviders();
         assertEquals(ExitStatus.OK, console.run("info", "-l"));
-        assertAll(
-                () -> assertTrue(console.out().contains("tcp:\n    version: 1.0\n    state: available\n"), console.out()),
-                () -> assertTrue(console.out().contains("verbs:\n    version: 2.0\n    state: unavailable (no RDMA device)\n"),
-                        console.out()));
+        // registry order: neither is a default-order provider, so by name
+        assertEquals(DevicelessProvider.NAME + ":\n"
+                        + "    version: " + DevicelessProvider.VERSION + "\n"
+                        + "    state: unavailable (" + DevicelessProvider.REASON + ")\n"
+                        + SAMPLE + ":\n"
+                        + "    version: " + SampleProvider.VERSION + "\n"
+                        + "    state: available\n",
+                console.out());
     }
 
     @Test
     void withoutHintOptionsHintsAreNull() {
-        FakeFabrics fabrics = new FakeFabrics(available("tcp"));
-        Console console = new Console(fabrics);
+        Console console = Console.withTestProviders();
         assertEquals(ExitStatus.OK, console.run("info", "-n", "10.0.0.1", "-s", "4711"));
-        assertNull(fabrics.lastHints);
-        assertEquals("10.0.0.1", fabrics.lastNode);
-        assertEquals("4711", fabrics.lastService);
-        assertEquals(0, fabrics.lastFlags);
-        assertEquals(2, console.out().lines().count(), console.out());
+        SampleProvider.Request asked = SampleProvider.lastRequest();
+        assertNotNull(asked, "the registry did not ask the sample provider");
+        assertNull(asked.hints());
+        assertEquals("10.0.0.1", asked.node());
+        assertEquals("4711", asked.service());
+        assertEquals(0, asked.flags());
+        // both infos of the available provider, one line each
+        List<String> lines = console.out().lines().toList();
+        assertEquals(2, lines.size(), console.out());
+        assertTrue(lines.get(0).contains("provider: " + SAMPLE) && lines.get(0).contains("type: FI_EP_MSG"), lines.get(0));
+        assertTrue(lines.get(1).contains("provider: " + SAMPLE) && lines.get(1).contains("type: FI_EP_RDM"), lines.get(1));
     }
 
     @Test
     void hintOptionsBecomeHints() {
-        FakeFabrics fabrics = new FakeFabrics(available("tcp"));
-        Console console = new Console(fabrics);
-        assertEquals(ExitStatus.OK, console.run("info", "-p", "tcp", "-e", "rdm", "-c", "FI_MSG|FI_TAGGED", "--source"));
-        assertEquals("tcp", fabrics.lastHints.fabricAttr().provName());
-        assertEquals(EpType.RDM, fabrics.lastHints.epAttr().type());
-        assertEquals(Fi.FI_MSG | Fi.FI_TAGGED, fabrics.lastHints.caps());
-        assertEquals(Fi.FI_SOURCE, fabrics.lastFlags);
+        Console console = Console.withTestProviders();
+        assertEquals(ExitStatus.OK, console.run("info", "-p", SAMPLE, "-e", "rdm", "-c", "FI_MSG|FI_TAGGED", "--source"));
+        Info hints = SampleProvider.lastRequest().hints();
+        assertEquals(SAMPLE, hints.fabricAttr().provName());
+        assertEquals(EpType.RDM, hints.epAttr().type());
+        assertEquals(Fi.FI_MSG | Fi.FI_TAGGED, hints.caps());
+        assertEquals(Fi.FI_SOURCE, SampleProvider.lastRequest().flags());
         assertEquals(1, console.out().lines().count(), console.out());
+        assertTrue(console.out().contains("type: FI_EP_RDM"), console.out());
+    }
+
+    @Test
+    void nodeAndServiceAreTheDestinationOrWithSourceTheSource() {
+        String address = SampleProvider.address("10.0.0.1", "4711");
+        Console destination = Console.withTestProviders();
+        assertEquals(ExitStatus.OK, destination.run("info", "-v", "-e", "msg", "-n", "10.0.0.1", "-s", "4711"));
+        assertTrue(destination.out().contains("dest_addr: " + address + "\n"), destination.out());
+        assertTrue(destination.out().contains("src_addr: (null)\n"), destination.out());
+
+        Console source = Console.withTestProviders();
+        assertEquals(ExitStatus.OK, source.run("info", "-v", "-e", "msg", "-n", "10.0.0.1", "-s", "4711", "--source"));
+        assertTrue(source.out().contains("src_addr: " + address + "\n"), source.out());
+        assertTrue(source.out().contains("dest_addr: (null)\n"), source.out());
     }
 
     @Test
     void endpointTypeAcceptsLibfabricNames() {
-        FakeFabrics fabrics = new FakeFabrics(available("tcp"));
-        assertEquals(ExitStatus.OK, new Console(fabrics).run("info", "-e", "FI_EP_MSG"));
-        assertEquals(EpType.MSG, fabrics.lastHints.epAttr().type());
+        Console console = Console.withTestProviders();
+        assertEquals(ExitStatus.OK, console.run("info", "-e", "FI_EP_MSG"));
+        assertEquals(EpType.MSG, SampleProvider.lastRequest().hints().epAttr().type());
+        assertEquals(1, console.out().lines().count(), console.out());
+        assertTrue(console.out().contains("type: FI_EP_MSG"), console.out());
     }
 
     @Test
     void verbosePrintsEveryAttribute() {
-        Console console = new Console(new FakeFabrics(available("tcp")));
+        Console console = Console.withTestProviders();
         assertEquals(ExitStatus.OK, console.run("info", "-v", "-e", "msg"));
+        assertTrue(console.out().startsWith("fi_info:\n"), console.out());
         assertTrue(console.out().lines().count() > 10, console.out());
+        assertTrue(console.out().contains("prov_name: " + SAMPLE + "\n"), console.out());
+        assertTrue(console.out().contains("name: sample-fabric\n"), console.out());
     }
 
     @Test
     void getInfoFailureIsTheRegistrysMessage() {
-        Console console = new Console(new FakeFabrics(new ProviderInfo("verbs", "2.0", ProviderState.UNAVAILABLE, "no device")));
-        assertEquals(ExitStatus.FAILURE, console.run("info"));
-        assertEquals("jofi info: no provider matched: fake: ep_type\n", console.err());
+        Info hints = new Info();
+        hints.fabricAttr().provName(DevicelessProvider.NAME);
+        FabricException refused = assertThrows(FabricException.class,
+                () -> Fabrics.standalone().getInfo(null, null, 0, hints));
+        assertEquals(Errno.ENODATA, refused.errno());
+        assertTrue(refused.getMessage().contains(DevicelessProvider.REASON), refused.getMessage());
+
+        Console console = Console.withTestProviders();
+        assertEquals(ExitStatus.FAILURE, console.run("info", "-p", DevicelessProvider.NAME));
+        assertEquals("", console.out());
+        assertEquals("jofi info: " + refused.getMessage() + "\n", console.err());
+    }
+
+    @Test
+    void unmetHintFailsNamingTheHint() {
+        Console console = Console.withTestProviders();
+        assertEquals(ExitStatus.FAILURE, console.run("info", "-p", SAMPLE, "-e", "dgram"));
+        assertEquals(1, console.err().lines().count(), console.err());
+        assertTrue(console.err().startsWith("jofi info: ") && console.err().contains(SAMPLE + ": "), console.err());
     }
 
     @Test
     void badOptionsAreUsageErrors() {
-        Console console = new Console(new FakeFabrics(available("tcp")));
+        Console console = Console.withTestProviders();
         assertAll(
                 () -> assertEquals(ExitStatus.USAGE, console.run("info", "-c", "FI_NOT_A_CAP")),
                 () -> assertEquals(ExitStatus.USAGE, console.run("info", "-e", "stream")),
                 () -> assertEquals(ExitStatus.USAGE, console.run("info", "--bogus")));
         assertEquals(3, console.err().lines().count(), console.err());
+        assertNull(SampleProvider.lastRequest(), "a usage error reached the registry");
     }
 
     @Test
     void helpPrintsUsage() {
-        Console console = new Console(new FakeFabrics());
+        Console console = Console.withTestProviders();
         assertEquals(ExitStatus.OK, console.run("info", "--help"));
         assertTrue(console.out().startsWith("Usage: jofi info"), console.out());
     }

@@ -1,0 +1,154 @@
+package io.jofi.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * The {@code jofi} launcher script end to end, in a plain JVM: each test runs the real
+ * {@code ./jofi} of this repository as a process (its own JVM with the exported container
+ * {@code cnf/target/jofi.jar}, which the reactor built before the itests) and checks the exit
+ * status and what it printed: the non-interactive commands (status 0, 1 with one line on
+ * stderr, 2 for a usage error) and the Gogo shell reading commands from its standard input.
+ *
+ * <p>The script runs with {@code JOFI_NO_BUILD=1}: it must use the jar just built, not start a
+ * Maven build of its own because a source is newer than the (reproducible, 1980-dated) jar.
+ *
+ * <p>The container ships no provider yet, so the listing is the "no providers installed"
+ * line; when the first provider bundle joins {@code cnf/jofi.bndrun}, these expectations
+ * change with it.
+ */
+public class LauncherIT {
+    /** What {@code info -l} prints while the container holds no provider. */
+    private static final String NO_PROVIDERS = "no providers installed (no provider bundle is installed and started)";
+    /** Bound on one run of the script (a container start is about two seconds). */
+    private static final long TIMEOUT_SECONDS = 60;
+
+    private static Path home;
+
+    @BeforeClass
+    public static void findTheScriptAndTheContainer() {
+        String property = System.getProperty("jofi.home");
+        if (property == null || property.isEmpty() || property.startsWith("${")) {
+            throw new IllegalStateException("system property jofi.home is not set: run the itests through Maven"
+                    + " (mvn verify -pl itests -am)");
+        }
+        home = Path.of(property).toAbsolutePath().normalize();
+        assertTrue("no executable jofi script in " + home, Files.isExecutable(home.resolve("jofi")));
+        assertTrue("cnf/target/jofi.jar is not built: build the reactor first (mvn verify -pl itests -am)",
+                Files.isRegularFile(home.resolve("cnf/target/jofi.jar")));
+    }
+
+    @Test
+    public void infoListSaysNoProvidersAndSucceeds() throws Exception {
+        Run run = jofi(null, "info", "-l");
+
+        assertEquals(run.toString(), 0, run.status);
+        assertEquals(run.toString(), NO_PROVIDERS + "\n", run.out);
+        assertEquals(run.toString(), "", run.err);
+    }
+
+    @Test
+    public void infoWithoutProvidersFailsWithOneLineOnStderr() throws Exception {
+        Run run = jofi(null, "info");
+
+        assertEquals(run.toString(), 1, run.status);
+        assertEquals(run.toString(), "", run.out);
+        assertEquals(run.toString(), 1, run.err.lines().count());
+        assertTrue(run.toString(), run.err.startsWith("jofi info: no providers: "));
+    }
+
+    @Test
+    public void stopOfAnUnknownProviderFailsWithOneLineOnStderr() throws Exception {
+        Run run = jofi(null, "providers", "stop", "nosuch");
+
+        assertEquals(run.toString(), 1, run.status);
+        assertEquals(run.toString(), "", run.out);
+        assertEquals(run.toString(), 1, run.err.lines().count());
+        assertTrue(run.toString(), run.err.startsWith("jofi providers: no provider 'nosuch': "));
+    }
+
+    @Test
+    public void unknownCommandIsAUsageError() throws Exception {
+        Run run = jofi(null, "bogus");
+
+        assertEquals(run.toString(), 2, run.status);
+        assertEquals(run.toString(), "", run.out);
+        assertTrue(run.toString(), run.err.startsWith("jofi: unknown command 'bogus'\n"));
+    }
+
+    @Test
+    public void shellRunsTheCommandsOnItsInputAndEndsWithIt() throws Exception {
+        Run run = jofi("jofi:info -l\n", "shell");
+
+        assertEquals(run.toString(), 0, run.status);
+        assertTrue(run.toString(), run.out.lines().anyMatch(line -> line.endsWith(NO_PROVIDERS)));
+    }
+
+    /** One finished run of the script. */
+    private record Run(List<String> command, int status, String out, String err) {
+        @Override
+        public String toString() {
+            return String.join(" ", command) + " exited " + status + "\n--- stdout:\n" + out + "--- stderr:\n" + err;
+        }
+    }
+
+    /**
+     * Runs {@code ./jofi args...} in the repository root with {@code input} (or nothing) on its
+     * standard input, waiting at most {@value #TIMEOUT_SECONDS} s; on timeout the script and the
+     * container JVM it started are killed and the test fails.
+     */
+    private static Run jofi(String input, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add("./jofi");
+        command.addAll(List.of(args));
+        Path dir = Files.createTempDirectory("jofi-launcher-it");
+        Path in = dir.resolve("stdin");
+        Path out = dir.resolve("stdout");
+        Path err = dir.resolve("stderr");
+        Files.writeString(in, input == null ? "" : input, StandardCharsets.UTF_8);
+        try {
+            ProcessBuilder builder = new ProcessBuilder(command)
+                    .directory(home.toFile())
+                    .redirectInput(in.toFile())
+                    .redirectOutput(out.toFile())
+                    .redirectError(err.toFile());
+            Map<String, String> env = builder.environment();
+            env.put("JOFI_NO_BUILD", "1");
+            // the JDK running this test, whatever java is on the PATH
+            env.put("JAVA", new File(System.getProperty("java.home"), "bin/java").getPath());
+            // nothing from the caller's environment may change what the container prints
+            // (a provider filter, extra JVM options, the JVM's "Picked up ..." notes on stderr)
+            for (String name : List.of("FI_PROVIDER", "JOFI_JAVA_OPTS", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS")) {
+                env.remove(name);
+            }
+            Process process = builder.start();
+            if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+                fail(String.join(" ", command) + " did not finish within " + TIMEOUT_SECONDS + " s; stdout:\n"
+                        + Files.readString(out, StandardCharsets.UTF_8) + "\nstderr:\n"
+                        + Files.readString(err, StandardCharsets.UTF_8));
+            }
+            return new Run(command, process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                    Files.readString(err, StandardCharsets.UTF_8));
+        } finally {
+            for (Path file : List.of(in, out, err, dir)) {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+}
