@@ -1,0 +1,19 @@
+package io.jofi.provider.tcp;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A message that arrived before a receive was posted for it, buffered (within the
+ * connection's limit, {@link TcpSettings}) until one is.
+ */
+final class Unexpected {
+    final ByteBuffer data;
+    final boolean hasCqData;
+    final long cqData;
+
+    Unexpected(ByteBuffer data, boolean hasCqData, long cqData) {
+        this.data = data;
+        this.hasCqData = hasCqData;
+        this.cqData = cqData;
+    }
+}
