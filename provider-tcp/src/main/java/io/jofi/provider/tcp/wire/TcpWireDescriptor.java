@@ -47,7 +47,7 @@ package io.jofi.provider.tcp.wire;
  *  +---------------------------------------------------------------+ 16 = BASE_HEADER_LENGTH
  *  |   remote CQ data (8 bytes)              only if flags bit 0   |
  *  +---------------------------------------------------------------+
- *  |   tag (8 bytes)                         only if op = tagged   |
+ *  |   tag (8 bytes)            only if op = tagged or flags bit 7 |
  *  +---------------------------------------------------------------+
  *  |   rma_iov_cnt x { addr (8) | len (8) | key (8) }  (24 each)   |
  *  +---------------------------------------------------------------+ hdr_size (at most 120)
@@ -55,7 +55,9 @@ package io.jofi.provider.tcp.wire;
  *  +---------------------------------------------------------------+
  * </pre>
  * The extensions follow in exactly that order; {@code hdr_size} is 16 plus the extensions
- * present. Multi-byte fields ({@code flags}, {@code size}, every 8-byte extension word)
+ * present ({@link #headerLength}). One exception, from the source: libfabric builds an RMA
+ * read response from a copy of the request's header and sets {@code hdr_size} to 16, so a read
+ * response is a bare base header whatever its {@code rma_iov_cnt} and flags say. Multi-byte fields ({@code flags}, {@code size}, every 8-byte extension word)
  * travel in the connection's header byte order — big-endian on every JOFI connection; the
  * one-byte fields and the payload are never converted. The {@code version} byte of data
  * messages is written as 3 and never checked (libfabric does not check it either); the
@@ -140,7 +142,7 @@ public final class TcpWireDescriptor {
 
     /** Length of the remote CQ data extension (present when {@link #FLAG_REMOTE_CQ_DATA}). */
     public static final int CQ_DATA_LENGTH = 8;
-    /** Length of the tag extension (present for {@link #OP_TAGGED}). */
+    /** Length of the tag extension (present for {@link #OP_TAGGED} or {@link #FLAG_TAGGED}). */
     public static final int TAG_LENGTH = 8;
     /** Offset of {@code addr} within one RMA descriptor. */
     public static final int RMA_IOV_ADDR_OFFSET = 0;
@@ -180,15 +182,44 @@ public final class TcpWireDescriptor {
     public static final int FLAG_DELIVERY_COMPLETE = 1 << 2;
     /** Flag bit 3: commit complete (RMA writes only). */
     public static final int FLAG_COMMIT_COMPLETE = 1 << 3;
-    /** Flag bit 7: a tagged message sent as op 0 (libfabric 1.17's rxm path only). */
+    /**
+     * Flag bit 7: a tagged message sent as op 0 (libfabric 1.17's rxm path only); the header
+     * carries the tag extension as for {@link #OP_TAGGED}.
+     */
     public static final int FLAG_TAGGED = 1 << 7;
 
     /** op_data value that marks an acknowledgement. */
     public static final int OP_DATA_ACK = 2;
 
     /**
+     * Whether a header of this op and these flags carries the tag extension: op tagged, or
+     * flag bit 7 (a tagged message sent as op 0); never a read response, which is a bare base
+     * header.
+     *
+     * @param op    the op code
+     * @param flags the flags
+     * @return {@code true} if the tag extension is present
+     */
+    public static boolean hasTag(final int op, final int flags) {
+        return op == OP_TAGGED || (op != OP_READ_RESPONSE && (flags & FLAG_TAGGED) != 0);
+    }
+
+    /**
+     * Whether a header of this op and these flags carries the remote CQ data extension (flag
+     * bit 0; never in a read response, which is a bare base header).
+     *
+     * @param op    the op code
+     * @param flags the flags
+     * @return {@code true} if the CQ data extension is present
+     */
+    public static boolean hasCqData(final int op, final int flags) {
+        return op != OP_READ_RESPONSE && (flags & FLAG_REMOTE_CQ_DATA) != 0;
+    }
+
+    /**
      * The {@code hdr_size} a header with these fields must carry: the base header plus the
-     * CQ data (flag bit 0), the tag (op tagged) and the RMA descriptors, in that order.
+     * CQ data (flag bit 0), the tag (op tagged or flag bit 7) and the RMA descriptors, in that
+     * order; a read response is always a bare base header.
      *
      * @param op          the op code
      * @param flags       the flags
@@ -196,14 +227,17 @@ public final class TcpWireDescriptor {
      * @return the header length in bytes
      */
     public static int headerLength(final int op, final int flags, final int rmaIovCount) {
+        if (op == OP_READ_RESPONSE) {
+            return BASE_HEADER_LENGTH;
+        }
         return BASE_HEADER_LENGTH
             + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? CQ_DATA_LENGTH : 0)
-            + (op == OP_TAGGED ? TAG_LENGTH : 0)
+            + (hasTag(op, flags) ? TAG_LENGTH : 0)
             + rmaIovCount * RMA_IOV_LENGTH;
     }
 
     /**
-     * Offset of the remote CQ data within a header (valid when flag bit 0 is set).
+     * Offset of the remote CQ data within a header (valid when {@link #hasCqData}).
      *
      * @return the offset
      */
@@ -212,13 +246,14 @@ public final class TcpWireDescriptor {
     }
 
     /**
-     * Offset of the tag within a header of these flags (valid for op tagged).
+     * Offset of the tag within a header (valid when {@link #hasTag}).
      *
+     * @param op    the op code
      * @param flags the flags
      * @return the offset
      */
-    public static int tagOffset(final int flags) {
-        return BASE_HEADER_LENGTH + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? CQ_DATA_LENGTH : 0);
+    public static int tagOffset(final int op, final int flags) {
+        return BASE_HEADER_LENGTH + (hasCqData(op, flags) ? CQ_DATA_LENGTH : 0);
     }
 
     /**
