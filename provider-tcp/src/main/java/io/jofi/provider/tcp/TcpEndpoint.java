@@ -31,6 +31,7 @@ import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
 import io.jofi.provider.tcp.wire.CmMessage;
+import io.jofi.provider.tcp.wire.MessageHeader;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.provider.tcp.wire.WireStatus;
 import io.jofi.spi.util.AbstractFid;
@@ -140,6 +141,10 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     private final OpRing<Unexpected> unexpected;
     private long unexpectedBytes;
     private final ByteBuffer header = ByteBuffer.allocateDirect(MAX_HEADER_LENGTH).order(ByteOrder.BIG_ENDIAN);
+    /** Decoded received header; big-endian (JOFI declares big-endian, TCP-WIRE "Byte order"). */
+    private final MessageHeader rxHeader = new MessageHeader(ByteOrder.BIG_ENDIAN);
+    /** Encodes sent headers and acks. */
+    private final MessageHeader txHeader = new MessageHeader(ByteOrder.BIG_ENDIAN);
     private final ByteBuffer discard = ByteBuffer.allocateDirect(64 * 1024);
     private int readState = R_HEADER;
     private RxOp current;
@@ -575,20 +580,14 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         op.cqFlags = SEND_FLAGS;
         op.length = length;
         int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (op.ackWanted ? FLAG_DELIVERY_COMPLETE : 0);
-        int hdrLen = BASE_HEADER_LENGTH + (withData ? TcpWireDescriptor.CQ_DATA_LENGTH : 0);
         ByteBuffer h = op.header;
         h.clear();
-        h.put(VERSION_OFFSET, (byte) VERSION);
-        h.put(OP_OFFSET, (byte) OP_MSG);
-        h.putShort(FLAGS_OFFSET, (short) wireFlags);
-        h.put(OP_DATA_OFFSET, (byte) 0);
-        h.put(RMA_IOV_COUNT_OFFSET, (byte) 0);
-        h.put(HDR_SIZE_OFFSET, (byte) hdrLen);
-        h.putLong(SIZE_OFFSET, hdrLen + length);
+        txHeader.clear().op(OP_MSG).flags(wireFlags).payloadLength(length);
         if (withData) {
-            h.putLong(TcpWireDescriptor.cqDataOffset(), data);
+            txHeader.cqData(data);
         }
-        h.limit(hdrLen);
+        txHeader.encode(h);
+        h.flip();
         if (inject) {
             if (msg == null) {
                 op.payloadInjected(buf);
@@ -890,14 +889,8 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     private void prepareAck() {
         ByteBuffer a = ackFrame;
         a.clear();
-        a.put(VERSION_OFFSET, (byte) VERSION);
-        a.put(OP_OFFSET, (byte) OP_MSG);
-        a.putShort(FLAGS_OFFSET, (short) 0);
-        a.put(OP_DATA_OFFSET, (byte) OP_DATA_ACK);
-        a.put(RMA_IOV_COUNT_OFFSET, (byte) 0);
-        a.put(HDR_SIZE_OFFSET, (byte) BASE_HEADER_LENGTH);
-        a.put(ID_OFFSET, (byte) headerId++);
-        a.putLong(SIZE_OFFSET, BASE_HEADER_LENGTH);
+        txHeader.ack().id(headerId++ & 0xFF).encode(a);
+        a.flip();
     }
 
     private void wantWrite(boolean on) {
@@ -945,17 +938,17 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
                         if (header.hasRemaining()) {
                             return;
                         }
-                        if (header.limit() == BASE_HEADER_LENGTH) {
-                            int bad = validateBase();
-                            if (bad != 0) {
-                                teardown(Errno.ECONNRESET, true);
-                                return;
-                            }
-                            int hdrSize = header.get(HDR_SIZE_OFFSET) & 0xFF;
-                            if (hdrSize > BASE_HEADER_LENGTH) {
-                                header.limit(hdrSize);
-                                continue;
-                            }
+                        int got = header.position();
+                        header.flip();
+                        int st = rxHeader.decode(header, TcpProvider.MAX_MSG_SIZE);
+                        if (st == WireStatus.NEED_MORE && got == BASE_HEADER_LENGTH) {
+                            // the base header is valid; read its extensions (CQ data)
+                            header.limit(header.get(HDR_SIZE_OFFSET) & 0xFF).position(got);
+                            continue;
+                        }
+                        if (st <= 0) {
+                            teardown(Errno.ECONNRESET, true); // malformed input: this connection only
+                            return;
                         }
                         onHeader();
                     }
@@ -1025,58 +1018,27 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         }
     }
 
-    /** Checks the base header; 0 or a {@link WireStatus} error (the connection is torn down then). */
-    private int validateBase() {
-        int op = header.get(OP_OFFSET) & 0xFF;
-        int hdrSize = header.get(HDR_SIZE_OFFSET) & 0xFF;
-        int flags = header.getShort(FLAGS_OFFSET) & 0xFFFF;
-        int iovs = header.get(RMA_IOV_COUNT_OFFSET) & 0xFF;
-        long size = header.getLong(SIZE_OFFSET);
-        if (op > MAX_OP) {
-            return WireStatus.UNKNOWN_OP;
-        }
-        if (op != OP_MSG) {
-            return WireStatus.UNKNOWN_OP; // tagged, RMA: not offered, so a peer must not send them
-        }
-        if (iovs > MAX_RMA_IOV_COUNT) {
-            return WireStatus.TOO_MANY_RMA_IOVS;
-        }
-        if (hdrSize < BASE_HEADER_LENGTH) {
-            return WireStatus.HDR_SIZE_TOO_SMALL;
-        }
-        if (hdrSize > MAX_HEADER_LENGTH) {
-            return WireStatus.HDR_SIZE_TOO_LARGE;
-        }
-        if (hdrSize != TcpWireDescriptor.headerLength(op, flags, iovs)) {
-            return WireStatus.HDR_SIZE_MISMATCH;
-        }
-        if (size < hdrSize) {
-            return WireStatus.SIZE_BELOW_HDR_SIZE;
-        }
-        if (size - hdrSize > TcpProvider.MAX_MSG_SIZE) {
-            return WireStatus.MESSAGE_TOO_LARGE;
-        }
-        return 0;
-    }
-
     private void onHeader() {
-        int flags = header.getShort(FLAGS_OFFSET) & 0xFFFF;
-        int hdrSize = header.get(HDR_SIZE_OFFSET) & 0xFF;
-        long size = header.getLong(SIZE_OFFSET);
-        if ((header.get(OP_DATA_OFFSET) & 0xFF) == OP_DATA_ACK) {
+        MessageHeader h = rxHeader;
+        if (h.isAck()) {
             header.clear().limit(BASE_HEADER_LENGTH);
             TxOp op = ackWait.poll();
-            if (op == null || size != hdrSize) {
+            if (op == null || h.payloadLength() != 0) {
                 teardown(Errno.ECONNRESET, true); // an ack nobody asked for: the peer is confused
                 return;
             }
             completeSend(op);
             return;
         }
-        messageLength = size - hdrSize;
-        messageHasData = (flags & FLAG_REMOTE_CQ_DATA) != 0;
-        messageData = messageHasData ? header.getLong(TcpWireDescriptor.cqDataOffset()) : 0;
-        messageAck = (flags & FLAG_DELIVERY_COMPLETE) != 0;
+        if (h.op() != OP_MSG) {
+            // tagged, RMA: not offered (caps), so a peer must not send them
+            teardown(Errno.ECONNRESET, true);
+            return;
+        }
+        messageLength = h.payloadLength();
+        messageHasData = h.hasCqData();
+        messageData = messageHasData ? h.cqData() : 0;
+        messageAck = h.ackRequested();
         beginMessage();
     }
 

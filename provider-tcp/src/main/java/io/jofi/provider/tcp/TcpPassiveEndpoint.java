@@ -210,13 +210,7 @@ final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, S
             eq = null;
         }
         closeQuietly(s);
-        List<PendingConnection> all;
-        synchronized (pending) {
-            all = new ArrayList<>(pending);
-        }
-        for (PendingConnection pc : all) {
-            pc.drop();
-        }
+        dropPending();
         if (q != null) {
             q.removeEventsOf(this);
             q.release();
@@ -228,6 +222,7 @@ final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, S
         shut();
     }
 
+    /** R15: stops listening and drops requests nobody took; the EQ stays bound until close. */
     @Override
     protected void onDeparture() {
         ServerSocketChannel s;
@@ -236,6 +231,17 @@ final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, S
             server = null;
         }
         closeQuietly(s);
+        dropPending();
+    }
+
+    private void dropPending() {
+        List<PendingConnection> all;
+        synchronized (pending) {
+            all = new ArrayList<>(pending);
+        }
+        for (PendingConnection pc : all) {
+            pc.drop();
+        }
     }
 
     private static void closeQuietly(java.io.Closeable c) {

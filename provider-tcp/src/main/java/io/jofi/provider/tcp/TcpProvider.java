@@ -280,26 +280,32 @@ public final class TcpProvider extends AbstractFabricProvider {
     }
 
     /**
-     * The component deactivates: no engine may start, every object departs (R15: pending
-     * operations ECANCELED, connected endpoints FI_SHUTDOWN), then every engine still running
-     * stops and its thread is joined.
+     * The component deactivates: no engine may start, every engine stops (its thread joined),
+     * then every object departs (R15: pending operations ECANCELED, connected endpoints
+     * FI_SHUTDOWN).
      */
     @Deactivate
     void deactivate() {
+        List<ProgressEngine> all;
         synchronized (engines) {
             departed = true;
+            all = new ArrayList<>(engines);
+            engines.clear();
         }
-        try {
-            departAll();
-        } finally {
-            List<ProgressEngine> all;
-            synchronized (engines) {
-                all = new ArrayList<>(engines);
-                engines.clear();
-            }
-            for (ProgressEngine e : all) {
+        // Stop progress first, so that no connection sees its peer (often in this very JVM)
+        // go away while departing: every pending operation then ends as ECANCELED (R15),
+        // not as a race between ECANCELED and ECONNRESET.
+        RuntimeException failed = null;
+        for (ProgressEngine e : all) {
+            try {
                 e.close();
+            } catch (RuntimeException ex) {
+                failed = ex;
             }
+        }
+        departAll();
+        if (failed != null) {
+            throw failed;
         }
     }
 
