@@ -208,12 +208,49 @@ public final class TcpProvider extends AbstractFabricProvider {
             for (int bit = prefix; bit < b.length * 8; bit++) {
                 b[bit >> 3] &= (byte) ~(0x80 >> (bit & 7));
             }
-            try {
-                return InetAddress.getByAddress(b).getHostAddress() + "/" + prefix;
-            } catch (UnknownHostException e) {
-                throw new IllegalStateException(e);
-            }
+            return numeric(b) + "/" + prefix;
         }
+    }
+
+    /** An address as inet_ntop writes it (IPv6 with the longest run of zero groups as "::"). */
+    static String numeric(byte[] b) {
+        if (b.length == 4) {
+            return (b[0] & 0xFF) + "." + (b[1] & 0xFF) + "." + (b[2] & 0xFF) + "." + (b[3] & 0xFF);
+        }
+        int[] g = new int[8];
+        for (int i = 0; i < 8; i++) {
+            g[i] = ((b[2 * i] & 0xFF) << 8) | (b[2 * i + 1] & 0xFF);
+        }
+        int bestAt = -1;
+        int bestLen = 1; // a single zero group is not compressed
+        for (int i = 0; i < 8; ) {
+            if (g[i] != 0) {
+                i++;
+                continue;
+            }
+            int j = i;
+            while (j < 8 && g[j] == 0) {
+                j++;
+            }
+            if (j - i > bestLen) {
+                bestAt = i;
+                bestLen = j - i;
+            }
+            i = j;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 8; i++) {
+            if (i == bestAt) {
+                sb.append("::");
+                i += bestLen - 1;
+                continue;
+            }
+            if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') {
+                sb.append(':');
+            }
+            sb.append(Integer.toHexString(g[i]));
+        }
+        return sb.toString();
     }
 
     private static List<Local> locals() throws FabricException {
@@ -236,6 +273,8 @@ public final class TcpProvider extends AbstractFabricProvider {
         if (all.isEmpty()) {
             all.add(new Local("lo", InetAddress.getLoopbackAddress(), 8));
         }
+        // IPv4 first, then IPv6 (as libfabric lists them); the JDK's order within each family
+        all.sort(java.util.Comparator.comparingInt(l -> l.address instanceof Inet6Address ? 1 : 0));
         return all;
     }
 
@@ -243,7 +282,7 @@ public final class TcpProvider extends AbstractFabricProvider {
         Info info = new Info()
                 .caps(CAPS)
                 .addrFormat(l.address instanceof Inet6Address ? AddrFormat.SOCKADDR_IN6 : AddrFormat.SOCKADDR_IN);
-        info.epAttr().type(EpType.MSG).maxMsgSize(MAX_MSG_SIZE).txCtxCnt(1).rxCtxCnt(1);
+        info.epAttr().type(EpType.MSG).protocol(Fi.FI_PROTO_SOCK_TCP).maxMsgSize(MAX_MSG_SIZE).txCtxCnt(1).rxCtxCnt(1);
         info.txAttr().caps(Fi.FI_MSG | Fi.FI_SEND).injectSize(INJECT_SIZE).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
                 .msgOrder(0);
         info.rxAttr().caps(Fi.FI_MSG | Fi.FI_RECV | Fi.FI_SOURCE).size(QUEUE_SIZE).iovLimit(IOV_LIMIT);

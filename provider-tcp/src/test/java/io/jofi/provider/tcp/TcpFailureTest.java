@@ -172,5 +172,19 @@ class TcpFailureTest {
         io.jofi.Info hints = new io.jofi.Info().caps(Fi.FI_TAGGED);
         FabricException none = assertThrows(FabricException.class, () -> p.getInfo(null, null, 0, hints));
         assertEquals(Errno.ENODATA, none.errno());
+        assertEquals(Fi.FI_PROTO_SOCK_TCP, i.epAttr().protocol());
+    }
+
+    @Test
+    void addressesArePrintedAsInetNtopDoes() {
+        assertEquals("127.0.0.0", TcpProvider.numeric(new byte[] {127, 0, 0, 0}));
+        byte[] v6 = new byte[16];
+        v6[15] = 1;
+        assertEquals("::1", TcpProvider.numeric(v6));
+        v6[0] = (byte) 0xfd;
+        assertEquals("fd00::1", TcpProvider.numeric(v6));
+        byte[] one = new byte[16];
+        one[1] = 1; // 0001:0:...:0 -> 1::
+        assertEquals("1::", TcpProvider.numeric(one));
     }
 }
