@@ -1,22 +1,12 @@
 package io.jofi.provider.tcp;
 
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.BASE_HEADER_LENGTH;
-import static io.jofi.provider.tcp.wire.TcpWireDescriptor.FLAGS_OFFSET;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.FLAG_DELIVERY_COMPLETE;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.FLAG_REMOTE_CQ_DATA;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.HDR_SIZE_OFFSET;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.ID_OFFSET;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.MAX_HEADER_LENGTH;
-import static io.jofi.provider.tcp.wire.TcpWireDescriptor.MAX_OP;
-import static io.jofi.provider.tcp.wire.TcpWireDescriptor.MAX_RMA_IOV_COUNT;
-import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_DATA_ACK;
-import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_DATA_OFFSET;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_MSG;
-import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_OFFSET;
-import static io.jofi.provider.tcp.wire.TcpWireDescriptor.RMA_IOV_COUNT_OFFSET;
-import static io.jofi.provider.tcp.wire.TcpWireDescriptor.SIZE_OFFSET;
-import static io.jofi.provider.tcp.wire.TcpWireDescriptor.VERSION;
-import static io.jofi.provider.tcp.wire.TcpWireDescriptor.VERSION_OFFSET;
 
 import io.jofi.Addresses;
 import io.jofi.Endpoint;

@@ -250,6 +250,89 @@ class TcpMessageTest {
     }
 
     @Test
+    void concurrentSendersOnOneEndpointLoseNothing() throws Exception {
+        try (TcpTestBed bed = new TcpTestBed(Progress.AUTO).connect(null, null)) {
+            int perThread = 500;
+            ByteBuffer[] rx = new ByteBuffer[2 * perThread];
+            for (int i = 0; i < rx.length; i++) {
+                rx[i] = ByteBuffer.allocate(8);
+                assertEquals(0, bed.server.recv(rx[i], null, Fi.FI_ADDR_UNSPEC, i));
+            }
+            Thread[] senders = new Thread[2];
+            for (int t = 0; t < 2; t++) {
+                final int id = t;
+                senders[t] = new Thread(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        ByteBuffer b = ByteBuffer.allocate(8).putLong(0, ((long) id << 32) | i);
+                        int rc;
+                        while ((rc = bed.client.send(b, null, Fi.FI_ADDR_UNSPEC, null)) == -Errno.EAGAIN) {
+                            Thread.onSpinWait();
+                        }
+                        assertEquals(0, rc);
+                    }
+                });
+                senders[t].start();
+            }
+            java.util.Set<Long> seen = new java.util.HashSet<>();
+            for (int i = 0; i < 2 * perThread; i++) {
+                CqEntry r = awaitCompletion(bed.serverCq);
+                seen.add(rx[(Integer) r.context()].getLong(0));
+            }
+            for (Thread t : senders) {
+                t.join(TcpTestBed.TIMEOUT_MS);
+            }
+            assertEquals(2 * perThread, seen.size(), "every message arrived once, none garbled");
+            for (int i = 0; i < 2 * perThread; i++) {
+                awaitCompletion(bed.clientCq);
+            }
+        }
+    }
+
+    @Test
+    void countersBoundToTheEndpointCountCompletionsAndErrors() throws Exception {
+        try (TcpTestBed bed = new TcpTestBed(Progress.MANUAL)) {
+            io.jofi.Counter sent = bed.domain.openCounter(new io.jofi.CounterAttr(), null);
+            io.jofi.Counter received = bed.domain.openCounter(new io.jofi.CounterAttr(), null);
+            try {
+                bed.client = bed.domain.endpoint(bed.info, "client");
+                bed.client.bind(bed.clientEq, 0);
+                bed.client.bind(bed.clientCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
+                bed.client.bind(sent, Fi.FI_SEND);
+                bed.client.enable();
+                bed.client.connect(bed.pep.getName(), null);
+                io.jofi.EqEntry req = TcpTestBed.awaitEvent(bed.pepEq, Fi.FI_CONNREQ);
+                bed.server = bed.domain.endpoint(req.info(), "server");
+                bed.server.bind(bed.serverEq, 0);
+                bed.server.bind(bed.serverCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
+                bed.server.bind(received, Fi.FI_RECV);
+                bed.server.enable();
+                bed.server.accept(null);
+                TcpTestBed.awaitEvent(bed.serverEq, Fi.FI_CONNECTED);
+                TcpTestBed.awaitEvent(bed.clientEq, Fi.FI_CONNECTED);
+                ByteBuffer rx = ByteBuffer.allocate(2);
+                bed.server.recv(rx, null, Fi.FI_ADDR_UNSPEC, "ok");
+                bed.server.recv(rx, null, Fi.FI_ADDR_UNSPEC, "trunc");
+                bed.client.send(ByteBuffer.allocate(2), null, Fi.FI_ADDR_UNSPEC, "a");
+                bed.client.send(ByteBuffer.allocate(5), null, Fi.FI_ADDR_UNSPEC, "b");
+                awaitCompletion(bed.serverCq);
+                awaitError(bed.serverCq);
+                awaitCompletion(bed.clientCq);
+                awaitCompletion(bed.clientCq);
+                assertEquals(2, sent.read());
+                assertEquals(1, received.read());
+                assertEquals(1, received.readErr());
+            } finally {
+                bed.client.close();
+                bed.server.close();
+                bed.client = null;
+                bed.server = null;
+                sent.close();
+                received.close();
+            }
+        }
+    }
+
+    @Test
     void operationsTheCapsDoNotCoverAreNotImplemented() throws Exception {
         try (TcpTestBed bed = new TcpTestBed(Progress.AUTO).connect(null, null)) {
             ByteBuffer b = ByteBuffer.allocate(8);
