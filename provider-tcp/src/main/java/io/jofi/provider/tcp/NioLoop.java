@@ -55,10 +55,13 @@ final class NioLoop implements ProgressEngine.Step {
     }
 
     private static void dispatch(SelectionKey key) {
-        if (!key.isValid()) {
-            return;
+        int ready;
+        try {
+            ready = key.readyOps();
+        } catch (java.nio.channels.CancelledKeyException e) {
+            return; // closed by another thread after the selector picked it: nothing to do
         }
-        ((SelectHandler) key.attachment()).onSelected(key.readyOps());
+        ((SelectHandler) key.attachment()).onSelected(ready);
     }
 
     /** Makes a blocked {@link #progress} return. */

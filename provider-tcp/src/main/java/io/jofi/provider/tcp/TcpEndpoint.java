@@ -335,7 +335,15 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
             cmMessage.set(TcpWireDescriptor.CM_TYPE_REQUEST, param, 0, len).encode(cmOut);
             cmOut.flip();
             channel = ch;
-            boolean done = ch.connect(dest);
+            cm = CONNECTING;
+            boolean done;
+            try {
+                done = ch.connect(dest);
+            } catch (java.net.ConnectException refused) {
+                // Refused at once (possible on loopback): the outcome goes to the EQ as always.
+                failConnect(Errno.ECONNREFUSED, null, 0);
+                return;
+            }
             cm = done ? REQ_SENT : CONNECTING;
             interestRead = done;
             interestWrite = done;
@@ -343,11 +351,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
             // data progress is MANUAL); the socket moves to the domain's loop once connected.
             key = domain.cmLoop().register(ch, done ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT, this);
         } catch (IOException e) {
-            if (cm == CONNECTING || cm == REQ_SENT) {
-                // The connect failed at once (e.g. refused on loopback): report as the EQ would.
-                failConnect(Errno.ECONNREFUSED, null, 0);
-                return;
-            }
+            cm = IDLE;
             channel = null;
             closeQuietly(ch);
             throw new FabricException(Errno.EIO, "connect: cannot open a socket to " + dest + ": " + e.getMessage(), e);
@@ -699,31 +703,43 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     @Override
     public void onSelected(int readyOps) {
         synchronized (this) {
-            if (cm == DOWN || channel == null) {
+            try {
+                onSelectedLocked(readyOps);
+            } catch (java.nio.channels.CancelledKeyException e) {
+                // The socket was closed while this key was selected: the endpoint is down already.
+            } catch (RuntimeException e) {
+                // A defect must not stop the domain's progress thread for every other endpoint:
+                // this connection ends (FI_SHUTDOWN, error completions), the others go on.
+                teardown(Errno.EIO, true);
+            }
+        }
+    }
+
+    private void onSelectedLocked(int readyOps) {
+        if (cm == DOWN || channel == null) {
+            return;
+        }
+        if ((readyOps & SelectionKey.OP_CONNECT) != 0 && cm == CONNECTING) {
+            try {
+                channel.finishConnect();
+            } catch (IOException e) {
+                failConnect(Errno.ECONNREFUSED, null, 0);
                 return;
             }
-            if ((readyOps & SelectionKey.OP_CONNECT) != 0 && cm == CONNECTING) {
-                try {
-                    channel.finishConnect();
-                } catch (IOException e) {
-                    failConnect(Errno.ECONNREFUSED, null, 0);
-                    return;
-                }
-                cm = REQ_SENT;
-                interestRead = true;
-                interestWrite = true;
-                updateInterest();
+            cm = REQ_SENT;
+            interestRead = true;
+            interestWrite = true;
+            updateInterest();
+        }
+        if ((readyOps & SelectionKey.OP_WRITE) != 0) {
+            flushTx();
+        }
+        if ((readyOps & SelectionKey.OP_READ) != 0 && cm != DOWN) {
+            if (cm == REQ_SENT) {
+                readResponse();
             }
-            if ((readyOps & SelectionKey.OP_WRITE) != 0) {
-                flushTx();
-            }
-            if ((readyOps & SelectionKey.OP_READ) != 0 && cm != DOWN) {
-                if (cm == REQ_SENT) {
-                    readResponse();
-                }
-                if (cm == CONNECTED || cm == ACCEPTING) {
-                    readMessages();
-                }
+            if (cm == CONNECTED || cm == ACCEPTING) {
+                readMessages();
             }
         }
     }
