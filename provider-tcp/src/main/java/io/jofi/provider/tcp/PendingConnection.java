@@ -47,6 +47,11 @@ final class PendingConnection implements ConnReq, SelectHandler {
         this.key = key;
     }
 
+    /** The socket's key on the fabric's CM loop, which the accepting endpoint takes over with {@link #take()}. */
+    SelectionKey selectionKey() {
+        return key;
+    }
+
     @Override
     public void onSelected(int readyOps) {
         synchronized (this) {
@@ -79,7 +84,10 @@ final class PendingConnection implements ConnReq, SelectHandler {
                 return;
             }
             announced = true;
-            key.cancel(); // the socket goes to a domain's loop on accept
+            // Stop reading (nothing more may be read before accept); the key itself stays: the
+            // accepting endpoint takes it over on this same CM selector. (A cancelled key would
+            // make re-registering with this selector fail until its next pass.)
+            key.interestOps(0);
         }
         announce();
     }

@@ -58,7 +58,8 @@ import java.nio.channels.SocketChannel;
  * ({@link TcpSettings}), beyond which the endpoint stops reading from the socket
  * (back-pressure) until a receive is posted. {@code FI_TRANSMIT_COMPLETE} and
  * {@code FI_DELIVERY_COMPLETE} set flag bit 2; such a send completes when the peer's ack
- * arrives, and this side acks after placing (or buffering) the data, before completing its
+ * arrives, and this side acks once a receive took the data (placed in the matched buffer),
+ * before completing its
  * own receive (R11). Truncation completes with {@code ETRUNC} (R12).
  *
  * <p><b>Threads.</b> One lock (this endpoint's monitor) guards the connection state, the queues
@@ -82,7 +83,12 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
 
     private static final long SEND_FLAGS = Fi.FI_SEND | Fi.FI_MSG;
     private static final long RECV_FLAGS = Fi.FI_RECV | Fi.FI_MSG;
-    private static final long ACK_LEVELS = Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE;
+    /**
+     * Completion levels served by the wire ack (flag bit 2). The receiver acks once the message
+     * is placed in a matched receive buffer, which meets all three (R11: a stronger level than
+     * asked is allowed).
+     */
+    private static final long ACK_LEVELS = Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE | Fi.FI_MATCH_COMPLETE;
 
     private final TcpDomain domain;
     private final Info info;
@@ -389,14 +395,19 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         cmMessage.set(TcpWireDescriptor.CM_TYPE_ACCEPT, param, 0, len).encode(cmOut);
         cmOut.flip();
         cm = ACCEPTING;
-        try {
-            interestRead = true;
-            interestWrite = true;
-            key = domain.cmLoop().register(ch, SelectionKey.OP_READ | SelectionKey.OP_WRITE, this);
-        } catch (IOException e) {
+        // Take over the request's key on the CM loop: the response is written there, then the
+        // socket moves to this domain's loop (moveToDataLoop).
+        SelectionKey k = request.selectionKey();
+        if (k == null || !k.isValid()) {
             teardown(Errno.ECONNRESET, true);
             return;
         }
+        k.attach(this);
+        key = k;
+        interestRead = true;
+        interestWrite = true;
+        updateInterest();
+        domain.cmLoop().wakeup();
         flushTx();
     }
 
@@ -679,10 +690,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         Unexpected u = unexpected.poll();
         if (u != null) {
             // An earlier message waits: it is this receive's, in order (MSG).
-            unexpectedBytes -= u.data.remaining();
-            long total = u.data.remaining();
-            long placed = op.place(u.data);
-            finishRecv(op, placed, total - placed, u.hasCqData, u.cqData);
+            deliverUnexpected(op, u);
             if (readState == R_PAUSED) {
                 resumeReading();
             }
@@ -1004,12 +1012,15 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
                             }
                         }
                         d.flip();
-                        unexpected.offer(currentUnexpected);
+                        Unexpected u = currentUnexpected;
                         currentUnexpected = null;
-                        if (messageAck) {
-                            // buffered at the target counts as delivered (R11)
-                            pendingAcks++;
-                            flushTx();
+                        RxOp waiting = rxQueue.poll();
+                        if (waiting != null) {
+                            // A receive was posted while this message was being buffered
+                            // (the unexpected queue was empty then): it is this message's.
+                            deliverUnexpected(waiting, u);
+                        } else {
+                            unexpected.offer(u);
                         }
                         readState = R_HEADER;
                         header.clear().limit(BASE_HEADER_LENGTH);
@@ -1063,7 +1074,8 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         TcpProvider p = domain.provider();
         if (!unexpected.isFull() && unexpectedBytes + messageLength <= p.unexpectedBytes()) {
             unexpectedBytes += messageLength;
-            currentUnexpected = new Unexpected(ByteBuffer.allocate((int) messageLength), messageHasData, messageData);
+            currentUnexpected = new Unexpected(ByteBuffer.allocate((int) messageLength), messageHasData, messageData,
+                    messageAck);
             readState = R_UNEXPECTED;
             return;
         }
@@ -1088,6 +1100,18 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
             flushTx();
         }
         finishRecv(op, messageLength - discarded, discarded, messageHasData, messageData);
+    }
+
+    /** A receive takes a buffered message: copy, ack if asked (before the completion, R11), complete. */
+    private void deliverUnexpected(RxOp op, Unexpected u) {
+        long total = u.data.remaining();
+        unexpectedBytes -= total;
+        long placed = op.place(u.data);
+        if (u.ackWanted) {
+            pendingAcks++;
+            flushTx();
+        }
+        finishRecv(op, placed, total - placed, u.hasCqData, u.cqData);
     }
 
     private void finishRecv(RxOp op, long len, long discarded, boolean hasData, long data) {
@@ -1314,6 +1338,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     @Override
     protected String describe() {
         return "tcp MSG endpoint";
+    }
+
+    /** Whether a message is being read into the unexpected buffer right now (tests). */
+    synchronized boolean isBuffering() {
+        return readState == R_UNEXPECTED;
     }
 
     /** Descriptors created so far (tests prove the pools stop growing in steady state). */

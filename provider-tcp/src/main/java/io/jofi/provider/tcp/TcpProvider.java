@@ -284,8 +284,9 @@ public final class TcpProvider extends AbstractFabricProvider {
                 .addrFormat(l.address instanceof Inet6Address ? AddrFormat.SOCKADDR_IN6 : AddrFormat.SOCKADDR_IN);
         info.epAttr().type(EpType.MSG).protocol(Fi.FI_PROTO_SOCK_TCP).maxMsgSize(MAX_MSG_SIZE).txCtxCnt(1).rxCtxCnt(1);
         info.txAttr().caps(Fi.FI_MSG | Fi.FI_SEND).injectSize(INJECT_SIZE).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
-                .msgOrder(0);
-        info.rxAttr().caps(Fi.FI_MSG | Fi.FI_RECV | Fi.FI_SOURCE).size(QUEUE_SIZE).iovLimit(IOV_LIMIT);
+                .msgOrder(Fi.FI_ORDER_SAS);
+        info.rxAttr().caps(Fi.FI_MSG | Fi.FI_RECV | Fi.FI_SOURCE).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
+                .msgOrder(Fi.FI_ORDER_SAS); // one stream, receives matched in order
         info.domainAttr().name(l.ifName).threading(Threading.SAFE)
                 .controlProgress(Progress.AUTO).dataProgress(Progress.AUTO)
                 .cqDataSize(8).epCnt(8192).cqCnt(256).txCtxCnt(8192).rxCtxCnt(8192)

@@ -10,10 +10,13 @@ final class Unexpected {
     final ByteBuffer data;
     final boolean hasCqData;
     final long cqData;
+    /** The sender asked for an ack (flag bit 2): sent when a receive takes the message. */
+    final boolean ackWanted;
 
-    Unexpected(ByteBuffer data, boolean hasCqData, long cqData) {
+    Unexpected(ByteBuffer data, boolean hasCqData, long cqData, boolean ackWanted) {
         this.data = data;
         this.hasCqData = hasCqData;
         this.cqData = cqData;
+        this.ackWanted = ackWanted;
     }
 }

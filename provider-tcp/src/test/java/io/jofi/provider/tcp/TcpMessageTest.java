@@ -122,14 +122,15 @@ class TcpMessageTest {
         try (TcpTestBed bed = new TcpTestBed(mode).connect(null, null)) {
             Msg msg = new Msg().buffer(pattern(4, 3, true), null).context("dc");
             assertEquals(0, bed.client.sendMsg(msg, Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION));
-            // no receive posted: the message is buffered at the target, which counts as delivered (R11)
-            CqEntry s = awaitCompletion(bed.clientCq);
-            assertEquals("dc", s.context());
-            // with a receive posted the ack comes after placing
+            // no receive posted: the message waits unexpected and is not acked yet
+            assertNothing(bed.clientCq, 100);
             ByteBuffer rx = ByteBuffer.allocate(8);
             bed.server.recv(rx, null, Fi.FI_ADDR_UNSPEC, "first");
-            bed.server.recv(rx, null, Fi.FI_ADDR_UNSPEC, "second");
+            // the receive takes it: the ack follows, the send completes (R11)
             assertEquals("first", awaitCompletion(bed.serverCq).context());
+            assertEquals("dc", awaitCompletion(bed.clientCq).context());
+            // with a receive posted first the ack comes after placing
+            bed.server.recv(rx, null, Fi.FI_ADDR_UNSPEC, "second");
             msg.context("tc");
             assertEquals(0, bed.client.sendMsg(msg, Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION));
             assertEquals("tc", awaitCompletion(bed.clientCq).context());
@@ -329,6 +330,31 @@ class TcpMessageTest {
                 sent.close();
                 received.close();
             }
+        }
+    }
+
+    /** A receive posted while a large unexpected message is being buffered gets that message. */
+    @Test
+    void aReceivePostedWhileAMessageIsBeingBufferedTakesIt() throws Exception {
+        try (TcpTestBed bed = new TcpTestBed(Progress.MANUAL).connect(null, null)) {
+            int size = 4 << 20; // larger than the socket buffers: buffering takes several passes
+            ByteBuffer tx = pattern(size, 5, true);
+            assertEquals(0, bed.client.send(tx, null, Fi.FI_ADDR_UNSPEC, "tx"));
+            CqEntry[] one = {new CqEntry()};
+            // drive until some of it was read into the unexpected buffer, then post the receive
+            long deadline = System.currentTimeMillis() + TcpTestBed.TIMEOUT_MS;
+            TcpEndpoint server = (TcpEndpoint) bed.server;
+            while (!server.isBuffering() && System.currentTimeMillis() < deadline) {
+                bed.serverCq.read(one, 1);
+            }
+            assertTrue(server.isBuffering(), "the message is being buffered");
+            ByteBuffer rx = ByteBuffer.allocateDirect(size);
+            assertEquals(0, bed.server.recv(rx, null, Fi.FI_ADDR_UNSPEC, "rx"));
+            CqEntry r = awaitCompletion(bed.serverCq);
+            assertEquals("rx", r.context());
+            assertEquals(size, r.len());
+            assertSameBytes(tx, rx, 0, size);
+            assertEquals("tx", awaitCompletion(bed.clientCq).context());
         }
     }
 
