@@ -104,8 +104,8 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     private UtilCounter sendCntr;
     private UtilCounter recvCntr;
     private UtilAddressVector av;
-    private boolean selectiveTx;
-    private boolean selectiveRx;
+    private volatile boolean selectiveTx;
+    private volatile boolean selectiveRx;
     private boolean enabled;
 
     // ---- connection (under this)

@@ -157,6 +157,18 @@ class TcpConnectionTest {
     }
 
     @Test
+    void manualProgressRunsNoDataThreadAndAutoRunsOne() throws Exception {
+        try (TcpTestBed manual = new TcpTestBed(Progress.MANUAL)) {
+            assertEquals(null, ((TcpDomain) manual.domain).engine().thread(), "MANUAL: data moves in the application's calls");
+            assertEquals(Progress.MANUAL, ((TcpDomain) manual.domain).engine().mode());
+        }
+        try (TcpTestBed auto = new TcpTestBed(Progress.AUTO)) {
+            Thread t = ((TcpDomain) auto.domain).engine().thread();
+            assertEquals(true, t != null && t.isAlive() && t.getName().startsWith("jofi-tcp-progress-"));
+        }
+    }
+
+    @Test
     void acceptingWithoutAConnReqIsABadState() throws Exception {
         try (TcpTestBed bed = new TcpTestBed(Progress.AUTO)) {
             Endpoint ep = bed.newClient();
