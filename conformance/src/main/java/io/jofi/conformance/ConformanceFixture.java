@@ -456,6 +456,21 @@ public final class ConformanceFixture implements AutoCloseable {
     @Override
     public void close() {
         List<String> failures = new ArrayList<>();
+        // Endpoints first (newest first): suites open an endpoint before the EQ/CQs it binds
+        // (to meet ENOSYS early), and a queue still bound to an open endpoint is EBUSY (R9).
+        for (java.util.Iterator<Fid> it = opened.iterator(); it.hasNext(); ) {
+            Fid fid = it.next();
+            if (fid.fidClass() == io.jofi.FidClass.ENDPOINT || fid.fidClass() == io.jofi.FidClass.PASSIVE_ENDPOINT) {
+                it.remove();
+                try {
+                    fid.close();
+                } catch (FabricException e) {
+                    failures.add(fid.fidClass() + " " + fid.context() + ": " + e);
+                } catch (RuntimeException e) {
+                    failures.add(fid.fidClass() + " " + fid.context() + ": unexpected " + e);
+                }
+            }
+        }
         while (!opened.isEmpty()) {
             Fid fid = opened.pop();
             try {

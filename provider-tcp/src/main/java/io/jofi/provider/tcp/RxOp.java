@@ -1,0 +1,76 @@
+package io.jofi.provider.tcp;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A pooled posted-receive descriptor: views of the caller's buffers that a message's payload
+ * is read straight into (scattering read), trimmed to the message's length. Views are cached
+ * per descriptor and reused while the caller posts the same buffers (no allocation in steady
+ * state; the caller's position and limit are never touched).
+ */
+final class RxOp {
+    final ByteBuffer[] views = new ByteBuffer[TcpProvider.IOV_LIMIT];
+    private final ByteBuffer[] sources = new ByteBuffer[TcpProvider.IOV_LIMIT];
+    int count;
+    /** First view not filled completely. */
+    int first;
+    Object context;
+    /** The first buffer the caller posted (the completion's {@code buf}) and its position. */
+    ByteBuffer buf;
+    int bufOffset;
+    long capacity;
+    boolean complete;
+
+    /** Sets view {@code i} to {@code [position, limit)} of {@code src}. */
+    void buffer(int i, ByteBuffer src) {
+        ByteBuffer v;
+        if (sources[i] == src) {
+            v = views[i];
+        } else {
+            v = src.duplicate();
+            sources[i] = src;
+            views[i] = v;
+        }
+        v.limit(v.capacity()).position(src.position()).limit(src.limit());
+    }
+
+    /** Trims the views to {@code n} bytes in total (the part of a message that is placed). */
+    void trimTo(long n) {
+        long left = n;
+        for (int i = 0; i < count; i++) {
+            ByteBuffer v = views[i];
+            int take = (int) Math.min(v.remaining(), left);
+            v.limit(v.position() + take);
+            left -= take;
+        }
+        first = 0;
+    }
+
+    /** Whether every view is full. */
+    boolean advance() {
+        while (first < count && !views[first].hasRemaining()) {
+            first++;
+        }
+        return first == count;
+    }
+
+    /** Copies {@code src} (an unexpected message) into the views; returns the bytes placed. */
+    long place(ByteBuffer src) {
+        long placed = 0;
+        int at = src.position();
+        int end = src.limit();
+        for (int i = 0; i < count && at < end; i++) {
+            ByteBuffer v = views[i];
+            int take = Math.min(v.remaining(), end - at);
+            v.put(v.position(), src, at, take);
+            at += take;
+            placed += take;
+        }
+        return placed;
+    }
+
+    void reset() {
+        context = null;
+        buf = null;
+    }
+}

@@ -1,0 +1,111 @@
+package io.jofi.provider.tcp;
+
+import io.jofi.EpType;
+import io.jofi.Endpoint;
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.Info;
+import io.jofi.Progress;
+import io.jofi.spi.util.ProgressEngine;
+import io.jofi.spi.util.UtilDomain;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The tcp domain: queues, counters, AVs and memory registration are the util layer's; it owns
+ * one {@link NioLoop} and the {@link ProgressEngine} that runs it in the info's data-progress
+ * mode ({@code AUTO}: thread {@code jofi-tcp-progress-N}; {@code MANUAL}: inside the
+ * application's CQ/EQ/counter reads and endpoint calls). Every endpoint's sockets are
+ * registered with this loop.
+ */
+final class TcpDomain extends UtilDomain {
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    private final TcpFabric fabric;
+    private final NioLoop loop;
+    private final ProgressEngine engine;
+
+    TcpDomain(TcpFabric fabric, Info info, Object context) throws FabricException {
+        super(fabric, info, context);
+        this.fabric = fabric;
+        this.loop = new NioLoop();
+        ProgressEngine e;
+        try {
+            Progress mode = info.domainAttr().dataProgress();
+            e = fabric.provider().startEngine(mode, "jofi-tcp-progress-" + THREADS.incrementAndGet(), loop);
+        } catch (FabricException ex) {
+            loop.close();
+            close();
+            throw ex;
+        }
+        this.engine = e;
+    }
+
+    /**
+     * {@code fi_endpoint}: an MSG endpoint; with {@code info.handle()} set (from an
+     * {@code FI_CONNREQ} event) it takes over that connection request, to be accepted.
+     *
+     * @throws FabricException {@code EINVAL} for a null info, another endpoint type, or a
+     *         handle that is not a pending tcp connection request; {@code ENOSYS} for RDM (not yet)
+     */
+    @Override
+    public Endpoint endpoint(Info info, Object context) throws FabricException {
+        ensureOpen("endpoint");
+        if (info == null) {
+            throw new FabricException(Errno.EINVAL, "endpoint: info is required");
+        }
+        EpType t = info.epAttr().type();
+        if (t == EpType.RDM || t == EpType.DGRAM) {
+            throw new FabricException(Errno.ENOSYS, "endpoint: tcp " + t + " endpoints are not implemented yet; use MSG");
+        }
+        if (info.handle() != null && !(info.handle() instanceof PendingConnection)) {
+            throw new FabricException(Errno.EINVAL, "endpoint: info.handle() is not a tcp connection request");
+        }
+        return adopt(new TcpEndpoint(this, info, context));
+    }
+
+    NioLoop loop() {
+        return loop;
+    }
+
+    /**
+     * The fabric's connection-management loop, where sockets live until connected.
+     *
+     * @throws FabricException {@code ENODEV} when the provider departs
+     */
+    NioLoop cmLoop() throws FabricException {
+        return fabric.cmLoop();
+    }
+
+    ProgressEngine engine() {
+        return engine;
+    }
+
+    TcpProvider provider() {
+        return fabric.provider();
+    }
+
+    private void stop() {
+        if (engine != null) {
+            fabric.provider().stopEngine(engine);
+        }
+        loop.close();
+    }
+
+    @Override
+    protected void onClose() throws FabricException {
+        try {
+            super.onClose();
+        } finally {
+            stop();
+        }
+    }
+
+    @Override
+    protected void onDeparture() {
+        try {
+            super.onDeparture();
+        } finally {
+            stop();
+        }
+    }
+}

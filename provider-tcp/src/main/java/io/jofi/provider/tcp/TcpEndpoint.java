@@ -1,0 +1,1447 @@
+package io.jofi.provider.tcp;
+
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.BASE_HEADER_LENGTH;
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.FLAG_DELIVERY_COMPLETE;
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.FLAG_REMOTE_CQ_DATA;
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.HDR_SIZE_OFFSET;
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.ID_OFFSET;
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.MAX_HEADER_LENGTH;
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_MSG;
+
+import io.jofi.Addresses;
+import io.jofi.Endpoint;
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Fid;
+import io.jofi.FidClass;
+import io.jofi.Info;
+import io.jofi.MemoryRegion;
+import io.jofi.Msg;
+import io.jofi.RmaMsg;
+import io.jofi.TaggedMsg;
+import io.jofi.provider.tcp.wire.CmMessage;
+import io.jofi.provider.tcp.wire.MessageHeader;
+import io.jofi.provider.tcp.wire.TcpWireDescriptor;
+import io.jofi.provider.tcp.wire.WireStatus;
+import io.jofi.spi.util.AbstractFid;
+import io.jofi.spi.util.UtilAddressVector;
+import io.jofi.spi.util.UtilCompletionQueue;
+import io.jofi.spi.util.UtilCounter;
+import io.jofi.spi.util.UtilEventQueue;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+
+/**
+ * An MSG endpoint of the tcp provider ({@code fi_endpoint(3)}, {@code fi_cm(3)},
+ * {@code fi_msg(3)}), speaking libfabric's tcp wire format (TCP-WIRE.md).
+ *
+ * <p><b>Connection state machine.</b> Active: {@code connect} → CONNECTING (socket connect) →
+ * REQ_SENT (CM request written, response awaited) → CONNECTED ({@code FI_CONNECTED} with the
+ * acceptor's data) or refused (EQ error {@code ECONNREFUSED}, reject data in {@code errData};
+ * {@code ENOPROTOOPT} for a response of another version). Passive: opened with the
+ * {@code ConnReq} of an {@code FI_CONNREQ} → {@code accept} → ACCEPTING (response being
+ * written) → CONNECTED ({@code FI_CONNECTED}). Any end of the connection — local
+ * {@code shutdown}, the peer's FIN, reset, malformed input, departure — goes to DOWN once:
+ * one {@code FI_SHUTDOWN} (R14) and an error completion for every pending operation
+ * ({@code ECONNRESET} when the peer ended it, {@code ECANCELED} when we did).
+ *
+ * <p><b>Data path.</b> A send is a header plus payload written with one gathering write from
+ * a pooled {@link TxOp} (written inline in the caller's thread when nothing is queued ahead);
+ * receives are matched in posting order and the payload is read straight into the posted
+ * buffers. Messages that find no receive are buffered up to the configured limit
+ * ({@link TcpSettings}), beyond which the endpoint stops reading from the socket
+ * (back-pressure) until a receive is posted. {@code FI_TRANSMIT_COMPLETE} and
+ * {@code FI_DELIVERY_COMPLETE} set flag bit 2; such a send completes when the peer's ack
+ * arrives, and this side acks once a receive took the data (placed in the matched buffer),
+ * before completing its
+ * own receive (R11). Truncation completes with {@code ETRUNC} (R12).
+ *
+ * <p><b>Threads.</b> One lock (this endpoint's monitor) guards the connection state, the queues
+ * and the socket; the progress step takes it per selected key, the application's calls per
+ * operation. Completions are written under it (the util CQ has its own synchronisation).
+ */
+final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
+    private static final int IDLE = 0;
+    private static final int CONNECTING = 1;
+    private static final int REQ_SENT = 2;
+    private static final int ACCEPTING = 3;
+    private static final int CONNECTED = 4;
+    private static final int DOWN = 5;
+
+    /** Read states of a data message. */
+    private static final int R_HEADER = 0;
+    private static final int R_PAYLOAD = 1;
+    private static final int R_UNEXPECTED = 2;
+    private static final int R_DISCARD = 3;
+    private static final int R_PAUSED = 4;
+
+    private static final long SEND_FLAGS = Fi.FI_SEND | Fi.FI_MSG;
+    private static final long RECV_FLAGS = Fi.FI_RECV | Fi.FI_MSG;
+    /**
+     * Completion levels served by the wire ack (flag bit 2). The receiver acks once the message
+     * is placed in a matched receive buffer, which meets all three (R11: a stronger level than
+     * asked is allowed).
+     */
+    private static final long ACK_LEVELS = Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE | Fi.FI_MATCH_COMPLETE;
+
+    private final TcpDomain domain;
+    private final Info info;
+    private final PendingConnection request;
+    private final int queueSize;
+    private final long txOpFlags;
+    private final long rxOpFlags;
+
+    // ---- bindings (control path, under this)
+    private UtilCompletionQueue txCq;
+    private UtilCompletionQueue rxCq;
+    private UtilEventQueue eq;
+    private UtilCounter sendCntr;
+    private UtilCounter recvCntr;
+    private UtilAddressVector av;
+    private volatile boolean selectiveTx;
+    private volatile boolean selectiveRx;
+    private boolean enabled;
+
+    // ---- connection (under this)
+    private int cm = IDLE;
+    private SocketChannel channel;
+    private SelectionKey key;
+    private final CmMessage cmMessage = new CmMessage();
+    private final ByteBuffer cmOut = ByteBuffer.allocate(TcpWireDescriptor.CM_HEADER_LENGTH + TcpWireDescriptor.CM_MAX_DATA_LENGTH);
+    private final ByteBuffer cmIn = ByteBuffer.allocate(TcpWireDescriptor.CM_HEADER_LENGTH + TcpWireDescriptor.CM_MAX_DATA_LENGTH);
+    private boolean interestWrite;
+    private boolean interestRead;
+
+    // ---- transmit (under this)
+    private final TxOp[] txFree;
+    private int txFreeCount;
+    private int txCreated;
+    private final OpRing<TxOp> txQueue;
+    private final OpRing<TxOp> ackWait;
+    private int pendingAcks;
+    private boolean ackInFlight;
+    private final ByteBuffer ackFrame = ByteBuffer.allocateDirect(BASE_HEADER_LENGTH).order(ByteOrder.BIG_ENDIAN);
+    private int headerId;
+
+    // ---- receive (under this)
+    private final RxOp[] rxFree;
+    private int rxFreeCount;
+    private int rxCreated;
+    private final OpRing<RxOp> rxQueue;
+    private final OpRing<Unexpected> unexpected;
+    private long unexpectedBytes;
+    private final ByteBuffer header = ByteBuffer.allocateDirect(MAX_HEADER_LENGTH).order(ByteOrder.BIG_ENDIAN);
+    /** Decoded received header; big-endian (JOFI declares big-endian, TCP-WIRE "Byte order"). */
+    private final MessageHeader rxHeader = new MessageHeader(ByteOrder.BIG_ENDIAN);
+    /** Encodes sent headers and acks. */
+    private final MessageHeader txHeader = new MessageHeader(ByteOrder.BIG_ENDIAN);
+    private final ByteBuffer discard = ByteBuffer.allocateDirect(64 * 1024);
+    private int readState = R_HEADER;
+    private RxOp current;
+    private Unexpected currentUnexpected;
+    private long messageLength;
+    private long discardLeft;
+    /** Bytes of the current message that find no room in the receive (R12 {@code olen}). */
+    private long messageDiscarded;
+    private boolean messageHasData;
+    private long messageData;
+    private boolean messageAck;
+
+    TcpEndpoint(TcpDomain domain, Info info, Object context) {
+        super(FidClass.ENDPOINT, context);
+        this.domain = domain;
+        this.info = info.copy();
+        this.request = (PendingConnection) info.handle();
+        this.info.handle(null);
+        long tx = info.txAttr().size();
+        long rx = info.rxAttr().size();
+        this.queueSize = (int) Math.max(16, Math.min(65536, Math.max(tx, rx) == 0 ? TcpProvider.QUEUE_SIZE : Math.max(tx, rx)));
+        this.txOpFlags = info.txAttr().opFlags();
+        this.rxOpFlags = info.rxAttr().opFlags();
+        this.txFree = new TxOp[queueSize];
+        this.rxFree = new RxOp[queueSize];
+        this.txQueue = new OpRing<>(queueSize + 1);
+        this.ackWait = new OpRing<>(queueSize + 1);
+        this.rxQueue = new OpRing<>(queueSize);
+        this.unexpected = new OpRing<>(Math.max(1, domain.provider().unexpectedMessages()));
+        header.limit(BASE_HEADER_LENGTH);
+        cmIn.limit(TcpWireDescriptor.CM_HEADER_LENGTH);
+    }
+
+    // =================================================================== control path
+
+    /**
+     * {@code fi_ep_bind}: a CQ ({@code FI_TRANSMIT}, {@code FI_RECV},
+     * {@code FI_SELECTIVE_COMPLETION}), an EQ, a counter ({@code FI_SEND}, {@code FI_RECV}) or
+     * an AV (accepted, unused by MSG endpoints). Each bound object is retained until this
+     * endpoint closes (R9) and is driven by the domain's engine in manual progress.
+     *
+     * @throws FabricException {@code EINVAL} for a foreign object, wrong flags or a second bind
+     *         of the same role; {@code EOPBADSTATE} after {@code enable}
+     */
+    @Override
+    public synchronized void bind(Fid fid, long flags) throws FabricException {
+        ensureOpen("bind");
+        if (enabled) {
+            throw new FabricException(Errno.EOPBADSTATE, "bind: the endpoint is enabled already; bind before enable");
+        }
+        if (fid instanceof UtilCompletionQueue cq) {
+            long roles = flags & (Fi.FI_TRANSMIT | Fi.FI_RECV);
+            if (roles == 0 || (flags & ~(Fi.FI_TRANSMIT | Fi.FI_RECV | Fi.FI_SELECTIVE_COMPLETION)) != 0) {
+                throw new FabricException(Errno.EINVAL, "bind: a CQ takes FI_TRANSMIT and/or FI_RECV (and FI_SELECTIVE_COMPLETION), got 0x"
+                        + Long.toHexString(flags));
+            }
+            if (((roles & Fi.FI_TRANSMIT) != 0 && txCq != null) || ((roles & Fi.FI_RECV) != 0 && rxCq != null)) {
+                throw new FabricException(Errno.EINVAL, "bind: a CQ is bound for that direction already");
+            }
+            boolean selective = (flags & Fi.FI_SELECTIVE_COMPLETION) != 0;
+            if ((roles & Fi.FI_TRANSMIT) != 0) {
+                cq.retain();
+                cq.attachProgress(domain.engine());
+                txCq = cq;
+                selectiveTx = selective;
+            }
+            if ((roles & Fi.FI_RECV) != 0) {
+                cq.retain();
+                cq.attachProgress(domain.engine());
+                rxCq = cq;
+                selectiveRx = selective;
+            }
+        } else if (fid instanceof UtilEventQueue q) {
+            if (eq != null) {
+                throw new FabricException(Errno.EINVAL, "bind: an event queue is bound already");
+            }
+            q.retain();
+            q.attachProgress(domain.engine());
+            eq = q;
+        } else if (fid instanceof UtilCounter c) {
+            long roles = flags & (Fi.FI_SEND | Fi.FI_RECV);
+            if (roles == 0 || (flags & ~(Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ
+                    | Fi.FI_REMOTE_WRITE)) != 0) {
+                throw new FabricException(Errno.EINVAL, "bind: an MSG endpoint counts FI_SEND and/or FI_RECV, got 0x"
+                        + Long.toHexString(flags));
+            }
+            if (((roles & Fi.FI_SEND) != 0 && sendCntr != null) || ((roles & Fi.FI_RECV) != 0 && recvCntr != null)) {
+                throw new FabricException(Errno.EINVAL, "bind: a counter is bound for that direction already");
+            }
+            if ((roles & Fi.FI_SEND) != 0) {
+                c.retain();
+                c.attachProgress(domain.engine());
+                sendCntr = c;
+            }
+            if ((roles & Fi.FI_RECV) != 0) {
+                c.retain();
+                c.attachProgress(domain.engine());
+                recvCntr = c;
+            }
+        } else if (fid instanceof UtilAddressVector a) {
+            if (av != null) {
+                throw new FabricException(Errno.EINVAL, "bind: an address vector is bound already");
+            }
+            a.retain();
+            av = a;
+        } else {
+            throw new FabricException(Errno.EINVAL, "bind: " + fid + " is not a CQ, EQ, counter or AV of this provider");
+        }
+    }
+
+    /**
+     * {@code fi_enable}.
+     *
+     * @throws FabricException {@code ENOEQ} without a bound EQ (MSG endpoints report their
+     *         connection there)
+     */
+    @Override
+    public synchronized void enable() throws FabricException {
+        ensureOpen("enable");
+        if (eq == null) {
+            throw new FabricException(Errno.ENOEQ, "enable: an MSG endpoint needs a bound event queue");
+        }
+        enabled = true;
+    }
+
+    /**
+     * {@code fi_getname}: the local socket address once connected or connecting, else the
+     * info's source address.
+     */
+    @Override
+    public synchronized byte[] getName() throws FabricException {
+        ensureOpen("getName");
+        if (channel != null) {
+            try {
+                InetSocketAddress a = (InetSocketAddress) channel.getLocalAddress();
+                if (a != null) {
+                    return Addresses.toSockaddr(a);
+                }
+            } catch (IOException e) {
+                throw new FabricException(Errno.ENOTCONN, "getName: the socket is closed", e);
+            }
+        }
+        if (info.srcAddr() == null) {
+            throw new FabricException(Errno.EADDRNOTAVAIL, "getName: not connected and no source address");
+        }
+        return info.srcAddr().clone();
+    }
+
+    /** {@code fi_getpeer}: the peer's socket address. */
+    @Override
+    public synchronized byte[] getPeer() throws FabricException {
+        ensureOpen("getPeer");
+        try {
+            InetSocketAddress a = channel == null ? null : (InetSocketAddress) channel.getRemoteAddress();
+            if (a == null) {
+                throw new FabricException(Errno.ENOTCONN, "getPeer: not connected");
+            }
+            return Addresses.toSockaddr(a);
+        } catch (IOException e) {
+            throw new FabricException(Errno.ENOTCONN, "getPeer: the socket is closed", e);
+        }
+    }
+
+    /**
+     * {@code fi_connect}: starts connecting to {@code addr} with up to 256 bytes of
+     * connection data; the outcome arrives on the EQ (R14).
+     *
+     * @throws FabricException {@code EOPBADSTATE} when not enabled or already connecting /
+     *         connected; {@code EINVAL} for a bad address or too much data; {@code EIO} when no
+     *         socket can be opened
+     */
+    @Override
+    public synchronized void connect(byte[] addr, byte[] param) throws FabricException {
+        ensureOpen("connect");
+        if (!enabled) {
+            throw new FabricException(Errno.EOPBADSTATE, "connect: enable the endpoint first");
+        }
+        if (cm != IDLE || request != null) {
+            throw new FabricException(Errno.EOPBADSTATE, "connect: the endpoint is not idle (connect once, on an endpoint not opened for a connection request)");
+        }
+        int len = param == null ? 0 : param.length;
+        if (len > TcpProvider.CM_DATA_SIZE) {
+            throw new FabricException(Errno.EINVAL, "connect: " + len + " bytes of connection data; at most "
+                    + TcpProvider.CM_DATA_SIZE);
+        }
+        InetSocketAddress dest;
+        try {
+            dest = Addresses.fromSockaddr(addr);
+        } catch (RuntimeException e) {
+            throw new FabricException(Errno.EINVAL, "connect: not a socket address: " + e.getMessage(), e);
+        }
+        SocketChannel ch = null;
+        try {
+            ch = SocketChannel.open();
+            ch.configureBlocking(false);
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            cmOut.clear();
+            cmMessage.set(TcpWireDescriptor.CM_TYPE_REQUEST, param, 0, len).encode(cmOut);
+            cmOut.flip();
+            channel = ch;
+            cm = CONNECTING;
+            boolean done;
+            try {
+                done = ch.connect(dest);
+            } catch (java.net.ConnectException refused) {
+                // Refused at once (possible on loopback): the outcome goes to the EQ as always.
+                failConnect(Errno.ECONNREFUSED, null, 0);
+                return;
+            }
+            cm = done ? REQ_SENT : CONNECTING;
+            interestRead = done;
+            interestWrite = done;
+            // Connection set-up runs on the fabric's CM loop (control progress is AUTO even when
+            // data progress is MANUAL); the socket moves to the domain's loop once connected.
+            key = domain.cmLoop().register(ch, done ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT, this);
+        } catch (IOException e) {
+            cm = IDLE;
+            channel = null;
+            closeQuietly(ch);
+            throw new FabricException(Errno.EIO, "connect: cannot open a socket to " + dest + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {@code fi_accept}: accepts the connection request this endpoint was opened for, with up
+     * to 256 bytes of data for the active side's {@code FI_CONNECTED}; this side's
+     * {@code FI_CONNECTED} follows once the response is written (R14).
+     *
+     * @throws FabricException {@code EOPBADSTATE} when not enabled, not opened from a
+     *         {@code FI_CONNREQ}, or accepted already; {@code EINVAL} for too much data or a
+     *         request that was rejected / is gone
+     */
+    @Override
+    public synchronized void accept(byte[] param) throws FabricException {
+        ensureOpen("accept");
+        if (!enabled) {
+            throw new FabricException(Errno.EOPBADSTATE, "accept: enable the endpoint first");
+        }
+        if (request == null || cm != IDLE) {
+            throw new FabricException(Errno.EOPBADSTATE, request == null
+                    ? "accept: the endpoint was not opened with the info of an FI_CONNREQ event"
+                    : "accept: called already");
+        }
+        int len = param == null ? 0 : param.length;
+        if (len > TcpProvider.CM_DATA_SIZE) {
+            throw new FabricException(Errno.EINVAL, "accept: " + len + " bytes of connection data; at most "
+                    + TcpProvider.CM_DATA_SIZE);
+        }
+        SocketChannel ch = request.take();
+        channel = ch;
+        cmOut.clear();
+        cmMessage.set(TcpWireDescriptor.CM_TYPE_ACCEPT, param, 0, len).encode(cmOut);
+        cmOut.flip();
+        cm = ACCEPTING;
+        // Take over the request's key on the CM loop: the response is written there, then the
+        // socket moves to this domain's loop (moveToDataLoop).
+        SelectionKey k = request.selectionKey();
+        if (k == null || !k.isValid()) {
+            teardown(Errno.ECONNRESET, true);
+            return;
+        }
+        k.attach(this);
+        key = k;
+        interestRead = true;
+        interestWrite = true;
+        updateInterest();
+        domain.cmLoop().wakeup();
+        flushTx();
+    }
+
+    /**
+     * {@code fi_shutdown}: FIN to the peer; this side raises {@code FI_SHUTDOWN} once and
+     * fails its pending operations with {@code ECANCELED} (R14). A second call does nothing.
+     *
+     * @throws FabricException {@code ENOTCONN} when it never connected
+     */
+    @Override
+    public synchronized void shutdown(long flags) throws FabricException {
+        ensureOpen("shutdown");
+        if (cm == DOWN) {
+            return;
+        }
+        if (cm == IDLE) {
+            throw new FabricException(Errno.ENOTCONN, "shutdown: the endpoint is not connected");
+        }
+        if (channel != null) {
+            try {
+                channel.shutdownOutput();
+            } catch (IOException e) {
+                // already reset by the peer: teardown below reports the end all the same
+            }
+        }
+        teardown(Errno.ECANCELED, cm == CONNECTED || cm == ACCEPTING);
+    }
+
+    /**
+     * {@code fi_cancel}: a pending receive with this context completes with {@code ECANCELED}
+     * (R13).
+     *
+     * @return 0, or {@code -ENOENT} when no such receive is pending
+     */
+    @Override
+    public synchronized int cancel(Object context) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        for (int i = 0, n = rxQueue.size(); i < n; i++) {
+            RxOp op = rxQueue.get(i);
+            if (op.context == context) {
+                rxQueue.removeAt(i);
+                failRecv(op, Errno.ECANCELED);
+                return 0;
+            }
+        }
+        return -Errno.ENOENT;
+    }
+
+    /**
+     * {@code fi_getopt}: {@code FI_OPT_CM_DATA_SIZE} (256).
+     *
+     * @throws FabricException {@code ENOPROTOOPT} for other levels/options
+     */
+    @Override
+    public long getOpt(int level, int name) throws FabricException {
+        ensureOpen("getOpt");
+        if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_CM_DATA_SIZE) {
+            return TcpProvider.CM_DATA_SIZE;
+        }
+        throw new FabricException(Errno.ENOPROTOOPT, "getOpt: option " + name + " at level " + level
+                + " is not supported (FI_OPT_CM_DATA_SIZE is)");
+    }
+
+    /**
+     * {@code fi_setopt}: {@code FI_OPT_CM_DATA_SIZE} may be set to at most 256 (the wire's limit).
+     *
+     * @throws FabricException {@code EINVAL} for a larger size; {@code ENOPROTOOPT} for other options
+     */
+    @Override
+    public void setOpt(int level, int name, long value) throws FabricException {
+        ensureOpen("setOpt");
+        if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_CM_DATA_SIZE) {
+            if (value < 0 || value > TcpProvider.CM_DATA_SIZE) {
+                throw new FabricException(Errno.EINVAL, "setOpt: FI_OPT_CM_DATA_SIZE " + value + " is outside 0..256");
+            }
+            return;
+        }
+        throw new FabricException(Errno.ENOPROTOOPT, "setOpt: option " + name + " at level " + level + " is not supported");
+    }
+
+    // =================================================================== data path: send
+
+    /** {@code fi_send}: completes on the write, or on the ack with FI_*_COMPLETE op flags (R11). */
+    @Override
+    public int send(ByteBuffer buf, MemoryRegion desc, long destAddr, Object context) {
+        return post(buf, null, 0, false, 0, txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION), context);
+    }
+
+    /** {@code fi_senddata}: a send carrying 8 bytes of remote CQ data (flag bit 0). */
+    @Override
+    public int sendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, Object context) {
+        return post(buf, null, 0, true, data, txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION), context);
+    }
+
+    /** {@code fi_inject}: at most 128 bytes, copied; no completion. */
+    @Override
+    public int inject(ByteBuffer buf, long destAddr) {
+        return post(buf, null, 0, false, 0, Fi.FI_INJECT, null);
+    }
+
+    /** {@code fi_injectdata}. */
+    @Override
+    public int injectData(ByteBuffer buf, long data, long destAddr) {
+        return post(buf, null, 0, true, data, Fi.FI_INJECT, null);
+    }
+
+    /**
+     * {@code fi_sendmsg}: flags {@code FI_REMOTE_CQ_DATA}, {@code FI_INJECT},
+     * {@code FI_COMPLETION}, {@code FI_TRANSMIT_COMPLETE}/{@code FI_DELIVERY_COMPLETE}
+     * (acked, R11), {@code FI_INJECT_COMPLETE}, {@code FI_FENCE}/{@code FI_MORE} (ordered anyway).
+     */
+    @Override
+    public int sendMsg(Msg msg, long flags) {
+        if (msg == null) {
+            return -Errno.EINVAL;
+        }
+        return post(null, msg, msg.iovCount(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(),
+                flags | (selectiveTx ? 0 : Fi.FI_COMPLETION), msg.context());
+    }
+
+    private synchronized int post(ByteBuffer buf, Msg msg, int iovCount, boolean withData, long data, long flags,
+                                  Object context) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        if (cm != CONNECTED) {
+            return cm == DOWN || cm == IDLE ? -Errno.ENOTCONN : -Errno.EAGAIN;
+        }
+        if (msg != null && (iovCount < 0 || iovCount > TcpProvider.IOV_LIMIT)) {
+            return -Errno.EINVAL;
+        }
+        long length = 0;
+        if (msg == null) {
+            if (buf == null) {
+                return -Errno.EINVAL;
+            }
+            length = buf.remaining();
+        } else {
+            for (int i = 0; i < iovCount; i++) {
+                if (msg.iov(i) == null) {
+                    return -Errno.EINVAL;
+                }
+                length += msg.iov(i).remaining();
+            }
+        }
+        boolean inject = (flags & Fi.FI_INJECT) != 0;
+        if (inject && (length > TcpProvider.INJECT_SIZE)) {
+            return -Errno.EINVAL;
+        }
+        if (length > TcpProvider.MAX_MSG_SIZE) {
+            return -Errno.EMSGSIZE;
+        }
+        boolean reports = !(inject && msg == null); // fi_inject never completes; sendMsg(FI_INJECT) may
+        if (reports && txCq == null) {
+            return -Errno.ENOCQ;
+        }
+        if (txQueue.isFull() || ackWait.size() + txQueue.size() >= queueSize) {
+            return -Errno.EAGAIN;
+        }
+        if (reports) {
+            rc = txCq.reserve();
+            if (rc != 0) {
+                return rc;
+            }
+        }
+        TxOp op = takeTx();
+        op.context = context;
+        op.reports = reports;
+        op.complete = (flags & Fi.FI_COMPLETION) != 0;
+        op.ackWanted = (flags & ACK_LEVELS) != 0;
+        op.cqFlags = SEND_FLAGS;
+        op.length = length;
+        int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (op.ackWanted ? FLAG_DELIVERY_COMPLETE : 0);
+        ByteBuffer h = op.header;
+        h.clear();
+        txHeader.clear().op(OP_MSG).flags(wireFlags).payloadLength(length);
+        if (withData) {
+            txHeader.cqData(data);
+        }
+        txHeader.encode(h);
+        h.flip();
+        if (inject) {
+            if (msg == null) {
+                op.payloadInjected(buf);
+            } else {
+                // gather the iovs into the inject copy
+                op.injectCopy.clear();
+                for (int i = 0; i < iovCount; i++) {
+                    ByteBuffer b = msg.iov(i);
+                    op.injectCopy.put(op.injectCopy.position(), b, b.position(), b.remaining());
+                    op.injectCopy.position(op.injectCopy.position() + b.remaining());
+                }
+                op.injectCopy.flip();
+                op.gather[1] = op.injectCopy;
+            }
+            op.count = 2;
+        } else if (msg == null) {
+            op.payload(0, buf);
+            op.count = 2;
+        } else {
+            for (int i = 0; i < iovCount; i++) {
+                op.payload(i, msg.iov(i));
+            }
+            op.count = 1 + iovCount;
+        }
+        op.first = 0;
+        txQueue.offer(op);
+        flushTx();
+        return 0;
+    }
+
+    /** {@code fi_recv}: matched in posting order (MSG). */
+    @Override
+    public int recv(ByteBuffer buf, MemoryRegion desc, long srcAddr, Object context) {
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        return postRecv(buf, null, 1, rxOpFlags | (selectiveRx ? 0 : Fi.FI_COMPLETION), context);
+    }
+
+    /** {@code fi_recvmsg}: flags {@code FI_COMPLETION}; {@code FI_MULTI_RECV} is not supported (ENOSYS). */
+    @Override
+    public int recvMsg(Msg msg, long flags) {
+        if (msg == null || msg.iovCount() < 0 || msg.iovCount() > TcpProvider.IOV_LIMIT) {
+            return -Errno.EINVAL;
+        }
+        if ((flags & Fi.FI_MULTI_RECV) != 0) {
+            return -Errno.ENOSYS;
+        }
+        for (int i = 0; i < msg.iovCount(); i++) {
+            if (msg.iov(i) == null) {
+                return -Errno.EINVAL;
+            }
+        }
+        return postRecv(null, msg, msg.iovCount(), flags | (selectiveRx ? 0 : Fi.FI_COMPLETION), msg.context());
+    }
+
+    private synchronized int postRecv(ByteBuffer buf, Msg msg, int iovCount, long flags, Object context) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        if (!enabled || cm == DOWN) {
+            return -Errno.EOPBADSTATE;
+        }
+        if (rxCq == null) {
+            return -Errno.ENOCQ;
+        }
+        if (rxQueue.isFull()) {
+            return -Errno.EAGAIN;
+        }
+        rc = rxCq.reserve();
+        if (rc != 0) {
+            return rc;
+        }
+        RxOp op = takeRx();
+        op.context = context;
+        op.complete = (flags & Fi.FI_COMPLETION) != 0;
+        long cap = 0;
+        if (msg == null) {
+            op.buffer(0, buf);
+            op.count = 1;
+            op.buf = buf;
+            op.bufOffset = buf.position();
+            cap = buf.remaining();
+        } else {
+            for (int i = 0; i < iovCount; i++) {
+                op.buffer(i, msg.iov(i));
+                cap += msg.iov(i).remaining();
+            }
+            op.count = iovCount;
+            op.buf = iovCount > 0 ? msg.iov(0) : null;
+            op.bufOffset = iovCount > 0 ? msg.iov(0).position() : 0;
+        }
+        op.capacity = cap;
+        Unexpected u = unexpected.poll();
+        if (u != null) {
+            // An earlier message waits: it is this receive's, in order (MSG).
+            deliverUnexpected(op, u);
+            if (readState == R_PAUSED) {
+                resumeReading();
+            }
+            return 0;
+        }
+        if (readState == R_PAUSED) {
+            rxQueue.offer(op);
+            resumeReading();
+            return 0;
+        }
+        rxQueue.offer(op);
+        return 0;
+    }
+
+    // =================================================================== progress
+
+    /** The selector found the socket ready: finish the connect, read, write. */
+    @Override
+    public void onSelected(int readyOps) {
+        synchronized (this) {
+            try {
+                onSelectedLocked(readyOps);
+            } catch (java.nio.channels.CancelledKeyException e) {
+                // The socket was closed while this key was selected: the endpoint is down already.
+            } catch (RuntimeException e) {
+                // A defect must not stop the domain's progress thread for every other endpoint:
+                // this connection ends (FI_SHUTDOWN, error completions), the others go on.
+                teardown(Errno.EIO, true);
+            }
+        }
+    }
+
+    private void onSelectedLocked(int readyOps) {
+        if (cm == DOWN || channel == null) {
+            return;
+        }
+        if ((readyOps & SelectionKey.OP_CONNECT) != 0 && cm == CONNECTING) {
+            try {
+                channel.finishConnect();
+            } catch (IOException e) {
+                failConnect(Errno.ECONNREFUSED, null, 0);
+                return;
+            }
+            cm = REQ_SENT;
+            interestRead = true;
+            interestWrite = true;
+            updateInterest();
+        }
+        if ((readyOps & SelectionKey.OP_WRITE) != 0) {
+            flushTx();
+        }
+        if ((readyOps & SelectionKey.OP_READ) != 0 && cm != DOWN) {
+            if (cm == REQ_SENT) {
+                readResponse();
+            }
+            if (cm == CONNECTED || cm == ACCEPTING) {
+                readMessages();
+            }
+        }
+    }
+
+    /** Active side: reads exactly the CM response (header, then its data) and acts on it. */
+    private void readResponse() {
+        try {
+            int n = channel.read(cmIn);
+            if (n < 0) {
+                failConnect(Errno.ECONNREFUSED, null, 0);
+                return;
+            }
+        } catch (IOException e) {
+            failConnect(Errno.ECONNREFUSED, null, 0);
+            return;
+        }
+        ByteBuffer view = cmIn.duplicate().flip();
+        int status = cmMessage.decode(view);
+        if (status == WireStatus.NEED_MORE) {
+            if (cmIn.limit() == TcpWireDescriptor.CM_HEADER_LENGTH && cmIn.position() == cmIn.limit()) {
+                // header complete but decode wants the data: extend to seg_size
+                int seg = ((cmIn.get(TcpWireDescriptor.CM_SEG_SIZE_OFFSET) & 0xFF) << 8)
+                        | (cmIn.get(TcpWireDescriptor.CM_SEG_SIZE_OFFSET + 1) & 0xFF);
+                cmIn.limit(TcpWireDescriptor.CM_HEADER_LENGTH + seg);
+                readResponse();
+            }
+            return;
+        }
+        if (status == WireStatus.CM_WRONG_VERSION) {
+            failConnect(Errno.ENOPROTOOPT, null, 0);
+            return;
+        }
+        if (WireStatus.isError(status)) {
+            failConnect(Errno.ECONNREFUSED, null, 0);
+            return;
+        }
+        if (cmMessage.type() == TcpWireDescriptor.CM_TYPE_REJECT) {
+            byte[] data = cmMessage.dataCopy();
+            failConnect(Errno.ECONNREFUSED, data, data.length);
+            return;
+        }
+        if (cmMessage.type() != TcpWireDescriptor.CM_TYPE_ACCEPT) {
+            failConnect(Errno.ECONNREFUSED, null, 0);
+            return;
+        }
+        cm = CONNECTED;
+        if (!moveToDataLoop()) {
+            return;
+        }
+        byte[] data = cmMessage.dataCopy();
+        eq.post(Fi.FI_CONNECTED, this, context(), 0, null, data, data.length);
+    }
+
+    /**
+     * The connection is established: its socket leaves the fabric's CM loop for the domain's
+     * data loop (progressed in the domain's mode). Nothing of the stream is lost: the CM
+     * response was read exactly, and the passive side's response is written completely.
+     *
+     * @return false when the socket is gone (torn down, R14)
+     */
+    private boolean moveToDataLoop() {
+        SelectionKey old = key;
+        if (old != null) {
+            old.cancel();
+        }
+        interestRead = true;
+        interestWrite = false;
+        try {
+            key = domain.loop().register(channel, SelectionKey.OP_READ, this);
+            return true;
+        } catch (IOException e) {
+            key = null;
+            teardown(Errno.ECONNRESET, true);
+            return false;
+        }
+    }
+
+    private void failConnect(int err, byte[] errData, int errDataSize) {
+        cm = DOWN;
+        closeChannel();
+        failAll(Errno.ECANCELED);
+        if (eq != null) {
+            eq.postError(this, context(), 0, err, 0, errData, errDataSize);
+        }
+    }
+
+    /** Writes what is queued: the CM message, then frames, acks between frames. */
+    private void flushTx() {
+        SocketChannel ch = channel;
+        if (ch == null || cm == DOWN || cm == CONNECTING) {
+            return;
+        }
+        try {
+            if (cmOut.hasRemaining()) {
+                ch.write(cmOut);
+                if (cmOut.hasRemaining()) {
+                    wantWrite(true);
+                    return;
+                }
+                if (cm == ACCEPTING) {
+                    cm = CONNECTED;
+                    if (!moveToDataLoop()) {
+                        return;
+                    }
+                    eq.post(Fi.FI_CONNECTED, this, context(), 0, null, null, 0);
+                }
+            }
+            if (cm != CONNECTED) {
+                wantWrite(false);
+                return;
+            }
+            while (true) {
+                TxOp op = txQueue.peek();
+                if (ackInFlight || (pendingAcks > 0 && (op == null || !op.started))) {
+                    if (!ackInFlight) {
+                        prepareAck();
+                        pendingAcks--;
+                        ackInFlight = true;
+                    }
+                    ch.write(ackFrame);
+                    if (ackFrame.hasRemaining()) {
+                        wantWrite(true);
+                        return;
+                    }
+                    ackInFlight = false;
+                    continue;
+                }
+                if (op == null) {
+                    wantWrite(false);
+                    return;
+                }
+                if (!op.started) {
+                    op.header.put(ID_OFFSET, (byte) headerId++);
+                    op.started = true;
+                }
+                ch.write(op.gather, op.first, op.count - op.first);
+                if (!op.advance()) {
+                    wantWrite(true);
+                    return;
+                }
+                txQueue.poll();
+                if (op.ackWanted) {
+                    ackWait.offer(op);
+                } else {
+                    completeSend(op);
+                }
+            }
+        } catch (IOException e) {
+            teardown(Errno.ECONNRESET, true);
+        }
+    }
+
+    private void prepareAck() {
+        ByteBuffer a = ackFrame;
+        a.clear();
+        txHeader.ack().id(headerId++ & 0xFF).encode(a);
+        a.flip();
+    }
+
+    private void wantWrite(boolean on) {
+        if (interestWrite != on) {
+            interestWrite = on;
+            updateInterest();
+            if (on) {
+                domain.loop().wakeup();
+            }
+        }
+    }
+
+    private void resumeReading() {
+        // The paused message's header is read already: find its destination again (the
+        // receive just posted, or room freed in the unexpected buffer).
+        beginMessage();
+        if (readState == R_PAUSED) {
+            return;
+        }
+        if (!interestRead) {
+            interestRead = true;
+            updateInterest();
+            domain.loop().wakeup();
+        }
+    }
+
+    private void updateInterest() {
+        SelectionKey k = key;
+        if (k != null && k.isValid()) {
+            k.interestOps((interestRead ? SelectionKey.OP_READ : 0) | (interestWrite ? SelectionKey.OP_WRITE : 0));
+        }
+    }
+
+    /** Reads and dispatches messages until the socket has nothing more (or reading pauses). */
+    private void readMessages() {
+        SocketChannel ch = channel;
+        try {
+            while (cm == CONNECTED || cm == ACCEPTING) {
+                switch (readState) {
+                    case R_HEADER -> {
+                        if (ch.read(header) < 0) {
+                            teardown(Errno.ECONNRESET, true);
+                            return;
+                        }
+                        if (header.hasRemaining()) {
+                            return;
+                        }
+                        int got = header.position();
+                        header.flip();
+                        int st = rxHeader.decode(header, TcpProvider.MAX_MSG_SIZE);
+                        if (st == WireStatus.NEED_MORE && got == BASE_HEADER_LENGTH) {
+                            // the base header is valid; read its extensions (CQ data)
+                            header.limit(header.get(HDR_SIZE_OFFSET) & 0xFF).position(got);
+                            continue;
+                        }
+                        if (st <= 0) {
+                            teardown(Errno.ECONNRESET, true); // malformed input: this connection only
+                            return;
+                        }
+                        onHeader();
+                    }
+                    case R_PAYLOAD -> {
+                        RxOp op = current;
+                        if (!op.advance()) {
+                            if (ch.read(op.views, op.first, op.count - op.first) < 0) {
+                                teardown(Errno.ECONNRESET, true);
+                                return;
+                            }
+                            if (!op.advance()) {
+                                return;
+                            }
+                        }
+                        if (discardLeft > 0) {
+                            readState = R_DISCARD;
+                        } else {
+                            endMessage();
+                        }
+                    }
+                    case R_DISCARD -> {
+                        discard.clear();
+                        discard.limit((int) Math.min(discard.capacity(), discardLeft));
+                        int n = ch.read(discard);
+                        if (n < 0) {
+                            teardown(Errno.ECONNRESET, true);
+                            return;
+                        }
+                        discardLeft -= n;
+                        if (discardLeft > 0) {
+                            if (n == 0) {
+                                return;
+                            }
+                            continue;
+                        }
+                        endMessage();
+                    }
+                    case R_UNEXPECTED -> {
+                        ByteBuffer d = currentUnexpected.data;
+                        if (d.hasRemaining()) {
+                            if (ch.read(d) < 0) {
+                                teardown(Errno.ECONNRESET, true);
+                                return;
+                            }
+                            if (d.hasRemaining()) {
+                                return;
+                            }
+                        }
+                        d.flip();
+                        Unexpected u = currentUnexpected;
+                        currentUnexpected = null;
+                        RxOp waiting = rxQueue.poll();
+                        if (waiting != null) {
+                            // A receive was posted while this message was being buffered
+                            // (the unexpected queue was empty then): it is this message's.
+                            deliverUnexpected(waiting, u);
+                        } else {
+                            unexpected.offer(u);
+                        }
+                        readState = R_HEADER;
+                        header.clear().limit(BASE_HEADER_LENGTH);
+                    }
+                    default -> {
+                        return; // R_PAUSED
+                    }
+                }
+            }
+        } catch (IOException e) {
+            teardown(Errno.ECONNRESET, true);
+        }
+    }
+
+    private void onHeader() {
+        MessageHeader h = rxHeader;
+        if (h.isAck()) {
+            header.clear().limit(BASE_HEADER_LENGTH);
+            TxOp op = ackWait.poll();
+            if (op == null || h.payloadLength() != 0) {
+                teardown(Errno.ECONNRESET, true); // an ack nobody asked for: the peer is confused
+                return;
+            }
+            completeSend(op);
+            return;
+        }
+        if (h.op() != OP_MSG) {
+            // tagged, RMA: not offered (caps), so a peer must not send them
+            teardown(Errno.ECONNRESET, true);
+            return;
+        }
+        messageLength = h.payloadLength();
+        messageHasData = h.hasCqData();
+        messageData = messageHasData ? h.cqData() : 0;
+        messageAck = h.ackRequested();
+        beginMessage();
+    }
+
+    /** Picks where the message's payload goes: the next posted receive, the unexpected buffer, or nowhere yet (pause). */
+    private void beginMessage() {
+        RxOp op = unexpected.isEmpty() ? rxQueue.poll() : null;
+        if (op != null) {
+            current = op;
+            long placed = Math.min(messageLength, op.capacity);
+            op.trimTo(placed);
+            discardLeft = messageLength - placed;
+            messageDiscarded = discardLeft;
+            readState = R_PAYLOAD;
+            return;
+        }
+        TcpProvider p = domain.provider();
+        if (!unexpected.isFull() && unexpectedBytes + messageLength <= p.unexpectedBytes()) {
+            unexpectedBytes += messageLength;
+            currentUnexpected = new Unexpected(ByteBuffer.allocate((int) messageLength), messageHasData, messageData,
+                    messageAck);
+            readState = R_UNEXPECTED;
+            return;
+        }
+        readState = R_PAUSED;
+        if (interestRead) {
+            interestRead = false;
+            updateInterest();
+        }
+    }
+
+    private void endMessage() {
+        RxOp op = current;
+        current = null;
+        long discarded = messageDiscarded;
+        discardLeft = 0;
+        messageDiscarded = 0;
+        header.clear().limit(BASE_HEADER_LENGTH);
+        readState = R_HEADER;
+        if (messageAck) {
+            // ack after placing the data, before this side's own completion (R11)
+            pendingAcks++;
+            flushTx();
+        }
+        finishRecv(op, messageLength - discarded, discarded, messageHasData, messageData);
+    }
+
+    /** A receive takes a buffered message: copy, ack if asked (before the completion, R11), complete. */
+    private void deliverUnexpected(RxOp op, Unexpected u) {
+        long total = u.data.remaining();
+        unexpectedBytes -= total;
+        long placed = op.place(u.data);
+        if (u.ackWanted) {
+            pendingAcks++;
+            flushTx();
+        }
+        finishRecv(op, placed, total - placed, u.hasCqData, u.cqData);
+    }
+
+    private void finishRecv(RxOp op, long len, long discarded, boolean hasData, long data) {
+        long flags = RECV_FLAGS | (hasData ? Fi.FI_REMOTE_CQ_DATA : 0);
+        UtilCompletionQueue cq = rxCq;
+        if (discarded > 0) {
+            cq.completeError(op.context, flags, len, op.buf, op.bufOffset, data, 0, discarded, Errno.ETRUNC, 0, null, 0,
+                    Fi.FI_ADDR_NOTAVAIL);
+            if (recvCntr != null) {
+                recvCntr.incrementError();
+            }
+        } else {
+            if (op.complete) {
+                cq.complete(op.context, flags, len, op.buf, op.bufOffset, data, 0, Fi.FI_ADDR_NOTAVAIL);
+            } else {
+                cq.unreserve();
+            }
+            if (recvCntr != null) {
+                recvCntr.increment();
+            }
+        }
+        giveRx(op);
+    }
+
+    private void completeSend(TxOp op) {
+        if (op.reports) {
+            if (op.complete) {
+                txCq.complete(op.context, op.cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
+            } else {
+                txCq.unreserve();
+            }
+        }
+        if (sendCntr != null) {
+            sendCntr.increment();
+        }
+        giveTx(op);
+    }
+
+    private void failSend(TxOp op, int err) {
+        if (op.reports) {
+            txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
+        }
+        if (sendCntr != null) {
+            sendCntr.incrementError();
+        }
+        giveTx(op);
+    }
+
+    private void failRecv(RxOp op, int err) {
+        rxCq.completeError(op.context, RECV_FLAGS, 0, op.buf, op.bufOffset, 0, 0, 0, err, 0, null, 0,
+                Fi.FI_ADDR_NOTAVAIL);
+        if (recvCntr != null) {
+            recvCntr.incrementError();
+        }
+        giveRx(op);
+    }
+
+    /** Fails every pending operation with {@code err} (R14). */
+    private void failAll(int err) {
+        TxOp t;
+        while ((t = txQueue.poll()) != null) {
+            failSend(t, err);
+        }
+        while ((t = ackWait.poll()) != null) {
+            failSend(t, err);
+        }
+        if (current != null) {
+            RxOp c = current;
+            current = null;
+            failRecv(c, err);
+        }
+        RxOp r;
+        while ((r = rxQueue.poll()) != null) {
+            failRecv(r, err);
+        }
+        while (unexpected.poll() != null) {
+            // buffered data of a connection that is gone: nobody can receive it any more
+        }
+        unexpectedBytes = 0;
+        currentUnexpected = null;
+        pendingAcks = 0;
+    }
+
+    /**
+     * The connection ends (once): socket closed, pending operations failed with {@code err},
+     * and {@code FI_SHUTDOWN} raised when it was established (R14).
+     */
+    private void teardown(int err, boolean report) {
+        if (cm == DOWN) {
+            return;
+        }
+        int was = cm;
+        cm = DOWN;
+        closeChannel();
+        failAll(err);
+        if (report && eq != null && (was == CONNECTED || was == ACCEPTING)) {
+            eq.post(Fi.FI_SHUTDOWN, this, context(), 0, null, null, 0);
+        }
+    }
+
+    private void closeChannel() {
+        SelectionKey k = key;
+        key = null;
+        if (k != null) {
+            k.cancel();
+        }
+        SocketChannel ch = channel;
+        if (ch != null) {
+            closeQuietly(ch);
+        }
+    }
+
+    private TxOp takeTx() {
+        if (txFreeCount > 0) {
+            TxOp op = txFree[--txFreeCount];
+            txFree[txFreeCount] = null;
+            return op;
+        }
+        txCreated++;
+        return new TxOp();
+    }
+
+    private void giveTx(TxOp op) {
+        op.reset();
+        if (txFreeCount < txFree.length) {
+            txFree[txFreeCount++] = op;
+        }
+    }
+
+    private RxOp takeRx() {
+        if (rxFreeCount > 0) {
+            RxOp op = rxFree[--rxFreeCount];
+            rxFree[rxFreeCount] = null;
+            return op;
+        }
+        rxCreated++;
+        return new RxOp();
+    }
+
+    private void giveRx(RxOp op) {
+        op.reset();
+        if (rxFreeCount < rxFree.length) {
+            rxFree[rxFreeCount++] = op;
+        }
+    }
+
+    private static void closeQuietly(java.io.Closeable c) {
+        try {
+            c.close();
+        } catch (IOException e) {
+            // closing: nothing left to report to
+        }
+    }
+
+    // =================================================================== life cycle
+
+    @Override
+    protected synchronized void onClose() {
+        // Closing discards what is pending without completions (fi_endpoint(3)); give back
+        // the CQ room those operations reserved.
+        cm = DOWN;
+        closeChannel();
+        TxOp t;
+        while ((t = txQueue.poll()) != null) {
+            if (t.reports) {
+                txCq.unreserve();
+            }
+        }
+        while ((t = ackWait.poll()) != null) {
+            if (t.reports) {
+                txCq.unreserve();
+            }
+        }
+        if (current != null) {
+            rxCq.unreserve();
+            current = null;
+        }
+        while (rxQueue.poll() != null) {
+            rxCq.unreserve();
+        }
+        if (request != null) {
+            request.drop();
+        }
+        if (txCq != null) {
+            txCq.detachProgress(domain.engine());
+            txCq.release();
+        }
+        if (rxCq != null) {
+            rxCq.detachProgress(domain.engine());
+            rxCq.release();
+        }
+        if (eq != null) {
+            eq.removeEventsOf(this);
+            eq.detachProgress(domain.engine());
+            eq.release();
+        }
+        if (sendCntr != null) {
+            sendCntr.detachProgress(domain.engine());
+            sendCntr.release();
+        }
+        if (recvCntr != null) {
+            recvCntr.detachProgress(domain.engine());
+            recvCntr.release();
+        }
+        if (av != null) {
+            av.release();
+        }
+    }
+
+    /** R15: pending operations fail with ECANCELED, a connected endpoint raises FI_SHUTDOWN. */
+    @Override
+    protected synchronized void onDeparture() {
+        if (cm == IDLE) {
+            cm = DOWN;
+            failAll(Errno.ECANCELED);
+            if (request != null) {
+                request.drop();
+            }
+            return;
+        }
+        teardown(Errno.ECANCELED, true);
+    }
+
+    @Override
+    protected String describe() {
+        return "tcp MSG endpoint";
+    }
+
+    /** Whether a message is being read into the unexpected buffer right now (tests). */
+    synchronized boolean isBuffering() {
+        return readState == R_UNEXPECTED;
+    }
+
+    /** Descriptors created so far (tests prove the pools stop growing in steady state). */
+    synchronized int descriptorsCreated() {
+        return txCreated + rxCreated;
+    }
+
+    // =================================================================== not offered (caps)
+
+    /** Tagged messages are not offered yet: {@code -ENOSYS}. */
+    @Override
+    public int trecv(ByteBuffer buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    /** Tagged messages are not offered yet: {@code -ENOSYS}. */
+    @Override
+    public int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    /** Tagged messages are not offered yet: {@code -ENOSYS}. */
+    @Override
+    public int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    /** Tagged messages are not offered yet: {@code -ENOSYS}. */
+    @Override
+    public int tinject(ByteBuffer buf, long destAddr, long tag) {
+        return -Errno.ENOSYS;
+    }
+
+    /** Tagged messages are not offered yet: {@code -ENOSYS}. */
+    @Override
+    public int trecvMsg(TaggedMsg msg, long flags) {
+        return -Errno.ENOSYS;
+    }
+
+    /** Tagged messages are not offered yet: {@code -ENOSYS}. */
+    @Override
+    public int tsendMsg(TaggedMsg msg, long flags) {
+        return -Errno.ENOSYS;
+    }
+
+    /** RMA is not offered yet: {@code -ENOSYS}. */
+    @Override
+    public int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    /** RMA is not offered yet: {@code -ENOSYS}. */
+    @Override
+    public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    /** RMA is not offered yet: {@code -ENOSYS}. */
+    @Override
+    public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
+                         Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    /** RMA is not offered yet: {@code -ENOSYS}. */
+    @Override
+    public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
+        return -Errno.ENOSYS;
+    }
+
+    /** RMA is not offered yet: {@code -ENOSYS}. */
+    @Override
+    public int readMsg(RmaMsg msg, long flags) {
+        return -Errno.ENOSYS;
+    }
+
+    /** RMA is not offered yet: {@code -ENOSYS}. */
+    @Override
+    public int writeMsg(RmaMsg msg, long flags) {
+        return -Errno.ENOSYS;
+    }
+
+    /** Atomics are not offered yet: {@code -ENOSYS}. */
+    @Override
+    public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    /** Atomics are not offered yet: {@code -ENOSYS}. */
+    @Override
+    public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
+                           int op, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    /** Atomics are not offered yet: {@code -ENOSYS}. */
+    @Override
+    public int compareAtomic(long compare, long swap, ByteBuffer result, MemoryRegion resultDesc, long destAddr,
+                             long addr, long key, Object context) {
+        return -Errno.ENOSYS;
+    }
+}

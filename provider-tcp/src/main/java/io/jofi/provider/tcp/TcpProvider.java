@@ -1,0 +1,375 @@
+package io.jofi.provider.tcp;
+
+import aQute.bnd.annotation.Resolution;
+import aQute.bnd.annotation.spi.ServiceProvider;
+import io.jofi.AddrFormat;
+import io.jofi.Addresses;
+import io.jofi.EpType;
+import io.jofi.Errno;
+import io.jofi.Fabric;
+import io.jofi.FabricAttr;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Info;
+import io.jofi.Progress;
+import io.jofi.Threading;
+import io.jofi.spi.FabricProvider;
+import io.jofi.spi.util.AbstractFabricProvider;
+import io.jofi.spi.util.ProgressEngine;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.InterfaceAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+
+/**
+ * The {@code tcp} provider: MSG endpoints over {@code java.nio} sockets speaking libfabric's
+ * tcp wire format (TCP-WIRE.md), so that JOFI and C libfabric programs interoperate.
+ *
+ * <p>Offers one MSG info per IP address of each interface that is up, named as libfabric's
+ * tcp provider names them: domain = the interface ({@code "lo"}), fabric = its network
+ * ({@code "127.0.0.0/8"}). Found as a DS component in OSGi and through
+ * {@link java.util.ServiceLoader} in a plain JVM. Its deactivation departs everything it
+ * opened and stops every progress thread (R15).
+ */
+@Component(service = FabricProvider.class, immediate = true, configurationPid = "io.jofi.provider.tcp")
+@ServiceProvider(value = FabricProvider.class, resolution = Resolution.OPTIONAL)
+public final class TcpProvider extends AbstractFabricProvider {
+    /** The provider name. */
+    public static final String NAME = "tcp";
+    /** The provider version ({@code fi_info -l}). */
+    public static final String VERSION = "0.1";
+    /** The inject size of every endpoint (libfabric tcp's). */
+    static final int INJECT_SIZE = 128;
+    /** The largest message an endpoint sends or receives. */
+    static final long MAX_MSG_SIZE = 1L << 30;
+    /** Transmit and receive queue depth per endpoint. */
+    static final int QUEUE_SIZE = 1024;
+    /** Buffers per message ({@code Msg} iovs). */
+    static final int IOV_LIMIT = 4;
+    /** Connection data travels up to 256 bytes (TCP-WIRE). */
+    static final int CM_DATA_SIZE = 256;
+    /** The caps of an MSG endpoint: no tagged, RMA or atomics yet, so not advertised. */
+    static final long CAPS = Fi.FI_MSG | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_SOURCE | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM;
+
+    private volatile int unexpectedBytes;
+    private volatile int unexpectedMessages;
+    /** The running engines of this provider's fabrics and domains; also the lock of {@link #departed}. */
+    private final Set<ProgressEngine> engines = Collections.newSetFromMap(new IdentityHashMap<>());
+    private boolean departed;
+
+    /** For DS and {@link java.util.ServiceLoader}: settings from the system properties {@code jofi.tcp.*}. */
+    public TcpProvider() {
+        fromSystemProperties();
+    }
+
+    /** DS: the configured settings. */
+    @Activate
+    void activate(TcpSettings settings) {
+        unexpectedBytes = Math.max(0, settings.unexpectedBytes());
+        unexpectedMessages = Math.max(0, settings.unexpectedMessages());
+    }
+
+    /**
+     * Reads {@code jofi.tcp.unexpectedBytes} and {@code jofi.tcp.unexpectedMessages}
+     * (the {@link TcpSettings} of a plain JVM); absent or malformed values keep the defaults.
+     */
+    void fromSystemProperties() {
+        unexpectedBytes = intProperty("jofi.tcp.unexpectedBytes", TcpSettings.DEFAULT_UNEXPECTED_BYTES);
+        unexpectedMessages = intProperty("jofi.tcp.unexpectedMessages", TcpSettings.DEFAULT_UNEXPECTED_MESSAGES);
+    }
+
+    private static int intProperty(String name, int dflt) {
+        String v = System.getProperty(name);
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            return Math.max(0, Integer.parseInt(v.trim()));
+        } catch (NumberFormatException e) {
+            return dflt;
+        }
+    }
+
+    int unexpectedBytes() {
+        return unexpectedBytes;
+    }
+
+    int unexpectedMessages() {
+        return unexpectedMessages;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String version() {
+        return VERSION;
+    }
+
+    /**
+     * One MSG info per address of each interface that is up, loopback first when the
+     * destination is a loopback address. {@code node}/{@code service} resolve to
+     * {@code srcAddr} with {@code Fi.FI_SOURCE}, to {@code destAddr} otherwise (fi_getinfo(3)).
+     *
+     * @throws FabricException {@code ENODATA} for a host that does not resolve, {@code EINVAL}
+     *         for a service that is not a port number
+     */
+    @Override
+    protected List<Info> offeredInfos(String node, String service, long flags) throws FabricException {
+        boolean source = (flags & Fi.FI_SOURCE) != 0;
+        InetSocketAddress named = null;
+        if (node != null || service != null) {
+            named = resolve(node, service, source);
+        }
+        List<Info> out = new ArrayList<>();
+        List<Info> rest = new ArrayList<>();
+        for (Local l : locals()) {
+            if (source && named != null && !named.getAddress().isAnyLocalAddress()
+                    && !named.getAddress().equals(l.address)) {
+                continue;
+            }
+            if (named != null && (named.getAddress() instanceof Inet6Address) != (l.address instanceof Inet6Address)) {
+                continue;
+            }
+            Info info = offer(l);
+            if (named != null) {
+                byte[] sa = Addresses.toSockaddr(named);
+                if (source) {
+                    info.srcAddr(sa);
+                } else {
+                    info.destAddr(sa);
+                    info.srcAddr(Addresses.toSockaddr(new InetSocketAddress(l.address, 0)));
+                }
+            } else {
+                info.srcAddr(Addresses.toSockaddr(new InetSocketAddress(l.address, 0)));
+            }
+            boolean first = named != null && !source && l.contains(named.getAddress());
+            (first || (named == null && l.address.isLoopbackAddress()) ? out : rest).add(info);
+        }
+        out.addAll(rest);
+        return out;
+    }
+
+    private static InetSocketAddress resolve(String node, String service, boolean source) throws FabricException {
+        int port = 0;
+        if (service != null) {
+            try {
+                port = Integer.parseInt(service.trim());
+            } catch (NumberFormatException e) {
+                throw new FabricException(Errno.EINVAL, "tcp: service '" + service + "' is not a port number");
+            }
+            if (port < 0 || port > 65535) {
+                throw new FabricException(Errno.EINVAL, "tcp: port " + port + " is outside 0..65535");
+            }
+        }
+        try {
+            InetAddress a = node == null
+                    ? (source ? InetAddress.getByName("0.0.0.0") : InetAddress.getLoopbackAddress())
+                    : InetAddress.getByName(node);
+            return new InetSocketAddress(a, port);
+        } catch (UnknownHostException e) {
+            throw new FabricException(Errno.ENODATA, "tcp: cannot resolve host '" + node + "'");
+        }
+    }
+
+    /** An address of an interface that is up, with its network prefix. */
+    private record Local(String ifName, InetAddress address, int prefix) {
+        boolean contains(InetAddress a) {
+            byte[] x = address.getAddress();
+            byte[] y = a.getAddress();
+            if (x.length != y.length) {
+                return false;
+            }
+            for (int bit = 0; bit < prefix; bit++) {
+                int m = 0x80 >> (bit & 7);
+                if ((x[bit >> 3] & m) != (y[bit >> 3] & m)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        String network() {
+            byte[] b = address.getAddress();
+            for (int bit = prefix; bit < b.length * 8; bit++) {
+                b[bit >> 3] &= (byte) ~(0x80 >> (bit & 7));
+            }
+            return numeric(b) + "/" + prefix;
+        }
+    }
+
+    /** An address as inet_ntop writes it (IPv6 with the longest run of zero groups as "::"). */
+    static String numeric(byte[] b) {
+        if (b.length == 4) {
+            return (b[0] & 0xFF) + "." + (b[1] & 0xFF) + "." + (b[2] & 0xFF) + "." + (b[3] & 0xFF);
+        }
+        int[] g = new int[8];
+        for (int i = 0; i < 8; i++) {
+            g[i] = ((b[2 * i] & 0xFF) << 8) | (b[2 * i + 1] & 0xFF);
+        }
+        int bestAt = -1;
+        int bestLen = 1; // a single zero group is not compressed
+        for (int i = 0; i < 8; ) {
+            if (g[i] != 0) {
+                i++;
+                continue;
+            }
+            int j = i;
+            while (j < 8 && g[j] == 0) {
+                j++;
+            }
+            if (j - i > bestLen) {
+                bestAt = i;
+                bestLen = j - i;
+            }
+            i = j;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 8; i++) {
+            if (i == bestAt) {
+                sb.append("::");
+                i += bestLen - 1;
+                continue;
+            }
+            if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') {
+                sb.append(':');
+            }
+            sb.append(Integer.toHexString(g[i]));
+        }
+        return sb.toString();
+    }
+
+    private static List<Local> locals() throws FabricException {
+        List<Local> all = new ArrayList<>();
+        try {
+            for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                if (!nif.isUp()) {
+                    continue;
+                }
+                for (InterfaceAddress ia : nif.getInterfaceAddresses()) {
+                    InetAddress a = ia.getAddress();
+                    if (a instanceof Inet4Address || (a instanceof Inet6Address && !a.isLinkLocalAddress())) {
+                        all.add(new Local(nif.getName(), a, ia.getNetworkPrefixLength()));
+                    }
+                }
+            }
+        } catch (SocketException e) {
+            throw new FabricException(Errno.ENODATA, "tcp: cannot list the network interfaces: " + e.getMessage(), e);
+        }
+        if (all.isEmpty()) {
+            all.add(new Local("lo", InetAddress.getLoopbackAddress(), 8));
+        }
+        // IPv4 first, then IPv6 (as libfabric lists them); the JDK's order within each family
+        all.sort(java.util.Comparator.comparingInt(l -> l.address instanceof Inet6Address ? 1 : 0));
+        return all;
+    }
+
+    private static Info offer(Local l) {
+        Info info = new Info()
+                .caps(CAPS)
+                .addrFormat(l.address instanceof Inet6Address ? AddrFormat.SOCKADDR_IN6 : AddrFormat.SOCKADDR_IN);
+        info.epAttr().type(EpType.MSG).protocol(Fi.FI_PROTO_SOCK_TCP).maxMsgSize(MAX_MSG_SIZE).txCtxCnt(1).rxCtxCnt(1);
+        info.txAttr().caps(Fi.FI_MSG | Fi.FI_SEND).injectSize(INJECT_SIZE).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
+                .msgOrder(Fi.FI_ORDER_SAS);
+        info.rxAttr().caps(Fi.FI_MSG | Fi.FI_RECV | Fi.FI_SOURCE).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
+                .msgOrder(Fi.FI_ORDER_SAS); // one stream, receives matched in order
+        info.domainAttr().name(l.ifName).threading(Threading.SAFE)
+                .controlProgress(Progress.AUTO).dataProgress(Progress.AUTO)
+                .cqDataSize(8).epCnt(8192).cqCnt(256).txCtxCnt(8192).rxCtxCnt(8192)
+                .maxEpTxCtx(1).maxEpRxCtx(1).mrIovLimit(1).maxErrData(CM_DATA_SIZE);
+        info.fabricAttr().name(l.network()).provName(NAME);
+        return info;
+    }
+
+    /**
+     * {@code fi_fabric}: a tcp fabric.
+     *
+     * @throws FabricException {@code EINVAL} when {@code attr} names another provider;
+     *         {@code ENODEV} after departure (R15)
+     */
+    @Override
+    public Fabric fabric(FabricAttr attr, Object context) throws FabricException {
+        if (attr == null) {
+            throw new FabricException(Errno.EINVAL, "fabric attributes are required (take them from an Info of getInfo)");
+        }
+        if (attr.provName() != null && !NAME.equals(attr.provName())) {
+            throw new FabricException(Errno.EINVAL, "provider name " + attr.provName() + " is not " + NAME);
+        }
+        if (resources().isDeparted()) {
+            throw new FabricException(Errno.ENODEV, "the tcp provider has departed");
+        }
+        try {
+            return new TcpFabric(attr, context, resources(), this);
+        } catch (IllegalStateException departedMeanwhile) {
+            throw new FabricException(Errno.ENODEV, "the tcp provider has departed");
+        }
+    }
+
+    /**
+     * The component deactivates: no engine may start, every engine stops (its thread joined),
+     * then every object departs (R15: pending operations ECANCELED, connected endpoints
+     * FI_SHUTDOWN).
+     */
+    @Deactivate
+    void deactivate() {
+        List<ProgressEngine> all;
+        synchronized (engines) {
+            departed = true;
+            all = new ArrayList<>(engines);
+            engines.clear();
+        }
+        // Stop progress first, so that no connection sees its peer (often in this very JVM)
+        // go away while departing: every pending operation then ends as ECANCELED (R15),
+        // not as a race between ECANCELED and ECONNRESET.
+        RuntimeException failed = null;
+        for (ProgressEngine e : all) {
+            try {
+                e.close();
+            } catch (RuntimeException ex) {
+                failed = ex;
+            }
+        }
+        departAll();
+        if (failed != null) {
+            throw failed;
+        }
+    }
+
+    /**
+     * Starts and records a progress engine.
+     *
+     * @throws FabricException {@code ENODEV} once the provider is deactivating
+     */
+    ProgressEngine startEngine(Progress mode, String threadName, ProgressEngine.Step step) throws FabricException {
+        synchronized (engines) {
+            if (departed) {
+                throw new FabricException(Errno.ENODEV, "the tcp provider has departed");
+            }
+            ProgressEngine engine = ProgressEngine.start(mode, threadName, step);
+            engines.add(engine);
+            return engine;
+        }
+    }
+
+    /** Stops an engine and forgets it. */
+    void stopEngine(ProgressEngine engine) {
+        engine.close();
+        synchronized (engines) {
+            engines.remove(engine);
+        }
+    }
+}

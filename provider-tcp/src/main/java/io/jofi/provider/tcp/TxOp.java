@@ -1,0 +1,83 @@
+package io.jofi.provider.tcp;
+
+import io.jofi.provider.tcp.wire.TcpWireDescriptor;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * A pooled send descriptor: the header and the payload views that one gathering write puts on
+ * the wire, and what its completion needs. The views are duplicates of the caller's buffers,
+ * cached per descriptor and reused while the caller posts the same buffer again, so that a
+ * steady stream of sends allocates nothing (the caller's position and limit are never touched).
+ */
+final class TxOp {
+    /** The wire header; big-endian (JOFI always declares big-endian, TCP-WIRE "Byte order"). */
+    final ByteBuffer header = ByteBuffer.allocateDirect(TcpWireDescriptor.BASE_HEADER_LENGTH
+            + TcpWireDescriptor.CQ_DATA_LENGTH).order(ByteOrder.BIG_ENDIAN);
+    /** Where inject copies its payload (FI_INJECT: the caller's buffer is free at return). */
+    final ByteBuffer injectCopy = ByteBuffer.allocateDirect(TcpProvider.INJECT_SIZE);
+    /** [0] = header, [1..n] = payload; what the gathering write consumes. */
+    final ByteBuffer[] gather = new ByteBuffer[1 + TcpProvider.IOV_LIMIT];
+    private final ByteBuffer[] sources = new ByteBuffer[TcpProvider.IOV_LIMIT];
+    private final ByteBuffer[] views = new ByteBuffer[TcpProvider.IOV_LIMIT];
+
+    /** First element of {@link #gather} not written completely. */
+    int first;
+    /** Number of elements of {@link #gather} in use. */
+    int count;
+    Object context;
+    /** The completion's flags (FI_SEND | FI_MSG ...). */
+    long cqFlags;
+    long length;
+    /** Whether a completion entry is written on success (FI_COMPLETION / not selective). */
+    boolean complete;
+    /** Whether the send generates any completion at all (false for inject). */
+    boolean reports;
+    /** Whether the peer acks it (FI_TRANSMIT_COMPLETE / FI_DELIVERY_COMPLETE, flag bit 2). */
+    boolean ackWanted;
+    /** Whether any byte went out (acks may no longer be interleaved before it). */
+    boolean started;
+
+    TxOp() {
+        gather[0] = header;
+    }
+
+    /** Sets payload element {@code i} to a view of {@code [position, limit)} of {@code src}. */
+    void payload(int i, ByteBuffer src) {
+        ByteBuffer v;
+        if (sources[i] == src) {
+            v = views[i];
+        } else {
+            v = src.duplicate();
+            sources[i] = src;
+            views[i] = v;
+        }
+        v.limit(v.capacity()).position(src.position()).limit(src.limit());
+        gather[1 + i] = v;
+    }
+
+    /** Sets payload element 0 to the inject copy. */
+    void payloadInjected(ByteBuffer src) {
+        injectCopy.clear();
+        injectCopy.put(0, src, src.position(), src.remaining());
+        injectCopy.limit(src.remaining());
+        gather[1] = injectCopy;
+    }
+
+    /** Whether every byte of the frame is written. */
+    boolean advance() {
+        while (first < count && !gather[first].hasRemaining()) {
+            first++;
+        }
+        return first == count;
+    }
+
+    /** Forgets the references to the caller's objects (context), keeping the cached views. */
+    void reset() {
+        context = null;
+        started = false;
+        for (int i = 1; i < gather.length; i++) {
+            gather[i] = null;
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package io.jofi.provider.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.jofi.CompletionQueue;
+import io.jofi.CqEntry;
+import io.jofi.Fi;
+import io.jofi.Msg;
+import io.jofi.Progress;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The data path allocates nothing per operation in steady state (common brief: pooled
+ * descriptors, cached buffer views): send/recv round trips with manual progress on one
+ * thread, measured with {@code ThreadMXBean.getThreadAllocatedBytes}.
+ */
+@Timeout(60)
+class TcpAllocationTest {
+    private static final int WARMUP = 3000;
+    private static final int ROUNDS = 3000;
+    private final CqEntry[] entries = {new CqEntry()};
+
+    @ParameterizedTest
+    @ValueSource(ints = {8, 4096})
+    void roundTripsAllocateNothing(int size) throws Exception {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        assertTrue(mx.isThreadAllocatedMemorySupported());
+        mx.setThreadAllocatedMemoryEnabled(true);
+        try (TcpTestBed bed = new TcpTestBed(Progress.MANUAL).connect(null, null)) {
+            ByteBuffer tx = ByteBuffer.allocateDirect(size);
+            ByteBuffer rx = ByteBuffer.allocateDirect(size);
+            ByteBuffer small = ByteBuffer.allocateDirect(8);
+            Msg dc = new Msg().buffer(tx, null).context("dc");
+            Object ctx = "ctx";
+            run(bed, tx, rx, small, dc, ctx, WARMUP);
+            long tid = Thread.currentThread().getId();
+            long before = mx.getThreadAllocatedBytes(tid);
+            run(bed, tx, rx, small, dc, ctx, ROUNDS);
+            long allocated = mx.getThreadAllocatedBytes(tid) - before;
+            // A few bytes may come from the JDK's lazily grown internals; per operation it is 0.
+            assertTrue(allocated < 4096, allocated + " bytes allocated over " + ROUNDS
+                    + " round trips (send, inject, delivery-complete sendMsg, recv)");
+        }
+    }
+
+    private void run(TcpTestBed bed, ByteBuffer tx, ByteBuffer rx, ByteBuffer small, Msg dc, Object ctx, int n) {
+        for (int i = 0; i < n; i++) {
+            check(bed.server.recv(rx, null, Fi.FI_ADDR_UNSPEC, ctx));
+            check(bed.client.send(tx, null, Fi.FI_ADDR_UNSPEC, ctx));
+            await(bed.serverCq);
+            await(bed.clientCq);
+            check(bed.client.recv(rx, null, Fi.FI_ADDR_UNSPEC, ctx));
+            check(bed.server.inject(small, Fi.FI_ADDR_UNSPEC));
+            await(bed.clientCq);
+            check(bed.server.recv(rx, null, Fi.FI_ADDR_UNSPEC, ctx));
+            check(bed.client.sendMsg(dc, Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION));
+            await(bed.serverCq);
+            await(bed.clientCq);
+        }
+    }
+
+    private static void check(int rc) {
+        if (rc != 0) {
+            fail("post returned " + rc);
+        }
+    }
+
+    private void await(CompletionQueue cq) {
+        long spins = 0;
+        while (true) {
+            int rc = cq.read(entries, 1);
+            if (rc == 1) {
+                return;
+            }
+            if (rc != -11 || ++spins > 50_000_000L) {
+                fail("cq read returned " + rc);
+            }
+        }
+    }
+}
