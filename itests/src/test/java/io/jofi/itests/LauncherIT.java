@@ -26,13 +26,12 @@ import org.junit.Test;
  * <p>The script runs with {@code JOFI_NO_BUILD=1}: it must use the jar just built, not start a
  * Maven build of its own because a source is newer than the (reproducible, 1980-dated) jar.
  *
- * <p>The container ships no provider yet, so the listing is the "no providers installed"
- * line; when the first provider bundle joins {@code cnf/jofi.bndrun}, these expectations
- * change with it.
+ * <p>The container ships the tcp provider (the first provider bundle of
+ * {@code cnf/jofi.bndrun}); the expectations name it.
  */
 public class LauncherIT {
-    /** What {@code info -l} prints while the container holds no provider. */
-    private static final String NO_PROVIDERS = "no providers installed (no provider bundle is installed and started)";
+    /** What {@code info -l} prints of the tcp provider. */
+    private static final String TCP_LISTING = "tcp:\n    version: 0.1\n    state: available\n";
     /** Bound on one run of the script (a container start is about two seconds). */
     private static final long TIMEOUT_SECONDS = 60;
 
@@ -52,22 +51,42 @@ public class LauncherIT {
     }
 
     @Test
-    public void infoListSaysNoProvidersAndSucceeds() throws Exception {
+    public void infoListListsTheTcpProviderAndSucceeds() throws Exception {
         Run run = jofi(null, "info", "-l");
 
         assertEquals(run.toString(), 0, run.status);
-        assertEquals(run.toString(), NO_PROVIDERS + "\n", run.out);
+        assertEquals(run.toString(), TCP_LISTING, run.out);
         assertEquals(run.toString(), "", run.err);
     }
 
     @Test
-    public void infoWithoutProvidersFailsWithOneLineOnStderr() throws Exception {
-        Run run = jofi(null, "info");
+    public void infoOfTcpMsgPrintsItsInterfaces() throws Exception {
+        Run run = jofi(null, "info", "-p", "tcp", "-e", "msg");
+
+        assertEquals(run.toString(), 0, run.status);
+        assertTrue(run.toString(), run.out.contains("provider: tcp"));
+        assertTrue(run.toString(), run.out.contains("127.0.0.0/8"));
+        assertEquals(run.toString(), "", run.err);
+    }
+
+    @Test
+    public void infoOfAHintNoProviderMeetsFailsWithOneLineNamingTheHint() throws Exception {
+        Run run = jofi(null, "info", "-e", "dgram");
 
         assertEquals(run.toString(), 1, run.status);
         assertEquals(run.toString(), "", run.out);
         assertEquals(run.toString(), 1, run.err.lines().count());
-        assertTrue(run.toString(), run.err.startsWith("jofi info: no providers: "));
+        assertTrue(run.toString(), run.err.startsWith("jofi info: no fabric provider matches: tcp: ep_type FI_EP_DGRAM"));
+    }
+
+    @Test
+    public void providersStopPrintsGetInfoBeforeAndAfter() throws Exception {
+        Run run = jofi(null, "providers", "stop", "tcp");
+
+        assertEquals(run.toString(), 0, run.status);
+        assertTrue(run.toString(), run.out.startsWith("before:\n    tcp FI_EP_MSG\n"));
+        assertTrue(run.toString(), run.out.contains("stop: io.jofi.provider.tcp"));
+        assertTrue(run.toString(), run.out.endsWith("after:\n    none\n"));
     }
 
     @Test
@@ -90,11 +109,18 @@ public class LauncherIT {
     }
 
     @Test
-    public void shellRunsTheCommandsOnItsInputAndEndsWithIt() throws Exception {
-        Run run = jofi("jofi:info -l\n", "shell");
+    public void shellSwapsTheProviderLiveAndEndsWithItsInput() throws Exception {
+        Run run = jofi("jofi:info -l\njofi:providers stop tcp\njofi:info -l\njofi:providers start tcp\njofi:info -l\n",
+                "shell");
 
         assertEquals(run.toString(), 0, run.status);
-        assertTrue(run.toString(), run.out.lines().anyMatch(line -> line.endsWith(NO_PROVIDERS)));
+        String out = run.out;
+        int stopped = out.indexOf("after:\n    none");
+        int started = out.indexOf("start: io.jofi.provider.tcp");
+        assertTrue(run.toString(), out.indexOf("state: available") < stopped);
+        assertTrue(run.toString(), stopped > 0 && started > stopped);
+        assertTrue(run.toString(), out.indexOf("no providers installed", stopped) > stopped);
+        assertTrue(run.toString(), out.indexOf("state: available", started) > started);
     }
 
     /** One finished run of the script. */
