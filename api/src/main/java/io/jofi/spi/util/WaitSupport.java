@@ -42,12 +42,14 @@ public final class WaitSupport implements AutoCloseable {
 
     private static final VarHandle WAITERS;
     private static final VarHandle SIGNALLED;
+    private static final VarHandle SIGNALS;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             WAITERS = l.findVarHandle(WaitSupport.class, "waiters", int.class);
             SIGNALLED = l.findVarHandle(WaitSupport.class, "signalled", boolean.class);
+            SIGNALS = l.findVarHandle(WaitSupport.class, "signals", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -70,6 +72,13 @@ public final class WaitSupport implements AutoCloseable {
     private volatile int waiters;
     @SuppressWarnings("unused") // accessed through SIGNALLED
     private volatile boolean signalled;
+    /**
+     * How many {@link #signal()}s there have been. A waiter remembers the count it started
+     * with, so that one signal releases every thread waiting at the time, not just the first
+     * to clear {@code signalled} (fi_cq(3): "unblock any thread waiting").
+     */
+    @SuppressWarnings("unused") // accessed through SIGNALS
+    private volatile long signals;
     private volatile boolean fdReadable;
     private volatile boolean closed;
     /**
@@ -252,6 +261,7 @@ public final class WaitSupport implements AutoCloseable {
             return -Errno.ENOSYS;
         }
         SIGNALLED.setVolatile(this, true);
+        SIGNALS.getAndAdd(this, 1L); // after the flag: a waiter that sees the new count may clear it
         wakeWaiters();
         if (waitSet != null) {
             waitSet.memberSignalled();
@@ -274,15 +284,20 @@ public final class WaitSupport implements AutoCloseable {
         }
         final long deadline = timeoutMs < 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         WAITERS.getAndAdd(this, 1);
+        final long signalsAtStart = (long) SIGNALS.getVolatile(this);
         try {
             while (true) {
                 driveProgress();
                 if (queue.isReady(arg)) {
                     return 0;
                 }
-                if ((boolean) SIGNALLED.getVolatile(this)) {
-                    SIGNALLED.setVolatile(this, false);
+                if ((long) SIGNALS.getVolatile(this) != signalsAtStart) {
+                    // Signalled while waiting: delivered, so no longer to be remembered.
+                    SIGNALLED.compareAndSet(this, true, false);
                     return -Errno.EAGAIN;
+                }
+                if (SIGNALLED.compareAndSet(this, true, false)) {
+                    return -Errno.EAGAIN; // a signal from before, remembered for exactly one read
                 }
                 if (closed || Thread.currentThread().isInterrupted()) {
                     return -Errno.EAGAIN;
@@ -291,14 +306,14 @@ public final class WaitSupport implements AutoCloseable {
                 if (remaining <= 0) {
                     return -Errno.EAGAIN;
                 }
-                block(queue, arg, remaining);
+                block(queue, arg, remaining, signalsAtStart);
             }
         } finally {
             WAITERS.getAndAdd(this, -1);
         }
     }
 
-    private void block(Readiness queue, long arg, long remaining) {
+    private void block(Readiness queue, long arg, long remaining, long signalsAtStart) {
         if (waitObj == WaitObj.YIELD) {
             Thread.yield();
             return;
@@ -315,7 +330,8 @@ public final class WaitSupport implements AutoCloseable {
         }
         lock.lock();
         try {
-            if (queue.isReady(arg) || (boolean) SIGNALLED.getVolatile(this) || closed) {
+            if (queue.isReady(arg) || (boolean) SIGNALLED.getVolatile(this)
+                    || (long) SIGNALS.getVolatile(this) != signalsAtStart || closed) {
                 return;
             }
             cond.awaitNanos(remaining);
@@ -325,6 +341,11 @@ public final class WaitSupport implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** How many threads are in {@link #await} now (for tests that must act while they wait). */
+    int waiters() {
+        return (int) WAITERS.getVolatile(this);
     }
 
     private void wakeWaiters() {
