@@ -7,6 +7,8 @@ import io.jofi.WaitAttr;
 import io.jofi.WaitObj;
 import io.jofi.WaitObject;
 import io.jofi.WaitSet;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 
 /**
@@ -16,6 +18,15 @@ import java.util.Arrays;
  */
 public final class UtilWaitSet extends AbstractFid implements WaitSet, WaitSupport.Readiness, Pollable {
     private static final WaitSupport[] NONE = new WaitSupport[0];
+    private static final VarHandle PENDING;
+
+    static {
+        try {
+            PENDING = MethodHandles.lookup().findVarHandle(UtilWaitSet.class, "pending", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final WaitSupport own;
     private volatile WaitSupport[] members = NONE;
@@ -75,13 +86,23 @@ public final class UtilWaitSet extends AbstractFid implements WaitSet, WaitSuppo
         return own;
     }
 
+    /**
+     * {@code fi_trywait} on the set: as libfabric's wait sets, an attempt consumes the set's
+     * own signal (the "a member signalled" mark and the FD) and then asks the members,
+     * level-triggered. Without the consume the mark, set by the first completion, would make
+     * every later attempt answer {@code -EAGAIN} until {@link #await} ran, so an application
+     * blocking on the FD could never block. A mark it consumes is reported (never lost); one
+     * set after the consume stays for the next attempt.
+     */
     @Override
     public boolean hasEvents() {
         WaitSupport[] ms = members;
         for (int i = 0; i < ms.length; i++) {
             ms[i].driveProgress();
         }
-        return isReady(0);
+        boolean signalled = (boolean) PENDING.getAndSet(this, false);
+        own.afterRead(); // the FD falls silent unless a member still has something
+        return signalled || isReady(0);
     }
 
     void join(WaitSupport member) throws FabricException {
