@@ -301,9 +301,9 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
 
     /**
      * {@code fi_cq_signal} (R4): wakes blocked readers, which return {@code -EAGAIN};
-     * remembered when none waits.
+     * remembered when none waits. With {@code WaitObj.SET} it wakes the wait set's waiters.
      *
-     * @return 0; {@code -ENOSYS} without a wait object; {@code -EBADF} when closed
+     * @return 0; {@code -ENOSYS} without a wait object ({@code WaitObj.NONE}); {@code -EBADF} when closed
      */
     @Override
     public int signal() {

@@ -252,20 +252,22 @@ public final class WaitSupport implements AutoCloseable {
 
     /**
      * {@code signal()} (R4): wakes every waiter, which then returns {@code -EAGAIN}; remembered
-     * when nobody waits.
+     * when nobody waits. With {@code SET} the wait object is the wait set (fi_cq(3): signal
+     * needs a wait object, and {@code FI_WAIT_SET} is one): its waiters are woken.
      *
-     * @return 0, or {@code -ENOSYS} without a wait object
+     * @return 0, or {@code -ENOSYS} for {@code NONE} (no wait object)
      */
     public int signal() {
-        if (!canBlock()) {
+        if (waitObj == WaitObj.NONE) {
             return -Errno.ENOSYS;
+        }
+        if (waitSet != null) {
+            waitSet.memberSignalled(); // nobody blocks on a SET queue itself (R4: ENOSYS)
+            return 0;
         }
         SIGNALLED.setVolatile(this, true);
         SIGNALS.getAndAdd(this, 1L); // after the flag: a waiter that sees the new count may clear it
         wakeWaiters();
-        if (waitSet != null) {
-            waitSet.memberSignalled();
-        }
         return 0;
     }
 
