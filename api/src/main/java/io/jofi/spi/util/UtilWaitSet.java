@@ -46,6 +46,11 @@ public final class UtilWaitSet extends AbstractFid implements WaitSet, WaitSuppo
         own.attach(this);
     }
 
+    /**
+     * {@code fi_wait}: 0 when a member signalled or has something to read; {@code -EAGAIN} on
+     * timeout or interrupt (R4); {@code -EBADF}/{@code -ENODEV} when the set is, or while
+     * waiting becomes, closed/departed (R15).
+     */
     @Override
     public int await(int timeoutMs) {
         int rc = dataPathCheck();
@@ -56,8 +61,11 @@ public final class UtilWaitSet extends AbstractFid implements WaitSet, WaitSuppo
         if (rc == 0) {
             pending = false;
             own.afterRead();
+            return 0;
         }
-        return rc;
+        // Woken by close or departure: say so (-EBADF/-ENODEV, R15) rather than "timed out".
+        int shut = dataPathCheck();
+        return shut != 0 ? shut : rc;
     }
 
     @Override
