@@ -487,13 +487,17 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
     @Override
     public boolean hasEvents() {
         waitSupport.driveProgress();
-        return isReady(0L);
+        return count > 0 || overrun;
     }
 
-    /** Something to read: an event, an error event, or the overrun (R7). {@code arg} is unused. */
+    /**
+     * Wait-object readiness (FD, wait sets): an event, an error event, the overrun (R7), or a
+     * state in which reads answer at once (departed: {@code -ENODEV}, R15) — as the CQ's, so
+     * that the FD of a drained, departed queue does not fall silent. {@code arg} is unused.
+     */
     @Override
     public boolean isReady(long arg) {
-        return count > 0 || overrun;
+        return count > 0 || overrun || state() != OPEN;
     }
 
     // ---------------------------------------------------------------- life cycle
