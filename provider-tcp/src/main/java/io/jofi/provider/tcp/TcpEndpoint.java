@@ -654,7 +654,8 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         if (rc != 0) {
             return rc;
         }
-        if (!enabled || cm == DOWN) {
+        if (!enabled || (cm == DOWN && unexpected.isEmpty())) {
+            // After the connection ended, only messages that had arrived can still be received.
             return -Errno.EOPBADSTATE;
         }
         if (rxCq == null) {
@@ -691,7 +692,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         if (u != null) {
             // An earlier message waits: it is this receive's, in order (MSG).
             deliverUnexpected(op, u);
-            if (readState == R_PAUSED) {
+            if (readState == R_PAUSED && cm != DOWN) {
                 resumeReading();
             }
             return 0;
@@ -1107,7 +1108,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         long total = u.data.remaining();
         unexpectedBytes -= total;
         long placed = op.place(u.data);
-        if (u.ackWanted) {
+        if (u.ackWanted && cm != DOWN) {
             pendingAcks++;
             flushTx();
         }
@@ -1187,11 +1188,13 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         while ((r = rxQueue.poll()) != null) {
             failRecv(r, err);
         }
-        while (unexpected.poll() != null) {
-            // buffered data of a connection that is gone: nobody can receive it any more
+        // Messages that arrived whole before the end stay queued: the peer sent them before its
+        // shutdown, so a receive posted now still gets them (nothing the peer sent is lost).
+        // Only the message cut off mid-payload goes.
+        if (currentUnexpected != null) {
+            unexpectedBytes -= currentUnexpected.data.capacity();
+            currentUnexpected = null;
         }
-        unexpectedBytes = 0;
-        currentUnexpected = null;
         pendingAcks = 0;
     }
 
