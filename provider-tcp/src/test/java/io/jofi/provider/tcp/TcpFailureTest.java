@@ -50,6 +50,25 @@ class TcpFailureTest {
         }
     }
 
+    /** Data the peer sent before its shutdown is not lost: a receive posted afterwards gets it. */
+    @Test
+    void messagesThatArrivedBeforeThePeersShutdownStayReceivable() throws Exception {
+        try (TcpTestBed bed = new TcpTestBed(Progress.AUTO).connect(null, null)) {
+            ByteBuffer tx = ByteBuffer.wrap(new byte[] {1, 2, 3, 4, 5});
+            assertEquals(0, bed.server.inject(tx, 0));
+            bed.server.shutdown(0);
+            awaitEvent(bed.clientEq, Fi.FI_SHUTDOWN); // the message was read before the FIN
+            ByteBuffer rx = ByteBuffer.allocate(8);
+            assertEquals(0, bed.client.recv(rx, null, Fi.FI_ADDR_UNSPEC, "after-shutdown"));
+            io.jofi.CqEntry c = awaitCompletion(bed.clientCq);
+            assertEquals("after-shutdown", c.context());
+            assertEquals(5, c.len());
+            assertEquals(3, rx.get(2));
+            assertEquals(-Errno.EOPBADSTATE, bed.client.recv(rx, null, Fi.FI_ADDR_UNSPEC, "nothing-left"),
+                    "with nothing left to receive, a receive on an ended connection is refused");
+        }
+    }
+
     @Test
     void ourShutdownCancelsPendingReceives() throws Exception {
         try (TcpTestBed bed = new TcpTestBed(Progress.MANUAL).connect(null, null)) {
