@@ -13,7 +13,7 @@ import org.ops4j.pax.exam.Option;
 /**
  * The container every itest boots: Felix (the native container's framework), Felix SCR with
  * the OSGi APIs it needs as bundles of their own, the freshly built JOFI bundles of this
- * reactor, and the fixture provider.
+ * reactor, and the fixture provider or the real tcp provider ({@link #tcp()}).
  *
  * <p>Where things come from (all set by the itests pom through failsafe, so nothing here
  * names a version or a path):
@@ -35,6 +35,12 @@ public final class JofiContainer {
     public static final String FIXTURE_BSN = "io.jofi.itests.fixture";
     /** The name the fixture provider answers to. */
     public static final String FIXTURE_NAME = "fixture";
+    /** Bundle-SymbolicName of the tcp provider bundle ({@code provider-tcp/}). */
+    public static final String TCP_BSN = "io.jofi.provider.tcp";
+    /** The name the tcp provider answers to. */
+    public static final String TCP_NAME = "tcp";
+    /** The prefix of every thread the tcp provider starts (its progress engines). */
+    public static final String TCP_THREADS = "jofi-tcp";
 
     private JofiContainer() {
     }
@@ -42,6 +48,15 @@ public final class JofiContainer {
     /** Everything: runtime, api, tools and the fixture provider. */
     public static Option all() {
         return composite(runtime(), jofiBundle("api"), jofiBundle("tools"), jofiBundle("fixture"));
+    }
+
+    /**
+     * The runtime, the api bundle and the real tcp provider bundle of this reactor
+     * ({@code jofi.bundle.tcp}), and no other provider, so that everything {@code getInfo}
+     * answers is tcp's.
+     */
+    public static Option tcp() {
+        return composite(runtime(), jofiBundle("api"), jofiBundle("tcp"));
     }
 
     /** JUnit inside the container, the logging levels, SCR and what SCR 2.2 needs to resolve. */

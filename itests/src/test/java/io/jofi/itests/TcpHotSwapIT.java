@@ -1,7 +1,9 @@
 package io.jofi.itests;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
@@ -21,34 +23,44 @@ import io.jofi.Fabric;
 import io.jofi.FabricException;
 import io.jofi.Fabrics;
 import io.jofi.Fi;
+import io.jofi.Fid;
 import io.jofi.Info;
 import io.jofi.PassiveEndpoint;
+import io.jofi.Progress;
 import io.jofi.WaitObj;
 import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.util.List;
 import javax.inject.Inject;
+import org.junit.After;
+import org.junit.Before;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
-import org.ops4j.pax.exam.CoreOptions;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerMethod;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.FrameworkUtil;
+import org.osgi.framework.wiring.BundleWiring;
 
 /**
- * Hot swap of the real tcp provider bundle in a real Felix (R15): stopped while two connected
- * MSG endpoints have receives pending, started again, uninstalled and refreshed.
+ * Hot swap of the real tcp provider bundle in a real Felix (R15, issue 3 "Conformance and hot
+ * swap"): stopped while a thread sends in a loop between two connected MSG endpoints (AUTO
+ * progress), started again, updated in place, uninstalled and refreshed. Each test gets a
+ * fresh framework; every wait is bounded and nothing asserts a duration.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerMethod.class)
 public class TcpHotSwapIT {
-    private static final String TCP_BSN = "io.jofi.provider.tcp";
-    private static final String TCP_THREADS = "jofi-tcp";
+    private static final String TCP = JofiContainer.TCP_NAME;
     private static final long DEADLINE_MS = 10_000;
+    /** Receives the server keeps posted while traffic flows (well below the queue size). */
+    private static final int SERVER_RECVS = 256;
+    /** Receive completions the server must have seen before the stop: traffic really flows. */
+    private static final int FLOWING = 64;
 
     @Inject
     private BundleContext context;
@@ -56,14 +68,212 @@ public class TcpHotSwapIT {
     @Inject
     private Fabrics fabrics;
 
+    private final RecordingListener listener = new RecordingListener();
+
     @Configuration
     public Option[] config() {
-        return new Option[] {CoreOptions.composite(JofiContainer.runtime(), JofiContainer.jofiBundle("api"),
-                JofiContainer.jofiBundle("tcp"))};
+        return new Option[] {JofiContainer.tcp()};
     }
 
-    /** Two connected MSG endpoints on 127.0.0.1, each with its own EQ and CQ. */
+    @Before
+    public void listen() {
+        fabrics.addListener(listener);
+    }
+
+    @After
+    public void unlisten() {
+        fabrics.removeListener(listener);
+    }
+
+    @Test
+    public void stoppingTcpUnderTrafficCancelsShutsDownAndAnswersEnodev() throws Exception {
+        Bundle tcp = Osgi.bundle(context, JofiContainer.TCP_BSN);
+        Pair p = new Pair();
+        p.roundTrip();
+        assertFalse("AUTO progress runs a tcp thread", Osgi.threads(JofiContainer.TCP_THREADS).isEmpty());
+
+        // Two receives on the client that nothing will ever match: certainly pending at the stop.
+        ByteBuffer never = ByteBuffer.allocate(64);
+        assertEquals(0, p.client.recv(never, null, Fi.FI_ADDR_UNSPEC, "never-1"));
+        assertEquals(0, p.client.recv(never.duplicate(), null, Fi.FI_ADDR_UNSPEC, "never-2"));
+        // The server keeps SERVER_RECVS receives posted; a thread sends client -> server in a loop.
+        ByteBuffer[] rxBuffers = new ByteBuffer[SERVER_RECVS];
+        Tally server = new Tally();
+        for (int i = 0; i < SERVER_RECVS; i++) {
+            rxBuffers[i] = ByteBuffer.allocate(16);
+            assertEquals(0, p.server.recv(rxBuffers[i], null, Fi.FI_ADDR_UNSPEC, i));
+            server.posted++;
+        }
+        Sender sender = new Sender(p.client, p.clientCq);
+        sender.start();
+        // Traffic flows: FLOWING receives complete (each reposted at once), then the stop.
+        CqEntry[] one = {new CqEntry()};
+        long deadline = System.currentTimeMillis() + DEADLINE_MS;
+        int received = 0;
+        while (received < FLOWING) {
+            assertTrue("only " + received + " messages arrived within " + DEADLINE_MS + " ms; sender: "
+                    + sender.problem, System.currentTimeMillis() < deadline);
+            int rc = p.serverCq.sread(one, 1, 0, 100);
+            if (rc == -Errno.EAGAIN) {
+                continue;
+            }
+            assertEquals("server CQ read: " + Errno.name(-rc), 1, rc);
+            assertEquals(8, one[0].len());
+            server.ok++;
+            received++;
+            int index = (Integer) one[0].context();
+            rxBuffers[index].clear();
+            assertEquals(0, p.server.recv(rxBuffers[index], null, Fi.FI_ADDR_UNSPEC, index));
+            server.posted++;
+        }
+
+        tcp.stop();
+
+        // getInfo no longer returns tcp, at once; the registry and its listeners know.
+        assertNoTcpInfo();
+        assertFalse(fabrics.providers().stream().anyMatch(pi -> TCP.equals(pi.name())));
+        assertEquals("removed " + TCP, listener.next(TCP));
+        // No tcp thread outlives the stop; the sender ends on -ENODEV.
+        assertEquals(List.of(), Osgi.threads(JofiContainer.TCP_THREADS));
+        sender.join(DEADLINE_MS);
+        assertFalse("the sender did not end within " + DEADLINE_MS + " ms", sender.isAlive());
+        assertNull(sender.problem, sender.problem);
+        assertEquals("the send after the departure", -Errno.ENODEV, sender.lastRc);
+        assertTrue("the sender posted nothing", sender.tally.posted > 0);
+
+        // Connected endpoints got FI_SHUTDOWN exactly once each: the next read finds the
+        // departed, drained EQ.
+        await(p.clientEq, Fi.FI_SHUTDOWN);
+        await(p.serverEq, Fi.FI_SHUTDOWN);
+        EqEntry more = new EqEntry();
+        assertEquals(-Errno.ENODEV, p.clientEq.read(more, 0));
+        assertEquals(-Errno.ENODEV, p.serverEq.read(more, 0));
+
+        // CQs stay readable until drained: every operation posted completed exactly once,
+        // successfully before the departure or with ECANCELED.
+        drain(p.clientCq, sender.tally);
+        assertEquals("client completions " + sender.tally, sender.tally.posted, sender.tally.ok + sender.tally.canceled);
+        assertEquals("never-matched receives cancelled " + sender.tally.neverCanceled, 2, sender.tally.neverCanceled);
+        drain(p.serverCq, server);
+        assertEquals("server completions " + server, server.posted, server.ok + server.canceled);
+
+        // Then the data path answers -ENODEV ...
+        assertEquals(-Errno.ENODEV, p.clientCq.read(one, 1));
+        assertEquals(-Errno.ENODEV, p.serverCq.read(one, 1));
+        assertEquals(-Errno.ENODEV, p.clientCq.readErr(new CqErrEntry(), 0));
+        assertEquals(-Errno.ENODEV, p.client.send(ByteBuffer.allocate(1), null, Fi.FI_ADDR_UNSPEC, null));
+        assertEquals(-Errno.ENODEV, p.server.recv(ByteBuffer.allocate(1), null, Fi.FI_ADDR_UNSPEC, null));
+        // ... and the control path throws ENODEV.
+        assertThrowsEnodev(() -> p.domain.openCq(new CqAttr(), null));
+        assertThrowsEnodev(() -> p.fabric.openEq(new EqAttr(), null));
+        assertThrowsEnodev(() -> p.domain.endpoint(p.info, null));
+        assertThrowsEnodev(() -> p.client.getName());
+        assertThrowsEnodev(() -> p.server.getPeer());
+        assertThrowsEnodev(() -> p.pep.getName());
+        assertThrowsEnodev(() -> p.anotherDomain());
+        // Departed objects can still be closed (the application's clean-up).
+        p.close();
+    }
+
+    @Test
+    public void startedAgainOrUpdatedANewConnectionWorks() throws Exception {
+        Bundle tcp = Osgi.bundle(context, JofiContainer.TCP_BSN);
+        Pair before = new Pair();
+        before.roundTrip();
+
+        tcp.stop();
+        assertEquals("removed " + TCP, listener.next(TCP));
+        assertNoTcpInfo();
+        before.close();
+
+        tcp.start();
+        assertEquals("added " + TCP, listener.next(TCP));
+        assertFalse(tcpInfos().isEmpty());
+        try (Pair again = new Pair()) {
+            again.roundTrip();
+            again.roundTrip();
+        }
+
+        // update in place: the same bundle, a new revision; removed, then added
+        long revisions = tcp.adapt(org.osgi.framework.wiring.BundleRevisions.class).getRevisions().size();
+        tcp.update();
+        assertEquals("removed " + TCP, listener.next(TCP));
+        assertEquals("added " + TCP, listener.next(TCP));
+        assertEquals(Bundle.ACTIVE, tcp.getState());
+        assertTrue(tcp.adapt(org.osgi.framework.wiring.BundleRevisions.class).getRevisions().size() >= revisions);
+        try (Pair updated = new Pair()) {
+            assertEquals("the new connection's classes come from the updated bundle", tcp,
+                    FrameworkUtil.getBundle(updated.client.getClass()));
+            updated.roundTrip();
+        }
+    }
+
+    @Test
+    public void uninstalledAndRefreshedNothingOfTcpRemains() throws Exception {
+        Bundle tcp = Osgi.bundle(context, JofiContainer.TCP_BSN);
+        WeakReference<ClassLoader> loader = loaderOf(tcp);
+        // Connected, with a receive pending, when the bundle goes away: departure, not close.
+        Pair p = new Pair();
+        p.roundTrip();
+        assertEquals(0, p.client.recv(ByteBuffer.allocate(8), null, Fi.FI_ADDR_UNSPEC, "pending"));
+
+        tcp.uninstall();
+        Osgi.refresh(context, List.of(tcp));
+        tcp = null;
+
+        assertEquals(List.of(), Osgi.threads(JofiContainer.TCP_THREADS));
+        assertNoTcpInfo();
+        await(p.clientEq, Fi.FI_SHUTDOWN);
+        CqErrEntry err = new CqErrEntry();
+        assertEquals(-Errno.EAVAIL, p.clientCq.read(new CqEntry[] {new CqEntry()}, 1));
+        assertEquals(1, p.clientCq.readErr(err, 0));
+        assertEquals("pending", err.context());
+        assertEquals(Errno.ECANCELED, err.err());
+        // The application drops everything it opened through the provider: those objects'
+        // classes are the provider's, so they hold its class loader.
+        p.close();
+        p = null;
+        err = null;
+
+        assertEquals(List.of(), Osgi.threads(JofiContainer.TCP_THREADS));
+        assertTrue("the tcp provider's class loader is still reachable after uninstall + refresh",
+                Osgi.collected(loader));
+    }
+
+    /** A weak reference to the class loader of the tcp bundle's current revision. */
+    private static WeakReference<ClassLoader> loaderOf(Bundle tcp) {
+        ClassLoader loader = tcp.adapt(BundleWiring.class).getClassLoader();
+        assertNotNull(loader);
+        return new WeakReference<>(loader);
+    }
+
+    private List<Info> tcpInfos() throws FabricException {
+        return fabrics.getInfo(null, null, 0, tcpHints());
+    }
+
+    private static Info tcpHints() {
+        Info hints = new Info().caps(Fi.FI_MSG);
+        hints.epAttr().type(EpType.MSG);
+        hints.fabricAttr().provName(TCP);
+        hints.domainAttr().dataProgress(Progress.AUTO).controlProgress(Progress.AUTO);
+        return hints;
+    }
+
+    private void assertNoTcpInfo() {
+        try {
+            List<Info> infos = fabrics.getInfo(null, null, 0, null);
+            fail("getInfo still answers after the tcp bundle went away: " + infos);
+        } catch (FabricException e) {
+            assertEquals(e.getMessage(), Errno.ENODATA, e.errno());
+        }
+    }
+
+    /**
+     * Two connected MSG endpoints on 127.0.0.1 (AUTO progress): the passive side's accepted
+     * {@code server} and the active {@code client}, each with its own EQ and CQ.
+     */
     private final class Pair implements AutoCloseable {
+        final Info info;
         final Fabric fabric;
         final Domain domain;
         final EventQueue serverEq;
@@ -75,10 +285,8 @@ public class TcpHotSwapIT {
         final Endpoint client;
 
         Pair() throws Exception {
-            Info hints = new Info().caps(Fi.FI_MSG);
-            hints.epAttr().type(EpType.MSG);
-            hints.fabricAttr().provName("tcp");
-            Info info = fabrics.getInfo("127.0.0.1", "0", Fi.FI_SOURCE, hints).get(0);
+            info = fabrics.getInfo("127.0.0.1", "0", Fi.FI_SOURCE, tcpHints()).get(0);
+            assertEquals(TCP, info.fabricAttr().provName());
             fabric = fabrics.fabric(info.fabricAttr(), null);
             domain = fabric.domain(info, null);
             serverEq = fabric.openEq(new EqAttr().waitObj(WaitObj.UNSPEC), null);
@@ -104,7 +312,7 @@ public class TcpHotSwapIT {
             await(clientEq, Fi.FI_CONNECTED);
         }
 
-        /** One round trip client → server. */
+        /** One round trip: client → server, then server → client. */
         void roundTrip() {
             ByteBuffer rx = ByteBuffer.allocate(16);
             assertEquals(0, server.recv(rx, null, Fi.FI_ADDR_UNSPEC, "rx"));
@@ -113,12 +321,24 @@ public class TcpHotSwapIT {
             CqEntry c = completion(serverCq);
             assertEquals("rx", c.context());
             assertEquals(3, c.len());
+            ByteBuffer back = ByteBuffer.allocate(16);
+            assertEquals(0, client.recv(back, null, Fi.FI_ADDR_UNSPEC, "back"));
+            assertEquals(0, server.send(ByteBuffer.wrap(new byte[] {1, 2}), null, Fi.FI_ADDR_UNSPEC, "reply"));
+            assertEquals("reply", completion(serverCq).context());
+            c = completion(clientCq);
+            assertEquals("back", c.context());
+            assertEquals(2, c.len());
+            assertEquals(2, back.get(1));
+        }
+
+        /** A control-path call on the fabric. */
+        Object anotherDomain() throws FabricException {
+            return fabric.domain(info, null);
         }
 
         @Override
         public void close() throws FabricException {
-            for (io.jofi.Fid f : new io.jofi.Fid[] {client, server, pep, serverCq, clientCq, serverEq, clientEq,
-                    domain, fabric}) {
+            for (Fid f : new Fid[] {client, server, pep, serverCq, clientCq, serverEq, clientEq, domain, fabric}) {
                 if (f != null) {
                     f.close();
                 }
@@ -126,89 +346,112 @@ public class TcpHotSwapIT {
         }
     }
 
-    @Test
-    public void stoppingTcpUnderTrafficCancelsShutsDownAndAnswersEnodev() throws Exception {
-        Pair p = new Pair();
-        p.roundTrip();
-        ByteBuffer rx = ByteBuffer.allocate(64);
-        assertEquals(0, p.client.recv(rx, null, Fi.FI_ADDR_UNSPEC, "pending-1"));
-        assertEquals(0, p.client.recv(rx, null, Fi.FI_ADDR_UNSPEC, "pending-2"));
+    /** What one side's CQ reported about the operations it posted. */
+    private static final class Tally {
+        long posted;
+        long ok;
+        long canceled;
+        int neverCanceled;
 
-        Osgi.bundle(context, TCP_BSN).stop();
-
-        // getInfo no longer returns tcp, at once
-        try {
-            fabrics.getInfo(null, null, 0, null);
-            fail("getInfo still answers after the tcp bundle stopped");
-        } catch (FabricException e) {
-            assertEquals(Errno.ENODATA, e.errno());
+        @Override
+        public String toString() {
+            return "posted " + posted + ", ok " + ok + ", ECANCELED " + canceled + " (+" + neverCanceled
+                    + " never-matched receives)";
         }
-        // connected endpoints got FI_SHUTDOWN, exactly once each
-        await(p.clientEq, Fi.FI_SHUTDOWN);
-        await(p.serverEq, Fi.FI_SHUTDOWN);
-        EqEntry more = new EqEntry();
-        assertEquals(-Errno.ENODEV, p.clientEq.read(more, 0));
-        assertEquals(-Errno.ENODEV, p.serverEq.read(more, 0));
-        // pending operations completed with ECANCELED, readable after the departure
-        CqErrEntry err = new CqErrEntry();
-        for (String expected : new String[] {"pending-1", "pending-2"}) {
-            CqEntry[] one = {new CqEntry()};
-            assertEquals(-Errno.EAVAIL, p.clientCq.read(one, 1));
-            assertEquals(1, p.clientCq.readErr(err, 0));
-            assertEquals(expected, err.context());
-            assertEquals(Errno.ECANCELED, err.err());
-        }
-        // then the data path answers ENODEV and the control path throws it
-        assertEquals(-Errno.ENODEV, p.clientCq.read(new CqEntry[] {new CqEntry()}, 1));
-        assertEquals(-Errno.ENODEV, p.client.send(ByteBuffer.allocate(1), null, Fi.FI_ADDR_UNSPEC, null));
-        try {
-            p.domain.openCq(new CqAttr(), null);
-            fail("a departed domain opened a CQ");
-        } catch (FabricException e) {
-            assertEquals(Errno.ENODEV, e.errno());
-        }
-        assertTrue("tcp threads outlived the stop: " + Osgi.threads(TCP_THREADS), Osgi.threads(TCP_THREADS).isEmpty());
-        p.close();
-    }
-
-    @Test
-    public void startedAgainOrUpdatedANewConnectionWorks() throws Exception {
-        Bundle tcp = Osgi.bundle(context, TCP_BSN);
-        Pair before = new Pair();
-        before.roundTrip();
-        tcp.stop();
-        before.close();
-        tcp.start();
-        try (Pair again = new Pair()) {
-            again.roundTrip();
-        }
-        tcp.update();
-        try (Pair updated = new Pair()) {
-            updated.roundTrip();
-        }
-    }
-
-    @Test
-    public void uninstalledAndRefreshedNothingOfTcpRemains() throws Exception {
-        Bundle tcp = Osgi.bundle(context, TCP_BSN);
-        WeakReference<ClassLoader> loader = useTcpOnce(tcp);
-        tcp.uninstall();
-        Osgi.refresh(context, List.of(tcp));
-        assertTrue("tcp threads outlived the uninstall: " + Osgi.threads(TCP_THREADS),
-                Osgi.threads(TCP_THREADS).isEmpty());
-        assertTrue("the tcp provider's class loader is still reachable", Osgi.collected(loader));
     }
 
     /**
-     * Opens, uses and closes a connected pair; returns only a weak reference to the provider's
-     * class loader, so that no local variable of the test keeps anything of tcp reachable.
+     * Sends 8-byte messages in a loop until a send answers neither 0 nor {@code -EAGAIN}
+     * (after the departure: {@code -ENODEV}), reaping its own CQ so that it never fills.
+     * Everything it records is read by the test after {@link #join}.
      */
-    private WeakReference<ClassLoader> useTcpOnce(Bundle tcp) throws Exception {
-        try (Pair p = new Pair()) {
-            p.roundTrip();
-            assertEquals(tcp, org.osgi.framework.FrameworkUtil.getBundle(p.client.getClass()));
-            return new WeakReference<>(p.client.getClass().getClassLoader());
+    private static final class Sender extends Thread {
+        private final Endpoint ep;
+        private final CompletionQueue cq;
+        final Tally tally = new Tally();
+        private final CqEntry[] batch = {new CqEntry(), new CqEntry(), new CqEntry(), new CqEntry()};
+        private final CqErrEntry err = new CqErrEntry();
+        int lastRc;
+        String problem;
+
+        Sender(Endpoint ep, CompletionQueue cq) {
+            super("test-sender");
+            setDaemon(true);
+            this.ep = ep;
+            this.cq = cq;
         }
+
+        @Override
+        public void run() {
+            long deadline = System.currentTimeMillis() + 3 * DEADLINE_MS;
+            try {
+                while (System.currentTimeMillis() < deadline) {
+                    int rc = ep.send(ByteBuffer.allocate(8).putLong(0, tally.posted), null, Fi.FI_ADDR_UNSPEC, "tx");
+                    if (rc == 0) {
+                        tally.posted++;
+                        if ((tally.posted & 15) == 0) {
+                            reap();
+                        }
+                    } else if (rc == -Errno.EAGAIN) {
+                        reap();
+                        Thread.yield();
+                    } else {
+                        lastRc = rc;
+                        return;
+                    }
+                }
+                problem = "still sending after " + 3 * DEADLINE_MS + " ms";
+            } catch (RuntimeException | AssertionError e) {
+                problem = String.valueOf(e);
+            }
+        }
+
+        private void reap() {
+            int rc = cq.read(batch, batch.length);
+            if (rc > 0) {
+                for (int i = 0; i < rc; i++) {
+                    if (!"tx".equals(batch[i].context())) {
+                        problem = "a successful completion of " + batch[i].context();
+                    }
+                }
+                tally.ok += rc;
+            } else if (rc == -Errno.EAVAIL) {
+                count(cq, err, tally);
+            } else if (rc != -Errno.EAGAIN && rc != -Errno.ENODEV) {
+                problem = "client CQ read: " + Errno.name(-rc);
+            }
+        }
+    }
+
+    /** Reads one error completion, which must be ECANCELED; never-matched receives counted apart. */
+    private static void count(CompletionQueue cq, CqErrEntry err, Tally tally) {
+        assertEquals(1, cq.readErr(err, 0));
+        assertEquals("error completion of " + err.context(), Errno.ECANCELED, err.err());
+        Object ctx = err.context();
+        if (ctx instanceof String && ((String) ctx).startsWith("never-")) {
+            tally.neverCanceled++;
+        } else {
+            tally.canceled++;
+        }
+    }
+
+    /** Reads {@code cq} until it answers {@code -ENODEV}: departed and drained. */
+    private static void drain(CompletionQueue cq, Tally tally) {
+        CqEntry[] entries = {new CqEntry(), new CqEntry(), new CqEntry(), new CqEntry()};
+        CqErrEntry err = new CqErrEntry();
+        for (int guard = 0; guard < 1_000_000; guard++) {
+            int rc = cq.read(entries, entries.length);
+            if (rc == -Errno.ENODEV) {
+                return;
+            }
+            if (rc == -Errno.EAVAIL) {
+                count(cq, err, tally);
+            } else {
+                assertTrue("CQ read after the departure: " + Errno.name(-rc), rc > 0);
+                tally.ok += rc;
+            }
+        }
+        fail("the CQ never drained");
     }
 
     private static EqEntry await(EventQueue eq, int event) {
@@ -244,5 +487,20 @@ public class TcpHotSwapIT {
         }
         fail("no completion within " + DEADLINE_MS + " ms");
         return null;
+    }
+
+    /** A control-path call. */
+    private interface ControlCall {
+        Object run() throws FabricException;
+    }
+
+    private static void assertThrowsEnodev(ControlCall call) {
+        try {
+            Object result = call.run();
+            fail("expected ENODEV, got " + result);
+        } catch (FabricException e) {
+            assertEquals(e.getMessage(), Errno.ENODEV, e.errno());
+            assertFalse("an empty message", e.getMessage() == null || e.getMessage().isEmpty());
+        }
     }
 }
