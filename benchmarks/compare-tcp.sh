@@ -33,8 +33,9 @@ iters() {
     else echo 10000; fi
 }
 
-# The last data row of a fabtests table: "usec MBps".
-row() { awk '$1 ~ /^[0-9]/ && NF >= 7 { u = $6; m = $5 } END { print u, m }'; }
+# The last data row of a fabtests table: "usec MBps" (fi_pingpong has 8 columns: #sent #ack
+# where the others have iters).
+row() { awk '$1 ~ /^[0-9]/ && NF == 7 { u = $6; m = $5 } $1 ~ /^[0-9]/ && NF == 8 { u = $7; m = $6 } END { print u, m }'; }
 
 # Runs a server in the background and a client (retried while the server boots); prints the
 # client's output. Fails when either side fails.
@@ -92,7 +93,7 @@ for s in "${SIZES[@]}"; do
         "$(ratio "${J_BW[$s]}" "${C_BW[$s]}")" "$(ratio "${J_BW[$s]}" "${RAW_BW[$s]}")"
 done
 echo
-echo "64 B message rate (k/s, = 1000 / (2 x one-way usec) round trips... as fabtests' Mxfers/sec x 1000):"
+echo "64 B message rate, k messages/s (1000 / one-way usec, fabtests' Mxfers/sec x 1000):"
 for who in C RAW J; do
     eval "v=\${${who}_LAT[64]}"
     awk -v n="$who" -v u="$v" 'BEGIN { if (u > 0) printf "  %-4s %.0f k/s\n", n, 1000 / u }'
