@@ -20,6 +20,8 @@ public final class Commands {
     static {
         COMMANDS.put("info", InfoCommand::new);
         COMMANDS.put("providers", ProvidersCommand::new);
+        COMMANDS.put("pingpong", PingpongCommand::new);
+        COMMANDS.put("bw", BwCommand::new);
     }
 
     private Commands() {

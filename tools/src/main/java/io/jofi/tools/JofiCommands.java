@@ -17,7 +17,9 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 @Component(service = JofiCommands.class, property = {
         "osgi.command.scope=jofi",
         "osgi.command.function=info",
-        "osgi.command.function=providers"})
+        "osgi.command.function=providers",
+        "osgi.command.function=pingpong",
+        "osgi.command.function=bw"})
 public class JofiCommands {
     private final BundleContext bundleContext;
 
@@ -37,6 +39,16 @@ public class JofiCommands {
     @Descriptor("list providers, or start|stop|update NAME (hot swap), printing getInfo before and after; --help")
     public void providers(@Descriptor("[list | start|stop|update NAME]") String... args) {
         run("providers", args);
+    }
+
+    @Descriptor("ping-pong latency as fabtests' fi_msg_pingpong: -p PROV -e msg -S SIZE|all -I ITERS -w WARMUP -c spin|sread|fd|yield -B/-P PORT -s ADDR -m -v [SERVER]; --help")
+    public void pingpong(@Descriptor("options [SERVER]") String... args) {
+        run("pingpong", args);
+    }
+
+    @Descriptor("bandwidth (windows of sends, each acked), options as pingpong plus -W WINDOW; --help")
+    public void bw(@Descriptor("options [SERVER]") String... args) {
+        run("bw", args);
     }
 
     private void run(String command, String[] args) {

@@ -1,0 +1,182 @@
+package io.jofi.provider.tcp.interop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jofi.Fabrics;
+import io.jofi.tools.CommandContext;
+import io.jofi.tools.Commands;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The tools' {@code pingpong} and {@code bw} commands over JOFI's tcp provider, run through
+ * their public entry point {@link Commands#run} with {@link Fabrics#standalone()}: JOFI ↔ JOFI
+ * on 127.0.0.1, and JOFI ↔ the C peer's fabtests {@code fi_msg_pingpong} choreography in both
+ * roles. Small iteration counts; only the table's rows and the exit status are checked.
+ */
+class PerfCommandsTest {
+    private static final ExecutorService SERVERS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "perf-server");
+        t.setDaemon(true);
+        return t;
+    });
+
+    @AfterAll
+    static void stop() {
+        SERVERS.shutdownNow();
+    }
+
+    /** The output and exit status of one command run. */
+    record Run(int status, String out, String err) {
+        List<String> rows() {
+            List<String> rows = new ArrayList<>();
+            for (String line : out.split("\n")) {
+                if (!line.isBlank() && !line.startsWith("bytes")) {
+                    rows.add(line);
+                }
+            }
+            return rows;
+        }
+    }
+
+    static Run run(String command, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+        int status = Commands.run(command, List.of(args), new CommandContext(Fabrics.standalone(), null, o, e));
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static Future<Run> server(String command, String... args) {
+        return SERVERS.submit(() -> run(command, args));
+    }
+
+    /** Runs the client once the server listens (retrying while the connection is refused). */
+    private static Run client(String command, String... args) throws InterruptedException {
+        Run r = null;
+        for (int attempt = 0; attempt < 50; attempt++) {
+            r = run(command, args);
+            if (r.status() == 0 || !r.err().contains("refused")) {
+                return r;
+            }
+            Thread.sleep(100);
+        }
+        return r;
+    }
+
+    private static void assertTable(Run r, String... sizes) {
+        assertEquals(0, r.status(), () -> "exit status; stdout:\n" + r.out() + "stderr:\n" + r.err());
+        assertTrue(r.out().startsWith("bytes   iters   total       time     MB/sec    usec/xfer   Mxfers/sec\n"),
+                () -> "fabtests' header:\n" + r.out());
+        List<String> rows = r.rows();
+        assertEquals(sizes.length, rows.size(), () -> "one row per size:\n" + r.out());
+        for (int i = 0; i < sizes.length; i++) {
+            String[] cols = rows.get(i).trim().split("\\s+");
+            assertEquals(7, cols.length, "seven columns: " + rows.get(i));
+            assertEquals(sizes[i], cols[0], "bytes column: " + rows.get(i));
+            assertTrue(cols[3].endsWith("s"), "time column in seconds: " + rows.get(i));
+        }
+    }
+
+    @Test
+    void jofiPingpongServerAndClient() throws Exception {
+        String port = Integer.toString(freePort());
+        Future<Run> server = server("pingpong", "-p", "tcp", "-e", "msg", "-I", "20", "-w", "2", "-B", port, "-s", "127.0.0.1");
+        Run client = client("pingpong", "-p", "tcp", "-e", "msg", "-I", "20", "-w", "2", "-P", port, "127.0.0.1");
+        assertTable(client, "64", "256", "1k", "4k", "64k", "1m");
+        assertTable(server.get(30, TimeUnit.SECONDS), "64", "256", "1k", "4k", "64k", "1m");
+        assertTrue(client.rows().get(0).trim().split("\\s+")[1].equals("20"), "iters column: " + client.out());
+    }
+
+    @Test
+    void everyCompletionWaitWorksWithPercentilesAndMachineLines() throws Exception {
+        for (String mode : new String[] {"sread", "fd", "yield"}) {
+            String port = Integer.toString(freePort());
+            Future<Run> server = server("pingpong", "-p", "tcp", "-S", "4k", "-I", "30", "-c", mode, "-B", port, "-s", "127.0.0.1");
+            Run client = client("pingpong", "-p", "tcp", "-S", "4k", "-I", "30", "-c", mode, "-v", "-P", port, "127.0.0.1");
+            assertEquals(0, client.status(), () -> mode + ": " + client.err());
+            assertTrue(client.out().contains("p50") && client.out().contains("p99.9"), () -> mode + " -v:\n" + client.out());
+            Run s = server.get(30, TimeUnit.SECONDS);
+            assertEquals(0, s.status(), () -> mode + " server: " + s.err());
+        }
+        String port = Integer.toString(freePort());
+        Future<Run> server = server("pingpong", "-p", "tcp", "-S", "100", "-I", "10", "-m", "-B", port, "-s", "127.0.0.1");
+        Run client = client("pingpong", "-p", "tcp", "-S", "100", "-I", "10", "-m", "-P", port, "127.0.0.1");
+        assertEquals(0, client.status(), client::err);
+        assertTrue(client.out().contains("- { xfer_size: 100, iterations: 10, total: 2000, time: "), client::out);
+        assertEquals(0, server.get(30, TimeUnit.SECONDS).status());
+    }
+
+    @Test
+    void jofiBandwidth() throws Exception {
+        String port = Integer.toString(freePort());
+        Future<Run> server = server("bw", "-p", "tcp", "-S", "64k", "-I", "5", "-W", "16", "-B", port, "-s", "127.0.0.1");
+        Run client = client("bw", "-p", "tcp", "-S", "64k", "-I", "5", "-W", "16", "-P", port, "127.0.0.1");
+        assertTable(client, "64k");
+        assertTable(server.get(30, TimeUnit.SECONDS), "64k");
+        String[] cols = client.rows().get(0).trim().split("\\s+");
+        assertEquals("5m", cols[2], "total = iters x window x size = 5 x 16 x 64k");
+    }
+
+    @Test
+    void rdmIsRefusedWhenNotOffered() {
+        Run r = run("pingpong", "-p", "tcp", "-e", "rdm", "-I", "1", "-P", "1", "127.0.0.1");
+        assertEquals(1, r.status(), r::err);
+        assertTrue(r.err().contains("endpoint type rdm: not yet offered by tcp"), r::err);
+    }
+
+    @Test
+    void jofiClientAgainstCPingpongServer() throws Exception {
+        NativePeer.assumeNativeLibfabric();
+        try (NativePeer peer = NativePeer.pingpongServer("-p", "tcp", "-e", "msg", "-I", "20", "-w", "2")) {
+            Run client = run("pingpong", "-p", "tcp", "-e", "msg", "-I", "20", "-w", "2", "-P", Integer.toString(peer.port()), NativePeer.HOST);
+            assertTable(client, "64", "256", "1k", "4k", "64k", "1m");
+            peer.assertSucceeded();
+            assertEquals(6, peer.output().stream().filter(l -> l.matches("^\\d+[km]?\\s+20\\s.*")).count(), peer::transcript);
+        }
+    }
+
+    @Test
+    void cClientAgainstJofiPingpongServer() throws Exception {
+        NativePeer.assumeNativeLibfabric();
+        String port = Integer.toString(freePort());
+        Future<Run> server = server("pingpong", "-p", "tcp", "-e", "msg", "-S", "4k", "-I", "20", "-w", "2", "-B", port, "-s", NativePeer.HOST);
+        NativePeer peer = null;
+        try {
+            for (int attempt = 0; attempt < 50; attempt++) {
+                peer = NativePeer.pingpongClient(Integer.parseInt(port), "-p", "tcp", "-e", "msg", "-S", "4k", "-I", "20", "-w", "2");
+                if (peer.awaitExit(NativePeer.TIMEOUT) == 0 || !String.join("\n", peer.output()).toLowerCase().contains("refused")) {
+                    break;
+                }
+                peer.close();
+                Thread.sleep(100);
+            }
+            NativePeer p = peer;
+            assertEquals(0, p.awaitExit(NativePeer.TIMEOUT), p::transcript);
+            assertTable(server.get(30, TimeUnit.SECONDS), "4k");
+        } finally {
+            if (peer != null) {
+                peer.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package io.jofi.tools;
+
+import picocli.CommandLine;
+
+/**
+ * {@code jofi bw}: fabtests' bandwidth pattern over the pingpong set-up. Per size: the 1-byte
+ * sync, then per iteration the client sends a window of {@code -W} messages (inject below the
+ * inject size, else send, completions collected after the window) and waits for the server's
+ * 4-byte ack; the server receives the window (reposting each receive) and sends the ack. Both
+ * sides keep {@code -W} receives posted. The row counts {@code -W} transfers per iteration.
+ */
+@CommandLine.Command(name = "bw", description = {
+        "Bandwidth, as fabtests' bandwidth tests: windows of sends, each acknowledged by a message.",
+        "Server: no SERVER argument. Client: the server's address."})
+public final class BwCommand extends PerfCommand {
+
+    @CommandLine.Option(names = "-W", paramLabel = "WINDOW", defaultValue = "64", description = "Sends per window (default 64, as fabtests).")
+    int window;
+
+    @Override
+    String name() {
+        return "bw";
+    }
+
+    @Override
+    int receiveDepth() {
+        return window();
+    }
+
+    @Override
+    int sendDepth() {
+        return window();
+    }
+
+    private int window() {
+        if (window < 1 || window > 4096) {
+            throw new CommandFailure("-W must be between 1 and 4096, got " + window, ExitStatus.USAGE);
+        }
+        return window;
+    }
+
+    @Override
+    void runSize(PerfConnection c, int size, long iterations, PerfReport report) {
+        boolean client = destination != null;
+        long total = iterations + warmup;
+        long[] samples = report.verbose() ? new long[(int) Math.min(iterations, Integer.MAX_VALUE)] : null;
+        ProgressLine progress = new ProgressLine(context().err(), name());
+        progress.start(size);
+        long start = System.nanoTime();
+        for (long i = 0; i < total; i++) {
+            if (i == warmup) {
+                start = System.nanoTime();
+            }
+            long t0 = samples != null ? System.nanoTime() : 0;
+            if (client) {
+                int pending = 0;
+                for (int j = 0; j < window; j++) {
+                    if (c.send(size)) {
+                        pending++;
+                    }
+                }
+                for (; pending > 0; pending--) {
+                    c.awaitSend();
+                }
+                c.awaitReceive();
+            } else {
+                for (int j = 0; j < window; j++) {
+                    c.awaitReceive();
+                }
+                c.sendAndWait(PerfConnection.FINALIZE_BYTES);
+            }
+            if (samples != null && i >= warmup && i - warmup < samples.length) {
+                samples[(int) (i - warmup)] = System.nanoTime() - t0;
+            }
+            progress.tick(i, total);
+        }
+        long elapsed = System.nanoTime() - start;
+        report.row(size, iterations, window, elapsed);
+        if (samples != null) {
+            report.percentiles(size, samples, samples.length, window);
+        }
+    }
+}

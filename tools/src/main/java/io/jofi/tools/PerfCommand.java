@@ -1,0 +1,192 @@
+package io.jofi.tools;
+
+import io.jofi.EpType;
+import io.jofi.FabricException;
+import io.jofi.Fabrics;
+import io.jofi.Fi;
+import io.jofi.Info;
+import io.jofi.Progress;
+import java.util.List;
+import picocli.CommandLine;
+
+/**
+ * The options and the flow shared by {@code pingpong} and {@code bw}: fabtests' option letters
+ * and defaults (TCP-WIRE.md, "fabtests' fi_msg_pingpong choreography"), getInfo for the
+ * requested endpoint type, the connection ({@link PerfConnection}), one run per size, then
+ * fabtests' finalize. A subclass supplies the timed pattern of one size.
+ */
+public abstract class PerfCommand extends Command {
+    /** fabtests' default sizes without {@code -S}. */
+    static final int[] DEFAULT_SIZES = {64, 256, 1024, 4096, 65536, 1 << 20};
+    /** fabtests' largest size of {@code -S all}; also the buffer without {@code -S}. */
+    static final int MAX_SIZE = 8 << 20;
+
+    @CommandLine.Option(names = "-p", paramLabel = "PROV", description = "Provider name (default: the first that getInfo returns).")
+    String provider;
+
+    @CommandLine.Option(names = "-e", paramLabel = "msg|rdm", defaultValue = "msg", description = "Endpoint type (default msg).")
+    String endpointType;
+
+    @CommandLine.Option(names = "-S", paramLabel = "SIZE|all", description = "One message size (k/m/g suffixes) or 'all' (default: 64, 256, 1k, 4k, 64k, 1m).")
+    String size;
+
+    @CommandLine.Option(names = "-I", paramLabel = "ITERS", defaultValue = "-1", description = "Timed iterations (default: 10000 below 64k, 1000 below 1m, 100 from 1m).")
+    long iterations;
+
+    @CommandLine.Option(names = "-w", paramLabel = "WARMUP", defaultValue = "10", description = "Untimed warm-up iterations (default 10).")
+    long warmup;
+
+    @CommandLine.Option(names = "-c", paramLabel = "spin|sread|fd|yield", defaultValue = "spin",
+            description = "Completion wait: spin (busy read, manual progress), sread (UNSPEC wait object), fd (FD wait object, Selector, tryWait), yield (YIELD wait object).")
+    CompletionWait completionWait;
+
+    @CommandLine.Option(names = "-B", paramLabel = "PORT", defaultValue = "9228", description = "Source port of the server (default 9228).")
+    String sourcePort;
+
+    @CommandLine.Option(names = "-P", paramLabel = "PORT", defaultValue = "9228", description = "Destination port of the client (default 9228).")
+    String destinationPort;
+
+    @CommandLine.Option(names = "-s", paramLabel = "ADDR", description = "Source address of the server (default: any).")
+    String sourceAddress;
+
+    @CommandLine.Option(names = "-m", description = "Machine-readable output (fabtests' -m).")
+    boolean machine;
+
+    @CommandLine.Option(names = "-v", description = "Also print latency percentiles p50, p99, p99.9 per size.")
+    boolean verbose;
+
+    @CommandLine.Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60", description = "Bound on any single wait (default 60).")
+    int timeoutSeconds;
+
+    @CommandLine.Parameters(arity = "0..1", paramLabel = "SERVER", description = "The server's address (client); none: be the server.")
+    String destination;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** The command's name in messages. */
+    abstract String name();
+
+    /** How many receives each side keeps posted. */
+    abstract int receiveDepth();
+
+    /** How many sends may be outstanding at once. */
+    abstract int sendDepth();
+
+    /**
+     * Runs one size after the sync: warm-up then {@code iterations} timed iterations; prints
+     * its row through {@code report}.
+     */
+    abstract void runSize(PerfConnection c, int size, long iterations, PerfReport report);
+
+    @Override
+    protected int execute() throws Exception {
+        int[] sizes = sizes();
+        if (warmup < 0) {
+            throw new CommandFailure("-w must be >= 0, got " + warmup, ExitStatus.USAGE);
+        }
+        if (iterations == 0 || iterations < -1) {
+            throw new CommandFailure("-I must be > 0, got " + iterations, ExitStatus.USAGE);
+        }
+        Fabrics fabrics = context().requireFabrics();
+        boolean client = destination != null;
+        Info info = findInfo(fabrics, client);
+        int bufferSize = size == null ? MAX_SIZE : "all".equals(size) ? MAX_SIZE : Math.max(256, sizes[0]);
+        PerfReport report = new PerfReport(out(), machine, verbose, String.join(" ", spec.commandLine().getParseResult().originalArgs()), name());
+        try (PerfConnection c = PerfConnection.open(fabrics, info, client, completionWait, bufferSize,
+                receiveDepth(), sendDepth(), timeoutSeconds * 1_000_000_000L, context().err())) {
+            for (int s : sizes) {
+                long iters = iterations > 0 ? iterations : s >= (1 << 20) ? 100 : s >= (1 << 16) ? 1000 : 10000;
+                c.sync();
+                runSize(c, s, iters, report);
+            }
+            c.finish();
+        }
+        return ExitStatus.OK;
+    }
+
+    private Info findInfo(Fabrics fabrics, boolean client) throws FabricException {
+        EpType type = switch (endpointType) {
+            case "msg" -> EpType.MSG;
+            case "rdm" -> EpType.RDM;
+            default -> throw new CommandFailure("-e must be msg or rdm, got '" + endpointType + "'", ExitStatus.USAGE);
+        };
+        Info hints = new Info().caps(Fi.FI_MSG);
+        hints.epAttr().type(type);
+        if (provider != null) {
+            hints.fabricAttr().provName(provider);
+        }
+        if (completionWait == CompletionWait.SPIN) {
+            hints.domainAttr().dataProgress(Progress.MANUAL);
+        }
+        List<Info> infos;
+        try {
+            infos = client
+                    ? fabrics.getInfo(destination, destinationPort, 0, hints)
+                    : fabrics.getInfo(sourceAddress, sourcePort, Fi.FI_SOURCE, hints);
+        } catch (FabricException e) {
+            if (type == EpType.RDM) {
+                infos = List.of();
+            } else {
+                throw new CommandFailure("getInfo found no " + endpointType + " endpoint"
+                        + (provider == null ? "" : " of provider " + provider) + ": " + e.getMessage());
+            }
+        }
+        if (infos.isEmpty()) {
+            if (type == EpType.RDM) {
+                throw new CommandFailure("endpoint type rdm: not yet offered by " + (provider == null ? "any provider" : provider));
+            }
+            throw new CommandFailure("getInfo found no msg endpoint" + (provider == null ? "" : " of provider " + provider));
+        }
+        if (type == EpType.RDM) {
+            throw new CommandFailure("endpoint type rdm: " + infos.get(0).fabricAttr().provName()
+                    + " offers it, but " + name() + " runs over msg endpoints only so far");
+        }
+        return infos.get(0);
+    }
+
+    private int[] sizes() {
+        if (size == null) {
+            return DEFAULT_SIZES.clone();
+        }
+        if ("all".equals(size)) {
+            // fabtests' full table: powers of two and the 1.5x steps between, up to 8 MiB
+            int[] all = new int[64];
+            int n = 0;
+            for (int s = 1; s <= MAX_SIZE; s <<= 1) {
+                all[n++] = s;
+                if (s >= 2 && s + s / 2 < MAX_SIZE) {
+                    all[n++] = s + s / 2;
+                }
+            }
+            return java.util.Arrays.copyOf(all, n);
+        }
+        long parsed = parseSize(size);
+        if (parsed < 1 || parsed > Integer.MAX_VALUE - 8) {
+            throw new CommandFailure("-S must be between 1 and 2g, got '" + size + "'", ExitStatus.USAGE);
+        }
+        return new int[] {(int) parsed};
+    }
+
+    /** A size with an optional k/m/g suffix (powers of 1024, as fabtests' parse). */
+    static long parseSize(String text) {
+        String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+        long unit = 1;
+        if (!t.isEmpty()) {
+            switch (t.charAt(t.length() - 1)) {
+                case 'k' -> unit = 1L << 10;
+                case 'm' -> unit = 1L << 20;
+                case 'g' -> unit = 1L << 30;
+                default -> { }
+            }
+        }
+        if (unit != 1) {
+            t = t.substring(0, t.length() - 1);
+        }
+        try {
+            return Long.parseLong(t) * unit;
+        } catch (NumberFormatException e) {
+            throw new CommandFailure("not a size: '" + text + "'", ExitStatus.USAGE);
+        }
+    }
+}

@@ -1,0 +1,374 @@
+package io.jofi.tools;
+
+import io.jofi.CompletionQueue;
+import io.jofi.CqAttr;
+import io.jofi.CqEntry;
+import io.jofi.CqErrEntry;
+import io.jofi.Domain;
+import io.jofi.Endpoint;
+import io.jofi.EqAttr;
+import io.jofi.EqEntry;
+import io.jofi.EqErrEntry;
+import io.jofi.Errno;
+import io.jofi.EventQueue;
+import io.jofi.Fabric;
+import io.jofi.FabricException;
+import io.jofi.Fabrics;
+import io.jofi.Fi;
+import io.jofi.Fid;
+import io.jofi.Info;
+import io.jofi.Msg;
+import io.jofi.PassiveEndpoint;
+import io.jofi.WaitObject;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One connected MSG endpoint set up as fabtests' {@code fi_msg_pingpong} does (TCP-WIRE.md,
+ * "fabtests' fi_msg_pingpong choreography"): receives posted before {@code connect}/{@code accept}
+ * and reposted after every receive completion, separate transmit and receive CQs, the 1-byte
+ * sync, and the finalize with a 4-byte {@code FI_TRANSMIT_COMPLETE} message.
+ *
+ * <p>The data path ({@link #send}, {@link #awaitReceive}, {@link #awaitSend}) allocates
+ * nothing: buffer views, contexts and the completion entry are made once here. Every wait is
+ * bounded by the timeout given to {@link #open}.
+ */
+final class PerfConnection implements AutoCloseable {
+    /** fabtests' finalize message length and the ack message length of {@code bw}. */
+    static final int FINALIZE_BYTES = 4;
+
+    private final List<Fid> opened = new ArrayList<>();
+    private final CompletionWait wait;
+    private final long timeoutNanos;
+    private final PrintStream err;
+    private final CqEntry[] entry = {new CqEntry()};
+    private final CqErrEntry error = new CqErrEntry();
+    private final EqEntry event = new EqEntry();
+
+    private Fabric fabric;
+    private Domain domain;
+    private EventQueue eq;
+    private CompletionQueue txCq;
+    private CompletionQueue rxCq;
+    private Fid[] txWaitFids;
+    private Fid[] rxWaitFids;
+    private Selector selector;
+    private Endpoint ep;
+    private long injectSize;
+    private final boolean client;
+
+    /** One view of the transmit buffer per outstanding send, each with its own context. */
+    private ByteBuffer[] txViews;
+    private int txNext;
+    /** One view of the receive buffer per posted receive; the view is its own context. */
+    private ByteBuffer[] rxViews;
+    private final Msg finalizeMsg = new Msg(1);
+
+    private PerfConnection(boolean client, CompletionWait wait, long timeoutNanos, PrintStream err) {
+        this.client = client;
+        this.wait = wait;
+        this.timeoutNanos = timeoutNanos;
+        this.err = err;
+    }
+
+    /**
+     * Opens fabric, domain, EQ and CQs for {@code info}, then either listens and accepts one
+     * connection (server) or connects (client), with {@code receiveDepth} receives of
+     * {@code bufferSize} bytes posted before the connection is made.
+     */
+    static PerfConnection open(Fabrics fabrics, Info info, boolean client, CompletionWait wait, int bufferSize,
+            int receiveDepth, int sendDepth, long timeoutNanos, PrintStream err) throws FabricException {
+        PerfConnection c = new PerfConnection(client, wait, timeoutNanos, err);
+        try {
+            c.setUp(fabrics, info, bufferSize, receiveDepth, sendDepth);
+            return c;
+        } catch (RuntimeException | FabricException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    private <T extends Fid> T track(T fid) {
+        opened.add(fid);
+        return fid;
+    }
+
+    private void setUp(Fabrics fabrics, Info info, int bufferSize, int receiveDepth, int sendDepth) throws FabricException {
+        fabric = track(fabrics.fabric(info.fabricAttr(), null));
+        eq = track(fabric.openEq(new EqAttr().size(16), "perf-eq"));
+        ByteBuffer tx = ByteBuffer.allocateDirect(bufferSize);
+        for (int i = 0; i < bufferSize; i++) {
+            tx.put(i, (byte) i);
+        }
+        ByteBuffer rx = ByteBuffer.allocateDirect(bufferSize);
+        txViews = new ByteBuffer[sendDepth];
+        for (int i = 0; i < sendDepth; i++) {
+            txViews[i] = tx.duplicate();
+        }
+        rxViews = new ByteBuffer[receiveDepth];
+        for (int i = 0; i < receiveDepth; i++) {
+            rxViews[i] = rx.duplicate();
+        }
+        if (client) {
+            openEndpoint(info);
+            postReceives();
+            ep.connect(info.destAddr(), null);
+            awaitEvent(Fi.FI_CONNECTED, "FI_CONNECTED after connect");
+        } else {
+            PassiveEndpoint pep = track(fabric.passiveEndpoint(info, "perf-pep"));
+            pep.bind(eq, 0);
+            pep.listen();
+            EqEntry request = awaitEvent(Fi.FI_CONNREQ, "a connection request");
+            openEndpoint(request.info());
+            postReceives();
+            ep.accept(null);
+            awaitEvent(Fi.FI_CONNECTED, "FI_CONNECTED after accept");
+        }
+    }
+
+    private void openEndpoint(Info info) throws FabricException {
+        domain = track(fabric.domain(info, "perf-domain"));
+        injectSize = info.txAttr().injectSize();
+        int depth = Math.max(64, 2 * Math.max(txViews.length, rxViews.length));
+        txCq = track(domain.openCq(new CqAttr().size(depth).waitObj(wait.waitObj), "perf-txcq"));
+        rxCq = track(domain.openCq(new CqAttr().size(depth).waitObj(wait.waitObj), "perf-rxcq"));
+        txWaitFids = new Fid[] {txCq};
+        rxWaitFids = new Fid[] {rxCq};
+        if (wait == CompletionWait.FD) {
+            try {
+                selector = Selector.open();
+                register(txCq);
+                register(rxCq);
+            } catch (IOException e) {
+                throw new FabricException(Errno.EIO, "cannot open a Selector for -c fd: " + e.getMessage(), e);
+            }
+        }
+        ep = track(domain.endpoint(info, "perf-ep"));
+        ep.bind(eq, 0);
+        ep.bind(txCq, Fi.FI_TRANSMIT);
+        ep.bind(rxCq, Fi.FI_RECV);
+        ep.enable();
+    }
+
+    private void register(CompletionQueue cq) throws FabricException, IOException {
+        if (!(cq.getWait() instanceof WaitObject.Fd fd)) {
+            throw new FabricException(Errno.ENOSYS, "the CQ's FD wait object is not a channel");
+        }
+        SelectableChannel channel = fd.channel();
+        channel.configureBlocking(false);
+        channel.register(selector, SelectionKey.OP_READ);
+    }
+
+    private void postReceives() {
+        for (ByteBuffer view : rxViews) {
+            repost(view);
+        }
+    }
+
+    private void repost(ByteBuffer view) {
+        view.clear();
+        int rc = ep.recv(view, null, 0, view);
+        if (rc != 0) {
+            throw new CommandFailure("posting a receive failed: " + Errno.strerror(-rc));
+        }
+    }
+
+    /** The provider's inject size: sends strictly below it use {@code inject}. */
+    long injectSize() {
+        return injectSize;
+    }
+
+    // ------------------------------------------------------------------ data path
+
+    /**
+     * Starts a send of {@code size} bytes: {@code inject} below the inject size (no
+     * completion), else {@code send} with a completion to collect with {@link #awaitSend}.
+     *
+     * @return whether a send completion will follow
+     */
+    boolean send(int size) {
+        ByteBuffer view = txViews[txNext];
+        txNext = txNext + 1 == txViews.length ? 0 : txNext + 1;
+        view.clear().limit(size);
+        if (size < injectSize) {
+            int rc;
+            long deadline = 0;
+            while ((rc = ep.inject(view, 0)) == -Errno.EAGAIN) {
+                // no room: reading the transmit CQ drives manual progress
+                txCq.read(entry, 0);
+                deadline = checkDeadline(deadline, "room to inject");
+            }
+            check(rc, "inject");
+            return false;
+        }
+        int rc;
+        long deadline = 0;
+        while ((rc = ep.send(view, null, 0, view)) == -Errno.EAGAIN) {
+            txCq.read(entry, 0);
+            deadline = checkDeadline(deadline, "room to send");
+        }
+        check(rc, "send");
+        return true;
+    }
+
+    /** Sends {@code size} bytes and, when it is not an inject, waits for its completion. */
+    void sendAndWait(int size) {
+        if (send(size)) {
+            awaitSend();
+        }
+    }
+
+    /** Waits for one transmit completion. */
+    void awaitSend() {
+        awaitCompletion(txCq, txWaitFids, "a send completion");
+    }
+
+    /** Waits for one receive completion and reposts that receive (fabtests' ft_rx). */
+    void awaitReceive() {
+        awaitCompletion(rxCq, rxWaitFids, "a receive completion");
+        repost((ByteBuffer) entry[0].context());
+    }
+
+    private void awaitCompletion(CompletionQueue cq, Fid[] waitFids, String what) {
+        long deadline = 0;
+        while (true) {
+            int rc;
+            switch (wait) {
+                case SREAD, YIELD -> rc = cq.sread(entry, 1, 0, 100);
+                default -> rc = cq.read(entry, 1);
+            }
+            if (rc == 1) {
+                return;
+            }
+            if (rc == -Errno.EAVAIL) {
+                cq.readErr(error, 0);
+                throw new CommandFailure(what + " failed: " + Errno.strerror(error.err())
+                        + (error.err() == Errno.ECONNRESET || error.err() == Errno.ECANCELED ? " (the peer went away?)" : ""));
+            }
+            if (rc != -Errno.EAGAIN) {
+                throw new CommandFailure("reading the CQ for " + what + " failed: " + Errno.strerror(-rc));
+            }
+            if (wait == CompletionWait.FD && fabric.tryWait(waitFids) == 0) {
+                selectBriefly();
+            }
+            deadline = checkDeadline(deadline, what);
+        }
+    }
+
+    private void selectBriefly() {
+        try {
+            selector.select(100);
+            selector.selectedKeys().clear();
+        } catch (IOException e) {
+            throw new CommandFailure("Selector.select failed: " + e.getMessage());
+        }
+    }
+
+    /** The deadline of a wait loop, set at its first empty pass (a full pass never reads the clock). */
+    private long checkDeadline(long deadline, String what) {
+        long now = System.nanoTime();
+        if (deadline == 0) {
+            return now + timeoutNanos;
+        }
+        if (now - deadline > 0) {
+            throw new CommandFailure("no " + what + " within " + timeoutNanos / 1_000_000_000L + " s");
+        }
+        return deadline;
+    }
+
+    // ------------------------------------------------------------------ choreography
+
+    /** fabtests' per-size sync: the client sends 1 byte (with a completion) then receives; the server the reverse. */
+    void sync() {
+        if (client) {
+            sendPlain(1);
+            awaitReceive();
+        } else {
+            awaitReceive();
+            sendPlain(1);
+        }
+    }
+
+    /** A plain send with a completion, waited for (never an inject: fabtests' ft_tx). */
+    private void sendPlain(int size) {
+        ByteBuffer view = txViews[0];
+        view.clear().limit(size);
+        check(ep.send(view, null, 0, view), "send");
+        awaitSend();
+    }
+
+    /**
+     * fabtests' finalize: a 4-byte {@code FI_TRANSMIT_COMPLETE} message from both sides at once,
+     * wait for its completion (the peer's ack), then for the peer's 4 bytes; then shutdown.
+     * The provider keeps reading and acking the peer's message while this side waits.
+     */
+    void finish() throws FabricException {
+        ByteBuffer view = txViews[0];
+        view.clear().limit(FINALIZE_BYTES);
+        finalizeMsg.buffer(view, null).context(view);
+        check(ep.sendMsg(finalizeMsg, Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION), "finalize send");
+        awaitSend();
+        awaitCompletion(rxCq, rxWaitFids, "the peer's finalize message");
+        ep.shutdown(0);
+    }
+
+    private static void check(int rc, String what) {
+        if (rc != 0) {
+            throw new CommandFailure(what + " failed: " + Errno.strerror(-rc));
+        }
+    }
+
+    private EqEntry awaitEvent(int expected, String what) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (true) {
+            int rc = eq.read(event, 0);
+            if (rc == 1) {
+                if (event.event() == expected) {
+                    return event;
+                }
+                // fabtests ignores anything else on the EQ while it waits (e.g. connection data)
+                continue;
+            }
+            if (rc == -Errno.EAVAIL) {
+                EqErrEntry e = new EqErrEntry();
+                eq.readErr(e, 0);
+                throw new CommandFailure("waiting for " + what + ": " + Errno.strerror(e.err())
+                        + (e.err() == Errno.ECONNREFUSED ? " (is the server running?)" : ""));
+            }
+            if (rc != -Errno.EAGAIN) {
+                throw new CommandFailure("reading the EQ failed: " + Errno.strerror(-rc));
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new CommandFailure("no " + what + " within " + timeoutNanos / 1_000_000_000L + " s");
+            }
+            LockSupport.parkNanos(20_000);
+        }
+    }
+
+    /** Closes everything in reverse order of opening; the first failure is reported on stderr. */
+    @Override
+    public void close() {
+        for (int i = opened.size() - 1; i >= 0; i--) {
+            try {
+                opened.get(i).close();
+            } catch (Exception e) {
+                err.println("closing " + opened.get(i) + ": " + e.getMessage());
+            }
+        }
+        opened.clear();
+        if (selector != null) {
+            try {
+                selector.close();
+            } catch (IOException e) {
+                err.println("closing the Selector: " + e.getMessage());
+            }
+        }
+    }
+}

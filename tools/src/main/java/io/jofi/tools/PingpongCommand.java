@@ -1,0 +1,64 @@
+package io.jofi.tools;
+
+import picocli.CommandLine;
+
+/**
+ * {@code jofi pingpong}: fabtests' {@code fi_msg_pingpong} (TCP-WIRE.md, "fabtests'
+ * fi_msg_pingpong choreography"). Per size: the 1-byte sync, {@code -w} warm-up iterations,
+ * then {@code -I} timed ones — the client sends then receives, the server receives then sends —
+ * and a row of the table; then fabtests' finalize. Interoperates with a C
+ * {@code fi_msg_pingpong} in both roles.
+ */
+@CommandLine.Command(name = "pingpong", description = {
+        "Ping-pong latency, as fabtests' fi_msg_pingpong (same options, choreography and table).",
+        "Server: no SERVER argument. Client: the server's address."})
+public final class PingpongCommand extends PerfCommand {
+
+    @Override
+    String name() {
+        return "pingpong";
+    }
+
+    @Override
+    int receiveDepth() {
+        return 1;
+    }
+
+    @Override
+    int sendDepth() {
+        return 1;
+    }
+
+    @Override
+    void runSize(PerfConnection c, int size, long iterations, PerfReport report) {
+        boolean client = destination != null;
+        long total = iterations + warmup;
+        long[] samples = report.verbose() ? new long[(int) Math.min(iterations, Integer.MAX_VALUE)] : null;
+        ProgressLine progress = new ProgressLine(context().err(), name());
+        progress.start(size);
+        long start = System.nanoTime();
+        // the timed loop: no allocation (views, contexts and CQ entries are preallocated)
+        for (long i = 0; i < total; i++) {
+            if (i == warmup) {
+                start = System.nanoTime();
+            }
+            long t0 = samples != null ? System.nanoTime() : 0;
+            if (client) {
+                c.sendAndWait(size);
+                c.awaitReceive();
+            } else {
+                c.awaitReceive();
+                c.sendAndWait(size);
+            }
+            if (samples != null && i >= warmup && i - warmup < samples.length) {
+                samples[(int) (i - warmup)] = System.nanoTime() - t0;
+            }
+            progress.tick(i, total);
+        }
+        long elapsed = System.nanoTime() - start;
+        report.row(size, iterations, 2, elapsed);
+        if (samples != null) {
+            report.percentiles(size, samples, samples.length, 2);
+        }
+    }
+}
