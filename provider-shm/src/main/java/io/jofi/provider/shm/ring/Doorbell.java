@@ -87,11 +87,17 @@ public final class Doorbell implements AutoCloseable {
             return false;
         }
         rung = false;
+        final long deadline = System.nanoTime() + timeoutNanos;
         try {
             if (timeoutNanos <= 0) {
                 selector.selectNow(onReady);
             } else {
-                selector.select(onReady, Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos + 999_999)));
+                // A producer connecting is no ring: keep waiting until rung, woken or timed out.
+                long left = timeoutNanos;
+                do {
+                    selector.select(onReady, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+                    left = deadline - System.nanoTime();
+                } while (!rung && !woken && !closed && left > 0);
             }
         } catch (ClosedSelectorException e) {
             return false;
