@@ -159,8 +159,8 @@ public final class MpscRing {
             final long headSeen = (long) LONG.getAcquire(region, HEAD_OFFSET);
             final long tail = (long) LONG.getVolatile(region, TAIL_OFFSET);
             final long used = tail - headSeen;
-            if (used < 0) {
-                return FAILED;
+            if (used < 0 || (tail & (ALIGNMENT - 1)) != 0) {
+                return FAILED; // only a corrupt region has a tail behind its head or misaligned
             }
             if (used > capacity) {
                 continue; // the head moved on between the two reads; look again
@@ -236,6 +236,9 @@ public final class MpscRing {
         final long tail = (long) LONG.getVolatile(region, TAIL_OFFSET);
         if (tail - start < 0 || tail - start > capacity) {
             return fail("tail outside [head, head + capacity]");
+        }
+        if ((tail & (ALIGNMENT - 1)) != 0) {
+            return fail("tail not a multiple of " + ALIGNMENT);
         }
         long position = start;
         int count = 0;

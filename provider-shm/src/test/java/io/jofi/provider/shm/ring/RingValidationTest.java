@@ -59,6 +59,13 @@ class RingValidationTest {
     }
 
     @Test
+    void tailNotAligned() {
+        memory.putLong(RegionDescriptor.TAIL_OFFSET, 12);
+        assertEquals(MpscRing.FAILED, ring.claim(1, 0, 0, 8), "a producer never writes at a misaligned tail");
+        assertFailed("tail not a multiple of 8");
+    }
+
+    @Test
     void lengthTooSmall() {
         int index = sendPublished(1);
         ring.buffer().putInt(index, 4);
