@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
  * <li>{@code produce <dir> <name> <sender> <count>}: maps the region and sends {@code count}
  *     records (payload: sender, sequence, a checked filler of varying length), retrying while
  *     full; prints {@code DONE}.</li>
- * <li>{@code own <dir> <name>}: creates a region, prints {@code READY}, then waits to be killed.</li>
+ * <li>{@code own <dir> <name>}: creates a region and its doorbell, prints {@code READY}, then waits to be killed.</li>
  * <li>{@code scribble <dir> <name> <seed> <writes>}: a hostile writer: maps the region file
  *     raw and writes random longs at random offsets (half in the header's first KiB, half in the
  *     ring), then poisons the tail; prints {@code DONE}.</li>
@@ -32,7 +32,8 @@ public final class RingChild {
         switch (args[0]) {
             case "produce" -> produce(dir, name, Integer.parseInt(args[3]), Integer.parseInt(args[4]));
             case "own" -> {
-                try (ShmRegion region = ShmRegion.create(dir, name, ShmRegionTest.SMALL)) {
+                try (ShmRegion region = ShmRegion.create(dir, name, ShmRegionTest.SMALL);
+                     Doorbell doorbell = Doorbell.bind(region.doorbellPath())) {
                     System.out.println("READY " + region.ownerPid());
                     Thread.sleep(TimeUnit.SECONDS.toMillis(ChildJvm.TIMEOUT_SECONDS));
                 }
