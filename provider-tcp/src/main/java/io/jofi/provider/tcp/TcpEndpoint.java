@@ -216,6 +216,8 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     private int payloadKind = P_MSG;
     /** Where the payload of a write, read response or atomic goes (not a posted receive). */
     private final RxOp rmaSink = new RxOp();
+    /** Where an atomic request's or response's payload goes ({@link #atomicIn}; its own view, never re-made). */
+    private final RxOp atomicSink = new RxOp();
     /** The read or atomic whose response is being read. */
     private TxOp responseFor;
     /** Atomic request payload (operand, compare) or response (old value). */
@@ -1854,7 +1856,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     }
 
     private void readPayloadInto(ByteBuffer dst, int length, int kind) {
-        RxOp sink = rmaSink;
+        RxOp sink = atomicSink;
         sink.range(0, dst, 0, length);
         sink.count = 1;
         sink.first = 0;

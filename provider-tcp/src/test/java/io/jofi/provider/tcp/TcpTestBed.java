@@ -47,7 +47,12 @@ final class TcpTestBed implements AutoCloseable {
     Endpoint server;
 
     TcpTestBed(Progress mode) throws FabricException {
-        Info hints = new Info().caps(Fi.FI_MSG);
+        this(mode, Fi.FI_MSG);
+    }
+
+    /** A bed whose endpoints ask for {@code caps} (e.g. FI_TAGGED | FI_RMA | FI_ATOMIC). */
+    TcpTestBed(Progress mode, long caps) throws FabricException {
+        Info hints = new Info().caps(caps);
         hints.epAttr().type(EpType.MSG);
         hints.domainAttr().dataProgress(mode);
         List<Info> infos = provider.getInfo("127.0.0.1", "0", Fi.FI_SOURCE, hints);
