@@ -2298,6 +2298,13 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         }
     }
 
+    /** Whether reading stopped because a request's response finds no transmit room (tests). */
+    boolean isBlocked() {
+        synchronized (lock) {
+            return readState == R_BLOCKED;
+        }
+    }
+
     /** Descriptors created so far (tests prove the pools stop growing in steady state). */
     int descriptorsCreated() {
         synchronized (lock) {

@@ -45,6 +45,10 @@ class TcpWireOpsTest {
         final byte[] response = new byte[TcpWireDescriptor.CM_HEADER_LENGTH];
 
         RawPeer(TcpTestBed bed, boolean jofiMarker) throws Exception {
+            this(bed, jofiMarker, 0);
+        }
+
+        RawPeer(TcpTestBed bed, boolean jofiMarker, long txSize) throws Exception {
             InetSocketAddress listen = Addresses.fromSockaddr(bed.pep.getName());
             socket = new Socket(listen.getAddress(), listen.getPort());
             socket.setSoTimeout((int) TcpTestBed.TIMEOUT_MS);
@@ -57,6 +61,10 @@ class TcpWireOpsTest {
             out.flush();
             EqEntry creq = awaitEvent(bed.pepEq, Fi.FI_CONNREQ);
             creq.info().caps(TcpProvider.CAPS); // the bed asked for FI_MSG only
+            if (txSize > 0) {
+                creq.info().txAttr().size(txSize);
+                creq.info().rxAttr().size(txSize);
+            }
             victim = bed.domain.endpoint(creq.info(), "victim");
             victim.bind(bed.serverEq, 0);
             victim.bind(bed.serverCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
@@ -159,6 +167,72 @@ class TcpWireOpsTest {
                     .payloadLength(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
             raw.send(h, ByteBuffer.allocate(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD).putLong(0, Fi.FI_SUM));
             assertTornDownOnly(bed, raw);
+            mr.close();
+        }
+    }
+
+    /** A tagged message as op 1 and as op 0 with flag bit 7 (libfabric 1.17's rxm path) is received as tagged. */
+    @Test
+    void taggedMessagesInBothWireForms() throws Exception {
+        try (TcpTestBed bed = new TcpTestBed(Progress.AUTO).connect(null, null);
+             RawPeer raw = new RawPeer(bed, false)) {
+            ByteBuffer r1 = ByteBuffer.allocate(8);
+            ByteBuffer r7 = ByteBuffer.allocate(8);
+            assertEquals(0, raw.victim.trecv(r7, null, Fi.FI_ADDR_UNSPEC, 0x77, 0, "bit7"));
+            assertEquals(0, raw.victim.trecv(r1, null, Fi.FI_ADDR_UNSPEC, 0x11, 0, "op1"));
+            raw.send(new MessageHeader(ByteOrder.BIG_ENDIAN).op(TcpWireDescriptor.OP_TAGGED).tag(0x11).payloadLength(2),
+                    ByteBuffer.wrap(new byte[] {1, 1}));
+            raw.send(new MessageHeader(ByteOrder.BIG_ENDIAN).op(TcpWireDescriptor.OP_MSG)
+                    .flags(TcpWireDescriptor.FLAG_TAGGED).tag(0x77).payloadLength(3), ByteBuffer.wrap(new byte[] {7, 7, 7}));
+            io.jofi.CqEntry a = awaitCompletion(bed.serverCq);
+            io.jofi.CqEntry b = awaitCompletion(bed.serverCq);
+            // each went to the receive of its tag, not to the one posted first
+            assertEquals("op1", a.context());
+            assertEquals(2, a.len());
+            assertEquals("bit7", b.context());
+            assertEquals(3, b.len());
+            assertEquals(Fi.FI_RECV | Fi.FI_TAGGED, b.flags());
+            assertEquals(7, r7.get(2));
+        }
+    }
+
+    /**
+     * A peer that sends read requests without reading the responses: once the transmit queue
+     * is full the endpoint stops reading (back-pressure, no unbounded growth), and goes on when
+     * the peer reads; every response arrives whole and in order.
+     */
+    @Test
+    void readRequestsBeyondTheTransmitQueueWaitForRoom() throws Exception {
+        try (TcpTestBed bed = new TcpTestBed(Progress.AUTO).connect(null, null);
+             RawPeer raw = new RawPeer(bed, false, 16)) {
+            int size = 1 << 20;
+            ByteBuffer target = ByteBuffer.allocateDirect(size);
+            for (int i = 0; i < size; i += 4096) {
+                target.put(i, (byte) (i >> 12));
+            }
+            MemoryRegion mr = region(bed, target);
+            int requests = 100;
+            for (int i = 0; i < requests; i++) {
+                raw.send(new MessageHeader(ByteOrder.BIG_ENDIAN).op(TcpWireDescriptor.OP_READ_REQUEST).rmaIovCount(1)
+                        .rmaIov(0, mr.address(), size, mr.key()).payloadLength(0), ByteBuffer.allocate(0));
+            }
+            TcpEndpoint victim = (TcpEndpoint) raw.victim;
+            long deadline = System.currentTimeMillis() + TcpTestBed.TIMEOUT_MS;
+            while (!victim.isBlocked() && System.currentTimeMillis() < deadline) {
+                Thread.sleep(5);
+            }
+            assertEquals(true, victim.isBlocked(), "reading stopped while the responses cannot be queued");
+            byte[] header = new byte[TcpWireDescriptor.BASE_HEADER_LENGTH];
+            byte[] payload = new byte[size];
+            for (int i = 0; i < requests; i++) {
+                raw.in.readFully(header);
+                assertEquals(TcpWireDescriptor.OP_READ_RESPONSE, header[1], "response " + i);
+                assertEquals(TcpWireDescriptor.BASE_HEADER_LENGTH + size,
+                        ByteBuffer.wrap(header).getLong(TcpWireDescriptor.SIZE_OFFSET));
+                raw.in.readFully(payload);
+                assertEquals(5, payload[5 * 4096], "the region's bytes");
+            }
+            assertEquals(false, victim.isBlocked());
             mr.close();
         }
     }
