@@ -226,6 +226,12 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     private long atomicAddr;
     private long atomicKey;
     private final MemoryRegistry registry;
+    /**
+     * The fi_addr the matcher and the receive completions name as this connection's sender:
+     * {@code FI_ADDR_NOTAVAIL} on an MSG endpoint; an RDM endpoint sets its peer's
+     * ({@link #sourceAddress}) so that FI_DIRECTED_RECV and readFrom (R10) see it.
+     */
+    private long rxSource = Fi.FI_ADDR_NOTAVAIL;
 
     TcpEndpoint(TcpDomain domain, Info info, Object context) {
         this(domain, info, context, null, null);
@@ -1880,7 +1886,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
 
     /** Picks where the message's payload goes: the next posted receive, the unexpected buffer, or nowhere yet (pause). */
     private void beginMessage() {
-        RxOp op = matcher.match(Fi.FI_ADDR_NOTAVAIL, messageTagged, messageTag, messageLength);
+        RxOp op = matcher.match(rxSource, messageTagged, messageTag, messageLength);
         if (op != null) {
             current = op;
             long placed = Math.min(messageLength, op.capacity);
@@ -1893,7 +1899,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (matcher.hasRoomFor(messageLength)) {
             // FI_MATCH_COMPLETE (JOFI bit 1): the ack waits for the receive; else it goes once buffered
             currentUnexpected = matcher.buffer(messageLength, messageHasData, messageData,
-                    messageAck && messageMatchAck, Fi.FI_ADDR_NOTAVAIL, this, messageTagged, messageTag);
+                    messageAck && messageMatchAck, rxSource, this, messageTagged, messageTag);
             currentUnexpected.ackSeq = messageAckSeq;
             readState = R_UNEXPECTED;
             return;
@@ -1935,7 +1941,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                     ackReady(messageAckSeq);
                 }
                 matcher.complete(op, messageLength - discarded, discarded, messageHasData, messageData,
-                        Fi.FI_ADDR_NOTAVAIL, messageTag);
+                        rxSource, messageTag);
             }
         }
         payloadKind = P_MSG;
@@ -1951,8 +1957,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         }
         if (messageHasData && rxCq != null) {
             // no posted receive is used: an unsolicited completion (R6 overrun if the CQ is full)
-            rxCq.completeUnsolicited(null, REMOTE_WRITE_FLAGS, messageLength, null, 0, messageData, 0,
-                    Fi.FI_ADDR_NOTAVAIL);
+            rxCq.completeUnsolicited(null, REMOTE_WRITE_FLAGS, messageLength, null, 0, messageData, 0, rxSource);
         }
     }
 
@@ -2295,6 +2300,17 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     boolean isBuffering() {
         synchronized (lock) {
             return readState == R_UNEXPECTED;
+        }
+    }
+
+    /**
+     * Sets the fi_addr of this connection's peer as the sender of what it receives (RDM
+     * connections; an MSG endpoint keeps {@code FI_ADDR_NOTAVAIL}). Messages buffered before
+     * keep the address they arrived with.
+     */
+    void sourceAddress(long fiAddr) {
+        synchronized (lock) {
+            rxSource = fiAddr;
         }
     }
 
