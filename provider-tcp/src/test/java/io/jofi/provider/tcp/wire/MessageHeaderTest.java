@@ -188,6 +188,26 @@ class MessageHeaderTest {
         }
     }
 
+    /**
+     * libfabric 1.17 acks an RMA write with the write's rma_iov_cnt copied (captured between
+     * JOFI and the C peer): an ack is a bare base header whatever rma_iov_cnt and flags say.
+     */
+    @Test
+    void anAckOfAnRmaWriteCarriesTheCopiedDescriptorCountAndIsStillBare() {
+        final MessageHeader h = decode("03 00 0000 02 01 10 00 0000000000000010", BE, 16);
+        assertTrue(h.isAck());
+        assertEquals(1, h.rmaIovCount(), "the copied count is kept");
+        assertEquals(0, h.payloadLength());
+        assertFalse(h.hasCqData());
+        final MessageHeader withFlags = decode("03 04 0001 02 01 10 00 0000000000000010", BE, 16);
+        assertTrue(withFlags.isAck(), "copied flags and op do not make extensions follow an ack");
+        assertFalse(withFlags.hasCqData());
+        assertEquals(16, TcpWireDescriptor.headerLength(TcpWireDescriptor.OP_WRITE, 1, 1, TcpWireDescriptor.OP_DATA_ACK));
+        final MessageHeader encoded = new MessageHeader().op(TcpWireDescriptor.OP_WRITE).rmaIovCount(1).rmaIov(0, 1, 2, 3)
+            .opData(TcpWireDescriptor.OP_DATA_ACK).payloadLength(0);
+        assertEquals("03040000020110000000000000000010", encodeHex(encoded), "encoded bare too");
+    }
+
     @Test
     void readRequestCarriesDescriptorsAndReadResponseIsABareBaseHeader() {
         final MessageHeader request = new MessageHeader().op(OP_READ_REQUEST).rmaIovCount(2)

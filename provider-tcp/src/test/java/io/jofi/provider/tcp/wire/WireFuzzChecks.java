@@ -118,7 +118,7 @@ final class WireFuzzChecks {
             "hdr_size " + header.hdrSize());
         assertTrue(header.op() <= TcpWireDescriptor.MAX_OP, "op " + header.op());
         assertTrue(header.rmaIovCount() <= TcpWireDescriptor.MAX_RMA_IOV_COUNT, "rma_iov_cnt " + header.rmaIovCount());
-        assertEquals(TcpWireDescriptor.headerLength(header.op(), header.flags(), header.rmaIovCount()), header.hdrSize());
+        assertEquals(TcpWireDescriptor.headerLength(header.op(), header.flags(), header.rmaIovCount(), header.opData()), header.hdrSize());
         assertTrue(header.payloadLength() >= 0 && header.payloadLength() <= max, "payload " + header.payloadLength());
         assertEquals(header.hdrSize() + header.payloadLength(), header.size());
     }
@@ -187,7 +187,7 @@ final class WireFuzzChecks {
     static byte[] encodeStream(final List<HeaderSpec> specs, final ByteOrder order) {
         long total = 0;
         for (final HeaderSpec spec : specs) {
-            total += TcpWireDescriptor.headerLength(spec.op(), spec.flags(), spec.rmaIovCount()) + spec.payloadLength();
+            total += TcpWireDescriptor.headerLength(spec.op(), spec.flags(), spec.rmaIovCount(), spec.opData()) + spec.payloadLength();
         }
         final ByteBuffer out = ByteBuffer.allocate((int) total);
         final MessageHeader header = new MessageHeader(order);
@@ -240,7 +240,7 @@ final class WireFuzzChecks {
         final ByteBuffer buffer = ByteBuffer.allocate(offset + TcpWireDescriptor.MAX_HEADER_LENGTH).order(bufferOrder);
         buffer.position(offset);
         final int written = out.encode(buffer);
-        assertEquals(TcpWireDescriptor.headerLength(spec.op(), spec.flags(), spec.rmaIovCount()), written);
+        assertEquals(TcpWireDescriptor.headerLength(spec.op(), spec.flags(), spec.rmaIovCount(), spec.opData()), written);
         buffer.flip().position(offset);
         final MessageHeader in = new MessageHeader(order);
         assertEquals(written, in.decode(buffer, WireArbitraries.MAX_MESSAGE_SIZE));
