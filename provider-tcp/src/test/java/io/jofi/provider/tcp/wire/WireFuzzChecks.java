@@ -113,10 +113,14 @@ final class WireFuzzChecks {
 
     /** A decoded header only ever reports what its own bytes justify. */
     static void checkJustified(final MessageHeader header, final int consumed, final long max) {
+        checkJustified(header, consumed, max, TcpWireDescriptor.MAX_OP);
+    }
+
+    static void checkJustified(final MessageHeader header, final int consumed, final long max, final int maxOp) {
         assertEquals(header.hdrSize(), consumed);
         assertTrue(header.hdrSize() >= TcpWireDescriptor.BASE_HEADER_LENGTH && header.hdrSize() <= TcpWireDescriptor.MAX_HEADER_LENGTH,
             "hdr_size " + header.hdrSize());
-        assertTrue(header.op() <= TcpWireDescriptor.MAX_OP, "op " + header.op());
+        assertTrue(header.op() <= maxOp, "op " + header.op());
         assertTrue(header.rmaIovCount() <= TcpWireDescriptor.MAX_RMA_IOV_COUNT, "rma_iov_cnt " + header.rmaIovCount());
         assertEquals(TcpWireDescriptor.headerLength(header.op(), header.flags(), header.rmaIovCount(), header.opData()), header.hdrSize());
         assertTrue(header.payloadLength() >= 0 && header.payloadLength() <= max, "payload " + header.payloadLength());
@@ -138,6 +142,13 @@ final class WireFuzzChecks {
             if (h > 0) {
                 checkJustified(header, h, max);
             }
+            // a connection that negotiated JOFI's extensions accepts ops 5 and 6 too
+            src.position(offset);
+            final int j = header.decode(src, max, TcpWireDescriptor.MAX_JOFI_OP);
+            checkStatus(j, src, offset, bytes.length);
+            if (j > 0) {
+                checkJustified(header, j, max, TcpWireDescriptor.MAX_JOFI_OP);
+            }
             src.position(offset);
             final int c = cm.decode(src);
             checkStatus(c, src, offset, bytes.length);
@@ -147,6 +158,7 @@ final class WireFuzzChecks {
             }
         }
         checkPrefixes(bytes, prefix -> new MessageHeader(order).decode(prefix, max));
+        checkPrefixes(bytes, prefix -> new MessageHeader(order).decode(prefix, max, TcpWireDescriptor.MAX_JOFI_OP));
         checkPrefixes(bytes, prefix -> new CmMessage().decode(prefix));
     }
 
