@@ -173,6 +173,24 @@ class TcpOpsTest {
         }
     }
 
+    /** A region over a heap buffer takes atomics too (the VarHandle's atomic modes, or plain access under the lock). */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO"})
+    void atomicsOnAHeapRegion(Progress mode) throws Exception {
+        try (TcpTestBed bed = new TcpTestBed(mode, CAPS).connect(null, null)) {
+            ByteBuffer target = ByteBuffer.allocate(24).order(ByteOrder.nativeOrder());
+            target.putLong(8, 41);
+            MemoryRegion mr = bed.domain.register(target, Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE, 0, 0, 0, "heap");
+            ByteBuffer result = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder());
+            assertEquals(0, bed.client.fetchAtomic(1, result, null, Fi.FI_ADDR_UNSPEC, mr.address() + 8, mr.key(),
+                    Fi.FI_SUM, "heap-sum"));
+            assertEquals("heap-sum", awaitCompletion(bed.clientCq).context());
+            assertEquals(41, result.getLong(0));
+            assertEquals(42, target.getLong(8));
+            mr.close();
+        }
+    }
+
     private static ByteBuffer fill(int n, int seed) {
         ByteBuffer b = ByteBuffer.allocate(n);
         for (int i = 0; i < n; i++) {
