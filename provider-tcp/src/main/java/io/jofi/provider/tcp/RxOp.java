@@ -20,6 +20,23 @@ final class RxOp {
     int bufOffset;
     long capacity;
     boolean complete;
+    /** The sender it accepts ({@code FI_DIRECTED_RECV}), or {@code Fi.FI_ADDR_UNSPEC} for any. */
+    long src = io.jofi.Fi.FI_ADDR_UNSPEC;
+    /** Whether it is a tagged receive, and its tag / ignore bits ({@code fi_tagged(3)}). */
+    boolean tagged;
+    long tag;
+    long ignore;
+
+    /** Whether this receive accepts a message from {@code from}, tagged or not, with {@code msgTag}. */
+    boolean accepts(long from, boolean msgTagged, long msgTag) {
+        if (tagged != msgTagged) {
+            return false;
+        }
+        if (src != io.jofi.Fi.FI_ADDR_UNSPEC && src != from) {
+            return false;
+        }
+        return !tagged || ((msgTag | ignore) == (tag | ignore));
+    }
 
     /** Sets view {@code i} to {@code [position, limit)} of {@code src}. */
     void buffer(int i, ByteBuffer src) {
@@ -72,5 +89,9 @@ final class RxOp {
     void reset() {
         context = null;
         buf = null;
+        src = io.jofi.Fi.FI_ADDR_UNSPEC;
+        tagged = false;
+        tag = 0;
+        ignore = 0;
     }
 }

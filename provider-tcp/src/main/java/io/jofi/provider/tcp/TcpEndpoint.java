@@ -62,11 +62,12 @@ import java.nio.channels.SocketChannel;
  * before completing its
  * own receive (R11). Truncation completes with {@code ETRUNC} (R12).
  *
- * <p><b>Threads.</b> One lock (this endpoint's monitor) guards the connection state, the queues
- * and the socket; the progress step takes it per selected key, the application's calls per
+ * <p><b>Threads.</b> One lock ({@link #lock}: this endpoint's monitor for MSG, the RDM endpoint
+ * for its per-peer connections) guards the connection state, the queues, the socket and the
+ * {@link RxMatcher}; the progress step takes it per selected key, the application's calls per
  * operation. Completions are written under it (the util CQ has its own synchronisation).
  */
-final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
+final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, RxMatcher.Source {
     private static final int IDLE = 0;
     private static final int CONNECTING = 1;
     private static final int REQ_SENT = 2;
@@ -82,7 +83,6 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     private static final int R_PAUSED = 4;
 
     private static final long SEND_FLAGS = Fi.FI_SEND | Fi.FI_MSG;
-    private static final long RECV_FLAGS = Fi.FI_RECV | Fi.FI_MSG;
     /**
      * Completion levels served by the wire ack (flag bit 2). The receiver acks once the message
      * is placed in a matched receive buffer, which meets all three (R11: a stronger level than
@@ -96,6 +96,13 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     private final int queueSize;
     private final long txOpFlags;
     private final long rxOpFlags;
+    /**
+     * The monitor that guards this endpoint's state: the endpoint itself for an MSG endpoint;
+     * an RDM endpoint passes itself for all its per-peer connections (they share one matcher).
+     */
+    final Object lock;
+    /** Receive matching state (posted receives, unexpected messages); guarded by {@link #lock}. */
+    final RxMatcher matcher;
 
     // ---- bindings (control path, under this)
     private UtilCompletionQueue txCq;
@@ -129,13 +136,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     private final ByteBuffer ackFrame = ByteBuffer.allocateDirect(BASE_HEADER_LENGTH).order(ByteOrder.BIG_ENDIAN);
     private int headerId;
 
-    // ---- receive (under this)
-    private final RxOp[] rxFree;
-    private int rxFreeCount;
-    private int rxCreated;
-    private final OpRing<RxOp> rxQueue;
-    private final OpRing<Unexpected> unexpected;
-    private long unexpectedBytes;
+    // ---- receive (under lock)
     private final ByteBuffer header = ByteBuffer.allocateDirect(MAX_HEADER_LENGTH).order(ByteOrder.BIG_ENDIAN);
     /** Decoded received header; big-endian (JOFI declares big-endian, TCP-WIRE "Byte order"). */
     private final MessageHeader rxHeader = new MessageHeader(ByteOrder.BIG_ENDIAN);
@@ -154,7 +155,17 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     private boolean messageAck;
 
     TcpEndpoint(TcpDomain domain, Info info, Object context) {
+        this(domain, info, context, null, null);
+    }
+
+    /**
+     * @param lock    the monitor guarding this endpoint, or null for the endpoint itself (MSG)
+     * @param matcher the receive matcher to deliver into (shared by an RDM endpoint's
+     *                connections), or null for one of its own (MSG)
+     */
+    TcpEndpoint(TcpDomain domain, Info info, Object context, Object lock, RxMatcher matcher) {
         super(FidClass.ENDPOINT, context);
+        this.lock = lock == null ? this : lock;
         this.domain = domain;
         this.info = info.copy();
         this.request = (PendingConnection) info.handle();
@@ -165,11 +176,10 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         this.txOpFlags = info.txAttr().opFlags();
         this.rxOpFlags = info.rxAttr().opFlags();
         this.txFree = new TxOp[queueSize];
-        this.rxFree = new RxOp[queueSize];
         this.txQueue = new OpRing<>(queueSize + 1);
         this.ackWait = new OpRing<>(queueSize + 1);
-        this.rxQueue = new OpRing<>(queueSize);
-        this.unexpected = new OpRing<>(Math.max(1, domain.provider().unexpectedMessages()));
+        this.matcher = matcher != null ? matcher
+                : new RxMatcher(queueSize, domain.provider().unexpectedMessages(), domain.provider().unexpectedBytes());
         header.limit(BASE_HEADER_LENGTH);
         cmIn.limit(TcpWireDescriptor.CM_HEADER_LENGTH);
     }
@@ -186,68 +196,72 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
      *         of the same role; {@code EOPBADSTATE} after {@code enable}
      */
     @Override
-    public synchronized void bind(Fid fid, long flags) throws FabricException {
-        ensureOpen("bind");
-        if (enabled) {
-            throw new FabricException(Errno.EOPBADSTATE, "bind: the endpoint is enabled already; bind before enable");
-        }
-        if (fid instanceof UtilCompletionQueue cq) {
-            long roles = flags & (Fi.FI_TRANSMIT | Fi.FI_RECV);
-            if (roles == 0 || (flags & ~(Fi.FI_TRANSMIT | Fi.FI_RECV | Fi.FI_SELECTIVE_COMPLETION)) != 0) {
-                throw new FabricException(Errno.EINVAL, "bind: a CQ takes FI_TRANSMIT and/or FI_RECV (and FI_SELECTIVE_COMPLETION), got 0x"
-                        + Long.toHexString(flags));
+    public void bind(Fid fid, long flags) throws FabricException {
+        synchronized (lock) {
+            ensureOpen("bind");
+            if (enabled) {
+                throw new FabricException(Errno.EOPBADSTATE, "bind: the endpoint is enabled already; bind before enable");
             }
-            if (((roles & Fi.FI_TRANSMIT) != 0 && txCq != null) || ((roles & Fi.FI_RECV) != 0 && rxCq != null)) {
-                throw new FabricException(Errno.EINVAL, "bind: a CQ is bound for that direction already");
+            if (fid instanceof UtilCompletionQueue cq) {
+                long roles = flags & (Fi.FI_TRANSMIT | Fi.FI_RECV);
+                if (roles == 0 || (flags & ~(Fi.FI_TRANSMIT | Fi.FI_RECV | Fi.FI_SELECTIVE_COMPLETION)) != 0) {
+                    throw new FabricException(Errno.EINVAL, "bind: a CQ takes FI_TRANSMIT and/or FI_RECV (and FI_SELECTIVE_COMPLETION), got 0x"
+                            + Long.toHexString(flags));
+                }
+                if (((roles & Fi.FI_TRANSMIT) != 0 && txCq != null) || ((roles & Fi.FI_RECV) != 0 && rxCq != null)) {
+                    throw new FabricException(Errno.EINVAL, "bind: a CQ is bound for that direction already");
+                }
+                boolean selective = (flags & Fi.FI_SELECTIVE_COMPLETION) != 0;
+                if ((roles & Fi.FI_TRANSMIT) != 0) {
+                    cq.retain();
+                    cq.attachProgress(domain.engine());
+                    txCq = cq;
+                    selectiveTx = selective;
+                }
+                if ((roles & Fi.FI_RECV) != 0) {
+                    cq.retain();
+                    cq.attachProgress(domain.engine());
+                    rxCq = cq;
+                    matcher.cq(cq);
+                    selectiveRx = selective;
+                }
+            } else if (fid instanceof UtilEventQueue q) {
+                if (eq != null) {
+                    throw new FabricException(Errno.EINVAL, "bind: an event queue is bound already");
+                }
+                q.retain();
+                q.attachProgress(domain.engine());
+                eq = q;
+            } else if (fid instanceof UtilCounter c) {
+                long roles = flags & (Fi.FI_SEND | Fi.FI_RECV);
+                if (roles == 0 || (flags & ~(Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ
+                        | Fi.FI_REMOTE_WRITE)) != 0) {
+                    throw new FabricException(Errno.EINVAL, "bind: an MSG endpoint counts FI_SEND and/or FI_RECV, got 0x"
+                            + Long.toHexString(flags));
+                }
+                if (((roles & Fi.FI_SEND) != 0 && sendCntr != null) || ((roles & Fi.FI_RECV) != 0 && recvCntr != null)) {
+                    throw new FabricException(Errno.EINVAL, "bind: a counter is bound for that direction already");
+                }
+                if ((roles & Fi.FI_SEND) != 0) {
+                    c.retain();
+                    c.attachProgress(domain.engine());
+                    sendCntr = c;
+                }
+                if ((roles & Fi.FI_RECV) != 0) {
+                    c.retain();
+                    c.attachProgress(domain.engine());
+                    recvCntr = c;
+                    matcher.counter(c);
+                }
+            } else if (fid instanceof UtilAddressVector a) {
+                if (av != null) {
+                    throw new FabricException(Errno.EINVAL, "bind: an address vector is bound already");
+                }
+                a.retain();
+                av = a;
+            } else {
+                throw new FabricException(Errno.EINVAL, "bind: " + fid + " is not a CQ, EQ, counter or AV of this provider");
             }
-            boolean selective = (flags & Fi.FI_SELECTIVE_COMPLETION) != 0;
-            if ((roles & Fi.FI_TRANSMIT) != 0) {
-                cq.retain();
-                cq.attachProgress(domain.engine());
-                txCq = cq;
-                selectiveTx = selective;
-            }
-            if ((roles & Fi.FI_RECV) != 0) {
-                cq.retain();
-                cq.attachProgress(domain.engine());
-                rxCq = cq;
-                selectiveRx = selective;
-            }
-        } else if (fid instanceof UtilEventQueue q) {
-            if (eq != null) {
-                throw new FabricException(Errno.EINVAL, "bind: an event queue is bound already");
-            }
-            q.retain();
-            q.attachProgress(domain.engine());
-            eq = q;
-        } else if (fid instanceof UtilCounter c) {
-            long roles = flags & (Fi.FI_SEND | Fi.FI_RECV);
-            if (roles == 0 || (flags & ~(Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ
-                    | Fi.FI_REMOTE_WRITE)) != 0) {
-                throw new FabricException(Errno.EINVAL, "bind: an MSG endpoint counts FI_SEND and/or FI_RECV, got 0x"
-                        + Long.toHexString(flags));
-            }
-            if (((roles & Fi.FI_SEND) != 0 && sendCntr != null) || ((roles & Fi.FI_RECV) != 0 && recvCntr != null)) {
-                throw new FabricException(Errno.EINVAL, "bind: a counter is bound for that direction already");
-            }
-            if ((roles & Fi.FI_SEND) != 0) {
-                c.retain();
-                c.attachProgress(domain.engine());
-                sendCntr = c;
-            }
-            if ((roles & Fi.FI_RECV) != 0) {
-                c.retain();
-                c.attachProgress(domain.engine());
-                recvCntr = c;
-            }
-        } else if (fid instanceof UtilAddressVector a) {
-            if (av != null) {
-                throw new FabricException(Errno.EINVAL, "bind: an address vector is bound already");
-            }
-            a.retain();
-            av = a;
-        } else {
-            throw new FabricException(Errno.EINVAL, "bind: " + fid + " is not a CQ, EQ, counter or AV of this provider");
         }
     }
 
@@ -258,12 +272,14 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
      *         connection there)
      */
     @Override
-    public synchronized void enable() throws FabricException {
-        ensureOpen("enable");
-        if (eq == null) {
-            throw new FabricException(Errno.ENOEQ, "enable: an MSG endpoint needs a bound event queue");
+    public void enable() throws FabricException {
+        synchronized (lock) {
+            ensureOpen("enable");
+            if (eq == null) {
+                throw new FabricException(Errno.ENOEQ, "enable: an MSG endpoint needs a bound event queue");
+            }
+            enabled = true;
         }
-        enabled = true;
     }
 
     /**
@@ -271,36 +287,40 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
      * info's source address.
      */
     @Override
-    public synchronized byte[] getName() throws FabricException {
-        ensureOpen("getName");
-        if (channel != null) {
-            try {
-                InetSocketAddress a = (InetSocketAddress) channel.getLocalAddress();
-                if (a != null) {
-                    return Addresses.toSockaddr(a);
+    public byte[] getName() throws FabricException {
+        synchronized (lock) {
+            ensureOpen("getName");
+            if (channel != null) {
+                try {
+                    InetSocketAddress a = (InetSocketAddress) channel.getLocalAddress();
+                    if (a != null) {
+                        return Addresses.toSockaddr(a);
+                    }
+                } catch (IOException e) {
+                    throw new FabricException(Errno.ENOTCONN, "getName: the socket is closed", e);
                 }
-            } catch (IOException e) {
-                throw new FabricException(Errno.ENOTCONN, "getName: the socket is closed", e);
             }
+            if (info.srcAddr() == null) {
+                throw new FabricException(Errno.EADDRNOTAVAIL, "getName: not connected and no source address");
+            }
+            return info.srcAddr().clone();
         }
-        if (info.srcAddr() == null) {
-            throw new FabricException(Errno.EADDRNOTAVAIL, "getName: not connected and no source address");
-        }
-        return info.srcAddr().clone();
     }
 
     /** {@code fi_getpeer}: the peer's socket address. */
     @Override
-    public synchronized byte[] getPeer() throws FabricException {
-        ensureOpen("getPeer");
-        try {
-            InetSocketAddress a = channel == null ? null : (InetSocketAddress) channel.getRemoteAddress();
-            if (a == null) {
-                throw new FabricException(Errno.ENOTCONN, "getPeer: not connected");
+    public byte[] getPeer() throws FabricException {
+        synchronized (lock) {
+            ensureOpen("getPeer");
+            try {
+                InetSocketAddress a = channel == null ? null : (InetSocketAddress) channel.getRemoteAddress();
+                if (a == null) {
+                    throw new FabricException(Errno.ENOTCONN, "getPeer: not connected");
+                }
+                return Addresses.toSockaddr(a);
+            } catch (IOException e) {
+                throw new FabricException(Errno.ENOTCONN, "getPeer: the socket is closed", e);
             }
-            return Addresses.toSockaddr(a);
-        } catch (IOException e) {
-            throw new FabricException(Errno.ENOTCONN, "getPeer: the socket is closed", e);
         }
     }
 
@@ -313,54 +333,56 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
      *         socket can be opened
      */
     @Override
-    public synchronized void connect(byte[] addr, byte[] param) throws FabricException {
-        ensureOpen("connect");
-        if (!enabled) {
-            throw new FabricException(Errno.EOPBADSTATE, "connect: enable the endpoint first");
-        }
-        if (cm != IDLE || request != null) {
-            throw new FabricException(Errno.EOPBADSTATE, "connect: the endpoint is not idle (connect once, on an endpoint not opened for a connection request)");
-        }
-        int len = param == null ? 0 : param.length;
-        if (len > TcpProvider.CM_DATA_SIZE) {
-            throw new FabricException(Errno.EINVAL, "connect: " + len + " bytes of connection data; at most "
-                    + TcpProvider.CM_DATA_SIZE);
-        }
-        InetSocketAddress dest;
-        try {
-            dest = Addresses.fromSockaddr(addr);
-        } catch (RuntimeException e) {
-            throw new FabricException(Errno.EINVAL, "connect: not a socket address: " + e.getMessage(), e);
-        }
-        SocketChannel ch = null;
-        try {
-            ch = SocketChannel.open();
-            ch.configureBlocking(false);
-            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            cmOut.clear();
-            cmMessage.set(TcpWireDescriptor.CM_TYPE_REQUEST, param, 0, len).encode(cmOut);
-            cmOut.flip();
-            channel = ch;
-            cm = CONNECTING;
-            boolean done;
-            try {
-                done = ch.connect(dest);
-            } catch (java.net.ConnectException refused) {
-                // Refused at once (possible on loopback): the outcome goes to the EQ as always.
-                failConnect(Errno.ECONNREFUSED, null, 0);
-                return;
+    public void connect(byte[] addr, byte[] param) throws FabricException {
+        synchronized (lock) {
+            ensureOpen("connect");
+            if (!enabled) {
+                throw new FabricException(Errno.EOPBADSTATE, "connect: enable the endpoint first");
             }
-            cm = done ? REQ_SENT : CONNECTING;
-            interestRead = done;
-            interestWrite = done;
-            // Connection set-up runs on the fabric's CM loop (control progress is AUTO even when
-            // data progress is MANUAL); the socket moves to the domain's loop once connected.
-            key = domain.cmLoop().register(ch, done ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT, this);
-        } catch (IOException e) {
-            cm = IDLE;
-            channel = null;
-            closeQuietly(ch);
-            throw new FabricException(Errno.EIO, "connect: cannot open a socket to " + dest + ": " + e.getMessage(), e);
+            if (cm != IDLE || request != null) {
+                throw new FabricException(Errno.EOPBADSTATE, "connect: the endpoint is not idle (connect once, on an endpoint not opened for a connection request)");
+            }
+            int len = param == null ? 0 : param.length;
+            if (len > TcpProvider.CM_DATA_SIZE) {
+                throw new FabricException(Errno.EINVAL, "connect: " + len + " bytes of connection data; at most "
+                        + TcpProvider.CM_DATA_SIZE);
+            }
+            InetSocketAddress dest;
+            try {
+                dest = Addresses.fromSockaddr(addr);
+            } catch (RuntimeException e) {
+                throw new FabricException(Errno.EINVAL, "connect: not a socket address: " + e.getMessage(), e);
+            }
+            SocketChannel ch = null;
+            try {
+                ch = SocketChannel.open();
+                ch.configureBlocking(false);
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                cmOut.clear();
+                cmMessage.set(TcpWireDescriptor.CM_TYPE_REQUEST, param, 0, len).encode(cmOut);
+                cmOut.flip();
+                channel = ch;
+                cm = CONNECTING;
+                boolean done;
+                try {
+                    done = ch.connect(dest);
+                } catch (java.net.ConnectException refused) {
+                    // Refused at once (possible on loopback): the outcome goes to the EQ as always.
+                    failConnect(Errno.ECONNREFUSED, null, 0);
+                    return;
+                }
+                cm = done ? REQ_SENT : CONNECTING;
+                interestRead = done;
+                interestWrite = done;
+                // Connection set-up runs on the fabric's CM loop (control progress is AUTO even when
+                // data progress is MANUAL); the socket moves to the domain's loop once connected.
+                key = domain.cmLoop().register(ch, done ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT, this);
+            } catch (IOException e) {
+                cm = IDLE;
+                channel = null;
+                closeQuietly(ch);
+                throw new FabricException(Errno.EIO, "connect: cannot open a socket to " + dest + ": " + e.getMessage(), e);
+            }
         }
     }
 
@@ -374,41 +396,43 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
      *         request that was rejected / is gone
      */
     @Override
-    public synchronized void accept(byte[] param) throws FabricException {
-        ensureOpen("accept");
-        if (!enabled) {
-            throw new FabricException(Errno.EOPBADSTATE, "accept: enable the endpoint first");
+    public void accept(byte[] param) throws FabricException {
+        synchronized (lock) {
+            ensureOpen("accept");
+            if (!enabled) {
+                throw new FabricException(Errno.EOPBADSTATE, "accept: enable the endpoint first");
+            }
+            if (request == null || cm != IDLE) {
+                throw new FabricException(Errno.EOPBADSTATE, request == null
+                        ? "accept: the endpoint was not opened with the info of an FI_CONNREQ event"
+                        : "accept: called already");
+            }
+            int len = param == null ? 0 : param.length;
+            if (len > TcpProvider.CM_DATA_SIZE) {
+                throw new FabricException(Errno.EINVAL, "accept: " + len + " bytes of connection data; at most "
+                        + TcpProvider.CM_DATA_SIZE);
+            }
+            SocketChannel ch = request.take();
+            channel = ch;
+            cmOut.clear();
+            cmMessage.set(TcpWireDescriptor.CM_TYPE_ACCEPT, param, 0, len).encode(cmOut);
+            cmOut.flip();
+            cm = ACCEPTING;
+            // Take over the request's key on the CM loop: the response is written there, then the
+            // socket moves to this domain's loop (moveToDataLoop).
+            SelectionKey k = request.selectionKey();
+            if (k == null || !k.isValid()) {
+                teardown(Errno.ECONNRESET, true);
+                return;
+            }
+            k.attach(this);
+            key = k;
+            interestRead = true;
+            interestWrite = true;
+            updateInterest();
+            domain.cmLoop().wakeup();
+            flushTx();
         }
-        if (request == null || cm != IDLE) {
-            throw new FabricException(Errno.EOPBADSTATE, request == null
-                    ? "accept: the endpoint was not opened with the info of an FI_CONNREQ event"
-                    : "accept: called already");
-        }
-        int len = param == null ? 0 : param.length;
-        if (len > TcpProvider.CM_DATA_SIZE) {
-            throw new FabricException(Errno.EINVAL, "accept: " + len + " bytes of connection data; at most "
-                    + TcpProvider.CM_DATA_SIZE);
-        }
-        SocketChannel ch = request.take();
-        channel = ch;
-        cmOut.clear();
-        cmMessage.set(TcpWireDescriptor.CM_TYPE_ACCEPT, param, 0, len).encode(cmOut);
-        cmOut.flip();
-        cm = ACCEPTING;
-        // Take over the request's key on the CM loop: the response is written there, then the
-        // socket moves to this domain's loop (moveToDataLoop).
-        SelectionKey k = request.selectionKey();
-        if (k == null || !k.isValid()) {
-            teardown(Errno.ECONNRESET, true);
-            return;
-        }
-        k.attach(this);
-        key = k;
-        interestRead = true;
-        interestWrite = true;
-        updateInterest();
-        domain.cmLoop().wakeup();
-        flushTx();
     }
 
     /**
@@ -418,22 +442,24 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
      * @throws FabricException {@code ENOTCONN} when it never connected
      */
     @Override
-    public synchronized void shutdown(long flags) throws FabricException {
-        ensureOpen("shutdown");
-        if (cm == DOWN) {
-            return;
-        }
-        if (cm == IDLE) {
-            throw new FabricException(Errno.ENOTCONN, "shutdown: the endpoint is not connected");
-        }
-        if (channel != null) {
-            try {
-                channel.shutdownOutput();
-            } catch (IOException e) {
-                // already reset by the peer: teardown below reports the end all the same
+    public void shutdown(long flags) throws FabricException {
+        synchronized (lock) {
+            ensureOpen("shutdown");
+            if (cm == DOWN) {
+                return;
             }
+            if (cm == IDLE) {
+                throw new FabricException(Errno.ENOTCONN, "shutdown: the endpoint is not connected");
+            }
+            if (channel != null) {
+                try {
+                    channel.shutdownOutput();
+                } catch (IOException e) {
+                    // already reset by the peer: teardown below reports the end all the same
+                }
+            }
+            teardown(Errno.ECANCELED, cm == CONNECTED || cm == ACCEPTING);
         }
-        teardown(Errno.ECANCELED, cm == CONNECTED || cm == ACCEPTING);
     }
 
     /**
@@ -443,20 +469,14 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
      * @return 0, or {@code -ENOENT} when no such receive is pending
      */
     @Override
-    public synchronized int cancel(Object context) {
-        int rc = dataPathCheck();
-        if (rc != 0) {
-            return rc;
-        }
-        for (int i = 0, n = rxQueue.size(); i < n; i++) {
-            RxOp op = rxQueue.get(i);
-            if (op.context == context) {
-                rxQueue.removeAt(i);
-                failRecv(op, Errno.ECANCELED);
-                return 0;
+    public int cancel(Object context) {
+        synchronized (lock) {
+            int rc = dataPathCheck();
+            if (rc != 0) {
+                return rc;
             }
+            return matcher.cancel(context);
         }
-        return -Errno.ENOENT;
     }
 
     /**
@@ -531,96 +551,98 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
                 flags | (selectiveTx ? 0 : Fi.FI_COMPLETION), msg.context());
     }
 
-    private synchronized int post(ByteBuffer buf, Msg msg, int iovCount, boolean withData, long data, long flags,
+    private int post(ByteBuffer buf, Msg msg, int iovCount, boolean withData, long data, long flags,
                                   Object context) {
-        int rc = dataPathCheck();
-        if (rc != 0) {
-            return rc;
-        }
-        if (cm != CONNECTED) {
-            return cm == DOWN || cm == IDLE ? -Errno.ENOTCONN : -Errno.EAGAIN;
-        }
-        if (msg != null && (iovCount < 0 || iovCount > TcpProvider.IOV_LIMIT)) {
-            return -Errno.EINVAL;
-        }
-        long length = 0;
-        if (msg == null) {
-            if (buf == null) {
-                return -Errno.EINVAL;
-            }
-            length = buf.remaining();
-        } else {
-            for (int i = 0; i < iovCount; i++) {
-                if (msg.iov(i) == null) {
-                    return -Errno.EINVAL;
-                }
-                length += msg.iov(i).remaining();
-            }
-        }
-        boolean inject = (flags & Fi.FI_INJECT) != 0;
-        if (inject && (length > TcpProvider.INJECT_SIZE)) {
-            return -Errno.EINVAL;
-        }
-        if (length > TcpProvider.MAX_MSG_SIZE) {
-            return -Errno.EMSGSIZE;
-        }
-        boolean reports = !(inject && msg == null); // fi_inject never completes; sendMsg(FI_INJECT) may
-        if (reports && txCq == null) {
-            return -Errno.ENOCQ;
-        }
-        if (txQueue.isFull() || ackWait.size() + txQueue.size() >= queueSize) {
-            return -Errno.EAGAIN;
-        }
-        if (reports) {
-            rc = txCq.reserve();
+        synchronized (lock) {
+            int rc = dataPathCheck();
             if (rc != 0) {
                 return rc;
             }
-        }
-        TxOp op = takeTx();
-        op.context = context;
-        op.reports = reports;
-        op.complete = (flags & Fi.FI_COMPLETION) != 0;
-        op.ackWanted = (flags & ACK_LEVELS) != 0;
-        op.cqFlags = SEND_FLAGS;
-        op.length = length;
-        int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (op.ackWanted ? FLAG_DELIVERY_COMPLETE : 0);
-        ByteBuffer h = op.header;
-        h.clear();
-        txHeader.clear().op(OP_MSG).flags(wireFlags).payloadLength(length);
-        if (withData) {
-            txHeader.cqData(data);
-        }
-        txHeader.encode(h);
-        h.flip();
-        if (inject) {
+            if (cm != CONNECTED) {
+                return cm == DOWN || cm == IDLE ? -Errno.ENOTCONN : -Errno.EAGAIN;
+            }
+            if (msg != null && (iovCount < 0 || iovCount > TcpProvider.IOV_LIMIT)) {
+                return -Errno.EINVAL;
+            }
+            long length = 0;
             if (msg == null) {
-                op.payloadInjected(buf);
-            } else {
-                // gather the iovs into the inject copy
-                op.injectCopy.clear();
-                for (int i = 0; i < iovCount; i++) {
-                    ByteBuffer b = msg.iov(i);
-                    op.injectCopy.put(op.injectCopy.position(), b, b.position(), b.remaining());
-                    op.injectCopy.position(op.injectCopy.position() + b.remaining());
+                if (buf == null) {
+                    return -Errno.EINVAL;
                 }
-                op.injectCopy.flip();
-                op.gather[1] = op.injectCopy;
+                length = buf.remaining();
+            } else {
+                for (int i = 0; i < iovCount; i++) {
+                    if (msg.iov(i) == null) {
+                        return -Errno.EINVAL;
+                    }
+                    length += msg.iov(i).remaining();
+                }
             }
-            op.count = 2;
-        } else if (msg == null) {
-            op.payload(0, buf);
-            op.count = 2;
-        } else {
-            for (int i = 0; i < iovCount; i++) {
-                op.payload(i, msg.iov(i));
+            boolean inject = (flags & Fi.FI_INJECT) != 0;
+            if (inject && (length > TcpProvider.INJECT_SIZE)) {
+                return -Errno.EINVAL;
             }
-            op.count = 1 + iovCount;
+            if (length > TcpProvider.MAX_MSG_SIZE) {
+                return -Errno.EMSGSIZE;
+            }
+            boolean reports = !(inject && msg == null); // fi_inject never completes; sendMsg(FI_INJECT) may
+            if (reports && txCq == null) {
+                return -Errno.ENOCQ;
+            }
+            if (txQueue.isFull() || ackWait.size() + txQueue.size() >= queueSize) {
+                return -Errno.EAGAIN;
+            }
+            if (reports) {
+                rc = txCq.reserve();
+                if (rc != 0) {
+                    return rc;
+                }
+            }
+            TxOp op = takeTx();
+            op.context = context;
+            op.reports = reports;
+            op.complete = (flags & Fi.FI_COMPLETION) != 0;
+            op.ackWanted = (flags & ACK_LEVELS) != 0;
+            op.cqFlags = SEND_FLAGS;
+            op.length = length;
+            int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (op.ackWanted ? FLAG_DELIVERY_COMPLETE : 0);
+            ByteBuffer h = op.header;
+            h.clear();
+            txHeader.clear().op(OP_MSG).flags(wireFlags).payloadLength(length);
+            if (withData) {
+                txHeader.cqData(data);
+            }
+            txHeader.encode(h);
+            h.flip();
+            if (inject) {
+                if (msg == null) {
+                    op.payloadInjected(buf);
+                } else {
+                    // gather the iovs into the inject copy
+                    op.injectCopy.clear();
+                    for (int i = 0; i < iovCount; i++) {
+                        ByteBuffer b = msg.iov(i);
+                        op.injectCopy.put(op.injectCopy.position(), b, b.position(), b.remaining());
+                        op.injectCopy.position(op.injectCopy.position() + b.remaining());
+                    }
+                    op.injectCopy.flip();
+                    op.gather[1] = op.injectCopy;
+                }
+                op.count = 2;
+            } else if (msg == null) {
+                op.payload(0, buf);
+                op.count = 2;
+            } else {
+                for (int i = 0; i < iovCount; i++) {
+                    op.payload(i, msg.iov(i));
+                }
+                op.count = 1 + iovCount;
+            }
+            op.first = 0;
+            txQueue.offer(op);
+            flushTx();
+            return 0;
         }
-        op.first = 0;
-        txQueue.offer(op);
-        flushTx();
-        return 0;
     }
 
     /** {@code fi_recv}: matched in posting order (MSG). */
@@ -649,61 +671,53 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         return postRecv(null, msg, msg.iovCount(), flags | (selectiveRx ? 0 : Fi.FI_COMPLETION), msg.context());
     }
 
-    private synchronized int postRecv(ByteBuffer buf, Msg msg, int iovCount, long flags, Object context) {
-        int rc = dataPathCheck();
-        if (rc != 0) {
-            return rc;
-        }
-        if (!enabled || (cm == DOWN && unexpected.isEmpty())) {
-            // After the connection ended, only messages that had arrived can still be received.
-            return -Errno.EOPBADSTATE;
-        }
-        if (rxCq == null) {
-            return -Errno.ENOCQ;
-        }
-        if (rxQueue.isFull()) {
-            return -Errno.EAGAIN;
-        }
-        rc = rxCq.reserve();
-        if (rc != 0) {
-            return rc;
-        }
-        RxOp op = takeRx();
-        op.context = context;
-        op.complete = (flags & Fi.FI_COMPLETION) != 0;
-        long cap = 0;
-        if (msg == null) {
-            op.buffer(0, buf);
-            op.count = 1;
-            op.buf = buf;
-            op.bufOffset = buf.position();
-            cap = buf.remaining();
-        } else {
-            for (int i = 0; i < iovCount; i++) {
-                op.buffer(i, msg.iov(i));
-                cap += msg.iov(i).remaining();
+    private int postRecv(ByteBuffer buf, Msg msg, int iovCount, long flags, Object context) {
+        synchronized (lock) {
+            int rc = dataPathCheck();
+            if (rc != 0) {
+                return rc;
             }
-            op.count = iovCount;
-            op.buf = iovCount > 0 ? msg.iov(0) : null;
-            op.bufOffset = iovCount > 0 ? msg.iov(0).position() : 0;
-        }
-        op.capacity = cap;
-        Unexpected u = unexpected.poll();
-        if (u != null) {
-            // An earlier message waits: it is this receive's, in order (MSG).
-            deliverUnexpected(op, u);
+            if (!enabled || (cm == DOWN && !matcher.hasUnexpected())) {
+                // After the connection ended, only messages that had arrived can still be received.
+                return -Errno.EOPBADSTATE;
+            }
+            if (rxCq == null) {
+                return -Errno.ENOCQ;
+            }
+            if (!matcher.canPost(false)) {
+                return -Errno.EAGAIN;
+            }
+            rc = rxCq.reserve();
+            if (rc != 0) {
+                return rc;
+            }
+            RxOp op = matcher.take();
+            op.context = context;
+            op.complete = (flags & Fi.FI_COMPLETION) != 0;
+            long cap = 0;
+            if (msg == null) {
+                op.buffer(0, buf);
+                op.count = 1;
+                op.buf = buf;
+                op.bufOffset = buf.position();
+                cap = buf.remaining();
+            } else {
+                for (int i = 0; i < iovCount; i++) {
+                    op.buffer(i, msg.iov(i));
+                    cap += msg.iov(i).remaining();
+                }
+                op.count = iovCount;
+                op.buf = iovCount > 0 ? msg.iov(0) : null;
+                op.bufOffset = iovCount > 0 ? msg.iov(0).position() : 0;
+            }
+            op.capacity = cap;
+            // An earlier message that waits is this receive's, in order (MSG); else it is queued.
+            matcher.post(op);
             if (readState == R_PAUSED && cm != DOWN) {
                 resumeReading();
             }
             return 0;
         }
-        if (readState == R_PAUSED) {
-            rxQueue.offer(op);
-            resumeReading();
-            return 0;
-        }
-        rxQueue.offer(op);
-        return 0;
     }
 
     // =================================================================== progress
@@ -711,7 +725,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     /** The selector found the socket ready: finish the connect, read, write. */
     @Override
     public void onSelected(int readyOps) {
-        synchronized (this) {
+        synchronized (lock) {
             try {
                 onSelectedLocked(readyOps);
             } catch (java.nio.channels.CancelledKeyException e) {
@@ -1015,15 +1029,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
                         d.flip();
                         Unexpected u = currentUnexpected;
                         currentUnexpected = null;
-                        RxOp waiting = rxQueue.poll();
-                        if (waiting != null) {
-                            // A receive was posted while this message was being buffered
-                            // (the unexpected queue was empty then): it is this message's.
-                            deliverUnexpected(waiting, u);
-                        } else {
-                            unexpected.offer(u);
-                        }
                         readState = R_HEADER;
+                        // A receive posted while this message was being buffered takes it now.
+                        matcher.arrived(u);
                         header.clear().limit(BASE_HEADER_LENGTH);
                     }
                     default -> {
@@ -1062,7 +1070,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
 
     /** Picks where the message's payload goes: the next posted receive, the unexpected buffer, or nowhere yet (pause). */
     private void beginMessage() {
-        RxOp op = unexpected.isEmpty() ? rxQueue.poll() : null;
+        RxOp op = matcher.match(Fi.FI_ADDR_NOTAVAIL, false, 0);
         if (op != null) {
             current = op;
             long placed = Math.min(messageLength, op.capacity);
@@ -1072,11 +1080,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
             readState = R_PAYLOAD;
             return;
         }
-        TcpProvider p = domain.provider();
-        if (!unexpected.isFull() && unexpectedBytes + messageLength <= p.unexpectedBytes()) {
-            unexpectedBytes += messageLength;
-            currentUnexpected = new Unexpected(ByteBuffer.allocate((int) messageLength), messageHasData, messageData,
-                    messageAck);
+        if (matcher.hasRoomFor(messageLength)) {
+            currentUnexpected = matcher.buffer(messageLength, messageHasData, messageData, messageAck,
+                    Fi.FI_ADDR_NOTAVAIL, this, false, 0);
             readState = R_UNEXPECTED;
             return;
         }
@@ -1100,41 +1106,16 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
             pendingAcks++;
             flushTx();
         }
-        finishRecv(op, messageLength - discarded, discarded, messageHasData, messageData);
+        matcher.complete(op, messageLength - discarded, discarded, messageHasData, messageData, Fi.FI_ADDR_NOTAVAIL, 0);
     }
 
-    /** A receive takes a buffered message: copy, ack if asked (before the completion, R11), complete. */
-    private void deliverUnexpected(RxOp op, Unexpected u) {
-        long total = u.data.remaining();
-        unexpectedBytes -= total;
-        long placed = op.place(u.data);
-        if (u.ackWanted && cm != DOWN) {
+    /** A receive took a buffered message of this connection that asked for an ack (R11). */
+    @Override
+    public void ackTaken() {
+        if (cm != DOWN) {
             pendingAcks++;
             flushTx();
         }
-        finishRecv(op, placed, total - placed, u.hasCqData, u.cqData);
-    }
-
-    private void finishRecv(RxOp op, long len, long discarded, boolean hasData, long data) {
-        long flags = RECV_FLAGS | (hasData ? Fi.FI_REMOTE_CQ_DATA : 0);
-        UtilCompletionQueue cq = rxCq;
-        if (discarded > 0) {
-            cq.completeError(op.context, flags, len, op.buf, op.bufOffset, data, 0, discarded, Errno.ETRUNC, 0, null, 0,
-                    Fi.FI_ADDR_NOTAVAIL);
-            if (recvCntr != null) {
-                recvCntr.incrementError();
-            }
-        } else {
-            if (op.complete) {
-                cq.complete(op.context, flags, len, op.buf, op.bufOffset, data, 0, Fi.FI_ADDR_NOTAVAIL);
-            } else {
-                cq.unreserve();
-            }
-            if (recvCntr != null) {
-                recvCntr.increment();
-            }
-        }
-        giveRx(op);
     }
 
     private void completeSend(TxOp op) {
@@ -1161,15 +1142,6 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         giveTx(op);
     }
 
-    private void failRecv(RxOp op, int err) {
-        rxCq.completeError(op.context, RECV_FLAGS, 0, op.buf, op.bufOffset, 0, 0, 0, err, 0, null, 0,
-                Fi.FI_ADDR_NOTAVAIL);
-        if (recvCntr != null) {
-            recvCntr.incrementError();
-        }
-        giveRx(op);
-    }
-
     /** Fails every pending operation with {@code err} (R14). */
     private void failAll(int err) {
         TxOp t;
@@ -1182,17 +1154,14 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         if (current != null) {
             RxOp c = current;
             current = null;
-            failRecv(c, err);
+            matcher.fail(c, err);
         }
-        RxOp r;
-        while ((r = rxQueue.poll()) != null) {
-            failRecv(r, err);
-        }
+        matcher.failPosted(err);
         // Messages that arrived whole before the end stay queued: the peer sent them before its
         // shutdown, so a receive posted now still gets them (nothing the peer sent is lost).
         // Only the message cut off mid-payload goes.
         if (currentUnexpected != null) {
-            unexpectedBytes -= currentUnexpected.data.capacity();
+            matcher.abandon(currentUnexpected);
             currentUnexpected = null;
         }
         pendingAcks = 0;
@@ -1244,23 +1213,6 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         }
     }
 
-    private RxOp takeRx() {
-        if (rxFreeCount > 0) {
-            RxOp op = rxFree[--rxFreeCount];
-            rxFree[rxFreeCount] = null;
-            return op;
-        }
-        rxCreated++;
-        return new RxOp();
-    }
-
-    private void giveRx(RxOp op) {
-        op.reset();
-        if (rxFreeCount < rxFree.length) {
-            rxFree[rxFreeCount++] = op;
-        }
-    }
-
     private static void closeQuietly(java.io.Closeable c) {
         try {
             c.close();
@@ -1272,70 +1224,74 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     // =================================================================== life cycle
 
     @Override
-    protected synchronized void onClose() {
-        // Closing discards what is pending without completions (fi_endpoint(3)); give back
-        // the CQ room those operations reserved.
-        cm = DOWN;
-        closeChannel();
-        TxOp t;
-        while ((t = txQueue.poll()) != null) {
-            if (t.reports) {
-                txCq.unreserve();
+    protected void onClose() {
+        synchronized (lock) {
+            // Closing discards what is pending without completions (fi_endpoint(3)); give back
+            // the CQ room those operations reserved.
+            cm = DOWN;
+            closeChannel();
+            TxOp t;
+            while ((t = txQueue.poll()) != null) {
+                if (t.reports) {
+                    txCq.unreserve();
+                }
             }
-        }
-        while ((t = ackWait.poll()) != null) {
-            if (t.reports) {
-                txCq.unreserve();
+            while ((t = ackWait.poll()) != null) {
+                if (t.reports) {
+                    txCq.unreserve();
+                }
             }
-        }
-        if (current != null) {
-            rxCq.unreserve();
-            current = null;
-        }
-        while (rxQueue.poll() != null) {
-            rxCq.unreserve();
-        }
-        if (request != null) {
-            request.drop();
-        }
-        if (txCq != null) {
-            txCq.detachProgress(domain.engine());
-            txCq.release();
-        }
-        if (rxCq != null) {
-            rxCq.detachProgress(domain.engine());
-            rxCq.release();
-        }
-        if (eq != null) {
-            eq.removeEventsOf(this);
-            eq.detachProgress(domain.engine());
-            eq.release();
-        }
-        if (sendCntr != null) {
-            sendCntr.detachProgress(domain.engine());
-            sendCntr.release();
-        }
-        if (recvCntr != null) {
-            recvCntr.detachProgress(domain.engine());
-            recvCntr.release();
-        }
-        if (av != null) {
-            av.release();
+            if (current != null) {
+                rxCq.unreserve();
+                current = null;
+            }
+            if (rxCq != null) {
+                matcher.discardPosted();
+            }
+            if (request != null) {
+                request.drop();
+            }
+            if (txCq != null) {
+                txCq.detachProgress(domain.engine());
+                txCq.release();
+            }
+            if (rxCq != null) {
+                rxCq.detachProgress(domain.engine());
+                rxCq.release();
+            }
+            if (eq != null) {
+                eq.removeEventsOf(this);
+                eq.detachProgress(domain.engine());
+                eq.release();
+            }
+            if (sendCntr != null) {
+                sendCntr.detachProgress(domain.engine());
+                sendCntr.release();
+            }
+            if (recvCntr != null) {
+                recvCntr.detachProgress(domain.engine());
+                recvCntr.release();
+            }
+            if (av != null) {
+                av.release();
+            }
         }
     }
 
     /** R15: pending operations fail with ECANCELED, a connected endpoint raises FI_SHUTDOWN. */
     @Override
-    protected synchronized void onDeparture() {
-        if (cm == IDLE) {
-            cm = DOWN;
-            failAll(Errno.ECANCELED);
-            if (request != null) {
-                request.drop();
+    protected void onDeparture() {
+        synchronized (lock) {
+            if (cm == IDLE) {
+                cm = DOWN;
+                failAll(Errno.ECANCELED);
+                if (request != null) {
+                    request.drop();
+                }
+                return;
             }
-            return;
+            teardown(Errno.ECANCELED, true);
         }
-        teardown(Errno.ECANCELED, true);
     }
 
     @Override
@@ -1344,13 +1300,17 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     }
 
     /** Whether a message is being read into the unexpected buffer right now (tests). */
-    synchronized boolean isBuffering() {
-        return readState == R_UNEXPECTED;
+    boolean isBuffering() {
+        synchronized (lock) {
+            return readState == R_UNEXPECTED;
+        }
     }
 
     /** Descriptors created so far (tests prove the pools stop growing in steady state). */
-    synchronized int descriptorsCreated() {
-        return txCreated + rxCreated;
+    int descriptorsCreated() {
+        synchronized (lock) {
+            return txCreated + matcher.created();
+        }
     }
 
     // =================================================================== not offered (caps)
