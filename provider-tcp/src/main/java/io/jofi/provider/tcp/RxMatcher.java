@@ -31,6 +31,15 @@ final class RxMatcher {
          * (flag bit 2): queue the ack now, before the receive's completion is written (R11).
          */
         void ackTaken();
+
+        /**
+         * R10 with {@code FI_SOURCE_ERR}: the raw address of this connection's sender when it is
+         * not in the AV (its receive completions become {@code EADDRNOTAVAIL} errors carrying
+         * it), else null. MSG connections answer null.
+         */
+        default byte[] unknownSender() {
+            return null;
+        }
     }
 
     static final long RECV_FLAGS = Fi.FI_RECV | Fi.FI_MSG;
@@ -222,7 +231,8 @@ final class RxMatcher {
         if (u.ackWanted && u.origin != null) {
             u.origin.ackTaken();
         }
-        complete(op, placed, total - placed, u.hasCqData, u.cqData, u.src, u.tag);
+        complete(op, placed, total - placed, u.hasCqData, u.cqData, u.src, u.tag,
+                u.src == Fi.FI_ADDR_NOTAVAIL && u.origin != null ? u.origin.unknownSender() : null);
     }
 
     // ------------------------------------------------------------------ completions
@@ -233,6 +243,27 @@ final class RxMatcher {
      * gives the descriptor back.
      */
     void complete(RxOp op, long len, long discarded, boolean hasData, long data, long src, long tag) {
+        complete(op, len, discarded, hasData, data, src, tag, null);
+    }
+
+    /**
+     * As {@link #complete(RxOp, long, long, boolean, long, long, long)}; with
+     * {@code unknownSender} non-null (FI_SOURCE_ERR and a sender not in the AV, R10) the
+     * completion is an {@code EADDRNOTAVAIL} error whose errData is that raw address, the data
+     * received all the same ({@code len}).
+     */
+    void complete(RxOp op, long len, long discarded, boolean hasData, long data, long src, long tag,
+                  byte[] unknownSender) {
+        if (unknownSender != null && discarded == 0) {
+            long flags = (op.tagged ? TRECV_FLAGS : RECV_FLAGS) | (hasData ? Fi.FI_REMOTE_CQ_DATA : 0);
+            cq.completeError(op.context, flags, len, op.buf, op.bufOffset, data, op.tagged ? tag : 0, 0,
+                    Errno.EADDRNOTAVAIL, 0, unknownSender, unknownSender.length, Fi.FI_ADDR_NOTAVAIL);
+            if (counter != null) {
+                counter.incrementError();
+            }
+            give(op);
+            return;
+        }
         long flags = (op.tagged ? TRECV_FLAGS : RECV_FLAGS) | (hasData ? Fi.FI_REMOTE_CQ_DATA : 0);
         long t = op.tagged ? tag : 0;
         if (discarded > 0) {

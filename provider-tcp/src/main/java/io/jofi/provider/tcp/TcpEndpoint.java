@@ -22,6 +22,7 @@ import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
 import io.jofi.provider.tcp.wire.CmMessage;
 import io.jofi.provider.tcp.wire.MessageHeader;
+import io.jofi.provider.tcp.wire.RdmHelloDescriptor;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.provider.tcp.wire.WireStatus;
 import io.jofi.spi.util.AbstractFid;
@@ -74,6 +75,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     private static final int ACCEPTING = 3;
     private static final int CONNECTED = 4;
     private static final int DOWN = 5;
+    /**
+     * RDM only: our connect was rejected because the peer's connection to us wins (crossed
+     * connects); the queued sends wait here for that connection ({@link TcpRdmEndpoint}).
+     */
+    private static final int AWAITING_PEER = 6;
 
     /** Read states of a data message. */
     private static final int R_HEADER = 0;
@@ -154,8 +160,32 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     private long messageData;
     private boolean messageAck;
 
+    // ---- RDM connection mode (both null for an MSG endpoint)
+    /** The RDM endpoint this is a per-peer connection of (it is also {@link #lock}), or null. */
+    private final TcpRdmEndpoint rdm;
+    /** The peer of an RDM connection, or null. */
+    final RdmPeer peer;
+    /** {@code FI_DIRECTED_RECV} on an RDM endpoint: receives match only their source address. */
+    private boolean directedRecv;
+
     TcpEndpoint(TcpDomain domain, Info info, Object context) {
         this(domain, info, context, null, null);
+    }
+
+    /**
+     * A per-peer connection of an RDM endpoint: guarded by {@code rdm}, delivering into its
+     * shared matcher, with the bindings of {@code bindings} (the RDM endpoint's, not retained
+     * again) and no EQ: connection events go to {@code rdm} ({@link TcpRdmEndpoint}).
+     */
+    TcpEndpoint(TcpRdmEndpoint rdm, RdmPeer peer, TcpEndpoint bindings) {
+        this(bindings.domain, bindings.info, rdm.context(), rdm, bindings.matcher, rdm, peer);
+        this.txCq = bindings.txCq;
+        this.rxCq = bindings.rxCq;
+        this.sendCntr = bindings.sendCntr;
+        this.recvCntr = bindings.recvCntr;
+        this.selectiveTx = bindings.selectiveTx;
+        this.selectiveRx = bindings.selectiveRx;
+        this.enabled = true;
     }
 
     /**
@@ -164,7 +194,14 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
      *                connections), or null for one of its own (MSG)
      */
     TcpEndpoint(TcpDomain domain, Info info, Object context, Object lock, RxMatcher matcher) {
+        this(domain, info, context, lock, matcher, null, null);
+    }
+
+    private TcpEndpoint(TcpDomain domain, Info info, Object context, Object lock, RxMatcher matcher,
+                        TcpRdmEndpoint rdm, RdmPeer peer) {
         super(FidClass.ENDPOINT, context);
+        this.rdm = rdm;
+        this.peer = peer;
         this.lock = lock == null ? this : lock;
         this.domain = domain;
         this.info = info.copy();
@@ -278,6 +315,19 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             if (eq == null) {
                 throw new FabricException(Errno.ENOEQ, "enable: an MSG endpoint needs a bound event queue");
             }
+            enabled = true;
+        }
+    }
+
+    /**
+     * Enables the bindings holder of an RDM endpoint ({@link TcpRdmEndpoint}): it posts
+     * receives into the shared matcher and never connects, so it needs no EQ. With
+     * {@code directed} ({@code FI_DIRECTED_RECV}) a receive's source address restricts it to
+     * that peer.
+     */
+    void enableForRdm(boolean directed) {
+        synchronized (lock) {
+            directedRecv = directed;
             enabled = true;
         }
     }
@@ -413,26 +463,39 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                         + TcpProvider.CM_DATA_SIZE);
             }
             SocketChannel ch = request.take();
-            channel = ch;
-            cmOut.clear();
-            cmMessage.set(TcpWireDescriptor.CM_TYPE_ACCEPT, param, 0, len).encode(cmOut);
-            cmOut.flip();
-            cm = ACCEPTING;
-            // Take over the request's key on the CM loop: the response is written there, then the
-            // socket moves to this domain's loop (moveToDataLoop).
-            SelectionKey k = request.selectionKey();
-            if (k == null || !k.isValid()) {
-                teardown(Errno.ECONNRESET, true);
-                return;
-            }
-            k.attach(this);
-            key = k;
-            interestRead = true;
-            interestWrite = true;
-            updateInterest();
-            domain.cmLoop().wakeup();
-            flushTx();
+            startAccept(ch, request.selectionKey(), param, len);
         }
+    }
+
+    /**
+     * An RDM connection accepts the request its endpoint's listener read from {@code ch}
+     * (key {@code k} on the CM loop), answering with {@code hello} ({@link TcpRdmEndpoint}).
+     */
+    void acceptRdm(SocketChannel ch, SelectionKey k, byte[] hello) throws FabricException {
+        synchronized (lock) {
+            startAccept(ch, k, hello, hello.length);
+        }
+    }
+
+    private void startAccept(SocketChannel ch, SelectionKey k, byte[] param, int len) throws FabricException {
+        channel = ch;
+        cmOut.clear();
+        cmMessage.set(TcpWireDescriptor.CM_TYPE_ACCEPT, param, 0, len).encode(cmOut);
+        cmOut.flip();
+        cm = ACCEPTING;
+        // Take over the request's key on the CM loop: the response is written there, then the
+        // socket moves to this domain's loop (moveToDataLoop).
+        if (k == null || !k.isValid()) {
+            teardown(Errno.ECONNRESET, true);
+            return;
+        }
+        k.attach(this);
+        key = k;
+        interestRead = true;
+        interestWrite = true;
+        updateInterest();
+        domain.cmLoop().wakeup();
+        flushTx();
     }
 
     /**
@@ -558,7 +621,8 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             if (rc != 0) {
                 return rc;
             }
-            if (cm != CONNECTED) {
+            if (cm != CONNECTED && (rdm == null || cm == DOWN)) {
+                // An RDM connection queues sends from its creation until it is up (nothing lost).
                 return cm == DOWN || cm == IDLE ? -Errno.ENOTCONN : -Errno.EAGAIN;
             }
             if (msg != null && (iovCount < 0 || iovCount > TcpProvider.IOV_LIMIT)) {
@@ -651,7 +715,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (buf == null) {
             return -Errno.EINVAL;
         }
-        return postRecv(buf, null, 1, rxOpFlags | (selectiveRx ? 0 : Fi.FI_COMPLETION), context);
+        return postRecv(buf, null, 1, rxOpFlags | (selectiveRx ? 0 : Fi.FI_COMPLETION), context, srcAddr);
     }
 
     /** {@code fi_recvmsg}: flags {@code FI_COMPLETION}; {@code FI_MULTI_RECV} is not supported (ENOSYS). */
@@ -668,10 +732,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                 return -Errno.EINVAL;
             }
         }
-        return postRecv(null, msg, msg.iovCount(), flags | (selectiveRx ? 0 : Fi.FI_COMPLETION), msg.context());
+        return postRecv(null, msg, msg.iovCount(), flags | (selectiveRx ? 0 : Fi.FI_COMPLETION), msg.context(),
+                msg.addr());
     }
 
-    private int postRecv(ByteBuffer buf, Msg msg, int iovCount, long flags, Object context) {
+    private int postRecv(ByteBuffer buf, Msg msg, int iovCount, long flags, Object context, long srcAddr) {
         synchronized (lock) {
             int rc = dataPathCheck();
             if (rc != 0) {
@@ -693,6 +758,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             }
             RxOp op = matcher.take();
             op.context = context;
+            op.src = directedRecv ? srcAddr : Fi.FI_ADDR_UNSPEC;
             op.complete = (flags & Fi.FI_COMPLETION) != 0;
             long cap = 0;
             if (msg == null) {
@@ -808,8 +874,17 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             failConnect(Errno.ECONNREFUSED, null, 0);
             return;
         }
+        if (rdm != null && RdmHelloDescriptor.kind(cmMessage.dataCopy(), cmMessage.dataLength())
+                != RdmHelloDescriptor.KIND_HELLO) {
+            failConnect(Errno.ECONNREFUSED, null, 0); // accepted by something that is not a JOFI RDM endpoint
+            return;
+        }
         cm = CONNECTED;
         if (!moveToDataLoop()) {
+            return;
+        }
+        if (rdm != null) {
+            flushTx(); // the sends queued since the first one to this peer go out now, in order
             return;
         }
         byte[] data = cmMessage.dataCopy();
@@ -843,6 +918,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     private void failConnect(int err, byte[] errData, int errDataSize) {
         cm = DOWN;
         closeChannel();
+        if (rdm != null) {
+            // RDM: the endpoint decides — park the queued sends (crossed connects) or fail them.
+            rdm.connectFailed(this, err, errData, errDataSize);
+            return;
+        }
         failAll(Errno.ECANCELED);
         if (eq != null) {
             eq.postError(this, context(), 0, err, 0, errData, errDataSize);
@@ -867,7 +947,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                     if (!moveToDataLoop()) {
                         return;
                     }
-                    eq.post(Fi.FI_CONNECTED, this, context(), 0, null, null, 0);
+                    if (rdm == null) {
+                        eq.post(Fi.FI_CONNECTED, this, context(), 0, null, null, 0);
+                    }
                 }
             }
             if (cm != CONNECTED) {
@@ -1070,7 +1152,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
 
     /** Picks where the message's payload goes: the next posted receive, the unexpected buffer, or nowhere yet (pause). */
     private void beginMessage() {
-        RxOp op = matcher.match(Fi.FI_ADDR_NOTAVAIL, false, 0);
+        RxOp op = matcher.match(source(), false, 0);
         if (op != null) {
             current = op;
             long placed = Math.min(messageLength, op.capacity);
@@ -1082,7 +1164,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         }
         if (matcher.hasRoomFor(messageLength)) {
             currentUnexpected = matcher.buffer(messageLength, messageHasData, messageData, messageAck,
-                    Fi.FI_ADDR_NOTAVAIL, this, false, 0);
+                    source(), this, false, 0);
             readState = R_UNEXPECTED;
             return;
         }
@@ -1106,7 +1188,25 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             pendingAcks++;
             flushTx();
         }
-        matcher.complete(op, messageLength - discarded, discarded, messageHasData, messageData, Fi.FI_ADDR_NOTAVAIL, 0);
+        matcher.complete(op, messageLength - discarded, discarded, messageHasData, messageData, source(), 0,
+                unknownSender());
+    }
+
+    /**
+     * The sender's fi_addr for matching and {@code readFrom} (R10): {@code FI_ADDR_NOTAVAIL} on
+     * an MSG endpoint; on an RDM connection the peer's entry in the AV (cached per AV version).
+     */
+    private long source() {
+        return rdm == null ? Fi.FI_ADDR_NOTAVAIL : rdm.sourceOf(peer);
+    }
+
+    /**
+     * With {@code FI_SOURCE_ERR}, the raw name of a sender that is not in the AV (its
+     * completion becomes {@code EADDRNOTAVAIL} with this as errData, R10); else null.
+     */
+    @Override
+    public byte[] unknownSender() {
+        return rdm != null && rdm.sourceErr() && rdm.sourceOf(peer) == Fi.FI_ADDR_NOTAVAIL ? peer.name.clone() : null;
     }
 
     /** A receive took a buffered message of this connection that asked for an ack (R11). */
@@ -1156,7 +1256,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             current = null;
             matcher.fail(c, err);
         }
-        matcher.failPosted(err);
+        if (rdm == null) {
+            // An RDM connection fails only its own operations: the posted receives are the
+            // endpoint's, for every peer.
+            matcher.failPosted(err);
+        }
         // Messages that arrived whole before the end stay queued: the peer sent them before its
         // shutdown, so a receive posted now still gets them (nothing the peer sent is lost).
         // Only the message cut off mid-payload goes.
@@ -1181,6 +1285,73 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         failAll(err);
         if (report && eq != null && (was == CONNECTED || was == ACCEPTING)) {
             eq.post(Fi.FI_SHUTDOWN, this, context(), 0, null, null, 0);
+        }
+        if (rdm != null) {
+            rdm.connectionDown(this);
+        }
+    }
+
+    // =================================================================== RDM connection mode
+
+    /**
+     * Crossed connects: our request was rejected because the peer's connection to us wins.
+     * The queued sends stay, not started, until that connection arrives and takes them
+     * ({@link #moveQueuedSendsTo}). Caller holds the lock.
+     */
+    void awaitPeer() {
+        cm = AWAITING_PEER;
+        closeChannel();
+        channel = null;
+    }
+
+    /** Whether this RDM connection waits for the peer's crossed connection. */
+    boolean isAwaitingPeer() {
+        return cm == AWAITING_PEER;
+    }
+
+    /** Whether this connection is up and running (CONNECTED). */
+    boolean isEstablished() {
+        return cm == CONNECTED;
+    }
+
+    /** Whether this connection is still usable for sends (not down). */
+    boolean isUp() {
+        return cm != DOWN;
+    }
+
+    /**
+     * Hands every queued, not yet started send to {@code to} (the connection that replaces this
+     * one), in order, and closes this one without failing anything. Caller holds the lock.
+     */
+    void moveQueuedSendsTo(TcpEndpoint to) {
+        TxOp op;
+        while ((op = txQueue.poll()) != null) {
+            to.txQueue.offer(op);
+        }
+        cm = DOWN;
+        closeChannel();
+        failAll(Errno.ECONNRESET); // what it had received or was acking (an accepted socket replaced)
+        to.flushTx();
+    }
+
+    /**
+     * Ends an RDM connection: its pending operations fail with {@code err} (ECONNREFUSED for a
+     * connect that failed, ECONNRESET for a dead peer, ECANCELED when the endpoint ends it).
+     */
+    void failRdm(int err) {
+        synchronized (lock) {
+            if (cm == DOWN) {
+                failAll(err); // failConnect left the queued sends for the endpoint to decide
+                return;
+            }
+            teardown(err, false);
+        }
+    }
+
+    /** Resumes reading a message that waited for a receive (one was posted on the RDM endpoint). */
+    void resumeIfPaused() {
+        if (readState == R_PAUSED && cm != DOWN) {
+            resumeReading();
         }
     }
 
@@ -1244,6 +1415,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             if (current != null) {
                 rxCq.unreserve();
                 current = null;
+            }
+            if (rdm != null) {
+                return; // an RDM connection: the posted receives and the bindings are the endpoint's
             }
             if (rxCq != null) {
                 matcher.discardPosted();
