@@ -847,6 +847,18 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
         return "tcp RDM endpoint";
     }
 
+    /** A connection waiting for its peer's crossed connection, or null (tests). */
+    TcpEndpoint awaitingPeer() {
+        synchronized (this) {
+            for (RdmPeer p : peers) {
+                if (p.conn != null && p.conn.isAwaitingPeer()) {
+                    return p.conn;
+                }
+            }
+            return null;
+        }
+    }
+
     /** Connections not down (tests: reuse in both directions, one connection after crossed connects). */
     int connectionCount() {
         synchronized (this) {

@@ -78,7 +78,12 @@ final class RdmTestBed implements AutoCloseable {
     }
 
     Node node(String label) throws FabricException {
-        Node n = new Node(info, label);
+        return node(label, info);
+    }
+
+    /** A node opened with another info of the same domain (e.g. another source address). */
+    Node node(String label, Info with) throws FabricException {
+        Node n = new Node(with, label);
         nodes.add(n);
         return n;
     }
