@@ -86,6 +86,10 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     private final boolean source;
     private final boolean sourceErr;
     private final boolean directed;
+    /** Operations the caps cover; others answer {@code -ENOSYS} before any address is looked at. */
+    private final boolean tagged;
+    private final boolean rma;
+    private final boolean atomics;
 
     // ---- under this
     private TcpAddressVector av;
@@ -113,6 +117,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
         this.source = (caps & Fi.FI_SOURCE) != 0;
         this.sourceErr = source && (caps & Fi.FI_SOURCE_ERR) != 0;
         this.directed = (caps & Fi.FI_DIRECTED_RECV) != 0;
+        this.tagged = (caps & Fi.FI_TAGGED) != 0;
+        this.rma = (caps & Fi.FI_RMA) != 0;
+        this.atomics = (caps & Fi.FI_ATOMIC) != 0;
         this.rx = new TcpEndpoint(domain, this.info, context, this, null);
         Arrays.fill(cachedAddr, Fi.FI_ADDR_NOTAVAIL);
     }
@@ -582,6 +589,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_trecv}: as MSG endpoints, directed as {@link #recv}. */
     @Override
     public int trecv(ByteBuffer buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object context) {
+        if (!tagged) {
+            return -Errno.ENOSYS;
+        }
         synchronized (this) {
             return resumed(rx.trecv(buf, desc, srcAddr, tag, ignore, context));
         }
@@ -590,6 +600,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_trecvmsg}: as MSG endpoints. */
     @Override
     public int trecvMsg(TaggedMsg msg, long flags) {
+        if (!tagged) {
+            return -Errno.ENOSYS;
+        }
         synchronized (this) {
             return resumed(rx.trecvMsg(msg, flags));
         }
@@ -648,6 +661,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_tsend}. */
     @Override
     public int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
+        if (!tagged) {
+            return -Errno.ENOSYS;
+        }
         synchronized (this) {
             int rc = target(destAddr);
             return rc != 0 ? rc : launched(target.tsend(buf, desc, destAddr, tag, context));
@@ -657,6 +673,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_tsenddata}. */
     @Override
     public int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
+        if (!tagged) {
+            return -Errno.ENOSYS;
+        }
         synchronized (this) {
             int rc = target(destAddr);
             return rc != 0 ? rc : launched(target.tsendData(buf, desc, data, destAddr, tag, context));
@@ -666,6 +685,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_tinject}. */
     @Override
     public int tinject(ByteBuffer buf, long destAddr, long tag) {
+        if (!tagged) {
+            return -Errno.ENOSYS;
+        }
         synchronized (this) {
             int rc = target(destAddr);
             return rc != 0 ? rc : launched(target.tinject(buf, destAddr, tag));
@@ -675,6 +697,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_tsendmsg} to {@code msg.addr()}. */
     @Override
     public int tsendMsg(TaggedMsg msg, long flags) {
+        if (!tagged) {
+            return -Errno.ENOSYS;
+        }
         if (msg == null) {
             return -Errno.EINVAL;
         }
@@ -687,6 +712,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_read} from {@code srcAddr}'s registered memory. */
     @Override
     public int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
+        if (!rma) {
+            return -Errno.ENOSYS;
+        }
         synchronized (this) {
             int rc = target(srcAddr);
             return rc != 0 ? rc : launched(target.read(buf, desc, srcAddr, addr, key, context));
@@ -696,6 +724,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_write}. */
     @Override
     public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
+        if (!rma) {
+            return -Errno.ENOSYS;
+        }
         synchronized (this) {
             int rc = target(destAddr);
             return rc != 0 ? rc : launched(target.write(buf, desc, destAddr, addr, key, context));
@@ -706,6 +737,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     @Override
     public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
                          Object context) {
+        if (!rma) {
+            return -Errno.ENOSYS;
+        }
         synchronized (this) {
             int rc = target(destAddr);
             return rc != 0 ? rc : launched(target.writeData(buf, desc, data, destAddr, addr, key, context));
@@ -715,6 +749,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_inject_write}. */
     @Override
     public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
+        if (!rma) {
+            return -Errno.ENOSYS;
+        }
         synchronized (this) {
             int rc = target(destAddr);
             return rc != 0 ? rc : launched(target.injectWrite(buf, destAddr, addr, key));
@@ -724,6 +761,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_readmsg} from {@code msg.addr()}. */
     @Override
     public int readMsg(RmaMsg msg, long flags) {
+        if (!rma) {
+            return -Errno.ENOSYS;
+        }
         if (msg == null) {
             return -Errno.EINVAL;
         }
@@ -736,6 +776,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_writemsg} to {@code msg.addr()}. */
     @Override
     public int writeMsg(RmaMsg msg, long flags) {
+        if (!rma) {
+            return -Errno.ENOSYS;
+        }
         if (msg == null) {
             return -Errno.EINVAL;
         }
@@ -748,6 +791,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_atomic}. */
     @Override
     public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
+        if (!atomics) {
+            return -Errno.ENOSYS;
+        }
         synchronized (this) {
             int rc = target(destAddr);
             return rc != 0 ? rc : launched(target.atomic(operand, destAddr, addr, key, op, context));
@@ -758,6 +804,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     @Override
     public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                            int op, Object context) {
+        if (!atomics) {
+            return -Errno.ENOSYS;
+        }
         synchronized (this) {
             int rc = target(destAddr);
             return rc != 0 ? rc
@@ -769,6 +818,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     @Override
     public int compareAtomic(long compare, long swap, ByteBuffer result, MemoryRegion resultDesc, long destAddr,
                              long addr, long key, Object context) {
+        if (!atomics) {
+            return -Errno.ENOSYS;
+        }
         synchronized (this) {
             int rc = target(destAddr);
             return rc != 0 ? rc
