@@ -33,6 +33,15 @@ final class RxMatcher {
         void ackTaken();
 
         /**
+         * As {@link #ackTaken()} for the message with ack sequence number {@code seq}
+         * ({@link AckSequencer}: acks leave in arrival order even when messages are matched out
+         * of order).
+         */
+        default void ackTaken(long seq) {
+            ackTaken();
+        }
+
+        /**
          * R10 with {@code FI_SOURCE_ERR}: the raw address of this connection's sender when it is
          * not in the AV (its receive completions become {@code EADDRNOTAVAIL} errors carrying
          * it), else null. MSG connections answer null.
@@ -126,6 +135,19 @@ final class RxMatcher {
      * @return true when it took a buffered message (completed already), false when queued
      */
     boolean post(RxOp op) {
+        if (op.multi) {
+            // A multi-receive buffer takes every waiting message it accepts, one after another.
+            Unexpected u;
+            while ((u = takeUnexpected(op)) != null) {
+                RxOp part = part(op, u.data.remaining(), null);
+                deliver(part, u);
+                if (part.releases) {
+                    return true;
+                }
+            }
+            posted.offer(op);
+            return false;
+        }
         Unexpected u = takeUnexpected(op);
         if (u != null) {
             deliver(op, u);
@@ -173,14 +195,127 @@ final class RxMatcher {
      * that accepts it, removed from the queue, or null (then buffer it or pause).
      */
     RxOp match(long src, boolean tagged, long tag) {
+        return match(src, tagged, tag, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #match(long, boolean, long)} for a message of {@code length} payload bytes: a
+     * multi-receive buffer that accepts it stays posted and gives a part of itself (at most
+     * {@code length} bytes at its next free offset) whose completion points into the buffer.
+     */
+    RxOp match(long src, boolean tagged, long tag, long length) {
         OpRing<RxOp> ring = tagged ? postedTagged : posted;
         for (int i = 0, n = ring.size(); i < n; i++) {
             RxOp op = ring.get(i);
             if (op.accepts(src, tagged, tag)) {
+                if (op.multi) {
+                    return part(op, length, ring);
+                }
                 return i == 0 ? ring.poll() : ring.removeAt(i);
             }
         }
         return null;
+    }
+
+    /**
+     * The next part of a multi-receive buffer for a message of {@code length} bytes
+     * ({@code fi_msg(3)} {@code FI_MULTI_RECV}). The part that leaves less than
+     * {@code minFree} bytes is the last: it releases the buffer (removed from {@code ring})
+     * and its completion, written into the room the buffer reserved at posting, carries
+     * {@code FI_MULTI_RECV}. Other parts reserve their own room; when the CQ has none, the
+     * part becomes the last (the buffer is released early rather than overrunning the CQ).
+     */
+    private RxOp part(RxOp buffer, long length, OpRing<RxOp> ring) {
+        long free = buffer.capacity - buffer.used;
+        int cap = (int) Math.min(free, length);
+        RxOp part = take();
+        part.context = buffer.context;
+        part.complete = buffer.complete;
+        part.src = buffer.src;
+        part.buf = buffer.buf;
+        part.bufOffset = (int) (buffer.bufOffset + buffer.used);
+        part.range(0, buffer.buf, part.bufOffset, cap);
+        part.count = 1;
+        part.capacity = cap;
+        part.parent = buffer;
+        buffer.used += cap;
+        boolean last = buffer.capacity - buffer.used < buffer.minFree || cq.reserve() != 0;
+        if (last) {
+            part.releases = true;
+            if (ring != null) {
+                for (int i = 0, n = ring.size(); i < n; i++) {
+                    if (ring.get(i) == buffer) {
+                        ring.removeAt(i);
+                        break;
+                    }
+                }
+            }
+        }
+        return part;
+    }
+
+    // ------------------------------------------------------------------ FI_PEEK / FI_CLAIM / FI_DISCARD
+
+    /**
+     * {@code fi_tagged(3)} {@code FI_PEEK} (with {@code FI_CLAIM} or {@code FI_DISCARD}) of a
+     * tagged receive whose CQ room the caller reserved: the first unclaimed unexpected message
+     * it accepts is reported (len, tag, data; nothing copied) and left in place, reserved for
+     * a later {@link #claim} with the same context ({@code FI_CLAIM}) or dropped
+     * ({@code FI_DISCARD}); none: an error completion {@code ENOMSG}.
+     */
+    void peek(RxOp op, long flags) {
+        for (int i = 0, n = unexpected.size(); i < n; i++) {
+            Unexpected u = unexpected.get(i);
+            if (u.claimedBy == null && op.accepts(u.src, u.tagged, u.tag)) {
+                long f = TRECV_FLAGS | (u.hasCqData ? Fi.FI_REMOTE_CQ_DATA : 0);
+                long len = u.data.remaining();
+                if ((flags & Fi.FI_DISCARD) != 0) {
+                    unexpected.removeAt(i);
+                    drop(u);
+                } else if ((flags & Fi.FI_CLAIM) != 0) {
+                    u.claimedBy = op.context;
+                }
+                cq.complete(op.context, f, len, null, 0, u.cqData, u.tag, u.src);
+                give(op);
+                return;
+            }
+        }
+        cq.completeError(op.context, TRECV_FLAGS, 0, null, 0, 0, op.tag, 0, Errno.ENOMSG, 0, null, 0,
+                Fi.FI_ADDR_NOTAVAIL);
+        give(op);
+    }
+
+    /**
+     * {@code FI_CLAIM} without {@code FI_PEEK}: the message an earlier peek claimed for this
+     * context is received into {@code op} (or dropped with {@code FI_DISCARD}, a completion
+     * without data).
+     *
+     * @return false when no message is claimed for that context (nothing done)
+     */
+    boolean claim(RxOp op, long flags) {
+        for (int i = 0, n = unexpected.size(); i < n; i++) {
+            Unexpected u = unexpected.get(i);
+            if (u.claimedBy != null && u.claimedBy == op.context) {
+                unexpected.removeAt(i);
+                if ((flags & Fi.FI_DISCARD) != 0) {
+                    drop(u);
+                    cq.complete(op.context, TRECV_FLAGS, 0, null, 0, u.cqData, u.tag, u.src);
+                    give(op);
+                } else {
+                    deliver(op, u);
+                }
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** An unexpected message leaves without being received: its memory and its owed ack. */
+    private void drop(Unexpected u) {
+        unexpectedBytes -= u.data.capacity();
+        if (u.ackWanted && u.origin != null) {
+            u.origin.ackTaken(u.ackSeq);
+        }
     }
 
     /** Whether a message of {@code length} payload bytes may be buffered unexpected now. */
@@ -229,7 +364,7 @@ final class RxMatcher {
         unexpectedBytes -= u.data.capacity();
         long placed = op.place(u.data);
         if (u.ackWanted && u.origin != null) {
-            u.origin.ackTaken();
+            u.origin.ackTaken(u.ackSeq);
         }
         complete(op, placed, total - placed, u.hasCqData, u.cqData, u.src, u.tag,
                 u.src == Fi.FI_ADDR_NOTAVAIL && u.origin != null ? u.origin.unknownSender() : null);
@@ -254,17 +389,18 @@ final class RxMatcher {
      */
     void complete(RxOp op, long len, long discarded, boolean hasData, long data, long src, long tag,
                   byte[] unknownSender) {
+        long flags = (op.tagged ? TRECV_FLAGS : RECV_FLAGS) | (hasData ? Fi.FI_REMOTE_CQ_DATA : 0)
+                | (op.releases ? Fi.FI_MULTI_RECV : 0);
         if (unknownSender != null && discarded == 0) {
-            long flags = (op.tagged ? TRECV_FLAGS : RECV_FLAGS) | (hasData ? Fi.FI_REMOTE_CQ_DATA : 0);
             cq.completeError(op.context, flags, len, op.buf, op.bufOffset, data, op.tagged ? tag : 0, 0,
                     Errno.EADDRNOTAVAIL, 0, unknownSender, unknownSender.length, Fi.FI_ADDR_NOTAVAIL);
             if (counter != null) {
                 counter.incrementError();
             }
+            releaseParent(op);
             give(op);
             return;
         }
-        long flags = (op.tagged ? TRECV_FLAGS : RECV_FLAGS) | (hasData ? Fi.FI_REMOTE_CQ_DATA : 0);
         long t = op.tagged ? tag : 0;
         if (discarded > 0) {
             cq.completeError(op.context, flags, len, op.buf, op.bufOffset, data, t, discarded, Errno.ETRUNC, 0, null, 0,
@@ -273,7 +409,7 @@ final class RxMatcher {
                 counter.incrementError();
             }
         } else {
-            if (op.complete) {
+            if (op.complete || op.releases) {
                 cq.complete(op.context, flags, len, op.buf, op.bufOffset, data, t, src);
             } else {
                 cq.unreserve();
@@ -282,16 +418,35 @@ final class RxMatcher {
                 counter.increment();
             }
         }
+        releaseParent(op);
         give(op);
+    }
+
+    /** The last part of a multi-receive buffer is done: the buffer's descriptor goes back too. */
+    private void releaseParent(RxOp op) {
+        if (op.releases && op.parent != null) {
+            give(op.parent);
+        }
     }
 
     /** Fails a receive with {@code err} (error completion, R2) and gives it back. */
     void fail(RxOp op, int err) {
-        long flags = op.tagged ? TRECV_FLAGS : RECV_FLAGS;
+        if (op.multi && op.parent == null) {
+            // a whole multi-receive buffer (cancel, teardown): its release, as an error
+            cq.completeError(op.context, RECV_FLAGS | Fi.FI_MULTI_RECV, 0, op.buf, op.bufOffset, 0, 0, 0, err, 0, null,
+                    0, Fi.FI_ADDR_NOTAVAIL);
+            if (counter != null) {
+                counter.incrementError();
+            }
+            give(op);
+            return;
+        }
+        long flags = (op.tagged ? TRECV_FLAGS : RECV_FLAGS) | (op.releases ? Fi.FI_MULTI_RECV : 0);
         cq.completeError(op.context, flags, 0, op.buf, op.bufOffset, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
         if (counter != null) {
             counter.incrementError();
         }
+        releaseParent(op);
         give(op);
     }
 

@@ -11,7 +11,10 @@ final class Unexpected {
     final ByteBuffer data;
     final boolean hasCqData;
     final long cqData;
-    /** The sender asked for an ack (flag bit 2): sent when a receive takes the message. */
+    /**
+     * The ack is still owed when a receive takes the message ({@code FI_MATCH_COMPLETE},
+     * JOFI flag bit 1); an ack for delivery was sent when the message was buffered.
+     */
     final boolean ackWanted;
     /** The sender's fi_addr ({@code Fi.FI_ADDR_NOTAVAIL} on MSG endpoints). */
     final long src;
@@ -22,6 +25,8 @@ final class Unexpected {
     final long tag;
     /** Reserved by {@code FI_PEEK|FI_CLAIM}: the claiming context, or null. */
     Object claimedBy;
+    /** The ack sequence number of the connection ({@link AckSequencer}) when {@link #ackWanted}. */
+    long ackSeq = -1;
 
     Unexpected(ByteBuffer data, boolean hasCqData, long cqData, boolean ackWanted) {
         this(data, hasCqData, cqData, ackWanted, io.jofi.Fi.FI_ADDR_NOTAVAIL, null, false, 0);

@@ -101,11 +101,11 @@ class TcpRdmFailureTest {
             assertEquals(0, a.ep.send(text("hello"), null, bInA, "hello"));
             awaitCompletion(b.rxCq);
             awaitCompletion(a.txCq);
-            // pending on both sides: delivery-complete sends nobody has a receive for (no ack yet)
+            // pending on both sides: match-complete sends nobody has a receive for (no ack yet)
             Msg toB = new Msg().buffer(text("pending-a"), null).addr(bInA).context("pa");
-            assertEquals(0, a.ep.sendMsg(toB, Fi.FI_DELIVERY_COMPLETE));
+            assertEquals(0, a.ep.sendMsg(toB, Fi.FI_MATCH_COMPLETE));
             Msg toA = new Msg().buffer(text("pending-b"), null).addr(aInB).context("pb");
-            assertEquals(0, b.ep.sendMsg(toA, Fi.FI_DELIVERY_COMPLETE));
+            assertEquals(0, b.ep.sendMsg(toA, Fi.FI_MATCH_COMPLETE));
             TcpTestBed.assertNothing(a.txCq, 50);
 
             assertEquals(0, b.av.remove(new long[] {aInB}, 0), "av remove");

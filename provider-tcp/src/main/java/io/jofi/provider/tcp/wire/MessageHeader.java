@@ -145,7 +145,7 @@ public final class MessageHeader {
             WireBytes.putLong(dst, base + TcpWireDescriptor.tagOffset(op, flags), tag, byteOrder);
         }
         // a read response is a bare base header: its rma_iov_cnt describes the request
-        final int count = op == TcpWireDescriptor.OP_READ_RESPONSE ? 0 : rmaIovCount;
+        final int count = TcpWireDescriptor.isBareResponse(op) ? 0 : rmaIovCount;
         int at = base + TcpWireDescriptor.rmaIovOffset(op, flags);
         for (int i = 0; i < count; i++, at += RMA_IOV_LENGTH) {
             WireBytes.putLong(dst, at + RMA_IOV_ADDR_OFFSET, rmaAddr[i], byteOrder);
@@ -179,13 +179,27 @@ public final class MessageHeader {
      *         but success neither {@code src} nor this holder is changed
      */
     public int decode(final ByteBuffer src, final long maxMessageSize) {
+        return decode(src, maxMessageSize, MAX_OP);
+    }
+
+    /**
+     * As {@link #decode(ByteBuffer, long)}, accepting ops up to {@code maxOp}: a connection
+     * that negotiated JOFI's extensions passes {@link TcpWireDescriptor#MAX_JOFI_OP} (atomics,
+     * ops 5 and 6); every other connection {@link TcpWireDescriptor#MAX_OP}.
+     *
+     * @param src            the bytes received so far
+     * @param maxMessageSize the largest payload accepted
+     * @param maxOp          the highest op accepted ({@code MAX_OP} or {@code MAX_JOFI_OP})
+     * @return as {@link #decode(ByteBuffer, long)}
+     */
+    public int decode(final ByteBuffer src, final long maxMessageSize, final int maxOp) {
         final int base = src.position();
         final int available = src.remaining();
         if (available <= OP_OFFSET) {
             return WireStatus.NEED_MORE;
         }
         final int peerOp = src.get(base + OP_OFFSET) & 0xFF;
-        if (peerOp > MAX_OP) {
+        if (peerOp > maxOp) {
             return WireStatus.UNKNOWN_OP;
         }
         if (available <= RMA_IOV_COUNT_OFFSET) {
@@ -238,7 +252,7 @@ public final class MessageHeader {
         tag = TcpWireDescriptor.hasTag(peerOp, peerFlags)
             ? WireBytes.getLong(src, base + TcpWireDescriptor.tagOffset(peerOp, peerFlags), byteOrder) : 0L;
         // a read response is a bare base header: its rma_iov_cnt describes the request
-        final int count = peerOp == TcpWireDescriptor.OP_READ_RESPONSE ? 0 : peerRmaIovCount;
+        final int count = TcpWireDescriptor.isBareResponse(peerOp) ? 0 : peerRmaIovCount;
         int at = base + TcpWireDescriptor.rmaIovOffset(peerOp, peerFlags);
         for (int i = 0; i < count; i++, at += RMA_IOV_LENGTH) {
             rmaAddr[i] = WireBytes.getLong(src, at + RMA_IOV_ADDR_OFFSET, byteOrder);
@@ -259,8 +273,8 @@ public final class MessageHeader {
      * @throws IllegalArgumentException outside 0..4
      */
     public MessageHeader op(final int op) {
-        if (op < 0 || op > MAX_OP) {
-            throw new IllegalArgumentException("op " + op + " outside 0.." + MAX_OP);
+        if (op < 0 || op > TcpWireDescriptor.MAX_JOFI_OP) {
+            throw new IllegalArgumentException("op " + op + " outside 0.." + TcpWireDescriptor.MAX_JOFI_OP);
         }
         this.op = op;
         return this;

@@ -227,7 +227,7 @@ class MessageHeaderTest {
         assertEquals(0, small.position());
         final MessageHeader tooBig = new MessageHeader().op(OP_TAGGED).cqData(1).rmaIovCount(4);
         assertThrows(IllegalStateException.class, () -> tooBig.encode(ByteBuffer.allocate(256)));
-        assertThrows(IllegalArgumentException.class, () -> new MessageHeader().op(5));
+        assertThrows(IllegalArgumentException.class, () -> new MessageHeader().op(7));
         assertThrows(IllegalArgumentException.class, () -> new MessageHeader().rmaIovCount(5));
         assertThrows(IllegalArgumentException.class, () -> new MessageHeader().payloadLength(-1));
     }
