@@ -4,6 +4,7 @@ import static io.jofi.provider.tcp.TcpTestBed.awaitCompletion;
 import static io.jofi.provider.tcp.TcpTestBed.awaitError;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.jofi.Addresses;
@@ -49,6 +50,60 @@ class TcpRdmFailureTest {
             FabricException e = assertThrows(FabricException.class, ep::enable);
             assertEquals(Errno.ENOAV, e.errno(), e.getMessage());
             ep.close();
+        }
+    }
+
+    /** getName of an endpoint bound to the wildcard address is a concrete address peers can use. */
+    @Test
+    void aWildcardSourceGivesAConcreteName() throws Exception {
+        try (RdmTestBed bed = new RdmTestBed(Progress.AUTO, Fi.FI_MSG)) {
+            RdmTestBed.Node w = bed.node("w", bed.info.copy().srcAddr(Addresses.toSockaddr(new InetSocketAddress("0.0.0.0", 0))));
+            InetSocketAddress n = Addresses.fromSockaddr(w.name);
+            org.junit.jupiter.api.Assertions.assertFalse(n.getAddress().isAnyLocalAddress(), "getName is never a wildcard: " + n);
+            assertNotEquals(0, n.getPort());
+            RdmTestBed.Node a = bed.node("a");
+            assertEquals(0, w.ep.recv(ByteBuffer.allocate(8), null, Fi.FI_ADDR_UNSPEC, "r"));
+            assertEquals(0, a.ep.send(text("hi"), null, a.insert(w), "s"));
+            assertEquals("r", awaitCompletion(w.rxCq).context(), "a peer reaches it at that name");
+        }
+    }
+
+    /**
+     * R15: the provider departs — every pending operation of an RDM endpoint ends with
+     * ECANCELED (a send waiting for its match ack, a receive), the listener closes, no thread
+     * is left, and further calls answer ENODEV.
+     */
+    @Test
+    void departureCancelsPendingRdmOperationsAndClosesTheListener() throws Exception {
+        RdmTestBed bed = new RdmTestBed(Progress.AUTO, Fi.FI_MSG);
+        RdmTestBed.Node a = bed.node("a");
+        RdmTestBed.Node b = bed.node("b");
+        long bInA = a.insert(b);
+        assertEquals(0, a.ep.recv(ByteBuffer.allocate(8), null, Fi.FI_ADDR_UNSPEC, "pending-recv"));
+        Msg m = new Msg().buffer(text("waits"), null).addr(bInA).context("pending-send");
+        assertEquals(0, a.ep.sendMsg(m, Fi.FI_MATCH_COMPLETE));
+        long deadline = System.currentTimeMillis() + TcpTestBed.TIMEOUT_MS;
+        while (TcpRdmTest.connections(b) != 1 && System.currentTimeMillis() < deadline) {
+            Thread.onSpinWait();
+        }
+        bed.provider.deactivate();
+        java.util.Set<Object> contexts = new java.util.HashSet<>();
+        for (int i = 0; i < 2; i++) {
+            CompletionQueue cq = i == 0 ? a.rxCq : a.txCq;
+            CqErrEntry e = awaitError(cq);
+            assertEquals(Errno.ECANCELED, e.err(), e.toString());
+            contexts.add(e.context());
+        }
+        assertEquals(java.util.Set.of("pending-recv", "pending-send"), contexts);
+        assertEquals(-Errno.ENODEV, a.ep.send(text("late"), null, bInA, "late"));
+        InetSocketAddress listen = Addresses.fromSockaddr(b.name);
+        assertThrows(java.net.ConnectException.class, () -> new java.net.Socket(listen.getAddress(), listen.getPort()).close(),
+                "the listener is closed");
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.isAlive() && t.getName().startsWith("jofi-tcp-")) {
+                t.join(TcpTestBed.TIMEOUT_MS);
+                org.junit.jupiter.api.Assertions.assertFalse(t.isAlive(), t.getName() + " outlived the provider");
+            }
         }
     }
 
