@@ -455,7 +455,11 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
                 in.close();
                 return;
             }
-            if (old == null) {
+            if (old != null && Arrays.equals(name, peerName)) {
+                // A send to itself (FI_LOCAL_COMM): both ends of one socket are this endpoint's; the
+                // initiating end sends, the accepted end receives.
+                p.standby = c;
+            } else if (old == null) {
                 p.conn = c;
                 p.active = false;
             } else if (!old.isEstablished()) {

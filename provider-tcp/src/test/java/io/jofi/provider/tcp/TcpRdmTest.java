@@ -50,6 +50,27 @@ class TcpRdmTest {
         }
     }
 
+    /** FI_LOCAL_COMM: an endpoint sends to its own name (one socket, both ends its own). */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void anEndpointSendsToItself(Progress mode) throws Exception {
+        try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
+            RdmTestBed.Node a = bed.node("a");
+            long self = a.insert(a);
+            for (int i = 0; i < 3; i++) {
+                ByteBuffer r = ByteBuffer.allocate(8);
+                assertEquals(0, a.ep.recv(r, null, Fi.FI_ADDR_UNSPEC, "r" + i));
+                assertEquals(0, a.ep.send(ByteBuffer.allocate(8).putLong(0, i), null, self, "s" + i));
+                CqEntry[] e = {new CqEntry()};
+                long[] src = {0};
+                readFrom(a, e, src);
+                assertEquals(self, src[0]);
+                assertEquals(i, r.getLong(0));
+                assertEquals("s" + i, awaitCompletion(a.txCq).context());
+            }
+        }
+    }
+
     /** Both sides send first, at once, many times: one connection each time, every message once and in order. */
     @ParameterizedTest
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
