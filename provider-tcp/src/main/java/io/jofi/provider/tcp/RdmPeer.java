@@ -23,6 +23,8 @@ final class RdmPeer {
      * sends once that one goes down. Null when none.
      */
     TcpEndpoint standby;
+    /** When {@link #conn} was parked by a crossed-connect reject ({@code System.nanoTime()}). */
+    long parkedAt;
     private long fiAddr = Fi.FI_ADDR_NOTAVAIL;
     private int avVersion = -1;
 

@@ -57,8 +57,9 @@ import java.util.Set;
  * accepts the lower side's request and hands the sends it had queued on its own connection to
  * the accepted one; the lower side rejects the higher side's request
  * ({@link RdmHelloDescriptor#KIND_REJECT_CROSSED}), and a higher side that learns of the
- * reject first keeps its queued sends waiting for the lower side's connection. Nothing is lost
- * or reordered: queued sends were never started.
+ * reject first keeps its queued sends waiting for the lower side's connection (at most
+ * {@link #PARK_RETRY_NANOS}, then it connects again). Nothing is lost or reordered: queued
+ * sends were never started.
  *
  * <p><b>Reuse of the MSG machinery.</b> Each per-peer connection is a {@link TcpEndpoint} in
  * RDM mode (framing, transmit path, acks and receive path unchanged), guarded by this
@@ -76,6 +77,12 @@ import java.util.Set;
  * the progress step, the CM loop and the application's calls take it per event/operation.
  */
 final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandler, TcpAddressVector.RemovalListener {
+    /**
+     * How long sends parked by a crossed-connect reject wait for the peer's connection before
+     * this side connects again (the peer's own connect may have failed): a retry is safe — a
+     * peer still connecting to us rejects it again, one that is not accepts it.
+     */
+    static final long PARK_RETRY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
     /** fi_addr → peer cache covers slots below this; beyond, the AV lookup allocates a key. */
     private static final int MAX_CACHED_SLOT = 1 << 20;
 
@@ -107,6 +114,11 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** The connection {@link #target} chose, and whether it created it (then it still has to connect). */
     private TcpEndpoint target;
     private boolean targetFresh;
+    /** Peers whose sends are parked (crossed-connect reject); read without the lock by {@link #checkParked}. */
+    private volatile int parkedCount;
+    /** Runs {@link #checkParked} after every pass of the fabric's CM loop while enabled. */
+    private final Runnable parkTicker = this::checkParked;
+    private NioLoop cmLoop;
 
     TcpRdmEndpoint(TcpDomain domain, Info info, Object context) {
         super(FidClass.ENDPOINT, context);
@@ -186,7 +198,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
                 s.bind(local, 512);
                 InetSocketAddress bound = (InetSocketAddress) s.getLocalAddress();
                 byte[] n = Addresses.toSockaddr(concrete(bound));
-                listenKey = domain.cmLoop().register(s, SelectionKey.OP_ACCEPT, this);
+                cmLoop = domain.cmLoop();
+                listenKey = cmLoop.register(s, SelectionKey.OP_ACCEPT, this);
+                cmLoop.addTicker(parkTicker);
                 listener = s;
                 name = n;
                 hello = RdmHelloDescriptor.encode(RdmHelloDescriptor.KIND_HELLO, n);
@@ -406,12 +420,47 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
         if (p.conn == c && errData != null
                 && RdmHelloDescriptor.kind(errData, errDataSize) == RdmHelloDescriptor.KIND_REJECT_CROSSED) {
             c.awaitPeer();
+            p.parkedAt = System.nanoTime();
+            parkedCount++;
             return;
         }
         if (p.conn == c) {
             p.conn = null;
         }
         c.failRdm(err == Errno.ENOPROTOOPT ? Errno.ECONNREFUSED : err);
+    }
+
+    /**
+     * CM loop, after every pass: sends parked longer than {@link #PARK_RETRY_NANOS} move to a
+     * new connection of ours (the peer's connection never came).
+     */
+    private void checkParked() {
+        if (parkedCount == 0) {
+            return;
+        }
+        synchronized (this) {
+            long now = System.nanoTime();
+            int still = 0;
+            for (int i = 0, n = peers.size(); i < n; i++) {
+                RdmPeer p = peers.get(i);
+                TcpEndpoint c = p.conn;
+                if (c == null || !c.isAwaitingPeer()) {
+                    continue;
+                }
+                if (now - p.parkedAt < PARK_RETRY_NANOS || !enabled) {
+                    still++;
+                    continue;
+                }
+                TcpEndpoint fresh = new TcpEndpoint(this, p, rx);
+                p.conn = fresh;
+                p.active = true;
+                c.moveQueuedSendsTo(fresh);
+                target = fresh;
+                targetFresh = true;
+                launched(0);
+            }
+            parkedCount = still;
+        }
     }
 
     /** A connection went down (its operations failed already): forget it; a standby takes over. */
@@ -848,6 +897,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     }
 
     private void stopListening() {
+        if (cmLoop != null) {
+            cmLoop.removeTicker(parkTicker);
+        }
         SelectionKey k = listenKey;
         listenKey = null;
         if (k != null) {

@@ -136,6 +136,37 @@ class TcpRdmCrossedConnectTest {
         }
     }
 
+    /** The peer's connection never comes (its connect failed): the parked side connects again and delivers. */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void aParkedEndpointConnectsAgainWhenThePeersConnectionNeverComes(Progress mode) throws Exception {
+        try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
+            RdmTestBed.Node j = bed.node("j", onAddress(bed.info, "127.0.0.2"));
+            int port = Addresses.fromSockaddr(j.name).getPort();
+            try (RawRdmPeer x = new RawRdmPeer("127.0.0.1", port)) {
+                long xInJ = insert(j, x.name);
+                assertEquals(0, j.ep.send(text("m1"), null, xInJ, "m1"));
+                try (Socket fromJ = x.accept()) {
+                    RawRdmPeer.readCm(fromJ);
+                    RawRdmPeer.writeCm(fromJ, TcpWireDescriptor.CM_TYPE_REJECT,
+                            RdmHelloDescriptor.encode(RdmHelloDescriptor.KIND_REJECT_CROSSED, null));
+                }
+                awaitParked(j);
+                assertEquals(0, j.ep.send(text("m2"), null, xInJ, "m2"));
+                // x never connects: after TcpRdmEndpoint.PARK_RETRY_NANOS j connects again
+                try (Socket again = x.accept()) {
+                    CmMessage req = RawRdmPeer.readCm(again);
+                    assertEquals(TcpWireDescriptor.CM_TYPE_REQUEST, req.type());
+                    RawRdmPeer.writeCm(again, TcpWireDescriptor.CM_TYPE_ACCEPT, x.hello());
+                    assertEquals("m1", RawRdmPeer.readMessage(again));
+                    assertEquals("m2", RawRdmPeer.readMessage(again));
+                    assertEquals("m1", awaitCompletion(j.txCq).context());
+                    assertEquals("m2", awaitCompletion(j.txCq).context());
+                }
+            }
+        }
+    }
+
     private static TcpEndpoint awaitParked(RdmTestBed.Node j) {
         long deadline = System.currentTimeMillis() + TcpTestBed.TIMEOUT_MS;
         while (true) {
