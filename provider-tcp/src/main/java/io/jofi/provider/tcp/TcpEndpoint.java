@@ -64,14 +64,22 @@ import java.nio.channels.SocketChannel;
  *
  * <p><b>Data path.</b> A send is a header plus payload written with one gathering write from
  * a pooled {@link TxOp} (written inline in the caller's thread when nothing is queued ahead);
- * receives are matched in posting order and the payload is read straight into the posted
- * buffers. Messages that find no receive are buffered up to the configured limit
- * ({@link TcpSettings}), beyond which the endpoint stops reading from the socket
- * (back-pressure) until a receive is posted. {@code FI_TRANSMIT_COMPLETE} and
- * {@code FI_DELIVERY_COMPLETE} set flag bit 2; such a send completes when the peer's ack
- * arrives, and this side acks once a receive took the data (placed in the matched buffer),
- * before completing its
- * own receive (R11). Truncation completes with {@code ETRUNC} (R12).
+ * receives are matched by the {@link RxMatcher} (posting order; tag/ignore for tagged
+ * receives) and the payload is read straight into the posted buffers. Messages that find no
+ * receive are buffered up to the configured limit ({@link TcpSettings}), beyond which the
+ * endpoint stops reading from the socket (back-pressure) until a receive is posted.
+ * {@code FI_TRANSMIT_COMPLETE}/{@code FI_DELIVERY_COMPLETE}/{@code FI_MATCH_COMPLETE} set
+ * flag bit 2; such a send completes when the peer's ack arrives. This side acks a message
+ * once it is placed in a receive buffer or buffered unexpected, or — when a JOFI peer asked
+ * for {@code FI_MATCH_COMPLETE} (flag bit 1) — once a receive takes it; always before its own
+ * receive completion and always in arrival order ({@link AckSequencer}, R11). Truncation
+ * completes with {@code ETRUNC} (R12).
+ *
+ * <p><b>RMA and atomics.</b> Writes (op 4) and read requests (op 2) from the peer are checked
+ * against the domain's {@code MemoryRegistry} before any byte of a region is touched; a
+ * refused descriptor tears the connection down. Read responses (op 3) and JOFI's atomic
+ * responses (op 6) are matched with this side's requests in order. Atomics (op 5/6) exist only
+ * on a connection whose CM handshake carried {@code CM_JOFI_MARKER} on both sides.
  *
  * <p><b>Threads.</b> One lock ({@link #lock}: this endpoint's monitor for MSG, the RDM endpoint
  * for its per-peer connections) guards the connection state, the queues, the socket and the

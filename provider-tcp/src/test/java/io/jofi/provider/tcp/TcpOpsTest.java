@@ -173,6 +173,81 @@ class TcpOpsTest {
         }
     }
 
+    /**
+     * Many tagged messages with mixed completion levels, received tag by tag in another order
+     * than sent: each arrives once, in send order per tag, and every send completes (the acks
+     * of out-of-order matches keep their arrival order).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void manyTaggedMessagesMatchedOutOfOrder(Progress mode) throws Exception {
+        int n = 300;
+        int tags = 7;
+        long[] levels = {0, Fi.FI_DELIVERY_COMPLETE, Fi.FI_MATCH_COMPLETE};
+        try (TcpTestBed bed = new TcpTestBed(mode, CAPS).connect(null, null)) {
+            TaggedMsg m = new TaggedMsg();
+            for (int i = 0; i < n; i++) {
+                ByteBuffer b = ByteBuffer.allocate(4).putInt(0, i);
+                m.buffer(b, null).context(i);
+                m.tag(i % tags);
+                long flags = levels[i % levels.length] | Fi.FI_COMPLETION;
+                int rc;
+                while ((rc = bed.client.tsendMsg(m, flags)) == -Errno.EAGAIN) {
+                    bed.clientCq.read(new CqEntry[0], 0); // drive manual progress
+                }
+                assertEquals(0, rc);
+            }
+            ByteBuffer[] bufs = new ByteBuffer[n];
+            int k = 0;
+            for (int t = tags - 1; t >= 0; t--) {
+                for (int i = t; i < n; i += tags) {
+                    bufs[k] = ByteBuffer.allocate(4);
+                    assertEquals(0, bed.server.trecv(bufs[k], null, Fi.FI_ADDR_UNSPEC, t, 0, k));
+                    k++;
+                }
+            }
+            boolean[] got = new boolean[n];
+            for (int j = 0; j < n; j++) {
+                CqEntry c = awaitCompletion(bed.serverCq);
+                int slot = (Integer) c.context();
+                int value = bufs[slot].getInt(0);
+                assertEquals(false, got[value], "message " + value + " arrives once");
+                got[value] = true;
+            }
+            // per tag, the receives posted in order hold the messages in send order
+            k = 0;
+            for (int t = tags - 1; t >= 0; t--) {
+                for (int i = t; i < n; i += tags) {
+                    assertEquals(i, bufs[k++].getInt(0), "tag " + t + " in send order");
+                }
+            }
+            boolean[] sent = new boolean[n];
+            for (int j = 0; j < n; j++) {
+                int i = (Integer) awaitCompletion(bed.clientCq).context();
+                assertEquals(false, sent[i]);
+                sent[i] = true;
+            }
+        }
+    }
+
+    /** A region over a heap buffer takes atomics too (the VarHandle's atomic modes, or plain access under the lock). */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO"})
+    void atomicsOnAHeapRegion(Progress mode) throws Exception {
+        try (TcpTestBed bed = new TcpTestBed(mode, CAPS).connect(null, null)) {
+            ByteBuffer target = ByteBuffer.allocate(24).order(ByteOrder.nativeOrder());
+            target.putLong(8, 41);
+            MemoryRegion mr = bed.domain.register(target, Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE, 0, 0, 0, "heap");
+            ByteBuffer result = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder());
+            assertEquals(0, bed.client.fetchAtomic(1, result, null, Fi.FI_ADDR_UNSPEC, mr.address() + 8, mr.key(),
+                    Fi.FI_SUM, "heap-sum"));
+            assertEquals("heap-sum", awaitCompletion(bed.clientCq).context());
+            assertEquals(41, result.getLong(0));
+            assertEquals(42, target.getLong(8));
+            mr.close();
+        }
+    }
+
     private static ByteBuffer fill(int n, int seed) {
         ByteBuffer b = ByteBuffer.allocate(n);
         for (int i = 0; i < n; i++) {

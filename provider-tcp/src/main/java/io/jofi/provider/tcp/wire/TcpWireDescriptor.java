@@ -296,6 +296,35 @@ public final class TcpWireDescriptor {
     }
 
     /**
+     * The {@code hdr_size} of a header with these fields, {@code op_data} included: an
+     * acknowledgement ({@link #OP_DATA_ACK}) is a bare base header whatever op, flags and
+     * rma_iov_cnt it carries — libfabric 1.17 acks an RMA write with the write's rma_iov_cnt
+     * copied (seen on the wire: {@code 03 00 0000 02 01 10 00 …10}) — and otherwise as
+     * {@link #headerLength(int, int, int)}.
+     *
+     * @param op          the op code
+     * @param flags       the flags
+     * @param rmaIovCount the number of RMA descriptors
+     * @param opData      the op_data byte
+     * @return the header length in bytes
+     */
+    public static int headerLength(final int op, final int flags, final int rmaIovCount, final int opData) {
+        return opData == OP_DATA_ACK ? BASE_HEADER_LENGTH : headerLength(op, flags, rmaIovCount);
+    }
+
+    /**
+     * Whether a header is a bare base header whatever its flags and rma_iov_cnt say: a read
+     * response, JOFI's atomic response, or an acknowledgement.
+     *
+     * @param op     the op code
+     * @param opData the op_data byte
+     * @return {@code true} when no extension follows the base header
+     */
+    public static boolean isBare(final int op, final int opData) {
+        return opData == OP_DATA_ACK || isBareResponse(op);
+    }
+
+    /**
      * Whether a header of this op is a bare base header whatever its copied flags and
      * rma_iov_cnt say: a read response, and JOFI's atomic response.
      *
