@@ -81,6 +81,13 @@ import java.nio.channels.SocketChannel;
  * responses (op 6) are matched with this side's requests in order. Atomics (op 5/6) exist only
  * on a connection whose CM handshake carried {@code CM_JOFI_MARKER} on both sides.
  *
+ * <p><b>RDM connection mode.</b> A {@link TcpRdmEndpoint} uses this class twice: as its
+ * per-peer connections (constructor with the RDM endpoint and an {@link RdmPeer}: no EQ,
+ * connection outcomes go to the RDM endpoint, sends queue from creation until the connection
+ * is up, a failure fails only this connection's operations, the sender's fi_addr comes from the
+ * peer's AV entry) and, never connected, as the holder of its bindings that posts receives into
+ * the matcher all connections share ({@link #enableForRdm}). MSG behaviour is unchanged.
+ *
  * <p><b>Threads.</b> One lock ({@link #lock}: this endpoint's monitor for MSG, the RDM endpoint
  * for its per-peer connections) guards the connection state, the queues, the socket and the
  * {@link RxMatcher}; the progress step takes it per selected key, the application's calls per
