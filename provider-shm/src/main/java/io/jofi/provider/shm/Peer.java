@@ -98,16 +98,23 @@ final class Peer {
     }
 
     /**
+     * Why the last {@link #direct} returned null: 0 when the peer does not publish the key
+     * (the target-side path serves it), else the errno the access fails with
+     * ({@code EACCES} for a missing access right, {@code EINVAL} for a range outside the
+     * region) — the same answers the target's own check gives.
+     */
+    int directError;
+
+    /**
      * The mapped region of key {@code key} of the peer's domain that allows {@code need} on
-     * {@code [addr, addr + len)}, or null when the peer does not publish it (then the
-     * target-side path serves it) or the range/access does not fit (the caller then also takes
-     * the target-side path, where the target reports the error).
+     * {@code [addr, addr + len)}, or null (see {@link #directError}).
      */
     Direct direct(Path dir, long key, long addr, long len, long need) {
+        directError = 0;
         for (Direct d : direct) {
             if (d.key == key) {
                 if (table.seq(d.entryIndex) == d.seq) {
-                    return fits(d, addr, len, need) ? d : null;
+                    return fits(d, addr, len, need);
                 }
                 drop(d);
                 break;
@@ -124,7 +131,7 @@ final class Peer {
         Direct[] n = Arrays.copyOf(direct, direct.length + 1);
         n[direct.length] = d;
         direct = n;
-        return fits(d, addr, len, need) ? d : null;
+        return fits(d, addr, len, need);
     }
 
     /** Whether the peer's domain wants to hear of direct accesses (remote counters bound). */
@@ -133,12 +140,18 @@ final class Peer {
         return t != null && t.eventsWanted();
     }
 
-    private static boolean fits(Direct d, long addr, long len, long need) {
-        if ((d.access & need) != need || len < 0) {
-            return false;
+    private Direct fits(Direct d, long addr, long len, long need) {
+        if ((d.access & need) != need) {
+            directError = io.jofi.Errno.EACCES;
+            return null;
         }
         long rel = addr - d.base;
-        return Long.compareUnsigned(addr, d.base) >= 0 && Long.compareUnsigned(rel, d.length) <= 0 && len <= d.length - rel;
+        if (len < 0 || Long.compareUnsigned(addr, d.base) < 0 || Long.compareUnsigned(rel, d.length) > 0
+                || len > d.length - rel) {
+            directError = io.jofi.Errno.EINVAL;
+            return null;
+        }
+        return d;
     }
 
     private void drop(Direct d) {

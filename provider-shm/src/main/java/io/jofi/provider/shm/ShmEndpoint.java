@@ -939,6 +939,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                 count(write ? writeCntr : readCntr);
                 return 0;
             }
+            if (peer.directError != 0) {
+                return failLocally(reports, context, cqFlags, peer.directError, write ? writeCntr : readCntr);
+            }
         }
         TxOp op = takeOp();
         op.kind = kind;
@@ -981,6 +984,20 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
         pendingTx++;
         enqueue(peer, op);
+        return 0;
+    }
+
+    /**
+     * A one-sided access the published registration refuses (range, rights): an error
+     * completion now, as the target's own check would answer; the target is untouched.
+     */
+    private int failLocally(boolean reports, Object context, long cqFlags, int err, UtilCounter counter) {
+        if (reports) {
+            txCq.completeError(context, cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
+        }
+        if (counter != null) {
+            counter.incrementError();
+        }
         return 0;
     }
 
@@ -1090,6 +1107,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                     count(fetch ? readCntr : writeCntr);
                     return 0;
                 }
+            } else if (peer.directError != 0) {
+                return failLocally(true, context, cqFlags, peer.directError, fetch ? readCntr : writeCntr);
             }
         }
         TxOp op = takeOp();

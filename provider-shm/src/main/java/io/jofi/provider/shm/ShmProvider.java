@@ -125,6 +125,12 @@ public final class ShmProvider extends AbstractFabricProvider {
         }
     }
 
+    /** Tests: another region directory (before the first domain opens). */
+    ShmProvider directory(Path dir) {
+        this.directory = dir;
+        return this;
+    }
+
     Path directory() {
         return directory;
     }
