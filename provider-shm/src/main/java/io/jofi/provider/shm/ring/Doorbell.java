@@ -1,0 +1,177 @@
+package io.jofi.provider.shm.ring;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The consumer's side of the cross-process wake-up (issue 4, "Blocking waits across
+ * processes"): a Unix-domain server socket at the region's {@link ShmRegion#doorbellPath};
+ * producers connect once ({@link DoorbellRinger}) and write one byte to ring.
+ * <p>
+ * Protocol: the consumer calls {@link MpscRing#prepareToSleep()} (sets the sleeping flag in its
+ * region, re-checks the ring); only if that returns true it calls {@link #await}, and
+ * {@link MpscRing#awake()} afterwards. A producer whose {@link MpscRing#publish} returns true
+ * (it saw the flag after publishing) rings. While the consumer is awake producers pay one
+ * flag read and no system call. Missed rings are impossible (Dekker on flag and length); extra
+ * rings only cost a spurious wake-up.
+ * <p>
+ * Not thread-safe except {@link #wakeup()} and {@link #close()}, which any thread may call.
+ */
+public final class Doorbell implements AutoCloseable {
+
+    private final Path path;
+    private final ServerSocketChannel server;
+    private final Selector selector;
+    private final ByteBuffer drain = ByteBuffer.allocateDirect(256);
+    private final Consumer<SelectionKey> onReady = this::onReady;
+    private boolean rung;
+    private volatile boolean woken;
+    private volatile boolean closed;
+
+    private Doorbell(Path path, ServerSocketChannel server, Selector selector) {
+        this.path = path;
+        this.server = server;
+        this.selector = selector;
+    }
+
+    /**
+     * Binds the doorbell socket at {@code path} (a stale socket file there is replaced; the
+     * caller owns the region of that name) and restricts it to the owner (mode 0600).
+     *
+     * @throws IOException when the socket cannot be bound (e.g. path longer than ~107 bytes)
+     */
+    public static Doorbell bind(Path path) throws IOException {
+        Files.deleteIfExists(path);
+        final ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        Selector selector = null;
+        try {
+            server.bind(UnixDomainSocketAddress.of(path));
+            // A socket file cannot be created with a mode in Java: restrict it right after bind.
+            Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
+            server.configureBlocking(false);
+            selector = Selector.open();
+            server.register(selector, SelectionKey.OP_ACCEPT);
+            return new Doorbell(path, server, selector);
+        } catch (IOException | RuntimeException e) {
+            server.close();
+            if (selector != null) {
+                selector.close();
+            }
+            Files.deleteIfExists(path);
+            throw e;
+        }
+    }
+
+    /**
+     * Blocks until rung, {@link #wakeup()}, close, or the timeout; accepts new producers and
+     * drains their bytes.
+     *
+     * @param timeoutNanos 0 = only look, otherwise at most this long (rounded up to ms)
+     * @return true when rung or woken, false on timeout or when closed
+     * @throws IOException when the selector fails
+     */
+    public boolean await(long timeoutNanos) throws IOException {
+        if (closed) {
+            return false;
+        }
+        rung = false;
+        final long deadline = System.nanoTime() + timeoutNanos;
+        try {
+            if (timeoutNanos <= 0) {
+                selector.selectNow(onReady);
+            } else {
+                // A producer connecting is no ring: keep waiting until rung, woken or timed out.
+                long left = timeoutNanos;
+                do {
+                    selector.select(onReady, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+                    left = deadline - System.nanoTime();
+                } while (!rung && !woken && !closed && left > 0);
+            }
+        } catch (ClosedSelectorException e) {
+            return false;
+        }
+        final boolean wokenUp = woken;
+        woken = false;
+        return !closed && (rung || wokenUp);
+    }
+
+    private void onReady(SelectionKey key) {
+        try {
+            if (key.isAcceptable()) {
+                SocketChannel producer;
+                while ((producer = server.accept()) != null) {
+                    producer.configureBlocking(false);
+                    producer.register(selector, SelectionKey.OP_READ);
+                }
+            } else if (key.isReadable()) {
+                final SocketChannel producer = (SocketChannel) key.channel();
+                int n;
+                do {
+                    drain.clear();
+                    n = producer.read(drain);
+                    if (n > 0) {
+                        rung = true;
+                    }
+                } while (n > 0 && !drain.hasRemaining());
+                if (n < 0) {
+                    key.cancel();
+                    producer.close();
+                }
+            }
+        } catch (IOException e) {
+            // A producer's connection broke: drop it; the others are unaffected.
+            key.cancel();
+            try {
+                key.channel().close();
+            } catch (IOException ignored) {
+                // already broken
+            }
+        }
+    }
+
+    /** Wakes a blocked (or the next) {@link #await} from this process; any thread. */
+    public void wakeup() {
+        woken = true;
+        selector.wakeup();
+    }
+
+    /** @return the socket path */
+    public Path path() {
+        return path;
+    }
+
+    /** Closes the socket and every producer connection and deletes the socket file; any thread. */
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            for (SelectionKey key : selector.keys()) {
+                key.channel().close();
+            }
+        } catch (ClosedSelectorException ignored) {
+            // closed concurrently
+        } finally {
+            try {
+                selector.close();
+                server.close();
+            } finally {
+                Files.deleteIfExists(path);
+            }
+        }
+    }
+}

@@ -1,0 +1,447 @@
+package io.jofi.provider.shm.ring;
+
+import static io.jofi.provider.shm.ring.RegionDescriptor.HEAD_OFFSET;
+import static io.jofi.provider.shm.ring.RegionDescriptor.SLEEPING_OFFSET;
+import static io.jofi.provider.shm.ring.RegionDescriptor.STATE_FAILED;
+import static io.jofi.provider.shm.ring.RegionDescriptor.STATE_OFFSET;
+import static io.jofi.provider.shm.ring.RegionDescriptor.TAIL_OFFSET;
+import static io.jofi.provider.shm.ring.RingDescriptor.ALIGNMENT;
+import static io.jofi.provider.shm.ring.RingDescriptor.AUX_OFFSET;
+import static io.jofi.provider.shm.ring.RingDescriptor.HEADER_LENGTH;
+import static io.jofi.provider.shm.ring.RingDescriptor.SENDER_OFFSET;
+import static io.jofi.provider.shm.ring.RingDescriptor.SENDER_UNKNOWN;
+import static io.jofi.provider.shm.ring.RingDescriptor.TYPE_OFFSET;
+import static io.jofi.provider.shm.ring.RingDescriptor.TYPE_PADDING;
+
+import io.jofi.Errno;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The lock-free multi-producer, single-consumer ring of a region (issue 4, "Design"): records
+ * of {@link RingDescriptor} layout in the ring area, tail and head in the region header
+ * ({@link RegionDescriptor}).
+ *
+ * <h2>Producers</h2> (any thread of any process that mapped the region)
+ * <ol>
+ * <li>{@link #claim}: reads head (acquire) and tail, checks the space against the head (a
+ *     record is never written over unconsumed space), CASes the tail forward. A claim that does
+ *     not fit before the end of the ring also claims the rest of the ring and fills it with a
+ *     padding record. Right after the CAS the producer writes type, sender, aux and the
+ *     negative length (release): the space is marked as its own.</li>
+ * <li>the producer writes the payload into {@link #buffer()} at {@code index + HEADER_LENGTH};</li>
+ * <li>{@link #publish}: stores the positive length last with release semantics, then (after a
+ *     full fence) reads the consumer's sleeping flag: {@code true} means "ring its doorbell".</li>
+ * </ol>
+ * No lock, no system call, no allocation. The CAS is retried a bounded number of times (a
+ * hostile process flipping the tail cannot trap a producer).
+ *
+ * <h2>Consumer</h2> (the region's owner, one thread at a time)
+ * {@link #read} keeps the head privately (the copy in the file is only published for
+ * producers, never trusted back), reads each length word with acquire semantics and validates
+ * tail, length, type and bounds before use: a violation declares the ring failed
+ * ({@link #FAILED}, {@link RegionDescriptor#STATE_FAILED} in the header) — never an exception,
+ * never an access outside the ring, never a loop beyond {@code limit} records plus the
+ * paddings of one lap. Consumed bytes are zeroed before the head moves past them (release), so
+ * the next lap finds zero length words.
+ *
+ * <h2>A producer that claims and dies</h2>
+ * A record whose length word stays non-positive for longer than the stall timeout
+ * ({@link #stallTimeoutNanos(long)}, default 1 s) is resolved by {@link SenderLiveness}: a
+ * negative length names its sender, which is asked; a zero length (the producer died between
+ * its CAS and its first store) is resolved only when a later record's header is visible
+ * beyond a zeroed gap and the liveness answers {@code false} for
+ * {@link RingDescriptor#SENDER_UNKNOWN}. Only a "dead" answer skips the space; a live but slow
+ * producer is waited for (its later writes would otherwise land in reused space). Reads keep
+ * returning (0 records) while they wait; they never block.
+ */
+public final class MpscRing {
+
+    /** Result of {@link #read} and {@link #claim} when the ring is corrupt (declared failed). */
+    public static final int FAILED = -Errno.EIO;
+    /** Result of {@link #claim}: no room now (back-pressure: retry later). */
+    public static final int FULL = -Errno.EAGAIN;
+
+    private static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final int MAX_CLAIM_ATTEMPTS = 1024;
+    private static final byte[] ZEROS = new byte[4096];
+
+    private final ByteBuffer region;
+    private final ByteBuffer ring;
+    private final int capacity;
+    private final int mask;
+    private final int maxPayload;
+
+    // Consumer-only state (single consumer thread): the authoritative head and stall tracking.
+    private long head;
+    private long stallPosition = -1;
+    private long stallSince;
+    private long stallTimeoutNanos = TimeUnit.SECONDS.toNanos(1);
+    private SenderLiveness liveness = SenderLiveness.ALWAYS_ALIVE;
+    private long abandoned;
+    private volatile String failure;
+
+    /**
+     * A ring over memory laid out as {@link RegionDescriptor}: the header counters at their
+     * offsets in {@code region}, the ring at {@code ringOffset}. {@link ShmRegion} builds it;
+     * tests and benchmarks may use a direct buffer.
+     *
+     * @param region     a direct buffer (atomic access needs aligned native memory)
+     * @param ringOffset offset of the ring area, a multiple of {@link RegionDescriptor#PAD}
+     * @param capacity   a power of two, at least {@link RegionDescriptor#MIN_RING_CAPACITY}
+     * @throws IllegalArgumentException when the buffer is not direct or too small, or the
+     *                                  offset or capacity is invalid
+     */
+    public MpscRing(ByteBuffer region, int ringOffset, int capacity) {
+        if (!region.isDirect()) {
+            throw new IllegalArgumentException("ring memory must be a direct buffer");
+        }
+        String problem = RegionDescriptor.checkSizes(capacity, 64, 0);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
+        if (ringOffset < RegionDescriptor.SLOT_STATES_OFFSET || ringOffset % RegionDescriptor.PAD != 0
+                || (long) ringOffset + capacity > region.capacity()) {
+            throw new IllegalArgumentException("ring at " + ringOffset + " of " + capacity
+                    + " bytes does not fit a buffer of " + region.capacity() + " bytes");
+        }
+        this.region = region.duplicate().clear().order(ByteOrder.LITTLE_ENDIAN);
+        this.ring = this.region.slice(ringOffset, capacity).order(ByteOrder.LITTLE_ENDIAN);
+        this.capacity = capacity;
+        this.mask = capacity - 1;
+        this.maxPayload = RingDescriptor.maxPayloadLength(capacity);
+        this.head = (long) LONG.getVolatile(this.region, HEAD_OFFSET);
+    }
+
+    /** @return the ring area (little-endian; offsets as returned by {@link #claim}) */
+    public ByteBuffer buffer() {
+        return ring;
+    }
+
+    /** @return the ring capacity in bytes */
+    public int capacity() {
+        return capacity;
+    }
+
+    /** @return the largest payload {@link #claim} accepts: capacity / 8 - 16 */
+    public int maxPayloadLength() {
+        return maxPayload;
+    }
+
+    // ------------------------------------------------------------------ producers
+
+    /**
+     * Claims space for one record and marks it as this producer's (negative length, sender).
+     *
+     * @param type          the record type, positive
+     * @param sender        the producer's index (reported to {@link SenderLiveness} if it stalls)
+     * @param aux           a free word for the user (e.g. a bounce slot index)
+     * @param payloadLength payload bytes, 0 .. {@link #maxPayloadLength()}
+     * @return the record's offset in {@link #buffer()} (payload at + 16), or {@link #FULL} (no
+     *         room: retry), {@link #FAILED} (the region's counters are corrupt),
+     *         {@code -EINVAL} (type not positive), {@code -EMSGSIZE} (payload too long)
+     */
+    public int claim(int type, int sender, int aux, int payloadLength) {
+        if (type <= TYPE_PADDING) {
+            return -Errno.EINVAL;
+        }
+        if (payloadLength < 0 || payloadLength > maxPayload) {
+            return -Errno.EMSGSIZE;
+        }
+        final int length = HEADER_LENGTH + payloadLength;
+        final int aligned = RingDescriptor.alignedLength(length);
+        for (int attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
+            // Head first, then tail: the tail only grows, so tail >= head in any snapshot.
+            final long headSeen = (long) LONG.getAcquire(region, HEAD_OFFSET);
+            final long tail = (long) LONG.getVolatile(region, TAIL_OFFSET);
+            final long used = tail - headSeen;
+            if (used < 0) {
+                return FAILED;
+            }
+            if (used > capacity) {
+                continue; // the head moved on between the two reads; look again
+            }
+            final int index = (int) (tail & mask);
+            final int toEnd = capacity - index;
+            final int padding = aligned > toEnd ? toEnd : 0;
+            final int required = padding + aligned;
+            if (capacity - used < required) {
+                return FULL;
+            }
+            if (LONG.compareAndSet(region, TAIL_OFFSET, tail, tail + required)) {
+                int at = index;
+                if (padding != 0) {
+                    INT.set(ring, at + TYPE_OFFSET, TYPE_PADDING);
+                    INT.setRelease(ring, at, padding);
+                    at = 0;
+                }
+                INT.set(ring, at + TYPE_OFFSET, type);
+                INT.set(ring, at + SENDER_OFFSET, sender);
+                INT.set(ring, at + AUX_OFFSET, aux);
+                INT.setRelease(ring, at, -length);
+                return at;
+            }
+        }
+        return FULL;
+    }
+
+    /**
+     * Publishes a claimed record: its length becomes positive, stored last with release
+     * semantics, so the consumer sees the whole record once it sees the length.
+     *
+     * @param index the offset {@link #claim} returned
+     * @return true when the consumer announced it is going to sleep: ring its {@link Doorbell}
+     */
+    public boolean publish(int index) {
+        final int claimed = (int) INT.get(ring, index);
+        INT.setRelease(ring, index, -claimed);
+        // Dekker with prepareToSleep(): our length store before our flag load.
+        VarHandle.fullFence();
+        return (int) INT.getVolatile(region, SLEEPING_OFFSET) != 0;
+    }
+
+    /**
+     * Gives a claimed record up: it becomes padding, which the consumer skips.
+     *
+     * @param index the offset {@link #claim} returned
+     */
+    public void abort(int index) {
+        final int claimed = (int) INT.get(ring, index);
+        INT.set(ring, index + TYPE_OFFSET, TYPE_PADDING);
+        INT.setRelease(ring, index, -claimed);
+    }
+
+    // ------------------------------------------------------------------ consumer
+
+    /**
+     * Delivers up to {@code limit} published records in ring order to {@code handler}, then
+     * zeroes the consumed space and publishes the new head (release). Single consumer.
+     *
+     * @return the number of records delivered (paddings not counted), or {@link #FAILED} when
+     *         the ring is corrupt (also for every later call; {@link #failure()} says why), or
+     *         {@code -EINVAL} when {@code limit < 1}
+     */
+    public int read(RecordHandler handler, int limit) {
+        if (failure != null) {
+            return FAILED;
+        }
+        if (limit < 1) {
+            return -Errno.EINVAL;
+        }
+        final long start = head;
+        final long tail = (long) LONG.getVolatile(region, TAIL_OFFSET);
+        if (tail - start < 0 || tail - start > capacity) {
+            return fail("tail outside [head, head + capacity]");
+        }
+        long position = start;
+        int count = 0;
+        int result = 0;
+        try {
+            while (count < limit && position < tail) {
+                final int index = (int) (position & mask);
+                final int toEnd = capacity - index;
+                final int length = (int) INT.getAcquire(ring, index);
+                if (length <= 0) {
+                    final int skip = stalled(position, tail, index, length);
+                    if (skip < 0) {
+                        result = skip;
+                        break;
+                    }
+                    if (skip == 0) {
+                        break;
+                    }
+                    position += skip;
+                    continue;
+                }
+                if (length < ALIGNMENT || length > toEnd) {
+                    result = fail("record length out of bounds");
+                    break;
+                }
+                final int aligned = RingDescriptor.alignedLength(length);
+                if (position + aligned > tail) {
+                    result = fail("record beyond the tail");
+                    break;
+                }
+                final int type = (int) INT.get(ring, index + TYPE_OFFSET);
+                if (type == TYPE_PADDING) {
+                    position += aligned;
+                    continue;
+                }
+                if (type < 0 || length < HEADER_LENGTH) {
+                    result = fail(type < 0 ? "negative record type" : "record shorter than its header");
+                    break;
+                }
+                final int action = handler.onRecord(type, (int) INT.get(ring, index + SENDER_OFFSET),
+                        (int) INT.get(ring, index + AUX_OFFSET), ring, index + HEADER_LENGTH, length - HEADER_LENGTH);
+                if (action == RecordHandler.ABORT) {
+                    break;
+                }
+                position += aligned;
+                count++;
+                if (action == RecordHandler.BREAK) {
+                    break;
+                }
+                if (action != RecordHandler.CONTINUE) {
+                    result = fail(action == RecordHandler.CORRUPT ? "record payload corrupt"
+                            : "record handler answered an unknown action");
+                    break;
+                }
+            }
+        } finally {
+            if (position != start) {
+                release(start, position);
+            }
+        }
+        return result < 0 ? result : count;
+    }
+
+    /**
+     * Decides what to do about a record whose length is not yet positive at {@code position}.
+     *
+     * @return 0 to wait, a positive number of bytes to skip (the claimer is dead), or FAILED
+     */
+    private int stalled(long position, long tail, int index, int length) {
+        final long now = System.nanoTime();
+        if (stallPosition != position) {
+            stallPosition = position;
+            stallSince = now;
+            return 0;
+        }
+        if (now - stallSince < stallTimeoutNanos) {
+            return 0;
+        }
+        int gap;
+        int sender;
+        if (length < 0) {
+            final int claimed = -length;
+            if (claimed < HEADER_LENGTH || claimed > capacity - index) {
+                return fail("claimed record length out of bounds");
+            }
+            gap = RingDescriptor.alignedLength(claimed);
+            if (position + gap > tail) {
+                return fail("claimed record beyond the tail");
+            }
+            sender = (int) INT.get(ring, index + SENDER_OFFSET);
+        } else {
+            // Nothing written at all: find the next record header beyond a zeroed gap (never
+            // past the end of the ring or the tail, where a producer's space may still be zero).
+            final long end = Math.min(tail - position, capacity - index);
+            gap = 0;
+            for (int offset = ALIGNMENT; offset < end; offset += ALIGNMENT) {
+                if ((int) INT.getVolatile(ring, index + offset) != 0) {
+                    gap = offset;
+                    break;
+                }
+            }
+            if (gap == 0) {
+                return 0;
+            }
+            sender = SENDER_UNKNOWN;
+        }
+        if (liveness.isAlive(sender)) {
+            stallSince = now; // ask again after another timeout
+            return 0;
+        }
+        abandoned++;
+        stallPosition = -1;
+        return gap;
+    }
+
+    private void release(long from, long to) {
+        long position = from;
+        while (position < to) {
+            final int index = (int) (position & mask);
+            final int chunk = (int) Math.min(Math.min(to - position, capacity - index), ZEROS.length);
+            ring.put(index, ZEROS, 0, chunk);
+            position += chunk;
+        }
+        head = to;
+        LONG.setRelease(region, HEAD_OFFSET, to);
+    }
+
+    private int fail(String why) {
+        if (failure == null) {
+            failure = why;
+            INT.setVolatile(region, STATE_OFFSET, STATE_FAILED);
+        }
+        return FAILED;
+    }
+
+    /**
+     * Consumer: announces that it is about to block on its doorbell. The caller blocks only if
+     * this returns true, and calls {@link #awake()} once it runs again.
+     *
+     * @return false when a record is already published at the head (read instead of sleeping;
+     *         the flag is cleared again)
+     */
+    public boolean prepareToSleep() {
+        INT.setVolatile(region, SLEEPING_OFFSET, 1);
+        // Dekker with publish(): our flag store before our length load.
+        VarHandle.fullFence();
+        if (failure != null || (int) INT.getVolatile(ring, (int) (head & mask)) > 0) {
+            INT.setRelease(region, SLEEPING_OFFSET, 0);
+            return false;
+        }
+        return true;
+    }
+
+    /** Consumer: clears the sleeping flag (producers stop ringing). */
+    public void awake() {
+        INT.setRelease(region, SLEEPING_OFFSET, 0);
+    }
+
+    /** @return whether the consumer announced it is sleeping (as producers see it) */
+    public boolean isConsumerSleeping() {
+        return (int) INT.getVolatile(region, SLEEPING_OFFSET) != 0;
+    }
+
+    /**
+     * Consumer configuration: how long a claimed record may stay unpublished before its
+     * producer's liveness is asked (then again after each further timeout).
+     *
+     * @param nanos at least 0
+     */
+    public void stallTimeoutNanos(long nanos) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("stall timeout " + nanos + " < 0");
+        }
+        this.stallTimeoutNanos = nanos;
+    }
+
+    /** Consumer configuration: who decides whether a stalled producer is dead. */
+    public void senderLiveness(SenderLiveness liveness) {
+        if (liveness == null) {
+            throw new IllegalArgumentException("liveness is null");
+        }
+        this.liveness = liveness;
+    }
+
+    /** @return the number of claims the consumer skipped because their producer was dead */
+    public long abandonedClaims() {
+        return abandoned;
+    }
+
+    /** @return the consumer's head: ring bytes consumed since creation */
+    public long head() {
+        return head;
+    }
+
+    /** @return the tail as the file says now (bytes claimed since creation) */
+    public long tail() {
+        return (long) LONG.getVolatile(region, TAIL_OFFSET);
+    }
+
+    /** @return whether the consumer declared this ring failed */
+    public boolean isFailed() {
+        return failure != null;
+    }
+
+    /** @return why the ring was declared failed, or null */
+    public String failure() {
+        return failure;
+    }
+}

@@ -1,0 +1,145 @@
+package io.jofi.provider.shm.ring;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The ring, doorbell and liveness across real processes (issue 4: "a multi-process stress test
+ * in mvn verify ... every record seen exactly once, in order per producer"; "kill -9 ... is
+ * detected"; "Region files of dead processes ... are cleaned at start").
+ */
+class MultiProcessRingTest {
+
+    static final int PRODUCERS = 3;
+    static final int RECORDS = 20_000;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void threeProducerProcessesEveryRecordOnceInOrderPerProducer() throws Exception {
+        try (ShmRegion region = ShmRegion.create(dir, "stress", new RegionSizes(16 * 1024, 64, 0));
+             Doorbell doorbell = Doorbell.bind(region.doorbellPath())) {
+            final MpscRing ring = region.ring();
+            final long[] next = new long[PRODUCERS];
+            final String[] error = new String[1];
+            final RecordHandler check = (type, sender, aux, buffer, offset, length) -> {
+                if (type != RingChild.TYPE || sender < 0 || sender >= PRODUCERS || length < 16) {
+                    error[0] = "bad record type " + type + " sender " + sender + " length " + length;
+                    return RecordHandler.BREAK;
+                }
+                long seq = buffer.getLong(offset + 8);
+                if (buffer.getLong(offset) != sender || seq != next[sender]
+                        || length != RingChild.payloadLength(seq)) {
+                    error[0] = "sender " + sender + ": expected seq " + next[sender] + ", got " + seq
+                            + " (length " + length + ")";
+                    return RecordHandler.BREAK;
+                }
+                for (int i = 16; i < length; i++) {
+                    if (buffer.get(offset + i) != RingChild.filler(sender, seq, i)) {
+                        error[0] = "sender " + sender + " seq " + seq + ": payload byte " + i + " torn";
+                        return RecordHandler.BREAK;
+                    }
+                }
+                next[sender]++;
+                return RecordHandler.CONTINUE;
+            };
+            List<ChildJvm> children = new ArrayList<>();
+            try {
+                for (int p = 0; p < PRODUCERS; p++) {
+                    children.add(ChildJvm.start("produce", dir.toString(), "stress", Integer.toString(p),
+                            Integer.toString(RECORDS)));
+                }
+                long total = 0;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ChildJvm.TIMEOUT_SECONDS);
+                while (total < (long) PRODUCERS * RECORDS && error[0] == null) {
+                    int n = ring.read(check, 256);
+                    assertTrue(n >= 0, () -> "read failed: " + ring.failure());
+                    total += n;
+                    if (n == 0) {
+                        if (System.nanoTime() > deadline) {
+                            fail("only " + total + " records within " + ChildJvm.TIMEOUT_SECONDS + " s");
+                        }
+                        // Sleep through the doorbell (bounded): producers ring when they see the flag.
+                        if (ring.prepareToSleep()) {
+                            doorbell.await(TimeUnit.MILLISECONDS.toNanos(100));
+                        }
+                        ring.awake();
+                    }
+                }
+                if (error[0] != null) {
+                    fail(error[0]);
+                }
+                for (ChildJvm child : children) {
+                    child.await("DONE");
+                    assertEquals(0, child.awaitExit());
+                }
+                for (int p = 0; p < PRODUCERS; p++) {
+                    assertEquals(RECORDS, next[p], "records of producer " + p);
+                }
+                assertEquals(0, ring.read(check, 256), "nothing more");
+                assertEquals(ring.tail(), ring.head());
+            } finally {
+                for (ChildJvm child : children) {
+                    child.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void sleepingConsumerInAnotherProcessIsWokenByTheDoorbell() throws Exception {
+        try (ChildJvm child = ChildJvm.start("sleep", dir.toString(), "sleeper")) {
+            child.await("READY");
+            try (ShmRegion region = ShmRegion.map(dir, "sleeper");
+                 DoorbellRinger bell = DoorbellRinger.connect(region.doorbellPath())) {
+                MpscRing ring = region.ring();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ChildJvm.TIMEOUT_SECONDS);
+                while (!ring.isConsumerSleeping()) {
+                    assertTrue(System.nanoTime() < deadline, "the child never went to sleep");
+                    Thread.sleep(5);
+                }
+                int index = ring.claim(1, 0, 0, 8);
+                ring.buffer().putLong(index + RingDescriptor.HEADER_LENGTH, 4242L);
+                assertTrue(ring.publish(index), "the producer sees the sleeping flag");
+                assertEquals(0, bell.ring());
+                assertEquals("GOT 4242 wakeups=1", child.await("GOT"));
+                assertEquals(0, child.awaitExit());
+            }
+        }
+    }
+
+    @Test
+    void killedOwnerIsDetectedAndItsRegionCleanedByTheJanitor() throws Exception {
+        Path file = ShmRegion.regionPath(dir, "victim");
+        try (ChildJvm child = ChildJvm.start("own", dir.toString(), "victim")) {
+            long pid = Long.parseLong(child.await("READY ").substring(6));
+            try (ShmRegion alive = ShmRegion.map(dir, "victim")) {
+                assertEquals(pid, alive.ownerPid());
+                assertTrue(alive.isOwnerAlive());
+                assertEquals(0, RegionJanitor.clean(dir), "a live owner's region stays");
+                child.kill(); // kill -9
+                assertFalse(alive.isOwnerAlive(), "a mapped peer learns its owner died");
+            }
+        }
+        assertTrue(Files.exists(file), "kill -9 left the file behind");
+        RegionRefusedException e = org.junit.jupiter.api.Assertions.assertThrows(RegionRefusedException.class,
+                () -> ShmRegion.map(dir, "victim"));
+        assertEquals(RegionRefusedException.Reason.OWNER_DEAD, e.reason());
+        try (ShmRegion mine = ShmRegion.create(dir, "survivor", ShmRegionTest.SMALL)) {
+            assertEquals(1, RegionJanitor.clean(dir));
+            assertFalse(Files.exists(file));
+            assertTrue(Files.exists(mine.path()), "the janitor leaves live regions alone");
+        }
+    }
+}

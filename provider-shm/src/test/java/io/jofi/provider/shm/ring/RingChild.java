@@ -1,0 +1,108 @@
+package io.jofi.provider.shm.ring;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The main class of the child JVMs of the ring tests. Modes:
+ * <ul>
+ * <li>{@code produce <dir> <name> <sender> <count>}: maps the region and sends {@code count}
+ *     records (payload: sender, sequence, a checked filler of varying length), retrying while
+ *     full; prints {@code DONE}.</li>
+ * <li>{@code own <dir> <name>}: creates a region, prints {@code READY}, then waits to be killed.</li>
+ * <li>{@code sleep <dir> <name>}: creates a region and its doorbell, prints {@code READY},
+ *     sleeps on the doorbell until a record arrives, prints {@code GOT <value>} and exits.</li>
+ * </ul>
+ */
+public final class RingChild {
+
+    /** Record type of the stress records. */
+    static final int TYPE = 7;
+
+    private RingChild() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        final Path dir = Path.of(args[1]);
+        final String name = args[2];
+        switch (args[0]) {
+            case "produce" -> produce(dir, name, Integer.parseInt(args[3]), Integer.parseInt(args[4]));
+            case "own" -> {
+                try (ShmRegion region = ShmRegion.create(dir, name, ShmRegionTest.SMALL)) {
+                    System.out.println("READY " + region.ownerPid());
+                    Thread.sleep(TimeUnit.SECONDS.toMillis(ChildJvm.TIMEOUT_SECONDS));
+                }
+            }
+            case "sleep" -> sleep(dir, name);
+            default -> throw new IllegalArgumentException(args[0]);
+        }
+    }
+
+    /** Payload bytes of record {@code seq}: 16 (sender, seq) plus 0..199 filler bytes. */
+    static int payloadLength(long seq) {
+        return 16 + (int) (seq * 31 % 200);
+    }
+
+    /** The filler byte at {@code i} of record {@code seq} of {@code sender}. */
+    static byte filler(int sender, long seq, int i) {
+        return (byte) (sender * 7 + seq + i);
+    }
+
+    private static void produce(Path dir, String name, int sender, int count) throws Exception {
+        try (ShmRegion region = ShmRegion.map(dir, name);
+             DoorbellRinger bell = DoorbellRinger.connect(region.doorbellPath())) {
+            final MpscRing ring = region.ring();
+            final ByteBuffer buffer = ring.buffer();
+            long full = 0;
+            for (long seq = 0; seq < count; seq++) {
+                final int length = payloadLength(seq);
+                int index;
+                while ((index = ring.claim(TYPE, sender, 0, length)) == MpscRing.FULL) {
+                    full++;
+                    Thread.yield();
+                }
+                if (index < 0) {
+                    throw new IllegalStateException("claim answered " + index);
+                }
+                final int payload = index + RingDescriptor.HEADER_LENGTH;
+                buffer.putLong(payload, sender);
+                buffer.putLong(payload + 8, seq);
+                for (int i = 16; i < length; i++) {
+                    buffer.put(payload + i, filler(sender, seq, i));
+                }
+                if (ring.publish(index)) {
+                    bell.ring();
+                }
+            }
+            System.out.println("DONE " + sender + " full=" + full);
+        }
+    }
+
+    private static void sleep(Path dir, String name) throws Exception {
+        try (ShmRegion region = ShmRegion.create(dir, name, ShmRegionTest.SMALL);
+             Doorbell doorbell = Doorbell.bind(region.doorbellPath())) {
+            final MpscRing ring = region.ring();
+            final long[] got = {Long.MIN_VALUE};
+            final RecordHandler handler = (type, sender, aux, buffer, offset, length) -> {
+                got[0] = buffer.getLong(offset);
+                return RecordHandler.CONTINUE;
+            };
+            System.out.println("READY");
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ChildJvm.TIMEOUT_SECONDS);
+            int wakeups = 0;
+            while (got[0] == Long.MIN_VALUE && System.nanoTime() < deadline) {
+                if (ring.read(handler, 16) > 0) {
+                    break;
+                }
+                if (ring.prepareToSleep()) {
+                    if (doorbell.await(TimeUnit.SECONDS.toNanos(ChildJvm.TIMEOUT_SECONDS))) {
+                        wakeups++;
+                    }
+                }
+                ring.awake();
+            }
+            System.out.println("GOT " + got[0] + " wakeups=" + wakeups);
+        }
+    }
+}
