@@ -1,27 +1,26 @@
 package io.jofi.provider.shm;
 
+import io.jofi.provider.shm.ring.Doorbell;
+import io.jofi.provider.shm.ring.DoorbellRinger;
+import io.jofi.provider.shm.ring.MpscRing;
+import io.jofi.provider.shm.ring.RecordHandler;
+import io.jofi.provider.shm.ring.RegionJanitor;
+import io.jofi.provider.shm.ring.RegionSizes;
+import io.jofi.provider.shm.ring.RingDescriptor;
+import io.jofi.provider.shm.ring.SenderLiveness;
+import io.jofi.provider.shm.ring.ShmRegion;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.MappedByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Instant;
-import java.util.Set;
-import java.util.concurrent.locks.LockSupport;
 
 /**
- * The endpoint's view of one region's ring: its own (consumer: {@link #drain},
- * {@link #idleWait}) or a peer's (producer: {@link #claim}, {@link #publish}).
- *
- * <p>PROVISIONAL: a minimal MPSC ring of its own until the {@code io.jofi.provider.shm.ring}
- * API is merged; then this class delegates to it and keeps its signatures.
+ * An endpoint's view of one region (package {@code io.jofi.provider.shm.ring}): its own
+ * (consumer: {@link #drain}, {@link #idleWait} on its {@link Doorbell}) or a peer's
+ * (producer: {@link #claim}, {@link #publish}, ringing the peer's doorbell only when
+ * {@link MpscRing#publish} says the peer sleeps). Records carry the endpoint protocol
+ * ({@link Wire}) as their payload; the ring record's sender word is the producer's pid, which
+ * the consumer's {@link SenderLiveness} checks when a claim stalls.
  */
 final class RingLink implements AutoCloseable {
     /** What {@link #drain} calls for each record: the payload is {@code buf[at, at + length)}. */
@@ -29,170 +28,167 @@ final class RingLink implements AutoCloseable {
         void onRecord(ByteBuffer buf, int at, int length);
     }
 
-    private static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
-    private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
-    private static final long MAGIC = 0x314B4E494C464F4AL;
-    private static final int PID = 8;
-    private static final int START = 16;
-    private static final int CAPACITY = 24;
-    private static final int SLEEPING = 64;
-    private static final int HEAD = 128;
-    private static final int TAIL = 256;
-    private static final int RING = 4096;
+    /** {@link #claim}: the ring is full (retry later). */
+    static final int FULL = -1;
+    /** {@link #claim}: the peer's ring is corrupt (the peer is failed). */
+    static final int BROKEN = -2;
+    /** The one ring record type the endpoint protocol uses. */
+    private static final int TYPE = 1;
+    private static final int SENDER = (int) ProcessHandle.current().pid();
 
-    private final Path file;
-    private final MappedByteBuffer map;
-    private final boolean owner;
-    private final int capacity;
-    private final int mask;
-    private final long ownerPid;
-    private final long ownerStart;
+    private final ShmRegion region;
+    private final MpscRing ring;
+    private final Doorbell doorbell;
+    private final DoorbellRinger ringer;
+    private Handler handler;
+    private final RecordHandler adapter = this::onRecord;
 
-    private RingLink(Path file, MappedByteBuffer map, boolean owner) {
-        this.file = file;
-        this.map = map;
-        this.owner = owner;
-        map.order(ByteOrder.nativeOrder());
-        this.capacity = map.getInt(CAPACITY);
-        this.mask = capacity - 1;
-        this.ownerPid = map.getLong(PID);
-        this.ownerStart = map.getLong(START);
+    private RingLink(ShmRegion region, Doorbell doorbell, DoorbellRinger ringer) {
+        this.region = region;
+        this.ring = region.ring();
+        this.doorbell = doorbell;
+        this.ringer = ringer;
     }
 
-    static RingLink create(Path dir, String name, int ringSize, int slotSize, int slotCount) throws IOException {
-        Path f = dir.resolve(name);
-        Files.deleteIfExists(f);
-        try (FileChannel ch = FileChannel.open(f, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
-            MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_WRITE, 0, RING + (long) ringSize);
-            m.order(ByteOrder.nativeOrder());
-            m.putLong(PID, ProcessHandle.current().pid());
-            m.putLong(START, startOf(ProcessHandle.current()));
-            m.putInt(CAPACITY, ringSize);
-            LONGS.setRelease(m, 0, MAGIC);
-            return new RingLink(f, m, true);
+    /**
+     * Creates the endpoint's own region and binds its doorbell. A file of the same name can only
+     * be a dead process's (the name holds the pid): the janitor removes it and creation is tried once more.
+     */
+    static RingLink create(Path dir, String name, int ringSize, int slotSize, int slotCount, SenderLiveness liveness)
+            throws IOException {
+        RegionSizes sizes;
+        try {
+            sizes = new RegionSizes(ringSize, slotSize, slotCount);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("bad region sizes: " + e.getMessage(), e);
+        }
+        ShmRegion r;
+        try {
+            r = ShmRegion.create(dir, name, sizes);
+        } catch (FileAlreadyExistsException e) {
+            RegionJanitor.clean(dir);
+            r = ShmRegion.create(dir, name, sizes);
+        }
+        try {
+            Doorbell bell = Doorbell.bind(r.doorbellPath());
+            r.ring().senderLiveness(liveness);
+            return new RingLink(r, bell, null);
+        } catch (IOException | RuntimeException e) {
+            r.close();
+            throw e;
         }
     }
 
+    /**
+     * Maps a peer's region (refused for another user's, corrupt or dead owner's file) and
+     * connects to its doorbell.
+     */
     static RingLink map(Path dir, String name) throws IOException {
-        Path f = dir.resolve(name);
-        if (!Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) {
-            throw new IOException(f + " is no region file");
+        ShmRegion r;
+        try {
+            r = ShmRegion.map(dir, name);
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage(), e);
         }
-        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            long size = ch.size();
-            if (size < RING + 4096) {
-                throw new IOException(f + " is too small");
-            }
-            MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
-            m.order(ByteOrder.nativeOrder());
-            int cap = m.getInt(CAPACITY);
-            if ((long) LONGS.getAcquire(m, 0) != MAGIC || Integer.bitCount(cap) != 1 || RING + (long) cap != size) {
-                throw new IOException(f + " is not a region file");
-            }
-            RingLink r = new RingLink(f, m, false);
-            if (!r.ownerAlive()) {
-                throw new IOException(f + ": its owner is dead");
-            }
-            return r;
+        try {
+            return new RingLink(r, null, DoorbellRinger.connect(r.doorbellPath()));
+        } catch (IOException | RuntimeException e) {
+            r.close();
+            throw e;
         }
     }
 
-    private static long startOf(ProcessHandle h) {
-        return h.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
-    }
-
+    /** The ring buffer producers write records into (little-endian, absolute offsets). */
     ByteBuffer buffer() {
-        return map;
+        return ring.buffer();
     }
 
-    /** Claims room for a payload of {@code length}: its offset in {@link #buffer()}, or -1 when full. */
+    /** The largest payload one record carries. */
+    int maxPayload() {
+        return ring.maxPayloadLength();
+    }
+
+    /**
+     * Claims a record with {@code length} payload bytes.
+     *
+     * @return where the payload goes in {@link #buffer()}, {@link #FULL} or {@link #BROKEN}
+     */
     int claim(int length) {
-        int need = align(8 + length);
-        while (true) {
-            long tail = (long) LONGS.getVolatile(map, TAIL);
-            long head = (long) LONGS.getAcquire(map, HEAD);
-            int off = (int) (tail & mask);
-            int toEnd = capacity - off;
-            long total = toEnd < need ? toEnd + (long) need : need;
-            if (tail + total - head > capacity) {
-                return -1;
-            }
-            if (LONGS.compareAndSet(map, TAIL, tail, tail + total)) {
-                if (toEnd < need) {
-                    INTS.setRelease(map, RING + off, -toEnd);
-                    off = 0;
-                }
-                map.putInt(RING + off + 4, length);
-                return RING + off + 8;
-            }
+        int index = ring.claim(TYPE, SENDER, 0, length);
+        if (index >= 0) {
+            return index + RingDescriptor.HEADER_LENGTH;
         }
+        return index == MpscRing.FULL ? FULL : BROKEN;
     }
 
-    /** Publishes the record claimed at {@code at}; rings the doorbell if the consumer sleeps. */
+    /** Publishes the record claimed at payload offset {@code at}; rings the doorbell if the consumer sleeps. */
     void publish(int at) {
-        int len = map.getInt(at - 4);
-        INTS.setRelease(map, at - 8, 8 + len);
-    }
-
-    /** Consumes up to {@code limit} records; -1 when the ring is corrupt. */
-    int drain(Handler h, int limit) {
-        long head = (long) LONGS.getVolatile(map, HEAD);
-        int n = 0;
-        while (n < limit) {
-            int off = (int) (head & mask);
-            int len = (int) INTS.getAcquire(map, RING + off);
-            if (len == 0) {
-                break;
-            }
-            if (len < 0) {
-                int pad = -len;
-                if (pad > capacity - off) {
-                    return -1;
-                }
-                map.putInt(RING + off, 0);
-                head += pad;
-                LONGS.setRelease(map, HEAD, head);
-                continue;
-            }
-            int rec = align(len);
-            if (len < 8 || rec > capacity - off) {
-                return -1;
-            }
-            h.onRecord(map, RING + off + 8, len - 8);
-            for (int i = 0; i < rec; i += 8) {
-                map.putLong(RING + off + i, 0L);
-            }
-            head += rec;
-            LONGS.setRelease(map, HEAD, head);
-            n++;
+        if (ring.publish(at - RingDescriptor.HEADER_LENGTH) && ringer != null) {
+            ringer.ring();
         }
-        return n;
     }
 
+    /**
+     * Consumes up to {@code limit} records (own region).
+     *
+     * @return records consumed, or -1 when the ring is corrupt
+     */
+    int drain(Handler h, int limit) {
+        handler = h;
+        int n = ring.read(adapter, limit);
+        return n < 0 ? -1 : n;
+    }
+
+    private int onRecord(int type, int sender, int aux, ByteBuffer buffer, int payloadOffset, int payloadLength) {
+        if (type != TYPE) {
+            return RecordHandler.CONTINUE; // not ours: skipped
+        }
+        handler.onRecord(buffer, payloadOffset, payloadLength);
+        return RecordHandler.CONTINUE;
+    }
+
+    /** Own region, idle: says it sleeps, re-checks the ring, and blocks on the doorbell (bounded). */
     void idleWait(long nanos) {
-        LockSupport.parkNanos(Math.min(nanos, 50_000L));
+        if (ring.prepareToSleep()) {
+            try {
+                doorbell.await(nanos);
+            } catch (IOException e) {
+                // a broken selector: the next step polls again
+            } finally {
+                ring.awake();
+            }
+        }
     }
 
+    /** Wakes a thread blocked in {@link #idleWait} (any thread). */
     void wakeup() {
+        if (doorbell != null) {
+            doorbell.wakeup();
+        }
     }
 
+    /** Whether the region's owner still runs (pid and start time). */
     boolean ownerAlive() {
-        return ProcessHandle.of(ownerPid).map(h -> h.isAlive() && startOf(h) == ownerStart).orElse(false);
+        return region.isOwnerAlive();
     }
 
-    private static int align(int n) {
-        return (n + 7) & ~7;
-    }
-
+    /** Own: closes the doorbell and removes the region file. Peer: disconnects and forgets the mapping. */
     @Override
     public void close() {
-        if (owner) {
-            try {
-                Files.deleteIfExists(file);
-            } catch (IOException e) {
-                // the janitor removes it later
+        try {
+            if (doorbell != null) {
+                doorbell.close();
             }
+            if (ringer != null) {
+                ringer.close();
+            }
+        } catch (IOException e) {
+            // closing: nothing left to tell
+        }
+        try {
+            region.close();
+        } catch (IOException e) {
+            // the janitor of a later run removes what is left
         }
     }
 }

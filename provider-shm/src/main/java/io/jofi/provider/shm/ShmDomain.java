@@ -38,6 +38,8 @@ import java.util.concurrent.locks.LockSupport;
  * <li>one {@link ProgressEngine} whose step drains the rings of the domain's endpoints
  *     (AUTO: thread {@code jofi-shm-progress-N}, sleeping on the endpoint's doorbell when
  *     idle; MANUAL: inside the application's calls);</li>
+ * <li>at open, the removal of files dead processes left in the region directory
+ *     ({@code RegionJanitor} for region files, {@link ShmJanitor} for the rest, once per JVM);</li>
  * <li>shareable memory ({@link #allocateBuffer}, {@link #mapFile}) and the domain's
  *     {@link RegistrationTable}: a registration of such a buffer with remote access is
  *     published there, so that initiators in other processes access it directly (one-sided
@@ -73,7 +75,7 @@ final class ShmDomain extends UtilDomain {
         try {
             Files.createDirectories(p.directory());
             ShmJanitor.cleanOnce(p.directory());
-            t = RegistrationTable.create(p.directory().resolve(prefix + ".mr"));
+            t = RegistrationTable.create(p.directory().resolve(ShmNames.domainFile(prefix, ".mr")));
         } catch (IOException e) {
             close();
             throw new FabricException(Errno.EIO, "domain: cannot create the registration table in " + p.directory()
@@ -177,7 +179,7 @@ final class ShmDomain extends UtilDomain {
         }
         Path file;
         synchronized (this) {
-            file = fabric.provider().directory().resolve(prefix + ".buf" + (++buffers));
+            file = fabric.provider().directory().resolve(ShmNames.domainFile(prefix, ".buf" + (++buffers)));
         }
         try (FileChannel ch = FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {

@@ -11,6 +11,8 @@ import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
+import io.jofi.provider.shm.ring.RingDescriptor;
+import io.jofi.provider.shm.ring.SenderLiveness;
 import io.jofi.spi.util.AbstractFid;
 import io.jofi.spi.util.UtilAddressVector;
 import io.jofi.spi.util.UtilCompletionQueue;
@@ -74,7 +76,7 @@ import java.util.concurrent.TimeUnit;
  * allocated per operation in steady state (descriptors are pooled); the first contact with a
  * peer, unexpected messages and growth of the pools allocate.
  */
-final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handler {
+final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handler, SenderLiveness {
     /** Bytes an inject copies (fi_inject). */
     static final int INJECT_SIZE = 4096;
     /** How often peers with pending operations are checked for life. */
@@ -91,7 +93,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private final Info info;
     private final long caps;
     private final int queueSize;
-    private final int fragment;
+    private int fragment;
     private final long unexpectedLimit;
     private final Path dir;
     private final long txOpFlags;
@@ -283,13 +285,16 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         String n = ShmNames.newEndpointName(domain.prefix());
         ShmProvider p = domain.provider();
         try {
-            own = RingLink.create(dir, n, p.ringSize(), p.bounceSlotSize(), p.bounceSlotCount());
+            own = RingLink.create(dir, n, p.ringSize(), p.bounceSlotSize(), p.bounceSlotCount(), this);
         } catch (IOException e) {
             throw new FabricException(Errno.EIO, "enable: cannot create the region " + n + " in " + dir + ": "
                     + e.getMessage(), e);
         }
         name = n;
         seq = Wire.seqOf(n);
+        // every peer's ring has the same size as ours (one provider setting); a smaller one
+        // would only make claims fail with -EMSGSIZE, which push() treats as a broken peer
+        fragment = Math.max(64, Math.min(fragment, own.maxPayload() - Wire.HEADER));
         if (remoteReadCntr != null || remoteWriteCntr != null) {
             domain.eventsWanted();
         }
@@ -1329,7 +1334,11 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             long remaining = op.length - op.sent;
             int n = (int) Math.min(fragment, remaining);
             int at = link.claim(Wire.HEADER + n);
+            if (at == RingLink.FULL) {
+                return false;
+            }
             if (at < 0) {
+                failPeer(peer, Errno.EIO);
                 return false;
             }
             ByteBuffer b = link.buffer();
@@ -1466,6 +1475,32 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             checkLiveness();
         }
         return work;
+    }
+
+    /**
+     * The ring asks whether the producer of a stalled claim (its pid) still runs: a known peer
+     * answers by its region's owner check (pid and start time), an unknown pid by whether a
+     * process of that pid exists; an unknown sender is dead only when some peer is.
+     */
+    @Override
+    public boolean isAlive(int sender) {
+        if (sender == RingDescriptor.SENDER_UNKNOWN) {
+            for (Peer p : peers) {
+                if (p.failed == Errno.ECONNRESET) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (sender == (int) pid) {
+            return true;
+        }
+        for (Peer p : peers) {
+            if (p.pid == sender && p.link != null) {
+                return p.link.ownerAlive();
+            }
+        }
+        return sender > 0 && ProcessHandle.of(sender).isPresent();
     }
 
     /** Sleeps on the endpoint's doorbell (AUTO progress, idle); outside the lock. */

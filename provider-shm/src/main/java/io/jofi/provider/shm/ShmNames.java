@@ -6,12 +6,13 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Names of shm endpoints and the files derived from them.
  *
- * <p>An endpoint's region name is {@code jofi-<pid>-<domain>-<endpoint>} (decimal numbers; the
- * last two count per process), so it is unique per endpoint among live processes and names
- * the domain too: the domain's registration table ({@link RegistrationTable}) is the file
- * {@code jofi-<pid>-<domain>.mr}, found by a peer from the endpoint name alone. Shareable
- * buffers of a domain are {@code jofi-<pid>-<domain>.buf<k>}. Its address is the
- * {@code FI_ADDR_STR} {@code fi_shm://<name>} plus a terminating NUL.
+ * <p>An endpoint's name is {@code <pid>-<domain>-<endpoint>} (decimal numbers; the last two
+ * count per process), so it is unique per endpoint among live processes and names its domain
+ * too. Its region file is {@code jofi-<name>.region} (with the doorbell socket
+ * {@code jofi-<name>.bell}, see {@code ShmRegion}); the domain's registration table
+ * ({@link RegistrationTable}) is {@code jofi-<pid>-<domain>.mr}, found by a peer from the
+ * endpoint name alone; shareable buffers of a domain are {@code jofi-<pid>-<domain>.buf<k>}.
+ * The address is the {@code FI_ADDR_STR} {@code fi_shm://<name>} plus a terminating NUL.
  */
 final class ShmNames {
     /** The address scheme. */
@@ -27,9 +28,14 @@ final class ShmNames {
     private ShmNames() {
     }
 
-    /** A fresh domain prefix {@code jofi-<pid>-<n>}. */
+    /** A fresh domain prefix {@code <pid>-<n>}. */
     static String newDomainPrefix() {
-        return "jofi-" + ProcessHandle.current().pid() + "-" + DOMAINS.incrementAndGet();
+        return ProcessHandle.current().pid() + "-" + DOMAINS.incrementAndGet();
+    }
+
+    /** The file name of a domain's file: {@code jofi-<prefix><suffix>}. */
+    static String domainFile(String prefix, String suffix) {
+        return "jofi-" + prefix + suffix;
     }
 
     /** A fresh endpoint name under a domain prefix. */
@@ -39,17 +45,15 @@ final class ShmNames {
 
     /** The registration-table file name of the domain an endpoint name belongs to. */
     static String tableOf(String endpointName) {
-        return endpointName.substring(0, endpointName.lastIndexOf('-')) + ".mr";
+        return "jofi-" + endpointName.substring(0, endpointName.lastIndexOf('-')) + ".mr";
     }
 
-    /** The pid an endpoint or domain name starts with, or -1. */
+    /** The pid an endpoint name ({@code <pid>-...}) or a file name ({@code jofi-<pid>-...}) starts with, or -1. */
     static long pidOf(String name) {
-        if (!name.startsWith("jofi-")) {
-            return -1;
-        }
-        int end = name.indexOf('-', 5);
+        int from = name.startsWith("jofi-") ? 5 : 0;
+        int end = name.indexOf('-', from);
         try {
-            return Long.parseLong(end < 0 ? name.substring(5) : name.substring(5, end));
+            return Long.parseLong(end < 0 ? name.substring(from) : name.substring(from, end));
         } catch (NumberFormatException e) {
             return -1;
         }
@@ -59,10 +63,10 @@ final class ShmNames {
      * Whether {@code name} can name an endpoint's region file: 1..64 characters of
      * {@code [A-Za-z0-9._-]}, not starting with a dot (so never a path, never "." or ".."). The
      * names this provider makes are {@code jofi-<pid>-<domain>-<endpoint>}; others are valid
-     * addresses too (an AV stores them) but reach nobody.
+     * addresses too (an AV stores them) and reach a region of that name if there is one.
      */
     static boolean isValidName(String name) {
-        if (name == null || name.isEmpty() || name.length() > MAX_NAME || name.charAt(0) == '.') {
+        if (name == null || name.isEmpty() || name.length() > MAX_NAME || name.charAt(0) == '.' || name.charAt(0) == '-') {
             return false;
         }
         for (int i = 0; i < name.length(); i++) {
@@ -76,14 +80,14 @@ final class ShmNames {
         return true;
     }
 
-    /** Whether {@code name} is one this provider makes: {@code jofi-<digits>-<digits>-<digits>}. */
+    /** Whether {@code name} is one this provider makes: {@code <digits>-<digits>-<digits>}. */
     static boolean isEndpointName(String name) {
-        if (name == null || !name.startsWith("jofi-")) {
+        if (name == null) {
             return false;
         }
         int groups = 0;
         int digits = 0;
-        for (int i = 5; i < name.length(); i++) {
+        for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
             if (c >= '0' && c <= '9') {
                 digits++;

@@ -107,8 +107,8 @@ public final class ShmProvider extends AbstractFabricProvider {
         // a power of two between 64 KiB and 1 GiB
         int r = Math.max(64 << 10, Math.min(1 << 30, ring));
         ringSize = Integer.highestOneBit(r) == r ? r : Integer.highestOneBit(r) << 1;
-        bounceSlotSize = Math.max(4096, slotSize);
-        bounceSlotCount = Math.max(1, slotCount);
+        bounceSlotSize = (Math.max(64, Math.min(1 << 24, slotSize)) + 63) & ~63;
+        bounceSlotCount = Math.max(0, Math.min(1 << 16, slotCount));
         inlineThreshold = Math.max(256, Math.min(ringSize / 4, inline));
         unexpectedBytes = Math.max(0, unexpected);
     }

@@ -16,8 +16,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     int DEFAULT_RING_SIZE = 1 << 20;
     /** Default of {@link #bounceSlotSize()}. */
     int DEFAULT_BOUNCE_SLOT_SIZE = 64 << 10;
-    /** Default of {@link #bounceSlotCount()}. */
-    int DEFAULT_BOUNCE_SLOT_COUNT = 16;
+    /** Default of {@link #bounceSlotCount()}: none (the data path fragments through the ring). */
+    int DEFAULT_BOUNCE_SLOT_COUNT = 0;
     /** Default of {@link #inlineThreshold()}. */
     int DEFAULT_INLINE_THRESHOLD = 16 << 10;
     /** Default of {@link #unexpectedBytes()}. */
@@ -35,7 +35,10 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     @AttributeDefinition(description = "bytes of one bounce-buffer slot")
     int bounceSlotSize() default DEFAULT_BOUNCE_SLOT_SIZE;
 
-    /** Bounce-buffer slots in each endpoint's region. */
+    /**
+     * Bounce-buffer slots in each endpoint's region (the region layout has them; the current
+     * data path sends large messages as ring fragments and leaves them unused).
+     */
     @AttributeDefinition(description = "bounce-buffer slots per endpoint")
     int bounceSlotCount() default DEFAULT_BOUNCE_SLOT_COUNT;
 

@@ -10,7 +10,7 @@ package io.jofi.provider.shm;
  *      0    4  kind (bits 0..7) | flags (bits 8..31)
  *      4    4  status: 0 or a positive errno (ACK, READ_RESP, ATOMIC_RESP)
  *      8    8  sender pid         } the sender endpoint: its name is
- *     16    8  sender seq         } jofi-&lt;pid&gt;-&lt;seq &gt;&gt;&gt; 32&gt;-&lt;seq &amp; 0xffffffff&gt;
+ *     16    8  sender seq         } &lt;pid&gt;-&lt;seq &gt;&gt;&gt; 32&gt;-&lt;seq &amp; 0xffffffff&gt;
  *     24    8  token: the initiator's operation, echoed by ACK / READ_RESP / ATOMIC_RESP
  *     32    8  A: tag (MSG) | key (WRITE, READ_REQ, ATOMIC_REQ) | total (READ_RESP)
  *     40    8  B: remote CQ data (MSG) | addr (WRITE, READ_REQ, ATOMIC_REQ) | old value (ATOMIC_RESP)
@@ -84,10 +84,10 @@ final class Wire {
 
     /** The name of the endpoint a (pid, seq) pair denotes. */
     static String name(long pid, long seq) {
-        return "jofi-" + pid + "-" + (seq >>> 32) + "-" + (seq & 0xFFFFFFFFL);
+        return pid + "-" + (seq >>> 32) + "-" + (seq & 0xFFFFFFFFL);
     }
 
-    /** The seq of an endpoint name {@code jofi-<pid>-<d>-<e>}. */
+    /** The seq of an endpoint name {@code <pid>-<d>-<e>}. */
     static long seqOf(String name) {
         int e = name.lastIndexOf('-');
         int d = name.lastIndexOf('-', e - 1);

@@ -13,6 +13,7 @@ import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.Progress;
 import io.jofi.RmaMsg;
+import io.jofi.provider.shm.ring.ShmRegion;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -158,15 +159,15 @@ class ShmCrossProcessTest {
     void killedPeerFailsPendingOperations(Progress progress) throws Exception {
         try (ShmTestBed bed = new ShmTestBed(dir, progress); ChildPeer victim = new ChildPeer(dir, "MANUAL")) {
             long peer = bed.insert(victim.address());
-            String file = victim.name().substring(ShmNames.SCHEME.length());
-            assertTrue(Files.exists(dir.resolve(file)), "the child's region file exists");
+            Path file = ShmRegion.regionPath(dir, victim.name().substring(ShmNames.SCHEME.length()));
+            assertTrue(Files.exists(file), "the child's region file exists");
             Msg m = new Msg().buffer(pattern(32, 1), null).addr(peer).context("pending");
             bed.post(() -> bed.ep.sendMsg(m, Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION), "sendMsg to an idle peer");
             victim.kill();
             CqErrEntry e = bed.error(bed.txCq, "the send pending towards the killed peer");
             assertEquals("pending", e.context());
             assertEquals(Errno.ECONNRESET, e.err(), "a dead peer's pending operations fail with ECONNRESET: " + e);
-            assertFalse(Files.exists(dir.resolve(file)), "the dead peer's region file is removed");
+            assertFalse(Files.exists(file), "the dead peer's region file is removed");
             try (ChildPeer other = new ChildPeer(dir, progress.name())) {
                 long p2 = bed.insert(other.address());
                 other.expect("peer " + bed.name(), "OK");
@@ -186,12 +187,16 @@ class ShmCrossProcessTest {
     @org.junit.jupiter.api.Test
     void filesOfDeadProcessesAreCleanedAtStart() throws Exception {
         ChildPeer victim = new ChildPeer(dir, "MANUAL");
-        String file = victim.name().substring(ShmNames.SCHEME.length());
+        Path file = ShmRegion.regionPath(dir, victim.name().substring(ShmNames.SCHEME.length()));
+        String table = ShmNames.tableOf(victim.name().substring(ShmNames.SCHEME.length()));
         victim.kill();
-        assertTrue(Files.exists(dir.resolve(file)), "kill -9 leaves the region file behind");
+        assertTrue(Files.exists(file), "kill -9 leaves the region file behind");
+        assertTrue(Files.exists(dir.resolve(table)), "and the registration table");
         try (ChildPeer next = new ChildPeer(dir, "MANUAL")) {
-            assertFalse(Files.exists(dir.resolve(file)), "a starting process removed the dead one's region file");
-            assertTrue(Files.exists(dir.resolve(next.name().substring(ShmNames.SCHEME.length()))), "its own exists");
+            assertFalse(Files.exists(file), "a starting process removed the dead one's region file");
+            assertFalse(Files.exists(dir.resolve(table)), "and its registration table");
+            assertTrue(Files.exists(ShmRegion.regionPath(dir, next.name().substring(ShmNames.SCHEME.length()))),
+                    "its own exists");
         }
     }
 
