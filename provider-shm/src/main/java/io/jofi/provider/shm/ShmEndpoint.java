@@ -533,8 +533,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (peer == null) {
             return -Errno.EINVAL;
         }
-        if (peer.failed != 0) {
-            return -peer.failed;
+        if (!linked(peer)) {
+            return -peer.failed; // unreachable (no such endpoint, refused region) or failed earlier
         }
         boolean reports = !(inject && msg == null);
         if (reports && txCq == null) {
@@ -893,8 +893,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (peer == null) {
             return -Errno.EINVAL;
         }
-        if (peer.failed != 0) {
-            return -peer.failed;
+        if (!linked(peer)) {
+            return -peer.failed; // unreachable (no such endpoint, refused region) or failed earlier
         }
         boolean reports = !(inject && msg == null);
         if (reports && txCq == null) {
@@ -1076,8 +1076,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (peer == null) {
             return -Errno.EINVAL;
         }
-        if (peer.failed != 0) {
-            return -peer.failed;
+        if (!linked(peer)) {
+            return -peer.failed; // unreachable (no such endpoint, refused region) or failed earlier
         }
         if (txCq == null) {
             return -Errno.ENOCQ;
@@ -1523,7 +1523,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     private void checkLiveness() {
         for (Peer p : peers) {
-            if (p.failed == 0 && p.link != null && (hasPending(p) || p.rxOp != null || p.rxUnexpected != null)
+            if (p.failed == 0 && p.link != null && p.pid != pid && (hasPending(p) || p.rxOp != null || p.rxUnexpected != null)
                     && !p.link.ownerAlive()) {
                 failPeer(p, Errno.ECONNRESET);
                 ShmJanitor.clean(dir);

@@ -46,7 +46,12 @@ class ShmCrossProcessTest {
 
     @AfterAll
     static void removeDirectory() throws IOException {
-        try (Stream<Path> s = Files.walk(dir)) {
+        deleteTree(dir);
+    }
+
+    /** Removes a test directory and what is left in it. */
+    static void deleteTree(Path d) throws IOException {
+        try (Stream<Path> s = Files.walk(d)) {
             s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }

@@ -39,8 +39,16 @@ final class ShmTestBed implements AutoCloseable {
     private final CqEntry[] none = new CqEntry[0];
 
     ShmTestBed(Path dir, Progress progress) throws FabricException {
+        this(dir, progress, 0, null);
+    }
+
+    /**
+     * @param extraCaps caps beyond MSG, TAGGED, RMA, ATOMIC, SOURCE (e.g. FI_DIRECTED_RECV)
+     * @param setup     run before enable (bind counters ...), or null
+     */
+    ShmTestBed(Path dir, Progress progress, long extraCaps, Setup setup) throws FabricException {
         provider = new ShmProvider().directory(dir);
-        Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SOURCE);
+        Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SOURCE | extraCaps);
         hints.epAttr().type(EpType.RDM);
         hints.domainAttr().dataProgress(progress);
         Info info = provider.getInfo(null, null, 0, hints).get(0);
@@ -53,7 +61,15 @@ final class ShmTestBed implements AutoCloseable {
         ep.bind(txCq, Fi.FI_TRANSMIT);
         ep.bind(rxCq, Fi.FI_RECV);
         ep.bind(av, 0);
+        if (setup != null) {
+            setup.run(this);
+        }
         ep.enable();
+    }
+
+    /** A step before enable. */
+    interface Setup {
+        void run(ShmTestBed bed) throws FabricException;
     }
 
     /** This endpoint's address as text. */
