@@ -87,6 +87,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private static final int DRAIN_BATCH = 256;
     /** Replies owed to one peer beyond which it is declared failed (a peer that never drains). */
     private static final int MAX_QUEUED_PER_PEER = 1 << 16;
+    /** Peers an endpoint keeps; records of further unknown senders are dropped (a hostile ring writer cannot grow it). */
+    private static final int MAX_PEERS = 4096;
     private static final long ACK_LEVELS = Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMMIT_COMPLETE;
 
     private final ShmDomain domain;
@@ -1259,8 +1261,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                 return p;
             }
         }
-        if (ppid <= 0 || (pseq >>> 32) == 0 || (pseq & 0xFFFFFFFFL) == 0) {
-            return null;
+        if (ppid <= 0 || ppid > Integer.MAX_VALUE || (pseq >>> 32) == 0 || (pseq & 0xFFFFFFFFL) == 0
+                || peers.length >= MAX_PEERS) {
+            return null; // not a sender name, or more senders than any real use: dropped
         }
         Peer p = new Peer(Wire.name(ppid, pseq), ppid, pseq);
         addPeer(p);
@@ -1612,16 +1615,22 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             return;
         }
         int n = length - Wire.HEADER;
-        switch (Wire.kind(kf)) {
-            case Wire.MSG -> onMessage(p, kf, b, at, n);
-            case Wire.ACK -> onAck(p, b.getLong(at + Wire.TOKEN), b.getInt(at + Wire.STATUS));
-            case Wire.WRITE -> onWrite(p, kf, b, at, n);
-            case Wire.READ_REQ -> onReadRequest(p, b, at);
-            case Wire.READ_RESP -> onReadResponse(p, kf, b, at, n);
-            case Wire.ATOMIC_REQ -> onAtomicRequest(p, kf, b, at);
-            case Wire.ATOMIC_RESP -> onAtomicResponse(p, b, at);
-            case Wire.NOTIFY -> onNotify(p, kf, b.getLong(at + Wire.E));
-            default -> failPeer(p, Errno.EPROTO);
+        try {
+            switch (Wire.kind(kf)) {
+                case Wire.MSG -> onMessage(p, kf, b, at, n);
+                case Wire.ACK -> onAck(p, b.getLong(at + Wire.TOKEN), b.getInt(at + Wire.STATUS));
+                case Wire.WRITE -> onWrite(p, kf, b, at, n);
+                case Wire.READ_REQ -> onReadRequest(p, b, at);
+                case Wire.READ_RESP -> onReadResponse(p, kf, b, at, n);
+                case Wire.ATOMIC_REQ -> onAtomicRequest(p, kf, b, at);
+                case Wire.ATOMIC_RESP -> onAtomicResponse(p, b, at);
+                case Wire.NOTIFY -> onNotify(p, kf, b.getLong(at + Wire.E));
+                default -> failPeer(p, Errno.EPROTO);
+            }
+        } catch (RuntimeException | OutOfMemoryError e) {
+            // Whatever a peer's record makes go wrong is that peer's failure, never this
+            // endpoint's or the progress thread's (bad input from shared memory, issue 4).
+            failPeer(p, Errno.EPROTO);
         }
     }
 
