@@ -31,6 +31,9 @@ import java.util.function.Consumer;
  */
 public final class Doorbell implements AutoCloseable {
 
+    /** Longer waits are cut into pieces of this many nanoseconds (no overflow rounding up). */
+    private static final long MAX_WAIT = TimeUnit.DAYS.toNanos(1);
+
     private final Path path;
     private final ServerSocketChannel server;
     private final Selector selector;
@@ -95,7 +98,7 @@ public final class Doorbell implements AutoCloseable {
                 // A producer connecting is no ring: keep waiting until rung, woken or timed out.
                 long left = timeoutNanos;
                 do {
-                    selector.select(onReady, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+                    selector.select(onReady, Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.min(left, MAX_WAIT) + 999_999)));
                     left = deadline - System.nanoTime();
                 } while (!rung && !woken && !closed && left > 0);
             }

@@ -117,7 +117,10 @@ public final class MpscRing {
         this.head = (long) LONG.getVolatile(this.region, HEAD_OFFSET);
     }
 
-    /** @return the ring area (little-endian; offsets as returned by {@link #claim}) */
+    /**
+     * @return the ring area (little-endian; offsets as returned by {@link #claim}); one
+     *         instance shared by every thread: use absolute get/put only, never its position
+     */
     public ByteBuffer buffer() {
         return ring;
     }
@@ -159,8 +162,8 @@ public final class MpscRing {
             final long headSeen = (long) LONG.getAcquire(region, HEAD_OFFSET);
             final long tail = (long) LONG.getVolatile(region, TAIL_OFFSET);
             final long used = tail - headSeen;
-            if (used < 0) {
-                return FAILED;
+            if (used < 0 || (tail & (ALIGNMENT - 1)) != 0) {
+                return FAILED; // only a corrupt region has a tail behind its head or misaligned
             }
             if (used > capacity) {
                 continue; // the head moved on between the two reads; look again
@@ -236,6 +239,9 @@ public final class MpscRing {
         final long tail = (long) LONG.getVolatile(region, TAIL_OFFSET);
         if (tail - start < 0 || tail - start > capacity) {
             return fail("tail outside [head, head + capacity]");
+        }
+        if ((tail & (ALIGNMENT - 1)) != 0) {
+            return fail("tail not a multiple of " + ALIGNMENT);
         }
         long position = start;
         int count = 0;
@@ -375,8 +381,12 @@ public final class MpscRing {
      * Consumer: announces that it is about to block on its doorbell. The caller blocks only if
      * this returns true, and calls {@link #awake()} once it runs again.
      *
+     * The caller's wait must be bounded by about the stall timeout: a producer that died
+     * after its claim never rings, and only a later {@link #read} resolves its claim. A record
+     * the handler left unconsumed ({@link RecordHandler#ABORT}) keeps this answering false.
+     *
      * @return false when a record is already published at the head (read instead of sleeping;
-     *         the flag is cleared again)
+     *         the flag is cleared again) or the ring failed
      */
     public boolean prepareToSleep() {
         INT.setVolatile(region, SLEEPING_OFFSET, 1);

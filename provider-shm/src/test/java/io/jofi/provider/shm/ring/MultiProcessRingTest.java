@@ -133,12 +133,14 @@ class MultiProcessRingTest {
             }
         }
         assertTrue(Files.exists(file), "kill -9 left the file behind");
+        assertTrue(Files.exists(ShmRegion.doorbellPath(dir, "victim")), "and the doorbell socket");
         RegionRefusedException e = org.junit.jupiter.api.Assertions.assertThrows(RegionRefusedException.class,
                 () -> ShmRegion.map(dir, "victim"));
         assertEquals(RegionRefusedException.Reason.OWNER_DEAD, e.reason());
         try (ShmRegion mine = ShmRegion.create(dir, "survivor", ShmRegionTest.SMALL)) {
             assertEquals(1, RegionJanitor.clean(dir));
             assertFalse(Files.exists(file));
+            assertFalse(Files.exists(ShmRegion.doorbellPath(dir, "victim")));
             assertTrue(Files.exists(mine.path()), "the janitor leaves live regions alone");
         }
     }

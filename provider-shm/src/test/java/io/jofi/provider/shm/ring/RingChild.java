@@ -10,7 +10,10 @@ import java.util.concurrent.TimeUnit;
  * <li>{@code produce <dir> <name> <sender> <count>}: maps the region and sends {@code count}
  *     records (payload: sender, sequence, a checked filler of varying length), retrying while
  *     full; prints {@code DONE}.</li>
- * <li>{@code own <dir> <name>}: creates a region, prints {@code READY}, then waits to be killed.</li>
+ * <li>{@code own <dir> <name>}: creates a region and its doorbell, prints {@code READY}, then waits to be killed.</li>
+ * <li>{@code scribble <dir> <name> <seed> <writes>}: a hostile writer: maps the region file
+ *     raw and writes random longs at random offsets (half in the header's first KiB, half in the
+ *     ring), then poisons the tail; prints {@code DONE}.</li>
  * <li>{@code sleep <dir> <name>}: creates a region and its doorbell, prints {@code READY},
  *     sleeps on the doorbell until a record arrives, prints {@code GOT <value>} and exits.</li>
  * </ul>
@@ -29,12 +32,14 @@ public final class RingChild {
         switch (args[0]) {
             case "produce" -> produce(dir, name, Integer.parseInt(args[3]), Integer.parseInt(args[4]));
             case "own" -> {
-                try (ShmRegion region = ShmRegion.create(dir, name, ShmRegionTest.SMALL)) {
+                try (ShmRegion region = ShmRegion.create(dir, name, ShmRegionTest.SMALL);
+                     Doorbell doorbell = Doorbell.bind(region.doorbellPath())) {
                     System.out.println("READY " + region.ownerPid());
                     Thread.sleep(TimeUnit.SECONDS.toMillis(ChildJvm.TIMEOUT_SECONDS));
                 }
             }
             case "sleep" -> sleep(dir, name);
+            case "scribble" -> scribble(dir, name, Long.parseLong(args[3]), Integer.parseInt(args[4]));
             default -> throw new IllegalArgumentException(args[0]);
         }
     }
@@ -104,5 +109,37 @@ public final class RingChild {
             }
             System.out.println("GOT " + got[0] + " wakeups=" + wakeups);
         }
+    }
+
+    private static void scribble(Path dir, String name, long seed, int writes) throws Exception {
+        final java.util.Random random = new java.util.Random(seed);
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(
+                ShmRegion.regionPath(dir, name), java.nio.file.StandardOpenOption.READ,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            final java.nio.MappedByteBuffer raw = channel.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0,
+                    channel.size());
+            raw.order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            final int ringOffset = raw.getInt(RegionDescriptor.HEADER_LENGTH_OFFSET);
+            final int capacity = raw.getInt(RegionDescriptor.RING_CAPACITY_OFFSET);
+            System.out.println("SCRIBBLING");
+            for (int i = 0; i < writes; i++) {
+                final int offset = random.nextBoolean()
+                        ? random.nextInt(1024 - 8)
+                        : ringOffset + random.nextInt(capacity - 8);
+                final long value = switch (random.nextInt(4)) {
+                    case 0 -> random.nextLong();
+                    case 1 -> random.nextInt(capacity * 2) - capacity; // plausible lengths and counters
+                    case 2 -> 0;
+                    default -> -random.nextInt(64);
+                };
+                raw.putLong(offset, value);
+                if ((i & 1023) == 0) {
+                    Thread.yield();
+                }
+            }
+            // A tail behind any head: every consumer must declare the ring failed now.
+            raw.putLong(RegionDescriptor.TAIL_OFFSET, Long.MIN_VALUE / 2);
+        }
+        System.out.println("DONE");
     }
 }
