@@ -1528,8 +1528,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         for (Peer p : peers) {
             if (p.failed == 0 && p.link != null && p.pid != pid && (hasPending(p) || p.rxOp != null || p.rxUnexpected != null)
                     && !p.link.ownerAlive()) {
-                failPeer(p, Errno.ECONNRESET);
+                // files first: whoever reads the error completions finds them gone already
                 ShmJanitor.clean(dir);
+                failPeer(p, Errno.ECONNRESET);
             }
         }
     }
