@@ -4,6 +4,7 @@ import io.jofi.provider.shm.ring.Doorbell;
 import io.jofi.provider.shm.ring.DoorbellRinger;
 import io.jofi.provider.shm.ring.MpscRing;
 import io.jofi.provider.shm.ring.RecordHandler;
+import io.jofi.provider.shm.ring.RegionDescriptor;
 import io.jofi.provider.shm.ring.RegionJanitor;
 import io.jofi.provider.shm.ring.RegionSizes;
 import io.jofi.provider.shm.ring.RingDescriptor;
@@ -170,6 +171,15 @@ final class RingLink implements AutoCloseable {
     /** Whether the region's owner still runs (pid and start time). */
     boolean ownerAlive() {
         return region.isOwnerAlive();
+    }
+
+    /**
+     * Whether the peer behind this region is gone: its endpoint closed the region (state no
+     * longer READY, read from shared memory), or — unless it is in this process — its process
+     * died (pid and start time).
+     */
+    boolean peerGone(boolean sameProcess) {
+        return region.state() != RegionDescriptor.STATE_READY || (!sameProcess && !region.isOwnerAlive());
     }
 
     /** Own: closes the doorbell and removes the region file. Peer: disconnects and forgets the mapping. */

@@ -1526,8 +1526,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     private void checkLiveness() {
         for (Peer p : peers) {
-            if (p.failed == 0 && p.link != null && p.pid != pid && (hasPending(p) || p.rxOp != null || p.rxUnexpected != null)
-                    && !p.link.ownerAlive()) {
+            if (p.failed == 0 && p.link != null && (hasPending(p) || p.rxOp != null || p.rxUnexpected != null)
+                    && p.link.peerGone(p.pid == pid)) {
                 // files first: whoever reads the error completions finds them gone already
                 ShmJanitor.clean(dir);
                 failPeer(p, Errno.ECONNRESET);

@@ -209,4 +209,20 @@ class ShmEndpointTest {
             assertEquals(1, a.ep.getOpt(Fi.FI_OPT_ENDPOINT, Fi.FI_OPT_MIN_MULTI_RECV), "default FI_OPT_MIN_MULTI_RECV");
         }
     }
+
+    /** A peer endpoint that closes with an operation pending towards it: the operation fails with ECONNRESET. */
+    @Test
+    void closedPeerFailsPendingOperations() throws Exception {
+        try (ShmTestBed a = new ShmTestBed(dir, Progress.AUTO); ShmTestBed b = new ShmTestBed(dir, Progress.MANUAL)) {
+            long toB = a.insert(b.ep.getName());
+            io.jofi.Msg m = new io.jofi.Msg().buffer(ShmCrossProcessTest.pattern(16, 0), null).addr(toB).context("dc");
+            a.post(() -> a.ep.sendMsg(m, Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION), "sendMsg");
+            b.ep.close(); // never progressed: the message was not delivered
+            io.jofi.CqErrEntry e = a.error(a.txCq, "the send to a closed endpoint");
+            assertEquals("dc", e.context());
+            assertEquals(Errno.ECONNRESET, e.err());
+            assertEquals(-Errno.ECONNRESET, a.ep.send(ShmCrossProcessTest.pattern(8, 0), null, toB, "late"),
+                    "later posts to the gone peer");
+        }
+    }
 }
