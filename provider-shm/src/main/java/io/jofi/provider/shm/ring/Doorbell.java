@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -40,7 +41,8 @@ public final class Doorbell implements AutoCloseable {
     private final ByteBuffer drain = ByteBuffer.allocateDirect(256);
     private final Consumer<SelectionKey> onReady = this::onReady;
     private boolean rung;
-    private volatile boolean woken;
+    /** Set by wakeup(), consumed atomically by await(): a wakeup between two awaits is kept. */
+    private final AtomicBoolean woken = new AtomicBoolean();
     private volatile boolean closed;
 
     private Doorbell(Path path, ServerSocketChannel server, Selector selector) {
@@ -100,13 +102,12 @@ public final class Doorbell implements AutoCloseable {
                 do {
                     selector.select(onReady, Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.min(left, MAX_WAIT) + 999_999)));
                     left = deadline - System.nanoTime();
-                } while (!rung && !woken && !closed && left > 0);
+                } while (!rung && !woken.get() && !closed && left > 0);
             }
         } catch (ClosedSelectorException e) {
             return false;
         }
-        final boolean wokenUp = woken;
-        woken = false;
+        final boolean wokenUp = woken.getAndSet(false);
         return !closed && (rung || wokenUp);
     }
 
@@ -146,7 +147,7 @@ public final class Doorbell implements AutoCloseable {
 
     /** Wakes a blocked (or the next) {@link #await} from this process; any thread. */
     public void wakeup() {
-        woken = true;
+        woken.set(true);
         selector.wakeup();
     }
 

@@ -56,6 +56,15 @@ class DoorbellTest {
     }
 
     @Test
+    void wakeupBeforeAwaitIsNotLost() throws Exception {
+        try (Doorbell doorbell = Doorbell.bind(dir.resolve("jofi-w.bell"))) {
+            doorbell.wakeup();
+            assertTrue(doorbell.await(LONG_WAIT), "the earlier wakeup ends this await");
+            assertFalse(doorbell.await(TimeUnit.MILLISECONDS.toNanos(20)), "and only this one");
+        }
+    }
+
+    @Test
     void closeEndsAwaitAndRingerLearnsTheConsumerIsGone() throws Exception {
         Path path = dir.resolve("jofi-z.bell");
         Doorbell doorbell = Doorbell.bind(path);

@@ -144,4 +144,48 @@ class MultiProcessRingTest {
             assertTrue(Files.exists(mine.path()), "the janitor leaves live regions alone");
         }
     }
+
+    @Test
+    void producerKilledBetweenClaimAndPublishIsSkippedOnceItIsDead() throws Exception {
+        try (ShmRegion region = ShmRegion.create(dir, "stall", ShmRegionTest.SMALL);
+             ShmRegion peer = ShmRegion.map(dir, "stall");
+             ChildJvm child = ChildJvm.start("claim", dir.toString(), "stall")) {
+            MpscRing ring = region.ring();
+            long childPid = child.process.pid();
+            long childStart = ProcessLiveness.startTime(childPid);
+            List<Integer> asked = new ArrayList<>();
+            ring.stallTimeoutNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            ring.senderLiveness(sender -> {
+                asked.add(sender);
+                return sender != childPid || ProcessLiveness.isAlive(childPid, childStart);
+            });
+            assertEquals("CLAIMED 0", child.await("CLAIMED"));
+            int index = peer.ring().claim(RingChild.TYPE, 1, 0, 8);
+            peer.ring().buffer().putLong(index + RingDescriptor.HEADER_LENGTH, 99L);
+            peer.ring().publish(index);
+            long[] got = {0};
+            RecordHandler handler = (type, sender, aux, buffer, offset, length) -> {
+                got[0] = buffer.getLong(offset);
+                return RecordHandler.CONTINUE;
+            };
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ChildJvm.TIMEOUT_SECONDS);
+            while (asked.isEmpty()) {
+                assertEquals(0, ring.read(handler, 10), "the live producer's claim blocks the record behind it");
+                assertTrue(System.nanoTime() < deadline, "the stalled claim was never put to the liveness");
+                Thread.sleep(2);
+            }
+            assertEquals((int) childPid, asked.get(0), "the claim names its producer");
+            assertEquals(0, ring.read(handler, 10), "still alive: still waiting");
+            child.kill();
+            int n;
+            while ((n = ring.read(handler, 10)) == 0) {
+                assertTrue(System.nanoTime() < deadline, "the dead producer's claim was never skipped");
+                Thread.sleep(2);
+            }
+            assertEquals(1, n);
+            assertEquals(99L, got[0]);
+            assertEquals(1, ring.abandonedClaims());
+            assertEquals(ring.tail(), ring.head());
+        }
+    }
 }

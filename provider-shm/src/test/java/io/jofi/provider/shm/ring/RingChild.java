@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
  * <li>{@code scribble <dir> <name> <seed> <writes>}: a hostile writer: maps the region file
  *     raw and writes random longs at random offsets (half in the header's first KiB, half in the
  *     ring), then poisons the tail; prints {@code DONE}.</li>
+ * <li>{@code claim <dir> <name>}: maps the region, claims a record (sender = its pid), prints
+ *     {@code CLAIMED <offset>} and waits to be killed without publishing.</li>
  * <li>{@code sleep <dir> <name>}: creates a region and its doorbell, prints {@code READY},
  *     sleeps on the doorbell until a record arrives, prints {@code GOT <value>} and exits.</li>
  * </ul>
@@ -39,6 +41,13 @@ public final class RingChild {
                 }
             }
             case "sleep" -> sleep(dir, name);
+            case "claim" -> {
+                try (ShmRegion region = ShmRegion.map(dir, name)) {
+                    int index = region.ring().claim(TYPE, (int) ProcessLiveness.selfPid(), 0, 64);
+                    System.out.println("CLAIMED " + index);
+                    Thread.sleep(TimeUnit.SECONDS.toMillis(ChildJvm.TIMEOUT_SECONDS)); // never publishes
+                }
+            }
             case "scribble" -> scribble(dir, name, Long.parseLong(args[3]), Integer.parseInt(args[4]));
             default -> throw new IllegalArgumentException(args[0]);
         }
