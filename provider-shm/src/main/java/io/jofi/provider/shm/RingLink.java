@@ -1,5 +1,6 @@
 package io.jofi.provider.shm;
 
+import io.jofi.provider.shm.ring.BounceSlots;
 import io.jofi.provider.shm.ring.Doorbell;
 import io.jofi.provider.shm.ring.DoorbellRinger;
 import io.jofi.provider.shm.ring.MpscRing;
@@ -24,9 +25,12 @@ import java.nio.file.Path;
  * the consumer's {@link SenderLiveness} checks when a claim stalls.
  */
 final class RingLink implements AutoCloseable {
-    /** What {@link #drain} calls for each record: the payload is {@code buf[at, at + length)}. */
+    /**
+     * What {@link #drain} calls for each record: the payload is {@code buf[at, at + length)};
+     * {@code aux} is the producer's free word (0, or a bounce slot index + 1).
+     */
     interface Handler {
-        void onRecord(ByteBuffer buf, int at, int length);
+        void onRecord(ByteBuffer buf, int at, int length, int aux);
     }
 
     /** {@link #claim}: the ring is full (retry later). */
@@ -40,6 +44,7 @@ final class RingLink implements AutoCloseable {
     private final ShmRegion region;
     private final MpscRing ring;
     private final Doorbell doorbell;
+    private final BounceSlots slots;
     private final DoorbellRinger ringer;
     private Handler handler;
     private final RecordHandler adapter = this::onRecord;
@@ -47,6 +52,7 @@ final class RingLink implements AutoCloseable {
     private RingLink(ShmRegion region, Doorbell doorbell, DoorbellRinger ringer) {
         this.region = region;
         this.ring = region.ring();
+        this.slots = region.bounceSlots();
         this.doorbell = doorbell;
         this.ringer = ringer;
     }
@@ -115,7 +121,12 @@ final class RingLink implements AutoCloseable {
      * @return where the payload goes in {@link #buffer()}, {@link #FULL} or {@link #BROKEN}
      */
     int claim(int length) {
-        int index = ring.claim(TYPE, SENDER, 0, length);
+        return claim(length, 0);
+    }
+
+    /** {@link #claim(int)} with the record's aux word (a bounce slot index + 1). */
+    int claim(int length, int aux) {
+        int index = ring.claim(TYPE, SENDER, aux, length);
         if (index >= 0) {
             return index + RingDescriptor.HEADER_LENGTH;
         }
@@ -144,8 +155,53 @@ final class RingLink implements AutoCloseable {
         if (type != TYPE) {
             return RecordHandler.CONTINUE; // not ours: skipped
         }
-        handler.onRecord(buffer, payloadOffset, payloadLength);
+        handler.onRecord(buffer, payloadOffset, payloadLength, aux);
         return RecordHandler.CONTINUE;
+    }
+
+    // ------------------------------------------------------------------ bounce buffers
+
+    /** The holder tag of this process in peers' bounce slots: its pid (positive). */
+    static final int HOLDER = SENDER;
+
+    /** Slots of the region (0 when it has none). */
+    int slotCount() {
+        return slots.slotCount();
+    }
+
+    int slotSize() {
+        return slots.slotSize();
+    }
+
+    /** Producer: takes a free slot of the peer's region, or a negative value when none is free. */
+    int acquireSlot() {
+        return slots.slotCount() == 0 ? -1 : slots.acquire(HOLDER);
+    }
+
+    /** The slot area (little-endian) and a slot's offset in it. */
+    ByteBuffer slotBuffer() {
+        return slots.buffer();
+    }
+
+    int slotOffset(int slot) {
+        return slots.offset(slot);
+    }
+
+    /** Consumer: whether {@code slot} is a valid slot held by {@code holder} (both from shared memory). */
+    boolean slotHeldBy(int slot, int holder) {
+        return slots.isValid(slot) && slots.holder(slot) == holder;
+    }
+
+    /** Consumer: gives a slot back after copying out of it. */
+    void releaseSlot(int slot) {
+        slots.release(slot);
+    }
+
+    /** Consumer: frees every slot a dead producer held. */
+    void releaseSlotsOf(int holder) {
+        if (holder > 0) {
+            slots.releaseAllHeldBy(holder);
+        }
     }
 
     /** Own region, idle: says it sleeps, re-checks the ring, and blocks on the doorbell (bounded). */

@@ -1330,13 +1330,28 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         return work;
     }
 
-    /** Writes the op's remaining fragments into the peer's ring; true when all are in. */
+    /**
+     * Writes the op's remaining fragments into the peer's ring; true when all are in. A
+     * fragment longer than the inline threshold goes into a bounce slot of the peer's region
+     * while one is free (the record then carries only the header), inline otherwise.
+     */
     private boolean push(Peer peer, TxOp op) {
         RingLink link = peer.link;
         do {
             long remaining = op.length - op.sent;
-            int n = (int) Math.min(fragment, remaining);
-            int at = link.claim(Wire.HEADER + n);
+            int slot = remaining > fragment ? link.acquireSlot() : -1;
+            int n;
+            int at;
+            if (slot >= 0) {
+                n = (int) Math.min(link.slotSize(), remaining);
+                at = link.claim(Wire.HEADER, slot + 1);
+                if (at < 0) {
+                    link.releaseSlot(slot); // ours: nobody else may have it meanwhile
+                }
+            } else {
+                n = (int) Math.min(fragment, remaining);
+                at = link.claim(Wire.HEADER + n);
+            }
             if (at == RingLink.FULL) {
                 return false;
             }
@@ -1347,8 +1362,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             ByteBuffer b = link.buffer();
             boolean first = op.sent == 0;
             boolean last = op.sent + n == op.length;
-            b.putInt(at + Wire.KIND_FLAGS, op.kind | op.wireFlags | (first ? Wire.FIRST : 0) | (last ? Wire.LAST : 0));
-            b.putInt(at + Wire.STATUS, op.status);
+            b.putInt(at + Wire.KIND_FLAGS, op.kind | op.wireFlags | (first ? Wire.FIRST : 0) | (last ? Wire.LAST : 0)
+                    | (slot >= 0 ? Wire.BOUNCE : 0));
+            b.putInt(at + Wire.STATUS, slot >= 0 ? n : op.status);
             b.putLong(at + Wire.SENDER_PID, pid);
             b.putLong(at + Wire.SENDER_SEQ, seq);
             b.putLong(at + Wire.TOKEN, op.token);
@@ -1357,10 +1373,12 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             b.putLong(at + Wire.C, op.c);
             b.putLong(at + Wire.D, op.kind == Wire.ATOMIC_REQ ? op.d : op.sent);
             b.putLong(at + Wire.E, op.e);
-            if (n > 0) {
+            if (slot >= 0) {
+                op.copyPayload(op.sent, link.slotBuffer(), link.slotOffset(slot), n);
+            } else if (n > 0) {
                 op.copyPayload(op.sent, b, at + Wire.HEADER, n);
             }
-            link.publish(at);
+            link.publish(at); // release: the slot's bytes are visible with the record
             op.sent += n;
         } while (op.sent < op.length);
         return true;
@@ -1528,6 +1546,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         for (Peer p : peers) {
             if (p.failed == 0 && p.link != null && (hasPending(p) || p.rxOp != null || p.rxUnexpected != null)
                     && p.link.peerGone(p.pid == pid)) {
+                if (p.pid != pid && !p.link.ownerAlive()) {
+                    own.releaseSlotsOf((int) p.pid); // bounce slots the dead process held in our region
+                }
                 // files first: whoever reads the error completions finds them gone already
                 ShmJanitor.clean(dir);
                 failPeer(p, Errno.ECONNRESET);
@@ -1605,18 +1626,41 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
      * One record from our ring (RingLink.Handler): every field is validated before use; a
      * record that does not make sense fails its sender, never this endpoint.
      */
+    /** Where the payload of the record being handled is: inline in the ring or in a bounce slot. */
+    private ByteBuffer payloadBuf;
+    private int payloadAt;
+
     @Override
-    public void onRecord(ByteBuffer b, int at, int length) {
+    public void onRecord(ByteBuffer b, int at, int length, int aux) {
         if (length < Wire.HEADER) {
             return;
         }
         int kf = b.getInt(at + Wire.KIND_FLAGS);
-        Peer p = peerOf(b.getLong(at + Wire.SENDER_PID), b.getLong(at + Wire.SENDER_SEQ));
-        if (p == null || p.failed != 0) {
-            return;
-        }
+        long senderPid = b.getLong(at + Wire.SENDER_PID);
+        Peer p = peerOf(senderPid, b.getLong(at + Wire.SENDER_SEQ));
+        int slot = -1;
         int n = length - Wire.HEADER;
+        payloadBuf = b;
+        payloadAt = at + Wire.HEADER;
+        if ((kf & Wire.BOUNCE) != 0) {
+            // every word from shared memory checked: the slot, its holder, the length
+            int s = aux - 1;
+            int len = b.getInt(at + Wire.STATUS);
+            if (!own.slotHeldBy(s, (int) senderPid) || n != 0 || len < 0 || len > own.slotSize()) {
+                if (p != null) {
+                    failPeer(p, Errno.EPROTO);
+                }
+                return;
+            }
+            slot = s;
+            n = len;
+            payloadBuf = own.slotBuffer();
+            payloadAt = own.slotOffset(s);
+        }
         try {
+            if (p == null || p.failed != 0) {
+                return;
+            }
             switch (Wire.kind(kf)) {
                 case Wire.MSG -> onMessage(p, kf, b, at, n);
                 case Wire.ACK -> onAck(p, b.getLong(at + Wire.TOKEN), b.getInt(at + Wire.STATUS));
@@ -1632,6 +1676,10 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             // Whatever a peer's record makes go wrong is that peer's failure, never this
             // endpoint's or the progress thread's (bad input from shared memory, issue 4).
             failPeer(p, Errno.EPROTO);
+        } finally {
+            if (slot >= 0) {
+                own.releaseSlot(slot);
+            }
         }
     }
 
@@ -1677,11 +1725,11 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             return;
         }
         if (p.rxOp != null) {
-            int placed = p.rxOp.place(offset, b, at + Wire.HEADER, n);
+            int placed = p.rxOp.place(offset, payloadBuf, payloadAt, n);
             p.rxOp.placed += placed;
             p.rxDropped += n - placed;
         } else {
-            p.rxUnexpected.bytes.put((int) offset, b, at + Wire.HEADER, n);
+            p.rxUnexpected.bytes.put((int) offset, payloadBuf, payloadAt, n);
             p.rxUnexpected.arrived += n;
         }
         if ((kf & Wire.LAST) == 0) {
@@ -1881,7 +1929,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             return;
         }
         if (p.wStatus == 0 && p.wRegion != null && n > 0) {
-            p.wRegion.buffer().put(p.wIndex + (int) offset, b, at + Wire.HEADER, n);
+            p.wRegion.buffer().put(p.wIndex + (int) offset, payloadBuf, payloadAt, n);
         }
         if ((kf & Wire.LAST) == 0) {
             return;
@@ -1936,7 +1984,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (op.token != token || !op.awaitsAnswer || op.peer != p || op.kind != Wire.READ_REQ) {
             return;
         }
-        int status = b.getInt(at + Wire.STATUS);
+        int status = (kf & Wire.BOUNCE) != 0 ? 0 : b.getInt(at + Wire.STATUS);
         if (status != 0) {
             op.awaitsAnswer = false;
             failTx(op, status > 0 ? status : Errno.EIO);
@@ -1947,7 +1995,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             failPeer(p, Errno.EPROTO);
             return;
         }
-        op.placeAnswer(offset, b, at + Wire.HEADER, n);
+        op.placeAnswer(offset, payloadBuf, payloadAt, n);
         op.received += n;
         if ((kf & Wire.LAST) != 0) {
             op.awaitsAnswer = false;

@@ -16,8 +16,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     int DEFAULT_RING_SIZE = 1 << 20;
     /** Default of {@link #bounceSlotSize()}. */
     int DEFAULT_BOUNCE_SLOT_SIZE = 64 << 10;
-    /** Default of {@link #bounceSlotCount()}: none (the data path fragments through the ring). */
-    int DEFAULT_BOUNCE_SLOT_COUNT = 0;
+    /** Default of {@link #bounceSlotCount()}. */
+    int DEFAULT_BOUNCE_SLOT_COUNT = 16;
     /** Default of {@link #inlineThreshold()}. */
     int DEFAULT_INLINE_THRESHOLD = 16 << 10;
     /** Default of {@link #unexpectedBytes()}. */
@@ -36,15 +36,16 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     int bounceSlotSize() default DEFAULT_BOUNCE_SLOT_SIZE;
 
     /**
-     * Bounce-buffer slots in each endpoint's region (the region layout has them; the current
-     * data path sends large messages as ring fragments and leaves them unused).
+     * Bounce-buffer slots in each endpoint's region: fragments longer than the inline
+     * threshold travel in a slot (taken by the sender, freed by the receiver) while one is
+     * free, inline in the ring otherwise; 0 sends everything inline.
      */
     @AttributeDefinition(description = "bounce-buffer slots per endpoint")
     int bounceSlotCount() default DEFAULT_BOUNCE_SLOT_COUNT;
 
     /**
      * Largest payload carried inside one ring record; longer messages travel in fragments of
-     * this size (at most a quarter of the ring).
+     * a bounce slot's size (while slots are free) or of this size inline.
      */
     @AttributeDefinition(description = "largest payload of one ring record (fragment size)")
     int inlineThreshold() default DEFAULT_INLINE_THRESHOLD;

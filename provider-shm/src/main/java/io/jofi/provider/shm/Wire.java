@@ -8,7 +8,7 @@ package io.jofi.provider.shm;
  * <pre>
  * offset size field
  *      0    4  kind (bits 0..7) | flags (bits 8..31)
- *      4    4  status: 0 or a positive errno (ACK, READ_RESP, ATOMIC_RESP)
+ *      4    4  status: 0 or a positive errno (ACK, READ_RESP, ATOMIC_RESP) | payload length (BOUNCE)
  *      8    8  sender pid         } the sender endpoint: its name is
  *     16    8  sender seq         } &lt;pid&gt;-&lt;seq &gt;&gt;&gt; 32&gt;-&lt;seq &amp; 0xffffffff&gt;
  *     24    8  token: the initiator's operation, echoed by ACK / READ_RESP / ATOMIC_RESP
@@ -74,6 +74,12 @@ final class Wire {
     static final int REMOTE_READ = 1 << 16;
     /** ATOMIC_REQ: the result is fetched (a read of the target, too). */
     static final int FETCH = 1 << 17;
+    /**
+     * The fragment's payload is in a bounce slot of the receiver's region (the ring record's
+     * aux word = slot + 1, STATUS = the payload length), not inline; the receiver copies it out
+     * and frees the slot.
+     */
+    static final int BOUNCE = 1 << 18;
 
     private Wire() {
     }
