@@ -14,11 +14,13 @@ import io.jofi.provider.shm.ring.ShmRegion;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
  * An endpoint's view of one region (package {@code io.jofi.provider.shm.ring}): its own
- * (consumer: {@link #drain}, {@link #idleWait} on its {@link Doorbell}) or a peer's
+ * (consumer: {@link #drain}, {@link #prepareToSleep}/{@link #awake} around a wait on the
+ * domain's {@link Doorbell}) or a peer's
  * (producer: {@link #claim}, {@link #publish}, ringing the peer's doorbell only when
  * {@link MpscRing#publish} says the peer sleeps). Records carry the endpoint protocol
  * ({@link Wire}) as their payload; the ring record's sender word is the producer's pid, which
@@ -58,11 +60,14 @@ final class RingLink implements AutoCloseable {
     }
 
     /**
-     * Creates the endpoint's own region and binds its doorbell. A file of the same name can only
-     * be a dead process's (the name holds the pid): the janitor removes it and creation is tried once more.
+     * Creates the endpoint's own region. Its doorbell path is a symbolic link to the domain's
+     * doorbell socket {@code sharedBell} (one socket per domain, so that one progress thread
+     * sleeps on all of its endpoints; producers connect through the link). A file of the same
+     * name can only be a dead process's (the name holds the pid): the janitor removes it and
+     * creation is tried once more.
      */
-    static RingLink create(Path dir, String name, int ringSize, int slotSize, int slotCount, SenderLiveness liveness)
-            throws IOException {
+    static RingLink create(Path dir, String name, int ringSize, int slotSize, int slotCount, SenderLiveness liveness,
+                           Path sharedBell) throws IOException {
         RegionSizes sizes;
         try {
             sizes = new RegionSizes(ringSize, slotSize, slotCount);
@@ -77,9 +82,10 @@ final class RingLink implements AutoCloseable {
             r = ShmRegion.create(dir, name, sizes);
         }
         try {
-            Doorbell bell = Doorbell.bind(r.doorbellPath());
+            Files.deleteIfExists(r.doorbellPath());
+            Files.createSymbolicLink(r.doorbellPath(), sharedBell);
             r.ring().senderLiveness(liveness);
-            return new RingLink(r, bell, null);
+            return new RingLink(r, null, null);
         } catch (IOException | RuntimeException e) {
             r.close();
             throw e;
@@ -204,24 +210,18 @@ final class RingLink implements AutoCloseable {
         }
     }
 
-    /** Own region, idle: says it sleeps, re-checks the ring, and blocks on the doorbell (bounded). */
-    void idleWait(long nanos) {
-        if (ring.prepareToSleep()) {
-            try {
-                doorbell.await(nanos);
-            } catch (IOException e) {
-                // a broken selector: the next step polls again
-            } finally {
-                ring.awake();
-            }
-        }
+    /**
+     * Own region, about to sleep: sets the ring's sleeping flag and re-checks the ring.
+     *
+     * @return false when a record is there already (do not sleep; the flag is cleared)
+     */
+    boolean prepareToSleep() {
+        return ring.prepareToSleep();
     }
 
-    /** Wakes a thread blocked in {@link #idleWait} (any thread). */
-    void wakeup() {
-        if (doorbell != null) {
-            doorbell.wakeup();
-        }
+    /** Own region: clears the sleeping flag (producers stop ringing). */
+    void awake() {
+        ring.awake();
     }
 
     /** Whether the region's owner still runs (pid and start time). */

@@ -9,6 +9,7 @@ import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.MemoryRegion;
 import io.jofi.Progress;
+import io.jofi.provider.shm.ring.Doorbell;
 import io.jofi.spi.util.AddressResolver;
 import io.jofi.spi.util.ProgressEngine;
 import io.jofi.spi.util.UtilDomain;
@@ -36,8 +37,9 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <ul>
  * <li>one {@link ProgressEngine} whose step drains the rings of the domain's endpoints
- *     (AUTO: thread {@code jofi-shm-progress-N}, sleeping on the endpoint's doorbell when
- *     idle; MANUAL: inside the application's calls);</li>
+ *     (AUTO: thread {@code jofi-shm-progress-N}; MANUAL: inside the application's calls) and,
+ *     idle, sleeps on the domain's doorbell socket {@code jofi-<pid>-<domain>.dbell}, to which
+ *     every endpoint's doorbell path is a symbolic link;</li>
  * <li>at open, the removal of files dead processes left in the region directory
  *     ({@code RegionJanitor} for region files, {@link ShmJanitor} for the rest, once per JVM);</li>
  * <li>shareable memory ({@link #allocateBuffer}, {@link #mapFile}) and the domain's
@@ -49,12 +51,14 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class ShmDomain extends UtilDomain {
     private static final AtomicInteger THREADS = new AtomicInteger();
-    /** How long the AUTO thread parks when several endpoints share it and all are idle. */
-    private static final long MULTI_IDLE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+    /** How long the step parks when it has no endpoint to sleep on (or the doorbell broke). */
+    private static final long IDLE_NO_ENDPOINT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final ShmFabric fabric;
     private final String prefix;
     private final RegistrationTable table;
+    /** The domain's doorbell socket; every endpoint's doorbell path is a symbolic link to it. */
+    private final Doorbell doorbell;
     private final ProgressEngine engine;
     private volatile ShmEndpoint[] endpoints = new ShmEndpoint[0];
     /** Shareable buffers handed out, by identity: what backs them; guarded by this. */
@@ -82,11 +86,22 @@ final class ShmDomain extends UtilDomain {
                     + ": " + e.getMessage(), e);
         }
         this.table = t;
+        Doorbell bell;
+        try {
+            bell = Doorbell.bind(p.directory().resolve(ShmNames.domainFile(prefix, ".dbell")));
+        } catch (IOException ex) {
+            table.close();
+            close();
+            throw new FabricException(Errno.EIO, "domain: cannot bind the doorbell socket in " + p.directory() + ": "
+                    + ex.getMessage(), ex);
+        }
+        this.doorbell = bell;
         ProgressEngine e;
         try {
             Progress mode = info.domainAttr().dataProgress();
             e = p.startEngine(mode, "jofi-shm-progress-" + THREADS.incrementAndGet(), new Step());
         } catch (FabricException ex) {
+            closeDoorbell();
             table.close();
             close();
             throw ex;
@@ -94,7 +109,12 @@ final class ShmDomain extends UtilDomain {
         this.engine = e;
     }
 
-    /** The step of the domain's engine: drain every endpoint; when idle, sleep on the doorbell. */
+    /**
+     * The step of the domain's engine: drain every endpoint; when idle, announce sleep in every
+     * endpoint's ring (each re-checks its ring) and block on the domain's doorbell, which every
+     * endpoint's doorbell path links to — a producer that publishes into any of them and sees
+     * the flag rings it.
+     */
     private final class Step implements ProgressEngine.Step {
         @Override
         public int progress(long timeoutNanos) {
@@ -104,20 +124,37 @@ final class ShmDomain extends UtilDomain {
                 work += ep.progress();
             }
             if (work == 0 && timeoutNanos > 0) {
-                if (eps.length == 1) {
-                    eps[0].idleWait(timeoutNanos);
-                } else {
-                    LockSupport.parkNanos(Math.min(timeoutNanos, MULTI_IDLE_NANOS));
-                }
+                sleep(eps, timeoutNanos);
             }
             return work;
         }
 
+        private void sleep(ShmEndpoint[] eps, long timeoutNanos) {
+            if (eps.length == 0) {
+                LockSupport.parkNanos(Math.min(timeoutNanos, IDLE_NO_ENDPOINT_NANOS));
+                return;
+            }
+            int prepared = 0;
+            try {
+                for (ShmEndpoint ep : eps) {
+                    if (!ep.prepareToSleep()) {
+                        return; // a record is there: progress again instead
+                    }
+                    prepared++;
+                }
+                doorbell.await(timeoutNanos);
+            } catch (IOException e) {
+                LockSupport.parkNanos(Math.min(timeoutNanos, IDLE_NO_ENDPOINT_NANOS));
+            } finally {
+                for (int i = 0; i < prepared; i++) {
+                    eps[i].awake();
+                }
+            }
+        }
+
         @Override
         public void wakeup() {
-            for (ShmEndpoint ep : endpoints) {
-                ep.wakeup();
-            }
+            doorbell.wakeup();
         }
     }
 
@@ -280,6 +317,19 @@ final class ShmDomain extends UtilDomain {
                 ? new ShmAddressResolver() : super.addressResolver();
     }
 
+    /** The domain's doorbell socket (endpoints link their doorbell paths to it). */
+    Path doorbellPath() {
+        return doorbell.path();
+    }
+
+    private void closeDoorbell() {
+        try {
+            doorbell.close();
+        } catch (IOException e) {
+            // the janitor of a later run removes the socket file
+        }
+    }
+
     String prefix() {
         return prefix;
     }
@@ -295,6 +345,9 @@ final class ShmDomain extends UtilDomain {
     private void stop() {
         if (engine != null) {
             fabric.provider().stopEngine(engine);
+        }
+        if (doorbell != null) {
+            closeDoorbell();
         }
         if (table != null) {
             table.close();

@@ -287,7 +287,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         String n = ShmNames.newEndpointName(domain.prefix());
         ShmProvider p = domain.provider();
         try {
-            own = RingLink.create(dir, n, p.ringSize(), p.bounceSlotSize(), p.bounceSlotCount(), this);
+            own = RingLink.create(dir, n, p.ringSize(), p.bounceSlotSize(), p.bounceSlotCount(), this,
+                    domain.doorbellPath());
         } catch (IOException e) {
             throw new FabricException(Errno.EIO, "enable: cannot create the region " + n + " in " + dir + ": "
                     + e.getMessage(), e);
@@ -1524,21 +1525,17 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         return sender > 0 && ProcessHandle.of(sender).isPresent();
     }
 
-    /** Sleeps on the endpoint's doorbell (AUTO progress, idle); outside the lock. */
-    void idleWait(long nanos) {
+    /** The domain's progress is about to sleep: false when a record is waiting (then it must not). */
+    boolean prepareToSleep() {
         RingLink r = own;
-        if (r != null && enabled) {
-            r.idleWait(nanos);
-        } else {
-            java.util.concurrent.locks.LockSupport.parkNanos(Math.min(nanos, 1_000_000L));
-        }
+        return r == null || !enabled || r.prepareToSleep();
     }
 
-    /** Wakes a thread sleeping in {@link #idleWait}. */
-    void wakeup() {
+    /** The domain's progress runs again. */
+    void awake() {
         RingLink r = own;
         if (r != null) {
-            r.wakeup();
+            r.awake();
         }
     }
 
