@@ -31,6 +31,11 @@ final class Peer {
     /** Why mapping failed / the peer failed: 0 while fine, else the errno its operations fail with. */
     int failed;
     final ArrayDeque<TxOp> queue = new ArrayDeque<>();
+    /**
+     * Operations sent to it that wait for its answer. One-sided RMA is taken only while this
+     * and {@link #queue} are empty, so it never overtakes an earlier operation (FI_FENCE, order).
+     */
+    int outstanding;
 
     // ---- receive side: the message or write this peer is sending us
     RxOp rxOp;

@@ -389,7 +389,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (rc != 0) {
             return rc;
         }
-        if (cancelIn(msgRecvs, context) || cancelIn(tagRecvs, context)) {
+        if (cancelIn(msgRecvs, context) || cancelIn(tagRecvs, context)
+                || cancelWaiting(msgUnexpected, context) || cancelWaiting(tagUnexpected, context)) {
             return 0;
         }
         return -Errno.ENOENT;
@@ -401,6 +402,24 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             if (op.context == context && !isFilling(op)) {
                 list.remove(i);
                 failRecv(op, Errno.ECANCELED, op.tagged);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A receive that took an unexpected message whose last fragments are still to come: it is
+     * cancelled, and the message goes back to the unexpected list for a later receive.
+     */
+    private boolean cancelWaiting(ArrayList<Unexpected> list, Object context) {
+        for (Peer p : peers) {
+            Unexpected u = p.rxUnexpected;
+            if (u != null && u.waiting != null && u.waiting.context == context && (u.tagged == (list == tagUnexpected))) {
+                RxOp op = u.waiting;
+                u.waiting = null;
+                list.add(u);
+                failRecv(op, Errno.ECANCELED, u.tagged);
                 return true;
             }
         }
@@ -916,7 +935,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         boolean commit = (flags & Fi.FI_COMMIT_COMPLETE) != 0;
         // One-sided: the target publishes the region; only when nothing is queued towards the
         // peer ahead of it (so that FI_FENCE and the order of operations hold).
-        if (peer.queue.isEmpty()) {
+        if (peer.queue.isEmpty() && peer.outstanding == 0) {
             Peer.Direct d = peer.direct(dir, key, addr, length, write ? Fi.FI_REMOTE_WRITE : Fi.FI_REMOTE_READ);
             if (d != null) {
                 int at = (int) (addr - d.base);
@@ -1094,7 +1113,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
         long cqFlags = Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE);
         long need = accessFor(aop, fetch);
-        if (peer.queue.isEmpty()) {
+        if (peer.queue.isEmpty() && peer.outstanding == 0) {
             Peer.Direct d = peer.direct(dir, key, addr, 8, need);
             if (d != null) {
                 int at = (int) (addr - d.base);
@@ -1312,7 +1331,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     /** Publishes what fits of the peer's queue into its ring, in order. */
     private int flush(Peer peer) {
         int work = 0;
-        if (peer.queue.isEmpty()) {
+        if (peer.queue.isEmpty() && peer.outstanding == 0) {
             return 0;
         }
         if (!linked(peer)) {
@@ -1388,6 +1407,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     /** The op's last fragment is in the peer's ring. */
     private void afterSent(TxOp op) {
         if (op.awaitsAnswer) {
+            op.counted = true;
+            op.peer.outstanding++;
             return; // stays in the table until its answer
         }
         if (op.context != null || op.reports || op.counter != 0) {
@@ -1478,6 +1499,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                 int n = own.drain(this, 32);
                 if (n < 0) {
                     ringFailed = true;
+                    failAnswersLost();
                     break;
                 }
                 if (n == 0) {
@@ -1553,16 +1575,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
     }
 
-    private boolean hasPending(Peer p) {
-        if (!p.queue.isEmpty()) {
-            return true;
-        }
-        for (TxOp op : ops) {
-            if (op.peer == p && op.awaitsAnswer) {
-                return true;
-            }
-        }
-        return false;
+    private static boolean hasPending(Peer p) {
+        return !p.queue.isEmpty() || p.outstanding > 0;
     }
 
     /**
@@ -1602,6 +1616,19 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             }
         }
         p.release();
+    }
+
+    /**
+     * Our own ring is corrupt (someone scribbled over our region): no answer can reach us any
+     * more, so every operation waiting for one fails with {@code EIO}; receives stay posted
+     * (cancel takes them back).
+     */
+    private void failAnswersLost() {
+        for (TxOp t : ops) {
+            if (t.kind != 0 && t.awaitsAnswer) {
+                finishFailed(t, Errno.EIO);
+            }
+        }
     }
 
     /** A multi-receive that lost its filling peer stays posted for others. */
@@ -2084,6 +2111,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     }
 
     private void giveOp(TxOp op) {
+        if (op.counted) {
+            op.peer.outstanding--;
+        }
         op.reset();
         freeOps[freeOpCount++] = op.index;
     }

@@ -30,6 +30,8 @@ final class TxOp {
     boolean complete;
     /** Whether it waits for an answer after its last fragment. */
     boolean awaitsAnswer;
+    /** Whether it is counted in its peer's {@link Peer#outstanding}. */
+    boolean counted;
     /** Which counter a completion counts: 0 none, else Fi.FI_SEND / FI_READ / FI_WRITE. */
     long counter;
     long token;
@@ -129,6 +131,7 @@ final class TxOp {
         reports = false;
         complete = false;
         awaitsAnswer = false;
+        counted = false;
         counter = 0;
         token = 0;
         a = b = c = d = e = 0;

@@ -225,4 +225,37 @@ class ShmEndpointTest {
                     "later posts to the gone peer");
         }
     }
+
+    /**
+     * R13 for a receive that took a message still arriving in fragments: it is cancelled, and
+     * the message, once whole, goes to the next receive intact.
+     */
+    @Test
+    void cancelOfAReceiveWaitingForFragments() throws Exception {
+        try (ShmTestBed a = new ShmTestBed(dir, Progress.MANUAL); ShmTestBed b = new ShmTestBed(dir, Progress.MANUAL)) {
+            long toB = a.insert(b.ep.getName());
+            int n = 8 << 20; // far more than b's ring and bounce slots hold: it arrives in parts
+            ByteBuffer src = ShmCrossProcessTest.pattern(n, 9);
+            a.post(() -> a.ep.send(src, null, toB, "big"), "send of 8 MiB");
+            b.rxCq.read(new CqEntry[0], 0); // b drains what is there: the message is unexpected, partial
+            ByteBuffer first = ByteBuffer.allocateDirect(n);
+            b.post(() -> b.ep.recv(first, null, io.jofi.Fi.FI_ADDR_UNSPEC, "first"), "recv");
+            assertEquals(0, b.ep.cancel("first"), "cancel of the receive waiting for the rest");
+            io.jofi.CqErrEntry e = b.error(b.rxCq, "the cancelled receive");
+            assertEquals("first", e.context());
+            assertEquals(Errno.ECANCELED, e.err());
+            ByteBuffer second = ByteBuffer.allocateDirect(n);
+            b.post(() -> b.ep.recv(second, null, io.jofi.Fi.FI_ADDR_UNSPEC, "second"), "recv again");
+            CqEntry[] one = {new CqEntry()};
+            long deadline = System.nanoTime() + ShmTestBed.WAIT_NANOS;
+            while (b.rxCq.read(one, 1) != 1) {
+                a.txCq.read(new CqEntry[0], 0);
+                assertTrue(System.nanoTime() < deadline, "the message within 20 s");
+            }
+            assertEquals("second", one[0].context());
+            assertEquals(n, one[0].len());
+            ShmCrossProcessTest.assertPattern(second, n, 9, "the message, whole");
+            a.completion(a.txCq, "the send");
+        }
+    }
 }
