@@ -181,6 +181,8 @@ final class ShmDomain extends UtilDomain {
         ShmEndpoint[] n = java.util.Arrays.copyOf(old, old.length + 1);
         n[old.length] = ep;
         endpoints = n;
+        // a step asleep has not set the new ring's sleeping flag: producers would not ring
+        doorbell.wakeup();
     }
 
     synchronized void removeEndpoint(ShmEndpoint ep) {
