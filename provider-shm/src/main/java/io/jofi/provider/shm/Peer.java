@@ -159,6 +159,11 @@ final class Peer {
         return d;
     }
 
+    /** Forgets a mapped region (its next use maps it again from the table). */
+    void forget(Direct d) {
+        drop(d);
+    }
+
     private void drop(Direct d) {
         int at = -1;
         for (int i = 0; i < direct.length; i++) {

@@ -939,18 +939,24 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             Peer.Direct d = peer.direct(dir, key, addr, length, write ? Fi.FI_REMOTE_WRITE : Fi.FI_REMOTE_READ);
             if (d != null) {
                 int at = (int) (addr - d.base);
-                for (int i = 0; i < iovs; i++) {
-                    ByteBuffer b = msg == null ? buf : msg.iov(i);
-                    int n = b.remaining();
-                    if (write) {
-                        d.map.put(at, b, b.position(), n);
-                    } else {
-                        b.put(b.position(), d.map, at, n);
+                try {
+                    for (int i = 0; i < iovs; i++) {
+                        ByteBuffer b = msg == null ? buf : msg.iov(i);
+                        int n = b.remaining();
+                        if (write) {
+                            d.map.put(at, b, b.position(), n);
+                        } else {
+                            b.put(b.position(), d.map, at, n);
+                        }
+                        at += n;
                     }
-                    at += n;
-                }
-                if (write && commit) {
-                    d.map.force((int) (addr - d.base), (int) length);
+                    if (write && commit) {
+                        d.map.force((int) (addr - d.base), (int) length);
+                    }
+                } catch (InternalError | java.io.UncheckedIOException e) {
+                    // the peer truncated the file under its mapping (SIGBUS) or the force failed
+                    peer.forget(d);
+                    return failLocally(reports, context, cqFlags, Errno.EIO, write ? writeCntr : readCntr);
                 }
                 VarHandle.fullFence();
                 if (withData || peer.wantsEvents(dir)) {
@@ -1118,10 +1124,17 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             if (d != null) {
                 int at = (int) (addr - d.base);
                 if (d.map.alignmentOffset(at, 8) == 0) {
-                    long old = apply(d.map, at, true, aop, operand, compare);
+                    long old;
+                    try {
+                        old = apply(d.map, at, true, aop, operand, compare);
+                    } catch (InternalError e) {
+                        peer.forget(d); // the peer truncated the file under its mapping (SIGBUS)
+                        return failLocally(true, context, cqFlags, Errno.EIO, fetch ? readCntr : writeCntr);
+                    }
                     if (fetch) {
-                        result.order(ByteOrder.nativeOrder());
-                        result.putLong(result.position(), old);
+                        // the result in host order (fi_atomic), without touching the caller's buffer order
+                        result.putLong(result.position(),
+                                result.order() == ByteOrder.nativeOrder() ? old : Long.reverseBytes(old));
                     }
                     if (peer.wantsEvents(dir)) {
                         notifyDirect(peer, aop != Fi.FI_ATOMIC_READ, false, 0);
@@ -1170,11 +1183,11 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
      */
     static long apply(ByteBuffer buf, int at, boolean aligned, int aop, long operand, long compare) {
         if (!aligned) {
-            ByteBuffer b = buf.duplicate().order(ByteOrder.nativeOrder());
-            long old = b.getLong(at);
+            // plain (misaligned-capable) VarHandle access: native order, no duplicate buffer
+            long old = (long) LONGS.get(buf, at);
             long now = combine(aop, old, operand, compare);
             if (now != old || aop == Fi.FI_ATOMIC_WRITE) {
-                b.putLong(at, now);
+                LONGS.set(buf, at, now);
             }
             return old;
         }

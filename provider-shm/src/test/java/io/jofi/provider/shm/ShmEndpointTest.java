@@ -258,4 +258,33 @@ class ShmEndpointTest {
             a.completion(a.txCq, "the send");
         }
     }
+
+    /**
+     * Atomics on a heap-buffer target (the target-side plain path) and on a misaligned address;
+     * the result comes back in host order without the caller's buffer order being changed.
+     */
+    @Test
+    void atomicsOnHeapAndMisalignedTargets() throws Exception {
+        try (ShmTestBed a = new ShmTestBed(dir, Progress.AUTO); ShmTestBed b = new ShmTestBed(dir, Progress.AUTO)) {
+            long toB = a.insert(b.ep.getName());
+            ByteBuffer heap = ByteBuffer.allocate(64);
+            MemoryRegion mr = b.domain.register(heap, Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE, 0, 51, 0, null);
+            ByteBuffer shared = b.domain.allocateBuffer(64);
+            MemoryRegion smr = b.domain.register(shared, Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE, 0, 52, 0, null);
+            ByteBuffer result = ByteBuffer.allocateDirect(8); // big-endian, on purpose
+            for (long key : new long[] {51, 52}) {
+                for (int addr : new int[] {8, 13}) {
+                    for (int i = 0; i < 3; i++) {
+                        a.post(() -> a.ep.fetchAtomic(5, result, null, toB, addr, key, Fi.FI_SUM, "sum"), "fetchAtomic");
+                        a.completion(a.txCq, "sum " + i);
+                        assertEquals(java.nio.ByteOrder.BIG_ENDIAN, result.order(), "the caller's buffer order is untouched");
+                        long v = result.duplicate().order(java.nio.ByteOrder.nativeOrder()).getLong(0);
+                        assertEquals(5L * i, v, "old value (host order) of sum " + i + ", key " + key + ", addr " + addr);
+                    }
+                }
+            }
+            mr.close();
+            smr.close();
+        }
+    }
 }
