@@ -10,6 +10,9 @@ VM_RECIPE=1
 VM_SUITE=bookworm
 VM_MIRROR="${JOFI_VM_MIRROR:-http://deb.debian.org/debian}"
 VM_CACHE="${JOFI_VM_CACHE:-${HOME:-/root}/.cache/jofi-vm}"
+# JOFI_VM_SIW=1: the image variant with soft-iWARP (siw.ko built out of tree, ~6 min more to
+# build); a separate cache entry.
+VM_SIW="${JOFI_VM_SIW:-0}"
 
 vm_log() { echo "jofi-vm: $*" >&2; }
 vm_die() { echo "jofi-vm: error: $*" >&2; exit 2; }
@@ -24,6 +27,7 @@ vm_packages() {
 vm_key() {
     {
         echo "recipe=$VM_RECIPE suite=$VM_SUITE"
+        [[ "$VM_SIW" == 1 ]] && echo "siw out of tree from linux-source-6.1"
         vm_packages
         cat "$VM_DIR/guest/boot"
     } | sha256sum | cut -c1-16
