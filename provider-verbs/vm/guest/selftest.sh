@@ -82,5 +82,24 @@ step "rdma_server/rdma_client over rdma_cm on 10.0.2.15" \
     server_client sleep:2 rdma_server -- rdma_client -s 10.0.2.15
 step "java -version" java -version
 
+# libfabric 1.17 in the guest (the C side of the interop tests): its own verbs provider on
+# the device, and a program compiled on the host (../selftest builds provider-tcp's C peer
+# when gcc and libfabric-dev are there) running here.
+verbs_info() {
+    fi_info -p verbs -t FI_EP_MSG | tee /tmp/fi_info.out | head -n 12
+    grep -q "domain: $dev\$" /tmp/fi_info.out
+}
+export -f verbs_info
+step "fi_info -p verbs -t FI_EP_MSG lists $dev" verbs_info
+step "fi_pingpong -p verbs -e msg (libfabric's verbs provider on $dev)" \
+    server_client tcp:47592 fi_pingpong -p verbs -e msg -I 100 -S 1024 -- fi_pingpong -p verbs -e msg -I 100 -S 1024 10.0.2.15
+if [[ -x ./jofi_peer ]]; then
+    step "host-compiled jofi_peer (libfabric tcp) server and client in the guest" \
+        server_client sleep:3 ./jofi_peer server -a 10.0.2.15 -p 47000 -t 60 expect-connreq: accept: recv:4096 expect-shutdown \
+        -- ./jofi_peer client -a 10.0.2.15 -p 47000 -t 60 connect: expect-connected: send:4096 shutdown
+else
+    echo "SKIP jofi_peer: not compiled on the host (needs gcc and libfabric-dev there)"
+fi
+
 echo "selftest: $failed step(s) failed"
 exit "$failed"
