@@ -11,7 +11,7 @@ public final class Descriptors {
             IbvPdDescriptor.LAYOUT, IbvMrDescriptor.LAYOUT, IbvQpDescriptor.LAYOUT, IbvSgeDescriptor.LAYOUT,
             IbvSendWrDescriptor.LAYOUT, IbvRecvWrDescriptor.LAYOUT, IbvWcDescriptor.LAYOUT,
             IbvQpInitAttrDescriptor.LAYOUT, RdmaCmIdDescriptor.LAYOUT, RdmaEventChannelDescriptor.LAYOUT,
-            RdmaCmEventDescriptor.LAYOUT, RdmaConnParamDescriptor.LAYOUT);
+            RdmaCmEventDescriptor.LAYOUT, RdmaConnParamDescriptor.LAYOUT, PollFdDescriptor.LAYOUT);
 
     private Descriptors() {
     }

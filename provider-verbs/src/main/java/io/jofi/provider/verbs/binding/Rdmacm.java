@@ -61,4 +61,10 @@ public final class Rdmacm {
 
     /** {@code const char *rdma_event_str(enum rdma_cm_event_type)}. */
     public static native String rdma_event_str(int event);
+
+    /** {@code struct ibv_context **rdma_get_devices(int *num)}: the device contexts librdmacm's ids use (PDs, CQs and MRs must come from these). */
+    public static native long rdma_get_devices(long numOut);
+
+    /** {@code void rdma_free_devices(struct ibv_context **list)}. */
+    public static native void rdma_free_devices(long list);
 }

@@ -112,6 +112,17 @@ public final class VerbsConstants {
     /** {@code RDMA_CM_EVENT_TIMEWAIT_EXIT}: rdma_cm event. */
     public static final int RDMA_CM_EVENT_TIMEWAIT_EXIT = 15;
 
+    /** {@code POLLIN}: poll(2) event: readable. */
+    public static final int POLLIN = 1;
+    /** {@code F_GETFL}: fcntl(2): get the file status flags. */
+    public static final int F_GETFL = 3;
+    /** {@code F_SETFL}: fcntl(2): set the file status flags. */
+    public static final int F_SETFL = 4;
+    /** {@code O_NONBLOCK}: file status flag: non-blocking. */
+    public static final int O_NONBLOCK = 2048;
+    /** {@code EAGAIN}: errno: try again. */
+    public static final int EAGAIN = 11;
+
     /** Every constant above by its C name, for the ABI check. */
     public static final Map<String, Integer> ALL;
 
@@ -168,6 +179,11 @@ public final class VerbsConstants {
         m.put("RDMA_CM_EVENT_DEVICE_REMOVAL", RDMA_CM_EVENT_DEVICE_REMOVAL);
         m.put("RDMA_CM_EVENT_ADDR_CHANGE", RDMA_CM_EVENT_ADDR_CHANGE);
         m.put("RDMA_CM_EVENT_TIMEWAIT_EXIT", RDMA_CM_EVENT_TIMEWAIT_EXIT);
+        m.put("POLLIN", POLLIN);
+        m.put("F_GETFL", F_GETFL);
+        m.put("F_SETFL", F_SETFL);
+        m.put("O_NONBLOCK", O_NONBLOCK);
+        m.put("EAGAIN", EAGAIN);
         ALL = Collections.unmodifiableMap(m);
     }
 

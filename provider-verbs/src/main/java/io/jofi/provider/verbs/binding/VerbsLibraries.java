@@ -46,6 +46,8 @@ public final class VerbsLibraries {
             Native.register(Ibv.class, NativeLibrary.getInstance(IBVERBS));
             current = RDMACM;
             Native.register(Rdmacm.class, NativeLibrary.getInstance(RDMACM));
+            current = "the C library";
+            Native.register(Libc.class, NativeLibrary.getInstance(com.sun.jna.Platform.C_LIBRARY_NAME));
             return null;
         } catch (UnsatisfiedLinkError e) {
             return current + " cannot be loaded (install rdma-core's libibverbs1 and librdmacm1): " + firstLine(e);
