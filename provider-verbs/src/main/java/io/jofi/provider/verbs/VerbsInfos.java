@@ -19,7 +19,8 @@ import java.util.List;
  * The infos the verbs provider offers: one MSG info per active port, named as libfabric's
  * verbs provider names them (domain = the device, e.g. {@code rxe0}; fabric = {@code IB-<device>}
  * here, as the subnet prefix is not read yet). Addresses are IPv4 sockaddrs, which rdma_cm
- * resolves to the device.
+ * resolves to the device; the source address is the device's first IPv4 address
+ * ({@link DeviceAddresses}) unless {@code FI_SOURCE} names one.
  */
 final class VerbsInfos {
     /** The largest message (RC: 2^31 bytes; capped by the port's max_msg_sz). */
@@ -57,12 +58,14 @@ final class VerbsInfos {
                     .maxEpTxCtx(1).maxEpRxCtx(1).mrIovLimit(1).maxErrData(CM_DATA_SIZE)
                     .mrMode(Fi.FI_MR_LOCAL | Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
             info.fabricAttr().name("IB-" + p.device());
-            if (named != null) {
-                if (source) {
-                    info.srcAddr(named);
-                } else {
-                    info.destAddr(named);
-                }
+            List<byte[]> local = DeviceAddresses.of(p.device());
+            if (named != null && source) {
+                info.srcAddr(named);
+            } else if (!local.isEmpty()) {
+                info.srcAddr(local.get(0)); // listen/bind where peers can reach this device
+            }
+            if (named != null && !source) {
+                info.destAddr(named);
             }
             out.add(info);
         }

@@ -1,0 +1,80 @@
+package io.jofi.provider.verbs;
+
+import com.sun.jna.Function;
+import com.sun.jna.Pointer;
+import io.jofi.provider.verbs.binding.IbvWcDescriptor;
+import io.jofi.provider.verbs.binding.NativeBlock;
+import java.nio.ByteBuffer;
+
+/**
+ * Polls a native CQ in batches: one call of the context's {@code poll_cq} (JNA
+ * {@link Function}, the inline {@code ibv_poll_cq}) fills up to {@code batch} work
+ * completions into a preallocated native array ({@link IbvWcDescriptor}), which the consumer
+ * reads field by field. Nothing is allocated per poll: the argument array is made once and
+ * the batch size is a small {@code Integer} from the boxing cache.
+ */
+final class CqPoller implements AutoCloseable {
+    /** Receives each work completion of a poll. */
+    interface Consumer {
+        void onCompletion(long wrId, int status, int opcode, int byteLen, int immData, int wcFlags, int vendorErr);
+    }
+
+    private final NativeBlock wcs;
+    private final ByteBuffer v;
+    private final Object[] pollArgs;
+    private final Object[] notifyArgs;
+    private final int batch;
+
+    /** @param batch completions per {@code poll_cq} call (1..64) */
+    CqPoller(long cq, int batch) {
+        this.batch = batch;
+        this.wcs = new NativeBlock((long) batch * IbvWcDescriptor.SIZE);
+        this.v = wcs.view();
+        Pointer cqp = new Pointer(cq);
+        this.pollArgs = new Object[] {cqp, Integer.valueOf(batch), wcs.pointer()};
+        this.notifyArgs = new Object[] {cqp, Integer.valueOf(0)};
+    }
+
+    /**
+     * One {@code poll_cq} call; hands each completion to {@code consumer}.
+     *
+     * @return the completions read (0 when none), or a negative value when {@code poll_cq} failed
+     */
+    int poll(Function pollCq, Consumer consumer) {
+        int n = pollCq.invokeInt(pollArgs);
+        for (int i = 0; i < n; i++) {
+            int at = i * IbvWcDescriptor.SIZE;
+            consumer.onCompletion(v.getLong(at + IbvWcDescriptor.WR_ID), v.getInt(at + IbvWcDescriptor.STATUS),
+                    v.getInt(at + IbvWcDescriptor.OPCODE), v.getInt(at + IbvWcDescriptor.BYTE_LEN),
+                    v.getInt(at + IbvWcDescriptor.IMM_DATA), v.getInt(at + IbvWcDescriptor.WC_FLAGS),
+                    v.getInt(at + IbvWcDescriptor.VENDOR_ERR));
+        }
+        return n;
+    }
+
+    /** Polls until the CQ is empty or {@code max} completions were read; returns how many. */
+    int drain(Function pollCq, Consumer consumer, int max) {
+        int total = 0;
+        while (total < max) {
+            int n = poll(pollCq, consumer);
+            if (n <= 0) {
+                break;
+            }
+            total += n;
+            if (n < batch) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    /** Arms the completion channel for the next completion ({@code ibv_req_notify_cq(cq, 0)}); 0 or an errno. */
+    int requestNotify(Function reqNotifyCq) {
+        return reqNotifyCq.invokeInt(notifyArgs);
+    }
+
+    @Override
+    public void close() {
+        wcs.close();
+    }
+}
