@@ -1,0 +1,38 @@
+# Shared by build-image, run, selftest, run-tests and ci (sourced, not executed).
+# Computes where the cached guest image lives; no side effects.
+
+VM_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_DIR="$(cd "$VM_DIR/../.." && pwd)"
+
+# Bump when build-image changes what it puts into the image (not needed for package list or
+# guest/boot changes: those are hashed directly).
+VM_RECIPE=1
+VM_SUITE=bookworm
+VM_MIRROR="${JOFI_VM_MIRROR:-http://deb.debian.org/debian}"
+VM_CACHE="${JOFI_VM_CACHE:-${HOME:-/root}/.cache/jofi-vm}"
+
+vm_log() { echo "jofi-vm: $*" >&2; }
+vm_die() { echo "jofi-vm: error: $*" >&2; exit 2; }
+
+# The package list: comments and blank lines dropped, one per line, sorted.
+vm_packages() {
+    sed -e 's/#.*//' -e 's/[[:space:]]//g' "$VM_DIR/packages" | grep -v '^$' | LC_ALL=C sort -u
+}
+
+# The cache key: what decides the image's content. The mirror is left out on purpose (same
+# suite = same packages, give or take point releases).
+vm_key() {
+    {
+        echo "recipe=$VM_RECIPE suite=$VM_SUITE"
+        vm_packages
+        cat "$VM_DIR/guest/boot"
+    } | sha256sum | cut -c1-16
+}
+
+vm_image_dir() { echo "$VM_CACHE/$(vm_key)"; }
+
+# True when the image in DIR is complete (build-image writes .complete last).
+vm_image_ready() {
+    local d="$1"
+    [[ -f "$d/.complete" && -f "$d/rootfs.ext4" && -f "$d/vmlinuz" && -f "$d/initrd.img" ]]
+}
