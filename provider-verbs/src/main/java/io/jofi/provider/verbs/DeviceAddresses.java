@@ -31,6 +31,9 @@ final class DeviceAddresses {
     /** The IPv4 addresses (sockaddr_in, port 0) whose rdma_cm binding lands on {@code device}. */
     static List<byte[]> of(String device) {
         List<byte[]> out = new ArrayList<>();
+        if (io.jofi.provider.verbs.binding.VerbsLibraries.load() != null) {
+            return out;
+        }
         List<InetAddress> candidates = new ArrayList<>();
         try {
             for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {

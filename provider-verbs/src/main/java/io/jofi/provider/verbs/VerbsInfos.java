@@ -56,7 +56,7 @@ final class VerbsInfos {
                     .controlProgress(Progress.AUTO).dataProgress(Progress.AUTO)
                     .cqDataSize(4).epCnt(1024).cqCnt(256).txCtxCnt(1024).rxCtxCnt(1024)
                     .maxEpTxCtx(1).maxEpRxCtx(1).mrIovLimit(1).maxErrData(CM_DATA_SIZE)
-                    .mrMode(Fi.FI_MR_LOCAL | Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
+                    .mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
             info.fabricAttr().name("IB-" + p.device());
             List<byte[]> local = DeviceAddresses.of(p.device());
             if (named != null && source) {
