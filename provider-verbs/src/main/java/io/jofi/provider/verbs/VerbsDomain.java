@@ -48,6 +48,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
     private static final AtomicInteger THREADS = new AtomicInteger();
+    /** Bytes of the receive overflow area: how much of a truncated message may be discarded. */
+    static final int OVERFLOW = 4 << 20;
 
     private final VerbsFabric fabric;
     private final long context;
@@ -62,6 +64,15 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
     private final ActivePort port;
     private final ProgressEngine engine;
     private volatile UtilEventQueue mrEq;
+    /**
+     * The overflow area every receive ends with (a second SGE): a message longer than the
+     * posted buffer spills into it instead of failing the RC queue pair with a length error,
+     * so truncation is an {@code ETRUNC} completion with {@code olen} and the connection lives
+     * on (R12). Shared, never read.
+     */
+    private NativeBlock overflow;
+    private long overflowMr;
+    private int overflowLkey;
 
     VerbsDomain(VerbsFabric fabric, Info info, Object context) throws FabricException {
         super(fabric, info, context);
@@ -98,6 +109,15 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
             close(); // stop() deallocates the PD
             throw new FabricException(Errno.ENOMEM, "domain: ibv_create_comp_channel failed (errno " + errno + ")");
         }
+        this.overflow = new NativeBlock(OVERFLOW);
+        this.overflowMr = Ibv.ibv_reg_mr(pd, overflow.address(), OVERFLOW, VerbsConstants.IBV_ACCESS_LOCAL_WRITE);
+        if (overflowMr == 0) {
+            int errno = Native.getLastError();
+            close();
+            throw new FabricException(Errno.ENOMEM, "domain: ibv_reg_mr of the receive overflow area failed (errno "
+                    + errno + ")");
+        }
+        this.overflowLkey = new Pointer(overflowMr).getInt(IbvMrDescriptor.LKEY);
         this.compFd = new Pointer(compChannel).getInt(IbvCompChannelDescriptor.FD);
         Libc.setNonBlocking(compFd);
         pollFd.view().putInt(PollFdDescriptor.FD, compFd);
@@ -243,6 +263,14 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
         return pd;
     }
 
+    long overflowAddress() {
+        return overflow.address();
+    }
+
+    int overflowLkey() {
+        return overflowLkey;
+    }
+
     long compChannel() {
         return compChannel;
     }
@@ -322,6 +350,14 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
         }
         if (compChannel != 0) {
             Ibv.ibv_destroy_comp_channel(compChannel);
+        }
+        if (overflowMr != 0) {
+            Ibv.ibv_dereg_mr(overflowMr);
+            overflowMr = 0;
+        }
+        if (overflow != null) {
+            overflow.close();
+            overflow = null;
         }
         if (pd != 0) {
             Ibv.ibv_dealloc_pd(pd);

@@ -89,6 +89,9 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     private final int rxDepth;
     private final int batch;
     private final int inlineWanted;
+    /** The endpoint's caps allow RMA / atomics (an info without caps allows everything offered). */
+    private final boolean rmaCap;
+    private final boolean atomicCap;
 
     // ---- bindings (control path, under this)
     private UtilCompletionQueue txCq;
@@ -163,6 +166,9 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         this.rxDepth = clampDepth(info.rxAttr().size(), max);
         this.batch = p.pollBatch();
         this.inlineWanted = p.inlineSize();
+        long caps = info.caps();
+        this.rmaCap = caps == 0 || (caps & Fi.FI_RMA) != 0;
+        this.atomicCap = caps == 0 || (caps & Fi.FI_ATOMIC) != 0;
         this.txContext = new Object[txDepth];
         this.txFlags = new long[txDepth];
         this.txReport = new boolean[txDepth];
@@ -555,6 +561,9 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
                     eq.post(Fi.FI_CONNECTED, this, context(), 0, null, data, data == null ? 0 : data.length);
                 }
             } else if (mapped == Fi.FI_SHUTDOWN) {
+                // the peer disconnected: disconnect too, which moves the queue pair to the error
+                // state so that outstanding work requests flush (ECANCELED, R14)
+                Rdmacm.rdma_disconnect(id);
                 down(true);
             } else if (mapped == -Errno.ECONNREFUSED) {
                 byte[] data = ConnData.read(ByteBuffer.wrap(privateData), 0, privateData.length);
@@ -730,12 +739,18 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     /** {@code fi_read}: RDMA read of {@code [addr, addr + remaining)} under {@code key} into {@code buf}. */
     @Override
     public int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
+        if (!rmaCap) {
+            return -Errno.ENOSYS;
+        }
         return transmit(K_READ, buf, desc, 0, false, addr, key, 0, 0, null, null, context, info.txAttr().opFlags());
     }
 
     /** {@code fi_write}: RDMA write. */
     @Override
     public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
+        if (!rmaCap) {
+            return -Errno.ENOSYS;
+        }
         return transmit(K_WRITE, buf, desc, 0, false, addr, key, 0, 0, null, null, context, info.txAttr().opFlags());
     }
 
@@ -743,18 +758,27 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     @Override
     public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
                          Object context) {
+        if (!rmaCap) {
+            return -Errno.ENOSYS;
+        }
         return transmit(K_WRITE, buf, desc, data, true, addr, key, 0, 0, null, null, context, info.txAttr().opFlags());
     }
 
     /** {@code fi_inject_write}. */
     @Override
     public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
+        if (!rmaCap) {
+            return -Errno.ENOSYS;
+        }
         return transmit(K_WRITE, buf, null, 0, false, addr, key, 0, 0, null, null, null, Fi.FI_INJECT);
     }
 
     /** {@code fi_readmsg}: one RMA iov. */
     @Override
     public int readMsg(RmaMsg msg, long flags) {
+        if (!rmaCap) {
+            return -Errno.ENOSYS;
+        }
         if (msg == null || msg.rmaIovCount() != 1) {
             return -Errno.EINVAL;
         }
@@ -765,6 +789,9 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     /** {@code fi_writemsg}: one RMA iov. */
     @Override
     public int writeMsg(RmaMsg msg, long flags) {
+        if (!rmaCap) {
+            return -Errno.ENOSYS;
+        }
         if (msg == null || msg.rmaIovCount() != 1) {
             return -Errno.EINVAL;
         }
@@ -775,6 +802,9 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     /** {@code fi_atomic}: {@code FI_SUM} (fetch-and-add, result discarded); others {@code -ENOSYS}. */
     @Override
     public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
+        if (!atomicCap) {
+            return -Errno.ENOSYS;
+        }
         if (op != Fi.FI_SUM) {
             return -Errno.ENOSYS;
         }
@@ -786,6 +816,9 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     @Override
     public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                            int op, Object context) {
+        if (!atomicCap) {
+            return -Errno.ENOSYS;
+        }
         if (op != Fi.FI_SUM && op != Fi.FI_ATOMIC_READ) {
             return -Errno.ENOSYS;
         }
@@ -797,6 +830,9 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     @Override
     public int compareAtomic(long compare, long swap, ByteBuffer result, MemoryRegion resultDesc, long destAddr,
                              long addr, long key, Object context) {
+        if (!atomicCap) {
+            return -Errno.ENOSYS;
+        }
         return transmit(K_FETCH | 0x100, result, resultDesc, 0, false, addr, key, compare, swap, result, null, context,
                 info.txAttr().opFlags());
     }
@@ -1110,6 +1146,8 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         if (rxLen[slot] > 0) {
             recvChain.sge(wr, rxAddr[slot], rxLen[slot], rxLkey[slot]);
         }
+        // a longer message spills here: ETRUNC with olen instead of a queue pair in error (R12)
+        recvChain.sge(wr, domain.overflowAddress(), VerbsDomain.OVERFLOW, domain.overflowLkey());
     }
 
     private int postRecvChain() {
@@ -1220,6 +1258,19 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
             return;
         }
         ByteBuffer b = rxBuf[slot];
+        if (status == VerbsConstants.IBV_WC_SUCCESS && (byteLen & 0xFFFFFFFFL) > rxLen[slot]) {
+            // the message spilled into the overflow area: truncated (R12)
+            if (rxHeap[slot]) {
+                buffers.copyOut(txDepth + slot, b, rxLen[slot]);
+            }
+            if (recvCntr != null) {
+                recvCntr.incrementError();
+            }
+            rxCq.completeError(ctx, RECV_FLAGS, rxLen[slot], b, rxBufOffset[slot], 0, 0,
+                    (byteLen & 0xFFFFFFFFL) - rxLen[slot], Errno.ETRUNC, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
+            freeRx(slot);
+            return;
+        }
         if (status == VerbsConstants.IBV_WC_SUCCESS) {
             if (rxHeap[slot]) {
                 buffers.copyOut(txDepth + slot, b, byteLen);
