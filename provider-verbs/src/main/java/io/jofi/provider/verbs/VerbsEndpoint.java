@@ -75,6 +75,12 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     private static final int K_READ = 2;
     private static final int K_ATOMIC = 3;
     private static final int K_FETCH = 4;
+    /**
+     * FI_ATOMIC_WRITE, which verbs lacks: read the target (fetch-and-add of 0), then
+     * compare-and-swap it from the value read to the new one until the swap hits — an atomic
+     * swap built from verbs' two atomics, one slot, several work requests.
+     */
+    private static final int K_SWAP = 5;
 
     private static final long RX_BIT = 1L << 32;
     private static final long SEND_FLAGS = Fi.FI_SEND | Fi.FI_MSG;
@@ -131,6 +137,14 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     private final ByteBuffer[] txResult;
     private final int[] txResultLen;
     private final int[] txReg;
+    /** K_SWAP: the value to store, the value last read, the target, whether the result is wanted. */
+    private final long[] swapNew;
+    private final long[] swapSeen;
+    private final long[] swapAddr;
+    private final long[] swapKey;
+    private final boolean[] swapFetch;
+    /** K_SWAP: 1 while the first read is in flight, 2 while a compare-and-swap is. */
+    private final int[] swapPhase;
     private final int[] txFree;
     private int txFreeCount;
     private final boolean[] txBusy;
@@ -176,6 +190,12 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         this.txResult = new ByteBuffer[txDepth];
         this.txResultLen = new int[txDepth];
         this.txReg = new int[txDepth];
+        this.swapNew = new long[txDepth];
+        this.swapSeen = new long[txDepth];
+        this.swapAddr = new long[txDepth];
+        this.swapKey = new long[txDepth];
+        this.swapFetch = new boolean[txDepth];
+        this.swapPhase = new int[txDepth];
         this.txBusy = new boolean[txDepth];
         this.txFree = new int[txDepth];
         for (int i = 0; i < txDepth; i++) {
@@ -799,11 +819,18 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
                 msg.rmaKey(0), 0, 0, null, msg, msg.context(), flags);
     }
 
-    /** {@code fi_atomic}: {@code FI_SUM} (fetch-and-add, result discarded); others {@code -ENOSYS}. */
+    /**
+     * {@code fi_atomic}: {@code FI_SUM} (fetch-and-add, result discarded), {@code FI_ATOMIC_WRITE}
+     * (a swap built from read and compare-and-swap); others {@code -ENOSYS}.
+     */
     @Override
     public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
         if (!atomicCap) {
             return -Errno.ENOSYS;
+        }
+        if (op == Fi.FI_ATOMIC_WRITE) {
+            return transmit(K_SWAP, null, null, 0, false, addr, key, operand, 0, null, null, context,
+                    info.txAttr().opFlags());
         }
         if (op != Fi.FI_SUM) {
             return -Errno.ENOSYS;
@@ -812,12 +839,22 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
                 info.txAttr().opFlags());
     }
 
-    /** {@code fi_fetch_atomic}: {@code FI_SUM} and {@code FI_ATOMIC_READ} (fetch-and-add of 0); 8 bytes into {@code result}. */
+    /**
+     * {@code fi_fetch_atomic}: {@code FI_SUM}, {@code FI_ATOMIC_READ} (fetch-and-add of 0) and
+     * {@code FI_ATOMIC_WRITE} (swap); the old value's 8 bytes (host order) into {@code result}.
+     */
     @Override
     public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                            int op, Object context) {
         if (!atomicCap) {
             return -Errno.ENOSYS;
+        }
+        if (op == Fi.FI_ATOMIC_WRITE) {
+            if (result == null || result.remaining() < 8) {
+                return -Errno.EINVAL;
+            }
+            return transmit(K_SWAP | 0x200, null, null, 0, false, addr, key, operand, 0, result, null, context,
+                    info.txAttr().opFlags());
         }
         if (op != Fi.FI_SUM && op != Fi.FI_ATOMIC_READ) {
             return -Errno.ENOSYS;
@@ -853,8 +890,9 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         }
         int kind = kindAndOp & 0xFF;
         boolean cswap = (kindAndOp & 0x100) != 0;
+        boolean swapFetching = (kindAndOp & 0x200) != 0;
         boolean inject = (flags & Fi.FI_INJECT) != 0;
-        if ((kind == K_FETCH || kind == K_ATOMIC) && (remoteAddr & 7) != 0) {
+        if ((kind == K_FETCH || kind == K_ATOMIC || kind == K_SWAP) && (remoteAddr & 7) != 0) {
             return -Errno.EINVAL; // 64-bit atomics need 8-byte aligned targets
         }
         if (kind == K_FETCH && (result == null || result.remaining() < 8)) {
@@ -911,6 +949,16 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
                 opcode = VerbsConstants.IBV_WR_ATOMIC_FETCH_AND_ADD;
                 cqFlags = Fi.FI_ATOMIC | Fi.FI_WRITE;
                 break;
+            case K_SWAP:
+                opcode = VerbsConstants.IBV_WR_ATOMIC_FETCH_AND_ADD; // first the read: add 0
+                cqFlags = swapFetching ? Fi.FI_ATOMIC | Fi.FI_READ : Fi.FI_ATOMIC | Fi.FI_WRITE;
+                swapNew[slot] = compareAdd;
+                swapAddr[slot] = remoteAddr;
+                swapKey[slot] = rkey;
+                swapFetch[slot] = swapFetching;
+                swapPhase[slot] = 1;
+                compareAdd = 0;
+                break;
             default:
                 opcode = cswap ? VerbsConstants.IBV_WR_ATOMIC_CMP_AND_SWP : VerbsConstants.IBV_WR_ATOMIC_FETCH_AND_ADD;
                 cqFlags = Fi.FI_ATOMIC | Fi.FI_READ;
@@ -934,8 +982,12 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         txResult[slot] = null;
         int bounceSlot = slot;
         int bounceUsed = 0;
-        if (kind == K_ATOMIC) {
+        if (kind == K_ATOMIC || kind == K_SWAP) {
             sendChain.sge(wr, buffers.bounceAddress(bounceSlot), 8, buffers.bounceLkey());
+            if (kind == K_SWAP && swapFetching) {
+                txResult[slot] = result;
+                txResultLen[slot] = 8;
+            }
         } else if (kind == K_FETCH) {
             rc = addLocal(wr, result, 8, desc, slot, bounceSlot, 0, inline, true, false);
             if (rc < 0) {
@@ -1192,6 +1244,15 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         if (txReg[slot] >= 0) {
             buffers.release(txReg[slot]);
         }
+        if (status == VerbsConstants.IBV_WC_SUCCESS && kind == K_SWAP) {
+            int step = swapStep(slot);
+            if (step > 0) {
+                return; // the swap goes on with a compare-and-swap from the value just read
+            }
+            if (step < 0) {
+                status = 1000; // the next compare-and-swap could not be posted: EIO
+            }
+        }
         if (status == VerbsConstants.IBV_WC_SUCCESS) {
             ByteBuffer r = txResult[slot];
             if (r != null) {
@@ -1219,6 +1280,24 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         txResult[slot] = null;
         txBusy[slot] = false;
         txFree[txFreeCount++] = slot;
+    }
+
+    /**
+     * A read or a compare-and-swap of an FI_ATOMIC_WRITE completed; the bounce slot holds the
+     * target's value before it. Returns 1 when another compare-and-swap was posted, 0 when the
+     * swap hit (the bounce slot holds the old value, the result), -1 when the post failed.
+     */
+    private int swapStep(int slot) {
+        long seen = buffers.bounceView().getLong((int) (buffers.bounceAddress(slot) - buffers.bounceAddress(0)));
+        if (swapPhase[slot] == 2 && seen == swapSeen[slot]) {
+            return 0;
+        }
+        swapSeen[slot] = seen;
+        swapPhase[slot] = 2;
+        int wr = sendChain.stage(slot, VerbsConstants.IBV_WR_ATOMIC_CMP_AND_SWP, VerbsConstants.IBV_SEND_SIGNALED, 0,
+                swapAddr[slot], (int) swapKey[slot], seen, swapNew[slot]);
+        sendChain.sge(wr, buffers.bounceAddress(slot), 8, buffers.bounceLkey());
+        return sendChain.post(domain.ops().postSend) == 0 ? 1 : -1;
     }
 
     private UtilCounter counterOf(int kind) {
