@@ -1,14 +1,14 @@
 package io.jofi.provider.verbs;
 
-import com.sun.jna.Function;
 import com.sun.jna.Pointer;
+import io.jofi.provider.verbs.binding.ContextOps;
 import io.jofi.provider.verbs.binding.IbvWcDescriptor;
 import io.jofi.provider.verbs.binding.NativeBlock;
 import java.nio.ByteBuffer;
 
 /**
- * Polls a native CQ in batches: one call of the context's {@code poll_cq} (JNA
- * {@link Function}, the inline {@code ibv_poll_cq}) fills up to {@code batch} work
+ * Polls a native CQ in batches: one call of the context's {@code poll_cq} ({@link ContextOps},
+ * the inline {@code ibv_poll_cq}) fills up to {@code batch} work
  * completions into a preallocated native array ({@link IbvWcDescriptor}), which the consumer
  * reads field by field. Nothing is allocated per poll: the argument array is made once and
  * the batch size is a small {@code Integer} from the boxing cache.
@@ -24,10 +24,12 @@ final class CqPoller implements AutoCloseable {
     private final Object[] pollArgs;
     private final Object[] notifyArgs;
     private final int batch;
+    private final long cq;
 
     /** @param batch completions per {@code poll_cq} call (1..64) */
     CqPoller(long cq, int batch) {
         this.batch = batch;
+        this.cq = cq;
         this.wcs = new NativeBlock((long) batch * IbvWcDescriptor.SIZE);
         this.v = wcs.view();
         Pointer cqp = new Pointer(cq);
@@ -40,8 +42,8 @@ final class CqPoller implements AutoCloseable {
      *
      * @return the completions read (0 when none), or a negative value when {@code poll_cq} failed
      */
-    int poll(Function pollCq, Consumer consumer) {
-        int n = pollCq.invokeInt(pollArgs);
+    int poll(ContextOps ops, Consumer consumer) {
+        int n = ops.pollCq(pollArgs, cq, batch, wcs.address());
         for (int i = 0; i < n; i++) {
             int at = i * IbvWcDescriptor.SIZE;
             consumer.onCompletion(v.getLong(at + IbvWcDescriptor.WR_ID), v.getInt(at + IbvWcDescriptor.STATUS),
@@ -53,10 +55,10 @@ final class CqPoller implements AutoCloseable {
     }
 
     /** Polls until the CQ is empty or {@code max} completions were read; returns how many. */
-    int drain(Function pollCq, Consumer consumer, int max) {
+    int drain(ContextOps ops, Consumer consumer, int max) {
         int total = 0;
         while (total < max) {
-            int n = poll(pollCq, consumer);
+            int n = poll(ops, consumer);
             if (n <= 0) {
                 break;
             }
@@ -69,8 +71,8 @@ final class CqPoller implements AutoCloseable {
     }
 
     /** Arms the completion channel for the next completion ({@code ibv_req_notify_cq(cq, 0)}); 0 or an errno. */
-    int requestNotify(Function reqNotifyCq) {
-        return reqNotifyCq.invokeInt(notifyArgs);
+    int requestNotify(ContextOps ops) {
+        return ops.reqNotifyCq(notifyArgs, cq, 0);
     }
 
     @Override

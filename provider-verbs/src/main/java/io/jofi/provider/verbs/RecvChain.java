@@ -1,7 +1,7 @@
 package io.jofi.provider.verbs;
 
-import com.sun.jna.Function;
 import com.sun.jna.Pointer;
+import io.jofi.provider.verbs.binding.ContextOps;
 import io.jofi.provider.verbs.binding.IbvRecvWrDescriptor;
 import io.jofi.provider.verbs.binding.IbvSgeDescriptor;
 import io.jofi.provider.verbs.binding.NativeBlock;
@@ -10,7 +10,7 @@ import java.nio.ByteBuffer;
 /**
  * Receive-queue work requests staged in preallocated native memory
  * ({@link IbvRecvWrDescriptor}, {@link IbvSgeDescriptor}) and posted as one chain with the
- * context's {@code post_recv} (JNA {@link Function}, the inline {@code ibv_post_recv}). As
+ * context's {@code post_recv} ({@link ContextOps}, the inline {@code ibv_post_recv}). As
  * {@link SendChain}: reused at once, nothing allocated per operation; not thread-safe.
  */
 final class RecvChain implements AutoCloseable {
@@ -23,6 +23,7 @@ final class RecvChain implements AutoCloseable {
     private final ByteBuffer s;
     private final Object[] postArgs;
     private int staged;
+    private long qp;
 
     RecvChain(int maxChain, int maxSge) {
         this.maxChain = maxChain;
@@ -37,6 +38,7 @@ final class RecvChain implements AutoCloseable {
 
     /** Binds the chain to a queue pair; once, before the first post. */
     void queuePair(long qp) {
+        this.qp = qp;
         postArgs[0] = new Pointer(qp);
     }
 
@@ -87,11 +89,11 @@ final class RecvChain implements AutoCloseable {
     }
 
     /** Posts the staged chain; 0 or the positive errno of {@code post_recv}. */
-    int post(Function postRecv) {
+    int post(ContextOps ops) {
         if (staged == 0) {
             return 0;
         }
-        int rc = postRecv.invokeInt(postArgs);
+        int rc = ops.postRecv(postArgs, qp, wrs.address(), badWr.address());
         staged = 0;
         return rc;
     }

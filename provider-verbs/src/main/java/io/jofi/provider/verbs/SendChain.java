@@ -1,7 +1,7 @@
 package io.jofi.provider.verbs;
 
-import com.sun.jna.Function;
 import com.sun.jna.Pointer;
+import io.jofi.provider.verbs.binding.ContextOps;
 import io.jofi.provider.verbs.binding.IbvSendWrDescriptor;
 import io.jofi.provider.verbs.binding.IbvSgeDescriptor;
 import io.jofi.provider.verbs.binding.NativeBlock;
@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
 /**
  * Send-queue work requests staged in preallocated native memory ({@link IbvSendWrDescriptor},
  * {@link IbvSgeDescriptor}) and posted as one chain with one call of the context's
- * {@code post_send} (JNA {@link Function}, the inline {@code ibv_post_send} of verbs.h). The
+ * {@code post_send} ({@link ContextOps}: the inline {@code ibv_post_send} of verbs.h). The
  * device copies work requests when they are posted, so the staging area is reused at once:
  * nothing is allocated per operation.
  *
@@ -29,6 +29,7 @@ final class SendChain implements AutoCloseable {
     private final Object[] postArgs;
     private int staged;
     private int failed = -1;
+    private long qp;
 
     /**
      * @param maxChain work requests one chain holds (staging beyond it posts first)
@@ -47,6 +48,7 @@ final class SendChain implements AutoCloseable {
 
     /** Binds the chain to a queue pair ({@code struct ibv_qp *}); once, before the first post. */
     void queuePair(long qp) {
+        this.qp = qp;
         postArgs[0] = new Pointer(qp);
     }
 
@@ -125,11 +127,11 @@ final class SendChain implements AutoCloseable {
      * @return 0, or the positive errno {@code post_send} returned (then the work requests from
      *         {@link #failedIndex()} on were not posted)
      */
-    int post(Function postSend) {
+    int post(ContextOps ops) {
         if (staged == 0) {
             return 0;
         }
-        int rc = postSend.invokeInt(postArgs);
+        int rc = ops.postSend(postArgs, qp, wrs.address(), badWr.address());
         if (rc != 0) {
             failed = (int) ((badWr.view().getLong(0) - wrs.address()) / IbvSendWrDescriptor.SIZE);
             if (failed < 0 || failed >= staged) {

@@ -1089,7 +1089,7 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     /** Posts the send chain; the current operation ({@code slot}) answers {@code -EAGAIN} if it was refused. */
     private int postSendChain(int currentSlot) {
         int n = sendChain.staged();
-        int rc = sendChain.post(domain.ops().postSend);
+        int rc = sendChain.post(domain.ops());
         if (rc == 0) {
             return 0;
         }
@@ -1203,7 +1203,7 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     }
 
     private int postRecvChain() {
-        int rc = recvChain.post(domain.ops().postRecv);
+        int rc = recvChain.post(domain.ops());
         return rc == 0 ? 0 : -Errno.EAGAIN;
     }
 
@@ -1214,13 +1214,13 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         if (poller == null) {
             return 0;
         }
-        return poller.drain(domain.ops().pollCq, this, 4 * batch);
+        return poller.drain(domain.ops(), this, 4 * batch);
     }
 
     /** Arms the native CQ for the completion channel. */
     synchronized void armCompletions() {
         if (poller != null) {
-            poller.requestNotify(domain.ops().reqNotifyCq);
+            poller.requestNotify(domain.ops());
         }
     }
 
@@ -1297,7 +1297,7 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         int wr = sendChain.stage(slot, VerbsConstants.IBV_WR_ATOMIC_CMP_AND_SWP, VerbsConstants.IBV_SEND_SIGNALED, 0,
                 swapAddr[slot], (int) swapKey[slot], seen, swapNew[slot]);
         sendChain.sge(wr, buffers.bounceAddress(slot), 8, buffers.bounceLkey());
-        return sendChain.post(domain.ops().postSend) == 0 ? 1 : -1;
+        return sendChain.post(domain.ops()) == 0 ? 1 : -1;
     }
 
     private UtilCounter counterOf(int kind) {

@@ -24,12 +24,18 @@ public final class ContextOps {
     public final Function pollCq;
     /** {@code int (*req_notify_cq)(struct ibv_cq *, int solicited_only)}. */
     public final Function reqNotifyCq;
+    /**
+     * Whether {@link DataPath}'s direct-mapped methods call this context's functions (no
+     * allocation per call); false for a second driver, which then goes through the {@code Function}s.
+     */
+    public final boolean direct;
 
-    private ContextOps(Function postSend, Function postRecv, Function pollCq, Function reqNotifyCq) {
+    private ContextOps(Function postSend, Function postRecv, Function pollCq, Function reqNotifyCq, boolean direct) {
         this.postSend = postSend;
         this.postRecv = postRecv;
         this.pollCq = pollCq;
         this.reqNotifyCq = reqNotifyCq;
+        this.direct = direct;
     }
 
     /**
@@ -40,11 +46,35 @@ public final class ContextOps {
      */
     public static ContextOps of(long context) {
         Pointer ctx = new Pointer(context);
+        boolean direct = !Boolean.getBoolean("jofi.verbs.functionCalls") && DataPath.bind(
+                ctx.getLong(IbvContextDescriptor.OPS_POST_SEND), ctx.getLong(IbvContextDescriptor.OPS_POST_RECV),
+                ctx.getLong(IbvContextDescriptor.OPS_POLL_CQ), ctx.getLong(IbvContextDescriptor.OPS_REQ_NOTIFY_CQ));
         return new ContextOps(
                 function(ctx, IbvContextDescriptor.OPS_POST_SEND, "post_send"),
                 function(ctx, IbvContextDescriptor.OPS_POST_RECV, "post_recv"),
                 function(ctx, IbvContextDescriptor.OPS_POLL_CQ, "poll_cq"),
-                function(ctx, IbvContextDescriptor.OPS_REQ_NOTIFY_CQ, "req_notify_cq"));
+                function(ctx, IbvContextDescriptor.OPS_REQ_NOTIFY_CQ, "req_notify_cq"),
+                direct);
+    }
+
+    /** {@code post_send(qp, wr, bad)}: direct-mapped when {@link #direct}, else through the {@code Function} with {@code args}. */
+    public int postSend(Object[] args, long qp, long wr, long badWr) {
+        return direct ? DataPath.post_send(qp, wr, badWr) : postSend.invokeInt(args);
+    }
+
+    /** {@code post_recv(qp, wr, bad)}, as {@link #postSend}. */
+    public int postRecv(Object[] args, long qp, long wr, long badWr) {
+        return direct ? DataPath.post_recv(qp, wr, badWr) : postRecv.invokeInt(args);
+    }
+
+    /** {@code poll_cq(cq, n, wc)}, as {@link #postSend}. */
+    public int pollCq(Object[] args, long cq, int n, long wc) {
+        return direct ? DataPath.poll_cq(cq, n, wc) : pollCq.invokeInt(args);
+    }
+
+    /** {@code req_notify_cq(cq, solicited_only)}, as {@link #postSend}. */
+    public int reqNotifyCq(Object[] args, long cq, int solicitedOnly) {
+        return direct ? DataPath.req_notify_cq(cq, solicitedOnly) : reqNotifyCq.invokeInt(args);
     }
 
     private static Function function(Pointer ctx, int offset, String name) {
