@@ -215,9 +215,12 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
         Pointer m = new Pointer(mr);
         long lkey = m.getInt(IbvMrDescriptor.LKEY) & 0xFFFFFFFFL;
         long rkey = m.getInt(IbvMrDescriptor.RKEY) & 0xFFFFFFFFL;
+        // without remote access a device may answer rkey 0 for every region (soft-RoCE does):
+        // key() is then the lkey, unique per device, so that registrations never collide
+        long key = rkey != 0 ? rkey : lkey;
         UtilMemoryRegion region;
         try {
-            region = adopt(memoryRegistry().register(buf, access, offset, rkey, flags, context, false, va));
+            region = adopt(memoryRegistry().register(buf, access, offset, key, flags, context, false, va));
         } catch (FabricException e) {
             Ibv.ibv_dereg_mr(mr);
             throw e;
