@@ -105,11 +105,18 @@ public final class ConformanceFixture implements AutoCloseable {
 
     // ------------------------------------------------------------------ discovery
 
-    /** Hints for this provider with {@code caps}, {@code mode} and the kit's endpoint type and progress. */
+    /**
+     * Hints for this provider with {@code caps}, {@code mode} and the kit's endpoint type and
+     * progress. The mr_mode bits say what the kit handles: it targets
+     * {@code MemoryRegion.address() + offset} with {@code key()} (FI_MR_VIRT_ADDR,
+     * FI_MR_PROV_KEY) and registers only memory it allocated (FI_MR_ALLOCATED), so providers
+     * that need them (verbs) match.
+     */
     public Info hints(long caps, long mode, EpType type) {
         Info hints = new Info().caps(caps).mode(mode);
         hints.epAttr().type(type == null ? epType : type);
         hints.fabricAttr().provName(provider);
+        hints.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
         if (progress != Progress.UNSPEC) {
             hints.domainAttr().dataProgress(progress);
         }

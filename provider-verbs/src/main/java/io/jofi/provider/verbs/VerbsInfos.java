@@ -1,0 +1,98 @@
+package io.jofi.provider.verbs;
+
+import io.jofi.AddrFormat;
+import io.jofi.Addresses;
+import io.jofi.EpType;
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Info;
+import io.jofi.Progress;
+import io.jofi.Threading;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The infos the verbs provider offers: one MSG info per active port, named as libfabric's
+ * verbs provider names them (domain = the device, e.g. {@code rxe0}; fabric = {@code IB-<device>}
+ * here, as the subnet prefix is not read yet). Addresses are IPv4 sockaddrs, which rdma_cm
+ * resolves to the device; the source address is the device's first IPv4 address
+ * ({@link DeviceAddresses}) unless {@code FI_SOURCE} names one.
+ */
+final class VerbsInfos {
+    /** The largest message (RC: 2^31 bytes; capped by the port's max_msg_sz). */
+    static final long MAX_MSG_SIZE = 1L << 30;
+    /** Connection data: rdma_cm carries 56 bytes on RC connect (IB CM REQ) minus our 1-byte length. */
+    static final int CM_DATA_SIZE = 55;
+    /** Caps of an MSG endpoint. */
+    static final long CAPS = Fi.FI_MSG | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ
+            | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM;
+
+    private VerbsInfos() {
+    }
+
+    static List<Info> offer(List<ActivePort> ports, String node, String service, long flags, int queueSize,
+                            int inlineSize) throws FabricException {
+        boolean source = (flags & Fi.FI_SOURCE) != 0;
+        byte[] named = null;
+        if (node != null || service != null) {
+            named = Addresses.toSockaddr(resolve(node, service, source));
+        }
+        List<Info> out = new ArrayList<>();
+        for (ActivePort p : ports) {
+            long caps = p.atomics() ? CAPS : CAPS & ~Fi.FI_ATOMIC;
+            int depth = Math.min(queueSize, p.maxQpWr());
+            Info info = new Info().caps(caps).addrFormat(AddrFormat.SOCKADDR_IN);
+            info.epAttr().type(EpType.MSG).protocol(p.iwarp() ? Fi.FI_PROTO_IWARP : Fi.FI_PROTO_RDMA_CM_IB_RC)
+                    .maxMsgSize(Math.min(MAX_MSG_SIZE, p.maxMsgSize())).txCtxCnt(1).rxCtxCnt(1);
+            info.txAttr().caps(caps & ~(Fi.FI_RECV | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE)).injectSize(inlineSize)
+                    .size(depth).iovLimit(Math.min(4, p.maxSge())).rmaIovLimit(1).msgOrder(Fi.FI_ORDER_SAS);
+            info.rxAttr().caps(Fi.FI_MSG | Fi.FI_RECV | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE).size(depth)
+                    .iovLimit(Math.min(4, p.maxSge())).msgOrder(Fi.FI_ORDER_SAS);
+            info.domainAttr().name(p.device()).threading(Threading.SAFE)
+                    .controlProgress(Progress.AUTO).dataProgress(Progress.AUTO)
+                    .cqDataSize(4).epCnt(1024).cqCnt(256).txCtxCnt(1024).rxCtxCnt(1024)
+                    .maxEpTxCtx(1).maxEpRxCtx(1).mrIovLimit(1).maxErrData(CM_DATA_SIZE)
+                    .mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
+            info.fabricAttr().name("IB-" + p.device());
+            List<byte[]> local = DeviceAddresses.of(p.device());
+            if (named != null && source) {
+                info.srcAddr(named);
+            } else if (!local.isEmpty()) {
+                info.srcAddr(local.get(0)); // listen/bind where peers can reach this device
+            }
+            if (named != null && !source) {
+                info.destAddr(named);
+            }
+            out.add(info);
+        }
+        return out;
+    }
+
+    private static InetSocketAddress resolve(String node, String service, boolean source) throws FabricException {
+        int port = 0;
+        if (service != null) {
+            try {
+                port = Integer.parseInt(service.trim());
+            } catch (NumberFormatException e) {
+                throw new FabricException(Errno.EINVAL, "verbs: service '" + service + "' is not a port number");
+            }
+            if (port < 0 || port > 65535) {
+                throw new FabricException(Errno.EINVAL, "verbs: port " + port + " is outside 0..65535");
+            }
+        }
+        try {
+            InetAddress a = node == null ? InetAddress.getByName(source ? "0.0.0.0" : "127.0.0.1")
+                    : InetAddress.getByName(node);
+            if (a.getAddress().length != 4) {
+                throw new FabricException(Errno.ENODATA, "verbs: only IPv4 addresses are offered, not " + node);
+            }
+            return new InetSocketAddress(a, port);
+        } catch (UnknownHostException e) {
+            throw new FabricException(Errno.ENODATA, "verbs: cannot resolve host '" + node + "'");
+        }
+    }
+}

@@ -1,0 +1,193 @@
+package io.jofi.provider.verbs;
+
+import aQute.bnd.annotation.Resolution;
+import aQute.bnd.annotation.spi.ServiceProvider;
+import io.jofi.Errno;
+import io.jofi.Fabric;
+import io.jofi.FabricAttr;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Info;
+import io.jofi.ProviderState;
+import io.jofi.spi.FabricProvider;
+import io.jofi.spi.util.AbstractFabricProvider;
+import java.util.List;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+
+/**
+ * The {@code verbs} provider: InfiniBand, RoCE and iWARP devices through libibverbs and
+ * librdmacm, bound with JNA (issue 5).
+ *
+ * <p><b>Availability.</b> On construction (and activation) the provider loads
+ * {@code libibverbs.so.1} and {@code librdmacm.so.1} and looks for a device with an active
+ * port ({@link DeviceScan}). Without them it stays registered but
+ * {@link ProviderState#UNAVAILABLE} with the reason in words ({@link #unavailableReason()},
+ * shown by {@code jofi info -l}), {@link #getInfo} returns no info, and nothing throws or
+ * logs an error: that is the ordinary state of a machine without RDMA.
+ *
+ * <p>Found as a DS component in OSGi and through {@link java.util.ServiceLoader} in a plain JVM.
+ */
+@Component(service = FabricProvider.class, immediate = true, configurationPid = "io.jofi.provider.verbs")
+@ServiceProvider(value = FabricProvider.class, resolution = Resolution.OPTIONAL)
+public final class VerbsProvider extends AbstractFabricProvider {
+    /** The provider name. */
+    public static final String NAME = "verbs";
+    /** The provider version ({@code fi_info -l}). */
+    public static final String VERSION = "0.1";
+
+    private volatile String device;
+    private volatile int queueSize;
+    private volatile int pollBatch;
+    private volatile int inlineSize;
+    private volatile DeviceScan scan;
+
+    /** For DS and {@link java.util.ServiceLoader}: settings from the system properties {@code jofi.verbs.*}. */
+    public VerbsProvider() {
+        fromSystemProperties();
+        scan = DeviceScan.scan();
+    }
+
+    /** DS: the configured settings; the devices are scanned again. */
+    @Activate
+    void activate(VerbsSettings settings) {
+        device = settings.device() == null ? "" : settings.device().trim();
+        queueSize = clamp(settings.queueSize(), 1, 1 << 16, VerbsSettings.DEFAULT_QUEUE_SIZE);
+        pollBatch = clamp(settings.pollBatch(), 1, 64, VerbsSettings.DEFAULT_POLL_BATCH);
+        inlineSize = clamp(settings.inlineSize(), 0, 1024, VerbsSettings.DEFAULT_INLINE_SIZE);
+        scan = DeviceScan.scan();
+    }
+
+    /**
+     * Reads {@code jofi.verbs.device}, {@code jofi.verbs.queueSize}, {@code jofi.verbs.pollBatch}
+     * and {@code jofi.verbs.inlineSize} (the {@link VerbsSettings} of a plain JVM); absent or
+     * malformed values keep the defaults.
+     */
+    void fromSystemProperties() {
+        device = System.getProperty("jofi.verbs.device", "").trim();
+        queueSize = clamp(intProperty("jofi.verbs.queueSize", VerbsSettings.DEFAULT_QUEUE_SIZE), 1, 1 << 16,
+                VerbsSettings.DEFAULT_QUEUE_SIZE);
+        pollBatch = clamp(intProperty("jofi.verbs.pollBatch", VerbsSettings.DEFAULT_POLL_BATCH), 1, 64,
+                VerbsSettings.DEFAULT_POLL_BATCH);
+        inlineSize = clamp(intProperty("jofi.verbs.inlineSize", VerbsSettings.DEFAULT_INLINE_SIZE), 0, 1024,
+                VerbsSettings.DEFAULT_INLINE_SIZE);
+    }
+
+    private static int intProperty(String name, int dflt) {
+        String v = System.getProperty(name);
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            return Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            return dflt;
+        }
+    }
+
+    private static int clamp(int v, int min, int max, int dflt) {
+        return v < min || v > max ? dflt : v;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String version() {
+        return VERSION;
+    }
+
+    /** {@code AVAILABLE} when the libraries load and a device has an active port (of the configured device, if one is). */
+    @Override
+    public ProviderState state() {
+        return unavailableReason() == null ? ProviderState.AVAILABLE : ProviderState.UNAVAILABLE;
+    }
+
+    /** Why the provider cannot work here, in words; {@code null} when it can. */
+    @Override
+    public String unavailableReason() {
+        DeviceScan s = scan;
+        if (!s.available()) {
+            return s.reason();
+        }
+        if (ports().isEmpty()) {
+            return "the configured device '" + device + "' has no active port (active: "
+                    + s.ports().stream().map(p -> p.device() + ":" + p.port()).toList() + ")";
+        }
+        return null;
+    }
+
+    /** The active ports offered: all, or those of the configured device. */
+    List<ActivePort> ports() {
+        DeviceScan s = scan;
+        String d = device;
+        if (d == null || d.isEmpty()) {
+            return s.ports();
+        }
+        return s.ports().stream().filter(p -> p.device().equals(d)).toList();
+    }
+
+    int queueSize() {
+        return queueSize;
+    }
+
+    int pollBatch() {
+        return pollBatch;
+    }
+
+    int inlineSize() {
+        return inlineSize;
+    }
+
+    /**
+     * {@code fi_getinfo} for verbs: while unavailable none of its infos and no exception (the
+     * registry does not ask an unavailable provider; a direct caller gets an empty list);
+     * otherwise the MSG infos of the active ports that meet {@code hints}.
+     */
+    @Override
+    public List<Info> getInfo(String node, String service, long flags, Info hints) throws FabricException {
+        if (state() != ProviderState.AVAILABLE && (flags & Fi.FI_PROV_ATTR_ONLY) == 0) {
+            return List.of();
+        }
+        return super.getInfo(node, service, flags, hints);
+    }
+
+    /** The MSG infos of the active ports (one per port). */
+    @Override
+    protected List<Info> offeredInfos(String node, String service, long flags) throws FabricException {
+        return VerbsInfos.offer(ports(), node, service, flags, queueSize, inlineSize);
+    }
+
+    /**
+     * {@code fi_fabric}: a verbs fabric.
+     *
+     * @throws FabricException {@code ENODATA} while unavailable (with the reason);
+     *         {@code EINVAL} when {@code attr} names another provider; {@code ENODEV} after departure (R15)
+     */
+    @Override
+    public Fabric fabric(FabricAttr attr, Object context) throws FabricException {
+        if (attr == null) {
+            throw new FabricException(Errno.EINVAL, "fabric attributes are required (take them from an Info of getInfo)");
+        }
+        if (attr.provName() != null && !NAME.equals(attr.provName())) {
+            throw new FabricException(Errno.EINVAL, "provider name " + attr.provName() + " is not " + NAME);
+        }
+        String why = unavailableReason();
+        if (why != null) {
+            throw new FabricException(Errno.ENODATA, "verbs unavailable: " + why);
+        }
+        if (resources().isDeparted()) {
+            throw new FabricException(Errno.ENODEV, "the verbs provider has departed");
+        }
+        return VerbsFabric.open(attr, context, this);
+    }
+
+    /** The component deactivates: everything it opened departs (R15). */
+    @Deactivate
+    void deactivate() {
+        departAll();
+    }
+}

@@ -1,0 +1,35 @@
+package io.jofi.provider.verbs;
+
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+/**
+ * The verbs provider's configuration: a DS component property type (PID
+ * {@code io.jofi.provider.verbs}), read in a plain JVM from the system properties
+ * {@code jofi.verbs.<name>} (see {@link VerbsProvider#fromSystemProperties}).
+ */
+@ObjectClassDefinition(name = "JOFI verbs provider", pid = "io.jofi.provider.verbs")
+@interface VerbsSettings {
+    /** Default of {@link #queueSize()}. */
+    int DEFAULT_QUEUE_SIZE = 256;
+    /** Default of {@link #pollBatch()}. */
+    int DEFAULT_POLL_BATCH = 32;
+    /** Default of {@link #inlineSize()}. */
+    int DEFAULT_INLINE_SIZE = 64;
+
+    /** Only offer this device (e.g. {@code rxe0}); empty = every device with an active port. */
+    @AttributeDefinition(description = "only offer this RDMA device (empty: every device with an active port)")
+    String device() default "";
+
+    /** Work requests per send and per receive queue of an endpoint (capped by the device's max_qp_wr). */
+    @AttributeDefinition(description = "work requests per send and receive queue of an endpoint")
+    int queueSize() default DEFAULT_QUEUE_SIZE;
+
+    /** Work completions read from the native CQ per poll_cq call (at most 64: one call amortises over many). */
+    @AttributeDefinition(description = "work completions polled per poll_cq call (1..64)")
+    int pollBatch() default DEFAULT_POLL_BATCH;
+
+    /** Bytes a send carries inline in its work request (the inject size; a bounce buffer beyond what the device allows). */
+    @AttributeDefinition(description = "bytes sent inline in the work request (inject size)")
+    int inlineSize() default DEFAULT_INLINE_SIZE;
+}

@@ -1,0 +1,40 @@
+package io.jofi.provider.verbs;
+
+import io.jofi.Errno;
+import io.jofi.provider.verbs.binding.VerbsConstants;
+
+/**
+ * How a failed work completion becomes a CQ error entry (issue 5): a flushed work request
+ * (the queue pair went to the error state: cancel, shutdown, a broken connection) is
+ * {@code ECANCELED} (R13); a receive too small for the message is {@code ETRUNC} (R12); every
+ * other status is {@code EIO} with the status as {@code provErrno}, which {@link #describe}
+ * turns into its name ({@code ibv_wc_status_str}) for {@code strerror}.
+ */
+final class WcErrors {
+    private WcErrors() {
+    }
+
+    /** The positive errno of work-completion status {@code status} ({@code IBV_WC_SUCCESS} = 0). */
+    static int errno(int status) {
+        if (status == VerbsConstants.IBV_WC_SUCCESS) {
+            return 0;
+        }
+        if (status == VerbsConstants.IBV_WC_WR_FLUSH_ERR) {
+            return Errno.ECANCELED;
+        }
+        if (status == VerbsConstants.IBV_WC_LOC_LEN_ERR) {
+            return Errno.ETRUNC;
+        }
+        return Errno.EIO;
+    }
+
+    /**
+     * {@code strerror} of a verbs completion error: the work-completion status's name.
+     *
+     * @param statusName {@code ibv_wc_status_str(provErrno)} where the library is loaded, else {@code null}
+     */
+    static String describe(int provErrno, String statusName) {
+        String name = statusName != null ? statusName : "status " + provErrno;
+        return "work completion failed: " + name + " (ibv_wc_status " + provErrno + ")";
+    }
+}

@@ -1,0 +1,44 @@
+package io.jofi.provider.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jofi.Errno;
+import io.jofi.Fi;
+import io.jofi.provider.verbs.binding.VerbsConstants;
+import org.junit.jupiter.api.Test;
+
+/** The event and error mappings of issue 5, as the endpoint applies them. */
+class MappingTest {
+    @Test
+    void cmEventsMapOntoEqEventsAndErrors() {
+        assertEquals(Fi.FI_CONNREQ, CmEvents.map(VerbsConstants.RDMA_CM_EVENT_CONNECT_REQUEST));
+        assertEquals(Fi.FI_CONNECTED, CmEvents.map(VerbsConstants.RDMA_CM_EVENT_ESTABLISHED));
+        assertEquals(Fi.FI_SHUTDOWN, CmEvents.map(VerbsConstants.RDMA_CM_EVENT_DISCONNECTED));
+        assertEquals(-Errno.ECONNREFUSED, CmEvents.map(VerbsConstants.RDMA_CM_EVENT_REJECTED));
+        for (int e : new int[] {VerbsConstants.RDMA_CM_EVENT_ADDR_ERROR, VerbsConstants.RDMA_CM_EVENT_ROUTE_ERROR,
+                VerbsConstants.RDMA_CM_EVENT_CONNECT_ERROR, VerbsConstants.RDMA_CM_EVENT_UNREACHABLE}) {
+            assertEquals(-Errno.ETIMEDOUT, CmEvents.map(e), "event " + e);
+        }
+        assertEquals(-Errno.ENODEV, CmEvents.map(VerbsConstants.RDMA_CM_EVENT_DEVICE_REMOVAL));
+        assertEquals(CmEvents.STEP, CmEvents.map(VerbsConstants.RDMA_CM_EVENT_ADDR_RESOLVED));
+        assertEquals(CmEvents.STEP, CmEvents.map(VerbsConstants.RDMA_CM_EVENT_ROUTE_RESOLVED));
+        assertEquals(CmEvents.IGNORED, CmEvents.map(VerbsConstants.RDMA_CM_EVENT_TIMEWAIT_EXIT));
+    }
+
+    @Test
+    void workCompletionStatusesMapOntoErrnos() {
+        assertEquals(0, WcErrors.errno(VerbsConstants.IBV_WC_SUCCESS));
+        assertEquals(Errno.ECANCELED, WcErrors.errno(VerbsConstants.IBV_WC_WR_FLUSH_ERR));
+        assertEquals(Errno.ETRUNC, WcErrors.errno(VerbsConstants.IBV_WC_LOC_LEN_ERR));
+        assertEquals(Errno.EIO, WcErrors.errno(VerbsConstants.IBV_WC_REM_ACCESS_ERR));
+        assertEquals(Errno.EIO, WcErrors.errno(VerbsConstants.IBV_WC_RETRY_EXC_ERR));
+    }
+
+    @Test
+    void strerrorNamesTheStatus() {
+        String s = WcErrors.describe(VerbsConstants.IBV_WC_REM_ACCESS_ERR, "remote access error");
+        assertTrue(s.contains("remote access error") && s.contains("10"), s);
+        assertTrue(WcErrors.describe(12, null).contains("status 12"));
+    }
+}

@@ -1,0 +1,20 @@
+package io.jofi.provider.verbs.conformance;
+
+import io.jofi.conformance.AvConformance;
+import org.junit.jupiter.api.BeforeEach;
+
+/**
+ * The shared AvConformance suite against the verbs provider; skipped with
+ * "verbs unavailable: …" where no RDMA port is active (runs in the soft-RoCE VM).
+ */
+class VerbsAvConformanceTest extends AvConformance {
+    @BeforeEach
+    void verbsAvailable() {
+        VerbsAvailable.assume();
+    }
+
+    @Override
+    protected String provider() {
+        return "verbs";
+    }
+}

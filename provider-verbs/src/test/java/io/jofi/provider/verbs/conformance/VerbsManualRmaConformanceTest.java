@@ -1,0 +1,26 @@
+package io.jofi.provider.verbs.conformance;
+
+import io.jofi.Progress;
+import io.jofi.conformance.RmaConformance;
+import org.junit.jupiter.api.BeforeEach;
+
+/**
+ * The shared RmaConformance suite against the verbs provider with manual progress; skipped with
+ * "verbs unavailable: …" where no RDMA port is active (runs in the soft-RoCE VM).
+ */
+class VerbsManualRmaConformanceTest extends RmaConformance {
+    @BeforeEach
+    void verbsAvailable() {
+        VerbsAvailable.assume();
+    }
+
+    @Override
+    protected String provider() {
+        return "verbs";
+    }
+
+    @Override
+    protected Progress progress() {
+        return Progress.MANUAL;
+    }
+}

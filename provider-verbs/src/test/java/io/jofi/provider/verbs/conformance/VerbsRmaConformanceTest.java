@@ -1,0 +1,20 @@
+package io.jofi.provider.verbs.conformance;
+
+import io.jofi.conformance.RmaConformance;
+import org.junit.jupiter.api.BeforeEach;
+
+/**
+ * The shared RmaConformance suite against the verbs provider; skipped with
+ * "verbs unavailable: …" where no RDMA port is active (runs in the soft-RoCE VM).
+ */
+class VerbsRmaConformanceTest extends RmaConformance {
+    @BeforeEach
+    void verbsAvailable() {
+        VerbsAvailable.assume();
+    }
+
+    @Override
+    protected String provider() {
+        return "verbs";
+    }
+}
