@@ -206,23 +206,28 @@ final class TcpPair implements AutoCloseable {
                 throw failure(cq, rc);
             }
             if ((++spins & 1023) == 0) {
-                long now = System.nanoTime();
-                if (deadline == 0) {
-                    deadline = now + TIMEOUT_NS;
-                } else if (now - deadline > 0) {
-                    throw new IllegalStateException("no completion on " + cq + " within " + TIMEOUT_NS / 1_000_000
-                            + " ms: the peer is gone or stalled");
+                if (spins == 1024) {
+                    deadline = System.nanoTime() + TIMEOUT_NS;
+                } else if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException(type + " pair: no completion on " + name(cq) + " within "
+                            + TIMEOUT_NS / 1_000_000 + " ms: the peer is gone or stalled");
                 }
             }
         }
     }
 
+    /** The CQ's role, for failure messages. */
+    private String name(CompletionQueue cq) {
+        return cq == aTx ? "a-tx" : cq == aRx ? "a-rx" : cq == bTx ? "b-tx" : cq == bRx ? "b-rx" : String.valueOf(cq);
+    }
+
     private IllegalStateException failure(CompletionQueue cq, int rc) {
         if (rc == -Errno.EAVAIL && cq.readErr(errEntry, 0) == 1) {
-            return new IllegalStateException("error completion on " + cq + ": " + Errno.strerror(errEntry.err())
-                    + " (context " + errEntry.context() + ")");
+            return new IllegalStateException(type + " pair: error completion on " + name(cq) + ": "
+                    + Errno.strerror(errEntry.err()) + " (context " + errEntry.context() + ")");
         }
-        return new IllegalStateException("cq read on " + cq + " returned " + rc + " (" + Errno.strerror(rc) + ")");
+        return new IllegalStateException(type + " pair: cq read on " + name(cq) + " returned " + rc + " ("
+                + Errno.strerror(rc) + ")");
     }
 
     /** Reads one event of {@code eq}, which must be {@code event}; bounded by {@link #TIMEOUT_NS}. */
