@@ -46,6 +46,18 @@ import java.util.Locale;
  * trip and MB/sec = 2·iters·size / µs (as fi_pingpong). The pong side removes the file at the
  * end. Every wait is bounded ({@value #TIMEOUT_SECONDS} s without progress: exit status 1), so
  * a lost partner never leaves a process spinning forever.
+ *
+ * <p>The streaming limit (the counterpart of a bandwidth test with a window): roles
+ * {@code sink} (creates FILE) and {@code stream} (prints the row). The stream side copies each
+ * message into the next of {@value #WINDOW} slots (fewer for big messages: at most
+ * {@value #STREAM_BYTES} bytes of slots) and publishes a produced count; the sink copies it out
+ * and publishes a consumed count — a single-producer single-consumer ring where each side reads
+ * the other's counter only when its cached copy says it must wait. The time runs from the
+ * first timed message to the sink's last copy-out; MB/sec = iters·size / µs and Mxfers/sec =
+ * iters / µs (one direction, as fabtests' bandwidth tests); usec/xfer = µs / iters.
+ * <pre>
+ *     0 | magic | 128 produced count | 256 consumed count | 4096 slots: N x SIZE rounded up to 64
+ * </pre>
  */
 public final class RawMappedPingPong {
     private static final long MAGIC = 0x4A4F464952415731L; // "JOFIRAW1"
@@ -57,6 +69,10 @@ public final class RawMappedPingPong {
     private static final long TIMEOUT_SECONDS = 60;
     /** Spins between two looks at the clock: the clock must stay off the round-trip path. */
     private static final int SPINS_PER_CLOCK_CHECK = 1 << 20;
+    /** Stream mode: the window (slots in flight), as {@code ./jofi bw}'s default. */
+    private static final int WINDOW = 64;
+    /** Stream mode: the most bytes of slots (a smaller window for messages above 1 MiB). */
+    private static final long STREAM_BYTES = 64L << 20;
 
     /** Acquire/release access to the 8-byte words of the mapping (aligned: offsets % 8 == 0). */
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class,
@@ -66,23 +82,24 @@ public final class RawMappedPingPong {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 4 || !("ping".equals(args[0]) || "pong".equals(args[0]))) {
-            System.err.println("usage: RawMappedPingPong ping|pong FILE SIZE ITERS [WARMUP]");
+        if (args.length < 4 || !java.util.Set.of("ping", "pong", "stream", "sink").contains(args[0])) {
+            System.err.println("usage: RawMappedPingPong ping|pong|stream|sink FILE SIZE ITERS [WARMUP]");
             System.exit(2);
         }
         Path file = Path.of(args[1]);
         int size = Integer.parseInt(args[2]);
         long iters = Long.parseLong(args[3]);
         long warmup = args.length > 4 ? Long.parseLong(args[4]) : 100;
-        if (size < 1 || size > (1 << 30) || iters < 1 || warmup < 0) {
-            System.err.println("RawMappedPingPong: SIZE must be 1 .. 1 GiB, ITERS >= 1, WARMUP >= 0");
+        if (size < 1 || size > (256 << 20) || iters < 1 || warmup < 0) { // two copies map within 2 GiB
+            System.err.println("RawMappedPingPong: SIZE must be 1 .. 256 MiB, ITERS >= 1, WARMUP >= 0");
             System.exit(2);
         }
         try {
-            if ("pong".equals(args[0])) {
-                pong(file, size, iters + warmup);
-            } else {
-                ping(file, size, iters, warmup);
+            switch (args[0]) {
+                case "pong" -> pong(file, size, iters + warmup);
+                case "ping" -> ping(file, size, iters, warmup);
+                case "sink" -> sink(file, size, iters + warmup);
+                default -> stream(file, size, iters, warmup);
             }
         } catch (IOException | IllegalStateException e) {
             System.err.println("RawMappedPingPong " + args[0] + ": " + e.getMessage());
@@ -98,22 +115,30 @@ public final class RawMappedPingPong {
         return pongDataOffset(size) + ((size + PAGE - 1L) / PAGE) * PAGE;
     }
 
-    /** Creates the file, publishes the magic, then echoes {@code rounds} rounds. */
-    private static void pong(Path file, int size, long rounds) throws IOException {
+    /**
+     * Creates {@code file} of {@code length} bytes (replacing a stale one), touches every page
+     * (so no page fault lands inside a timed round) and maps it; the caller stores the magic.
+     */
+    private static MappedByteBuffer create(Path file, long length) throws IOException {
         Files.deleteIfExists(file);
         MappedByteBuffer shm;
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE)) {
             // Grow the file by writing its last byte: tmpfs allocates pages as they are touched.
-            ch.write(ByteBuffer.wrap(new byte[1]), fileLength(size) - 1);
-            shm = ch.map(FileChannel.MapMode.READ_WRITE, 0, fileLength(size));
+            ch.write(ByteBuffer.wrap(new byte[1]), length - 1);
+            shm = ch.map(FileChannel.MapMode.READ_WRITE, 0, length);
         }
-        int pingData = DATA_OFFSET;
-        int pongData = (int) pongDataOffset(size);
-        // Touch every page now so no page fault lands inside a timed round.
-        for (int i = 0; i < fileLength(size); i += PAGE) {
+        for (int i = 0; i < length; i += PAGE) {
             shm.put(i, (byte) 0);
         }
+        return shm;
+    }
+
+    /** Creates the file, publishes the magic, then echoes {@code rounds} rounds. */
+    private static void pong(Path file, int size, long rounds) throws IOException {
+        MappedByteBuffer shm = create(file, fileLength(size));
+        int pingData = DATA_OFFSET;
+        int pongData = (int) pongDataOffset(size);
         ByteBuffer mine = ByteBuffer.allocateDirect(size);
         LONGS.setRelease(shm, MAGIC_OFFSET, MAGIC ^ size);
         try {
@@ -130,7 +155,7 @@ public final class RawMappedPingPong {
 
     /** Waits for the pong side's file, then times {@code iters} rounds after {@code warmup}. */
     private static void ping(Path file, int size, long iters, long warmup) throws IOException {
-        MappedByteBuffer shm = awaitFile(file, size);
+        MappedByteBuffer shm = awaitFile(file, size, fileLength(size), MAGIC ^ size);
         int pingData = DATA_OFFSET;
         int pongData = (int) pongDataOffset(size);
         ByteBuffer mine = ByteBuffer.allocateDirect(size);
@@ -148,13 +173,84 @@ public final class RawMappedPingPong {
             mine.put(0, shm, pongData, size);              // copy the echo out
         }
         long elapsed = System.nanoTime() - start;
-        double usec = Math.max(1e-3, elapsed / 1e3);
-        double total = 2.0 * iters * size;
-        double perXfer = usec / iters / 2;
+        printRow(size, iters, 2.0 * iters * size, elapsed / 1e3, elapsed / 1e3 / iters / 2);
+    }
+
+    /** fabtests' header and row: MB/sec = total / µs, Mxfers/sec = 1 / usec/xfer. */
+    private static void printRow(int size, long iters, double total, double usec, double perXfer) {
+        usec = Math.max(1e-3, usec);
         System.out.printf(Locale.ROOT, "%-8s%-8s%-8s%8s %10s%13s%13s%n", "bytes", "iters", "total", "time",
                 "MB/sec", "usec/xfer", "Mxfers/sec");
         System.out.printf(Locale.ROOT, "%-8d%-8d%-8.0f%8.2fs%10.2f%11.3f%11.2f%n", size, iters, total,
                 usec / 1e6, total / usec, perXfer, 1.0 / perXfer);
+    }
+
+    private static int streamSlots(int size) {
+        return (int) Math.max(2, Math.min(WINDOW, STREAM_BYTES / slotSize(size)));
+    }
+
+    private static long slotSize(int size) {
+        return (size + 63L) & ~63L; // slots on cache-line boundaries
+    }
+
+    private static long streamLength(int size) {
+        long bytes = DATA_OFFSET + streamSlots(size) * slotSize(size);
+        return (bytes + PAGE - 1) / PAGE * PAGE;
+    }
+
+    private static long streamMagic(int size) {
+        return ~MAGIC ^ size;
+    }
+
+    /** Creates the file, publishes the magic, then copies out {@code count} messages. */
+    private static void sink(Path file, int size, long count) throws IOException {
+        MappedByteBuffer shm = create(file, streamLength(size));
+        int slots = streamSlots(size);
+        long slotSize = slotSize(size);
+        ByteBuffer mine = ByteBuffer.allocateDirect(size);
+        LONGS.setRelease(shm, MAGIC_OFFSET, streamMagic(size));
+        try {
+            long produced = 0;
+            for (long i = 0; i < count; i++) {
+                if (produced <= i) { // read the producer's counter only when the cached one is used up
+                    awaitSequence(shm, PING_SEQ_OFFSET, i + 1, "message " + (i + 1));
+                    produced = (long) LONGS.getAcquire(shm, PING_SEQ_OFFSET);
+                }
+                mine.put(0, shm, (int) (DATA_OFFSET + (i % slots) * slotSize), size); // copy out
+                LONGS.setRelease(shm, PONG_SEQ_OFFSET, i + 1);                       // slot free
+            }
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /** Waits for the sink's file, then streams {@code warmup} untimed and {@code iters} timed messages. */
+    private static void stream(Path file, int size, long iters, long warmup) throws IOException {
+        MappedByteBuffer shm = awaitFile(file, size, streamLength(size), streamMagic(size));
+        int slots = streamSlots(size);
+        long slotSize = slotSize(size);
+        ByteBuffer mine = ByteBuffer.allocateDirect(size);
+        for (int i = 0; i < size; i++) {
+            mine.put(i, (byte) i);
+        }
+        long consumed = 0;
+        long start = System.nanoTime();
+        for (long i = 0; i < iters + warmup; i++) {
+            if (i == warmup) {
+                awaitSequence(shm, PONG_SEQ_OFFSET, warmup, "the warm-up's end"); // time from an empty ring
+                consumed = warmup;
+                start = System.nanoTime();
+            }
+            if (i - consumed >= slots) { // looks full: read the consumer's counter
+                awaitSequence(shm, PONG_SEQ_OFFSET, i - slots + 1, "slot of message " + (i + 1));
+                consumed = (long) LONGS.getAcquire(shm, PONG_SEQ_OFFSET);
+            }
+            shm.put((int) (DATA_OFFSET + (i % slots) * slotSize), mine, 0, size); // copy in
+            LONGS.setRelease(shm, PING_SEQ_OFFSET, i + 1);                       // publish
+        }
+        awaitSequence(shm, PONG_SEQ_OFFSET, iters + warmup, "the last message's copy-out");
+        long elapsed = System.nanoTime() - start;
+        printRow(size, iters, (double) iters * size, elapsed / 1e3, elapsed / 1e3 / iters);
     }
 
     /** Spins (acquire) until the word at {@code offset} reaches {@code expected}; bounded. */
@@ -176,13 +272,13 @@ public final class RawMappedPingPong {
     }
 
     /** Maps the file once the pong side has created it and stored the magic for this size. */
-    private static MappedByteBuffer awaitFile(Path file, int size) throws IOException {
+    private static MappedByteBuffer awaitFile(Path file, int size, long length, long magic) throws IOException {
         long deadline = System.nanoTime() + TIMEOUT_SECONDS * 1_000_000_000L;
         while (true) {
             try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                if (ch.size() >= fileLength(size)) {
-                    MappedByteBuffer shm = ch.map(FileChannel.MapMode.READ_WRITE, 0, fileLength(size));
-                    if ((long) LONGS.getAcquire(shm, MAGIC_OFFSET) == (MAGIC ^ size)) {
+                if (ch.size() >= length) {
+                    MappedByteBuffer shm = ch.map(FileChannel.MapMode.READ_WRITE, 0, length);
+                    if ((long) LONGS.getAcquire(shm, MAGIC_OFFSET) == magic) {
                         return shm;
                     }
                 }
