@@ -23,8 +23,10 @@
 # Environment: RUNS (default 5), ITERS (override the iterations of every size), PIN (1/0),
 #   C_PORT (fi_pingpong's control port, default 47692), PORT (JOFI's -B/-P, default 9238),
 #   SHM_DIR (raw baseline's directory, default /dev/shm), JAVA,
-#   JOFI_SHM_SERVER / JOFI_SHM_CLIENT (extra arguments of the JOFI server / client, e.g. how
-#   the client names the server's endpoint; default: "-s localhost" / "localhost").
+#   JOFI_SHM_SERVER / JOFI_SHM_CLIENT (extra arguments of the JOFI server / client: how the
+#   server names its endpoint and the client finds it; default: the server's source address
+#   "-s fi_shm://jofi-pp-PORT", the client's SERVER "fi_shm://jofi-pp-PORT" — shm has no port
+#   and no out-of-band exchange, so the endpoint name is the rendezvous).
 set -euo pipefail
 
 HOME_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,8 +37,8 @@ PORT="${PORT:-9238}"
 C_PORT="${C_PORT:-47692}"
 SHM_DIR="${SHM_DIR:-/dev/shm}"
 JAVA="${JAVA:-java}"
-JOFI_SHM_SERVER="${JOFI_SHM_SERVER:--s localhost}"
-JOFI_SHM_CLIENT="${JOFI_SHM_CLIENT:-localhost}"
+JOFI_SHM_SERVER="${JOFI_SHM_SERVER:--s fi_shm://jofi-pp-$PORT}"
+JOFI_SHM_CLIENT="${JOFI_SHM_CLIENT:-fi_shm://jofi-pp-$PORT}"
 TMP="$(mktemp -d /tmp/compare-shm.XXXXXX)"
 trap 'rm -rf "$TMP"' EXIT
 
