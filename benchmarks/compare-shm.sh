@@ -23,6 +23,10 @@
 # Environment: RUNS (default 5), ITERS (override the iterations of every size), PIN (1/0),
 #   C_PORT (fi_pingpong's control port, default 47692), PORT (JOFI's -B/-P, default 9238),
 #   SHM_DIR (raw baseline's directory, default /dev/shm), JAVA,
+#   NICE (e.g. -20: run every measured process at that nice level; root for negative values.
+#   With the kernel's autogroup scheduling on — /proc/sys/kernel/sched_autogroup_enabled —
+#   nice only ranks processes of this session against each other, so it does not win the
+#   cores back from other sessions' builds),
 #   JOFI_SHM_SERVER / JOFI_SHM_CLIENT (extra arguments of the JOFI server / client: how the
 #   server names its endpoint and the client finds it; default: the server's source address
 #   "-s fi_shm://jofi-pp-PORT", the client's SERVER "fi_shm://jofi-pp-PORT" — shm has no port
@@ -53,6 +57,11 @@ SRV_PIN="" CLI_PIN=""
 if [[ "${PIN:-1}" != 0 ]] && command -v taskset >/dev/null && (( $(nproc) >= 2 )); then
     SRV_PIN="taskset -c $(( $(nproc) - 1 ))"
     CLI_PIN="taskset -c 0"
+fi
+
+if [[ -n "${NICE:-}" ]]; then
+    SRV_PIN="nice -n $NICE $SRV_PIN"
+    CLI_PIN="nice -n $NICE $CLI_PIN"
 fi
 
 # Is the JOFI shm provider there? Else every JOFI cell says why not.
@@ -177,8 +186,9 @@ cell() { # TOOL SIZE COLUMN
 med() { local v; mapfile -t v < <(values "$1" "$2" "$3"); (( ${#v[@]} > 0 )) && median "${v[@]}" || true; }
 
 echo
-if [[ -n "$SRV_PIN" ]]; then pinned="pinned (server: cpu ${SRV_PIN#taskset -c }, client: cpu ${CLI_PIN#taskset -c })"
+if [[ "$SRV_PIN" == *taskset* ]]; then pinned="pinned (server: cpu ${SRV_PIN##*taskset -c }, client: cpu ${CLI_PIN##*taskset -c })"
 else pinned="not pinned"; fi
+[[ -n "${NICE:-}" ]] && pinned="$pinned, nice $NICE"
 echo "shm on $(hostname), $(date -u '+%F %H:%M') UTC, $(nproc) cores, $pinned"
 echo "load average before: $LOAD_BEFORE, after: $LOAD_AFTER; $RUNS runs each: median [min-max]"
 echo
