@@ -6,8 +6,11 @@
 #          of one mapped file in /dev/shm, copying the payload in and out (the physical limit);
 #   rawbw  the same class's stream/sink: a one-way SPSC ring of 64 slots in the mapped file
 #          (the streaming limit a bandwidth test with a window is measured against)
+#   api    io.jofi.benchmarks.ShmApiPingPong: the shm provider through the public API in two
+#          plain JVMs (no container; names exchanged through files), manual progress, spin
 #   JOFI   ./jofi pingpong -p shm -e rdm -c spin (fabtests' choreography over shm RDM)
-# one-way latency (usec/xfer = half the round trip) with the ratios JOFI/C and JOFI/raw, then
+# one-way latency (usec/xfer = half the round trip) with the ratios of api and JOFI to C and
+# raw, then
 # bandwidth (MB/s: C and raw ping-pong MB/sec, rawbw, JOFI ./jofi bw -p shm -e rdm with a
 # window of 64) and the 64 B message rate (M/s: Mxfers/sec of each). libfabric-bin ships no
 # fi_bw (dpkg -L libfabric-bin: fi_info, fi_pingpong, fi_strerror): C's bandwidth and rate are
@@ -159,7 +162,14 @@ for s in "${SIZES[@]}"; do
             record rawbw "$s" <<<"$out"
         else fail rawbw; fi
         rm -f "$f"
-        if [[ -z "$JOFI_NA" && -z "${WHY[JOFI]:-}" ]]; then   # a failed JOFI is not retried every run
+        if [[ -z "${WHY[api]:-}" ]]; then   # a failed tool is not retried every run
+            f="$TMP/api-$s-$run"
+            api="$JAVA -cp benchmarks/target/benchmarks.jar io.jofi.benchmarks.ShmApiPingPong"
+            if out="$(pair "$SRV_PIN $api pong $f $s $n $n" "$CLI_PIN $api ping $f $s $n $n" 2>"$TMP/err")"; then
+                record api "$s" <<<"$out"
+            else fail api; fi
+        fi
+        if [[ -z "$JOFI_NA" && -z "${WHY[JOFI]:-}" ]]; then
             if out="$(pair "$SRV_PIN ./jofi pingpong -p shm -e rdm -c spin -m -S $s -I $n -w $n -B $PORT $JOFI_SHM_SERVER" \
                     "$CLI_PIN ./jofi pingpong -p shm -e rdm -c spin -m -S $s -I $n -w $n -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
                 record JOFI "$s" <<<"$out"
@@ -193,9 +203,11 @@ echo "shm on $(hostname), $(date -u '+%F %H:%M') UTC, $(nproc) cores, $pinned"
 echo "load average before: $LOAD_BEFORE, after: $LOAD_AFTER; $RUNS runs each: median [min-max]"
 echo
 echo "latency, one-way usec/xfer (half the round trip)"
-printf '%-8s %-24s %-24s %-24s %7s %9s\n' bytes C raw JOFI JOFI/C JOFI/raw
+printf '%-8s %-21s %-21s %-21s %-21s %6s %7s %6s %8s\n' bytes C raw api JOFI api/C api/raw JOFI/C JOFI/raw
 for s in "${SIZES[@]}"; do
-    printf '%-8s %-24s %-24s %-24s %7s %9s\n' "$s" "$(cell C "$s" 3)" "$(cell raw "$s" 3)" "$(cell JOFI "$s" 3)" \
+    printf '%-8s %-21s %-21s %-21s %-21s %6s %7s %6s %8s\n' "$s" "$(cell C "$s" 3)" "$(cell raw "$s" 3)" \
+        "$(cell api "$s" 3)" "$(cell JOFI "$s" 3)" \
+        "$(ratio "$(med api "$s" 3)" "$(med C "$s" 3)")" "$(ratio "$(med api "$s" 3)" "$(med raw "$s" 3)")" \
         "$(ratio "$(med JOFI "$s" 3)" "$(med C "$s" 3)")" "$(ratio "$(med JOFI "$s" 3)" "$(med raw "$s" 3)")"
 done
 echo
@@ -207,8 +219,8 @@ for s in "${SIZES[@]}"; do
         "$(ratio "$(med JOFIbw "$s" 4)" "$(med C "$s" 4)")" "$(ratio "$(med JOFIbw "$s" 4)" "$(med rawbw "$s" 4)")"
 done
 echo
-echo "64 B message rate, M messages/s (Mxfers/sec; C, raw, JOFI: ping-pong; rawbw, JOFIbw: streamed)"
-for t in C raw JOFI rawbw JOFIbw; do
+echo "64 B message rate, M messages/s (Mxfers/sec; C, raw, api, JOFI: ping-pong; rawbw, JOFIbw: streamed)"
+for t in C raw api JOFI rawbw JOFIbw; do
     printf '  %-7s %s\n' "$t" "$(cell "$t" 64 5)"
 done
 if (( ${#NOTES[@]} > 0 )); then

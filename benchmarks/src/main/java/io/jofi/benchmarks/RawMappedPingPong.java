@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Locale;
 
 /**
  * The physical limit that a Java shared-memory provider is measured against: two JVM
@@ -173,16 +172,7 @@ public final class RawMappedPingPong {
             mine.put(0, shm, pongData, size);              // copy the echo out
         }
         long elapsed = System.nanoTime() - start;
-        printRow(size, iters, 2.0 * iters * size, elapsed / 1e3, elapsed / 1e3 / iters / 2);
-    }
-
-    /** fabtests' header and row: MB/sec = total / µs, Mxfers/sec = 1 / usec/xfer. */
-    private static void printRow(int size, long iters, double total, double usec, double perXfer) {
-        usec = Math.max(1e-3, usec);
-        System.out.printf(Locale.ROOT, "%-8s%-8s%-8s%8s %10s%13s%13s%n", "bytes", "iters", "total", "time",
-                "MB/sec", "usec/xfer", "Mxfers/sec");
-        System.out.printf(Locale.ROOT, "%-8d%-8d%-8.0f%8.2fs%10.2f%11.3f%11.2f%n", size, iters, total,
-                usec / 1e6, total / usec, perXfer, 1.0 / perXfer);
+        FabtestsRow.print(size, iters, 2.0 * iters * size, elapsed / 1e3, elapsed / 1e3 / iters / 2);
     }
 
     private static int streamSlots(int size) {
@@ -250,7 +240,7 @@ public final class RawMappedPingPong {
         }
         awaitSequence(shm, PONG_SEQ_OFFSET, iters + warmup, "the last message's copy-out");
         long elapsed = System.nanoTime() - start;
-        printRow(size, iters, (double) iters * size, elapsed / 1e3, elapsed / 1e3 / iters);
+        FabtestsRow.print(size, iters, (double) iters * size, elapsed / 1e3, elapsed / 1e3 / iters);
     }
 
     /** Spins (acquire) until the word at {@code offset} reaches {@code expected}; bounded. */

@@ -95,18 +95,7 @@ final class ShmPair implements AutoCloseable {
      * @throws IllegalStateException when there is no shm provider on the class path
      */
     ShmPair(int maxReap) throws FabricException {
-        Info hints = new Info().caps(Fi.FI_MSG);
-        hints.epAttr().type(EpType.RDM);
-        hints.fabricAttr().provName("shm");
-        hints.domainAttr().dataProgress(Progress.MANUAL);
-        List<Info> infos;
-        try {
-            infos = Fabrics.standalone().getInfo(null, null, 0, hints);
-        } catch (FabricException e) {
-            throw new IllegalStateException("no shm provider on the class path (benchmarks.jar needs provider-shm "
-                    + "with io.jofi.provider.shm.ShmProvider): " + e.getMessage(), e);
-        }
-        Info info = infos.get(0);
+        Info info = shmInfo();
         injectSize = info.txAttr().injectSize();
         a = new Side(info);
         Side opened = null;
@@ -128,6 +117,24 @@ final class ShmPair implements AutoCloseable {
         entries = new CqEntry[maxReap];
         for (int i = 0; i < maxReap; i++) {
             entries[i] = new CqEntry();
+        }
+    }
+
+    /**
+     * The shm provider's first RDM {@code FI_MSG} info with manual data progress.
+     *
+     * @throws IllegalStateException when there is no shm provider on the class path
+     */
+    static Info shmInfo() {
+        Info hints = new Info().caps(Fi.FI_MSG);
+        hints.epAttr().type(EpType.RDM);
+        hints.fabricAttr().provName("shm");
+        hints.domainAttr().dataProgress(Progress.MANUAL);
+        try {
+            return Fabrics.standalone().getInfo(null, null, 0, hints).get(0);
+        } catch (FabricException e) {
+            throw new IllegalStateException("no shm provider on the class path (benchmarks.jar needs provider-shm "
+                    + "with io.jofi.provider.shm.ShmProvider): " + e.getMessage(), e);
         }
     }
 
