@@ -4,7 +4,7 @@
  * data-path calls return {@code >= 0} or {@code -Errno.X} and allocate nothing.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package io.jofi;
 
 import org.osgi.annotation.bundle.Export;

@@ -41,6 +41,12 @@ public final class JofiContainer {
     public static final String TCP_NAME = "tcp";
     /** The prefix of every thread the tcp provider starts (its progress engines). */
     public static final String TCP_THREADS = "jofi-tcp";
+    /** Bundle-SymbolicName of the shm provider bundle ({@code provider-shm/}). */
+    public static final String SHM_BSN = "io.jofi.provider.shm";
+    /** The name the shm provider answers to. */
+    public static final String SHM_NAME = "shm";
+    /** The prefix of every thread the shm provider starts (its progress engines). */
+    public static final String SHM_THREADS = "jofi-shm";
 
     private JofiContainer() {
     }
@@ -57,6 +63,14 @@ public final class JofiContainer {
      */
     public static Option tcp() {
         return composite(runtime(), jofiBundle("api"), jofiBundle("tcp"));
+    }
+
+    /**
+     * The runtime, the api bundle and the real shm provider bundle of this reactor
+     * ({@code jofi.bundle.shm}), and no other provider.
+     */
+    public static Option shm() {
+        return composite(runtime(), jofiBundle("api"), jofiBundle("shm"));
     }
 
     /** JUnit inside the container, the logging levels, SCR and what SCR 2.2 needs to resolve. */

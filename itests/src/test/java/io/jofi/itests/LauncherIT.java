@@ -1,6 +1,7 @@
 package io.jofi.itests;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
@@ -26,12 +27,14 @@ import org.junit.Test;
  * <p>The script runs with {@code JOFI_NO_BUILD=1}: it must use the jar just built, not start a
  * Maven build of its own because a source is newer than the (reproducible, 1980-dated) jar.
  *
- * <p>The container ships the tcp provider (the first provider bundle of
- * {@code cnf/jofi.bndrun}); the expectations name it.
+ * <p>The container ships the tcp and shm providers (the provider bundles of
+ * {@code cnf/jofi.bndrun}); the expectations name them.
  */
 public class LauncherIT {
     /** What {@code info -l} prints of the tcp provider. */
     private static final String TCP_LISTING = "tcp:\n    version: 0.1\n    state: available\n";
+    /** What {@code info -l} prints of the shm provider. */
+    private static final String SHM_LISTING = "shm:\n    version: 0.1\n    state: available\n";
     /** Bound on one run of the script (a container start is about two seconds). */
     private static final long TIMEOUT_SECONDS = 60;
 
@@ -51,11 +54,11 @@ public class LauncherIT {
     }
 
     @Test
-    public void infoListListsTheTcpProviderAndSucceeds() throws Exception {
+    public void infoListListsTheProvidersAndSucceeds() throws Exception {
         Run run = jofi(null, "info", "-l");
 
         assertEquals(run.toString(), 0, run.status);
-        assertEquals(run.toString(), TCP_LISTING, run.out);
+        assertEquals(run.toString(), SHM_LISTING + TCP_LISTING, run.out);
         assertEquals(run.toString(), "", run.err);
     }
 
@@ -76,7 +79,8 @@ public class LauncherIT {
         assertEquals(run.toString(), 1, run.status);
         assertEquals(run.toString(), "", run.out);
         assertEquals(run.toString(), 1, run.err.lines().count());
-        assertTrue(run.toString(), run.err.startsWith("jofi info: no fabric provider matches: tcp: ep_type FI_EP_DGRAM"));
+        assertTrue(run.toString(), run.err.startsWith("jofi info: no fabric provider matches: shm: ep_type FI_EP_DGRAM"));
+        assertTrue(run.toString(), run.err.contains("; tcp: ep_type FI_EP_DGRAM"));
     }
 
     @Test
@@ -84,9 +88,14 @@ public class LauncherIT {
         Run run = jofi(null, "providers", "stop", "tcp");
 
         assertEquals(run.toString(), 0, run.status);
-        assertTrue(run.toString(), run.out.startsWith("before:\n    tcp FI_EP_MSG\n"));
-        assertTrue(run.toString(), run.out.contains("stop: io.jofi.provider.tcp"));
-        assertTrue(run.toString(), run.out.endsWith("after:\n    none\n"));
+        String out = run.out;
+        int stop = out.indexOf("stop: io.jofi.provider.tcp");
+        assertTrue(run.toString(), out.startsWith("before:\n"));
+        assertTrue(run.toString(), stop > out.indexOf("    tcp FI_EP_MSG\n"));
+        assertTrue(run.toString(), stop > out.indexOf("    shm FI_EP_RDM\n"));
+        String after = out.substring(out.indexOf("after:\n", stop));
+        assertTrue(run.toString(), after.contains("    shm FI_EP_RDM\n"));
+        assertFalse(run.toString(), after.contains("tcp"));
     }
 
     @Test
@@ -115,12 +124,15 @@ public class LauncherIT {
 
         assertEquals(run.toString(), 0, run.status);
         String out = run.out;
-        int stopped = out.indexOf("after:\n    none");
+        int stopped = out.indexOf("stop: io.jofi.provider.tcp");
         int started = out.indexOf("start: io.jofi.provider.tcp");
-        assertTrue(run.toString(), out.indexOf("state: available") < stopped);
+        assertTrue(run.toString(), out.indexOf(TCP_LISTING) < stopped);
         assertTrue(run.toString(), stopped > 0 && started > stopped);
-        assertTrue(run.toString(), out.indexOf("no providers installed", stopped) > stopped);
-        assertTrue(run.toString(), out.indexOf("state: available", started) > started);
+        // between stop and start, info -l lists shm only
+        String between = out.substring(stopped, started);
+        assertTrue(run.toString(), between.contains(SHM_LISTING));
+        assertFalse(run.toString(), between.contains(TCP_LISTING));
+        assertTrue(run.toString(), out.indexOf(TCP_LISTING, started) > started);
     }
 
     /** One finished run of the script. */

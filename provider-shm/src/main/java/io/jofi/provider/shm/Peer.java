@@ -1,0 +1,244 @@
+package io.jofi.provider.shm;
+
+import io.jofi.Fi;
+import io.jofi.spi.util.UtilAddressVector;
+import io.jofi.spi.util.UtilMemoryRegion;
+import java.io.IOException;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+
+/**
+ * What an endpoint knows of one other endpoint (in this or another process): its name and
+ * address, its ring once mapped (lazily, on the first send), the operations queued towards
+ * it (in order: a sender never interleaves its messages to one peer), the reassembly state of
+ * the message or RMA write it is sending us, the cache of its {@code fi_addr} in our AV
+ * ({@code FI_SOURCE}), and the regions of its domain we reach directly (one-sided RMA).
+ * Guarded by the endpoint's lock.
+ */
+final class Peer {
+    final String name;
+    final long pid;
+    final long seq;
+    final byte[] address;
+    RingLink link;
+    /** Why mapping failed / the peer failed: 0 while fine, else the errno its operations fail with. */
+    int failed;
+    final ArrayDeque<TxOp> queue = new ArrayDeque<>();
+    /**
+     * Operations sent to it that wait for its answer. One-sided RMA is taken only while this
+     * and {@link #queue} are empty, so it never overtakes an earlier operation (FI_FENCE, order).
+     */
+    int outstanding;
+
+    // ---- receive side: the message or write this peer is sending us
+    RxOp rxOp;
+    Unexpected rxUnexpected;
+    /** Total length and flags of the message in reassembly. */
+    long rxTotal;
+    int rxFlags;
+    long rxToken;
+    long rxData;
+    long rxTag;
+    /** Bytes of the current message dropped (truncation, R12). */
+    long rxDropped;
+    /** The target region of the RMA write in reassembly, its index, or the error found on its first fragment. */
+    UtilMemoryRegion wRegion;
+    int wIndex;
+    int wStatus;
+
+    // ---- FI_SOURCE cache
+    private UtilAddressVector cachedAv;
+    private long cachedFiAddr = Fi.FI_ADDR_NOTAVAIL;
+
+    // ---- one-sided RMA
+    private RegistrationTable table;
+    private boolean tableTried;
+    private final RegistrationTable.Entry entry = new RegistrationTable.Entry();
+    private Direct[] direct = new Direct[0];
+
+    /** A region of the peer's domain mapped here. */
+    static final class Direct {
+        long key;
+        int entryIndex;
+        long seq;
+        long base;
+        long length;
+        long access;
+        long fileOffset;
+        MappedByteBuffer map;
+    }
+
+    Peer(String name, long pid, long seq) {
+        this.name = name;
+        this.pid = pid;
+        this.seq = seq;
+        this.address = ShmNames.address(name);
+    }
+
+    /**
+     * The peer's {@code fi_addr} in {@code av}, or {@code FI_ADDR_NOTAVAIL}: the cached value
+     * while the AV still maps it to this address (checked allocation-free), else a fresh
+     * reverse lookup.
+     */
+    long fiAddrIn(UtilAddressVector av) {
+        if (av == null) {
+            return Fi.FI_ADDR_NOTAVAIL;
+        }
+        if (av == cachedAv && cachedFiAddr != Fi.FI_ADDR_NOTAVAIL) {
+            byte[] a = av.addressOf(cachedFiAddr);
+            if (a != null && Arrays.equals(a, address)) {
+                return cachedFiAddr;
+            }
+        }
+        cachedAv = av;
+        cachedFiAddr = av.fiAddrOf(address);
+        return cachedFiAddr;
+    }
+
+    /**
+     * Why the last {@link #direct} returned null: 0 when the peer does not publish the key
+     * (the target-side path serves it), else the errno the access fails with
+     * ({@code EACCES} for a missing access right, {@code EINVAL} for a range outside the
+     * region) — the same answers the target's own check gives.
+     */
+    int directError;
+
+    /**
+     * The mapped region of key {@code key} of the peer's domain that allows {@code need} on
+     * {@code [addr, addr + len)}, or null (see {@link #directError}).
+     */
+    Direct direct(Path dir, long key, long addr, long len, long need) {
+        directError = 0;
+        for (Direct d : direct) {
+            if (d.key == key) {
+                if (table.seq(d.entryIndex) == d.seq) {
+                    return fits(d, addr, len, need);
+                }
+                drop(d);
+                break;
+            }
+        }
+        RegistrationTable t = table(dir);
+        if (t == null || !t.find(key, entry)) {
+            return null;
+        }
+        Direct d = mapEntry();
+        if (d == null) {
+            return null;
+        }
+        Direct[] n = Arrays.copyOf(direct, direct.length + 1);
+        n[direct.length] = d;
+        direct = n;
+        return fits(d, addr, len, need);
+    }
+
+    /** Whether the peer's domain wants to hear of direct accesses (remote counters bound). */
+    boolean wantsEvents(Path dir) {
+        RegistrationTable t = table(dir);
+        return t != null && t.eventsWanted();
+    }
+
+    private Direct fits(Direct d, long addr, long len, long need) {
+        if ((d.access & need) != need) {
+            directError = io.jofi.Errno.EACCES;
+            return null;
+        }
+        long rel = addr - d.base;
+        if (len < 0 || Long.compareUnsigned(addr, d.base) < 0 || Long.compareUnsigned(rel, d.length) > 0
+                || len > d.length - rel) {
+            directError = io.jofi.Errno.EINVAL;
+            return null;
+        }
+        return d;
+    }
+
+    /** Forgets a mapped region (its next use maps it again from the table). */
+    void forget(Direct d) {
+        drop(d);
+    }
+
+    private void drop(Direct d) {
+        int at = -1;
+        for (int i = 0; i < direct.length; i++) {
+            if (direct[i] == d) {
+                at = i;
+            }
+        }
+        if (at >= 0) {
+            Direct[] n = new Direct[direct.length - 1];
+            System.arraycopy(direct, 0, n, 0, at);
+            System.arraycopy(direct, at + 1, n, at, direct.length - at - 1);
+            direct = n;
+        }
+    }
+
+    private RegistrationTable table(Path dir) {
+        if (!tableTried) {
+            tableTried = true;
+            try {
+                table = RegistrationTable.open(dir.resolve(ShmNames.tableOf(name)));
+            } catch (IOException | RuntimeException e) {
+                table = null; // no table: every access takes the target-side path
+            }
+        }
+        return table;
+    }
+
+    private Direct mapEntry() {
+        Path file = entry.path();
+        try {
+            if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+                return null;
+            }
+            Object uid = Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+            Object self = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+            if (!uid.equals(self)) {
+                return null;
+            }
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                if (ch.size() < entry.fileOffset + entry.length) {
+                    return null;
+                }
+                MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_WRITE, entry.fileOffset, entry.length);
+                m.order(ByteOrder.nativeOrder());
+                Direct d = new Direct();
+                d.key = entry.key;
+                d.entryIndex = entry.index;
+                d.seq = entry.seq;
+                d.base = entry.base;
+                d.length = entry.length;
+                d.access = entry.access;
+                d.fileOffset = entry.fileOffset;
+                d.map = m;
+                return d;
+            }
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** Forgets mappings (the peer failed or the endpoint closes). */
+    void release() {
+        direct = new Direct[0];
+        if (table != null) {
+            table.close();
+            table = null;
+        }
+        if (link != null) {
+            link.close();
+            link = null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return ShmNames.SCHEME + name;
+    }
+}

@@ -1,0 +1,260 @@
+package io.jofi.provider.shm;
+
+import io.jofi.provider.shm.ring.BounceSlots;
+import io.jofi.provider.shm.ring.Doorbell;
+import io.jofi.provider.shm.ring.DoorbellRinger;
+import io.jofi.provider.shm.ring.MpscRing;
+import io.jofi.provider.shm.ring.RecordHandler;
+import io.jofi.provider.shm.ring.RegionDescriptor;
+import io.jofi.provider.shm.ring.RegionJanitor;
+import io.jofi.provider.shm.ring.RegionSizes;
+import io.jofi.provider.shm.ring.RingDescriptor;
+import io.jofi.provider.shm.ring.SenderLiveness;
+import io.jofi.provider.shm.ring.ShmRegion;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * An endpoint's view of one region (package {@code io.jofi.provider.shm.ring}): its own
+ * (consumer: {@link #drain}, {@link #prepareToSleep}/{@link #awake} around a wait on the
+ * domain's {@link Doorbell}) or a peer's
+ * (producer: {@link #claim}, {@link #publish}, ringing the peer's doorbell only when
+ * {@link MpscRing#publish} says the peer sleeps). Records carry the endpoint protocol
+ * ({@link Wire}) as their payload; the ring record's sender word is the producer's pid, which
+ * the consumer's {@link SenderLiveness} checks when a claim stalls.
+ */
+final class RingLink implements AutoCloseable {
+    /**
+     * What {@link #drain} calls for each record: the payload is {@code buf[at, at + length)};
+     * {@code aux} is the producer's free word (0, or a bounce slot index + 1).
+     */
+    interface Handler {
+        void onRecord(ByteBuffer buf, int at, int length, int aux);
+    }
+
+    /** {@link #claim}: the ring is full (retry later). */
+    static final int FULL = -1;
+    /** {@link #claim}: the peer's ring is corrupt (the peer is failed). */
+    static final int BROKEN = -2;
+    /** The one ring record type the endpoint protocol uses. */
+    private static final int TYPE = 1;
+    private static final int SENDER = (int) ProcessHandle.current().pid();
+
+    private final ShmRegion region;
+    private final MpscRing ring;
+    private final Doorbell doorbell;
+    private final BounceSlots slots;
+    private final DoorbellRinger ringer;
+    private Handler handler;
+    private final RecordHandler adapter = this::onRecord;
+
+    private RingLink(ShmRegion region, Doorbell doorbell, DoorbellRinger ringer) {
+        this.region = region;
+        this.ring = region.ring();
+        this.slots = region.bounceSlots();
+        this.doorbell = doorbell;
+        this.ringer = ringer;
+    }
+
+    /**
+     * Creates the endpoint's own region. Its doorbell path is a symbolic link to the domain's
+     * doorbell socket {@code sharedBell} (one socket per domain, so that one progress thread
+     * sleeps on all of its endpoints; producers connect through the link). A file of the same
+     * name can only be a dead process's (the name holds the pid): the janitor removes it and
+     * creation is tried once more.
+     */
+    static RingLink create(Path dir, String name, int ringSize, int slotSize, int slotCount, SenderLiveness liveness,
+                           Path sharedBell) throws IOException {
+        RegionSizes sizes;
+        try {
+            sizes = new RegionSizes(ringSize, slotSize, slotCount);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("bad region sizes: " + e.getMessage(), e);
+        }
+        ShmRegion r;
+        try {
+            r = ShmRegion.create(dir, name, sizes);
+        } catch (FileAlreadyExistsException e) {
+            RegionJanitor.clean(dir);
+            r = ShmRegion.create(dir, name, sizes);
+        }
+        try {
+            Files.deleteIfExists(r.doorbellPath());
+            Files.createSymbolicLink(r.doorbellPath(), sharedBell);
+            r.ring().senderLiveness(liveness);
+            return new RingLink(r, null, null);
+        } catch (IOException | RuntimeException e) {
+            r.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Maps a peer's region (refused for another user's, corrupt or dead owner's file) and
+     * connects to its doorbell.
+     */
+    static RingLink map(Path dir, String name) throws IOException {
+        ShmRegion r;
+        try {
+            r = ShmRegion.map(dir, name);
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        try {
+            return new RingLink(r, null, DoorbellRinger.connect(r.doorbellPath()));
+        } catch (IOException | RuntimeException e) {
+            r.close();
+            throw e;
+        }
+    }
+
+    /** The ring buffer producers write records into (little-endian, absolute offsets). */
+    ByteBuffer buffer() {
+        return ring.buffer();
+    }
+
+    /** The largest payload one record carries. */
+    int maxPayload() {
+        return ring.maxPayloadLength();
+    }
+
+    /**
+     * Claims a record with {@code length} payload bytes.
+     *
+     * @return where the payload goes in {@link #buffer()}, {@link #FULL} or {@link #BROKEN}
+     */
+    int claim(int length) {
+        return claim(length, 0);
+    }
+
+    /** {@link #claim(int)} with the record's aux word (a bounce slot index + 1). */
+    int claim(int length, int aux) {
+        int index = ring.claim(TYPE, SENDER, aux, length);
+        if (index >= 0) {
+            return index + RingDescriptor.HEADER_LENGTH;
+        }
+        return index == MpscRing.FULL ? FULL : BROKEN;
+    }
+
+    /** Publishes the record claimed at payload offset {@code at}; rings the doorbell if the consumer sleeps. */
+    void publish(int at) {
+        if (ring.publish(at - RingDescriptor.HEADER_LENGTH) && ringer != null) {
+            ringer.ring();
+        }
+    }
+
+    /**
+     * Consumes up to {@code limit} records (own region).
+     *
+     * @return records consumed, or -1 when the ring is corrupt
+     */
+    int drain(Handler h, int limit) {
+        handler = h;
+        int n = ring.read(adapter, limit);
+        return n < 0 ? -1 : n;
+    }
+
+    private int onRecord(int type, int sender, int aux, ByteBuffer buffer, int payloadOffset, int payloadLength) {
+        if (type != TYPE) {
+            return RecordHandler.CONTINUE; // not ours: skipped
+        }
+        handler.onRecord(buffer, payloadOffset, payloadLength, aux);
+        return RecordHandler.CONTINUE;
+    }
+
+    // ------------------------------------------------------------------ bounce buffers
+
+    /** The holder tag of this process in peers' bounce slots: its pid (positive). */
+    static final int HOLDER = SENDER;
+
+    /** Slots of the region (0 when it has none). */
+    int slotCount() {
+        return slots.slotCount();
+    }
+
+    int slotSize() {
+        return slots.slotSize();
+    }
+
+    /** Producer: takes a free slot of the peer's region, or a negative value when none is free. */
+    int acquireSlot() {
+        return slots.slotCount() == 0 ? -1 : slots.acquire(HOLDER);
+    }
+
+    /** The slot area (little-endian) and a slot's offset in it. */
+    ByteBuffer slotBuffer() {
+        return slots.buffer();
+    }
+
+    int slotOffset(int slot) {
+        return slots.offset(slot);
+    }
+
+    /** Consumer: whether {@code slot} is a valid slot held by {@code holder} (both from shared memory). */
+    boolean slotHeldBy(int slot, int holder) {
+        return slots.isValid(slot) && slots.holder(slot) == holder;
+    }
+
+    /** Consumer: gives a slot back after copying out of it. */
+    void releaseSlot(int slot) {
+        slots.release(slot);
+    }
+
+    /** Consumer: frees every slot a dead producer held. */
+    void releaseSlotsOf(int holder) {
+        if (holder > 0) {
+            slots.releaseAllHeldBy(holder);
+        }
+    }
+
+    /**
+     * Own region, about to sleep: sets the ring's sleeping flag and re-checks the ring.
+     *
+     * @return false when a record is there already (do not sleep; the flag is cleared)
+     */
+    boolean prepareToSleep() {
+        return ring.prepareToSleep();
+    }
+
+    /** Own region: clears the sleeping flag (producers stop ringing). */
+    void awake() {
+        ring.awake();
+    }
+
+    /** Whether the region's owner still runs (pid and start time). */
+    boolean ownerAlive() {
+        return region.isOwnerAlive();
+    }
+
+    /**
+     * Whether the peer behind this region is gone: its endpoint closed the region (state no
+     * longer READY, read from shared memory), or — unless it is in this process — its process
+     * died (pid and start time).
+     */
+    boolean peerGone(boolean sameProcess) {
+        return region.state() != RegionDescriptor.STATE_READY || (!sameProcess && !region.isOwnerAlive());
+    }
+
+    /** Own: closes the doorbell and removes the region file. Peer: disconnects and forgets the mapping. */
+    @Override
+    public void close() {
+        try {
+            if (doorbell != null) {
+                doorbell.close();
+            }
+            if (ringer != null) {
+                ringer.close();
+            }
+        } catch (IOException e) {
+            // closing: nothing left to tell
+        }
+        try {
+            region.close();
+        } catch (IOException e) {
+            // the janitor of a later run removes what is left
+        }
+    }
+}

@@ -1,0 +1,389 @@
+package io.jofi.provider.shm;
+
+import io.jofi.AddrFormat;
+import io.jofi.Endpoint;
+import io.jofi.EpType;
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Info;
+import io.jofi.MemoryRegion;
+import io.jofi.Progress;
+import io.jofi.provider.shm.ring.Doorbell;
+import io.jofi.spi.util.AddressResolver;
+import io.jofi.spi.util.ProgressEngine;
+import io.jofi.spi.util.UtilDomain;
+import io.jofi.spi.util.UtilMemoryRegion;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The shm domain: queues, counters, AVs and registration are the util layer's; it owns
+ *
+ * <ul>
+ * <li>one {@link ProgressEngine} whose step drains the rings of the domain's endpoints
+ *     (AUTO: thread {@code jofi-shm-progress-N}; MANUAL: inside the application's calls) and,
+ *     idle, sleeps on the domain's doorbell socket {@code jofi-<pid>-<domain>.dbell}, to which
+ *     every endpoint's doorbell path is a symbolic link;</li>
+ * <li>at open, the removal of files dead processes left in the region directory
+ *     ({@code RegionJanitor} for region files, {@link ShmJanitor} for the rest, once per JVM);</li>
+ * <li>shareable memory ({@link #allocateBuffer}, {@link #mapFile}) and the domain's
+ *     {@link RegistrationTable}: a registration of such a buffer with remote access is
+ *     published there, so that initiators in other processes access it directly (one-sided
+ *     RMA, README "RMA path");</li>
+ * <li>the AVs' {@link ShmAddressResolver} for {@code fi_shm://} names.</li>
+ * </ul>
+ */
+final class ShmDomain extends UtilDomain {
+    private static final AtomicInteger THREADS = new AtomicInteger();
+    /** How long the step parks when it has no endpoint to sleep on (or the doorbell broke). */
+    private static final long IDLE_NO_ENDPOINT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final ShmFabric fabric;
+    private final String prefix;
+    private final RegistrationTable table;
+    /** The domain's doorbell socket; every endpoint's doorbell path is a symbolic link to it. */
+    private final Doorbell doorbell;
+    private final ProgressEngine engine;
+    private volatile ShmEndpoint[] endpoints = new ShmEndpoint[0];
+    /** Shareable buffers handed out, by identity: what backs them; guarded by this. */
+    private final Map<ByteBuffer, Backing> shareable = new IdentityHashMap<>();
+    private final List<Path> ownedFiles = new ArrayList<>();
+    private int buffers;
+
+    /** What backs a shareable buffer: its file and the file offset of the buffer's index 0. */
+    record Backing(Path file, long fileOffset) {
+    }
+
+    ShmDomain(ShmFabric fabric, Info info, Object context) throws FabricException {
+        super(fabric, info, context);
+        this.fabric = fabric;
+        this.prefix = ShmNames.newDomainPrefix();
+        ShmProvider p = fabric.provider();
+        RegistrationTable t;
+        try {
+            Files.createDirectories(p.directory());
+            ShmJanitor.cleanOnce(p.directory());
+            t = RegistrationTable.create(p.directory().resolve(ShmNames.domainFile(prefix, ".mr")));
+        } catch (IOException e) {
+            close();
+            throw new FabricException(Errno.EIO, "domain: cannot create the registration table in " + p.directory()
+                    + ": " + e.getMessage(), e);
+        }
+        this.table = t;
+        Doorbell bell;
+        try {
+            bell = Doorbell.bind(p.directory().resolve(ShmNames.domainFile(prefix, ".dbell")));
+        } catch (IOException ex) {
+            table.close();
+            close();
+            throw new FabricException(Errno.EIO, "domain: cannot bind the doorbell socket in " + p.directory() + ": "
+                    + ex.getMessage(), ex);
+        }
+        this.doorbell = bell;
+        ProgressEngine e;
+        try {
+            Progress mode = info.domainAttr().dataProgress();
+            e = p.startEngine(mode, "jofi-shm-progress-" + THREADS.incrementAndGet(), new Step());
+        } catch (FabricException ex) {
+            closeDoorbell();
+            table.close();
+            close();
+            throw ex;
+        }
+        this.engine = e;
+    }
+
+    /**
+     * The step of the domain's engine: drain every endpoint; when idle, announce sleep in every
+     * endpoint's ring (each re-checks its ring) and block on the domain's doorbell, which every
+     * endpoint's doorbell path links to — a producer that publishes into any of them and sees
+     * the flag rings it.
+     */
+    private final class Step implements ProgressEngine.Step {
+        @Override
+        public int progress(long timeoutNanos) {
+            ShmEndpoint[] eps = endpoints;
+            int work = 0;
+            for (ShmEndpoint ep : eps) {
+                work += ep.progress();
+            }
+            if (work == 0 && timeoutNanos > 0) {
+                sleep(eps, timeoutNanos);
+            }
+            return work;
+        }
+
+        private void sleep(ShmEndpoint[] eps, long timeoutNanos) {
+            if (eps.length == 0) {
+                LockSupport.parkNanos(Math.min(timeoutNanos, IDLE_NO_ENDPOINT_NANOS));
+                return;
+            }
+            int prepared = 0;
+            try {
+                for (ShmEndpoint ep : eps) {
+                    if (!ep.prepareToSleep()) {
+                        return; // a record is there: progress again instead
+                    }
+                    prepared++;
+                }
+                doorbell.await(timeoutNanos);
+            } catch (IOException e) {
+                LockSupport.parkNanos(Math.min(timeoutNanos, IDLE_NO_ENDPOINT_NANOS));
+            } finally {
+                for (int i = 0; i < prepared; i++) {
+                    eps[i].awake();
+                }
+            }
+        }
+
+        @Override
+        public void wakeup() {
+            doorbell.wakeup();
+        }
+    }
+
+    /**
+     * {@code fi_endpoint}: an RDM endpoint.
+     *
+     * @throws FabricException {@code EINVAL} for a null info or another endpoint type
+     */
+    @Override
+    public Endpoint endpoint(Info info, Object context) throws FabricException {
+        ensureOpen("endpoint");
+        if (info == null) {
+            throw new FabricException(Errno.EINVAL, "endpoint: info is required");
+        }
+        EpType t = info.epAttr().type();
+        if (t != EpType.RDM && t != EpType.UNSPEC) {
+            throw new FabricException(Errno.EINVAL, "endpoint: shm offers RDM endpoints only, not " + t);
+        }
+        return adopt(new ShmEndpoint(this, info, context));
+    }
+
+    synchronized void addEndpoint(ShmEndpoint ep) {
+        ShmEndpoint[] old = endpoints;
+        ShmEndpoint[] n = java.util.Arrays.copyOf(old, old.length + 1);
+        n[old.length] = ep;
+        endpoints = n;
+        // a step asleep has not set the new ring's sleeping flag: producers would not ring
+        doorbell.wakeup();
+    }
+
+    synchronized void removeEndpoint(ShmEndpoint ep) {
+        ShmEndpoint[] old = endpoints;
+        int at = -1;
+        for (int i = 0; i < old.length; i++) {
+            if (old[i] == ep) {
+                at = i;
+            }
+        }
+        if (at < 0) {
+            return;
+        }
+        ShmEndpoint[] n = new ShmEndpoint[old.length - 1];
+        System.arraycopy(old, 0, n, 0, at);
+        System.arraycopy(old, at + 1, n, at, old.length - at - 1);
+        endpoints = n;
+    }
+
+    /**
+     * Shareable memory: a file {@code <dir>/jofi-<pid>-<domain>.buf<k>} (mode 0600) mapped
+     * shared; registering this very buffer with remote access publishes it for direct access
+     * by peers. The file is removed when the domain closes.
+     *
+     * @throws FabricException {@code EINVAL} for a size out of range; {@code ENOMEM} when the
+     *         file cannot be created or mapped
+     */
+    @Override
+    public ByteBuffer allocateBuffer(long size) throws FabricException {
+        ensureOpen("allocateBuffer");
+        if (size <= 0 || size > Integer.MAX_VALUE) {
+            throw new FabricException(Errno.EINVAL, "allocateBuffer: size " + size + " is outside 1.." + Integer.MAX_VALUE);
+        }
+        Path file;
+        synchronized (this) {
+            file = fabric.provider().directory().resolve(ShmNames.domainFile(prefix, ".buf" + (++buffers)));
+        }
+        try (FileChannel ch = FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+            ch.truncate(size);
+            if (ch.size() < size) {
+                ch.write(ByteBuffer.allocate(1), size - 1);
+            }
+            MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
+            synchronized (this) {
+                shareable.put(m, new Backing(file, 0));
+                ownedFiles.add(file);
+            }
+            return m;
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // nothing was made
+            }
+            throw new FabricException(Errno.ENOMEM, "allocateBuffer: cannot create " + size + " bytes of shared memory in "
+                    + file.getParent() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Maps {@code [offset, offset + size)} of {@code file} shared (read-write); a registration
+     * of this very buffer is published for direct access by peers, and operations with
+     * {@code FI_COMMIT_COMPLETE} into it force the mapping to storage (R11).
+     *
+     * @throws FabricException as {@link io.jofi.Domain#mapFile}
+     */
+    @Override
+    public ByteBuffer mapFile(Path file, long offset, long size) throws FabricException {
+        ensureOpen("mapFile");
+        if (file == null) {
+            throw new FabricException(Errno.EINVAL, "mapFile: the file is null");
+        }
+        if (offset < 0 || size <= 0 || size > Integer.MAX_VALUE) {
+            throw new FabricException(Errno.EINVAL, "mapFile: offset " + offset + " / size " + size + " out of range");
+        }
+        Path abs = file.toAbsolutePath().normalize();
+        try (FileChannel ch = FileChannel.open(abs, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long fileSize = ch.size();
+            if (offset > fileSize || size > fileSize - offset) {
+                throw new FabricException(Errno.EINVAL, "mapFile: [" + offset + ", " + (offset + size) + ") lies beyond the end of "
+                        + abs + " (" + fileSize + " bytes); the file is not grown");
+            }
+            MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_WRITE, offset, size);
+            synchronized (this) {
+                shareable.put(m, new Backing(abs, offset));
+            }
+            return m;
+        } catch (NoSuchFileException e) {
+            throw new FabricException(Errno.ENOENT, "mapFile: " + abs + " does not exist", e);
+        } catch (IOException e) {
+            throw new FabricException(Errno.EIO, "mapFile: cannot map " + abs + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {@code fi_mr_reg}, plus publication in the registration table when {@code buf} is a
+     * buffer of {@link #allocateBuffer}/{@link #mapFile} registered with remote access.
+     */
+    @Override
+    public MemoryRegion register(ByteBuffer buf, long access, long offset, long requestedKey, long flags,
+                                 Object context) throws FabricException {
+        MemoryRegion r = super.register(buf, access, offset, requestedKey, flags, context);
+        long remote = access & (Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE);
+        if (remote == 0 || !(r instanceof UtilMemoryRegion u)) {
+            return r;
+        }
+        synchronized (this) {
+            Backing b = shareable.get(buf);
+            if (b == null) {
+                return r;
+            }
+            int index = table.publish(u.key(), remote, u.address() + u.offset(), u.length(),
+                    b.fileOffset() + buf.position(), b.file().toString());
+            if (index >= 0) {
+                u.whenClosed(() -> withdraw(index));
+            }
+        }
+        return r;
+    }
+
+    /** An endpoint counts remote accesses: initiators must notify this domain of direct ones. */
+    synchronized void eventsWanted() {
+        table.eventsWanted(true);
+    }
+
+    private synchronized void withdraw(int index) {
+        table.withdraw(index);
+    }
+
+    @Override
+    protected AddressResolver addressResolver() {
+        return info().addrFormat() == AddrFormat.ADDR_STR || info().addrFormat() == AddrFormat.UNSPEC
+                ? new ShmAddressResolver() : super.addressResolver();
+    }
+
+    /** The domain's doorbell socket (endpoints link their doorbell paths to it). */
+    Path doorbellPath() {
+        return doorbell.path();
+    }
+
+    private void closeDoorbell() {
+        try {
+            doorbell.close();
+        } catch (IOException e) {
+            // the janitor of a later run removes the socket file
+        }
+    }
+
+    String prefix() {
+        return prefix;
+    }
+
+    ProgressEngine engine() {
+        return engine;
+    }
+
+    ShmProvider provider() {
+        return fabric.provider();
+    }
+
+    private void stop() {
+        if (engine != null) {
+            fabric.provider().stopEngine(engine);
+        }
+        if (doorbell != null) {
+            closeDoorbell();
+        }
+        if (table != null) {
+            table.close();
+        }
+        List<Path> files;
+        synchronized (this) {
+            files = new ArrayList<>(ownedFiles);
+            ownedFiles.clear();
+            shareable.clear();
+        }
+        for (Path f : files) {
+            try {
+                Files.deleteIfExists(f);
+            } catch (IOException e) {
+                // the janitor of a later run removes it
+            }
+        }
+    }
+
+    @Override
+    protected void onClose() throws FabricException {
+        try {
+            super.onClose();
+        } finally {
+            stop();
+        }
+    }
+
+    @Override
+    protected void onDeparture() {
+        try {
+            super.onDeparture();
+        } finally {
+            stop();
+        }
+    }
+}

@@ -1,0 +1,2256 @@
+package io.jofi.provider.shm;
+
+import io.jofi.Endpoint;
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Fid;
+import io.jofi.FidClass;
+import io.jofi.Info;
+import io.jofi.MemoryRegion;
+import io.jofi.Msg;
+import io.jofi.RmaMsg;
+import io.jofi.TaggedMsg;
+import io.jofi.provider.shm.ring.RingDescriptor;
+import io.jofi.provider.shm.ring.SenderLiveness;
+import io.jofi.spi.util.AbstractFid;
+import io.jofi.spi.util.UtilAddressVector;
+import io.jofi.spi.util.UtilCompletionQueue;
+import io.jofi.spi.util.UtilCounter;
+import io.jofi.spi.util.UtilEventQueue;
+import io.jofi.spi.util.UtilMemoryRegion;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An RDM endpoint of the shm provider ({@code fi_endpoint(3)}, {@code fi_msg(3)},
+ * {@code fi_tagged(3)}, {@code fi_rma(3)}, {@code fi_atomic(3)}).
+ *
+ * <p><b>Addressing.</b> {@link #enable()} creates the endpoint's region file (its ring);
+ * {@link #getName()} is {@code fi_shm://<name>}. A peer taken from the AV is mapped on the
+ * first operation towards it (the region refuses a foreign, corrupt or dead owner's file: the
+ * post then returns {@code -EHOSTUNREACH}).
+ *
+ * <p><b>Messages.</b> Up to the fragment size a message is one ring record (header +
+ * payload inline); longer ones travel as consecutive fragments of one sender, reassembled per
+ * sender, with the ring's capacity as the flow control (a full ring leaves the rest queued
+ * towards that peer until the receiver drains). Receives are matched in posting order; an
+ * unmatched message is buffered (unexpected) up to the configured bytes, beyond which the
+ * endpoint stops draining its ring until receives are posted. Tagged receives match
+ * {@code (tag ^ sent) & ~ignore == 0}; {@code FI_PEEK}/{@code FI_CLAIM}/{@code FI_DISCARD}
+ * work on the unexpected list. Truncation completes with {@code ETRUNC} (R12); cancel with
+ * {@code ECANCELED} (R13); {@code readFrom} reports the sender's {@code fi_addr}
+ * ({@code FI_SOURCE}), and with {@code FI_SOURCE_ERR} an unknown sender is an
+ * {@code EADDRNOTAVAIL} error carrying its {@code fi_shm://} address (R10).
+ *
+ * <p><b>Completion levels (R11).</b> A send completes when its last fragment is in the
+ * peer's ring ({@code FI_INJECT_COMPLETE}, {@code FI_TRANSMIT_COMPLETE}: the peer's provider
+ * has it); with {@code FI_DELIVERY_COMPLETE} or {@code FI_COMMIT_COMPLETE} when the receiver
+ * acknowledged that it placed or buffered it; with {@code FI_MATCH_COMPLETE} when the
+ * receiver matched it with a receive. RMA writes complete when the target (or, one-sided,
+ * this side) placed the data; with {@code FI_COMMIT_COMPLETE} into a file-backed region the
+ * mapping is forced to storage first.
+ *
+ * <p><b>RMA and atomics.</b> A target region registered from shareable memory
+ * ({@code Domain.allocateBuffer}/{@code mapFile}) is published in its domain's
+ * {@link RegistrationTable}; the initiator maps it and reads, writes and atomically updates
+ * it directly ({@code VarHandle} on the mapping), without the target's progress. Other
+ * regions are served by the target's progress (WRITE / READ_REQ / ATOMIC_REQ records,
+ * answered by ACK / READ_RESP / ATOMIC_RESP).
+ *
+ * <p><b>Peer failure.</b> A peer whose process died (pid and start time no longer alive) is
+ * found by the progress step (checked every {@value #LIVENESS_MILLIS} ms while operations
+ * towards it are pending): they complete with {@code ECONNRESET} errors, its mappings are
+ * dropped and the files of dead processes removed; other peers are unaffected.
+ *
+ * <p><b>Threads.</b> One lock (this endpoint's monitor) guards the queues and the peers; the
+ * progress step takes it per pass, the application's calls per operation. Nothing is
+ * allocated per operation in steady state (descriptors are pooled); the first contact with a
+ * peer, unexpected messages and growth of the pools allocate.
+ */
+final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handler, SenderLiveness {
+    /** Bytes an inject copies (fi_inject). */
+    static final int INJECT_SIZE = 4096;
+    /** How often peers with pending operations are checked for life. */
+    static final long LIVENESS_MILLIS = 50;
+    private static final long LIVENESS_NANOS = TimeUnit.MILLISECONDS.toNanos(LIVENESS_MILLIS);
+    private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    /** Records drained per progress pass (bounded, so that sends get their turn). */
+    private static final int DRAIN_BATCH = 256;
+    /** Replies owed to one peer beyond which it is declared failed (a peer that never drains). */
+    private static final int MAX_QUEUED_PER_PEER = 1 << 16;
+    /** Peers an endpoint keeps; records of further unknown senders are dropped (a hostile ring writer cannot grow it). */
+    private static final int MAX_PEERS = 4096;
+    private static final long ACK_LEVELS = Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMMIT_COMPLETE;
+
+    private final ShmDomain domain;
+    private final Info info;
+    private final long caps;
+    private final int queueSize;
+    private int fragment;
+    private final long unexpectedLimit;
+    private final Path dir;
+    private final long txOpFlags;
+    private final long rxOpFlags;
+    private final boolean source;
+    private final boolean sourceErr;
+    private final boolean directed;
+
+    // ---- bindings (control path, under this)
+    private UtilCompletionQueue txCq;
+    private UtilCompletionQueue rxCq;
+    private UtilCounter sendCntr;
+    private UtilCounter recvCntr;
+    private UtilCounter readCntr;
+    private UtilCounter writeCntr;
+    private UtilCounter remoteReadCntr;
+    private UtilCounter remoteWriteCntr;
+    private UtilEventQueue eq;
+    private UtilAddressVector av;
+    private boolean selectiveTx;
+    private boolean selectiveRx;
+    private volatile boolean enabled;
+    private long minMultiRecv = 1;
+
+    // ---- identity
+    private String name;
+    private long seq;
+    private final long pid = ProcessHandle.current().pid();
+    private RingLink own;
+    private boolean ringFailed;
+
+    // ---- peers
+    private Peer[] peers = new Peer[0];
+    private Peer lastPeer;
+    private final long[] destKeys = new long[64];
+    private final byte[][] destAddrs = new byte[64][];
+    private final Peer[] destPeers = new Peer[64];
+
+    // ---- operations
+    private TxOp[] ops = new TxOp[0];
+    private int[] freeOps = new int[0];
+    private int freeOpCount;
+    /** Application operations in flight (queued or awaiting an answer). */
+    private int pendingTx;
+    private final RxOp[] rxFree;
+    private int rxFreeCount;
+    private final ArrayList<RxOp> msgRecvs;
+    private final ArrayList<RxOp> tagRecvs;
+    private final ArrayList<Unexpected> msgUnexpected = new ArrayList<>();
+    private final ArrayList<Unexpected> tagUnexpected = new ArrayList<>();
+    private long unexpectedBytes;
+    private long lastLiveness = System.nanoTime();
+
+    ShmEndpoint(ShmDomain domain, Info info, Object context) {
+        super(FidClass.ENDPOINT, context);
+        this.domain = domain;
+        this.info = info.copy();
+        this.caps = info.caps() == 0 ? ShmProvider.CAPS : info.caps();
+        long tx = info.txAttr().size();
+        long rx = info.rxAttr().size();
+        this.queueSize = (int) Math.max(16, Math.min(65536, Math.max(tx, rx) == 0 ? ShmProvider.QUEUE_SIZE : Math.max(tx, rx)));
+        ShmProvider p = domain.provider();
+        this.fragment = p.inlineThreshold();
+        this.unexpectedLimit = p.unexpectedBytes();
+        this.dir = p.directory();
+        this.txOpFlags = info.txAttr().opFlags();
+        this.rxOpFlags = info.rxAttr().opFlags();
+        this.source = (caps & Fi.FI_SOURCE) != 0;
+        this.sourceErr = (caps & Fi.FI_SOURCE_ERR) != 0;
+        this.directed = (caps & Fi.FI_DIRECTED_RECV) != 0;
+        this.rxFree = new RxOp[queueSize];
+        this.msgRecvs = new ArrayList<>(queueSize);
+        this.tagRecvs = new ArrayList<>(queueSize);
+        Arrays.fill(destKeys, Fi.FI_ADDR_NOTAVAIL);
+    }
+
+    // =================================================================== control path
+
+    /**
+     * {@code fi_ep_bind}: a CQ ({@code FI_TRANSMIT}, {@code FI_RECV},
+     * {@code FI_SELECTIVE_COMPLETION}), an AV, an EQ (accepted, unused), or a counter
+     * ({@code FI_SEND}, {@code FI_RECV}, {@code FI_READ}, {@code FI_WRITE},
+     * {@code FI_REMOTE_READ}, {@code FI_REMOTE_WRITE}). Each bound object is retained until
+     * this endpoint closes (R9).
+     *
+     * @throws FabricException {@code EINVAL} for a foreign object, wrong flags or a second bind
+     *         of the same role; {@code EOPBADSTATE} after {@code enable}
+     */
+    @Override
+    public synchronized void bind(Fid fid, long flags) throws FabricException {
+        ensureOpen("bind");
+        if (enabled) {
+            throw new FabricException(Errno.EOPBADSTATE, "bind: the endpoint is enabled already; bind before enable");
+        }
+        if (fid instanceof UtilCompletionQueue cq) {
+            long roles = flags & (Fi.FI_TRANSMIT | Fi.FI_RECV);
+            if (roles == 0 || (flags & ~(Fi.FI_TRANSMIT | Fi.FI_RECV | Fi.FI_SELECTIVE_COMPLETION)) != 0) {
+                throw new FabricException(Errno.EINVAL, "bind: a CQ takes FI_TRANSMIT and/or FI_RECV (and"
+                        + " FI_SELECTIVE_COMPLETION), got 0x" + Long.toHexString(flags));
+            }
+            if (((roles & Fi.FI_TRANSMIT) != 0 && txCq != null) || ((roles & Fi.FI_RECV) != 0 && rxCq != null)) {
+                throw new FabricException(Errno.EINVAL, "bind: a CQ is bound for that direction already");
+            }
+            boolean selective = (flags & Fi.FI_SELECTIVE_COMPLETION) != 0;
+            if ((roles & Fi.FI_TRANSMIT) != 0) {
+                cq.retain();
+                cq.attachProgress(domain.engine());
+                txCq = cq;
+                selectiveTx = selective;
+            }
+            if ((roles & Fi.FI_RECV) != 0) {
+                cq.retain();
+                cq.attachProgress(domain.engine());
+                rxCq = cq;
+                selectiveRx = selective;
+            }
+        } else if (fid instanceof UtilCounter c) {
+            long all = Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE;
+            if ((flags & all) == 0 || (flags & ~all) != 0) {
+                throw new FabricException(Errno.EINVAL, "bind: a counter counts FI_SEND, FI_RECV, FI_READ, FI_WRITE,"
+                        + " FI_REMOTE_READ and/or FI_REMOTE_WRITE, got 0x" + Long.toHexString(flags));
+            }
+            if (((flags & Fi.FI_SEND) != 0 && sendCntr != null) || ((flags & Fi.FI_RECV) != 0 && recvCntr != null)
+                    || ((flags & Fi.FI_READ) != 0 && readCntr != null) || ((flags & Fi.FI_WRITE) != 0 && writeCntr != null)
+                    || ((flags & Fi.FI_REMOTE_READ) != 0 && remoteReadCntr != null)
+                    || ((flags & Fi.FI_REMOTE_WRITE) != 0 && remoteWriteCntr != null)) {
+                throw new FabricException(Errno.EINVAL, "bind: a counter is bound for one of those events already");
+            }
+            if ((flags & Fi.FI_SEND) != 0) {
+                sendCntr = retainCounter(c);
+            }
+            if ((flags & Fi.FI_RECV) != 0) {
+                recvCntr = retainCounter(c);
+            }
+            if ((flags & Fi.FI_READ) != 0) {
+                readCntr = retainCounter(c);
+            }
+            if ((flags & Fi.FI_WRITE) != 0) {
+                writeCntr = retainCounter(c);
+            }
+            if ((flags & Fi.FI_REMOTE_READ) != 0) {
+                remoteReadCntr = retainCounter(c);
+            }
+            if ((flags & Fi.FI_REMOTE_WRITE) != 0) {
+                remoteWriteCntr = retainCounter(c);
+            }
+        } else if (fid instanceof UtilAddressVector a) {
+            if (av != null) {
+                throw new FabricException(Errno.EINVAL, "bind: an address vector is bound already");
+            }
+            a.retain();
+            av = a;
+        } else if (fid instanceof UtilEventQueue q) {
+            if (eq != null) {
+                throw new FabricException(Errno.EINVAL, "bind: an event queue is bound already");
+            }
+            q.retain();
+            eq = q;
+        } else {
+            throw new FabricException(Errno.EINVAL, "bind: " + fid + " is not a CQ, counter, AV or EQ of this provider");
+        }
+    }
+
+    private UtilCounter retainCounter(UtilCounter c) throws FabricException {
+        c.retain();
+        c.attachProgress(domain.engine());
+        return c;
+    }
+
+    /**
+     * {@code fi_enable}: creates the endpoint's region (its ring and doorbell) and starts
+     * serving it in the domain's progress.
+     *
+     * @throws FabricException {@code ENOCQ} without a CQ; {@code ENOAV} without an AV;
+     *         {@code EIO} when the region cannot be created (the message says why)
+     */
+    @Override
+    public synchronized void enable() throws FabricException {
+        ensureOpen("enable");
+        if (enabled) {
+            return;
+        }
+        if (txCq == null && rxCq == null) {
+            throw new FabricException(Errno.ENOCQ, "enable: bind a completion queue first");
+        }
+        if (av == null) {
+            throw new FabricException(Errno.ENOAV, "enable: an RDM endpoint needs a bound address vector");
+        }
+        String n = ShmNames.newEndpointName(domain.prefix());
+        ShmProvider p = domain.provider();
+        try {
+            own = RingLink.create(dir, n, p.ringSize(), p.bounceSlotSize(), p.bounceSlotCount(), this,
+                    domain.doorbellPath());
+        } catch (IOException e) {
+            throw new FabricException(Errno.EIO, "enable: cannot create the region " + n + " in " + dir + ": "
+                    + e.getMessage(), e);
+        }
+        name = n;
+        seq = Wire.seqOf(n);
+        // every peer's ring has the same size as ours (one provider setting); a smaller one
+        // would only make claims fail with -EMSGSIZE, which push() treats as a broken peer
+        fragment = Math.max(64, Math.min(fragment, own.maxPayload() - Wire.HEADER));
+        if (remoteReadCntr != null || remoteWriteCntr != null) {
+            domain.eventsWanted();
+        }
+        enabled = true;
+        domain.addEndpoint(this);
+    }
+
+    /** {@code fi_getname}: {@code fi_shm://<name>} once enabled. */
+    @Override
+    public synchronized byte[] getName() throws FabricException {
+        ensureOpen("getName");
+        if (name == null) {
+            throw new FabricException(Errno.EOPBADSTATE, "getName: enable the endpoint first (its region is created then)");
+        }
+        return ShmNames.address(name);
+    }
+
+    /** RDM endpoints have no peer: {@code ENOTCONN}. */
+    @Override
+    public byte[] getPeer() throws FabricException {
+        ensureOpen("getPeer");
+        throw new FabricException(Errno.ENOTCONN, "getPeer: an RDM endpoint is not connected");
+    }
+
+    /** RDM: {@code ENOSYS}. */
+    @Override
+    public void connect(byte[] addr, byte[] param) throws FabricException {
+        ensureOpen("connect");
+        throw new FabricException(Errno.ENOSYS, "connect: shm endpoints are RDM (use the AV)");
+    }
+
+    /** RDM: {@code ENOSYS}. */
+    @Override
+    public void accept(byte[] param) throws FabricException {
+        ensureOpen("accept");
+        throw new FabricException(Errno.ENOSYS, "accept: shm endpoints are RDM");
+    }
+
+    /** RDM: {@code ENOSYS}. */
+    @Override
+    public void shutdown(long flags) throws FabricException {
+        ensureOpen("shutdown");
+        throw new FabricException(Errno.ENOSYS, "shutdown: shm endpoints are RDM (close the endpoint)");
+    }
+
+    /**
+     * {@code fi_getopt}: {@code FI_OPT_MIN_MULTI_RECV}.
+     *
+     * @throws FabricException {@code ENOPROTOOPT} for other options
+     */
+    @Override
+    public synchronized long getOpt(int level, int optName) throws FabricException {
+        ensureOpen("getOpt");
+        if (level == Fi.FI_OPT_ENDPOINT && optName == Fi.FI_OPT_MIN_MULTI_RECV) {
+            return minMultiRecv;
+        }
+        throw new FabricException(Errno.ENOPROTOOPT, "getOpt: option " + optName + " at level " + level
+                + " is not supported (FI_OPT_MIN_MULTI_RECV is)");
+    }
+
+    /**
+     * {@code fi_setopt}: {@code FI_OPT_MIN_MULTI_RECV} (bytes, at least 1): a multi-receive
+     * buffer is released once less than this is left.
+     *
+     * @throws FabricException {@code EINVAL} for a value below 1; {@code ENOPROTOOPT} otherwise
+     */
+    @Override
+    public synchronized void setOpt(int level, int optName, long value) throws FabricException {
+        ensureOpen("setOpt");
+        if (level == Fi.FI_OPT_ENDPOINT && optName == Fi.FI_OPT_MIN_MULTI_RECV) {
+            if (value < 1) {
+                throw new FabricException(Errno.EINVAL, "setOpt: FI_OPT_MIN_MULTI_RECV " + value + " must be at least 1");
+            }
+            minMultiRecv = value;
+            return;
+        }
+        throw new FabricException(Errno.ENOPROTOOPT, "setOpt: option " + optName + " at level " + level + " is not supported");
+    }
+
+    /**
+     * {@code fi_cancel}: a pending receive with this context completes with {@code ECANCELED}
+     * (R13); a message claimed by {@code FI_PEEK | FI_CLAIM} for it is released.
+     *
+     * @return 0, or {@code -ENOENT} when no such receive is pending
+     */
+    @Override
+    public synchronized int cancel(Object context) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        if (cancelIn(msgRecvs, context) || cancelIn(tagRecvs, context)
+                || cancelWaiting(msgUnexpected, context) || cancelWaiting(tagUnexpected, context)) {
+            return 0;
+        }
+        return -Errno.ENOENT;
+    }
+
+    private boolean cancelIn(ArrayList<RxOp> list, Object context) {
+        for (int i = 0, n = list.size(); i < n; i++) {
+            RxOp op = list.get(i);
+            if (op.context == context && !isFilling(op)) {
+                list.remove(i);
+                failRecv(op, Errno.ECANCELED, op.tagged);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A receive that took an unexpected message whose last fragments are still to come: it is
+     * cancelled, and the message goes back to the unexpected list for a later receive.
+     */
+    private boolean cancelWaiting(ArrayList<Unexpected> list, Object context) {
+        for (Peer p : peers) {
+            Unexpected u = p.rxUnexpected;
+            if (u != null && u.waiting != null && u.waiting.context == context && (u.tagged == (list == tagUnexpected))) {
+                RxOp op = u.waiting;
+                u.waiting = null;
+                list.add(u);
+                failRecv(op, Errno.ECANCELED, u.tagged);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean isFilling(RxOp op) {
+        for (Peer p : peers) {
+            if (p.rxOp == op) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // =================================================================== data path: messages
+
+    @Override
+    public int send(ByteBuffer buf, MemoryRegion desc, long destAddr, Object context) {
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        return postMsg(buf, null, destAddr, false, 0, false, 0, txOpFlags | completion(selectiveTx), context);
+    }
+
+    @Override
+    public int sendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, Object context) {
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        return postMsg(buf, null, destAddr, false, 0, true, data, txOpFlags | completion(selectiveTx), context);
+    }
+
+    @Override
+    public int inject(ByteBuffer buf, long destAddr) {
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        return postMsg(buf, null, destAddr, false, 0, false, 0, Fi.FI_INJECT, null);
+    }
+
+    @Override
+    public int injectData(ByteBuffer buf, long data, long destAddr) {
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        return postMsg(buf, null, destAddr, false, 0, true, data, Fi.FI_INJECT, null);
+    }
+
+    /**
+     * {@code fi_sendmsg}: flags {@code FI_REMOTE_CQ_DATA}, {@code FI_INJECT},
+     * {@code FI_COMPLETION}, the completion levels of R11, {@code FI_FENCE}/{@code FI_MORE}
+     * (ordered anyway).
+     */
+    @Override
+    public int sendMsg(Msg msg, long flags) {
+        if (msg == null) {
+            return -Errno.EINVAL;
+        }
+        return postMsg(null, msg, msg.addr(), false, 0, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(),
+                flags | completion(selectiveTx), msg.context());
+    }
+
+    @Override
+    public int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        return postMsg(buf, null, destAddr, true, tag, false, 0, txOpFlags | completion(selectiveTx), context);
+    }
+
+    @Override
+    public int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        return postMsg(buf, null, destAddr, true, tag, true, data, txOpFlags | completion(selectiveTx), context);
+    }
+
+    @Override
+    public int tinject(ByteBuffer buf, long destAddr, long tag) {
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        return postMsg(buf, null, destAddr, true, tag, false, 0, Fi.FI_INJECT, null);
+    }
+
+    @Override
+    public int tsendMsg(TaggedMsg msg, long flags) {
+        if (msg == null) {
+            return -Errno.EINVAL;
+        }
+        return postMsg(null, msg, msg.addr(), true, msg.tag(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(),
+                flags | completion(selectiveTx), msg.context());
+    }
+
+    private static long completion(boolean selective) {
+        return selective ? 0 : Fi.FI_COMPLETION;
+    }
+
+    private synchronized int postMsg(ByteBuffer buf, Msg msg, long destAddr, boolean tagged, long tag, boolean withData,
+                                     long data, long flags, Object context) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        if ((caps & (tagged ? Fi.FI_TAGGED : Fi.FI_MSG)) == 0) {
+            return -Errno.ENOSYS;
+        }
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        int iovs = msg == null ? 1 : msg.iovCount();
+        if (iovs < 0 || iovs > TxOp.MAX_PARTS) {
+            return -Errno.EINVAL;
+        }
+        long length = 0;
+        for (int i = 0; i < iovs; i++) {
+            ByteBuffer b = msg == null ? buf : msg.iov(i);
+            if (b == null) {
+                return -Errno.EINVAL;
+            }
+            length += b.remaining();
+        }
+        boolean inject = (flags & Fi.FI_INJECT) != 0;
+        if (inject && length > INJECT_SIZE) {
+            return -Errno.EINVAL;
+        }
+        if (length > ShmProvider.MAX_MSG_SIZE) {
+            return -Errno.EMSGSIZE;
+        }
+        Peer peer = peerFor(destAddr);
+        if (peer == null) {
+            return -Errno.EINVAL;
+        }
+        if (!linked(peer)) {
+            return -peer.failed; // unreachable (no such endpoint, refused region) or failed earlier
+        }
+        boolean reports = !(inject && msg == null);
+        if (reports && txCq == null) {
+            return -Errno.ENOCQ;
+        }
+        if (pendingTx >= queueSize) {
+            return -Errno.EAGAIN;
+        }
+        if (reports) {
+            rc = txCq.reserve();
+            if (rc != 0) {
+                return rc;
+            }
+        }
+        TxOp op = takeOp();
+        op.kind = Wire.MSG;
+        op.peer = peer;
+        op.context = context;
+        op.reports = reports;
+        op.complete = (flags & Fi.FI_COMPLETION) != 0;
+        op.cqFlags = Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG);
+        op.counter = Fi.FI_SEND;
+        int wf = (tagged ? Wire.TAGGED : 0) | (withData ? Wire.HAS_DATA : 0);
+        if ((flags & ACK_LEVELS) != 0) {
+            wf |= Wire.ACK_ARRIVAL;
+        } else if ((flags & Fi.FI_MATCH_COMPLETE) != 0) {
+            wf |= Wire.ACK_MATCH;
+        }
+        op.wireFlags = wf;
+        op.awaitsAnswer = (wf & (Wire.ACK_ARRIVAL | Wire.ACK_MATCH)) != 0;
+        op.a = tag;
+        op.b = data;
+        if (inject) {
+            // copied now: the caller may reuse the buffer at once
+            if (op.injectCopy == null) {
+                op.injectCopy = ByteBuffer.allocateDirect(INJECT_SIZE);
+            }
+            int at = 0;
+            for (int i = 0; i < iovs; i++) {
+                ByteBuffer b = msg == null ? buf : msg.iov(i);
+                int n = b.remaining();
+                op.injectCopy.put(at, b, b.position(), n);
+                at += n;
+            }
+            op.part(op.injectCopy, 0, at);
+        } else {
+            for (int i = 0; i < iovs; i++) {
+                ByteBuffer b = msg == null ? buf : msg.iov(i);
+                op.part(b, b.position(), b.remaining());
+            }
+        }
+        op.c = op.length;
+        pendingTx++;
+        enqueue(peer, op);
+        return 0;
+    }
+
+    @Override
+    public int recv(ByteBuffer buf, MemoryRegion desc, long srcAddr, Object context) {
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        return postRecv(buf, null, srcAddr, false, 0, 0, rxOpFlags | completion(selectiveRx), context);
+    }
+
+    /** {@code fi_recvmsg}: flags {@code FI_COMPLETION}, {@code FI_MULTI_RECV}. */
+    @Override
+    public int recvMsg(Msg msg, long flags) {
+        if (msg == null) {
+            return -Errno.EINVAL;
+        }
+        return postRecv(null, msg, msg.addr(), false, 0, 0, flags | completion(selectiveRx), msg.context());
+    }
+
+    @Override
+    public int trecv(ByteBuffer buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object context) {
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        return postRecv(buf, null, srcAddr, true, tag, ignore, rxOpFlags | completion(selectiveRx), context);
+    }
+
+    /** {@code fi_trecvmsg}: flags {@code FI_COMPLETION}, {@code FI_PEEK}, {@code FI_CLAIM}, {@code FI_DISCARD}. */
+    @Override
+    public int trecvMsg(TaggedMsg msg, long flags) {
+        if (msg == null) {
+            return -Errno.EINVAL;
+        }
+        if ((flags & (Fi.FI_PEEK | Fi.FI_CLAIM)) != 0) {
+            domain.engine().drive();
+            return peekOrClaim(msg, flags | completion(selectiveRx));
+        }
+        return postRecv(null, msg, msg.addr(), true, msg.tag(), msg.ignore(), flags | completion(selectiveRx),
+                msg.context());
+    }
+
+    private synchronized int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore,
+                                      long flags, Object context) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        if ((caps & (tagged ? Fi.FI_TAGGED : Fi.FI_MSG)) == 0) {
+            return -Errno.ENOSYS;
+        }
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        boolean multi = (flags & Fi.FI_MULTI_RECV) != 0;
+        if (multi && (tagged || (caps & Fi.FI_MULTI_RECV) == 0)) {
+            return -Errno.ENOSYS;
+        }
+        int iovs = msg == null ? 1 : msg.iovCount();
+        if (iovs < 0 || iovs > TxOp.MAX_PARTS || (multi && iovs != 1)) {
+            return -Errno.EINVAL;
+        }
+        for (int i = 0; i < iovs; i++) {
+            if ((msg == null ? buf : msg.iov(i)) == null) {
+                return -Errno.EINVAL;
+            }
+        }
+        if (rxCq == null) {
+            return -Errno.ENOCQ;
+        }
+        if (rxFreeCount == 0 && msgRecvs.size() + tagRecvs.size() >= queueSize) {
+            return -Errno.EAGAIN;
+        }
+        rc = rxCq.reserve();
+        if (rc != 0) {
+            return rc;
+        }
+        RxOp op = takeRx();
+        op.context = context;
+        op.tagged = tagged;
+        op.tag = tag;
+        op.ignore = ignore;
+        op.src = directed ? srcAddr : Fi.FI_ADDR_UNSPEC;
+        op.complete = (flags & Fi.FI_COMPLETION) != 0;
+        op.multi = multi;
+        for (int i = 0; i < iovs; i++) {
+            ByteBuffer b = msg == null ? buf : msg.iov(i);
+            op.part(b, b.position(), b.remaining());
+        }
+        op.buf = iovs > 0 ? (msg == null ? buf : msg.iov(0)) : null;
+        op.bufOffset = op.buf == null ? 0 : op.buf.position();
+        ArrayList<Unexpected> unexpected = tagged ? tagUnexpected : msgUnexpected;
+        for (int i = 0; i < unexpected.size(); i++) {
+            Unexpected u = unexpected.get(i);
+            if (u.claimedBy != null || u.waiting != null || !op.matches(u.tagged, u.tag) || !srcMatches(op, u.sender)) {
+                continue;
+            }
+            if (!u.isWhole()) {
+                if (multi) {
+                    continue; // a multi-receive takes whole messages only
+                }
+                unexpected.remove(i);
+                u.waiting = op; // completes when its last fragment arrives
+                return 0;
+            }
+            unexpected.remove(i);
+            if (deliverUnexpected(op, u)) {
+                return 0;
+            }
+            i--; // a multi-receive with room left takes the next one too
+        }
+        (tagged ? tagRecvs : msgRecvs).add(op);
+        return 0;
+    }
+
+    private boolean srcMatches(RxOp op, Peer sender) {
+        return op.src == Fi.FI_ADDR_UNSPEC || sender.fiAddrIn(av) == op.src;
+    }
+
+    /** FI_PEEK (with FI_CLAIM / FI_DISCARD) and FI_CLAIM on the unexpected tagged messages. */
+    private synchronized int peekOrClaim(TaggedMsg msg, long flags) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        if ((caps & Fi.FI_TAGGED) == 0) {
+            return -Errno.ENOSYS;
+        }
+        if (rxCq == null) {
+            return -Errno.ENOCQ;
+        }
+        Object ctx = msg.context();
+        boolean peek = (flags & Fi.FI_PEEK) != 0;
+        if (!peek) {
+            // FI_CLAIM: the message set aside for this context
+            for (int i = 0; i < tagUnexpected.size(); i++) {
+                Unexpected u = tagUnexpected.get(i);
+                if (u.claimedBy == ctx) {
+                    rc = rxCq.reserve();
+                    if (rc != 0) {
+                        return rc;
+                    }
+                    tagUnexpected.remove(i);
+                    if ((flags & Fi.FI_DISCARD) != 0) {
+                        dropUnexpected(u);
+                        rxCq.complete(ctx, Fi.FI_RECV | Fi.FI_TAGGED, 0, null, 0, u.data, u.tag, Fi.FI_ADDR_NOTAVAIL);
+                        return 0;
+                    }
+                    RxOp op = takeRx();
+                    op.context = ctx;
+                    op.tagged = true;
+                    op.tag = u.tag;
+                    op.src = Fi.FI_ADDR_UNSPEC;
+                    op.complete = true;
+                    for (int k = 0; k < msg.iovCount(); k++) {
+                        ByteBuffer b = msg.iov(k);
+                        op.part(b, b.position(), b.remaining());
+                    }
+                    op.buf = msg.iovCount() > 0 ? msg.iov(0) : null;
+                    op.bufOffset = op.buf == null ? 0 : op.buf.position();
+                    if (u.isWhole()) {
+                        deliverUnexpected(op, u);
+                    } else {
+                        u.waiting = op;
+                    }
+                    return 0;
+                }
+            }
+            return -Errno.ENOMSG;
+        }
+        rc = rxCq.reserve();
+        if (rc != 0) {
+            return rc;
+        }
+        long src = directed ? msg.addr() : Fi.FI_ADDR_UNSPEC;
+        for (int i = 0; i < tagUnexpected.size(); i++) {
+            Unexpected u = tagUnexpected.get(i);
+            if (u.claimedBy != null || u.waiting != null || ((u.tag ^ msg.tag()) & ~msg.ignore()) != 0
+                    || !(src == Fi.FI_ADDR_UNSPEC || u.sender.fiAddrIn(av) == src)) {
+                continue;
+            }
+            long f = Fi.FI_RECV | Fi.FI_TAGGED | (u.hasData ? Fi.FI_REMOTE_CQ_DATA : 0);
+            if ((flags & Fi.FI_DISCARD) != 0) {
+                tagUnexpected.remove(i);
+                dropUnexpected(u);
+            } else if ((flags & Fi.FI_CLAIM) != 0) {
+                u.claimedBy = ctx;
+            }
+            rxCq.complete(ctx, f, u.bytes.capacity(), null, 0, u.data, u.tag, sourceOf(u.sender));
+            return 0;
+        }
+        rxCq.completeError(ctx, Fi.FI_RECV | Fi.FI_TAGGED, 0, null, 0, 0, msg.tag(), 0, Errno.ENOMSG, 0, null, 0,
+                Fi.FI_ADDR_NOTAVAIL);
+        return 0;
+    }
+
+    private void dropUnexpected(Unexpected u) {
+        unexpectedBytes -= u.bytes.capacity();
+        if ((u.wireFlags & Wire.ACK_MATCH) != 0) {
+            sendAnswer(u.sender, Wire.ACK, u.token, 0, 0, 0);
+        }
+    }
+
+    // =================================================================== data path: RMA and atomics
+
+    @Override
+    public int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        return postRma(Wire.READ_REQ, buf, null, srcAddr, addr, key, false, 0, txOpFlags | completion(selectiveTx),
+                context);
+    }
+
+    @Override
+    public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        return postRma(Wire.WRITE, buf, null, destAddr, addr, key, false, 0, txOpFlags | completion(selectiveTx),
+                context);
+    }
+
+    @Override
+    public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
+                         Object context) {
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        return postRma(Wire.WRITE, buf, null, destAddr, addr, key, true, data, txOpFlags | completion(selectiveTx),
+                context);
+    }
+
+    @Override
+    public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        return postRma(Wire.WRITE, buf, null, destAddr, addr, key, false, 0, Fi.FI_INJECT, null);
+    }
+
+    /** {@code fi_readmsg}: one RMA iov; flags {@code FI_COMPLETION}, {@code FI_FENCE} (ordered anyway). */
+    @Override
+    public int readMsg(RmaMsg msg, long flags) {
+        if (msg == null) {
+            return -Errno.EINVAL;
+        }
+        return postRma(Wire.READ_REQ, null, msg, msg.addr(), 0, 0, false, 0, flags | completion(selectiveTx),
+                msg.context());
+    }
+
+    /** {@code fi_writemsg}: one RMA iov; flags {@code FI_REMOTE_CQ_DATA}, {@code FI_INJECT}, levels (R11). */
+    @Override
+    public int writeMsg(RmaMsg msg, long flags) {
+        if (msg == null) {
+            return -Errno.EINVAL;
+        }
+        return postRma(Wire.WRITE, null, msg, msg.addr(), 0, 0, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(),
+                flags | completion(selectiveTx), msg.context());
+    }
+
+    private synchronized int postRma(int kind, ByteBuffer buf, RmaMsg msg, long peerAddr, long addr, long key,
+                                     boolean withData, long data, long flags, Object context) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        boolean write = kind == Wire.WRITE;
+        if ((caps & Fi.FI_RMA) == 0 || (caps & (write ? Fi.FI_WRITE : Fi.FI_READ)) == 0) {
+            return -Errno.ENOSYS;
+        }
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        if (msg != null) {
+            if (msg.rmaIovCount() != 1) {
+                return -Errno.EINVAL;
+            }
+            addr = msg.rmaAddr(0);
+            key = msg.rmaKey(0);
+        }
+        int iovs = msg == null ? 1 : msg.iovCount();
+        if (iovs < 0 || iovs > TxOp.MAX_PARTS) {
+            return -Errno.EINVAL;
+        }
+        long length = 0;
+        for (int i = 0; i < iovs; i++) {
+            ByteBuffer b = msg == null ? buf : msg.iov(i);
+            if (b == null || (!write && b.isReadOnly())) {
+                return -Errno.EINVAL;
+            }
+            length += b.remaining();
+        }
+        if (msg != null && msg.rmaLen(0) != length) {
+            return -Errno.EINVAL;
+        }
+        boolean inject = (flags & Fi.FI_INJECT) != 0;
+        if ((inject && length > INJECT_SIZE) || length > ShmProvider.MAX_MSG_SIZE) {
+            return inject ? -Errno.EINVAL : -Errno.EMSGSIZE;
+        }
+        Peer peer = peerFor(peerAddr);
+        if (peer == null) {
+            return -Errno.EINVAL;
+        }
+        if (!linked(peer)) {
+            return -peer.failed; // unreachable (no such endpoint, refused region) or failed earlier
+        }
+        boolean reports = !(inject && msg == null);
+        if (reports && txCq == null) {
+            return -Errno.ENOCQ;
+        }
+        if (pendingTx >= queueSize) {
+            return -Errno.EAGAIN;
+        }
+        if (reports) {
+            rc = txCq.reserve();
+            if (rc != 0) {
+                return rc;
+            }
+        }
+        long cqFlags = Fi.FI_RMA | (write ? Fi.FI_WRITE : Fi.FI_READ);
+        boolean commit = (flags & Fi.FI_COMMIT_COMPLETE) != 0;
+        // One-sided: the target publishes the region; only when nothing is queued towards the
+        // peer ahead of it (so that FI_FENCE and the order of operations hold).
+        if (peer.queue.isEmpty() && peer.outstanding == 0) {
+            Peer.Direct d = peer.direct(dir, key, addr, length, write ? Fi.FI_REMOTE_WRITE : Fi.FI_REMOTE_READ);
+            if (d != null) {
+                int at = (int) (addr - d.base);
+                try {
+                    for (int i = 0; i < iovs; i++) {
+                        ByteBuffer b = msg == null ? buf : msg.iov(i);
+                        int n = b.remaining();
+                        if (write) {
+                            d.map.put(at, b, b.position(), n);
+                        } else {
+                            b.put(b.position(), d.map, at, n);
+                        }
+                        at += n;
+                    }
+                    if (write && commit) {
+                        d.map.force((int) (addr - d.base), (int) length);
+                    }
+                } catch (InternalError | java.io.UncheckedIOException e) {
+                    // the peer truncated the file under its mapping (SIGBUS) or the force failed
+                    peer.forget(d);
+                    return failLocally(reports, context, cqFlags, Errno.EIO, write ? writeCntr : readCntr);
+                }
+                VarHandle.fullFence();
+                if (withData || peer.wantsEvents(dir)) {
+                    notifyDirect(peer, write, withData, data);
+                }
+                if (reports) {
+                    if ((flags & Fi.FI_COMPLETION) != 0) {
+                        txCq.complete(context, cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
+                    } else {
+                        txCq.unreserve();
+                    }
+                }
+                count(write ? writeCntr : readCntr);
+                return 0;
+            }
+            if (peer.directError != 0) {
+                return failLocally(reports, context, cqFlags, peer.directError, write ? writeCntr : readCntr);
+            }
+        }
+        TxOp op = takeOp();
+        op.kind = kind;
+        op.peer = peer;
+        op.context = context;
+        op.reports = reports;
+        op.complete = (flags & Fi.FI_COMPLETION) != 0;
+        op.cqFlags = cqFlags;
+        op.counter = write ? Fi.FI_WRITE : Fi.FI_READ;
+        op.awaitsAnswer = true;
+        op.wireFlags = (withData ? Wire.HAS_DATA : 0) | (commit ? Wire.COMMIT : 0);
+        op.a = key;
+        op.b = addr;
+        op.e = data;
+        if (write) {
+            if (inject) {
+                if (op.injectCopy == null) {
+                    op.injectCopy = ByteBuffer.allocateDirect(INJECT_SIZE);
+                }
+                int at = 0;
+                for (int i = 0; i < iovs; i++) {
+                    ByteBuffer b = msg == null ? buf : msg.iov(i);
+                    op.injectCopy.put(at, b, b.position(), b.remaining());
+                    at += b.remaining();
+                }
+                op.part(op.injectCopy, 0, at);
+            } else {
+                for (int i = 0; i < iovs; i++) {
+                    ByteBuffer b = msg == null ? buf : msg.iov(i);
+                    op.part(b, b.position(), b.remaining());
+                }
+            }
+            op.c = op.length;
+        } else {
+            for (int i = 0; i < iovs; i++) {
+                ByteBuffer b = msg == null ? buf : msg.iov(i);
+                op.dest(b, b.position(), b.remaining());
+            }
+            op.c = length;
+        }
+        pendingTx++;
+        enqueue(peer, op);
+        return 0;
+    }
+
+    /**
+     * A one-sided access the published registration refuses (range, rights): an error
+     * completion now, as the target's own check would answer; the target is untouched.
+     */
+    private int failLocally(boolean reports, Object context, long cqFlags, int err, UtilCounter counter) {
+        if (reports) {
+            txCq.completeError(context, cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
+        }
+        if (counter != null) {
+            counter.incrementError();
+        }
+        return 0;
+    }
+
+    /** Tells the target of a one-sided access: remote counters and remote CQ data (fire and forget). */
+    private void notifyDirect(Peer peer, boolean write, boolean withData, long data) {
+        TxOp op = takeOp();
+        op.kind = Wire.NOTIFY;
+        op.peer = peer;
+        op.wireFlags = (write ? Wire.REMOTE_WRITE : Wire.REMOTE_READ) | (withData ? Wire.HAS_DATA : 0);
+        op.e = data;
+        enqueue(peer, op);
+    }
+
+    @Override
+    public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
+        return postAtomic(op, operand, 0, null, destAddr, addr, key, txOpFlags | completion(selectiveTx), context);
+    }
+
+    @Override
+    public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
+                           int op, Object context) {
+        if (result == null) {
+            return -Errno.EINVAL;
+        }
+        return postAtomic(op, operand, 0, result, destAddr, addr, key, txOpFlags | completion(selectiveTx), context);
+    }
+
+    @Override
+    public int compareAtomic(long compare, long swap, ByteBuffer result, MemoryRegion resultDesc, long destAddr,
+                             long addr, long key, Object context) {
+        if (result == null) {
+            return -Errno.EINVAL;
+        }
+        return postAtomic(Fi.FI_CSWAP, swap, compare, result, destAddr, addr, key, txOpFlags | completion(selectiveTx),
+                context);
+    }
+
+    private static boolean supported(int op) {
+        return op == Fi.FI_SUM || op == Fi.FI_MIN || op == Fi.FI_MAX || op == Fi.FI_BOR || op == Fi.FI_BAND
+                || op == Fi.FI_BXOR || op == Fi.FI_ATOMIC_READ || op == Fi.FI_ATOMIC_WRITE || op == Fi.FI_CSWAP;
+    }
+
+    private static long accessFor(int op, boolean fetch) {
+        if (op == Fi.FI_ATOMIC_READ) {
+            return Fi.FI_REMOTE_READ;
+        }
+        return fetch ? Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE : Fi.FI_REMOTE_WRITE;
+    }
+
+    private synchronized int postAtomic(int aop, long operand, long compare, ByteBuffer result, long peerAddr, long addr,
+                                        long key, long flags, Object context) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        if ((caps & Fi.FI_ATOMIC) == 0) {
+            return -Errno.ENOSYS;
+        }
+        if (!supported(aop)) {
+            return -Errno.ENOSYS;
+        }
+        boolean fetch = result != null;
+        if ((fetch && (result.remaining() < 8 || result.isReadOnly())) || (!fetch && (aop == Fi.FI_CSWAP
+                || aop == Fi.FI_ATOMIC_READ))) {
+            return -Errno.EINVAL;
+        }
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        Peer peer = peerFor(peerAddr);
+        if (peer == null) {
+            return -Errno.EINVAL;
+        }
+        if (!linked(peer)) {
+            return -peer.failed; // unreachable (no such endpoint, refused region) or failed earlier
+        }
+        if (txCq == null) {
+            return -Errno.ENOCQ;
+        }
+        if (pendingTx >= queueSize) {
+            return -Errno.EAGAIN;
+        }
+        rc = txCq.reserve();
+        if (rc != 0) {
+            return rc;
+        }
+        long cqFlags = Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE);
+        long need = accessFor(aop, fetch);
+        if (peer.queue.isEmpty() && peer.outstanding == 0) {
+            Peer.Direct d = peer.direct(dir, key, addr, 8, need);
+            if (d != null) {
+                int at = (int) (addr - d.base);
+                if (d.map.alignmentOffset(at, 8) == 0) {
+                    long old;
+                    try {
+                        old = apply(d.map, at, true, aop, operand, compare);
+                    } catch (InternalError e) {
+                        peer.forget(d); // the peer truncated the file under its mapping (SIGBUS)
+                        return failLocally(true, context, cqFlags, Errno.EIO, fetch ? readCntr : writeCntr);
+                    }
+                    if (fetch) {
+                        // the result in host order (fi_atomic), without touching the caller's buffer order
+                        result.putLong(result.position(),
+                                result.order() == ByteOrder.nativeOrder() ? old : Long.reverseBytes(old));
+                    }
+                    if (peer.wantsEvents(dir)) {
+                        notifyDirect(peer, aop != Fi.FI_ATOMIC_READ, false, 0);
+                    }
+                    if ((flags & Fi.FI_COMPLETION) != 0) {
+                        txCq.complete(context, cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
+                    } else {
+                        txCq.unreserve();
+                    }
+                    count(fetch ? readCntr : writeCntr);
+                    return 0;
+                }
+            } else if (peer.directError != 0) {
+                return failLocally(true, context, cqFlags, peer.directError, fetch ? readCntr : writeCntr);
+            }
+        }
+        TxOp op = takeOp();
+        op.kind = Wire.ATOMIC_REQ;
+        op.peer = peer;
+        op.context = context;
+        op.reports = true;
+        op.complete = (flags & Fi.FI_COMPLETION) != 0;
+        op.cqFlags = cqFlags;
+        op.counter = fetch ? Fi.FI_READ : Fi.FI_WRITE;
+        op.awaitsAnswer = true;
+        op.wireFlags = fetch ? Wire.FETCH : 0;
+        op.a = key;
+        op.b = addr;
+        op.c = operand;
+        op.d = compare;
+        op.e = aop;
+        if (fetch) {
+            op.dest(result, result.position(), 8);
+        }
+        pendingTx++;
+        enqueue(peer, op);
+        return 0;
+    }
+
+    /**
+     * Applies a 64-bit atomic at {@code buf[at]} (native order): with {@code VarHandle}
+     * atomics when the location is aligned in a direct buffer (atomic with every other process
+     * mapping it), else plainly (only this endpoint's progress touches it then).
+     *
+     * @return the old value
+     */
+    static long apply(ByteBuffer buf, int at, boolean aligned, int aop, long operand, long compare) {
+        if (!aligned) {
+            // plain (misaligned-capable) VarHandle access: native order, no duplicate buffer
+            long old = (long) LONGS.get(buf, at);
+            long now = combine(aop, old, operand, compare);
+            if (now != old || aop == Fi.FI_ATOMIC_WRITE) {
+                LONGS.set(buf, at, now);
+            }
+            return old;
+        }
+        switch (aop) {
+            case Fi.FI_SUM:
+                return (long) LONGS.getAndAdd(buf, at, operand);
+            case Fi.FI_BOR:
+                return (long) LONGS.getAndBitwiseOr(buf, at, operand);
+            case Fi.FI_BAND:
+                return (long) LONGS.getAndBitwiseAnd(buf, at, operand);
+            case Fi.FI_BXOR:
+                return (long) LONGS.getAndBitwiseXor(buf, at, operand);
+            case Fi.FI_ATOMIC_READ:
+                return (long) LONGS.getVolatile(buf, at);
+            case Fi.FI_ATOMIC_WRITE:
+                return (long) LONGS.getAndSet(buf, at, operand);
+            case Fi.FI_CSWAP:
+                return (long) LONGS.compareAndExchange(buf, at, compare, operand);
+            default: {
+                long old;
+                do {
+                    old = (long) LONGS.getVolatile(buf, at);
+                } while (!LONGS.compareAndSet(buf, at, old, combine(aop, old, operand, compare)));
+                return old;
+            }
+        }
+    }
+
+    private static long combine(int aop, long old, long operand, long compare) {
+        switch (aop) {
+            case Fi.FI_SUM:
+                return old + operand;
+            case Fi.FI_MIN:
+                return Math.min(old, operand);
+            case Fi.FI_MAX:
+                return Math.max(old, operand);
+            case Fi.FI_BOR:
+                return old | operand;
+            case Fi.FI_BAND:
+                return old & operand;
+            case Fi.FI_BXOR:
+                return old ^ operand;
+            case Fi.FI_ATOMIC_WRITE:
+                return operand;
+            case Fi.FI_CSWAP:
+                return old == compare ? operand : old;
+            default:
+                return old;
+        }
+    }
+
+    // =================================================================== peers
+
+    /**
+     * The peer behind {@code fiAddr} in the bound AV, or null when it names nothing there.
+     * Cached per fi_addr and validated by the identity of the AV's stored address, so a hit
+     * allocates nothing.
+     */
+    private Peer peerFor(long fiAddr) {
+        UtilAddressVector a = av;
+        if (a == null) {
+            return null;
+        }
+        byte[] addr = a.addressOf(fiAddr);
+        if (addr == null) {
+            return null;
+        }
+        int slot = (int) (fiAddr ^ (fiAddr >>> 32)) & 63;
+        if (destKeys[slot] == fiAddr && destAddrs[slot] == addr) {
+            return destPeers[slot];
+        }
+        String n = ShmNames.nameOf(addr);
+        if (n == null) {
+            return null;
+        }
+        Peer p = peerNamed(n);
+        destKeys[slot] = fiAddr;
+        destAddrs[slot] = addr;
+        destPeers[slot] = p;
+        return p;
+    }
+
+    private Peer peerNamed(String n) {
+        for (Peer p : peers) {
+            if (p.name.equals(n)) {
+                return p;
+            }
+        }
+        // a name of another form is a valid address that reaches nobody (mapping fails)
+        boolean ours = ShmNames.isEndpointName(n);
+        Peer p = new Peer(n, ours ? ShmNames.pidOf(n) : -1, ours ? Wire.seqOf(n) : 0);
+        addPeer(p);
+        return p;
+    }
+
+    private Peer peerOf(long ppid, long pseq) {
+        Peer last = lastPeer;
+        if (last != null && last.pid == ppid && last.seq == pseq) {
+            return last;
+        }
+        for (Peer p : peers) {
+            if (p.pid == ppid && p.seq == pseq) {
+                lastPeer = p;
+                return p;
+            }
+        }
+        if (ppid <= 0 || ppid > Integer.MAX_VALUE || (pseq >>> 32) == 0 || (pseq & 0xFFFFFFFFL) == 0
+                || peers.length >= MAX_PEERS) {
+            return null; // not a sender name, or more senders than any real use: dropped
+        }
+        Peer p = new Peer(Wire.name(ppid, pseq), ppid, pseq);
+        addPeer(p);
+        lastPeer = p;
+        return p;
+    }
+
+    private void addPeer(Peer p) {
+        Peer[] n = Arrays.copyOf(peers, peers.length + 1);
+        n[peers.length] = p;
+        peers = n;
+    }
+
+    /** Maps the peer's region on first use; false (and the peer failed) when it cannot be. */
+    private boolean linked(Peer p) {
+        if (p.link != null) {
+            return true;
+        }
+        if (p.failed != 0) {
+            return false;
+        }
+        try {
+            p.link = RingLink.map(dir, p.name);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            p.failed = Errno.EHOSTUNREACH;
+            return false;
+        }
+    }
+
+    // =================================================================== transmit
+
+    private void enqueue(Peer peer, TxOp op) {
+        boolean idle = peer.queue.isEmpty();
+        peer.queue.addLast(op);
+        if (peer.queue.size() > MAX_QUEUED_PER_PEER) {
+            failPeer(peer, Errno.ECONNRESET);
+            return;
+        }
+        if (idle) {
+            flush(peer);
+        }
+    }
+
+    /** Publishes what fits of the peer's queue into its ring, in order. */
+    private int flush(Peer peer) {
+        int work = 0;
+        if (peer.queue.isEmpty() && peer.outstanding == 0) {
+            return 0;
+        }
+        if (!linked(peer)) {
+            failPeer(peer, Errno.EHOSTUNREACH);
+            return 1;
+        }
+        TxOp op;
+        while ((op = peer.queue.peekFirst()) != null) {
+            if (!push(peer, op)) {
+                break;
+            }
+            peer.queue.pollFirst();
+            work++;
+            afterSent(op);
+        }
+        return work;
+    }
+
+    /**
+     * Writes the op's remaining fragments into the peer's ring; true when all are in. A
+     * fragment longer than the inline threshold goes into a bounce slot of the peer's region
+     * while one is free (the record then carries only the header), inline otherwise.
+     */
+    private boolean push(Peer peer, TxOp op) {
+        RingLink link = peer.link;
+        do {
+            long remaining = op.length - op.sent;
+            int slot = remaining > fragment ? link.acquireSlot() : -1;
+            int n;
+            int at;
+            if (slot >= 0) {
+                n = (int) Math.min(link.slotSize(), remaining);
+                at = link.claim(Wire.HEADER, slot + 1);
+                if (at < 0) {
+                    link.releaseSlot(slot); // ours: nobody else may have it meanwhile
+                }
+            } else {
+                n = (int) Math.min(fragment, remaining);
+                at = link.claim(Wire.HEADER + n);
+            }
+            if (at == RingLink.FULL) {
+                return false;
+            }
+            if (at < 0) {
+                failPeer(peer, Errno.EIO);
+                return false;
+            }
+            ByteBuffer b = link.buffer();
+            boolean first = op.sent == 0;
+            boolean last = op.sent + n == op.length;
+            b.putInt(at + Wire.KIND_FLAGS, op.kind | op.wireFlags | (first ? Wire.FIRST : 0) | (last ? Wire.LAST : 0)
+                    | (slot >= 0 ? Wire.BOUNCE : 0));
+            b.putInt(at + Wire.STATUS, slot >= 0 ? n : op.status);
+            b.putLong(at + Wire.SENDER_PID, pid);
+            b.putLong(at + Wire.SENDER_SEQ, seq);
+            b.putLong(at + Wire.TOKEN, op.token);
+            b.putLong(at + Wire.A, op.a);
+            b.putLong(at + Wire.B, op.b);
+            b.putLong(at + Wire.C, op.c);
+            b.putLong(at + Wire.D, op.kind == Wire.ATOMIC_REQ ? op.d : op.sent);
+            b.putLong(at + Wire.E, op.e);
+            if (slot >= 0) {
+                op.copyPayload(op.sent, link.slotBuffer(), link.slotOffset(slot), n);
+            } else if (n > 0) {
+                op.copyPayload(op.sent, b, at + Wire.HEADER, n);
+            }
+            link.publish(at); // release: the slot's bytes are visible with the record
+            op.sent += n;
+        } while (op.sent < op.length);
+        return true;
+    }
+
+    /** The op's last fragment is in the peer's ring. */
+    private void afterSent(TxOp op) {
+        if (op.awaitsAnswer) {
+            op.counted = true;
+            op.peer.outstanding++;
+            return; // stays in the table until its answer
+        }
+        if (op.context != null || op.reports || op.counter != 0) {
+            completeTx(op);
+        } else {
+            giveOp(op);
+        }
+    }
+
+    private void completeTx(TxOp op) {
+        if (op.reports) {
+            if (op.complete) {
+                txCq.complete(op.context, op.cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
+            } else {
+                txCq.unreserve();
+            }
+        }
+        count(counterOf(op));
+        if (op.counter != 0) {
+            pendingTx--;
+        }
+        giveOp(op);
+    }
+
+    private void failTx(TxOp op, int err) {
+        if (op.reports) {
+            txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
+        }
+        UtilCounter c = counterOf(op);
+        if (c != null) {
+            c.incrementError();
+        }
+        if (op.counter != 0) {
+            pendingTx--;
+        }
+        giveOp(op);
+    }
+
+    private UtilCounter counterOf(TxOp op) {
+        if (op.counter == Fi.FI_SEND) {
+            return sendCntr;
+        }
+        if (op.counter == Fi.FI_READ) {
+            return readCntr;
+        }
+        if (op.counter == Fi.FI_WRITE) {
+            return writeCntr;
+        }
+        return null;
+    }
+
+    private static void count(UtilCounter c) {
+        if (c != null) {
+            c.increment();
+        }
+    }
+
+    /** Queues an answer this side owes {@code peer} (ACK, READ_RESP without data, ATOMIC_RESP). */
+    private void sendAnswer(Peer peer, int kind, long token, int status, long b, int flags) {
+        if (peer == null || peer.failed != 0) {
+            return;
+        }
+        TxOp op = takeOp();
+        op.kind = kind;
+        op.peer = peer;
+        op.token = token;
+        op.status = status;
+        op.b = b;
+        op.wireFlags = flags;
+        enqueue(peer, op);
+    }
+
+    // =================================================================== progress
+
+    /**
+     * One pass of the domain's progress over this endpoint: drain the ring (bounded), push
+     * what is queued towards peers, and check peers with pending operations for life.
+     *
+     * @return the work done
+     */
+    synchronized int progress() {
+        if (!enabled || own == null || !isOpen()) {
+            return 0;
+        }
+        int work = 0;
+        if (!ringFailed) {
+            while (work < DRAIN_BATCH && unexpectedBytes <= unexpectedLimit) {
+                int n = own.drain(this, 32);
+                if (n < 0) {
+                    ringFailed = true;
+                    failAnswersLost();
+                    break;
+                }
+                if (n == 0) {
+                    break;
+                }
+                work += n;
+            }
+        }
+        for (Peer p : peers) {
+            if (!p.queue.isEmpty()) {
+                work += flush(p);
+            }
+        }
+        long now = System.nanoTime();
+        if (now - lastLiveness > LIVENESS_NANOS) {
+            lastLiveness = now;
+            checkLiveness();
+        }
+        return work;
+    }
+
+    /**
+     * The ring asks whether the producer of a stalled claim (its pid) still runs: a known peer
+     * answers by its region's owner check (pid and start time), an unknown pid by whether a
+     * process of that pid exists; an unknown sender is dead only when some peer is.
+     */
+    @Override
+    public boolean isAlive(int sender) {
+        if (sender == RingDescriptor.SENDER_UNKNOWN) {
+            for (Peer p : peers) {
+                if (p.failed == Errno.ECONNRESET) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (sender == (int) pid) {
+            return true;
+        }
+        for (Peer p : peers) {
+            if (p.pid == sender && p.link != null) {
+                return p.link.ownerAlive();
+            }
+        }
+        return sender > 0 && ProcessHandle.of(sender).isPresent();
+    }
+
+    /** The domain's progress is about to sleep: false when a record is waiting (then it must not). */
+    boolean prepareToSleep() {
+        RingLink r = own;
+        return r == null || !enabled || r.prepareToSleep();
+    }
+
+    /** The domain's progress runs again. */
+    void awake() {
+        RingLink r = own;
+        if (r != null) {
+            r.awake();
+        }
+    }
+
+    private void checkLiveness() {
+        for (Peer p : peers) {
+            if (p.failed == 0 && p.link != null && (hasPending(p) || p.rxOp != null || p.rxUnexpected != null)
+                    && p.link.peerGone(p.pid == pid)) {
+                if (p.pid != pid && !p.link.ownerAlive()) {
+                    own.releaseSlotsOf((int) p.pid); // bounce slots the dead process held in our region
+                }
+                // files first: whoever reads the error completions finds them gone already
+                ShmJanitor.clean(dir);
+                failPeer(p, Errno.ECONNRESET);
+            }
+        }
+    }
+
+    private static boolean hasPending(Peer p) {
+        return !p.queue.isEmpty() || p.outstanding > 0;
+    }
+
+    /**
+     * The peer is gone (or unreachable): its queued operations and those awaiting its answer
+     * complete with {@code err}, a receive it was filling fails too, its partial unexpected
+     * message is dropped, and its mappings are released. Other peers are not affected.
+     */
+    private void failPeer(Peer p, int err) {
+        if (p.failed == 0) {
+            p.failed = err;
+        }
+        TxOp op;
+        while ((op = p.queue.pollFirst()) != null) {
+            finishFailed(op, err);
+        }
+        for (TxOp t : ops) {
+            if (t.peer == p && t.awaitsAnswer && t.kind != 0) {
+                finishFailed(t, err);
+            }
+        }
+        if (p.rxOp != null) {
+            RxOp r = p.rxOp;
+            p.rxOp = null;
+            if (r.multi) {
+                continue0(r);
+            } else {
+                failRecv(r, err, r.tagged);
+            }
+        }
+        if (p.rxUnexpected != null) {
+            Unexpected u = p.rxUnexpected;
+            p.rxUnexpected = null;
+            (u.tagged ? tagUnexpected : msgUnexpected).remove(u);
+            unexpectedBytes -= u.bytes.capacity();
+            if (u.waiting != null) {
+                failRecv(u.waiting, err, u.tagged);
+            }
+        }
+        p.release();
+    }
+
+    /**
+     * Our own ring is corrupt (someone scribbled over our region): no answer can reach us any
+     * more, so every operation waiting for one fails with {@code EIO}; receives stay posted
+     * (cancel takes them back).
+     */
+    private void failAnswersLost() {
+        for (TxOp t : ops) {
+            if (t.kind != 0 && t.awaitsAnswer) {
+                finishFailed(t, Errno.EIO);
+            }
+        }
+    }
+
+    /** A multi-receive that lost its filling peer stays posted for others. */
+    private static void continue0(RxOp r) {
+        r.placed = 0;
+    }
+
+    private void finishFailed(TxOp op, int err) {
+        if (op.counter != 0 || op.reports) {
+            failTx(op, err);
+        } else {
+            giveOp(op);
+        }
+    }
+
+    // =================================================================== receive side
+
+    /**
+     * One record from our ring (RingLink.Handler): every field is validated before use; a
+     * record that does not make sense fails its sender, never this endpoint.
+     */
+    /** Where the payload of the record being handled is: inline in the ring or in a bounce slot. */
+    private ByteBuffer payloadBuf;
+    private int payloadAt;
+
+    @Override
+    public void onRecord(ByteBuffer b, int at, int length, int aux) {
+        if (length < Wire.HEADER) {
+            return;
+        }
+        int kf = b.getInt(at + Wire.KIND_FLAGS);
+        long senderPid = b.getLong(at + Wire.SENDER_PID);
+        Peer p = peerOf(senderPid, b.getLong(at + Wire.SENDER_SEQ));
+        int slot = -1;
+        int n = length - Wire.HEADER;
+        payloadBuf = b;
+        payloadAt = at + Wire.HEADER;
+        if ((kf & Wire.BOUNCE) != 0) {
+            // every word from shared memory checked: the slot, its holder, the length
+            int s = aux - 1;
+            int len = b.getInt(at + Wire.STATUS);
+            if (!own.slotHeldBy(s, (int) senderPid) || n != 0 || len < 0 || len > own.slotSize()) {
+                if (p != null) {
+                    failPeer(p, Errno.EPROTO);
+                }
+                return;
+            }
+            slot = s;
+            n = len;
+            payloadBuf = own.slotBuffer();
+            payloadAt = own.slotOffset(s);
+        }
+        try {
+            if (p == null || p.failed != 0) {
+                return;
+            }
+            switch (Wire.kind(kf)) {
+                case Wire.MSG -> onMessage(p, kf, b, at, n);
+                case Wire.ACK -> onAck(p, b.getLong(at + Wire.TOKEN), b.getInt(at + Wire.STATUS));
+                case Wire.WRITE -> onWrite(p, kf, b, at, n);
+                case Wire.READ_REQ -> onReadRequest(p, b, at);
+                case Wire.READ_RESP -> onReadResponse(p, kf, b, at, n);
+                case Wire.ATOMIC_REQ -> onAtomicRequest(p, kf, b, at);
+                case Wire.ATOMIC_RESP -> onAtomicResponse(p, b, at);
+                case Wire.NOTIFY -> onNotify(p, kf, b.getLong(at + Wire.E));
+                default -> failPeer(p, Errno.EPROTO);
+            }
+        } catch (RuntimeException | OutOfMemoryError e) {
+            // Whatever a peer's record makes go wrong is that peer's failure, never this
+            // endpoint's or the progress thread's (bad input from shared memory, issue 4).
+            failPeer(p, Errno.EPROTO);
+        } finally {
+            if (slot >= 0) {
+                own.releaseSlot(slot);
+            }
+        }
+    }
+
+    private void onMessage(Peer p, int kf, ByteBuffer b, int at, int n) {
+        long offset = b.getLong(at + Wire.D);
+        if ((kf & Wire.FIRST) != 0) {
+            if (p.rxOp != null || p.rxUnexpected != null) {
+                failPeer(p, Errno.EPROTO); // a new message before the last one ended
+                return;
+            }
+            long total = b.getLong(at + Wire.C);
+            if (total < 0 || total > ShmProvider.MAX_MSG_SIZE || offset != 0) {
+                failPeer(p, Errno.EPROTO);
+                return;
+            }
+            boolean tagged = (kf & Wire.TAGGED) != 0;
+            p.rxTotal = total;
+            p.rxFlags = kf;
+            p.rxToken = b.getLong(at + Wire.TOKEN);
+            p.rxTag = b.getLong(at + Wire.A);
+            p.rxData = b.getLong(at + Wire.B);
+            p.rxDropped = 0;
+            RxOp op = match(tagged, p.rxTag, p);
+            if (op != null) {
+                p.rxOp = op;
+                op.placed = 0;
+                if ((kf & Wire.ACK_MATCH) != 0) {
+                    sendAnswer(p, Wire.ACK, p.rxToken, 0, 0, 0);
+                }
+            } else {
+                Unexpected u = new Unexpected(p, tagged, p.rxTag, (kf & Wire.HAS_DATA) != 0, p.rxData, (int) total,
+                        p.rxToken, kf);
+                unexpectedBytes += total;
+                (tagged ? tagUnexpected : msgUnexpected).add(u);
+                p.rxUnexpected = u;
+            }
+        } else if (p.rxOp == null && p.rxUnexpected == null) {
+            failPeer(p, Errno.EPROTO);
+            return;
+        }
+        if (offset < 0 || n > p.rxTotal - offset) {
+            failPeer(p, Errno.EPROTO);
+            return;
+        }
+        if (p.rxOp != null) {
+            int placed = p.rxOp.place(offset, payloadBuf, payloadAt, n);
+            p.rxOp.placed += placed;
+            p.rxDropped += n - placed;
+        } else {
+            p.rxUnexpected.bytes.put((int) offset, payloadBuf, payloadAt, n);
+            p.rxUnexpected.arrived += n;
+        }
+        if ((kf & Wire.LAST) == 0) {
+            return;
+        }
+        if (p.rxOp == null && p.rxUnexpected.arrived != p.rxTotal) {
+            failPeer(p, Errno.EPROTO);
+            return;
+        }
+        if ((p.rxFlags & Wire.ACK_ARRIVAL) != 0) {
+            sendAnswer(p, Wire.ACK, p.rxToken, 0, 0, 0);
+        }
+        if (p.rxOp != null) {
+            RxOp op = p.rxOp;
+            p.rxOp = null;
+            boolean tagged = (p.rxFlags & Wire.TAGGED) != 0;
+            finishRecv(op, p, tagged, p.rxTag, (p.rxFlags & Wire.HAS_DATA) != 0, p.rxData, op.placed, p.rxDropped);
+        } else {
+            Unexpected u = p.rxUnexpected;
+            p.rxUnexpected = null;
+            if (u.waiting != null) {
+                RxOp w = u.waiting;
+                u.waiting = null;
+                deliverUnexpected(w, u);
+            }
+        }
+    }
+
+    /** The first posted receive that takes a message (ordered; a multi-receive being filled is skipped). */
+    private RxOp match(boolean tagged, long tag, Peer sender) {
+        ArrayList<RxOp> list = tagged ? tagRecvs : msgRecvs;
+        for (int i = 0, n = list.size(); i < n; i++) {
+            RxOp op = list.get(i);
+            if (op.matches(tagged, tag) && srcMatches(op, sender)) {
+                if (op.multi) {
+                    if (isFilling(op)) {
+                        continue;
+                    }
+                    return op; // stays posted until released
+                }
+                list.remove(i);
+                return op;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A receive takes a whole buffered message.
+     *
+     * @return true when the receive is done (a multi-receive: released)
+     */
+    private boolean deliverUnexpected(RxOp op, Unexpected u) {
+        int total = u.bytes.capacity();
+        unexpectedBytes -= total;
+        int placed = op.place(0, u.bytes, 0, total);
+        if ((u.wireFlags & Wire.ACK_MATCH) != 0) {
+            sendAnswer(u.sender, Wire.ACK, u.token, 0, 0, 0);
+        }
+        return finishRecv(op, u.sender, u.tagged, u.tag, u.hasData, u.data, placed, total - placed);
+    }
+
+    private long sourceOf(Peer sender) {
+        return source ? sender.fiAddrIn(av) : Fi.FI_ADDR_NOTAVAIL;
+    }
+
+    /** Completes a receive (or one message of a multi-receive); true when the receive is given back. */
+    private boolean finishRecv(RxOp op, Peer sender, boolean tagged, long tag, boolean hasData, long data, long len,
+                               long dropped) {
+        long flags = Fi.FI_RECV | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG) | (hasData ? Fi.FI_REMOTE_CQ_DATA : 0);
+        long src = sourceOf(sender);
+        ByteBuffer buf = op.buf;
+        int bufOffset = op.bufOffset + op.multiOffset;
+        UtilCompletionQueue cq = rxCq;
+        boolean release = false;
+        boolean reservedUsed = true;
+        if (op.multi) {
+            op.multiOffset += (int) len;
+            release = op.room() < minMultiRecv;
+            if (release) {
+                flags |= Fi.FI_MULTI_RECV;
+                msgRecvs.remove(op);
+            } else {
+                reservedUsed = false;
+            }
+        }
+        if (dropped > 0) {
+            writeRx(cq, reservedUsed, true, op.context, flags, len, buf, bufOffset, data, tag, dropped, Errno.ETRUNC, null,
+                    src);
+            if (recvCntr != null) {
+                recvCntr.incrementError();
+            }
+        } else if (sourceErr && source && src == Fi.FI_ADDR_NOTAVAIL) {
+            byte[] raw = sender.address.clone();
+            writeRx(cq, reservedUsed, true, op.context, flags, len, buf, bufOffset, data, tag, 0, Errno.EADDRNOTAVAIL, raw,
+                    src);
+            count(recvCntr);
+        } else {
+            if (op.complete || (op.multi && release)) {
+                writeRx(cq, reservedUsed, false, op.context, flags, len, buf, bufOffset, data, tag, 0, 0, null, src);
+            } else if (reservedUsed) {
+                cq.unreserve();
+            }
+            count(recvCntr);
+        }
+        if (!op.multi || release) {
+            giveRx(op);
+            return true;
+        }
+        return false;
+    }
+
+    private static void writeRx(UtilCompletionQueue cq, boolean reserved, boolean error, Object ctx, long flags, long len,
+                                ByteBuffer buf, int bufOffset, long data, long tag, long olen, int err, byte[] errData,
+                                long src) {
+        if (reserved) {
+            if (error) {
+                cq.completeError(ctx, flags, len, buf, bufOffset, data, tag, olen, err, 0, errData,
+                        errData == null ? 0 : errData.length, src);
+            } else {
+                cq.complete(ctx, flags, len, buf, bufOffset, data, tag, src);
+            }
+        } else if (error) {
+            cq.completeUnsolicitedError(ctx, flags, len, buf, bufOffset, data, tag, olen, err, 0, errData,
+                    errData == null ? 0 : errData.length, src);
+        } else {
+            cq.completeUnsolicited(ctx, flags, len, buf, bufOffset, data, tag, src);
+        }
+    }
+
+    private void failRecv(RxOp op, int err, boolean tagged) {
+        rxCq.completeError(op.context, Fi.FI_RECV | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG)
+                        | (op.multi ? Fi.FI_MULTI_RECV : 0), 0, op.buf, op.bufOffset, 0, 0, 0, err, 0, null, 0,
+                Fi.FI_ADDR_NOTAVAIL);
+        if (recvCntr != null) {
+            recvCntr.incrementError();
+        }
+        giveRx(op);
+    }
+
+    private TxOp answered(Peer p, long token) {
+        int index = (int) (token & 0xFFFFFFFFL);
+        if (index < 0 || index >= ops.length) {
+            failPeer(p, Errno.EPROTO);
+            return null;
+        }
+        TxOp op = ops[index];
+        if (op.token != token || !op.awaitsAnswer || op.peer != p) {
+            return null; // a late answer to an operation failed meanwhile
+        }
+        op.awaitsAnswer = false;
+        return op;
+    }
+
+    private void onAck(Peer p, long token, int status) {
+        TxOp op = answered(p, token);
+        if (op == null) {
+            return;
+        }
+        if (status != 0) {
+            failTx(op, status > 0 ? status : Errno.EIO);
+        } else {
+            completeTx(op);
+        }
+    }
+
+    private void onWrite(Peer p, int kf, ByteBuffer b, int at, int n) {
+        long total = b.getLong(at + Wire.C);
+        long offset = b.getLong(at + Wire.D);
+        if ((kf & Wire.FIRST) != 0) {
+            long key = b.getLong(at + Wire.A);
+            long addr = b.getLong(at + Wire.B);
+            p.wRegion = null;
+            p.wStatus = 0;
+            if (total < 0 || total > ShmProvider.MAX_MSG_SIZE || offset != 0) {
+                failPeer(p, Errno.EPROTO);
+                return;
+            }
+            if ((caps & Fi.FI_REMOTE_WRITE) == 0 && (caps & (Fi.FI_RMA | Fi.FI_ATOMIC)) == 0) {
+                p.wStatus = Errno.EACCES;
+            } else {
+                long idx = domain.memoryRegistry().targetIndex(key, addr, total, Fi.FI_REMOTE_WRITE);
+                if (idx < 0) {
+                    p.wStatus = (int) -idx;
+                } else {
+                    p.wRegion = domain.memoryRegistry().lookup(key);
+                    p.wIndex = (int) idx;
+                    if (p.wRegion == null) {
+                        p.wStatus = Errno.ENOKEY;
+                    }
+                }
+            }
+            p.rxTotal = total;
+        }
+        if (offset < 0 || n > p.rxTotal - offset) {
+            failPeer(p, Errno.EPROTO);
+            return;
+        }
+        if (p.wStatus == 0 && p.wRegion != null && n > 0) {
+            p.wRegion.buffer().put(p.wIndex + (int) offset, payloadBuf, payloadAt, n);
+        }
+        if ((kf & Wire.LAST) == 0) {
+            return;
+        }
+        int status = p.wStatus;
+        UtilMemoryRegion r = p.wRegion;
+        p.wRegion = null;
+        if (status == 0 && r != null) {
+            if ((kf & Wire.COMMIT) != 0 && r.buffer() instanceof MappedByteBuffer m && p.rxTotal > 0) {
+                m.force(p.wIndex, (int) p.rxTotal);
+            }
+            count(remoteWriteCntr);
+            if ((kf & Wire.HAS_DATA) != 0 && rxCq != null) {
+                rxCq.completeUnsolicited(null, Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA, 0, null, 0,
+                        b.getLong(at + Wire.E), 0, sourceOf(p));
+            }
+        }
+        sendAnswer(p, Wire.ACK, b.getLong(at + Wire.TOKEN), status, 0, 0);
+    }
+
+    private void onReadRequest(Peer p, ByteBuffer b, int at) {
+        long key = b.getLong(at + Wire.A);
+        long addr = b.getLong(at + Wire.B);
+        long len = b.getLong(at + Wire.C);
+        long token = b.getLong(at + Wire.TOKEN);
+        long idx = len < 0 || len > ShmProvider.MAX_MSG_SIZE ? -Errno.EINVAL
+                : domain.memoryRegistry().targetIndex(key, addr, len, Fi.FI_REMOTE_READ);
+        UtilMemoryRegion r = idx < 0 ? null : domain.memoryRegistry().lookup(key);
+        TxOp op = takeOp();
+        op.kind = Wire.READ_RESP;
+        op.peer = p;
+        op.token = token;
+        if (r == null) {
+            op.status = idx < 0 ? (int) -idx : Errno.ENOKEY;
+            op.a = 0;
+        } else {
+            op.part(r.buffer(), (int) idx, (int) len);
+            op.a = len;
+            count(remoteReadCntr);
+        }
+        enqueue(p, op);
+    }
+
+    private void onReadResponse(Peer p, int kf, ByteBuffer b, int at, int n) {
+        long token = b.getLong(at + Wire.TOKEN);
+        int index = (int) (token & 0xFFFFFFFFL);
+        if (index < 0 || index >= ops.length) {
+            failPeer(p, Errno.EPROTO);
+            return;
+        }
+        TxOp op = ops[index];
+        if (op.token != token || !op.awaitsAnswer || op.peer != p || op.kind != Wire.READ_REQ) {
+            return;
+        }
+        int status = (kf & Wire.BOUNCE) != 0 ? 0 : b.getInt(at + Wire.STATUS);
+        if (status != 0) {
+            op.awaitsAnswer = false;
+            failTx(op, status > 0 ? status : Errno.EIO);
+            return;
+        }
+        long offset = b.getLong(at + Wire.D);
+        if (offset < 0 || n > op.destLength() - offset) {
+            failPeer(p, Errno.EPROTO);
+            return;
+        }
+        op.placeAnswer(offset, payloadBuf, payloadAt, n);
+        op.received += n;
+        if ((kf & Wire.LAST) != 0) {
+            op.awaitsAnswer = false;
+            completeTx(op);
+        }
+    }
+
+    private void onAtomicRequest(Peer p, int kf, ByteBuffer b, int at) {
+        long key = b.getLong(at + Wire.A);
+        long addr = b.getLong(at + Wire.B);
+        int aop = (int) b.getLong(at + Wire.E);
+        boolean fetch = (kf & Wire.FETCH) != 0;
+        long token = b.getLong(at + Wire.TOKEN);
+        if (!supported(aop)) {
+            sendAnswer(p, Wire.ATOMIC_RESP, token, Errno.EOPNOTSUPP, 0, 0);
+            return;
+        }
+        long need = accessFor(aop, fetch);
+        long idx = domain.memoryRegistry().targetIndex(key, addr, 8, need);
+        UtilMemoryRegion r = idx < 0 ? null : domain.memoryRegistry().lookup(key);
+        if (r == null) {
+            sendAnswer(p, Wire.ATOMIC_RESP, token, idx < 0 ? (int) -idx : Errno.ENOKEY, 0, 0);
+            return;
+        }
+        ByteBuffer target = r.buffer();
+        int i = (int) idx;
+        boolean aligned = target.isDirect() && target.alignmentOffset(i, 8) == 0;
+        long old = apply(target, i, aligned, aop, b.getLong(at + Wire.C), b.getLong(at + Wire.D));
+        if ((need & Fi.FI_REMOTE_WRITE) != 0) {
+            count(remoteWriteCntr);
+        } else {
+            count(remoteReadCntr);
+        }
+        sendAnswer(p, Wire.ATOMIC_RESP, token, 0, old, 0);
+    }
+
+    private void onAtomicResponse(Peer p, ByteBuffer b, int at) {
+        TxOp op = answered(p, b.getLong(at + Wire.TOKEN));
+        if (op == null) {
+            return;
+        }
+        int status = b.getInt(at + Wire.STATUS);
+        if (status != 0) {
+            failTx(op, status > 0 ? status : Errno.EIO);
+            return;
+        }
+        if (op.dstCount > 0) {
+            ByteBuffer r = op.dst[0];
+            int i = op.dstStarts[0];
+            long v = b.getLong(at + Wire.B);
+            if (r.order() == ByteOrder.nativeOrder()) {
+                r.putLong(i, v);
+            } else {
+                r.putLong(i, Long.reverseBytes(v));
+            }
+        }
+        completeTx(op);
+    }
+
+    private void onNotify(Peer p, int kf, long data) {
+        if ((kf & Wire.REMOTE_WRITE) != 0) {
+            count(remoteWriteCntr);
+        }
+        if ((kf & Wire.REMOTE_READ) != 0) {
+            count(remoteReadCntr);
+        }
+        if ((kf & Wire.HAS_DATA) != 0 && rxCq != null) {
+            rxCq.completeUnsolicited(null, Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA, 0, null, 0, data, 0,
+                    sourceOf(p));
+        }
+    }
+
+    // =================================================================== pools
+
+    private TxOp takeOp() {
+        if (freeOpCount == 0) {
+            int n = ops.length;
+            int grown = Math.max(64, n * 2);
+            ops = Arrays.copyOf(ops, grown);
+            freeOps = Arrays.copyOf(freeOps, grown);
+            for (int i = grown - 1; i >= n; i--) {
+                ops[i] = new TxOp(i);
+                freeOps[freeOpCount++] = i;
+            }
+        }
+        TxOp op = ops[freeOps[--freeOpCount]];
+        op.token = ((long) (op.generation & 0x7FFFFFFF) << 32) | op.index;
+        return op;
+    }
+
+    private void giveOp(TxOp op) {
+        if (op.counted) {
+            op.peer.outstanding--;
+        }
+        op.reset();
+        freeOps[freeOpCount++] = op.index;
+    }
+
+    private RxOp takeRx() {
+        if (rxFreeCount > 0) {
+            RxOp op = rxFree[--rxFreeCount];
+            rxFree[rxFreeCount] = null;
+            return op;
+        }
+        RxOp op = new RxOp();
+        op.reset();
+        return op;
+    }
+
+    private void giveRx(RxOp op) {
+        op.reset();
+        if (rxFreeCount < rxFree.length) {
+            rxFree[rxFreeCount++] = op;
+        }
+    }
+
+    // =================================================================== life cycle
+
+    /** Closing discards pending operations without completions (fi_endpoint(3)) and returns their CQ room. */
+    @Override
+    protected synchronized void onClose() {
+        domain.removeEndpoint(this);
+        enabled = false;
+        for (TxOp op : ops) {
+            if (op.kind != 0 && op.reports && txCq != null) {
+                txCq.unreserve();
+            }
+        }
+        for (RxOp op : msgRecvs) {
+            rxCq.unreserve();
+        }
+        for (RxOp op : tagRecvs) {
+            rxCq.unreserve();
+        }
+        msgRecvs.clear();
+        tagRecvs.clear();
+        for (Peer p : peers) {
+            p.release();
+        }
+        if (own != null) {
+            own.close();
+            own = null;
+        }
+        releaseBindings();
+    }
+
+    private void releaseBindings() {
+        if (txCq != null) {
+            txCq.detachProgress(domain.engine());
+            txCq.release();
+        }
+        if (rxCq != null && rxCq != txCq) {
+            rxCq.detachProgress(domain.engine());
+        }
+        if (rxCq != null) {
+            rxCq.release();
+        }
+        UtilCounter[] cs = {sendCntr, recvCntr, readCntr, writeCntr, remoteReadCntr, remoteWriteCntr};
+        for (UtilCounter c : cs) {
+            if (c != null) {
+                c.detachProgress(domain.engine());
+                c.release();
+            }
+        }
+        if (eq != null) {
+            eq.release();
+        }
+        if (av != null) {
+            av.release();
+        }
+    }
+
+    /** R15: pending operations complete with ECANCELED; the region goes away. */
+    @Override
+    protected synchronized void onDeparture() {
+        domain.removeEndpoint(this);
+        for (Peer p : peers) {
+            TxOp op;
+            while ((op = p.queue.pollFirst()) != null) {
+                finishFailed(op, Errno.ECANCELED);
+            }
+        }
+        for (TxOp t : ops) {
+            if (t.kind != 0 && t.awaitsAnswer) {
+                finishFailed(t, Errno.ECANCELED);
+            }
+        }
+        RxOp r;
+        while (!msgRecvs.isEmpty()) {
+            r = msgRecvs.remove(msgRecvs.size() - 1);
+            failRecv(r, Errno.ECANCELED, false);
+        }
+        while (!tagRecvs.isEmpty()) {
+            r = tagRecvs.remove(tagRecvs.size() - 1);
+            failRecv(r, Errno.ECANCELED, true);
+        }
+        for (Peer p : peers) {
+            p.release();
+        }
+        if (own != null) {
+            own.close();
+            own = null;
+        }
+        enabled = false;
+    }
+
+    @Override
+    protected String describe() {
+        return "shm RDM endpoint" + (name == null ? "" : " " + ShmNames.SCHEME + name);
+    }
+
+    /** Descriptors created so far (tests prove the pools stop growing in steady state). */
+    synchronized int descriptorsCreated() {
+        return ops.length;
+    }
+
+    /** The endpoint's region name, or null before enable (tests). */
+    synchronized String regionName() {
+        return name;
+    }
+}

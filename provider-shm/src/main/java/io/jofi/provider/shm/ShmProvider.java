@@ -1,0 +1,322 @@
+package io.jofi.provider.shm;
+
+import aQute.bnd.annotation.Resolution;
+import aQute.bnd.annotation.spi.ServiceProvider;
+import io.jofi.AddrFormat;
+import io.jofi.EpType;
+import io.jofi.Errno;
+import io.jofi.Fabric;
+import io.jofi.FabricAttr;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Info;
+import io.jofi.Progress;
+import io.jofi.Threading;
+import io.jofi.spi.FabricProvider;
+import io.jofi.spi.util.AbstractFabricProvider;
+import io.jofi.spi.util.ProgressEngine;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+
+/**
+ * The {@code shm} provider: RDM endpoints between processes of one host over memory-mapped
+ * region files (README "How it works").
+ *
+ * <p>Offers RDM infos with the address format {@code FI_ADDR_STR} ({@code fi_shm://<name>}),
+ * for local communication only: {@code getInfo} matches a null node or a node naming this host
+ * (localhost, a loopback address, the host name, one of the host's addresses) and answers
+ * anything else with {@code ENODATA} saying why. Two infos are offered, the first without
+ * {@code FI_SOURCE_ERR} (a secondary capability that changes what an unknown sender's message
+ * completes as, R10, so it is only given to hints that ask for it). Found as a DS component in
+ * OSGi and through {@link java.util.ServiceLoader} in a plain JVM; its deactivation departs
+ * everything it opened and stops every progress thread (R15).
+ */
+@Component(service = FabricProvider.class, immediate = true, configurationPid = "io.jofi.provider.shm")
+@ServiceProvider(value = FabricProvider.class, resolution = Resolution.OPTIONAL)
+public final class ShmProvider extends AbstractFabricProvider {
+    /** The provider name. */
+    public static final String NAME = "shm";
+    /** The provider version ({@code fi_info -l}). */
+    public static final String VERSION = "0.1";
+    /**
+     * The largest message an endpoint sends or receives (API.md asks for 16 MiB at least); it
+     * also bounds what one unexpected message from a peer can make this side allocate.
+     */
+    static final long MAX_MSG_SIZE = 64L << 20;
+    /** Transmit and receive queue depth per endpoint. */
+    static final int QUEUE_SIZE = 1024;
+    /** Buffers per message ({@code Msg} iovs). */
+    static final int IOV_LIMIT = 4;
+    /** Remote CQ data bytes. */
+    static final int CQ_DATA_SIZE = 8;
+    /** Every capability of an shm RDM endpoint (issue 4), without FI_SOURCE_ERR. */
+    static final long CAPS = Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_READ | Fi.FI_WRITE
+            | Fi.FI_RECV | Fi.FI_SEND | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_MULTI_RECV | Fi.FI_SOURCE
+            | Fi.FI_RMA_EVENT | Fi.FI_LOCAL_COMM | Fi.FI_DIRECTED_RECV;
+    /** The fabric and domain name. */
+    static final String FABRIC_NAME = "shm";
+
+    private volatile Path directory;
+    private volatile int ringSize;
+    private volatile int bounceSlotSize;
+    private volatile int bounceSlotCount;
+    private volatile int inlineThreshold;
+    private volatile int unexpectedBytes;
+    /** The running engines of this provider's domains; also the lock of {@link #departed}. */
+    private final Set<ProgressEngine> engines = Collections.newSetFromMap(new IdentityHashMap<>());
+    private boolean departed;
+
+    /** For DS and {@link java.util.ServiceLoader}: settings from the system properties {@code jofi.shm.*}. */
+    public ShmProvider() {
+        fromSystemProperties();
+    }
+
+    /** DS: the configured settings. */
+    @Activate
+    void activate(ShmSettings s) {
+        apply(s.directory(), s.ringSize(), s.bounceSlotSize(), s.bounceSlotCount(), s.inlineThreshold(),
+                s.unexpectedBytes());
+    }
+
+    /**
+     * Reads {@code jofi.shm.directory}, {@code jofi.shm.ringSize}, {@code jofi.shm.bounceSlotSize},
+     * {@code jofi.shm.bounceSlotCount}, {@code jofi.shm.inlineThreshold} and
+     * {@code jofi.shm.unexpectedBytes} (the {@link ShmSettings} of a plain JVM); absent or
+     * malformed values keep the defaults.
+     */
+    void fromSystemProperties() {
+        apply(System.getProperty("jofi.shm.directory", ShmSettings.DEFAULT_DIRECTORY),
+                intProperty("jofi.shm.ringSize", ShmSettings.DEFAULT_RING_SIZE),
+                intProperty("jofi.shm.bounceSlotSize", ShmSettings.DEFAULT_BOUNCE_SLOT_SIZE),
+                intProperty("jofi.shm.bounceSlotCount", ShmSettings.DEFAULT_BOUNCE_SLOT_COUNT),
+                intProperty("jofi.shm.inlineThreshold", ShmSettings.DEFAULT_INLINE_THRESHOLD),
+                intProperty("jofi.shm.unexpectedBytes", ShmSettings.DEFAULT_UNEXPECTED_BYTES));
+    }
+
+    private void apply(String dir, int ring, int slotSize, int slotCount, int inline, int unexpected) {
+        directory = Path.of(dir == null || dir.isBlank() ? ShmSettings.DEFAULT_DIRECTORY : dir);
+        // a power of two between 64 KiB and 1 GiB
+        int r = Math.max(64 << 10, Math.min(1 << 30, ring));
+        ringSize = Integer.highestOneBit(r) == r ? r : Integer.highestOneBit(r) << 1;
+        bounceSlotSize = (Math.max(64, Math.min(1 << 24, slotSize)) + 63) & ~63;
+        bounceSlotCount = Math.max(0, Math.min(1 << 16, slotCount));
+        inlineThreshold = Math.max(256, Math.min(ringSize / 4, inline));
+        unexpectedBytes = Math.max(0, unexpected);
+    }
+
+    private static int intProperty(String name, int dflt) {
+        String v = System.getProperty(name);
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            return Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            return dflt;
+        }
+    }
+
+    /** Tests: another region directory (before the first domain opens). */
+    ShmProvider directory(Path dir) {
+        this.directory = dir;
+        return this;
+    }
+
+    Path directory() {
+        return directory;
+    }
+
+    int ringSize() {
+        return ringSize;
+    }
+
+    int bounceSlotSize() {
+        return bounceSlotSize;
+    }
+
+    int bounceSlotCount() {
+        return bounceSlotCount;
+    }
+
+    int inlineThreshold() {
+        return inlineThreshold;
+    }
+
+    int unexpectedBytes() {
+        return unexpectedBytes;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String version() {
+        return VERSION;
+    }
+
+    /**
+     * The RDM infos of this host: without and with {@code FI_SOURCE_ERR}. {@code node} must be
+     * null or name this host; {@code service} names nothing (endpoint names are chosen by the
+     * provider) and is ignored.
+     *
+     * @throws FabricException {@code ENODATA} for a node that is not this host, saying so
+     */
+    @Override
+    protected List<Info> offeredInfos(String node, String service, long flags) throws FabricException {
+        if (node != null && !isLocalHost(node)) {
+            throw new FabricException(Errno.ENODATA, "shm: node '" + node
+                    + "' is not this host; shm only reaches processes on this host (no node, localhost, a loopback"
+                    + " address, the host name or one of its addresses)");
+        }
+        List<Info> out = new ArrayList<>(2);
+        out.add(offer(CAPS));
+        out.add(offer(CAPS | Fi.FI_SOURCE_ERR));
+        return out;
+    }
+
+    /** Whether {@code node} names this host: localhost, 127.x, ::1, the host name, or an address of an interface. */
+    static boolean isLocalHost(String node) {
+        String n = node.trim().toLowerCase(Locale.ROOT);
+        if (n.isEmpty() || n.equals("localhost") || n.equals("localhost.localdomain") || n.equals("::1")
+                || n.equals("[::1]") || n.startsWith("127.") || n.startsWith("fi_shm://")) {
+            return true;
+        }
+        try {
+            InetAddress self = InetAddress.getLocalHost();
+            if (n.equalsIgnoreCase(self.getHostName()) || n.equalsIgnoreCase(self.getCanonicalHostName())) {
+                return true;
+            }
+        } catch (UnknownHostException e) {
+            // no resolvable host name: only the other forms count
+        }
+        try {
+            if (n.equalsIgnoreCase(java.net.InetAddress.getLoopbackAddress().getHostName())) {
+                return true;
+            }
+            for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                for (InetAddress a : Collections.list(nif.getInetAddresses())) {
+                    String text = a.getHostAddress();
+                    int pct = text.indexOf('%');
+                    if (pct >= 0) {
+                        text = text.substring(0, pct);
+                    }
+                    if (text.equalsIgnoreCase(n)) {
+                        return true;
+                    }
+                }
+            }
+        } catch (SocketException e) {
+            return false;
+        }
+        return false;
+    }
+
+    private static Info offer(long caps) {
+        Info info = new Info().caps(caps).addrFormat(AddrFormat.ADDR_STR);
+        info.epAttr().type(EpType.RDM).protocol(Fi.FI_PROTO_SHM).maxMsgSize(MAX_MSG_SIZE).txCtxCnt(1).rxCtxCnt(1)
+                .memTagFormat(0);
+        long txCaps = caps & (Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_READ | Fi.FI_WRITE
+                | Fi.FI_SEND);
+        long rxCaps = caps & (Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_RECV | Fi.FI_REMOTE_READ
+                | Fi.FI_REMOTE_WRITE | Fi.FI_MULTI_RECV | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR | Fi.FI_RMA_EVENT
+                | Fi.FI_DIRECTED_RECV);
+        info.txAttr().caps(txCaps).injectSize(ShmEndpoint.INJECT_SIZE).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
+                .rmaIovLimit(1).msgOrder(Fi.FI_ORDER_SAS);
+        info.rxAttr().caps(rxCaps).size(QUEUE_SIZE).iovLimit(IOV_LIMIT).msgOrder(Fi.FI_ORDER_SAS);
+        info.domainAttr().name(FABRIC_NAME).threading(Threading.SAFE)
+                .controlProgress(Progress.AUTO).dataProgress(Progress.AUTO)
+                .cqDataSize(CQ_DATA_SIZE).epCnt(8192).cqCnt(256).txCtxCnt(8192).rxCtxCnt(8192)
+                .maxEpTxCtx(1).maxEpRxCtx(1).mrIovLimit(1).mrKeySize(8).maxErrData(256)
+                .avType(io.jofi.AvType.MAP);
+        info.fabricAttr().name(FABRIC_NAME).provName(NAME);
+        return info;
+    }
+
+    /**
+     * {@code fi_fabric}: an shm fabric.
+     *
+     * @throws FabricException {@code EINVAL} when {@code attr} names another provider;
+     *         {@code ENODEV} after departure (R15)
+     */
+    @Override
+    public Fabric fabric(FabricAttr attr, Object context) throws FabricException {
+        if (attr == null) {
+            throw new FabricException(Errno.EINVAL, "fabric attributes are required (take them from an Info of getInfo)");
+        }
+        if (attr.provName() != null && !NAME.equals(attr.provName())) {
+            throw new FabricException(Errno.EINVAL, "provider name " + attr.provName() + " is not " + NAME);
+        }
+        if (resources().isDeparted()) {
+            throw new FabricException(Errno.ENODEV, "the shm provider has departed");
+        }
+        try {
+            return new ShmFabric(attr, context, resources(), this);
+        } catch (IllegalStateException departedMeanwhile) {
+            throw new FabricException(Errno.ENODEV, "the shm provider has departed");
+        }
+    }
+
+    /**
+     * The component deactivates: no engine may start, every engine stops (its thread joined),
+     * then every object departs (R15: pending operations ECANCELED).
+     */
+    @Deactivate
+    void deactivate() {
+        List<ProgressEngine> all;
+        synchronized (engines) {
+            departed = true;
+            all = new ArrayList<>(engines);
+            engines.clear();
+        }
+        RuntimeException failed = null;
+        for (ProgressEngine e : all) {
+            try {
+                e.close();
+            } catch (RuntimeException ex) {
+                failed = ex;
+            }
+        }
+        departAll();
+        if (failed != null) {
+            throw failed;
+        }
+    }
+
+    /**
+     * Starts and records a progress engine.
+     *
+     * @throws FabricException {@code ENODEV} once the provider is deactivating
+     */
+    ProgressEngine startEngine(Progress mode, String threadName, ProgressEngine.Step step) throws FabricException {
+        synchronized (engines) {
+            if (departed) {
+                throw new FabricException(Errno.ENODEV, "the shm provider has departed");
+            }
+            ProgressEngine engine = ProgressEngine.start(mode, threadName, step);
+            engines.add(engine);
+            return engine;
+        }
+    }
+
+    /** Stops an engine and forgets it. */
+    void stopEngine(ProgressEngine engine) {
+        engine.close();
+        synchronized (engines) {
+            engines.remove(engine);
+        }
+    }
+}

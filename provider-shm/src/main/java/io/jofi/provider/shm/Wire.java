@@ -1,0 +1,102 @@
+package io.jofi.provider.shm;
+
+/**
+ * The layout of the endpoint protocol's records, carried as the payload of ring records
+ * ({@code io.jofi.provider.shm.ring}). Native byte order, absolute offsets, every field 4 or
+ * 8 bytes aligned:
+ *
+ * <pre>
+ * offset size field
+ *      0    4  kind (bits 0..7) | flags (bits 8..31)
+ *      4    4  status: 0 or a positive errno (ACK, READ_RESP, ATOMIC_RESP) | payload length (BOUNCE)
+ *      8    8  sender pid         } the sender endpoint: its name is
+ *     16    8  sender seq         } &lt;pid&gt;-&lt;seq &gt;&gt;&gt; 32&gt;-&lt;seq &amp; 0xffffffff&gt;
+ *     24    8  token: the initiator's operation, echoed by ACK / READ_RESP / ATOMIC_RESP
+ *     32    8  A: tag (MSG) | key (WRITE, READ_REQ, ATOMIC_REQ) | total (READ_RESP)
+ *     40    8  B: remote CQ data (MSG) | addr (WRITE, READ_REQ, ATOMIC_REQ) | old value (ATOMIC_RESP)
+ *     48    8  C: total message/transfer length (MSG, WRITE, READ_REQ) | operand (ATOMIC_REQ)
+ *     56    8  D: offset of this fragment's payload in the message/transfer | compare (ATOMIC_REQ)
+ *     64    8  E: remote CQ data (WRITE, NOTIFY) | atomic op (ATOMIC_REQ)
+ *     72  ...  payload (MSG, WRITE, READ_RESP fragments)
+ * </pre>
+ *
+ * A message or transfer longer than the fragment size travels as several records of one
+ * sender, in order ({@link #FIRST} on the first, {@link #LAST} on the last); a sender never
+ * interleaves two of its messages to one receiver, so the receiver reassembles per sender.
+ */
+final class Wire {
+    static final int KIND_FLAGS = 0;
+    static final int STATUS = 4;
+    static final int SENDER_PID = 8;
+    static final int SENDER_SEQ = 16;
+    static final int TOKEN = 24;
+    static final int A = 32;
+    static final int B = 40;
+    static final int C = 48;
+    static final int D = 56;
+    static final int E = 64;
+    static final int HEADER = 72;
+
+    /** A (tagged) message fragment. */
+    static final int MSG = 1;
+    /** The receiver's acknowledgement of a message (delivery/match complete) or of a WRITE. */
+    static final int ACK = 2;
+    /** An RMA write fragment, for regions the initiator cannot reach directly. */
+    static final int WRITE = 3;
+    /** An RMA read request. */
+    static final int READ_REQ = 4;
+    /** An RMA read response fragment (or its error). */
+    static final int READ_RESP = 5;
+    /** An atomic request. */
+    static final int ATOMIC_REQ = 6;
+    /** An atomic response: status and the old value. */
+    static final int ATOMIC_RESP = 7;
+    /** A notification of a direct (one-sided) RMA access: remote counters, remote CQ data. */
+    static final int NOTIFY = 8;
+
+    /** First fragment. */
+    static final int FIRST = 1 << 8;
+    /** Last fragment. */
+    static final int LAST = 1 << 9;
+    /** Tagged message. */
+    static final int TAGGED = 1 << 10;
+    /** Carries remote CQ data. */
+    static final int HAS_DATA = 1 << 11;
+    /** Acknowledge once placed or buffered (FI_DELIVERY_COMPLETE, FI_COMMIT_COMPLETE). */
+    static final int ACK_ARRIVAL = 1 << 12;
+    /** Acknowledge once matched with a receive (FI_MATCH_COMPLETE). */
+    static final int ACK_MATCH = 1 << 13;
+    /** Force a file-backed target to storage before acknowledging (FI_COMMIT_COMPLETE). */
+    static final int COMMIT = 1 << 14;
+    /** NOTIFY: a direct write happened (FI_REMOTE_WRITE counter). */
+    static final int REMOTE_WRITE = 1 << 15;
+    /** NOTIFY: a direct read happened (FI_REMOTE_READ counter). */
+    static final int REMOTE_READ = 1 << 16;
+    /** ATOMIC_REQ: the result is fetched (a read of the target, too). */
+    static final int FETCH = 1 << 17;
+    /**
+     * The fragment's payload is in a bounce slot of the receiver's region (the ring record's
+     * aux word = slot + 1, STATUS = the payload length), not inline; the receiver copies it out
+     * and frees the slot.
+     */
+    static final int BOUNCE = 1 << 18;
+
+    private Wire() {
+    }
+
+    static int kind(int kindFlags) {
+        return kindFlags & 0xFF;
+    }
+
+    /** The name of the endpoint a (pid, seq) pair denotes. */
+    static String name(long pid, long seq) {
+        return pid + "-" + (seq >>> 32) + "-" + (seq & 0xFFFFFFFFL);
+    }
+
+    /** The seq of an endpoint name {@code <pid>-<d>-<e>}. */
+    static long seqOf(String name) {
+        int e = name.lastIndexOf('-');
+        int d = name.lastIndexOf('-', e - 1);
+        return (Long.parseLong(name.substring(d + 1, e)) << 32) | Long.parseLong(name.substring(e + 1));
+    }
+}
