@@ -29,6 +29,17 @@
  *   recv:SIZE[:CAPACITY]   post a receive of CAPACITY (default SIZE) bytes, wait for its
  *                          completion, check length SIZE, no remote CQ data, the pattern
  *   recvdata:SIZE:CQDATA[:CAPACITY]  the same, expecting FI_REMOTE_CQ_DATA with CQDATA
+ *   mr:SIZE                register SIZE bytes holding the SIZE-byte pattern for remote read
+ *                          and write; prints "mr ADDR KEY" (ADDR: what a peer targets, the
+ *                          virtual address with FI_MR_VIRT_ADDR, else 0)
+ *   expect-mem:SIZE        check that the first SIZE bytes of that region hold the SIZE-byte
+ *                          pattern (written by the peer)
+ *   expect-writedata:CQDATA  wait for the rx completion of a peer's fi_writedata:
+ *                          FI_REMOTE_CQ_DATA (and FI_REMOTE_WRITE|FI_RMA) with CQDATA
+ *   write:SIZE:ADDR:KEY[:CQDATA]  fi_write (fi_writedata with CQDATA) of the SIZE-byte
+ *                          pattern to the peer's ADDR/KEY; wait for the completion
+ *   read:SIZE:ADDR:KEY     fi_read of SIZE bytes from the peer's ADDR/KEY; wait for the
+ *                          completion; check the SIZE-byte pattern
  *   shutdown               fi_shutdown from this side
  *   expect-shutdown        wait for FI_SHUTDOWN
  *   quiet:MS               poll MS milliseconds; any EQ event or completion is a failure
@@ -63,6 +74,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 
 #define EXIT_EXPECTATION 1
 #define EXIT_USAGE 2
@@ -248,7 +260,7 @@ static struct fi_info *make_hints(void)
 	if (!h)
 		fail("fi_allocinfo");
 	h->ep_attr->type = FI_EP_MSG;
-	h->caps = FI_MSG;
+	h->caps = FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
 	h->mode = FI_CONTEXT;
 	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
 	h->fabric_attr->prov_name = strdup("tcp");
@@ -597,6 +609,106 @@ static void do_recv(size_t size, size_t capacity, int with_data, uint64_t cq_dat
 	free(buf);
 }
 
+/* ---------------------------------------------------------------- RMA */
+
+static uint8_t *rma_region;
+static size_t rma_region_size;
+static struct fid_mr *rma_mr;
+
+/* A local buffer registered for FI_MR_LOCAL (the domain may ask for it); returns its desc. */
+static void *local_desc(void *buf, size_t size, uint64_t access, struct fid_mr **mr)
+{
+	static uint64_t next_key = 1000; /* requested keys must be unique (scalable MR mode) */
+	CHECK(fi_mr_reg(domain, buf, size ? size : 1, access, 0, next_key++, 0, mr, NULL));
+	return fi_mr_desc(*mr);
+}
+
+static void do_mr(size_t size)
+{
+	const char *what = current_step_copy();
+	need_ep(what);
+	rma_region = alloc_buffer(size);
+	rma_region_size = size;
+	fill_pattern(rma_region, size);
+	CHECK(fi_mr_reg(domain, rma_region, size, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0, &rma_mr, NULL));
+	uint64_t addr = (base_info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t) (uintptr_t) rma_region : 0;
+	printf("mr %" PRIu64 " %" PRIu64 "\n", addr, fi_mr_key(rma_mr));
+	printf("%s OK\n", what);
+}
+
+static void do_expect_mem(size_t size)
+{
+	const char *what = current_step_copy();
+	if (!rma_region || size > rma_region_size)
+		fail("%s: no region of %zu bytes (mr:SIZE first)", what, size);
+	size_t bad = check_pattern(rma_region, size);
+	if (bad != size)
+		fail("%s: byte %zu is 0x%02x, expected 0x%02x", what, bad, rma_region[bad], pattern_byte(bad, size));
+	printf("%s OK\n", what);
+}
+
+static void do_expect_writedata(uint64_t cq_data)
+{
+	const char *what = current_step_copy();
+	need_ep(what);
+	struct item *it = wait_for(&rx_fifo, what);
+	if (it->error)
+		fail("%s: completion with error %d (%s)", what, it->error, fi_strerror(it->error));
+	if (!(it->comp.flags & FI_REMOTE_CQ_DATA))
+		fail("%s: no FI_REMOTE_CQ_DATA (flags 0x%" PRIx64 ")", what, it->comp.flags);
+	if (it->comp.data != cq_data)
+		fail("%s: CQ data 0x%" PRIx64 ", expected 0x%" PRIx64, what, it->comp.data, cq_data);
+	printf("%s OK flags 0x%" PRIx64 "\n", what, it->comp.flags);
+}
+
+static void check_rma_completion(struct item *it, void *ctx, uint64_t flag, const char *what)
+{
+	if (it->error)
+		fail("%s: completed with error %d (%s)", what, it->error, fi_strerror(it->error));
+	if (it->comp.op_context != ctx)
+		fail("%s: completion for context %p, expected %p", what, it->comp.op_context, ctx);
+	if ((it->comp.flags & (FI_RMA | flag)) != (FI_RMA | flag))
+		fail("%s: completion flags 0x%" PRIx64 " lack FI_RMA and 0x%" PRIx64, what, it->comp.flags, flag);
+}
+
+static void do_write(size_t size, uint64_t addr, uint64_t key, int with_data, uint64_t cq_data)
+{
+	static struct fi_context ctx;
+	const char *what = current_step_copy();
+	need_ep(what);
+	uint8_t *buf = alloc_buffer(size);
+	fill_pattern(buf, size);
+	struct fid_mr *mr;
+	void *desc = local_desc(buf, size, FI_WRITE, &mr);
+	if (with_data)
+		POST(fi_writedata(ep, buf, size, desc, cq_data, 0, addr, key, &ctx));
+	else
+		POST(fi_write(ep, buf, size, desc, 0, addr, key, &ctx));
+	check_rma_completion(wait_for(&tx_fifo, what), &ctx, FI_WRITE, what);
+	CHECK(fi_close(&mr->fid));
+	free(buf);
+	printf("%s OK\n", what);
+}
+
+static void do_read(size_t size, uint64_t addr, uint64_t key)
+{
+	static struct fi_context ctx;
+	const char *what = current_step_copy();
+	need_ep(what);
+	uint8_t *buf = alloc_buffer(size);
+	memset(buf, 0xee, size ? size : 1);
+	struct fid_mr *mr;
+	void *desc = local_desc(buf, size, FI_READ, &mr);
+	POST(fi_read(ep, buf, size, desc, 0, addr, key, &ctx));
+	check_rma_completion(wait_for(&tx_fifo, what), &ctx, FI_READ, what);
+	size_t bad = check_pattern(buf, size);
+	if (bad != size)
+		fail("%s: byte %zu is 0x%02x, expected 0x%02x", what, bad, buf[bad], pattern_byte(bad, size));
+	CHECK(fi_close(&mr->fid));
+	free(buf);
+	printf("%s OK\n", what);
+}
+
 /* ---------------------------------------------------------------- script actions */
 
 static char step_text[512];
@@ -704,6 +816,26 @@ static void run_action(const char *action, int is_server)
 			usage("recvdata:SIZE:CQDATA[:CAPACITY]");
 		size_t size = parse_size(arg);
 		do_recv(size, n == 4 ? parse_size(parts[3]) : size, 1, parse_u64(parts[2]));
+	} else if (!strcmp(verb, "mr")) {
+		if (n != 2)
+			usage("mr:SIZE");
+		do_mr(parse_size(arg));
+	} else if (!strcmp(verb, "expect-mem")) {
+		if (n != 2)
+			usage("expect-mem:SIZE");
+		do_expect_mem(parse_size(arg));
+	} else if (!strcmp(verb, "expect-writedata")) {
+		if (n != 2)
+			usage("expect-writedata:CQDATA");
+		do_expect_writedata(parse_u64(arg));
+	} else if (!strcmp(verb, "write")) {
+		if (n < 4 || n > 5)
+			usage("write:SIZE:ADDR:KEY[:CQDATA]");
+		do_write(parse_size(arg), parse_u64(parts[2]), parse_u64(parts[3]), n == 5, n == 5 ? parse_u64(parts[4]) : 0);
+	} else if (!strcmp(verb, "read")) {
+		if (n != 4)
+			usage("read:SIZE:ADDR:KEY");
+		do_read(parse_size(arg), parse_u64(parts[2]), parse_u64(parts[3]));
 	} else if (!strcmp(verb, "shutdown")) {
 		need_ep(action);
 		CHECK(fi_shutdown(ep, 0));

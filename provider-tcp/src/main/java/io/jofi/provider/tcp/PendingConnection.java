@@ -47,6 +47,11 @@ final class PendingConnection implements ConnReq, SelectHandler {
         this.key = key;
     }
 
+    /** Whether the request carried JOFI's marker (the peer speaks JOFI's wire extensions). */
+    synchronized boolean peerIsJofi() {
+        return request.isJofi();
+    }
+
     /** The socket's key on the fabric's CM loop, which the accepting endpoint takes over with {@link #take()}. */
     SelectionKey selectionKey() {
         return key;

@@ -6,7 +6,13 @@ import static io.jofi.provider.tcp.wire.TcpWireDescriptor.FLAG_REMOTE_CQ_DATA;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.HDR_SIZE_OFFSET;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.ID_OFFSET;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.MAX_HEADER_LENGTH;
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_ATOMIC_REQUEST;
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_ATOMIC_RESPONSE;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_MSG;
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_READ_REQUEST;
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_READ_RESPONSE;
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_TAGGED;
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_WRITE;
 
 import io.jofi.Addresses;
 import io.jofi.Endpoint;
@@ -22,14 +28,19 @@ import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
 import io.jofi.provider.tcp.wire.CmMessage;
 import io.jofi.provider.tcp.wire.MessageHeader;
+import io.jofi.provider.tcp.wire.RdmHelloDescriptor;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.provider.tcp.wire.WireStatus;
 import io.jofi.spi.util.AbstractFid;
+import io.jofi.spi.util.MemoryRegistry;
+import io.jofi.spi.util.UtilMemoryRegion;
 import io.jofi.spi.util.UtilAddressVector;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
 import io.jofi.spi.util.UtilEventQueue;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -53,26 +64,47 @@ import java.nio.channels.SocketChannel;
  *
  * <p><b>Data path.</b> A send is a header plus payload written with one gathering write from
  * a pooled {@link TxOp} (written inline in the caller's thread when nothing is queued ahead);
- * receives are matched in posting order and the payload is read straight into the posted
- * buffers. Messages that find no receive are buffered up to the configured limit
- * ({@link TcpSettings}), beyond which the endpoint stops reading from the socket
- * (back-pressure) until a receive is posted. {@code FI_TRANSMIT_COMPLETE} and
- * {@code FI_DELIVERY_COMPLETE} set flag bit 2; such a send completes when the peer's ack
- * arrives, and this side acks once a receive took the data (placed in the matched buffer),
- * before completing its
- * own receive (R11). Truncation completes with {@code ETRUNC} (R12).
+ * receives are matched by the {@link RxMatcher} (posting order; tag/ignore for tagged
+ * receives) and the payload is read straight into the posted buffers. Messages that find no
+ * receive are buffered up to the configured limit ({@link TcpSettings}), beyond which the
+ * endpoint stops reading from the socket (back-pressure) until a receive is posted.
+ * {@code FI_TRANSMIT_COMPLETE}/{@code FI_DELIVERY_COMPLETE}/{@code FI_MATCH_COMPLETE} set
+ * flag bit 2; such a send completes when the peer's ack arrives. This side acks a message
+ * once it is placed in a receive buffer or buffered unexpected, or — when a JOFI peer asked
+ * for {@code FI_MATCH_COMPLETE} (flag bit 1) — once a receive takes it; always before its own
+ * receive completion and always in arrival order ({@link AckSequencer}, R11). Truncation
+ * completes with {@code ETRUNC} (R12).
  *
- * <p><b>Threads.</b> One lock (this endpoint's monitor) guards the connection state, the queues
- * and the socket; the progress step takes it per selected key, the application's calls per
+ * <p><b>RMA and atomics.</b> Writes (op 4) and read requests (op 2) from the peer are checked
+ * against the domain's {@code MemoryRegistry} before any byte of a region is touched; a
+ * refused descriptor tears the connection down. Read responses (op 3) and JOFI's atomic
+ * responses (op 6) are matched with this side's requests in order. Atomics (op 5/6) exist only
+ * on a connection whose CM handshake carried {@code CM_JOFI_MARKER} on both sides.
+ *
+ * <p><b>RDM connection mode.</b> A {@link TcpRdmEndpoint} uses this class twice: as its
+ * per-peer connections (constructor with the RDM endpoint and an {@link RdmPeer}: no EQ,
+ * connection outcomes go to the RDM endpoint, sends queue from creation until the connection
+ * is up, a failure fails only this connection's operations, the sender's fi_addr comes from the
+ * peer's AV entry) and, never connected, as the holder of its bindings that posts receives into
+ * the matcher all connections share ({@link #enableForRdm}). MSG behaviour is unchanged.
+ *
+ * <p><b>Threads.</b> One lock ({@link #lock}: this endpoint's monitor for MSG, the RDM endpoint
+ * for its per-peer connections) guards the connection state, the queues, the socket and the
+ * {@link RxMatcher}; the progress step takes it per selected key, the application's calls per
  * operation. Completions are written under it (the util CQ has its own synchronisation).
  */
-final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
+final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, RxMatcher.Source {
     private static final int IDLE = 0;
     private static final int CONNECTING = 1;
     private static final int REQ_SENT = 2;
     private static final int ACCEPTING = 3;
     private static final int CONNECTED = 4;
     private static final int DOWN = 5;
+    /**
+     * RDM only: our connect was rejected because the peer's connection to us wins (crossed
+     * connects); the queued sends wait here for that connection ({@link TcpRdmEndpoint}).
+     */
+    private static final int AWAITING_PEER = 6;
 
     /** Read states of a data message. */
     private static final int R_HEADER = 0;
@@ -80,9 +112,37 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     private static final int R_UNEXPECTED = 2;
     private static final int R_DISCARD = 3;
     private static final int R_PAUSED = 4;
+    /** A read/atomic request waits for room in the transmit queue for its response. */
+    private static final int R_BLOCKED = 5;
+
+    /** What the payload being read is for. */
+    private static final int P_MSG = 0;
+    private static final int P_WRITE = 1;
+    private static final int P_READ_RESPONSE = 2;
+    private static final int P_ATOMIC_REQUEST = 3;
+    private static final int P_ATOMIC_RESPONSE = 4;
+
+    /** TxOp kinds: what completes them and which counter they count on. */
+    private static final int K_SEND = 0;
+    private static final int K_WRITE = 1;
+    private static final int K_READ = 2;
+    private static final int K_ATOMIC = 3;
+    private static final int K_ATOMIC_FETCH = 4;
+    /** A read or atomic response this side sends: no completion, no counter. */
+    private static final int K_RESPONSE = 5;
+
+    private static final long TSEND_FLAGS = Fi.FI_SEND | Fi.FI_TAGGED;
+    private static final long WRITE_FLAGS = Fi.FI_RMA | Fi.FI_WRITE;
+    private static final long READ_FLAGS = Fi.FI_RMA | Fi.FI_READ;
+    private static final long REMOTE_WRITE_FLAGS = Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA;
+    /** Op word bit of an atomic request: the initiator fetches (the target checks FI_REMOTE_READ too). */
+    private static final int ATOMIC_FETCH_BIT = TcpWireDescriptor.ATOMIC_FETCH;
+    /** fi_atomic(3) on the registered bytes: 64-bit words in the host's order (libfabric's). */
+    private static final VarHandle WORDS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    /** Default FI_OPT_MIN_MULTI_RECV. */
+    static final long DEFAULT_MIN_MULTI_RECV = 64;
 
     private static final long SEND_FLAGS = Fi.FI_SEND | Fi.FI_MSG;
-    private static final long RECV_FLAGS = Fi.FI_RECV | Fi.FI_MSG;
     /**
      * Completion levels served by the wire ack (flag bit 2). The receiver acks once the message
      * is placed in a matched receive buffer, which meets all three (R11: a stronger level than
@@ -96,6 +156,15 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     private final int queueSize;
     private final long txOpFlags;
     private final long rxOpFlags;
+    /** The endpoint's caps (its info's): operations outside them return -ENOSYS (API.md "Endpoints"). */
+    private final long caps;
+    /**
+     * The monitor that guards this endpoint's state: the endpoint itself for an MSG endpoint;
+     * an RDM endpoint passes itself for all its per-peer connections (they share one matcher).
+     */
+    final Object lock;
+    /** Receive matching state (posted receives, unexpected messages); guarded by {@link #lock}. */
+    final RxMatcher matcher;
 
     // ---- bindings (control path, under this)
     private UtilCompletionQueue txCq;
@@ -103,6 +172,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     private UtilEventQueue eq;
     private UtilCounter sendCntr;
     private UtilCounter recvCntr;
+    private UtilCounter writeCntr;
+    private UtilCounter readCntr;
+    private UtilCounter remoteWriteCntr;
+    private UtilCounter remoteReadCntr;
+    private long minMultiRecv = DEFAULT_MIN_MULTI_RECV;
     private UtilAddressVector av;
     private volatile boolean selectiveTx;
     private volatile boolean selectiveRx;
@@ -117,6 +191,8 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     private final ByteBuffer cmIn = ByteBuffer.allocate(TcpWireDescriptor.CM_HEADER_LENGTH + TcpWireDescriptor.CM_MAX_DATA_LENGTH);
     private boolean interestWrite;
     private boolean interestRead;
+    /** Both CM messages carried JOFI's marker: atomics (ops 5/6) and flag bit 1 may be used. */
+    private boolean jofiPeer;
 
     // ---- transmit (under this)
     private final TxOp[] txFree;
@@ -125,17 +201,18 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     private final OpRing<TxOp> txQueue;
     private final OpRing<TxOp> ackWait;
     private int pendingAcks;
+    /** Acks leave in the order their messages arrived (tagged matching reorders receives). */
+    private final AckSequencer acks = new AckSequencer();
+    /** RMA reads and atomics sent, waiting for their responses (in request order). */
+    private final OpRing<TxOp> readWait;
+    private final OpRing<TxOp> atomicWait;
+    /** Operations the application posted that have not completed (bounded by queueSize). */
+    private int txOutstanding;
     private boolean ackInFlight;
     private final ByteBuffer ackFrame = ByteBuffer.allocateDirect(BASE_HEADER_LENGTH).order(ByteOrder.BIG_ENDIAN);
     private int headerId;
 
-    // ---- receive (under this)
-    private final RxOp[] rxFree;
-    private int rxFreeCount;
-    private int rxCreated;
-    private final OpRing<RxOp> rxQueue;
-    private final OpRing<Unexpected> unexpected;
-    private long unexpectedBytes;
+    // ---- receive (under lock)
     private final ByteBuffer header = ByteBuffer.allocateDirect(MAX_HEADER_LENGTH).order(ByteOrder.BIG_ENDIAN);
     /** Decoded received header; big-endian (JOFI declares big-endian, TCP-WIRE "Byte order"). */
     private final MessageHeader rxHeader = new MessageHeader(ByteOrder.BIG_ENDIAN);
@@ -152,9 +229,79 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     private boolean messageHasData;
     private long messageData;
     private boolean messageAck;
+    private long messageAckSeq = -1;
+    /** The sender asked for FI_MATCH_COMPLETE (JOFI flag bit 1): no ack while buffered. */
+    private boolean messageMatchAck;
+    private boolean messageTagged;
+    private long messageTag;
+    private int payloadKind = P_MSG;
+    /** Where the payload of a write, read response or atomic goes (not a posted receive). */
+    private final RxOp rmaSink = new RxOp();
+    /** Where an atomic request's or response's payload goes ({@link #atomicIn}; its own view, never re-made). */
+    private final RxOp atomicSink = new RxOp();
+    /** The read or atomic whose response is being read. */
+    private TxOp responseFor;
+    /** Atomic request payload (operand, compare) or response (old value). */
+    private final ByteBuffer atomicIn = ByteBuffer.allocateDirect(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD)
+            .order(ByteOrder.BIG_ENDIAN);
+    private long atomicAddr;
+    private long atomicKey;
+    private final MemoryRegistry registry;
+    /**
+     * The fi_addr the matcher and the receive completions name as this connection's sender:
+     * {@code FI_ADDR_NOTAVAIL} on an MSG endpoint; an RDM endpoint sets its peer's
+     * ({@link #sourceAddress}) so that FI_DIRECTED_RECV and readFrom (R10) see it.
+     */
+    private long rxSource = Fi.FI_ADDR_NOTAVAIL;
+
+    // ---- RDM connection mode (both null for an MSG endpoint)
+    /** The RDM endpoint this is a per-peer connection of (it is also {@link #lock}), or null. */
+    private final TcpRdmEndpoint rdm;
+    /** The peer of an RDM connection, or null. */
+    final RdmPeer peer;
+    /** {@code FI_DIRECTED_RECV} on an RDM endpoint: receives match only their source address. */
+    private boolean directedRecv;
 
     TcpEndpoint(TcpDomain domain, Info info, Object context) {
+        this(domain, info, context, null, null);
+    }
+
+    /**
+     * A per-peer connection of an RDM endpoint: guarded by {@code rdm}, delivering into its
+     * shared matcher, with the bindings of {@code bindings} (the RDM endpoint's, not retained
+     * again) and no EQ: connection events go to {@code rdm} ({@link TcpRdmEndpoint}).
+     */
+    TcpEndpoint(TcpRdmEndpoint rdm, RdmPeer peer, TcpEndpoint bindings) {
+        this(bindings.domain, bindings.info, rdm.context(), rdm, bindings.matcher, rdm, peer);
+        this.txCq = bindings.txCq;
+        this.rxCq = bindings.rxCq;
+        this.sendCntr = bindings.sendCntr;
+        this.recvCntr = bindings.recvCntr;
+        this.writeCntr = bindings.writeCntr;
+        this.readCntr = bindings.readCntr;
+        this.remoteWriteCntr = bindings.remoteWriteCntr;
+        this.remoteReadCntr = bindings.remoteReadCntr;
+        this.jofiPeer = true; // both ends of an RDM connection are JOFI (the hello), from the first op on
+        this.selectiveTx = bindings.selectiveTx;
+        this.selectiveRx = bindings.selectiveRx;
+        this.enabled = true;
+    }
+
+    /**
+     * @param lock    the monitor guarding this endpoint, or null for the endpoint itself (MSG)
+     * @param matcher the receive matcher to deliver into (shared by an RDM endpoint's
+     *                connections), or null for one of its own (MSG)
+     */
+    TcpEndpoint(TcpDomain domain, Info info, Object context, Object lock, RxMatcher matcher) {
+        this(domain, info, context, lock, matcher, null, null);
+    }
+
+    private TcpEndpoint(TcpDomain domain, Info info, Object context, Object lock, RxMatcher matcher,
+                        TcpRdmEndpoint rdm, RdmPeer peer) {
         super(FidClass.ENDPOINT, context);
+        this.rdm = rdm;
+        this.peer = peer;
+        this.lock = lock == null ? this : lock;
         this.domain = domain;
         this.info = info.copy();
         this.request = (PendingConnection) info.handle();
@@ -164,12 +311,16 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         this.queueSize = (int) Math.max(16, Math.min(65536, Math.max(tx, rx) == 0 ? TcpProvider.QUEUE_SIZE : Math.max(tx, rx)));
         this.txOpFlags = info.txAttr().opFlags();
         this.rxOpFlags = info.rxAttr().opFlags();
-        this.txFree = new TxOp[queueSize];
-        this.rxFree = new RxOp[queueSize];
-        this.txQueue = new OpRing<>(queueSize + 1);
+        this.caps = info.caps();
+        this.txFree = new TxOp[2 * queueSize];
+        // room for queueSize operations of the application plus queueSize responses to the peer
+        this.txQueue = new OpRing<>(2 * queueSize + 1);
         this.ackWait = new OpRing<>(queueSize + 1);
-        this.rxQueue = new OpRing<>(queueSize);
-        this.unexpected = new OpRing<>(Math.max(1, domain.provider().unexpectedMessages()));
+        this.readWait = new OpRing<>(queueSize + 1);
+        this.atomicWait = new OpRing<>(queueSize + 1);
+        this.registry = domain.memoryRegistry();
+        this.matcher = matcher != null ? matcher
+                : new RxMatcher(queueSize, domain.provider().unexpectedMessages(), domain.provider().unexpectedBytes());
         header.limit(BASE_HEADER_LENGTH);
         cmIn.limit(TcpWireDescriptor.CM_HEADER_LENGTH);
     }
@@ -186,68 +337,95 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
      *         of the same role; {@code EOPBADSTATE} after {@code enable}
      */
     @Override
-    public synchronized void bind(Fid fid, long flags) throws FabricException {
-        ensureOpen("bind");
-        if (enabled) {
-            throw new FabricException(Errno.EOPBADSTATE, "bind: the endpoint is enabled already; bind before enable");
-        }
-        if (fid instanceof UtilCompletionQueue cq) {
-            long roles = flags & (Fi.FI_TRANSMIT | Fi.FI_RECV);
-            if (roles == 0 || (flags & ~(Fi.FI_TRANSMIT | Fi.FI_RECV | Fi.FI_SELECTIVE_COMPLETION)) != 0) {
-                throw new FabricException(Errno.EINVAL, "bind: a CQ takes FI_TRANSMIT and/or FI_RECV (and FI_SELECTIVE_COMPLETION), got 0x"
-                        + Long.toHexString(flags));
+    public void bind(Fid fid, long flags) throws FabricException {
+        synchronized (lock) {
+            ensureOpen("bind");
+            if (enabled) {
+                throw new FabricException(Errno.EOPBADSTATE, "bind: the endpoint is enabled already; bind before enable");
             }
-            if (((roles & Fi.FI_TRANSMIT) != 0 && txCq != null) || ((roles & Fi.FI_RECV) != 0 && rxCq != null)) {
-                throw new FabricException(Errno.EINVAL, "bind: a CQ is bound for that direction already");
+            if (fid instanceof UtilCompletionQueue cq) {
+                long roles = flags & (Fi.FI_TRANSMIT | Fi.FI_RECV);
+                if (roles == 0 || (flags & ~(Fi.FI_TRANSMIT | Fi.FI_RECV | Fi.FI_SELECTIVE_COMPLETION)) != 0) {
+                    throw new FabricException(Errno.EINVAL, "bind: a CQ takes FI_TRANSMIT and/or FI_RECV (and FI_SELECTIVE_COMPLETION), got 0x"
+                            + Long.toHexString(flags));
+                }
+                if (((roles & Fi.FI_TRANSMIT) != 0 && txCq != null) || ((roles & Fi.FI_RECV) != 0 && rxCq != null)) {
+                    throw new FabricException(Errno.EINVAL, "bind: a CQ is bound for that direction already");
+                }
+                boolean selective = (flags & Fi.FI_SELECTIVE_COMPLETION) != 0;
+                if ((roles & Fi.FI_TRANSMIT) != 0) {
+                    cq.retain();
+                    cq.attachProgress(domain.engine());
+                    txCq = cq;
+                    selectiveTx = selective;
+                }
+                if ((roles & Fi.FI_RECV) != 0) {
+                    cq.retain();
+                    cq.attachProgress(domain.engine());
+                    rxCq = cq;
+                    matcher.cq(cq);
+                    selectiveRx = selective;
+                }
+            } else if (fid instanceof UtilEventQueue q) {
+                if (eq != null) {
+                    throw new FabricException(Errno.EINVAL, "bind: an event queue is bound already");
+                }
+                q.retain();
+                q.attachProgress(domain.engine());
+                eq = q;
+            } else if (fid instanceof UtilCounter c) {
+                long all = Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE;
+                long roles = flags & all;
+                if (roles == 0 || (flags & ~all) != 0) {
+                    throw new FabricException(Errno.EINVAL, "bind: a counter takes FI_SEND, FI_RECV, FI_READ, FI_WRITE, "
+                            + "FI_REMOTE_READ and/or FI_REMOTE_WRITE, got 0x" + Long.toHexString(flags));
+                }
+                if (((roles & Fi.FI_SEND) != 0 && sendCntr != null) || ((roles & Fi.FI_RECV) != 0 && recvCntr != null)
+                        || ((roles & Fi.FI_WRITE) != 0 && writeCntr != null) || ((roles & Fi.FI_READ) != 0 && readCntr != null)
+                        || ((roles & Fi.FI_REMOTE_WRITE) != 0 && remoteWriteCntr != null)
+                        || ((roles & Fi.FI_REMOTE_READ) != 0 && remoteReadCntr != null)) {
+                    throw new FabricException(Errno.EINVAL, "bind: a counter is bound for that role already");
+                }
+                if ((roles & Fi.FI_WRITE) != 0) {
+                    c.retain();
+                    c.attachProgress(domain.engine());
+                    writeCntr = c;
+                }
+                if ((roles & Fi.FI_READ) != 0) {
+                    c.retain();
+                    c.attachProgress(domain.engine());
+                    readCntr = c;
+                }
+                if ((roles & Fi.FI_REMOTE_WRITE) != 0) {
+                    c.retain();
+                    c.attachProgress(domain.engine());
+                    remoteWriteCntr = c;
+                }
+                if ((roles & Fi.FI_REMOTE_READ) != 0) {
+                    c.retain();
+                    c.attachProgress(domain.engine());
+                    remoteReadCntr = c;
+                }
+                if ((roles & Fi.FI_SEND) != 0) {
+                    c.retain();
+                    c.attachProgress(domain.engine());
+                    sendCntr = c;
+                }
+                if ((roles & Fi.FI_RECV) != 0) {
+                    c.retain();
+                    c.attachProgress(domain.engine());
+                    recvCntr = c;
+                    matcher.counter(c);
+                }
+            } else if (fid instanceof UtilAddressVector a) {
+                if (av != null) {
+                    throw new FabricException(Errno.EINVAL, "bind: an address vector is bound already");
+                }
+                a.retain();
+                av = a;
+            } else {
+                throw new FabricException(Errno.EINVAL, "bind: " + fid + " is not a CQ, EQ, counter or AV of this provider");
             }
-            boolean selective = (flags & Fi.FI_SELECTIVE_COMPLETION) != 0;
-            if ((roles & Fi.FI_TRANSMIT) != 0) {
-                cq.retain();
-                cq.attachProgress(domain.engine());
-                txCq = cq;
-                selectiveTx = selective;
-            }
-            if ((roles & Fi.FI_RECV) != 0) {
-                cq.retain();
-                cq.attachProgress(domain.engine());
-                rxCq = cq;
-                selectiveRx = selective;
-            }
-        } else if (fid instanceof UtilEventQueue q) {
-            if (eq != null) {
-                throw new FabricException(Errno.EINVAL, "bind: an event queue is bound already");
-            }
-            q.retain();
-            q.attachProgress(domain.engine());
-            eq = q;
-        } else if (fid instanceof UtilCounter c) {
-            long roles = flags & (Fi.FI_SEND | Fi.FI_RECV);
-            if (roles == 0 || (flags & ~(Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ
-                    | Fi.FI_REMOTE_WRITE)) != 0) {
-                throw new FabricException(Errno.EINVAL, "bind: an MSG endpoint counts FI_SEND and/or FI_RECV, got 0x"
-                        + Long.toHexString(flags));
-            }
-            if (((roles & Fi.FI_SEND) != 0 && sendCntr != null) || ((roles & Fi.FI_RECV) != 0 && recvCntr != null)) {
-                throw new FabricException(Errno.EINVAL, "bind: a counter is bound for that direction already");
-            }
-            if ((roles & Fi.FI_SEND) != 0) {
-                c.retain();
-                c.attachProgress(domain.engine());
-                sendCntr = c;
-            }
-            if ((roles & Fi.FI_RECV) != 0) {
-                c.retain();
-                c.attachProgress(domain.engine());
-                recvCntr = c;
-            }
-        } else if (fid instanceof UtilAddressVector a) {
-            if (av != null) {
-                throw new FabricException(Errno.EINVAL, "bind: an address vector is bound already");
-            }
-            a.retain();
-            av = a;
-        } else {
-            throw new FabricException(Errno.EINVAL, "bind: " + fid + " is not a CQ, EQ, counter or AV of this provider");
         }
     }
 
@@ -258,12 +436,27 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
      *         connection there)
      */
     @Override
-    public synchronized void enable() throws FabricException {
-        ensureOpen("enable");
-        if (eq == null) {
-            throw new FabricException(Errno.ENOEQ, "enable: an MSG endpoint needs a bound event queue");
+    public void enable() throws FabricException {
+        synchronized (lock) {
+            ensureOpen("enable");
+            if (eq == null) {
+                throw new FabricException(Errno.ENOEQ, "enable: an MSG endpoint needs a bound event queue");
+            }
+            enabled = true;
         }
-        enabled = true;
+    }
+
+    /**
+     * Enables the bindings holder of an RDM endpoint ({@link TcpRdmEndpoint}): it posts
+     * receives into the shared matcher and never connects, so it needs no EQ. With
+     * {@code directed} ({@code FI_DIRECTED_RECV}) a receive's source address restricts it to
+     * that peer.
+     */
+    void enableForRdm(boolean directed) {
+        synchronized (lock) {
+            directedRecv = directed;
+            enabled = true;
+        }
     }
 
     /**
@@ -271,36 +464,40 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
      * info's source address.
      */
     @Override
-    public synchronized byte[] getName() throws FabricException {
-        ensureOpen("getName");
-        if (channel != null) {
-            try {
-                InetSocketAddress a = (InetSocketAddress) channel.getLocalAddress();
-                if (a != null) {
-                    return Addresses.toSockaddr(a);
+    public byte[] getName() throws FabricException {
+        synchronized (lock) {
+            ensureOpen("getName");
+            if (channel != null) {
+                try {
+                    InetSocketAddress a = (InetSocketAddress) channel.getLocalAddress();
+                    if (a != null) {
+                        return Addresses.toSockaddr(a);
+                    }
+                } catch (IOException e) {
+                    throw new FabricException(Errno.ENOTCONN, "getName: the socket is closed", e);
                 }
-            } catch (IOException e) {
-                throw new FabricException(Errno.ENOTCONN, "getName: the socket is closed", e);
             }
+            if (info.srcAddr() == null) {
+                throw new FabricException(Errno.EADDRNOTAVAIL, "getName: not connected and no source address");
+            }
+            return info.srcAddr().clone();
         }
-        if (info.srcAddr() == null) {
-            throw new FabricException(Errno.EADDRNOTAVAIL, "getName: not connected and no source address");
-        }
-        return info.srcAddr().clone();
     }
 
     /** {@code fi_getpeer}: the peer's socket address. */
     @Override
-    public synchronized byte[] getPeer() throws FabricException {
-        ensureOpen("getPeer");
-        try {
-            InetSocketAddress a = channel == null ? null : (InetSocketAddress) channel.getRemoteAddress();
-            if (a == null) {
-                throw new FabricException(Errno.ENOTCONN, "getPeer: not connected");
+    public byte[] getPeer() throws FabricException {
+        synchronized (lock) {
+            ensureOpen("getPeer");
+            try {
+                InetSocketAddress a = channel == null ? null : (InetSocketAddress) channel.getRemoteAddress();
+                if (a == null) {
+                    throw new FabricException(Errno.ENOTCONN, "getPeer: not connected");
+                }
+                return Addresses.toSockaddr(a);
+            } catch (IOException e) {
+                throw new FabricException(Errno.ENOTCONN, "getPeer: the socket is closed", e);
             }
-            return Addresses.toSockaddr(a);
-        } catch (IOException e) {
-            throw new FabricException(Errno.ENOTCONN, "getPeer: the socket is closed", e);
         }
     }
 
@@ -313,54 +510,57 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
      *         socket can be opened
      */
     @Override
-    public synchronized void connect(byte[] addr, byte[] param) throws FabricException {
-        ensureOpen("connect");
-        if (!enabled) {
-            throw new FabricException(Errno.EOPBADSTATE, "connect: enable the endpoint first");
-        }
-        if (cm != IDLE || request != null) {
-            throw new FabricException(Errno.EOPBADSTATE, "connect: the endpoint is not idle (connect once, on an endpoint not opened for a connection request)");
-        }
-        int len = param == null ? 0 : param.length;
-        if (len > TcpProvider.CM_DATA_SIZE) {
-            throw new FabricException(Errno.EINVAL, "connect: " + len + " bytes of connection data; at most "
-                    + TcpProvider.CM_DATA_SIZE);
-        }
-        InetSocketAddress dest;
-        try {
-            dest = Addresses.fromSockaddr(addr);
-        } catch (RuntimeException e) {
-            throw new FabricException(Errno.EINVAL, "connect: not a socket address: " + e.getMessage(), e);
-        }
-        SocketChannel ch = null;
-        try {
-            ch = SocketChannel.open();
-            ch.configureBlocking(false);
-            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            cmOut.clear();
-            cmMessage.set(TcpWireDescriptor.CM_TYPE_REQUEST, param, 0, len).encode(cmOut);
-            cmOut.flip();
-            channel = ch;
-            cm = CONNECTING;
-            boolean done;
-            try {
-                done = ch.connect(dest);
-            } catch (java.net.ConnectException refused) {
-                // Refused at once (possible on loopback): the outcome goes to the EQ as always.
-                failConnect(Errno.ECONNREFUSED, null, 0);
-                return;
+    public void connect(byte[] addr, byte[] param) throws FabricException {
+        synchronized (lock) {
+            ensureOpen("connect");
+            if (!enabled) {
+                throw new FabricException(Errno.EOPBADSTATE, "connect: enable the endpoint first");
             }
-            cm = done ? REQ_SENT : CONNECTING;
-            interestRead = done;
-            interestWrite = done;
-            // Connection set-up runs on the fabric's CM loop (control progress is AUTO even when
-            // data progress is MANUAL); the socket moves to the domain's loop once connected.
-            key = domain.cmLoop().register(ch, done ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT, this);
-        } catch (IOException e) {
-            cm = IDLE;
-            channel = null;
-            closeQuietly(ch);
-            throw new FabricException(Errno.EIO, "connect: cannot open a socket to " + dest + ": " + e.getMessage(), e);
+            if (cm != IDLE || request != null) {
+                throw new FabricException(Errno.EOPBADSTATE, "connect: the endpoint is not idle (connect once, on an endpoint not opened for a connection request)");
+            }
+            int len = param == null ? 0 : param.length;
+            if (len > TcpProvider.CM_DATA_SIZE) {
+                throw new FabricException(Errno.EINVAL, "connect: " + len + " bytes of connection data; at most "
+                        + TcpProvider.CM_DATA_SIZE);
+            }
+            InetSocketAddress dest;
+            try {
+                dest = Addresses.fromSockaddr(addr);
+            } catch (RuntimeException e) {
+                throw new FabricException(Errno.EINVAL, "connect: not a socket address: " + e.getMessage(), e);
+            }
+            SocketChannel ch = null;
+            try {
+                ch = SocketChannel.open();
+                ch.configureBlocking(false);
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                cmOut.clear();
+                cmMessage.set(TcpWireDescriptor.CM_TYPE_REQUEST, param, 0, len).msgId(TcpWireDescriptor.CM_JOFI_MARKER)
+                        .encode(cmOut);
+                cmOut.flip();
+                channel = ch;
+                cm = CONNECTING;
+                boolean done;
+                try {
+                    done = ch.connect(dest);
+                } catch (java.net.ConnectException refused) {
+                    // Refused at once (possible on loopback): the outcome goes to the EQ as always.
+                    failConnect(Errno.ECONNREFUSED, null, 0);
+                    return;
+                }
+                cm = done ? REQ_SENT : CONNECTING;
+                interestRead = done;
+                interestWrite = done;
+                // Connection set-up runs on the fabric's CM loop (control progress is AUTO even when
+                // data progress is MANUAL); the socket moves to the domain's loop once connected.
+                key = domain.cmLoop().register(ch, done ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT, this);
+            } catch (IOException e) {
+                cm = IDLE;
+                channel = null;
+                closeQuietly(ch);
+                throw new FabricException(Errno.EIO, "connect: cannot open a socket to " + dest + ": " + e.getMessage(), e);
+            }
         }
     }
 
@@ -374,30 +574,49 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
      *         request that was rejected / is gone
      */
     @Override
-    public synchronized void accept(byte[] param) throws FabricException {
-        ensureOpen("accept");
-        if (!enabled) {
-            throw new FabricException(Errno.EOPBADSTATE, "accept: enable the endpoint first");
+    public void accept(byte[] param) throws FabricException {
+        synchronized (lock) {
+            ensureOpen("accept");
+            if (!enabled) {
+                throw new FabricException(Errno.EOPBADSTATE, "accept: enable the endpoint first");
+            }
+            if (request == null || cm != IDLE) {
+                throw new FabricException(Errno.EOPBADSTATE, request == null
+                        ? "accept: the endpoint was not opened with the info of an FI_CONNREQ event"
+                        : "accept: called already");
+            }
+            int len = param == null ? 0 : param.length;
+            if (len > TcpProvider.CM_DATA_SIZE) {
+                throw new FabricException(Errno.EINVAL, "accept: " + len + " bytes of connection data; at most "
+                        + TcpProvider.CM_DATA_SIZE);
+            }
+            SocketChannel ch = request.take();
+            // Answer JOFI's marker only to a peer that announced it (a C peer gets zeros, as libfabric sends).
+            startAccept(ch, request.selectionKey(), param, len, request.peerIsJofi());
         }
-        if (request == null || cm != IDLE) {
-            throw new FabricException(Errno.EOPBADSTATE, request == null
-                    ? "accept: the endpoint was not opened with the info of an FI_CONNREQ event"
-                    : "accept: called already");
+    }
+
+    /**
+     * An RDM connection accepts the request its endpoint's listener read from {@code ch}
+     * (key {@code k} on the CM loop), answering with {@code hello} ({@link TcpRdmEndpoint}).
+     */
+    void acceptRdm(SocketChannel ch, SelectionKey k, byte[] hello) throws FabricException {
+        synchronized (lock) {
+            startAccept(ch, k, hello, hello.length, true); // an RDM hello comes from JOFI only
         }
-        int len = param == null ? 0 : param.length;
-        if (len > TcpProvider.CM_DATA_SIZE) {
-            throw new FabricException(Errno.EINVAL, "accept: " + len + " bytes of connection data; at most "
-                    + TcpProvider.CM_DATA_SIZE);
-        }
-        SocketChannel ch = request.take();
+    }
+
+    private void startAccept(SocketChannel ch, SelectionKey k, byte[] param, int len, boolean jofi)
+            throws FabricException {
         channel = ch;
         cmOut.clear();
-        cmMessage.set(TcpWireDescriptor.CM_TYPE_ACCEPT, param, 0, len).encode(cmOut);
+        jofiPeer = jofi;
+        cmMessage.set(TcpWireDescriptor.CM_TYPE_ACCEPT, param, 0, len)
+                .msgId(jofiPeer ? TcpWireDescriptor.CM_JOFI_MARKER : 0L).encode(cmOut);
         cmOut.flip();
         cm = ACCEPTING;
         // Take over the request's key on the CM loop: the response is written there, then the
         // socket moves to this domain's loop (moveToDataLoop).
-        SelectionKey k = request.selectionKey();
         if (k == null || !k.isValid()) {
             teardown(Errno.ECONNRESET, true);
             return;
@@ -418,22 +637,24 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
      * @throws FabricException {@code ENOTCONN} when it never connected
      */
     @Override
-    public synchronized void shutdown(long flags) throws FabricException {
-        ensureOpen("shutdown");
-        if (cm == DOWN) {
-            return;
-        }
-        if (cm == IDLE) {
-            throw new FabricException(Errno.ENOTCONN, "shutdown: the endpoint is not connected");
-        }
-        if (channel != null) {
-            try {
-                channel.shutdownOutput();
-            } catch (IOException e) {
-                // already reset by the peer: teardown below reports the end all the same
+    public void shutdown(long flags) throws FabricException {
+        synchronized (lock) {
+            ensureOpen("shutdown");
+            if (cm == DOWN) {
+                return;
             }
+            if (cm == IDLE) {
+                throw new FabricException(Errno.ENOTCONN, "shutdown: the endpoint is not connected");
+            }
+            if (channel != null) {
+                try {
+                    channel.shutdownOutput();
+                } catch (IOException e) {
+                    // already reset by the peer: teardown below reports the end all the same
+                }
+            }
+            teardown(Errno.ECANCELED, cm == CONNECTED || cm == ACCEPTING);
         }
-        teardown(Errno.ECANCELED, cm == CONNECTED || cm == ACCEPTING);
     }
 
     /**
@@ -443,20 +664,14 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
      * @return 0, or {@code -ENOENT} when no such receive is pending
      */
     @Override
-    public synchronized int cancel(Object context) {
-        int rc = dataPathCheck();
-        if (rc != 0) {
-            return rc;
-        }
-        for (int i = 0, n = rxQueue.size(); i < n; i++) {
-            RxOp op = rxQueue.get(i);
-            if (op.context == context) {
-                rxQueue.removeAt(i);
-                failRecv(op, Errno.ECANCELED);
-                return 0;
+    public int cancel(Object context) {
+        synchronized (lock) {
+            int rc = dataPathCheck();
+            if (rc != 0) {
+                return rc;
             }
+            return matcher.cancel(context);
         }
-        return -Errno.ENOENT;
     }
 
     /**
@@ -469,6 +684,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         ensureOpen("getOpt");
         if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_CM_DATA_SIZE) {
             return TcpProvider.CM_DATA_SIZE;
+        }
+        if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_MIN_MULTI_RECV) {
+            synchronized (lock) {
+                return minMultiRecv;
+            }
         }
         throw new FabricException(Errno.ENOPROTOOPT, "getOpt: option " + name + " at level " + level
                 + " is not supported (FI_OPT_CM_DATA_SIZE is)");
@@ -488,6 +708,16 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
             }
             return;
         }
+        if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_MIN_MULTI_RECV) {
+            if (value < 0) {
+                throw new FabricException(Errno.EINVAL, "setOpt: FI_OPT_MIN_MULTI_RECV " + value + " is negative");
+            }
+            synchronized (lock) {
+                // applies to multi-receive buffers posted from now on (fi_endpoint(3))
+                minMultiRecv = value;
+            }
+            return;
+        }
         throw new FabricException(Errno.ENOPROTOOPT, "setOpt: option " + name + " at level " + level + " is not supported");
     }
 
@@ -496,25 +726,25 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     /** {@code fi_send}: completes on the write, or on the ack with FI_*_COMPLETE op flags (R11). */
     @Override
     public int send(ByteBuffer buf, MemoryRegion desc, long destAddr, Object context) {
-        return post(buf, null, 0, false, 0, txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION), context);
+        return post(buf, null, 0, false, 0, txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION), context, OP_MSG, 0);
     }
 
     /** {@code fi_senddata}: a send carrying 8 bytes of remote CQ data (flag bit 0). */
     @Override
     public int sendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, Object context) {
-        return post(buf, null, 0, true, data, txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION), context);
+        return post(buf, null, 0, true, data, txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION), context, OP_MSG, 0);
     }
 
     /** {@code fi_inject}: at most 128 bytes, copied; no completion. */
     @Override
     public int inject(ByteBuffer buf, long destAddr) {
-        return post(buf, null, 0, false, 0, Fi.FI_INJECT, null);
+        return post(buf, null, 0, false, 0, Fi.FI_INJECT, null, OP_MSG, 0);
     }
 
     /** {@code fi_injectdata}. */
     @Override
     public int injectData(ByteBuffer buf, long data, long destAddr) {
-        return post(buf, null, 0, true, data, Fi.FI_INJECT, null);
+        return post(buf, null, 0, true, data, Fi.FI_INJECT, null, OP_MSG, 0);
     }
 
     /**
@@ -528,48 +758,366 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
             return -Errno.EINVAL;
         }
         return post(null, msg, msg.iovCount(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(),
-                flags | (selectiveTx ? 0 : Fi.FI_COMPLETION), msg.context());
+                flags | (selectiveTx ? 0 : Fi.FI_COMPLETION), msg.context(), OP_MSG, 0);
     }
 
-    private synchronized int post(ByteBuffer buf, Msg msg, int iovCount, boolean withData, long data, long flags,
-                                  Object context) {
+    /** {@code fi_tsend}: a tagged message (op 1 with the tag extension); completion {@code FI_TAGGED|FI_SEND}. */
+    @Override
+    public int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
+        if ((caps & Fi.FI_TAGGED) == 0) {
+            return -Errno.ENOSYS;
+        }
+        return post(buf, null, 0, false, 0, txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION), context, OP_TAGGED, tag);
+    }
+
+    /** {@code fi_tsenddata}: tagged, with remote CQ data. */
+    @Override
+    public int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
+        if ((caps & Fi.FI_TAGGED) == 0) {
+            return -Errno.ENOSYS;
+        }
+        return post(buf, null, 0, true, data, txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION), context, OP_TAGGED, tag);
+    }
+
+    /** {@code fi_tinject}: tagged, at most 128 bytes, copied; no completion. */
+    @Override
+    public int tinject(ByteBuffer buf, long destAddr, long tag) {
+        if ((caps & Fi.FI_TAGGED) == 0) {
+            return -Errno.ENOSYS;
+        }
+        return post(buf, null, 0, false, 0, Fi.FI_INJECT, null, OP_TAGGED, tag);
+    }
+
+    /** {@code fi_tsendmsg}: as {@link #sendMsg} with the message's tag. */
+    @Override
+    public int tsendMsg(TaggedMsg msg, long flags) {
+        if ((caps & Fi.FI_TAGGED) == 0) {
+            return -Errno.ENOSYS;
+        }
+        if (msg == null) {
+            return -Errno.EINVAL;
+        }
+        return post(null, msg, msg.iovCount(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(),
+                flags | (selectiveTx ? 0 : Fi.FI_COMPLETION), msg.context(), OP_TAGGED, msg.tag());
+    }
+
+    /** Common checks of a transmit post; 0 or the negative errno. Under lock. */
+    private int txCheck(boolean reports) {
         int rc = dataPathCheck();
         if (rc != 0) {
             return rc;
         }
-        if (cm != CONNECTED) {
+        if (cm != CONNECTED && (rdm == null || cm == DOWN)) {
+            // An RDM connection queues sends from its creation until it is up (nothing lost).
             return cm == DOWN || cm == IDLE ? -Errno.ENOTCONN : -Errno.EAGAIN;
         }
-        if (msg != null && (iovCount < 0 || iovCount > TcpProvider.IOV_LIMIT)) {
-            return -Errno.EINVAL;
-        }
-        long length = 0;
-        if (msg == null) {
-            if (buf == null) {
-                return -Errno.EINVAL;
-            }
-            length = buf.remaining();
-        } else {
-            for (int i = 0; i < iovCount; i++) {
-                if (msg.iov(i) == null) {
-                    return -Errno.EINVAL;
-                }
-                length += msg.iov(i).remaining();
-            }
-        }
-        boolean inject = (flags & Fi.FI_INJECT) != 0;
-        if (inject && (length > TcpProvider.INJECT_SIZE)) {
-            return -Errno.EINVAL;
-        }
-        if (length > TcpProvider.MAX_MSG_SIZE) {
-            return -Errno.EMSGSIZE;
-        }
-        boolean reports = !(inject && msg == null); // fi_inject never completes; sendMsg(FI_INJECT) may
         if (reports && txCq == null) {
             return -Errno.ENOCQ;
         }
-        if (txQueue.isFull() || ackWait.size() + txQueue.size() >= queueSize) {
+        if (txOutstanding >= queueSize) {
             return -Errno.EAGAIN;
+        }
+        return 0;
+    }
+
+    private int post(ByteBuffer buf, Msg msg, int iovCount, boolean withData, long data, long flags,
+                     Object context, int wireOp, long tag) {
+        synchronized (lock) {
+            if (msg != null && (iovCount < 0 || iovCount > TcpProvider.IOV_LIMIT)) {
+                return -Errno.EINVAL;
+            }
+            long length = 0;
+            if (msg == null) {
+                if (buf == null) {
+                    return -Errno.EINVAL;
+                }
+                length = buf.remaining();
+            } else {
+                for (int i = 0; i < iovCount; i++) {
+                    if (msg.iov(i) == null) {
+                        return -Errno.EINVAL;
+                    }
+                    length += msg.iov(i).remaining();
+                }
+            }
+            boolean inject = (flags & Fi.FI_INJECT) != 0;
+            if (inject && (length > TcpProvider.INJECT_SIZE)) {
+                return -Errno.EINVAL;
+            }
+            if (length > TcpProvider.MAX_MSG_SIZE) {
+                return -Errno.EMSGSIZE;
+            }
+            boolean reports = !(inject && msg == null); // fi_inject never completes; sendMsg(FI_INJECT) may
+            int rc = txCheck(reports);
+            if (rc != 0) {
+                return rc;
+            }
+            if (reports) {
+                rc = txCq.reserve();
+                if (rc != 0) {
+                    return rc;
+                }
+            }
+            TxOp op = takeTx();
+            op.kind = K_SEND;
+            op.context = context;
+            op.reports = reports;
+            op.complete = (flags & Fi.FI_COMPLETION) != 0;
+            op.ackWanted = (flags & ACK_LEVELS) != 0;
+            op.cqFlags = wireOp == OP_TAGGED ? TSEND_FLAGS : SEND_FLAGS;
+            op.length = length;
+            int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (op.ackWanted ? FLAG_DELIVERY_COMPLETE : 0);
+            if (jofiPeer && (flags & Fi.FI_MATCH_COMPLETE) != 0) {
+                wireFlags |= TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE; // ack only once matched
+            }
+            ByteBuffer h = op.header;
+            h.clear();
+            txHeader.clear().op(wireOp).flags(wireFlags).payloadLength(length);
+            if (withData) {
+                txHeader.cqData(data);
+            }
+            if (wireOp == OP_TAGGED) {
+                txHeader.tag(tag);
+            }
+            txHeader.encode(h);
+            h.flip();
+            if (inject) {
+                if (msg == null) {
+                    op.payloadInjected(buf);
+                } else {
+                    gatherInto(op, msg, iovCount);
+                }
+                op.count = 2;
+            } else if (msg == null) {
+                op.payload(0, buf);
+                op.count = 2;
+            } else {
+                for (int i = 0; i < iovCount; i++) {
+                    op.payload(i, msg.iov(i));
+                }
+                op.count = 1 + iovCount;
+            }
+            return queueTx(op);
+        }
+    }
+
+    /** Copies a message's iovs into the op's inject buffer (FI_INJECT: the caller's buffers are free at return). */
+    private static void gatherInto(TxOp op, Msg msg, int iovCount) {
+        op.injectCopy.clear();
+        for (int i = 0; i < iovCount; i++) {
+            ByteBuffer b = msg.iov(i);
+            op.injectCopy.put(op.injectCopy.position(), b, b.position(), b.remaining());
+            op.injectCopy.position(op.injectCopy.position() + b.remaining());
+        }
+        op.injectCopy.flip();
+        op.gather[1] = op.injectCopy;
+    }
+
+    private int queueTx(TxOp op) {
+        op.first = 0;
+        if (op.kind != K_RESPONSE) {
+            txOutstanding++;
+        }
+        txQueue.offer(op);
+        flushTx();
+        return 0;
+    }
+
+    // =================================================================== data path: RMA (fi_rma(3))
+
+    /** {@code fi_read}: op 2 request; completes ({@code FI_RMA|FI_READ}) when the op 3 response is placed. */
+    @Override
+    public int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
+        if ((caps & Fi.FI_RMA) == 0) {
+            return -Errno.ENOSYS;
+        }
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        synchronized (lock) {
+            return postRead(buf, null, 0, buf.remaining(), addr, key, null, context,
+                    txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION));
+        }
+    }
+
+    /** {@code fi_readmsg}: local iovs, up to 4 remote descriptors. */
+    @Override
+    public int readMsg(RmaMsg msg, long flags) {
+        if ((caps & Fi.FI_RMA) == 0) {
+            return -Errno.ENOSYS;
+        }
+        if (msg == null || msg.iovCount() < 1 || msg.iovCount() > TcpProvider.IOV_LIMIT) {
+            return -Errno.EINVAL;
+        }
+        long local = 0;
+        for (int i = 0; i < msg.iovCount(); i++) {
+            if (msg.iov(i) == null) {
+                return -Errno.EINVAL;
+            }
+            local += msg.iov(i).remaining();
+        }
+        synchronized (lock) {
+            return postRead(null, msg, msg.iovCount(), local, 0, 0, msg, msg.context(),
+                    flags | (selectiveTx ? 0 : Fi.FI_COMPLETION));
+        }
+    }
+
+    private int postRead(ByteBuffer buf, Msg local, int iovCount, long length, long addr, long key, RmaMsg rma,
+                         Object context, long flags) {
+        int n = rma == null ? 1 : rma.rmaIovCount();
+        if (n < 1 || n > TcpWireDescriptor.MAX_RMA_IOV_COUNT) {
+            return -Errno.EINVAL;
+        }
+        long remote = 0;
+        for (int i = 0; i < n; i++) {
+            remote += rma == null ? length : rma.rmaLen(i);
+        }
+        if (remote != length || length > TcpProvider.MAX_MSG_SIZE) {
+            return -Errno.EINVAL;
+        }
+        int rc = txCheck(true);
+        if (rc != 0) {
+            return rc;
+        }
+        rc = txCq.reserve();
+        if (rc != 0) {
+            return rc;
+        }
+        TxOp op = takeTx();
+        op.kind = K_READ;
+        op.context = context;
+        op.reports = true;
+        op.complete = (flags & Fi.FI_COMPLETION) != 0;
+        op.cqFlags = READ_FLAGS;
+        op.length = length;
+        RxOp sink = matcher.take();
+        if (local == null) {
+            sink.buffer(0, buf);
+            sink.count = 1;
+        } else {
+            for (int i = 0; i < iovCount; i++) {
+                sink.buffer(i, local.iov(i));
+            }
+            sink.count = iovCount;
+        }
+        sink.capacity = length;
+        op.sink = sink;
+        ByteBuffer h = op.header;
+        h.clear();
+        txHeader.clear().op(OP_READ_REQUEST).rmaIovCount(n).payloadLength(0);
+        for (int i = 0; i < n; i++) {
+            if (rma == null) {
+                txHeader.rmaIov(i, addr, length, key);
+            } else {
+                txHeader.rmaIov(i, rma.rmaAddr(i), rma.rmaLen(i), rma.rmaKey(i));
+            }
+        }
+        txHeader.encode(h);
+        h.flip();
+        op.count = 1;
+        return queueTx(op);
+    }
+
+    /**
+     * {@code fi_write}: op 4 with one descriptor, payload follows. Completes ({@code FI_RMA|FI_WRITE})
+     * when the target acks it: every write asks for the ack (flag bit 2; R11 allows the stronger
+     * level), so that a write the target refuses (key, bounds, access) fails here with an error
+     * completion instead of completing before the target looked at it.
+     */
+    @Override
+    public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
+        if ((caps & Fi.FI_RMA) == 0) {
+            return -Errno.ENOSYS;
+        }
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        synchronized (lock) {
+            return postWrite(buf, null, 0, buf.remaining(), false, 0, addr, key, null, context,
+                    txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION));
+        }
+    }
+
+    /**
+     * {@code fi_writedata}: a write whose target gets a completion on its receive CQ with
+     * {@code FI_RMA|FI_REMOTE_WRITE|FI_REMOTE_CQ_DATA} and the data (no posted receive used).
+     */
+    @Override
+    public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
+                         Object context) {
+        if ((caps & Fi.FI_RMA) == 0) {
+            return -Errno.ENOSYS;
+        }
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        synchronized (lock) {
+            return postWrite(buf, null, 0, buf.remaining(), true, data, addr, key, null, context,
+                    txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION));
+        }
+    }
+
+    /** {@code fi_inject_write}: at most 128 bytes, copied; no completion, no ack. */
+    @Override
+    public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
+        if ((caps & Fi.FI_RMA) == 0) {
+            return -Errno.ENOSYS;
+        }
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        synchronized (lock) {
+            return postWrite(buf, null, 0, buf.remaining(), false, 0, addr, key, null, null, Fi.FI_INJECT);
+        }
+    }
+
+    /**
+     * {@code fi_writemsg}: flags {@code FI_REMOTE_CQ_DATA}, {@code FI_INJECT},
+     * {@code FI_COMPLETION}, {@code FI_COMMIT_COMPLETE} (flag bit 3, treated as delivery),
+     * {@code FI_FENCE} (one ordered stream: earlier operations are handled first anyway).
+     */
+    @Override
+    public int writeMsg(RmaMsg msg, long flags) {
+        if ((caps & Fi.FI_RMA) == 0) {
+            return -Errno.ENOSYS;
+        }
+        if (msg == null || msg.iovCount() < 0 || msg.iovCount() > TcpProvider.IOV_LIMIT) {
+            return -Errno.EINVAL;
+        }
+        long length = 0;
+        for (int i = 0; i < msg.iovCount(); i++) {
+            if (msg.iov(i) == null) {
+                return -Errno.EINVAL;
+            }
+            length += msg.iov(i).remaining();
+        }
+        synchronized (lock) {
+            return postWrite(null, msg, msg.iovCount(), length, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(), 0, 0,
+                    msg, msg.context(), flags | (selectiveTx ? 0 : Fi.FI_COMPLETION));
+        }
+    }
+
+    private int postWrite(ByteBuffer buf, Msg local, int iovCount, long length, boolean withData, long data, long addr,
+                          long key, RmaMsg rma, Object context, long flags) {
+        int n = rma == null ? 1 : rma.rmaIovCount();
+        if (n < 1 || n > TcpWireDescriptor.MAX_RMA_IOV_COUNT) {
+            return -Errno.EINVAL;
+        }
+        long remote = 0;
+        for (int i = 0; i < n; i++) {
+            remote += rma == null ? length : rma.rmaLen(i);
+        }
+        if (remote != length || length > TcpProvider.MAX_MSG_SIZE) {
+            return -Errno.EINVAL;
+        }
+        boolean inject = (flags & Fi.FI_INJECT) != 0;
+        if (inject && length > TcpProvider.INJECT_SIZE) {
+            return -Errno.EINVAL;
+        }
+        boolean reports = !(inject && rma == null);
+        int rc = txCheck(reports);
+        if (rc != 0) {
+            return rc;
         }
         if (reports) {
             rc = txCq.reserve();
@@ -578,50 +1126,143 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
             }
         }
         TxOp op = takeTx();
+        op.kind = K_WRITE;
         op.context = context;
         op.reports = reports;
         op.complete = (flags & Fi.FI_COMPLETION) != 0;
-        op.ackWanted = (flags & ACK_LEVELS) != 0;
-        op.cqFlags = SEND_FLAGS;
+        op.ackWanted = reports;
+        op.cqFlags = WRITE_FLAGS;
         op.length = length;
-        int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (op.ackWanted ? FLAG_DELIVERY_COMPLETE : 0);
+        int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (op.ackWanted ? FLAG_DELIVERY_COMPLETE : 0)
+                | ((flags & Fi.FI_COMMIT_COMPLETE) != 0 ? TcpWireDescriptor.FLAG_COMMIT_COMPLETE : 0);
         ByteBuffer h = op.header;
         h.clear();
-        txHeader.clear().op(OP_MSG).flags(wireFlags).payloadLength(length);
+        txHeader.clear().op(OP_WRITE).flags(wireFlags).rmaIovCount(n).payloadLength(length);
         if (withData) {
             txHeader.cqData(data);
+        }
+        for (int i = 0; i < n; i++) {
+            if (rma == null) {
+                txHeader.rmaIov(i, addr, length, key);
+            } else {
+                txHeader.rmaIov(i, rma.rmaAddr(i), rma.rmaLen(i), rma.rmaKey(i));
+            }
         }
         txHeader.encode(h);
         h.flip();
         if (inject) {
-            if (msg == null) {
+            if (local == null) {
                 op.payloadInjected(buf);
             } else {
-                // gather the iovs into the inject copy
-                op.injectCopy.clear();
-                for (int i = 0; i < iovCount; i++) {
-                    ByteBuffer b = msg.iov(i);
-                    op.injectCopy.put(op.injectCopy.position(), b, b.position(), b.remaining());
-                    op.injectCopy.position(op.injectCopy.position() + b.remaining());
-                }
-                op.injectCopy.flip();
-                op.gather[1] = op.injectCopy;
+                gatherInto(op, local, iovCount);
             }
             op.count = 2;
-        } else if (msg == null) {
+        } else if (local == null) {
             op.payload(0, buf);
             op.count = 2;
         } else {
             for (int i = 0; i < iovCount; i++) {
-                op.payload(i, msg.iov(i));
+                op.payload(i, local.iov(i));
             }
             op.count = 1 + iovCount;
         }
-        op.first = 0;
-        txQueue.offer(op);
-        flushTx();
-        return 0;
+        return queueTx(op);
     }
+
+    // =================================================================== data path: atomics (fi_atomic(3))
+
+    /** {@code fi_atomic} on a 64-bit word; completion {@code FI_ATOMIC|FI_WRITE} when the target answered. */
+    @Override
+    public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
+        if ((caps & Fi.FI_ATOMIC) == 0) {
+            return -Errno.ENOSYS;
+        }
+        synchronized (lock) {
+            return postAtomic(op, operand, 0, null, addr, key, context, false);
+        }
+    }
+
+    /** {@code fi_fetch_atomic}: the old value goes to {@code result} (host order); completion {@code FI_ATOMIC|FI_READ}. */
+    @Override
+    public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
+                           int op, Object context) {
+        if ((caps & Fi.FI_ATOMIC) == 0) {
+            return -Errno.ENOSYS;
+        }
+        if (result == null || result.remaining() < Long.BYTES) {
+            return -Errno.EINVAL;
+        }
+        synchronized (lock) {
+            return postAtomic(op, operand, 0, result, addr, key, context, true);
+        }
+    }
+
+    /** {@code fi_compare_atomic} ({@code FI_CSWAP}): swaps in {@code swap} when the word equals {@code compare}. */
+    @Override
+    public int compareAtomic(long compare, long swap, ByteBuffer result, MemoryRegion resultDesc, long destAddr,
+                             long addr, long key, Object context) {
+        if ((caps & Fi.FI_ATOMIC) == 0) {
+            return -Errno.ENOSYS;
+        }
+        if (result == null || result.remaining() < Long.BYTES) {
+            return -Errno.EINVAL;
+        }
+        synchronized (lock) {
+            return postAtomic(Fi.FI_CSWAP, swap, compare, result, addr, key, context, true);
+        }
+    }
+
+    private static boolean isSupportedAtomic(int op) {
+        return switch (op) {
+            case Fi.FI_MIN, Fi.FI_MAX, Fi.FI_SUM, Fi.FI_BOR, Fi.FI_BAND, Fi.FI_BXOR, Fi.FI_ATOMIC_READ,
+                 Fi.FI_ATOMIC_WRITE, Fi.FI_CSWAP -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * An atomic request (JOFI op 5). libfabric's tcp wire has no atomics, so only a peer that
+     * announced JOFI in the CM handshake can take one: any other peer gets
+     * {@code -EOPNOTSUPP}, as does an op this provider does not implement.
+     */
+    private int postAtomic(int atomicOp, long operand, long compare, ByteBuffer result, long addr, long key,
+                           Object context, boolean fetch) {
+        int rc = txCheck(true);
+        if (rc != 0) {
+            return rc;
+        }
+        if (!jofiPeer || !isSupportedAtomic(atomicOp)) {
+            return -Errno.EOPNOTSUPP;
+        }
+        rc = txCq.reserve();
+        if (rc != 0) {
+            return rc;
+        }
+        TxOp op = takeTx();
+        op.kind = fetch ? K_ATOMIC_FETCH : K_ATOMIC;
+        op.context = context;
+        op.reports = true;
+        op.complete = ((txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION)) & Fi.FI_COMPLETION) != 0;
+        op.cqFlags = Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE);
+        op.result = result;
+        ByteBuffer h = op.header;
+        h.clear();
+        txHeader.clear().op(OP_ATOMIC_REQUEST).rmaIovCount(1)
+                .rmaIov(0, addr, Long.BYTES, key).payloadLength(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
+        txHeader.encode(h);
+        h.flip();
+        ByteBuffer p = op.injectCopy;
+        p.clear();
+        p.putLong(0, atomicOp | (fetch ? ATOMIC_FETCH_BIT : 0)); // a direct buffer is big-endian: the header's order
+        p.putLong(8, operand);
+        p.putLong(16, compare);
+        p.limit(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
+        op.gather[1] = p;
+        op.count = 2;
+        return queueTx(op);
+    }
+
+    // =================================================================== data path: receive
 
     /** {@code fi_recv}: matched in posting order (MSG). */
     @Override
@@ -629,81 +1270,140 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         if (buf == null) {
             return -Errno.EINVAL;
         }
-        return postRecv(buf, null, 1, rxOpFlags | (selectiveRx ? 0 : Fi.FI_COMPLETION), context);
+        return postRecv(buf, null, 1, rxOpFlags | (selectiveRx ? 0 : Fi.FI_COMPLETION), context, false, 0, 0, srcAddr);
     }
 
-    /** {@code fi_recvmsg}: flags {@code FI_COMPLETION}; {@code FI_MULTI_RECV} is not supported (ENOSYS). */
+    /**
+     * {@code fi_recvmsg}: flags {@code FI_COMPLETION}, {@code FI_MULTI_RECV} (one buffer, one
+     * iov: messages are placed one after another, each completion points into it with
+     * {@code buf}/{@code bufOffset}; the completion that leaves less than
+     * {@code FI_OPT_MIN_MULTI_RECV} bytes carries {@code FI_MULTI_RECV} and releases it).
+     */
     @Override
     public int recvMsg(Msg msg, long flags) {
         if (msg == null || msg.iovCount() < 0 || msg.iovCount() > TcpProvider.IOV_LIMIT) {
             return -Errno.EINVAL;
         }
-        if ((flags & Fi.FI_MULTI_RECV) != 0) {
-            return -Errno.ENOSYS;
+        if ((flags & Fi.FI_MULTI_RECV) != 0 && msg.iovCount() != 1) {
+            return -Errno.EINVAL;
         }
         for (int i = 0; i < msg.iovCount(); i++) {
             if (msg.iov(i) == null) {
                 return -Errno.EINVAL;
             }
         }
-        return postRecv(null, msg, msg.iovCount(), flags | (selectiveRx ? 0 : Fi.FI_COMPLETION), msg.context());
+        return postRecv(null, msg, msg.iovCount(), flags | (selectiveRx ? 0 : Fi.FI_COMPLETION), msg.context(), false,
+                0, 0, msg.addr());
     }
 
-    private synchronized int postRecv(ByteBuffer buf, Msg msg, int iovCount, long flags, Object context) {
-        int rc = dataPathCheck();
-        if (rc != 0) {
-            return rc;
+    /** {@code fi_trecv}: matches a tagged message whose tag equals {@code tag} outside the {@code ignore} bits. */
+    @Override
+    public int trecv(ByteBuffer buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object context) {
+        if ((caps & Fi.FI_TAGGED) == 0) {
+            return -Errno.ENOSYS;
         }
-        if (!enabled || (cm == DOWN && unexpected.isEmpty())) {
-            // After the connection ended, only messages that had arrived can still be received.
-            return -Errno.EOPBADSTATE;
+        if (buf == null) {
+            return -Errno.EINVAL;
         }
-        if (rxCq == null) {
-            return -Errno.ENOCQ;
+        return postRecv(buf, null, 1, rxOpFlags | (selectiveRx ? 0 : Fi.FI_COMPLETION), context, true, tag, ignore,
+                srcAddr);
+    }
+
+    /**
+     * {@code fi_trecvmsg}: as {@link #trecv}; with {@code FI_PEEK} (and {@code FI_CLAIM} /
+     * {@code FI_DISCARD}) looks at the unexpected messages without receiving: a completion
+     * with len/tag/data of the first match, or an error completion {@code ENOMSG}; with
+     * {@code FI_CLAIM} alone receives the message a peek claimed for the same context
+     * ({@code -ENOMSG} when there is none); {@code FI_CLAIM|FI_DISCARD} drops it.
+     */
+    @Override
+    public int trecvMsg(TaggedMsg msg, long flags) {
+        if ((caps & Fi.FI_TAGGED) == 0) {
+            return -Errno.ENOSYS;
         }
-        if (rxQueue.isFull()) {
-            return -Errno.EAGAIN;
+        if (msg == null || msg.iovCount() < 0 || msg.iovCount() > TcpProvider.IOV_LIMIT) {
+            return -Errno.EINVAL;
         }
-        rc = rxCq.reserve();
-        if (rc != 0) {
-            return rc;
-        }
-        RxOp op = takeRx();
-        op.context = context;
-        op.complete = (flags & Fi.FI_COMPLETION) != 0;
-        long cap = 0;
-        if (msg == null) {
-            op.buffer(0, buf);
-            op.count = 1;
-            op.buf = buf;
-            op.bufOffset = buf.position();
-            cap = buf.remaining();
-        } else {
-            for (int i = 0; i < iovCount; i++) {
-                op.buffer(i, msg.iov(i));
-                cap += msg.iov(i).remaining();
+        for (int i = 0; i < msg.iovCount(); i++) {
+            if (msg.iov(i) == null) {
+                return -Errno.EINVAL;
             }
-            op.count = iovCount;
-            op.buf = iovCount > 0 ? msg.iov(0) : null;
-            op.bufOffset = iovCount > 0 ? msg.iov(0).position() : 0;
         }
-        op.capacity = cap;
-        Unexpected u = unexpected.poll();
-        if (u != null) {
-            // An earlier message waits: it is this receive's, in order (MSG).
-            deliverUnexpected(op, u);
+        long f = flags & ~Fi.FI_MULTI_RECV; // not for tagged receives
+        return postRecv(null, msg, msg.iovCount(), f | (selectiveRx ? 0 : Fi.FI_COMPLETION), msg.context(), true,
+                msg.tag(), msg.ignore(), msg.addr());
+    }
+
+    private int postRecv(ByteBuffer buf, Msg msg, int iovCount, long flags, Object context, boolean tagged, long tag,
+                         long ignore, long srcAddr) {
+        synchronized (lock) {
+            int rc = dataPathCheck();
+            if (rc != 0) {
+                return rc;
+            }
+            boolean peek = tagged && (flags & Fi.FI_PEEK) != 0;
+            boolean claim = tagged && !peek && (flags & Fi.FI_CLAIM) != 0;
+            if (!enabled || (cm == DOWN && !matcher.hasUnexpected())) {
+                // After the connection ended, only messages that had arrived can still be received.
+                return -Errno.EOPBADSTATE;
+            }
+            if (rxCq == null) {
+                return -Errno.ENOCQ;
+            }
+            if (!peek && !claim && !matcher.canPost(tagged)) {
+                return -Errno.EAGAIN;
+            }
+            rc = rxCq.reserve();
+            if (rc != 0) {
+                return rc;
+            }
+            RxOp op = matcher.take();
+            op.context = context;
+            op.src = directedRecv ? srcAddr : Fi.FI_ADDR_UNSPEC;
+            op.complete = (flags & Fi.FI_COMPLETION) != 0;
+            op.tagged = tagged;
+            op.tag = tag;
+            op.ignore = ignore;
+            long cap = 0;
+            if (msg == null) {
+                op.buffer(0, buf);
+                op.count = 1;
+                op.buf = buf;
+                op.bufOffset = buf.position();
+                cap = buf.remaining();
+            } else {
+                for (int i = 0; i < iovCount; i++) {
+                    op.buffer(i, msg.iov(i));
+                    cap += msg.iov(i).remaining();
+                }
+                op.count = iovCount;
+                op.buf = iovCount > 0 ? msg.iov(0) : null;
+                op.bufOffset = iovCount > 0 ? msg.iov(0).position() : 0;
+            }
+            op.capacity = cap;
+            if (peek) {
+                matcher.peek(op, flags);
+                return 0;
+            }
+            if (claim) {
+                if (!matcher.claim(op, flags)) {
+                    rxCq.unreserve();
+                    matcher.give(op);
+                    return -Errno.ENOMSG;
+                }
+                return 0;
+            }
+            if (!tagged && (flags & Fi.FI_MULTI_RECV) != 0) {
+                op.multi = true;
+                op.minFree = minMultiRecv;
+            }
+            // An earlier message that waits is this receive's (in order); else it is queued.
+            matcher.post(op);
             if (readState == R_PAUSED && cm != DOWN) {
                 resumeReading();
             }
             return 0;
         }
-        if (readState == R_PAUSED) {
-            rxQueue.offer(op);
-            resumeReading();
-            return 0;
-        }
-        rxQueue.offer(op);
-        return 0;
     }
 
     // =================================================================== progress
@@ -711,7 +1411,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     /** The selector found the socket ready: finish the connect, read, write. */
     @Override
     public void onSelected(int readyOps) {
-        synchronized (this) {
+        synchronized (lock) {
             try {
                 onSelectedLocked(readyOps);
             } catch (java.nio.channels.CancelledKeyException e) {
@@ -794,8 +1494,18 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
             failConnect(Errno.ECONNREFUSED, null, 0);
             return;
         }
+        if (rdm != null && RdmHelloDescriptor.kind(cmMessage.dataCopy(), cmMessage.dataLength())
+                != RdmHelloDescriptor.KIND_HELLO) {
+            failConnect(Errno.ECONNREFUSED, null, 0); // accepted by something that is not a JOFI RDM endpoint
+            return;
+        }
         cm = CONNECTED;
+        jofiPeer = cmMessage.isJofi();
         if (!moveToDataLoop()) {
+            return;
+        }
+        if (rdm != null) {
+            flushTx(); // the sends queued since the first one to this peer go out now, in order
             return;
         }
         byte[] data = cmMessage.dataCopy();
@@ -829,6 +1539,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     private void failConnect(int err, byte[] errData, int errDataSize) {
         cm = DOWN;
         closeChannel();
+        if (rdm != null) {
+            // RDM: the endpoint decides — park the queued sends (crossed connects) or fail them.
+            rdm.connectFailed(this, err, errData, errDataSize);
+            return;
+        }
         failAll(Errno.ECANCELED);
         if (eq != null) {
             eq.postError(this, context(), 0, err, 0, errData, errDataSize);
@@ -853,7 +1568,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
                     if (!moveToDataLoop()) {
                         return;
                     }
-                    eq.post(Fi.FI_CONNECTED, this, context(), 0, null, null, 0);
+                    if (rdm == null) {
+                        eq.post(Fi.FI_CONNECTED, this, context(), 0, null, null, 0);
+                    }
                 }
             }
             if (cm != CONNECTED) {
@@ -892,12 +1609,33 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
                 txQueue.poll();
                 if (op.ackWanted) {
                     ackWait.offer(op);
+                } else if (op.kind == K_READ) {
+                    readWait.offer(op);
+                } else if (op.kind == K_ATOMIC || op.kind == K_ATOMIC_FETCH) {
+                    atomicWait.offer(op);
                 } else {
                     completeSend(op);
+                }
+                if (readState == R_BLOCKED) {
+                    unblock();
                 }
             }
         } catch (IOException e) {
             teardown(Errno.ECONNRESET, true);
+        }
+    }
+
+    /** Room in the transmit queue again: the blocked request is handled and reading goes on. */
+    private void unblock() {
+        if (txQueue.isFull() || cm == DOWN) {
+            return;
+        }
+        readState = R_HEADER;
+        onHeader(); // rxHeader still holds the blocked request (nothing was decoded since)
+        if (readState != R_BLOCKED && readState != R_PAUSED && !interestRead && cm != DOWN) {
+            interestRead = true;
+            updateInterest();
+            domain.loop().wakeup();
         }
     }
 
@@ -955,7 +1693,8 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
                         }
                         int got = header.position();
                         header.flip();
-                        int st = rxHeader.decode(header, TcpProvider.MAX_MSG_SIZE);
+                        int st = rxHeader.decode(header, TcpProvider.MAX_MSG_SIZE,
+                                jofiPeer ? TcpWireDescriptor.MAX_JOFI_OP : TcpWireDescriptor.MAX_OP);
                         if (st == WireStatus.NEED_MORE && got == BASE_HEADER_LENGTH) {
                             // the base header is valid; read its extensions (CQ data)
                             header.limit(header.get(HDR_SIZE_OFFSET) & 0xFF).position(got);
@@ -1015,15 +1754,13 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
                         d.flip();
                         Unexpected u = currentUnexpected;
                         currentUnexpected = null;
-                        RxOp waiting = rxQueue.poll();
-                        if (waiting != null) {
-                            // A receive was posted while this message was being buffered
-                            // (the unexpected queue was empty then): it is this message's.
-                            deliverUnexpected(waiting, u);
-                        } else {
-                            unexpected.offer(u);
-                        }
                         readState = R_HEADER;
+                        if (messageAck && !messageMatchAck) {
+                            // buffered at the target: delivery/transmit complete are met (R11)
+                            ackReady(messageAckSeq);
+                        }
+                        // A receive posted while this message was being buffered takes it now.
+                        matcher.arrived(u);
                         header.clear().limit(BASE_HEADER_LENGTH);
                     }
                     default -> {
@@ -1048,21 +1785,211 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
             completeSend(op);
             return;
         }
-        if (h.op() != OP_MSG) {
-            // tagged, RMA: not offered (caps), so a peer must not send them
+        switch (h.op()) {
+            case OP_MSG, OP_TAGGED -> {
+                messageLength = h.payloadLength();
+                messageHasData = h.hasCqData();
+                messageData = messageHasData ? h.cqData() : 0;
+                messageTagged = h.hasTag();
+                messageTag = messageTagged ? h.tag() : 0;
+                messageMatchAck = jofiPeer && (h.flags() & TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE) != 0;
+                if (!assignAck(h.ackRequested())) {
+                    return;
+                }
+                payloadKind = P_MSG;
+                beginMessage();
+            }
+            case OP_WRITE -> onWriteRequest(h);
+            case OP_READ_REQUEST -> onReadRequest(h);
+            case OP_READ_RESPONSE -> onResponse(h, readWait, P_READ_RESPONSE);
+            case OP_ATOMIC_REQUEST -> onAtomicRequest(h);
+            case OP_ATOMIC_RESPONSE -> onResponse(h, atomicWait, P_ATOMIC_RESPONSE);
+            default -> teardown(Errno.ECONNRESET, true); // the decoder lets no other op through
+        }
+    }
+
+    /** The message asks for an ack (flag bit 2, or bit 3 on a write): it gets a place in the ack order. */
+    private boolean assignAck(boolean wanted) {
+        messageAck = wanted;
+        messageAckSeq = -1;
+        if (wanted) {
+            messageAckSeq = acks.assign();
+            if (messageAckSeq < 0) {
+                teardown(Errno.ECONNRESET, true); // far more unacked messages than any queue allows
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The ack of message {@code seq} may go: released with every earlier one that may (arrival order). */
+    private void ackReady(long seq) {
+        acks.ready(seq);
+        int n = acks.drain();
+        if (n > 0) {
+            pendingAcks += n;
+            flushTx();
+        }
+    }
+
+    /**
+     * The registered region a peer's descriptor names, checked for {@code access}, or null:
+     * an unknown key, a range outside the region or a missing access right is peer
+     * misbehaviour (issue 3 "Bad input"): the caller tears the connection down before any
+     * byte of the region is touched.
+     */
+    private UtilMemoryRegion target(long key, long addr, long len, long access) {
+        UtilMemoryRegion r = registry.lookup(key);
+        if (r == null || len > Integer.MAX_VALUE || r.check(addr, len, access) != 0) {
+            return null;
+        }
+        return r;
+    }
+
+    /** RMA write (op 4): every descriptor checked, then the payload is read straight into the regions. */
+    private void onWriteRequest(MessageHeader h) {
+        int n = h.rmaIovCount();
+        long total = 0;
+        RxOp sink = rmaSink;
+        for (int i = 0; i < n; i++) {
+            UtilMemoryRegion r = target(h.rmaKey(i), h.rmaAddr(i), h.rmaLen(i), Fi.FI_REMOTE_WRITE);
+            if (r == null) {
+                teardown(Errno.ECONNRESET, true);
+                return;
+            }
+            sink.range(i, r.buffer(), r.indexOf(h.rmaAddr(i)), (int) h.rmaLen(i));
+            total += h.rmaLen(i);
+        }
+        if (total != h.payloadLength()) {
+            teardown(Errno.ECONNRESET, true); // payload and descriptors disagree
+            return;
+        }
+        sink.count = n;
+        sink.first = 0;
+        messageLength = total;
+        messageHasData = h.hasCqData();
+        messageData = messageHasData ? h.cqData() : 0;
+        messageMatchAck = false;
+        if (!assignAck(h.ackRequested() || (h.flags() & TcpWireDescriptor.FLAG_COMMIT_COMPLETE) != 0)) {
+            return;
+        }
+        payloadKind = P_WRITE;
+        current = sink;
+        discardLeft = 0;
+        messageDiscarded = 0;
+        readState = R_PAYLOAD;
+    }
+
+    /** RMA read request (op 2): descriptors checked, then a response (op 3) with the regions' bytes is queued. */
+    private void onReadRequest(MessageHeader h) {
+        if (h.payloadLength() != 0) {
             teardown(Errno.ECONNRESET, true);
             return;
         }
-        messageLength = h.payloadLength();
-        messageHasData = h.hasCqData();
-        messageData = messageHasData ? h.cqData() : 0;
-        messageAck = h.ackRequested();
-        beginMessage();
+        if (txQueue.isFull()) {
+            block();
+            return;
+        }
+        int n = h.rmaIovCount();
+        TxOp op = takeTx();
+        long total = 0;
+        for (int i = 0; i < n; i++) {
+            UtilMemoryRegion r = target(h.rmaKey(i), h.rmaAddr(i), h.rmaLen(i), Fi.FI_REMOTE_READ);
+            if (r == null) {
+                giveTx(op);
+                teardown(Errno.ECONNRESET, true);
+                return;
+            }
+            op.region(i, r.buffer(), r.indexOf(h.rmaAddr(i)), (int) h.rmaLen(i));
+            total += h.rmaLen(i);
+        }
+        header.clear().limit(BASE_HEADER_LENGTH);
+        readState = R_HEADER;
+        op.kind = K_RESPONSE;
+        op.reports = false;
+        ByteBuffer hb = op.header;
+        hb.clear();
+        txHeader.clear().op(OP_READ_RESPONSE).payloadLength(total).encode(hb);
+        hb.flip();
+        op.count = 1 + n;
+        if (remoteReadCntr != null) {
+            remoteReadCntr.increment();
+        }
+        queueTx(op);
+    }
+
+    /** JOFI atomic request (op 5): one 8-byte descriptor; its 16-byte payload is read, then applied in {@link #endMessage}. */
+    private void onAtomicRequest(MessageHeader h) {
+        if (h.rmaIovCount() != 1 || h.rmaLen(0) != Long.BYTES
+                || h.payloadLength() != TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD) {
+            teardown(Errno.ECONNRESET, true);
+            return;
+        }
+        if (txQueue.isFull()) {
+            block();
+            return;
+        }
+        atomicAddr = h.rmaAddr(0);
+        atomicKey = h.rmaKey(0);
+        readPayloadInto(atomicIn, TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD, P_ATOMIC_REQUEST);
+    }
+
+    /** A read (op 3) or atomic (op 6) response: the oldest request of that kind gets it (responses come in order). */
+    private void onResponse(MessageHeader h, OpRing<TxOp> waiting, int kind) {
+        TxOp op = waiting.poll();
+        if (op == null) {
+            teardown(Errno.ECONNRESET, true); // a response nobody asked for
+            return;
+        }
+        responseFor = op;
+        if (kind == P_READ_RESPONSE) {
+            RxOp sink = op.sink;
+            if (h.payloadLength() != sink.capacity) {
+                teardown(Errno.ECONNRESET, true);
+                return;
+            }
+            sink.trimTo(sink.capacity);
+            messageLength = sink.capacity;
+            payloadKind = P_READ_RESPONSE;
+            current = sink;
+            discardLeft = 0;
+            messageDiscarded = 0;
+            readState = R_PAYLOAD;
+            return;
+        }
+        if (h.payloadLength() != TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD) {
+            teardown(Errno.ECONNRESET, true);
+            return;
+        }
+        readPayloadInto(atomicIn, TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD, P_ATOMIC_RESPONSE);
+    }
+
+    private void readPayloadInto(ByteBuffer dst, int length, int kind) {
+        RxOp sink = atomicSink;
+        sink.range(0, dst, 0, length);
+        sink.count = 1;
+        sink.first = 0;
+        messageLength = length;
+        payloadKind = kind;
+        messageAck = false;
+        current = sink;
+        discardLeft = 0;
+        messageDiscarded = 0;
+        readState = R_PAYLOAD;
+    }
+
+    /** A request's response finds no room in the transmit queue: stop reading until it has some (back-pressure). */
+    private void block() {
+        readState = R_BLOCKED;
+        if (interestRead) {
+            interestRead = false;
+            updateInterest();
+        }
     }
 
     /** Picks where the message's payload goes: the next posted receive, the unexpected buffer, or nowhere yet (pause). */
     private void beginMessage() {
-        RxOp op = unexpected.isEmpty() ? rxQueue.poll() : null;
+        RxOp op = matcher.match(source(), messageTagged, messageTag, messageLength);
         if (op != null) {
             current = op;
             long placed = Math.min(messageLength, op.capacity);
@@ -1072,11 +1999,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
             readState = R_PAYLOAD;
             return;
         }
-        TcpProvider p = domain.provider();
-        if (!unexpected.isFull() && unexpectedBytes + messageLength <= p.unexpectedBytes()) {
-            unexpectedBytes += messageLength;
-            currentUnexpected = new Unexpected(ByteBuffer.allocate((int) messageLength), messageHasData, messageData,
-                    messageAck);
+        if (matcher.hasRoomFor(messageLength)) {
+            // FI_MATCH_COMPLETE (JOFI bit 1): the ack waits for the receive; else it goes once buffered
+            currentUnexpected = matcher.buffer(messageLength, messageHasData, messageData,
+                    messageAck && messageMatchAck, source(), this, messageTagged, messageTag);
+            currentUnexpected.ackSeq = messageAckSeq;
             readState = R_UNEXPECTED;
             return;
         }
@@ -1095,49 +2022,171 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         messageDiscarded = 0;
         header.clear().limit(BASE_HEADER_LENGTH);
         readState = R_HEADER;
+        switch (payloadKind) {
+            case P_WRITE -> endWrite();
+            case P_READ_RESPONSE -> {
+                TxOp r = responseFor;
+                responseFor = null;
+                completeSend(r);
+            }
+            case P_ATOMIC_REQUEST -> endAtomicRequest();
+            case P_ATOMIC_RESPONSE -> {
+                TxOp a = responseFor;
+                responseFor = null;
+                if (a.result != null) {
+                    a.result.putLong(a.result.position(), atomicIn.getLong(0)); // the caller's buffer order
+                }
+                completeSend(a);
+            }
+            default -> {
+                if (messageAck) {
+                    // ack after placing the data, before this side's own completion (R11)
+                    ackReady(messageAckSeq);
+                }
+                matcher.complete(op, messageLength - discarded, discarded, messageHasData, messageData,
+                        source(), messageTag, unknownSender());
+            }
+        }
+        payloadKind = P_MSG;
+    }
+
+    /** The write's payload is in the region: ack (if asked), count, and report remote CQ data. */
+    private void endWrite() {
         if (messageAck) {
-            // ack after placing the data, before this side's own completion (R11)
+            ackReady(messageAckSeq);
+        }
+        if (remoteWriteCntr != null) {
+            remoteWriteCntr.increment();
+        }
+        if (messageHasData && rxCq != null) {
+            // no posted receive is used: an unsolicited completion (R6 overrun if the CQ is full)
+            rxCq.completeUnsolicited(null, REMOTE_WRITE_FLAGS, messageLength, null, 0, messageData, 0, source());
+        }
+    }
+
+    /** Applies a JOFI atomic request to the registered word and queues the response with the old value. */
+    private void endAtomicRequest() {
+        long word = atomicIn.getLong(0);
+        int aop = (int) (word & 0xFF);
+        boolean fetch = (word & ATOMIC_FETCH_BIT) != 0;
+        long access = aop == Fi.FI_ATOMIC_READ ? Fi.FI_REMOTE_READ
+                : Fi.FI_REMOTE_WRITE | (fetch ? Fi.FI_REMOTE_READ : 0);
+        UtilMemoryRegion r = (atomicAddr & 7) != 0 || !isSupportedAtomic(aop) ? null
+                : target(atomicKey, atomicAddr, Long.BYTES, access);
+        if (r == null) {
+            teardown(Errno.ECONNRESET, true);
+            return;
+        }
+        long old = apply(r.buffer(), r.indexOf(atomicAddr), aop, atomicIn.getLong(8), atomicIn.getLong(16));
+        UtilCounter c = aop == Fi.FI_ATOMIC_READ ? remoteReadCntr : remoteWriteCntr;
+        if (c != null) {
+            c.increment();
+        }
+        TxOp op = takeTx();
+        op.kind = K_RESPONSE;
+        op.reports = false;
+        ByteBuffer hb = op.header;
+        hb.clear();
+        txHeader.clear().op(OP_ATOMIC_RESPONSE).payloadLength(TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD).encode(hb);
+        hb.flip();
+        ByteBuffer p = op.injectCopy;
+        p.clear();
+        p.putLong(0, old);
+        p.limit(TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD);
+        op.gather[1] = p;
+        op.count = 2;
+        queueTx(op);
+    }
+
+    /**
+     * One 64-bit atomic on {@code b[index]} through a byte-buffer VarHandle in the host's order;
+     * the caller holds the endpoint's lock, which serialises the provider's own accesses (the
+     * VarHandle makes them atomic against the application's accesses through the same memory).
+     *
+     * @return the old value
+     */
+    private static long apply(ByteBuffer b, int index, int op, long operand, long compare) {
+        try {
+            return switch (op) {
+                case Fi.FI_SUM -> (long) WORDS.getAndAdd(b, index, operand);
+                case Fi.FI_BOR -> (long) WORDS.getAndBitwiseOr(b, index, operand);
+                case Fi.FI_BAND -> (long) WORDS.getAndBitwiseAnd(b, index, operand);
+                case Fi.FI_BXOR -> (long) WORDS.getAndBitwiseXor(b, index, operand);
+                case Fi.FI_ATOMIC_READ -> (long) WORDS.getVolatile(b, index);
+                case Fi.FI_ATOMIC_WRITE -> (long) WORDS.getAndSet(b, index, operand);
+                case Fi.FI_CSWAP -> (long) WORDS.compareAndExchange(b, index, compare, operand);
+                case Fi.FI_MIN, Fi.FI_MAX -> {
+                    long cur = (long) WORDS.getVolatile(b, index);
+                    while (true) {
+                        long want = op == Fi.FI_MIN ? Math.min(cur, operand) : Math.max(cur, operand);
+                        long seen = (long) WORDS.compareAndExchange(b, index, cur, want);
+                        if (seen == cur) {
+                            yield cur;
+                        }
+                        cur = seen;
+                    }
+                }
+                default -> throw new IllegalArgumentException("atomic op " + op);
+            };
+        } catch (IllegalStateException | UnsupportedOperationException notAtomic) {
+            // A heap region whose word is not 8-byte aligned in memory: plain access, still
+            // serialised against the provider's other accesses by the endpoint's lock.
+            long cur = (long) WORDS.get(b, index);
+            long next = switch (op) {
+                case Fi.FI_SUM -> cur + operand;
+                case Fi.FI_BOR -> cur | operand;
+                case Fi.FI_BAND -> cur & operand;
+                case Fi.FI_BXOR -> cur ^ operand;
+                case Fi.FI_ATOMIC_READ -> cur;
+                case Fi.FI_ATOMIC_WRITE -> operand;
+                case Fi.FI_CSWAP -> cur == compare ? operand : cur;
+                case Fi.FI_MIN -> Math.min(cur, operand);
+                default -> Math.max(cur, operand);
+            };
+            WORDS.set(b, index, next);
+            return cur;
+        }
+    }
+
+    /**
+     * The sender's fi_addr for matching and {@code readFrom} (R10): {@link #rxSource} on an MSG
+     * endpoint ({@code FI_ADDR_NOTAVAIL}); on an RDM connection the peer's entry in the AV
+     * (cached per AV version).
+     */
+    private long source() {
+        return rdm == null ? rxSource : rdm.sourceOf(peer);
+    }
+
+    /**
+     * With {@code FI_SOURCE_ERR}, the raw name of a sender that is not in the AV (its
+     * completion becomes {@code EADDRNOTAVAIL} with this as errData, R10); else null.
+     */
+    @Override
+    public byte[] unknownSender() {
+        return rdm != null && rdm.sourceErr() && rdm.sourceOf(peer) == Fi.FI_ADDR_NOTAVAIL ? peer.name.clone() : null;
+    }
+
+    /** A receive took a buffered message of this connection that asked for an ack (R11). */
+    @Override
+    public void ackTaken() {
+        if (cm != DOWN) {
             pendingAcks++;
             flushTx();
         }
-        finishRecv(op, messageLength - discarded, discarded, messageHasData, messageData);
     }
 
-    /** A receive takes a buffered message: copy, ack if asked (before the completion, R11), complete. */
-    private void deliverUnexpected(RxOp op, Unexpected u) {
-        long total = u.data.remaining();
-        unexpectedBytes -= total;
-        long placed = op.place(u.data);
-        if (u.ackWanted && cm != DOWN) {
-            pendingAcks++;
-            flushTx();
+    /** A receive took (or discarded) a buffered message whose ack waited for the match (ack order kept). */
+    @Override
+    public void ackTaken(long seq) {
+        if (cm != DOWN && seq >= 0) {
+            ackReady(seq);
         }
-        finishRecv(op, placed, total - placed, u.hasCqData, u.cqData);
-    }
-
-    private void finishRecv(RxOp op, long len, long discarded, boolean hasData, long data) {
-        long flags = RECV_FLAGS | (hasData ? Fi.FI_REMOTE_CQ_DATA : 0);
-        UtilCompletionQueue cq = rxCq;
-        if (discarded > 0) {
-            cq.completeError(op.context, flags, len, op.buf, op.bufOffset, data, 0, discarded, Errno.ETRUNC, 0, null, 0,
-                    Fi.FI_ADDR_NOTAVAIL);
-            if (recvCntr != null) {
-                recvCntr.incrementError();
-            }
-        } else {
-            if (op.complete) {
-                cq.complete(op.context, flags, len, op.buf, op.bufOffset, data, 0, Fi.FI_ADDR_NOTAVAIL);
-            } else {
-                cq.unreserve();
-            }
-            if (recvCntr != null) {
-                recvCntr.increment();
-            }
-        }
-        giveRx(op);
     }
 
     private void completeSend(TxOp op) {
+        if (op.kind != K_RESPONSE) {
+            txOutstanding--;
+        }
         if (op.reports) {
             if (op.complete) {
                 txCq.complete(op.context, op.cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
@@ -1145,29 +2194,34 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
                 txCq.unreserve();
             }
         }
-        if (sendCntr != null) {
-            sendCntr.increment();
+        UtilCounter c = counterOf(op.kind);
+        if (c != null) {
+            c.increment();
         }
         giveTx(op);
+    }
+
+    private UtilCounter counterOf(int kind) {
+        return switch (kind) {
+            case K_SEND -> sendCntr;
+            case K_WRITE, K_ATOMIC -> writeCntr;
+            case K_READ, K_ATOMIC_FETCH -> readCntr;
+            default -> null;
+        };
     }
 
     private void failSend(TxOp op, int err) {
+        if (op.kind != K_RESPONSE) {
+            txOutstanding--;
+        }
         if (op.reports) {
             txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
         }
-        if (sendCntr != null) {
-            sendCntr.incrementError();
+        UtilCounter c = counterOf(op.kind);
+        if (c != null) {
+            c.incrementError();
         }
         giveTx(op);
-    }
-
-    private void failRecv(RxOp op, int err) {
-        rxCq.completeError(op.context, RECV_FLAGS, 0, op.buf, op.bufOffset, 0, 0, 0, err, 0, null, 0,
-                Fi.FI_ADDR_NOTAVAIL);
-        if (recvCntr != null) {
-            recvCntr.incrementError();
-        }
-        giveRx(op);
     }
 
     /** Fails every pending operation with {@code err} (R14). */
@@ -1179,23 +2233,39 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         while ((t = ackWait.poll()) != null) {
             failSend(t, err);
         }
+        while ((t = readWait.poll()) != null) {
+            failSend(t, err);
+        }
+        while ((t = atomicWait.poll()) != null) {
+            failSend(t, err);
+        }
+        if (responseFor != null) {
+            TxOp r = responseFor;
+            responseFor = null;
+            failSend(r, err);
+        }
         if (current != null) {
             RxOp c = current;
             current = null;
-            failRecv(c, err);
+            if (payloadKind == P_MSG) {
+                matcher.fail(c, err);
+            }
         }
-        RxOp r;
-        while ((r = rxQueue.poll()) != null) {
-            failRecv(r, err);
+        payloadKind = P_MSG;
+        if (rdm == null) {
+            // An RDM connection fails only its own operations: the posted receives are the
+            // endpoint's, for every peer.
+            matcher.failPosted(err);
         }
         // Messages that arrived whole before the end stay queued: the peer sent them before its
         // shutdown, so a receive posted now still gets them (nothing the peer sent is lost).
         // Only the message cut off mid-payload goes.
         if (currentUnexpected != null) {
-            unexpectedBytes -= currentUnexpected.data.capacity();
+            matcher.abandon(currentUnexpected);
             currentUnexpected = null;
         }
         pendingAcks = 0;
+        acks.reset();
     }
 
     /**
@@ -1212,6 +2282,79 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
         failAll(err);
         if (report && eq != null && (was == CONNECTED || was == ACCEPTING)) {
             eq.post(Fi.FI_SHUTDOWN, this, context(), 0, null, null, 0);
+        }
+        if (rdm != null) {
+            rdm.connectionDown(this);
+        }
+    }
+
+    // =================================================================== RDM connection mode
+
+    /**
+     * Crossed connects: our request was rejected because the peer's connection to us wins.
+     * The queued sends stay, not started, until that connection arrives and takes them
+     * ({@link #moveQueuedSendsTo}). Caller holds the lock.
+     */
+    void awaitPeer() {
+        cm = AWAITING_PEER;
+        closeChannel();
+        channel = null;
+    }
+
+    /** Whether this RDM connection waits for the peer's crossed connection. */
+    boolean isAwaitingPeer() {
+        return cm == AWAITING_PEER;
+    }
+
+    /** Whether this connection is up and running (CONNECTED). */
+    boolean isEstablished() {
+        return cm == CONNECTED;
+    }
+
+    /** Whether this connection is still usable for sends (not down). */
+    boolean isUp() {
+        return cm != DOWN;
+    }
+
+    /**
+     * Hands every queued, not yet started send to {@code to} (the connection that replaces this
+     * one), in order, and closes this one without failing anything. Caller holds the lock.
+     */
+    void moveQueuedSendsTo(TcpEndpoint to) {
+        TxOp op;
+        while ((op = txQueue.poll()) != null) {
+            if (op.kind == K_RESPONSE) {
+                giveTx(op); // answers this socket's peer requests: they die with it
+                continue;
+            }
+            txOutstanding--;
+            to.txOutstanding++;
+            to.txQueue.offer(op);
+        }
+        cm = DOWN;
+        closeChannel();
+        failAll(Errno.ECONNRESET); // what it had received or was acking (an accepted socket replaced)
+        to.flushTx();
+    }
+
+    /**
+     * Ends an RDM connection: its pending operations fail with {@code err} (ECONNREFUSED for a
+     * connect that failed, ECONNRESET for a dead peer, ECANCELED when the endpoint ends it).
+     */
+    void failRdm(int err) {
+        synchronized (lock) {
+            if (cm == DOWN) {
+                failAll(err); // failConnect left the queued sends for the endpoint to decide
+                return;
+            }
+            teardown(err, false);
+        }
+    }
+
+    /** Resumes reading a message that waited for a receive (one was posted on the RDM endpoint). */
+    void resumeIfPaused() {
+        if (readState == R_PAUSED && cm != DOWN) {
+            resumeReading();
         }
     }
 
@@ -1238,26 +2381,12 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     }
 
     private void giveTx(TxOp op) {
+        if (op.sink != null) {
+            matcher.give(op.sink);
+        }
         op.reset();
         if (txFreeCount < txFree.length) {
             txFree[txFreeCount++] = op;
-        }
-    }
-
-    private RxOp takeRx() {
-        if (rxFreeCount > 0) {
-            RxOp op = rxFree[--rxFreeCount];
-            rxFree[rxFreeCount] = null;
-            return op;
-        }
-        rxCreated++;
-        return new RxOp();
-    }
-
-    private void giveRx(RxOp op) {
-        op.reset();
-        if (rxFreeCount < rxFree.length) {
-            rxFree[rxFreeCount++] = op;
         }
     }
 
@@ -1272,70 +2401,95 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     // =================================================================== life cycle
 
     @Override
-    protected synchronized void onClose() {
-        // Closing discards what is pending without completions (fi_endpoint(3)); give back
-        // the CQ room those operations reserved.
-        cm = DOWN;
-        closeChannel();
-        TxOp t;
-        while ((t = txQueue.poll()) != null) {
-            if (t.reports) {
+    protected void onClose() {
+        synchronized (lock) {
+            // Closing discards what is pending without completions (fi_endpoint(3)); give back
+            // the CQ room those operations reserved.
+            cm = DOWN;
+            closeChannel();
+            TxOp t;
+            while ((t = txQueue.poll()) != null) {
+                if (t.reports) {
+                    txCq.unreserve();
+                }
+            }
+            while ((t = ackWait.poll()) != null) {
+                if (t.reports) {
+                    txCq.unreserve();
+                }
+            }
+            while ((t = readWait.poll()) != null) {
                 txCq.unreserve();
             }
-        }
-        while ((t = ackWait.poll()) != null) {
-            if (t.reports) {
+            while ((t = atomicWait.poll()) != null) {
                 txCq.unreserve();
             }
-        }
-        if (current != null) {
-            rxCq.unreserve();
-            current = null;
-        }
-        while (rxQueue.poll() != null) {
-            rxCq.unreserve();
-        }
-        if (request != null) {
-            request.drop();
-        }
-        if (txCq != null) {
-            txCq.detachProgress(domain.engine());
-            txCq.release();
-        }
-        if (rxCq != null) {
-            rxCq.detachProgress(domain.engine());
-            rxCq.release();
-        }
-        if (eq != null) {
-            eq.removeEventsOf(this);
-            eq.detachProgress(domain.engine());
-            eq.release();
-        }
-        if (sendCntr != null) {
-            sendCntr.detachProgress(domain.engine());
-            sendCntr.release();
-        }
-        if (recvCntr != null) {
-            recvCntr.detachProgress(domain.engine());
-            recvCntr.release();
-        }
-        if (av != null) {
-            av.release();
+            if (responseFor != null) {
+                txCq.unreserve();
+                responseFor = null;
+            }
+            if (current != null) {
+                if (payloadKind == P_MSG) {
+                    rxCq.unreserve();
+                }
+                current = null;
+            }
+            if (rdm != null) {
+                return; // an RDM connection: the posted receives and the bindings are the endpoint's
+            }
+            if (rxCq != null) {
+                matcher.discardPosted();
+            }
+            if (request != null) {
+                request.drop();
+            }
+            if (txCq != null) {
+                txCq.detachProgress(domain.engine());
+                txCq.release();
+            }
+            if (rxCq != null) {
+                rxCq.detachProgress(domain.engine());
+                rxCq.release();
+            }
+            if (eq != null) {
+                eq.removeEventsOf(this);
+                eq.detachProgress(domain.engine());
+                eq.release();
+            }
+            if (sendCntr != null) {
+                sendCntr.detachProgress(domain.engine());
+                sendCntr.release();
+            }
+            if (recvCntr != null) {
+                recvCntr.detachProgress(domain.engine());
+                recvCntr.release();
+            }
+            for (UtilCounter c : new UtilCounter[] {writeCntr, readCntr, remoteWriteCntr, remoteReadCntr}) {
+                if (c != null) {
+                    c.detachProgress(domain.engine());
+                    c.release();
+                }
+            }
+            if (av != null) {
+                av.release();
+            }
         }
     }
 
     /** R15: pending operations fail with ECANCELED, a connected endpoint raises FI_SHUTDOWN. */
     @Override
-    protected synchronized void onDeparture() {
-        if (cm == IDLE) {
-            cm = DOWN;
-            failAll(Errno.ECANCELED);
-            if (request != null) {
-                request.drop();
+    protected void onDeparture() {
+        synchronized (lock) {
+            if (cm == IDLE) {
+                cm = DOWN;
+                failAll(Errno.ECANCELED);
+                if (request != null) {
+                    request.drop();
+                }
+                return;
             }
-            return;
+            teardown(Errno.ECANCELED, true);
         }
-        teardown(Errno.ECANCELED, true);
     }
 
     @Override
@@ -1344,107 +2498,34 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler {
     }
 
     /** Whether a message is being read into the unexpected buffer right now (tests). */
-    synchronized boolean isBuffering() {
-        return readState == R_UNEXPECTED;
+    boolean isBuffering() {
+        synchronized (lock) {
+            return readState == R_UNEXPECTED;
+        }
+    }
+
+    /**
+     * Sets the fi_addr of this connection's peer as the sender of what it receives (RDM
+     * connections; an MSG endpoint keeps {@code FI_ADDR_NOTAVAIL}). Messages buffered before
+     * keep the address they arrived with.
+     */
+    void sourceAddress(long fiAddr) {
+        synchronized (lock) {
+            rxSource = fiAddr;
+        }
+    }
+
+    /** Whether reading stopped because a request's response finds no transmit room (tests). */
+    boolean isBlocked() {
+        synchronized (lock) {
+            return readState == R_BLOCKED;
+        }
     }
 
     /** Descriptors created so far (tests prove the pools stop growing in steady state). */
-    synchronized int descriptorsCreated() {
-        return txCreated + rxCreated;
-    }
-
-    // =================================================================== not offered (caps)
-
-    /** Tagged messages are not offered yet: {@code -ENOSYS}. */
-    @Override
-    public int trecv(ByteBuffer buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object context) {
-        return -Errno.ENOSYS;
-    }
-
-    /** Tagged messages are not offered yet: {@code -ENOSYS}. */
-    @Override
-    public int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
-        return -Errno.ENOSYS;
-    }
-
-    /** Tagged messages are not offered yet: {@code -ENOSYS}. */
-    @Override
-    public int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
-        return -Errno.ENOSYS;
-    }
-
-    /** Tagged messages are not offered yet: {@code -ENOSYS}. */
-    @Override
-    public int tinject(ByteBuffer buf, long destAddr, long tag) {
-        return -Errno.ENOSYS;
-    }
-
-    /** Tagged messages are not offered yet: {@code -ENOSYS}. */
-    @Override
-    public int trecvMsg(TaggedMsg msg, long flags) {
-        return -Errno.ENOSYS;
-    }
-
-    /** Tagged messages are not offered yet: {@code -ENOSYS}. */
-    @Override
-    public int tsendMsg(TaggedMsg msg, long flags) {
-        return -Errno.ENOSYS;
-    }
-
-    /** RMA is not offered yet: {@code -ENOSYS}. */
-    @Override
-    public int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
-        return -Errno.ENOSYS;
-    }
-
-    /** RMA is not offered yet: {@code -ENOSYS}. */
-    @Override
-    public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
-        return -Errno.ENOSYS;
-    }
-
-    /** RMA is not offered yet: {@code -ENOSYS}. */
-    @Override
-    public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
-                         Object context) {
-        return -Errno.ENOSYS;
-    }
-
-    /** RMA is not offered yet: {@code -ENOSYS}. */
-    @Override
-    public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
-        return -Errno.ENOSYS;
-    }
-
-    /** RMA is not offered yet: {@code -ENOSYS}. */
-    @Override
-    public int readMsg(RmaMsg msg, long flags) {
-        return -Errno.ENOSYS;
-    }
-
-    /** RMA is not offered yet: {@code -ENOSYS}. */
-    @Override
-    public int writeMsg(RmaMsg msg, long flags) {
-        return -Errno.ENOSYS;
-    }
-
-    /** Atomics are not offered yet: {@code -ENOSYS}. */
-    @Override
-    public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
-        return -Errno.ENOSYS;
-    }
-
-    /** Atomics are not offered yet: {@code -ENOSYS}. */
-    @Override
-    public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
-                           int op, Object context) {
-        return -Errno.ENOSYS;
-    }
-
-    /** Atomics are not offered yet: {@code -ENOSYS}. */
-    @Override
-    public int compareAtomic(long compare, long swap, ByteBuffer result, MemoryRegion resultDesc, long destAddr,
-                             long addr, long key, Object context) {
-        return -Errno.ENOSYS;
+    int descriptorsCreated() {
+        synchronized (lock) {
+            return txCreated + matcher.created();
+        }
     }
 }

@@ -60,8 +60,20 @@ public final class TcpProvider extends AbstractFabricProvider {
     static final int IOV_LIMIT = 4;
     /** Connection data travels up to 256 bytes (TCP-WIRE). */
     static final int CM_DATA_SIZE = 256;
-    /** The caps of an MSG endpoint: no tagged, RMA or atomics yet, so not advertised. */
-    static final long CAPS = Fi.FI_MSG | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_SOURCE | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM;
+    /** Transmit-side caps: messages, tagged messages, RMA and (JOFI peers only) atomics. */
+    static final long TX_CAPS = Fi.FI_MSG | Fi.FI_SEND | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_READ
+            | Fi.FI_WRITE;
+    /** Receive-side caps: the target of RMA/atomics, multi-receive buffers, directed receives. */
+    static final long RX_CAPS = Fi.FI_MSG | Fi.FI_RECV | Fi.FI_SOURCE | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC
+            | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_MULTI_RECV | Fi.FI_RMA_EVENT | Fi.FI_DIRECTED_RECV;
+    /**
+     * The caps of an MSG endpoint (issue 3): atomics work only towards a peer that announced
+     * JOFI in the CM handshake (elsewhere {@code -EOPNOTSUPP}, libfabric's tcp wire has none).
+     */
+    static final long CAPS = TX_CAPS | RX_CAPS | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM;
+
+    /** What RDM infos add to {@link #CAPS}: unknown senders as errors (R10) and directed receives. */
+    static final long RDM_EXTRA_CAPS = Fi.FI_SOURCE_ERR | Fi.FI_DIRECTED_RECV;
 
     private volatile int unexpectedBytes;
     private volatile int unexpectedMessages;
@@ -161,7 +173,23 @@ public final class TcpProvider extends AbstractFabricProvider {
             (first || (named == null && l.address.isLoopbackAddress()) ? out : rest).add(info);
         }
         out.addAll(rest);
+        // One RDM info per address too, after all MSG infos (so MSG stays the first choice).
+        int msgInfos = out.size();
+        for (int i = 0; i < msgInfos; i++) {
+            out.add(rdm(out.get(i)));
+        }
         return out;
+    }
+
+    /**
+     * The RDM info of the same address as an MSG info: the same caps plus {@code FI_SOURCE_ERR}
+     * and {@code FI_DIRECTED_RECV} (TcpRdmEndpoint), the same attributes otherwise.
+     */
+    private static Info rdm(Info msg) {
+        Info info = msg.copy().caps(msg.caps() | RDM_EXTRA_CAPS);
+        info.epAttr().type(EpType.RDM);
+        info.rxAttr().caps(info.rxAttr().caps() | RDM_EXTRA_CAPS);
+        return info;
     }
 
     private static InetSocketAddress resolve(String node, String service, boolean source) throws FabricException {
@@ -283,9 +311,9 @@ public final class TcpProvider extends AbstractFabricProvider {
                 .caps(CAPS)
                 .addrFormat(l.address instanceof Inet6Address ? AddrFormat.SOCKADDR_IN6 : AddrFormat.SOCKADDR_IN);
         info.epAttr().type(EpType.MSG).protocol(Fi.FI_PROTO_SOCK_TCP).maxMsgSize(MAX_MSG_SIZE).txCtxCnt(1).rxCtxCnt(1);
-        info.txAttr().caps(Fi.FI_MSG | Fi.FI_SEND).injectSize(INJECT_SIZE).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
+        info.txAttr().caps(TX_CAPS).injectSize(INJECT_SIZE).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
                 .msgOrder(Fi.FI_ORDER_SAS);
-        info.rxAttr().caps(Fi.FI_MSG | Fi.FI_RECV | Fi.FI_SOURCE).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
+        info.rxAttr().caps(RX_CAPS).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
                 .msgOrder(Fi.FI_ORDER_SAS); // one stream, receives matched in order
         info.domainAttr().name(l.ifName).threading(Threading.SAFE)
                 .controlProgress(Progress.AUTO).dataProgress(Progress.AUTO)

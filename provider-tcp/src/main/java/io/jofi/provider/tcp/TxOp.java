@@ -12,8 +12,7 @@ import java.nio.ByteOrder;
  */
 final class TxOp {
     /** The wire header; big-endian (JOFI always declares big-endian, TCP-WIRE "Byte order"). */
-    final ByteBuffer header = ByteBuffer.allocateDirect(TcpWireDescriptor.BASE_HEADER_LENGTH
-            + TcpWireDescriptor.CQ_DATA_LENGTH).order(ByteOrder.BIG_ENDIAN);
+    final ByteBuffer header = ByteBuffer.allocateDirect(TcpWireDescriptor.MAX_HEADER_LENGTH).order(ByteOrder.BIG_ENDIAN);
     /** Where inject copies its payload (FI_INJECT: the caller's buffer is free at return). */
     final ByteBuffer injectCopy = ByteBuffer.allocateDirect(TcpProvider.INJECT_SIZE);
     /** [0] = header, [1..n] = payload; what the gathering write consumes. */
@@ -38,6 +37,13 @@ final class TxOp {
     /** Whether any byte went out (acks may no longer be interleaved before it). */
     boolean started;
 
+    /** What it is: decides the counter and what follows the write (see {@code TcpEndpoint}). */
+    int kind;
+    /** RMA read: the local buffers the response's payload is read into (a pooled receive descriptor). */
+    RxOp sink;
+    /** Fetching atomic: where the old value goes (the caller's buffer, at its position). */
+    ByteBuffer result;
+
     TxOp() {
         gather[0] = header;
     }
@@ -53,6 +59,20 @@ final class TxOp {
             views[i] = v;
         }
         v.limit(v.capacity()).position(src.position()).limit(src.limit());
+        gather[1 + i] = v;
+    }
+
+    /** Sets payload element {@code i} to {@code [index, index + length)} of {@code src} (a registered region). */
+    void region(int i, ByteBuffer src, int index, int length) {
+        ByteBuffer v;
+        if (sources[i] == src) {
+            v = views[i];
+        } else {
+            v = src.duplicate();
+            sources[i] = src;
+            views[i] = v;
+        }
+        v.limit(v.capacity()).position(index).limit(index + length);
         gather[1 + i] = v;
     }
 
@@ -76,6 +96,12 @@ final class TxOp {
     void reset() {
         context = null;
         started = false;
+        sink = null;
+        result = null;
+        kind = 0;
+        ackWanted = false;
+        reports = false;
+        complete = false;
         for (int i = 1; i < gather.length; i++) {
             gather[i] = null;
         }

@@ -49,6 +49,50 @@ class TcpAllocationTest {
         }
     }
 
+    /** Tagged round trips, RMA writes (acked) and reads, fetching atomics: nothing allocated per operation. */
+    @ParameterizedTest
+    @ValueSource(ints = {8, 4096})
+    void taggedRmaAndAtomicRoundTripsAllocateNothing(int size) throws Exception {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        mx.setThreadAllocatedMemoryEnabled(true);
+        long caps = Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_READ | Fi.FI_WRITE
+                | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE;
+        try (TcpTestBed bed = new TcpTestBed(Progress.MANUAL, caps).connect(null, null)) {
+            ByteBuffer tx = ByteBuffer.allocateDirect(size);
+            ByteBuffer rx = ByteBuffer.allocateDirect(size);
+            ByteBuffer target = ByteBuffer.allocateDirect(size + 8).order(java.nio.ByteOrder.nativeOrder());
+            ByteBuffer result = ByteBuffer.allocateDirect(8).order(java.nio.ByteOrder.nativeOrder());
+            io.jofi.MemoryRegion mr = bed.domain.register(target, Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE, 0, 0, 0, "mr");
+            Object ctx = "ctx";
+            runOps(bed, tx, rx, result, mr, ctx, WARMUP);
+            long tid = Thread.currentThread().getId();
+            long before = mx.getThreadAllocatedBytes(tid);
+            runOps(bed, tx, rx, result, mr, ctx, ROUNDS);
+            long allocated = mx.getThreadAllocatedBytes(tid) - before;
+            assertTrue(allocated < 4096, allocated + " bytes allocated over " + ROUNDS
+                    + " rounds (tsend/trecv, write, read, fetching atomic)");
+            assertEquals(ROUNDS + WARMUP, result.getLong(0) + 1, "the atomics ran");
+            mr.close();
+        }
+    }
+
+    private void runOps(TcpTestBed bed, ByteBuffer tx, ByteBuffer rx, ByteBuffer result, io.jofi.MemoryRegion mr,
+                        Object ctx, int n) {
+        long word = mr.address() + tx.capacity();
+        for (int i = 0; i < n; i++) {
+            check(bed.server.trecv(rx, null, Fi.FI_ADDR_UNSPEC, 0x77, 0, ctx));
+            check(bed.client.tsend(tx, null, Fi.FI_ADDR_UNSPEC, 0x77, ctx));
+            await(bed.serverCq);
+            await(bed.clientCq);
+            check(bed.client.write(tx, null, Fi.FI_ADDR_UNSPEC, mr.address(), mr.key(), ctx));
+            await(bed.clientCq);
+            check(bed.client.read(rx, null, Fi.FI_ADDR_UNSPEC, mr.address(), mr.key(), ctx));
+            await(bed.clientCq);
+            check(bed.client.fetchAtomic(1, result, null, Fi.FI_ADDR_UNSPEC, word, mr.key(), Fi.FI_SUM, ctx));
+            await(bed.clientCq);
+        }
+    }
+
     private void run(TcpTestBed bed, ByteBuffer tx, ByteBuffer rx, ByteBuffer small, Msg dc, Object ctx, int n) {
         for (int i = 0; i < n; i++) {
             check(bed.server.recv(rx, null, Fi.FI_ADDR_UNSPEC, ctx));

@@ -184,11 +184,13 @@ class TcpFailureTest {
         assertTrue(i.epAttr().maxMsgSize() >= 16 << 20);
         assertEquals(128, i.txAttr().injectSize());
         assertEquals(8, i.domainAttr().cqDataSize());
-        assertEquals(Fi.FI_MSG | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_SOURCE | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM, i.caps());
+        assertEquals(Fi.FI_MSG | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_SOURCE | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM
+                | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ
+                | Fi.FI_REMOTE_WRITE | Fi.FI_MULTI_RECV | Fi.FI_RMA_EVENT | Fi.FI_DIRECTED_RECV, i.caps());
         io.jofi.Info s = p.getInfo("127.0.0.1", "4711", Fi.FI_SOURCE, null).get(0);
         assertEquals(new InetSocketAddress("127.0.0.1", 4711), Addresses.fromSockaddr(s.srcAddr()));
         assertNull(s.destAddr());
-        io.jofi.Info hints = new io.jofi.Info().caps(Fi.FI_TAGGED);
+        io.jofi.Info hints = new io.jofi.Info().caps(Fi.FI_COLLECTIVE); // not offered
         FabricException none = assertThrows(FabricException.class, () -> p.getInfo(null, null, 0, hints));
         assertEquals(Errno.ENODATA, none.errno());
         assertEquals(Fi.FI_PROTO_SOCK_TCP, i.epAttr().protocol());

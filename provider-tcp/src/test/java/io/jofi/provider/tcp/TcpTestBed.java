@@ -45,9 +45,16 @@ final class TcpTestBed implements AutoCloseable {
     final CompletionQueue serverCq;
     Endpoint client;
     Endpoint server;
+    /** Objects a test opened (counters, ...), closed after the endpoints. */
+    final java.util.List<io.jofi.Fid> closeLater = new java.util.ArrayList<>();
 
     TcpTestBed(Progress mode) throws FabricException {
-        Info hints = new Info().caps(Fi.FI_MSG);
+        this(mode, Fi.FI_MSG);
+    }
+
+    /** A bed whose endpoints ask for {@code caps} (e.g. FI_TAGGED | FI_RMA | FI_ATOMIC). */
+    TcpTestBed(Progress mode, long caps) throws FabricException {
+        Info hints = new Info().caps(caps);
         hints.epAttr().type(EpType.MSG);
         hints.domainAttr().dataProgress(mode);
         List<Info> infos = provider.getInfo("127.0.0.1", "0", Fi.FI_SOURCE, hints);
@@ -64,23 +71,39 @@ final class TcpTestBed implements AutoCloseable {
         serverCq = domain.openCq(new CqAttr().format(CqFormat.DATA), "server-cq");
     }
 
+    /** What a test binds to an endpoint before it is enabled (counters, ...). */
+    interface Setup {
+        void before(Endpoint ep) throws FabricException;
+    }
+
     /** An enabled client endpoint bound to its EQ and CQ. */
     Endpoint newClient() throws FabricException {
+        return newClient(ep -> { });
+    }
+
+    private Endpoint newClient(Setup setup) throws FabricException {
         Endpoint ep = domain.endpoint(info, "client");
         ep.bind(clientEq, 0);
         ep.bind(clientCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
+        setup.before(ep);
         ep.enable();
         return ep;
     }
 
     /** Connects a client with {@code connData}, accepts with {@code acceptData}; both sides CONNECTED. */
     TcpTestBed connect(byte[] connData, byte[] acceptData) throws FabricException {
-        client = newClient();
+        return connect(connData, acceptData, ep -> { });
+    }
+
+    /** As {@link #connect(byte[], byte[])}, {@code setup} applied to both endpoints ("client", "server") before enable. */
+    TcpTestBed connect(byte[] connData, byte[] acceptData, Setup setup) throws FabricException {
+        client = newClient(setup);
         client.connect(pep.getName(), connData);
         EqEntry req = awaitEvent(pepEq, Fi.FI_CONNREQ);
         server = domain.endpoint(req.info(), "server");
         server.bind(serverEq, 0);
         server.bind(serverCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
+        setup.before(server);
         server.enable();
         server.accept(acceptData);
         awaitEvent(serverEq, Fi.FI_CONNECTED);
@@ -191,6 +214,9 @@ final class TcpTestBed implements AutoCloseable {
             server.close();
         }
         pep.close();
+        for (io.jofi.Fid f : closeLater) {
+            f.close();
+        }
         clientCq.close();
         serverCq.close();
         pepEq.close();

@@ -39,6 +39,7 @@ public final class CmMessage {
     private int type = CM_TYPE_REQUEST;
     private int dataLength;
     private long connData = CONN_DATA_BIG_ENDIAN;
+    private long msgId;
 
     /** Creates an empty connection request declaring big-endian headers. */
     public CmMessage() {
@@ -74,7 +75,40 @@ public final class CmMessage {
         this.type = type;
         this.dataLength = length;
         this.connData = type == CM_TYPE_REJECT ? CONN_DATA_REJECT : CONN_DATA_BIG_ENDIAN;
+        this.msgId = 0L;
         return this;
+    }
+
+    /**
+     * Sets {@code msg_id}, which libfabric 1.17 writes as zero and never checks: JOFI puts
+     * {@link TcpWireDescriptor#CM_JOFI_MARKER} there in its requests and accepts to announce its
+     * wire extensions (atomics, ops 5/6). {@link #set} resets it to zero.
+     *
+     * @param msgId the eight bytes of {@code msg_id}, written big-endian
+     * @return this holder
+     */
+    public CmMessage msgId(final long msgId) {
+        this.msgId = msgId;
+        return this;
+    }
+
+    /**
+     * The decoded {@code msg_id} (big-endian).
+     *
+     * @return {@code msg_id}
+     */
+    public long msgId() {
+        return msgId;
+    }
+
+    /**
+     * Whether the peer announced JOFI's wire extensions ({@code msg_id} is
+     * {@link TcpWireDescriptor#CM_JOFI_MARKER}; a C libfabric peer sends zero).
+     *
+     * @return {@code true} for a JOFI peer
+     */
+    public boolean isJofi() {
+        return msgId == TcpWireDescriptor.CM_JOFI_MARKER;
     }
 
     /**
@@ -109,7 +143,7 @@ public final class CmMessage {
         WireBytes.putShort(dst, base + CM_SEG_SIZE_OFFSET, dataLength, ByteOrder.BIG_ENDIAN);
         dst.putInt(base + CM_SEG_NO_OFFSET, 0);
         dst.putLong(base + CM_CONN_ID_OFFSET, 0L);
-        dst.putLong(base + CM_MSG_ID_OFFSET, 0L);
+        WireBytes.putLong(dst, base + CM_MSG_ID_OFFSET, msgId, ByteOrder.BIG_ENDIAN);
         WireBytes.putLong(dst, base + CM_CONN_DATA_OFFSET, connData, ByteOrder.BIG_ENDIAN);
         dst.put(base + CM_HEADER_LENGTH, data, 0, dataLength);
         dst.position(base + length);
@@ -164,6 +198,7 @@ public final class CmMessage {
         this.type = peerType;
         this.dataLength = segSize;
         this.connData = WireBytes.getLong(src, base + CM_CONN_DATA_OFFSET, ByteOrder.BIG_ENDIAN);
+        this.msgId = WireBytes.getLong(src, base + CM_MSG_ID_OFFSET, ByteOrder.BIG_ENDIAN);
         src.get(base + CM_HEADER_LENGTH, data, 0, segSize);
         src.position(base + length);
         return length;

@@ -118,7 +118,7 @@ public final class MessageHeader {
      *                               programming error: e.g. a tag plus 4 descriptors and CQ data)
      */
     public int encode(final ByteBuffer dst) {
-        final int length = TcpWireDescriptor.headerLength(op, flags, rmaIovCount);
+        final int length = TcpWireDescriptor.headerLength(op, flags, rmaIovCount, opData);
         if (length > MAX_HEADER_LENGTH) {
             throw new IllegalStateException("header of " + length + " bytes; at most " + MAX_HEADER_LENGTH);
         }
@@ -138,14 +138,15 @@ public final class MessageHeader {
         dst.put(base + HDR_SIZE_OFFSET, (byte) length);
         dst.put(base + ID_OFFSET, (byte) id);
         WireBytes.putLong(dst, base + SIZE_OFFSET, size, byteOrder);
-        if (TcpWireDescriptor.hasCqData(op, flags)) {
+        final boolean bare = TcpWireDescriptor.isBare(op, opData);
+        if (!bare && TcpWireDescriptor.hasCqData(op, flags)) {
             WireBytes.putLong(dst, base + TcpWireDescriptor.cqDataOffset(), cqData, byteOrder);
         }
-        if (TcpWireDescriptor.hasTag(op, flags)) {
+        if (!bare && TcpWireDescriptor.hasTag(op, flags)) {
             WireBytes.putLong(dst, base + TcpWireDescriptor.tagOffset(op, flags), tag, byteOrder);
         }
-        // a read response is a bare base header: its rma_iov_cnt describes the request
-        final int count = op == TcpWireDescriptor.OP_READ_RESPONSE ? 0 : rmaIovCount;
+        // a read response or an ack is a bare base header: its rma_iov_cnt describes the request
+        final int count = bare ? 0 : rmaIovCount;
         int at = base + TcpWireDescriptor.rmaIovOffset(op, flags);
         for (int i = 0; i < count; i++, at += RMA_IOV_LENGTH) {
             WireBytes.putLong(dst, at + RMA_IOV_ADDR_OFFSET, rmaAddr[i], byteOrder);
@@ -179,13 +180,27 @@ public final class MessageHeader {
      *         but success neither {@code src} nor this holder is changed
      */
     public int decode(final ByteBuffer src, final long maxMessageSize) {
+        return decode(src, maxMessageSize, MAX_OP);
+    }
+
+    /**
+     * As {@link #decode(ByteBuffer, long)}, accepting ops up to {@code maxOp}: a connection
+     * that negotiated JOFI's extensions passes {@link TcpWireDescriptor#MAX_JOFI_OP} (atomics,
+     * ops 5 and 6); every other connection {@link TcpWireDescriptor#MAX_OP}.
+     *
+     * @param src            the bytes received so far
+     * @param maxMessageSize the largest payload accepted
+     * @param maxOp          the highest op accepted ({@code MAX_OP} or {@code MAX_JOFI_OP})
+     * @return as {@link #decode(ByteBuffer, long)}
+     */
+    public int decode(final ByteBuffer src, final long maxMessageSize, final int maxOp) {
         final int base = src.position();
         final int available = src.remaining();
         if (available <= OP_OFFSET) {
             return WireStatus.NEED_MORE;
         }
         final int peerOp = src.get(base + OP_OFFSET) & 0xFF;
-        if (peerOp > MAX_OP) {
+        if (peerOp > maxOp) {
             return WireStatus.UNKNOWN_OP;
         }
         if (available <= RMA_IOV_COUNT_OFFSET) {
@@ -206,7 +221,8 @@ public final class MessageHeader {
             return WireStatus.HDR_SIZE_TOO_LARGE;
         }
         final int peerFlags = WireBytes.getUnsignedShort(src, base + FLAGS_OFFSET, byteOrder);
-        if (peerHdrSize != TcpWireDescriptor.headerLength(peerOp, peerFlags, peerRmaIovCount)) {
+        final int peerOpData = src.get(base + OP_DATA_OFFSET) & 0xFF;
+        if (peerHdrSize != TcpWireDescriptor.headerLength(peerOp, peerFlags, peerRmaIovCount, peerOpData)) {
             return WireStatus.HDR_SIZE_MISMATCH;
         }
         if (available < BASE_HEADER_LENGTH) {
@@ -233,12 +249,13 @@ public final class MessageHeader {
         hdrSize = peerHdrSize;
         id = src.get(base + ID_OFFSET) & 0xFF;
         size = peerSize;
-        cqData = TcpWireDescriptor.hasCqData(peerOp, peerFlags)
+        final boolean bare = TcpWireDescriptor.isBare(peerOp, peerOpData);
+        cqData = !bare && TcpWireDescriptor.hasCqData(peerOp, peerFlags)
             ? WireBytes.getLong(src, base + TcpWireDescriptor.cqDataOffset(), byteOrder) : 0L;
-        tag = TcpWireDescriptor.hasTag(peerOp, peerFlags)
+        tag = !bare && TcpWireDescriptor.hasTag(peerOp, peerFlags)
             ? WireBytes.getLong(src, base + TcpWireDescriptor.tagOffset(peerOp, peerFlags), byteOrder) : 0L;
-        // a read response is a bare base header: its rma_iov_cnt describes the request
-        final int count = peerOp == TcpWireDescriptor.OP_READ_RESPONSE ? 0 : peerRmaIovCount;
+        // a read response or an ack is a bare base header: its rma_iov_cnt describes the request
+        final int count = bare ? 0 : peerRmaIovCount;
         int at = base + TcpWireDescriptor.rmaIovOffset(peerOp, peerFlags);
         for (int i = 0; i < count; i++, at += RMA_IOV_LENGTH) {
             rmaAddr[i] = WireBytes.getLong(src, at + RMA_IOV_ADDR_OFFSET, byteOrder);
@@ -259,8 +276,8 @@ public final class MessageHeader {
      * @throws IllegalArgumentException outside 0..4
      */
     public MessageHeader op(final int op) {
-        if (op < 0 || op > MAX_OP) {
-            throw new IllegalArgumentException("op " + op + " outside 0.." + MAX_OP);
+        if (op < 0 || op > TcpWireDescriptor.MAX_JOFI_OP) {
+            throw new IllegalArgumentException("op " + op + " outside 0.." + TcpWireDescriptor.MAX_JOFI_OP);
         }
         this.op = op;
         return this;
@@ -419,12 +436,12 @@ public final class MessageHeader {
 
     /** @return whether the header carries remote CQ data */
     public boolean hasCqData() {
-        return TcpWireDescriptor.hasCqData(op, flags);
+        return !TcpWireDescriptor.isBare(op, opData) && TcpWireDescriptor.hasCqData(op, flags);
     }
 
     /** @return whether the header carries a tag */
     public boolean hasTag() {
-        return TcpWireDescriptor.hasTag(op, flags);
+        return !TcpWireDescriptor.isBare(op, opData) && TcpWireDescriptor.hasTag(op, flags);
     }
 
     /** @return the number of RMA descriptors */

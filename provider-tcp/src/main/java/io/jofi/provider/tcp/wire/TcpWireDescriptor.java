@@ -119,6 +119,19 @@ public final class TcpWireDescriptor {
     /** {@code conn_data} of a reject. */
     public static final long CONN_DATA_REJECT = 0L;
 
+    /**
+     * JOFI's marker in the CM header's {@code msg_id} (offset 16, 8 bytes, big-endian): ASCII
+     * {@code "JOFI"} followed by the extension version 1. libfabric 1.17 writes zero there and
+     * never reads it, so a C peer is unaffected and is recognised as "not JOFI". A connection
+     * whose both CM messages (request and accept) carry it negotiated JOFI's extensions: the
+     * atomic ops {@link #OP_ATOMIC_REQUEST}/{@link #OP_ATOMIC_RESPONSE} and
+     * {@link #FLAG_JOFI_MATCH_COMPLETE}.
+     * <pre>
+     *  offset 16: 4a 4f 46 49 00 00 00 01     "JOFI", extension version 1
+     * </pre>
+     */
+    public static final long CM_JOFI_MARKER = 0x4A4F_4649_0000_0001L;
+
     // ---------------------------------------------------------------- message header
 
     /** Offset of the one-byte version (written 3, never checked). */
@@ -173,6 +186,45 @@ public final class TcpWireDescriptor {
     /** Highest op code; anything above is an I/O error that drops the connection. */
     public static final int MAX_OP = OP_WRITE;
 
+    /*
+     * JOFI extension (only on connections that negotiated it, CM_JOFI_MARKER): 64-bit atomics.
+     * libfabric's tcp wire has none (op > 4 drops the connection in C), so a connection to a C
+     * peer never carries them and the decoder refuses them there (UNKNOWN_OP).
+     *
+     * Atomic request (op 5): base header + one RMA descriptor naming the 8-byte target word,
+     * then a 24-byte payload. op_data stays 0 (op_data 2 would read as an ack).
+     *
+     *   0      1      2      4      5      6      7      8                16
+     *   +------+------+------+------+------+------+------+----------------+
+     *   | 3    | 5    | 0    | 0    | 1    | 40   | id   | size = 64      |
+     *   +------+------+------+------+------+------+------+----------------+
+     *   16: addr (8)   24: len = 8 (8)   32: key (8)
+     *   40: atomic (8): bits 0-7 the fi_atomic op (Fi.FI_SUM = 2, FI_CSWAP = 12, ...),
+     *                   bit 8 set when the initiator fetches the old value
+     *   48: operand (8)   56: compare (8; FI_CSWAP, else 0)    -- all in header byte order
+     *
+     * Atomic response (op 6): a bare base header (like a read response) + the old value of the
+     * word (8 bytes, header byte order). Responses come in request order.
+     *
+     *   0      1      2      4      5      6      7      8              16            24
+     *   +------+------+------+------+------+------+------+--------------+-------------+
+     *   | 3    | 6    | 0    | 0    | 0    | 16   | id   | size = 24    | old value   |
+     *   +------+------+------+------+------+------+------+--------------+-------------+
+     */
+
+    /** JOFI op: atomic request (negotiated connections only). */
+    public static final int OP_ATOMIC_REQUEST = 5;
+    /** JOFI op: atomic response, the old value (negotiated connections only). */
+    public static final int OP_ATOMIC_RESPONSE = 6;
+    /** Highest op code on a connection that negotiated JOFI's extensions. */
+    public static final int MAX_JOFI_OP = OP_ATOMIC_RESPONSE;
+    /** Payload of an atomic request: the op word, the operand, the compare value. */
+    public static final int ATOMIC_REQUEST_PAYLOAD = 24;
+    /** Bit of the atomic request's op word: the initiator fetches the old value. */
+    public static final int ATOMIC_FETCH = 1 << 8;
+    /** Payload of an atomic response: the old value. */
+    public static final int ATOMIC_RESPONSE_PAYLOAD = 8;
+
     /** Flag bit 0: the remote CQ data extension is present. */
     public static final int FLAG_REMOTE_CQ_DATA = 1;
     /**
@@ -188,6 +240,13 @@ public final class TcpWireDescriptor {
      */
     public static final int FLAG_TAGGED = 1 << 7;
 
+    /**
+     * Flag bit 1 (JOFI extension, negotiated connections only; libfabric leaves it unused):
+     * together with bit 2, the sender asked for {@code FI_MATCH_COMPLETE}, so the receiver acks
+     * only once a receive took the message, not when it was buffered unexpected.
+     */
+    public static final int FLAG_JOFI_MATCH_COMPLETE = 1 << 1;
+
     /** op_data value that marks an acknowledgement. */
     public static final int OP_DATA_ACK = 2;
 
@@ -201,7 +260,7 @@ public final class TcpWireDescriptor {
      * @return {@code true} if the tag extension is present
      */
     public static boolean hasTag(final int op, final int flags) {
-        return op == OP_TAGGED || (op != OP_READ_RESPONSE && (flags & FLAG_TAGGED) != 0);
+        return op == OP_TAGGED || (isMessageOp(op) && (flags & FLAG_TAGGED) != 0);
     }
 
     /**
@@ -213,7 +272,7 @@ public final class TcpWireDescriptor {
      * @return {@code true} if the CQ data extension is present
      */
     public static boolean hasCqData(final int op, final int flags) {
-        return op != OP_READ_RESPONSE && (flags & FLAG_REMOTE_CQ_DATA) != 0;
+        return !isBareResponse(op) && (flags & FLAG_REMOTE_CQ_DATA) != 0;
     }
 
     /**
@@ -227,13 +286,64 @@ public final class TcpWireDescriptor {
      * @return the header length in bytes
      */
     public static int headerLength(final int op, final int flags, final int rmaIovCount) {
-        if (op == OP_READ_RESPONSE) {
+        if (isBareResponse(op)) {
             return BASE_HEADER_LENGTH;
         }
         return BASE_HEADER_LENGTH
             + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? CQ_DATA_LENGTH : 0)
             + (hasTag(op, flags) ? TAG_LENGTH : 0)
             + rmaIovCount * RMA_IOV_LENGTH;
+    }
+
+    /**
+     * The {@code hdr_size} of a header with these fields, {@code op_data} included: an
+     * acknowledgement ({@link #OP_DATA_ACK}) is a bare base header whatever op, flags and
+     * rma_iov_cnt it carries — libfabric 1.17 acks an RMA write with the write's rma_iov_cnt
+     * copied (seen on the wire: {@code 03 00 0000 02 01 10 00 …10}) — and otherwise as
+     * {@link #headerLength(int, int, int)}.
+     *
+     * @param op          the op code
+     * @param flags       the flags
+     * @param rmaIovCount the number of RMA descriptors
+     * @param opData      the op_data byte
+     * @return the header length in bytes
+     */
+    public static int headerLength(final int op, final int flags, final int rmaIovCount, final int opData) {
+        return opData == OP_DATA_ACK ? BASE_HEADER_LENGTH : headerLength(op, flags, rmaIovCount);
+    }
+
+    /**
+     * Whether a header is a bare base header whatever its flags and rma_iov_cnt say: a read
+     * response, JOFI's atomic response, or an acknowledgement.
+     *
+     * @param op     the op code
+     * @param opData the op_data byte
+     * @return {@code true} when no extension follows the base header
+     */
+    public static boolean isBare(final int op, final int opData) {
+        return opData == OP_DATA_ACK || isBareResponse(op);
+    }
+
+    /**
+     * Whether a header of this op is a bare base header whatever its copied flags and
+     * rma_iov_cnt say: a read response, and JOFI's atomic response.
+     *
+     * @param op the op code
+     * @return {@code true} for ops 3 and 6
+     */
+    public static boolean isBareResponse(final int op) {
+        return op == OP_READ_RESPONSE || op == OP_ATOMIC_RESPONSE;
+    }
+
+    /**
+     * Whether flag bit 7 (tagged as op 0) can apply to this op: every op but the responses
+     * and JOFI's atomic request.
+     *
+     * @param op the op code
+     * @return {@code true} for ops 0, 1, 2, 4
+     */
+    private static boolean isMessageOp(final int op) {
+        return op <= OP_WRITE && op != OP_READ_RESPONSE;
     }
 
     /**

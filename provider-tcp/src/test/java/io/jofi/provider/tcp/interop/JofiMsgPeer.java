@@ -35,6 +35,7 @@ import io.jofi.Fabrics;
 import io.jofi.Fi;
 import io.jofi.Fid;
 import io.jofi.Info;
+import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.PassiveEndpoint;
 import io.jofi.Progress;
@@ -68,13 +69,16 @@ final class JofiMsgPeer implements AutoCloseable {
     private PassiveEndpoint pep;
     private Endpoint ep;
     private Info pendingRequest;
+    private Info listenInfo;
+    private ByteBuffer exposed;
 
     JofiMsgPeer(Progress progress) {
         this.progress = progress;
     }
 
     private static Info hints(Progress progress) {
-        Info hints = new Info().caps(Fi.FI_MSG);
+        Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_RMA | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ
+                | Fi.FI_REMOTE_WRITE);
         hints.epAttr().type(EpType.MSG);
         hints.fabricAttr().provName("tcp");
         hints.domainAttr().dataProgress(progress);
@@ -91,12 +95,16 @@ final class JofiMsgPeer implements AutoCloseable {
         eq = track(fabric.openEq(new EqAttr().size(64), "jofi-eq"));
     }
 
-    private void openEndpoint(Info info) throws FabricException {
+    private void ensureDomain(Info info) throws FabricException {
         if (domain == null) {
             domain = track(fabric.domain(info, "jofi-domain"));
             txCq = track(domain.openCq(new CqAttr().size(128).format(CqFormat.DATA), "jofi-txcq"));
             rxCq = track(domain.openCq(new CqAttr().size(128).format(CqFormat.DATA), "jofi-rxcq"));
         }
+    }
+
+    private void openEndpoint(Info info) throws FabricException {
+        ensureDomain(info);
         ep = track(domain.endpoint(info, "jofi-ep"));
         ep.bind(eq, 0);
         ep.bind(txCq, Fi.FI_TRANSMIT);
@@ -110,6 +118,7 @@ final class JofiMsgPeer implements AutoCloseable {
     int listen() throws FabricException {
         List<Info> infos = Fabrics.standalone().getInfo(NativePeer.HOST, "0", Fi.FI_SOURCE, hints(progress));
         Info info = infos.get(0);
+        listenInfo = info;
         openFabricAndEq(info);
         pep = track(fabric.passiveEndpoint(info, "jofi-pep"));
         pep.bind(eq, 0);
@@ -255,6 +264,63 @@ final class JofiMsgPeer implements AutoCloseable {
         buf.duplicate().position(0).limit(size).slice().get(got);
         int bad = NativePeer.firstPatternMismatch(got, 0, size);
         assertEquals(-1, bad, "first received byte that differs from the pattern");
+    }
+
+    // ------------------------------------------------------------------ RMA (fi_rma(3))
+
+    /**
+     * Registers {@code size} bytes holding the {@code size}-byte pattern for remote read and
+     * write (after {@link #listen}, before the C peer starts: it needs the address and key).
+     */
+    MemoryRegion expose(int size) throws FabricException {
+        assertNotNull(listenInfo, "expose after listen");
+        ensureDomain(listenInfo);
+        exposed = ByteBuffer.allocateDirect(size);
+        exposed.put(NativePeer.pattern(size)).flip();
+        return track(domain.register(exposed, Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE, 0, 0, 0, "jofi-region"));
+    }
+
+    /** Checks that the exposed region starts with the {@code size}-byte pattern (written by the peer). */
+    void expectRegion(int size) {
+        byte[] got = new byte[size];
+        exposed.duplicate().position(0).limit(size).slice().get(got);
+        assertEquals(-1, NativePeer.firstPatternMismatch(got, 0, size), "first byte of the region that differs from the pattern");
+    }
+
+    /** fi_write (fi_writedata with {@code cqData}) of the {@code size}-byte pattern; waits for FI_RMA|FI_WRITE. */
+    void write(int size, long addr, long key, Long cqData) {
+        ByteBuffer buf = ByteBuffer.allocateDirect(Math.max(size, 1));
+        buf.put(NativePeer.pattern(size)).flip();
+        Object context = "write-" + size;
+        if (cqData == null) {
+            post(() -> ep.write(buf, null, Fi.FI_ADDR_UNSPEC, addr, key, context), "write " + size);
+        } else {
+            post(() -> ep.writeData(buf, null, cqData, Fi.FI_ADDR_UNSPEC, addr, key, context), "writeData " + size);
+        }
+        CqErrEntry done = awaitCompletion(txDone, "write of " + size + " bytes");
+        assertSame(context, done.context(), "the write completion's context");
+        assertEquals(Fi.FI_RMA | Fi.FI_WRITE, done.flags() & (Fi.FI_RMA | Fi.FI_WRITE), "write completion flags");
+    }
+
+    /** fi_read of {@code size} bytes; checks the {@code size}-byte pattern. */
+    void read(int size, long addr, long key) {
+        ByteBuffer buf = ByteBuffer.allocateDirect(Math.max(size, 1));
+        buf.limit(size);
+        Object context = "read-" + size;
+        post(() -> ep.read(buf, null, Fi.FI_ADDR_UNSPEC, addr, key, context), "read " + size);
+        CqErrEntry done = awaitCompletion(txDone, "read of " + size + " bytes");
+        assertSame(context, done.context(), "the read completion's context");
+        assertEquals(Fi.FI_RMA | Fi.FI_READ, done.flags() & (Fi.FI_RMA | Fi.FI_READ), "read completion flags");
+        byte[] got = new byte[size];
+        buf.duplicate().position(0).limit(size).slice().get(got);
+        assertEquals(-1, NativePeer.firstPatternMismatch(got, 0, size), "first byte read that differs from the pattern");
+    }
+
+    /** Waits for the target-side completion of the peer's fi_writedata. */
+    void expectWriteData(long cqData) {
+        CqErrEntry done = awaitCompletion(rxDone, "the peer's writedata");
+        assertEquals(Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA, done.flags(), "writedata target flags");
+        assertEquals(cqData, done.data(), "remote CQ data");
     }
 
     private interface Post {

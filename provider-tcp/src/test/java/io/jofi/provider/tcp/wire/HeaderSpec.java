@@ -12,6 +12,7 @@ record HeaderSpec(int op, int flags, int rmaIovCount, int opData, int id, long c
     /** Whether this spec fits the 120-byte header limit (tag + CQ data + 4 descriptors does not). */
     boolean fits() {
         return TcpWireDescriptor.headerLength(op, flags, rmaIovCount) <= TcpWireDescriptor.MAX_HEADER_LENGTH;
+        // (the 3-argument length: an ack's extensions are dropped by encode, but the holder must accept them)
     }
 
     /** Sets {@code header} to this spec. */
@@ -28,20 +29,21 @@ record HeaderSpec(int op, int flags, int rmaIovCount, int opData, int id, long c
 
     /** Describes how {@code decoded} differs from this spec, or returns null if it matches. */
     String mismatch(final MessageHeader decoded) {
-        final int hdrSize = TcpWireDescriptor.headerLength(op, flags, rmaIovCount);
+        final int hdrSize = TcpWireDescriptor.headerLength(op, flags, rmaIovCount, opData);
+        final boolean bare = TcpWireDescriptor.isBare(op, opData);
         if (decoded.op() != op || decoded.flags() != flags || decoded.opData() != opData
             || decoded.id() != (id & 0xFF) || decoded.rmaIovCount() != rmaIovCount
             || decoded.hdrSize() != hdrSize || decoded.payloadLength() != payloadLength
             || decoded.size() != hdrSize + payloadLength || decoded.version() != TcpWireDescriptor.VERSION) {
             return "base header " + decoded + " for " + this;
         }
-        if (TcpWireDescriptor.hasCqData(op, flags) && decoded.cqData() != cqData) {
+        if (!bare && TcpWireDescriptor.hasCqData(op, flags) && decoded.cqData() != cqData) {
             return "cq data " + decoded.cqData() + " for " + this;
         }
-        if (TcpWireDescriptor.hasTag(op, flags) && decoded.tag() != tag) {
+        if (!bare && TcpWireDescriptor.hasTag(op, flags) && decoded.tag() != tag) {
             return "tag " + decoded.tag() + " for " + this;
         }
-        final int iovs = op == TcpWireDescriptor.OP_READ_RESPONSE ? 0 : rmaIovCount;
+        final int iovs = bare ? 0 : rmaIovCount;
         for (int i = 0; i < iovs; i++) {
             if (decoded.rmaAddr(i) != iovWords.get(3 * i) || decoded.rmaLen(i) != iovWords.get(3 * i + 1)
                 || decoded.rmaKey(i) != iovWords.get(3 * i + 2)) {

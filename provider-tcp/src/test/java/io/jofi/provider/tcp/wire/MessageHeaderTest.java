@@ -188,6 +188,47 @@ class MessageHeaderTest {
         }
     }
 
+    /** JOFI's atomic ops exist only for a decoder told the connection negotiated them. */
+    @Test
+    void atomicOpsDecodeOnlyOnAJofiConnection() {
+        final MessageHeader request = new MessageHeader().op(TcpWireDescriptor.OP_ATOMIC_REQUEST).rmaIovCount(1)
+            .rmaIov(0, 0x1000, 8, 0x77).payloadLength(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
+        final String hex = encodeHex(request);
+        assertEquals("0305000000012800" + "0000000000000040" + "0000000000001000" + "0000000000000008"
+            + "0000000000000077", hex, "TcpWireDescriptor's diagram");
+        assertEquals(WireStatus.UNKNOWN_OP, new MessageHeader().decode(ByteBuffer.wrap(Hex.bytes(hex)), MAX));
+        final MessageHeader in = new MessageHeader();
+        assertEquals(40, in.decode(ByteBuffer.wrap(Hex.bytes(hex)), MAX, TcpWireDescriptor.MAX_JOFI_OP));
+        assertEquals(0x77, in.rmaKey(0));
+        final String response = encodeHex(new MessageHeader().op(TcpWireDescriptor.OP_ATOMIC_RESPONSE).rmaIovCount(1)
+            .payloadLength(TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD));
+        assertEquals("0306000000011000" + "0000000000000018", response, "a bare header");
+        assertEquals(16, in.decode(ByteBuffer.wrap(Hex.bytes(response)), MAX, TcpWireDescriptor.MAX_JOFI_OP));
+        final byte[] seven = Hex.bytes(response);
+        seven[1] = 7;
+        assertEquals(WireStatus.UNKNOWN_OP, in.decode(ByteBuffer.wrap(seven), MAX, TcpWireDescriptor.MAX_JOFI_OP));
+    }
+
+    /**
+     * libfabric 1.17 acks an RMA write with the write's rma_iov_cnt copied (captured between
+     * JOFI and the C peer): an ack is a bare base header whatever rma_iov_cnt and flags say.
+     */
+    @Test
+    void anAckOfAnRmaWriteCarriesTheCopiedDescriptorCountAndIsStillBare() {
+        final MessageHeader h = decode("03 00 0000 02 01 10 00 0000000000000010", BE, 16);
+        assertTrue(h.isAck());
+        assertEquals(1, h.rmaIovCount(), "the copied count is kept");
+        assertEquals(0, h.payloadLength());
+        assertFalse(h.hasCqData());
+        final MessageHeader withFlags = decode("03 04 0001 02 01 10 00 0000000000000010", BE, 16);
+        assertTrue(withFlags.isAck(), "copied flags and op do not make extensions follow an ack");
+        assertFalse(withFlags.hasCqData());
+        assertEquals(16, TcpWireDescriptor.headerLength(TcpWireDescriptor.OP_WRITE, 1, 1, TcpWireDescriptor.OP_DATA_ACK));
+        final MessageHeader encoded = new MessageHeader().op(TcpWireDescriptor.OP_WRITE).rmaIovCount(1).rmaIov(0, 1, 2, 3)
+            .opData(TcpWireDescriptor.OP_DATA_ACK).payloadLength(0);
+        assertEquals("03040000020110000000000000000010", encodeHex(encoded), "encoded bare too");
+    }
+
     @Test
     void readRequestCarriesDescriptorsAndReadResponseIsABareBaseHeader() {
         final MessageHeader request = new MessageHeader().op(OP_READ_REQUEST).rmaIovCount(2)
@@ -227,7 +268,7 @@ class MessageHeaderTest {
         assertEquals(0, small.position());
         final MessageHeader tooBig = new MessageHeader().op(OP_TAGGED).cqData(1).rmaIovCount(4);
         assertThrows(IllegalStateException.class, () -> tooBig.encode(ByteBuffer.allocate(256)));
-        assertThrows(IllegalArgumentException.class, () -> new MessageHeader().op(5));
+        assertThrows(IllegalArgumentException.class, () -> new MessageHeader().op(7));
         assertThrows(IllegalArgumentException.class, () -> new MessageHeader().rmaIovCount(5));
         assertThrows(IllegalArgumentException.class, () -> new MessageHeader().payloadLength(-1));
     }

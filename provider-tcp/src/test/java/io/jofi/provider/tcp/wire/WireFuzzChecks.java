@@ -113,12 +113,16 @@ final class WireFuzzChecks {
 
     /** A decoded header only ever reports what its own bytes justify. */
     static void checkJustified(final MessageHeader header, final int consumed, final long max) {
+        checkJustified(header, consumed, max, TcpWireDescriptor.MAX_OP);
+    }
+
+    static void checkJustified(final MessageHeader header, final int consumed, final long max, final int maxOp) {
         assertEquals(header.hdrSize(), consumed);
         assertTrue(header.hdrSize() >= TcpWireDescriptor.BASE_HEADER_LENGTH && header.hdrSize() <= TcpWireDescriptor.MAX_HEADER_LENGTH,
             "hdr_size " + header.hdrSize());
-        assertTrue(header.op() <= TcpWireDescriptor.MAX_OP, "op " + header.op());
+        assertTrue(header.op() <= maxOp, "op " + header.op());
         assertTrue(header.rmaIovCount() <= TcpWireDescriptor.MAX_RMA_IOV_COUNT, "rma_iov_cnt " + header.rmaIovCount());
-        assertEquals(TcpWireDescriptor.headerLength(header.op(), header.flags(), header.rmaIovCount()), header.hdrSize());
+        assertEquals(TcpWireDescriptor.headerLength(header.op(), header.flags(), header.rmaIovCount(), header.opData()), header.hdrSize());
         assertTrue(header.payloadLength() >= 0 && header.payloadLength() <= max, "payload " + header.payloadLength());
         assertEquals(header.hdrSize() + header.payloadLength(), header.size());
     }
@@ -138,6 +142,13 @@ final class WireFuzzChecks {
             if (h > 0) {
                 checkJustified(header, h, max);
             }
+            // a connection that negotiated JOFI's extensions accepts ops 5 and 6 too
+            src.position(offset);
+            final int j = header.decode(src, max, TcpWireDescriptor.MAX_JOFI_OP);
+            checkStatus(j, src, offset, bytes.length);
+            if (j > 0) {
+                checkJustified(header, j, max, TcpWireDescriptor.MAX_JOFI_OP);
+            }
             src.position(offset);
             final int c = cm.decode(src);
             checkStatus(c, src, offset, bytes.length);
@@ -147,6 +158,7 @@ final class WireFuzzChecks {
             }
         }
         checkPrefixes(bytes, prefix -> new MessageHeader(order).decode(prefix, max));
+        checkPrefixes(bytes, prefix -> new MessageHeader(order).decode(prefix, max, TcpWireDescriptor.MAX_JOFI_OP));
         checkPrefixes(bytes, prefix -> new CmMessage().decode(prefix));
     }
 
@@ -187,7 +199,7 @@ final class WireFuzzChecks {
     static byte[] encodeStream(final List<HeaderSpec> specs, final ByteOrder order) {
         long total = 0;
         for (final HeaderSpec spec : specs) {
-            total += TcpWireDescriptor.headerLength(spec.op(), spec.flags(), spec.rmaIovCount()) + spec.payloadLength();
+            total += TcpWireDescriptor.headerLength(spec.op(), spec.flags(), spec.rmaIovCount(), spec.opData()) + spec.payloadLength();
         }
         final ByteBuffer out = ByteBuffer.allocate((int) total);
         final MessageHeader header = new MessageHeader(order);
@@ -240,7 +252,7 @@ final class WireFuzzChecks {
         final ByteBuffer buffer = ByteBuffer.allocate(offset + TcpWireDescriptor.MAX_HEADER_LENGTH).order(bufferOrder);
         buffer.position(offset);
         final int written = out.encode(buffer);
-        assertEquals(TcpWireDescriptor.headerLength(spec.op(), spec.flags(), spec.rmaIovCount()), written);
+        assertEquals(TcpWireDescriptor.headerLength(spec.op(), spec.flags(), spec.rmaIovCount(), spec.opData()), written);
         buffer.flip().position(offset);
         final MessageHeader in = new MessageHeader(order);
         assertEquals(written, in.decode(buffer, WireArbitraries.MAX_MESSAGE_SIZE));
