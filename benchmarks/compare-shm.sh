@@ -23,7 +23,7 @@
 # Benchmarks, not tests: figures depend on the machine and its load.
 #
 #   benchmarks/compare-shm.sh        (builds the container and benchmarks.jar if needed)
-# Environment: RUNS (default 5), ITERS (override the iterations of every size), PIN (1/0),
+# Environment: SIZES (default "64 4096 65536 1048576"), RUNS (default 5), ITERS (override the iterations of every size), PIN (1/0),
 #   C_PORT (fi_pingpong's control port, default 47692), PORT (JOFI's -B/-P, default 9238),
 #   SHM_DIR (raw baseline's directory, default /dev/shm), JAVA,
 #   NICE (e.g. -20: run every measured process at that nice level; root for negative values.
@@ -38,7 +38,7 @@ set -euo pipefail
 
 HOME_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$HOME_DIR"
-SIZES=(64 4096 65536 1048576)
+read -r -a SIZES <<<"${SIZES:-64 4096 65536 1048576}"
 RUNS="${RUNS:-5}"
 PORT="${PORT:-9238}"
 C_PORT="${C_PORT:-47692}"
@@ -95,26 +95,28 @@ row() {
 
 # Runs a server in the background and a client (retried while the server boots); prints the
 # client's output. Fails (with the last line of the failing side on stderr) when either fails.
+# The server runs in its own session so that a server left waiting (its client failed) is
+# ended with everything it started (./jofi is a script running java).
 pair() {
     local server_cmd=$1 client_cmd=$2 status=1 tries
-    bash -c "$server_cmd" >"$TMP/server" 2>&1 &
+    setsid bash -c "exec $server_cmd" >"$TMP/server" 2>&1 &
     local spid=$!
     for tries in 1 2 3 4 5 6 7 8 9 10; do
         sleep 0.5
         if bash -c "$client_cmd" >"$TMP/client" 2>&1; then status=0; break; fi
         kill -0 "$spid" 2>/dev/null || break
     done
-    if (( status != 0 )) && kill -0 "$spid" 2>/dev/null; then
-        kill "$spid" 2>/dev/null || true
+    if (( status != 0 )); then
+        kill -- "-$spid" 2>/dev/null || true
+        wait "$spid" 2>/dev/null || true
+        if grep -q . "$TMP/client"; then tail -n 1 "$TMP/client" >&2; else tail -n 1 "$TMP/server" >&2; fi
+        return 1
     fi
     if ! wait "$spid"; then
-        status=1
         tail -n 1 "$TMP/server" >&2
-    elif (( status != 0 )); then
-        tail -n 1 "$TMP/client" >&2
+        return 1
     fi
-    (( status == 0 )) && cat "$TMP/client"
-    return $status
+    cat "$TMP/client"
 }
 
 # stats V1 V2 ...: "median [min-max]" (empty args: nothing)
