@@ -29,7 +29,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code window64}: 64 receives, 64 sends, then all 128 completions (score per message;
  *     the shape of {@code ./jofi bw}).</li>
  * </ul>
- * {@code inject} is {@link ShmInjectBenchmark}. The data path must allocate nothing:
+ * {@code senderInAv=false} ({@code -p senderInAv=false}) measures a receiver that does not know
+ * the sender. {@code inject} is {@link ShmInjectBenchmark}. The data path must allocate nothing:
  * {@code -prof gc} shows {@code gc.alloc.rate.norm} ≈ 0 B/op. Needs the shm provider on the
  * class path; run {@code java -jar benchmarks/target/benchmarks.jar Shm -prof gc -f 1 -wi 3 -i 5}.
  */
@@ -45,6 +46,10 @@ public class ShmDataPathBenchmark {
     @Param({"64", "4096", "65536"})
     public int size;
 
+    /** Whether B's AV holds A (the sender is known to the receiver); see {@link ShmPair}. */
+    @Param({"true"})
+    public boolean senderInAv;
+
     private ShmPair pair;
     private ByteBuffer tx;
     private final ByteBuffer[] rx = new ByteBuffer[WINDOW];
@@ -52,7 +57,7 @@ public class ShmDataPathBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() throws FabricException {
-        pair = new ShmPair(WINDOW);
+        pair = new ShmPair(WINDOW, senderInAv);
         tx = ByteBuffer.allocateDirect(size);
         ByteBuffer rxMemory = ByteBuffer.allocateDirect(size);
         for (int i = 0; i < WINDOW; i++) {

@@ -11,6 +11,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -20,7 +21,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The shm provider's smallest message path: {@code injectRecv} posts a receive at B,
  * {@code inject}s 64 bytes from A (no send completion, fi_msg(3) {@code fi_inject}) and reads
- * B's receive completion, on a {@link ShmPair} (manual progress). Must allocate nothing
+ * B's receive completion, on a {@link ShmPair} (manual progress), with and without A in B's
+ * AV ({@code senderInAv}). Must allocate nothing
  * ({@code -prof gc}: 0 B/op). Run with {@code java -jar benchmarks/target/benchmarks.jar Shm -prof gc}.
  */
 @BenchmarkMode(Mode.Throughput)
@@ -32,6 +34,10 @@ import org.openjdk.jmh.annotations.Warmup;
 public class ShmInjectBenchmark {
     private static final int SIZE = 64;
 
+    /** Whether B's AV holds A (the sender is known to the receiver); see {@link ShmPair}. */
+    @Param({"true", "false"})
+    public boolean senderInAv;
+
     private ShmPair pair;
     private final ByteBuffer tx = ByteBuffer.allocateDirect(SIZE);
     private final ByteBuffer rx = ByteBuffer.allocateDirect(SIZE);
@@ -39,7 +45,7 @@ public class ShmInjectBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() throws FabricException {
-        pair = new ShmPair(1);
+        pair = new ShmPair(1, senderInAv);
         if (pair.injectSize < SIZE) {
             throw new IllegalStateException("the shm inject size " + pair.injectSize + " is below " + SIZE + " bytes");
         }

@@ -27,7 +27,9 @@ import java.util.List;
  * and AV, found through {@link Fabrics#standalone()} (the provider's {@code ServiceLoader}
  * entry) with {@code FI_PROGRESS_MANUAL}, so the benchmark thread's CQ reads drive both
  * endpoints' progress (fi_cq(3): manual progress is made by reading the CQ) and nothing else
- * runs. A has B in its AV at {@link #toB}. Nothing here allocates after construction.
+ * runs. A has B in its AV at {@link #toB}; B has A in its AV only when asked ({@code mutual}):
+ * a receiver that does not know the sender is the RDM server's first case and costs the
+ * provider a failed source lookup per message. Nothing here allocates after construction.
  */
 final class ShmPair implements AutoCloseable {
     /** Completions the CQs hold; enough for a window of 64 plus its sends. */
@@ -92,9 +94,10 @@ final class ShmPair implements AutoCloseable {
      * Opens both endpoints.
      *
      * @param maxReap the most completions one {@link #reap} call is asked for
+     * @param mutual  whether B's AV holds A too (else A is unknown to B)
      * @throws IllegalStateException when there is no shm provider on the class path
      */
-    ShmPair(int maxReap) throws FabricException {
+    ShmPair(int maxReap, boolean mutual) throws FabricException {
         Info info = shmInfo();
         injectSize = info.txAttr().injectSize();
         a = new Side(info);
@@ -106,6 +109,9 @@ final class ShmPair implements AutoCloseable {
                 throw new IllegalStateException("cannot insert B's address into A's AV");
             }
             toB = fi[0];
+            if (mutual && opened.av.insert(new byte[][] {a.ep.getName()}, fi, 0, null) != 1) {
+                throw new IllegalStateException("cannot insert A's address into B's AV");
+            }
         } catch (FabricException | RuntimeException e) {
             if (opened != null) {
                 opened.close();
