@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# compare-shm.sh — one run comparing, on this host, at 64 B, 4 KiB, 64 KiB and 1 MiB:
+#   C      libfabric's fi_pingpong -p shm -e rdm (libfabric-bin; the two processes exchange
+#          their shm names over fi_pingpong's own control socket, port C_PORT)
+#   raw    io.jofi.benchmarks.RawMappedPingPong ping/pong: two JVMs spinning on sequence words
+#          of one mapped file in /dev/shm, copying the payload in and out (the physical limit);
+#   rawbw  the same class's stream/sink: a one-way SPSC ring of 64 slots in the mapped file
+#          (the streaming limit a bandwidth test with a window is measured against)
+#   api    io.jofi.benchmarks.ShmApiPingPong: the shm provider through the public API in two
+#          plain JVMs (no container; names exchanged through files), manual progress, spin
+#   JOFI   ./jofi pingpong -p shm -e rdm -c spin (fabtests' choreography over shm RDM)
+# one-way latency (usec/xfer = half the round trip) with the ratios of api and JOFI to C and
+# raw, then
+# bandwidth (MB/s: C and raw ping-pong MB/sec, rawbw, JOFI ./jofi bw -p shm -e rdm with a
+# window of 64) and the 64 B message rate (M/s: Mxfers/sec of each). libfabric-bin ships no
+# fi_bw (dpkg -L libfabric-bin: fi_info, fi_pingpong, fi_strerror): C's bandwidth and rate are
+# fi_pingpong's, one message in flight.
+# Every figure is run RUNS times: the median is printed with [min-max]. Two spinning
+# processes on a 2-core machine shared with other work are fragile: by default each side is
+# pinned to its own core with taskset (PIN=0 turns that off), and the load average is printed.
+# Until the container has the shm provider (or when a JOFI run fails) the JOFI cells say
+# "n/a" and why; the C and raw rows are printed regardless.
+# Benchmarks, not tests: figures depend on the machine and its load.
+#
+#   benchmarks/compare-shm.sh        (builds the container and benchmarks.jar if needed)
+# Environment: SIZES (default "64 4096 65536 1048576"), RUNS (default 5), ITERS (override the iterations of every size), PIN (1/0),
+#   C_PORT (fi_pingpong's control port, default 47692), PORT (JOFI's -B/-P, default 9238),
+#   SHM_DIR (raw baseline's directory, default /dev/shm), JAVA,
+#   NICE (e.g. -20: run every measured process at that nice level; root for negative values.
+#   With the kernel's autogroup scheduling on — /proc/sys/kernel/sched_autogroup_enabled —
+#   nice only ranks processes of this session against each other, so it does not win the
+#   cores back from other sessions' builds),
+#   JOFI_SHM_SERVER / JOFI_SHM_CLIENT (extra arguments of the JOFI server / client: how the
+#   server names its endpoint and the client finds it; default: the server's source address
+#   "-s fi_shm://jofi-pp-PORT", the client's SERVER "fi_shm://jofi-pp-PORT" — shm has no port
+#   and no out-of-band exchange, so the endpoint name is the rendezvous).
+set -euo pipefail
+
+HOME_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$HOME_DIR"
+read -r -a SIZES <<<"${SIZES:-64 4096 65536 1048576}"
+RUNS="${RUNS:-5}"
+PORT="${PORT:-9238}"
+C_PORT="${C_PORT:-47692}"
+SHM_DIR="${SHM_DIR:-/dev/shm}"
+JAVA="${JAVA:-java}"
+JOFI_SHM_SERVER="${JOFI_SHM_SERVER:--s fi_shm://jofi-pp-$PORT}"
+JOFI_SHM_CLIENT="${JOFI_SHM_CLIENT:-fi_shm://jofi-pp-$PORT}"
+TMP="$(mktemp -d /tmp/compare-shm.XXXXXX)"
+trap 'rm -rf "$TMP"' EXIT
+
+command -v fi_pingpong >/dev/null || { echo "compare-shm: fi_pingpong missing (apt-get install -y libfabric-bin)" >&2; exit 1; }
+[[ -f benchmarks/target/benchmarks.jar ]] || mvn -B -q -pl benchmarks -am package -DskipTests >&2
+./jofi help >/dev/null                      # builds the container when it is out of date
+./jofi info -l >/dev/null                   # (the build happens on the first command)
+export JOFI_NO_BUILD=1
+
+# Pinning: the server side on the last core, the client on the first.
+SRV_PIN="" CLI_PIN=""
+if [[ "${PIN:-1}" != 0 ]] && command -v taskset >/dev/null && (( $(nproc) >= 2 )); then
+    SRV_PIN="taskset -c $(( $(nproc) - 1 ))"
+    CLI_PIN="taskset -c 0"
+fi
+
+if [[ -n "${NICE:-}" ]]; then
+    SRV_PIN="nice -n $NICE $SRV_PIN"
+    CLI_PIN="nice -n $NICE $CLI_PIN"
+fi
+
+# Is the JOFI shm provider there? Else every JOFI cell says why not.
+JOFI_NA="" NOTES=()
+if ! ./jofi info -p shm -e rdm >"$TMP/info" 2>&1; then
+    JOFI_NA="n/a (no shm in ./jofi)"
+    NOTES+=("JOFI: './jofi info -p shm -e rdm' fails: $(tail -n 1 "$TMP/info")")
+fi
+
+# fabtests' default iterations per size
+iters() {
+    local s=$1
+    if [[ -n "${ITERS:-}" ]]; then echo "$ITERS"
+    elif (( s >= 1048576 )); then echo 100
+    elif (( s >= 65536 )); then echo 1000
+    else echo 10000; fi
+}
+
+# "usec MBps Mxfers" of the last data row of a fabtests table (fi_pingpong has 8 columns:
+# #sent #ack where the others have iters), or of the last '-m' (YAML) line of ./jofi.
+row() {
+    awk '$1 ~ /^[0-9]/ && NF == 7 { m = $5; u = $6; x = $7 }
+         $1 ~ /^[0-9]/ && NF == 8 { m = $6; u = $7; x = $8 }
+         /xfer_size:/ { for (i = 1; i <= NF; i++) { f = $i; v = $(i + 1); sub(/,$/, "", v); sub(/}$/, "", v)
+                            if (f == "MB/sec:") m = v; if (f == "usec/xfer:") u = v; if (f == "Mxfers/sec:") x = v } }
+         END { if (u == "") exit 1; print u, m, x }'
+}
+
+# Runs a server in the background and a client (retried while the server boots); prints the
+# client's output. Fails (with the last line of the failing side on stderr) when either fails.
+# The server runs in its own session so that a server left waiting (its client failed) is
+# ended with everything it started (./jofi is a script running java).
+pair() {
+    local server_cmd=$1 client_cmd=$2 status=1 tries
+    setsid bash -c "exec $server_cmd" >"$TMP/server" 2>&1 &
+    local spid=$!
+    for tries in 1 2 3 4 5 6 7 8 9 10; do
+        sleep 0.5
+        if bash -c "$client_cmd" >"$TMP/client" 2>&1; then status=0; break; fi
+        kill -0 "$spid" 2>/dev/null || break
+    done
+    if (( status != 0 )); then
+        kill -- "-$spid" 2>/dev/null || true
+        wait "$spid" 2>/dev/null || true
+        if grep -q . "$TMP/client"; then tail -n 1 "$TMP/client" >&2; else tail -n 1 "$TMP/server" >&2; fi
+        return 1
+    fi
+    if ! wait "$spid"; then
+        tail -n 1 "$TMP/server" >&2
+        return 1
+    fi
+    cat "$TMP/client"
+}
+
+# stats V1 V2 ...: "median [min-max]" (empty args: nothing)
+stats() {
+    (( $# > 0 )) || return 0
+    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+        med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        printf "%s [%s-%s]", fmt(med), fmt(v[1]), fmt(v[NR]) }
+        function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : x >= 10 ? sprintf("%.1f", x) : sprintf("%.3g", x) }'
+}
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+# Results: one line "tool size usec MBps Mxfers" per successful run; failures noted once.
+RESULTS="$TMP/results"
+: >"$RESULTS"
+declare -A WHY
+record() { # tool size -- reads the run's output on stdin
+    local tool=$1 s=$2 r
+    if r="$(row)"; then echo "$tool $s $r" >>"$RESULTS"; else WHY[$tool]="${WHY[$tool]:-no result row}"; fi
+}
+fail() { # TOOL: the first failure of TOOL is its reason; later runs of TOOL are skipped
+    WHY[$1]="n/a (failed, note)"
+    NOTES+=("$1 failed: $(tail -n 1 "$TMP/err")")
+}
+
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
+for s in "${SIZES[@]}"; do
+    n=$(iters "$s")
+    bw_iters=$(( (n + 63) / 64 * 4 ))
+    for run in $(seq 1 "$RUNS"); do
+        echo "size $s, $n iterations, run $run/$RUNS (load $(cut -d' ' -f1 /proc/loadavg))..." >&2
+        if out="$(pair "$SRV_PIN fi_pingpong -p shm -e rdm -B $C_PORT -S $s -I $n" \
+                "$CLI_PIN fi_pingpong -p shm -e rdm -P $C_PORT -S $s -I $n 127.0.0.1" 2>"$TMP/err")"; then
+            record C "$s" <<<"$out"
+        else fail C; fi
+        f="$SHM_DIR/jofi-rawpp-$$-$s-$run"
+        raw="$JAVA -cp benchmarks/target/benchmarks.jar io.jofi.benchmarks.RawMappedPingPong"
+        if out="$(pair "$SRV_PIN $raw pong $f $s $n $n" "$CLI_PIN $raw ping $f $s $n $n" 2>"$TMP/err")"; then
+            record raw "$s" <<<"$out"
+        else fail raw; fi
+        rm -f "$f"
+        if out="$(pair "$SRV_PIN $raw sink $f $s $(( bw_iters * 64 )) $n" \
+                "$CLI_PIN $raw stream $f $s $(( bw_iters * 64 )) $n" 2>"$TMP/err")"; then
+            record rawbw "$s" <<<"$out"
+        else fail rawbw; fi
+        rm -f "$f"
+        if [[ -z "${WHY[api]:-}" ]]; then   # a failed tool is not retried every run
+            f="$TMP/api-$s-$run"
+            api="$JAVA -cp benchmarks/target/benchmarks.jar io.jofi.benchmarks.ShmApiPingPong"
+            if out="$(pair "$SRV_PIN $api pong $f $s $n $n" "$CLI_PIN $api ping $f $s $n $n" 2>"$TMP/err")"; then
+                record api "$s" <<<"$out"
+            else fail api; fi
+        fi
+        if [[ -z "$JOFI_NA" && -z "${WHY[JOFI]:-}" ]]; then
+            if out="$(pair "$SRV_PIN ./jofi pingpong -p shm -e rdm -c spin -m -S $s -I $n -w $n -B $PORT $JOFI_SHM_SERVER" \
+                    "$CLI_PIN ./jofi pingpong -p shm -e rdm -c spin -m -S $s -I $n -w $n -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
+                record JOFI "$s" <<<"$out"
+            else fail JOFI; fi
+        fi
+        if [[ -z "$JOFI_NA" && -z "${WHY[JOFIbw]:-}" ]]; then
+            if out="$(pair "$SRV_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $bw_iters -B $PORT $JOFI_SHM_SERVER" \
+                    "$CLI_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $bw_iters -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
+                record JOFIbw "$s" <<<"$out"
+            else fail JOFIbw; fi
+        fi
+    done
+done
+LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
+[[ -n "$JOFI_NA" ]] && WHY[JOFI]="$JOFI_NA" && WHY[JOFIbw]="$JOFI_NA"
+
+# values TOOL SIZE COLUMN (3 usec, 4 MBps, 5 Mxfers)
+values() { awk -v t="$1" -v s="$2" -v c="$3" '$1 == t && $2 == s { print $c }' "$RESULTS"; }
+cell() { # TOOL SIZE COLUMN
+    local v
+    mapfile -t v < <(values "$1" "$2" "$3")
+    if (( ${#v[@]} > 0 )); then stats "${v[@]}"; else echo "${WHY[$1]:-n/a (no run)}"; fi
+}
+med() { local v; mapfile -t v < <(values "$1" "$2" "$3"); (( ${#v[@]} > 0 )) && median "${v[@]}" || true; }
+
+echo
+if [[ "$SRV_PIN" == *taskset* ]]; then pinned="pinned (server: cpu ${SRV_PIN##*taskset -c }, client: cpu ${CLI_PIN##*taskset -c })"
+else pinned="not pinned"; fi
+[[ -n "${NICE:-}" ]] && pinned="$pinned, nice $NICE"
+echo "shm on $(hostname), $(date -u '+%F %H:%M') UTC, $(nproc) cores, $pinned"
+echo "load average before: $LOAD_BEFORE, after: $LOAD_AFTER; $RUNS runs each: median [min-max]"
+echo
+echo "latency, one-way usec/xfer (half the round trip)"
+printf '%-8s %-21s %-21s %-21s %-21s %6s %7s %6s %8s\n' bytes C raw api JOFI api/C api/raw JOFI/C JOFI/raw
+for s in "${SIZES[@]}"; do
+    printf '%-8s %-21s %-21s %-21s %-21s %6s %7s %6s %8s\n' "$s" "$(cell C "$s" 3)" "$(cell raw "$s" 3)" \
+        "$(cell api "$s" 3)" "$(cell JOFI "$s" 3)" \
+        "$(ratio "$(med api "$s" 3)" "$(med C "$s" 3)")" "$(ratio "$(med api "$s" 3)" "$(med raw "$s" 3)")" \
+        "$(ratio "$(med JOFI "$s" 3)" "$(med C "$s" 3)")" "$(ratio "$(med JOFI "$s" 3)" "$(med raw "$s" 3)")"
+done
+echo
+echo "bandwidth, MB/s (C, raw: ping-pong MB/sec; rawbw: raw stream, 64 slots; JOFIbw: ./jofi bw, window 64)"
+printf '%-8s %-22s %-22s %-22s %-22s %7s %11s\n' bytes C raw rawbw JOFIbw JOFI/C JOFI/rawbw
+for s in "${SIZES[@]}"; do
+    printf '%-8s %-22s %-22s %-22s %-22s %7s %11s\n' "$s" "$(cell C "$s" 4)" "$(cell raw "$s" 4)" \
+        "$(cell rawbw "$s" 4)" "$(cell JOFIbw "$s" 4)" \
+        "$(ratio "$(med JOFIbw "$s" 4)" "$(med C "$s" 4)")" "$(ratio "$(med JOFIbw "$s" 4)" "$(med rawbw "$s" 4)")"
+done
+echo
+echo "64 B message rate, M messages/s (Mxfers/sec; C, raw, api, JOFI: ping-pong; rawbw, JOFIbw: streamed)"
+for t in C raw api JOFI rawbw JOFIbw; do
+    printf '  %-7s %s\n' "$t" "$(cell "$t" 64 5)"
+done
+if (( ${#NOTES[@]} > 0 )); then
+    echo
+    printf 'note: %s\n' "${NOTES[@]}" | awk '!seen[$0]++'  # each once, in order
+fi

@@ -1,0 +1,25 @@
+package io.jofi.benchmarks;
+
+import java.util.Locale;
+
+/** fabtests' result table as the C tools print it, so compare scripts parse every tool alike. */
+final class FabtestsRow {
+    private FabtestsRow() {
+    }
+
+    /**
+     * Prints the header and one row: {@code bytes iters total time MB/sec usec/xfer Mxfers/sec}
+     * with MB/sec = total / µs and Mxfers/sec = 1 / usec/xfer.
+     *
+     * @param total   bytes moved (ping-pong: 2·iters·size, as fi_pingpong)
+     * @param usec    the timed interval in µs
+     * @param perXfer µs per transfer (ping-pong: half the round trip)
+     */
+    static void print(int size, long iters, double total, double usec, double perXfer) {
+        usec = Math.max(1e-3, usec);
+        System.out.printf(Locale.ROOT, "%-8s%-8s%-8s%8s %10s%13s%13s%n", "bytes", "iters", "total", "time",
+                "MB/sec", "usec/xfer", "Mxfers/sec");
+        System.out.printf(Locale.ROOT, "%-8d%-8d%-8.0f%8.2fs%10.2f%11.3f%11.2f%n", size, iters, total,
+                usec / 1e6, total / usec, perXfer, 1.0 / perXfer);
+    }
+}
