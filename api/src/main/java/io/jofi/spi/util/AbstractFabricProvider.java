@@ -5,8 +5,13 @@ import io.jofi.FabricAttr;
 import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Info;
+import io.jofi.Progress;
 import io.jofi.spi.FabricProvider;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 
 /**
  * An optional base for providers: {@code fi_getinfo} as libfabric's util layer does it, and
@@ -19,10 +24,15 @@ import java.util.List;
  * {@code Fi.FI_PROV_ATTR_ONLY} with one stub {@link Info} whose only non-default fields are
  * {@code fabricAttr().provName()} and {@code provVersion()} (fi_getinfo(3)). Objects the
  * provider opens go into {@link #resources()}; the provider's DS {@code @Deactivate} calls
- * {@link #departAll()}.
+ * {@link #departAll()} — or, when its fabrics and domains run {@link ProgressEngine}s started
+ * with {@link #startEngine}, {@link #stopEnginesAndDepart()}.
  */
 public abstract class AbstractFabricProvider implements FabricProvider {
     private final ProviderResources resources = new ProviderResources();
+    /** The running engines of this provider's fabrics and domains; also the lock of {@link #stopping}. */
+    private final Set<ProgressEngine> engines = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Set once {@link #stopEnginesAndDepart()} began: no engine may start any more. */
+    private boolean stopping;
 
     /** For subclasses. */
     protected AbstractFabricProvider() {
@@ -93,6 +103,63 @@ public abstract class AbstractFabricProvider implements FabricProvider {
      */
     public void departAll() {
         resources.departAll();
+    }
+
+    /**
+     * Starts a progress engine for one of this provider's fabrics or domains and records it, so
+     * that {@link #stopEnginesAndDepart()} stops it (R15: no thread outlives the provider).
+     *
+     * @throws FabricException {@code ENODEV} once the provider is departing
+     */
+    public final ProgressEngine startEngine(Progress mode, String threadName, ProgressEngine.Step step)
+            throws FabricException {
+        synchronized (engines) {
+            if (stopping || resources.isDeparted()) {
+                throw new FabricException(Errno.ENODEV, name() + ": provider has departed");
+            }
+            ProgressEngine engine = ProgressEngine.start(mode, threadName, step);
+            engines.add(engine);
+            return engine;
+        }
+    }
+
+    /** Stops an engine of {@link #startEngine} (its thread joined) and forgets it; idempotent. */
+    public final void stopEngine(ProgressEngine engine) {
+        engine.close();
+        synchronized (engines) {
+            engines.remove(engine);
+        }
+    }
+
+    /**
+     * The departure of a provider whose objects are moved by progress engines (R15): no engine
+     * may start any more, every engine stops (threads joined), then {@link #departAll()}.
+     * Progress stops first so that no connection sees its peer (often in this very JVM) go away
+     * while departing: every pending operation then ends as {@code ECANCELED}, not in a race
+     * between {@code ECANCELED} and a peer-reset error. Idempotent.
+     *
+     * @throws RuntimeException the last failure of an engine's {@code close}, after everything
+     *         else was still stopped and departed
+     */
+    public final void stopEnginesAndDepart() {
+        List<ProgressEngine> all;
+        synchronized (engines) {
+            stopping = true;
+            all = new ArrayList<>(engines);
+            engines.clear();
+        }
+        RuntimeException failed = null;
+        for (ProgressEngine e : all) {
+            try {
+                e.close();
+            } catch (RuntimeException ex) {
+                failed = ex;
+            }
+        }
+        departAll();
+        if (failed != null) {
+            throw failed;
+        }
     }
 
     /** {@code "1.2.3"} → {@code FI_VERSION(1, 2)}; {@code "7"} → {@code FI_VERSION(7, 0)}. */

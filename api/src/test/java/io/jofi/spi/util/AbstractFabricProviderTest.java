@@ -1,7 +1,9 @@
 package io.jofi.spi.util;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jofi.EpType;
 import io.jofi.Errno;
@@ -10,6 +12,7 @@ import io.jofi.FabricAttr;
 import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Info;
+import io.jofi.Progress;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -75,5 +78,52 @@ class AbstractFabricProviderTest {
         assertEquals(Fi.version(0, 9), AbstractFabricProvider.parseVersion("0.9-rc1"));
         assertEquals(0, AbstractFabricProvider.parseVersion("unknown"));
         assertEquals(0, AbstractFabricProvider.parseVersion(null));
+    }
+
+    /** A step that sleeps (no busy loop) so the AUTO engine has a live thread to stop. */
+    private static final ProgressEngine.Step IDLE = new ProgressEngine.Step() {
+        @Override
+        public int progress(long timeoutNanos) {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return 0;
+        }
+
+        @Override
+        public void wakeup() {
+        }
+    };
+
+    @Test
+    void stopEnginesAndDepartStopsEveryEngineThenDepartsAndRefusesNewEngines() throws Exception {
+        MsgOnly p = new MsgOnly();
+        ProgressEngine auto = p.startEngine(Progress.AUTO, "jofi-test-engine", IDLE);
+        ProgressEngine manual = p.startEngine(Progress.MANUAL, "jofi-test-manual", IDLE);
+        Thread t = auto.thread();
+        assertTrue(t.isAlive());
+
+        p.stopEnginesAndDepart();
+
+        assertFalse(t.isAlive(), "the engine's thread is joined before departure (R15)");
+        assertTrue(p.resources().isDeparted());
+        FabricException e = assertThrows(FabricException.class,
+                () -> p.startEngine(Progress.AUTO, "jofi-test-late", IDLE));
+        assertEquals(Errno.ENODEV, e.errno());
+        p.stopEngine(manual);            // idempotent after departure
+        p.stopEnginesAndDepart();        // idempotent
+    }
+
+    @Test
+    void stopEngineForgetsTheEngine() throws Exception {
+        MsgOnly p = new MsgOnly();
+        ProgressEngine auto = p.startEngine(Progress.AUTO, "jofi-test-engine", IDLE);
+        Thread t = auto.thread();
+        p.stopEngine(auto);
+        assertFalse(t.isAlive());
+        p.stopEnginesAndDepart();
+        assertTrue(p.resources().isDeparted());
     }
 }

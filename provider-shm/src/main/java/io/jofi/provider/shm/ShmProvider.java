@@ -14,7 +14,6 @@ import io.jofi.Progress;
 import io.jofi.Threading;
 import io.jofi.spi.FabricProvider;
 import io.jofi.spi.util.AbstractFabricProvider;
-import io.jofi.spi.util.ProgressEngine;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
@@ -22,10 +21,8 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -74,9 +71,6 @@ public final class ShmProvider extends AbstractFabricProvider {
     private volatile int bounceSlotCount;
     private volatile int inlineThreshold;
     private volatile int unexpectedBytes;
-    /** The running engines of this provider's domains; also the lock of {@link #departed}. */
-    private final Set<ProgressEngine> engines = Collections.newSetFromMap(new IdentityHashMap<>());
-    private boolean departed;
 
     /** For DS and {@link java.util.ServiceLoader}: settings from the system properties {@code jofi.shm.*}. */
     public ShmProvider() {
@@ -276,47 +270,7 @@ public final class ShmProvider extends AbstractFabricProvider {
      */
     @Deactivate
     void deactivate() {
-        List<ProgressEngine> all;
-        synchronized (engines) {
-            departed = true;
-            all = new ArrayList<>(engines);
-            engines.clear();
-        }
-        RuntimeException failed = null;
-        for (ProgressEngine e : all) {
-            try {
-                e.close();
-            } catch (RuntimeException ex) {
-                failed = ex;
-            }
-        }
-        departAll();
-        if (failed != null) {
-            throw failed;
-        }
+        stopEnginesAndDepart();
     }
 
-    /**
-     * Starts and records a progress engine.
-     *
-     * @throws FabricException {@code ENODEV} once the provider is deactivating
-     */
-    ProgressEngine startEngine(Progress mode, String threadName, ProgressEngine.Step step) throws FabricException {
-        synchronized (engines) {
-            if (departed) {
-                throw new FabricException(Errno.ENODEV, "the shm provider has departed");
-            }
-            ProgressEngine engine = ProgressEngine.start(mode, threadName, step);
-            engines.add(engine);
-            return engine;
-        }
-    }
-
-    /** Stops an engine and forgets it. */
-    void stopEngine(ProgressEngine engine) {
-        engine.close();
-        synchronized (engines) {
-            engines.remove(engine);
-        }
-    }
 }

@@ -15,7 +15,6 @@ import io.jofi.Progress;
 import io.jofi.Threading;
 import io.jofi.spi.FabricProvider;
 import io.jofi.spi.util.AbstractFabricProvider;
-import io.jofi.spi.util.ProgressEngine;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -26,9 +25,7 @@ import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Set;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -77,9 +74,6 @@ public final class TcpProvider extends AbstractFabricProvider {
 
     private volatile int unexpectedBytes;
     private volatile int unexpectedMessages;
-    /** The running engines of this provider's fabrics and domains; also the lock of {@link #departed}. */
-    private final Set<ProgressEngine> engines = Collections.newSetFromMap(new IdentityHashMap<>());
-    private boolean departed;
 
     /** For DS and {@link java.util.ServiceLoader}: settings from the system properties {@code jofi.tcp.*}. */
     public TcpProvider() {
@@ -354,50 +348,7 @@ public final class TcpProvider extends AbstractFabricProvider {
      */
     @Deactivate
     void deactivate() {
-        List<ProgressEngine> all;
-        synchronized (engines) {
-            departed = true;
-            all = new ArrayList<>(engines);
-            engines.clear();
-        }
-        // Stop progress first, so that no connection sees its peer (often in this very JVM)
-        // go away while departing: every pending operation then ends as ECANCELED (R15),
-        // not as a race between ECANCELED and ECONNRESET.
-        RuntimeException failed = null;
-        for (ProgressEngine e : all) {
-            try {
-                e.close();
-            } catch (RuntimeException ex) {
-                failed = ex;
-            }
-        }
-        departAll();
-        if (failed != null) {
-            throw failed;
-        }
+        stopEnginesAndDepart();
     }
 
-    /**
-     * Starts and records a progress engine.
-     *
-     * @throws FabricException {@code ENODEV} once the provider is deactivating
-     */
-    ProgressEngine startEngine(Progress mode, String threadName, ProgressEngine.Step step) throws FabricException {
-        synchronized (engines) {
-            if (departed) {
-                throw new FabricException(Errno.ENODEV, "the tcp provider has departed");
-            }
-            ProgressEngine engine = ProgressEngine.start(mode, threadName, step);
-            engines.add(engine);
-            return engine;
-        }
-    }
-
-    /** Stops an engine and forgets it. */
-    void stopEngine(ProgressEngine engine) {
-        engine.close();
-        synchronized (engines) {
-            engines.remove(engine);
-        }
-    }
 }
