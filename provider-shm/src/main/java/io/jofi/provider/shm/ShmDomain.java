@@ -296,7 +296,7 @@ final class ShmDomain extends UtilDomain {
                 if (!fire) {
                     // only a producer's ring counts: a wakeup() (a new endpoint, the step
                     // wanting the bell, close) just ends the pass
-                    fire = doorbell.await(BRIDGE_SLICE_NANOS) && doorbell.wasRung();
+                    fire = doorbell.await(BRIDGE_SLICE_NANOS) && doorbell.wasRung() && anyRecord(eps);
                 }
             } catch (IOException e) {
                 fire = true; // the doorbell broke: let the application look (and progress) itself
@@ -322,6 +322,21 @@ final class ShmDomain extends UtilDomain {
                 }
             }
         }
+    }
+
+    /**
+     * Whether a ring holds a record: a ring whose record is gone already (a late byte of a
+     * producer that published while an earlier pass slept, or a record the application's own
+     * progress took) is no reason to signal. The head read here is the one of the last
+     * progress pass before the arming (published to this thread through the monitor).
+     */
+    private static boolean anyRecord(ShmEndpoint[] eps) {
+        for (ShmEndpoint ep : eps) {
+            if (ep.hasRecord()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void stopBridge() {

@@ -204,4 +204,22 @@ class ShmFdWaitTest {
             assertEquals("late", one[0].context());
         }
     }
+
+    /** The wait bridge a MANUAL tryWait started ends with its domain (no thread outlives it, R15). */
+    @org.junit.jupiter.api.Test
+    void theWaitBridgeEndsWithItsDomain() throws Exception {
+        Node node = new Node(Progress.MANUAL);
+        try {
+            assertEquals(0, node.fabric.tryWait(node.rxCq));
+            assertFalse(bridgeThreads().isEmpty(), "tryWait in MANUAL arms a wait bridge thread");
+        } finally {
+            node.close();
+        }
+        assertEquals(List.of(), bridgeThreads());
+    }
+
+    private static List<String> bridgeThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(n -> n.startsWith("jofi-shm-fdwait-")).toList();
+    }
 }
