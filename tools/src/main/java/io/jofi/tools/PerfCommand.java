@@ -111,7 +111,8 @@ public abstract class PerfCommand extends Command {
             case "rdm" -> EpType.RDM;
             default -> throw new CommandFailure("-e must be msg or rdm, got '" + endpointType + "'", ExitStatus.USAGE);
         };
-        Info hints = new Info().caps(Fi.FI_MSG);
+        // RDM: FI_SOURCE_ERR lets the server learn the client from its first message (R10)
+        Info hints = new Info().caps(type == EpType.RDM ? Fi.FI_MSG | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR : Fi.FI_MSG);
         hints.epAttr().type(type);
         if (provider != null) {
             hints.fabricAttr().provName(provider);
@@ -134,13 +135,10 @@ public abstract class PerfCommand extends Command {
         }
         if (infos.isEmpty()) {
             if (type == EpType.RDM) {
-                throw new CommandFailure("endpoint type rdm: not yet offered by " + (provider == null ? "any provider" : provider));
+                throw new CommandFailure("endpoint type rdm (with FI_SOURCE_ERR): not offered by "
+                        + (provider == null ? "any provider" : provider));
             }
             throw new CommandFailure("getInfo found no msg endpoint" + (provider == null ? "" : " of provider " + provider));
-        }
-        if (type == EpType.RDM) {
-            throw new CommandFailure("endpoint type rdm: " + infos.get(0).fabricAttr().provName()
-                    + " offers it, but " + name() + " runs over msg endpoints only so far");
         }
         return infos.get(0);
     }

@@ -1,11 +1,14 @@
 package io.jofi.tools;
 
+import io.jofi.AddressVector;
+import io.jofi.AvAttr;
 import io.jofi.CompletionQueue;
 import io.jofi.CqAttr;
 import io.jofi.CqEntry;
 import io.jofi.CqErrEntry;
 import io.jofi.Domain;
 import io.jofi.Endpoint;
+import io.jofi.EpType;
 import io.jofi.EqAttr;
 import io.jofi.EqEntry;
 import io.jofi.EqErrEntry;
@@ -36,6 +39,13 @@ import java.util.concurrent.locks.LockSupport;
  * and reposted after every receive completion, separate transmit and receive CQs, the 1-byte
  * sync, and the finalize with a 4-byte {@code FI_TRANSMIT_COMPLETE} message.
  *
+ * <p>Or one RDM endpoint with an AV and the same choreography: the server's endpoint listens
+ * on its source address and port ({@code -B}); the client inserts the server's address
+ * ({@code destAddr} of its info) and sends first (the sync); the server learns the client from
+ * that first message — opened with {@code FI_SOURCE_ERR}, the message of a sender not in its AV
+ * completes with {@code EADDRNOTAVAIL} and the sender's address, which it inserts (R10) — and
+ * answers it at that {@code fi_addr}. No connection events, no shutdown.
+ *
  * <p>The data path ({@link #send}, {@link #awaitReceive}, {@link #awaitSend}) allocates
  * nothing: buffer views, contexts and the completion entry are made once here. Every wait is
  * bounded by the timeout given to {@link #open}.
@@ -63,6 +73,10 @@ final class PerfConnection implements AutoCloseable {
     private Endpoint ep;
     private long injectSize;
     private final boolean client;
+    /** RDM: the AV and the peer's fi_addr in it (learnt from the first message on the server). */
+    private boolean rdm;
+    private AddressVector av;
+    private long peer;
 
     /** One view of the transmit buffer per outstanding send, each with its own context. */
     private ByteBuffer[] txViews;
@@ -116,7 +130,20 @@ final class PerfConnection implements AutoCloseable {
         for (int i = 0; i < receiveDepth; i++) {
             rxViews[i] = rx.duplicate();
         }
-        if (client) {
+        if (info.epAttr().type() == EpType.RDM) {
+            rdm = true;
+            openEndpoint(info);
+            if (client) {
+                long[] fi = {Fi.FI_ADDR_NOTAVAIL};
+                if (info.destAddr() == null || av.insert(new byte[][] {info.destAddr()}, fi, 0, null) != 1) {
+                    throw new CommandFailure("cannot insert the server's address into the AV");
+                }
+                peer = fi[0];
+            } else {
+                peer = Fi.FI_ADDR_NOTAVAIL; // learnt from the client's first message
+            }
+            postReceives();
+        } else if (client) {
             openEndpoint(info);
             postReceives();
             ep.connect(info.destAddr(), null);
@@ -150,8 +177,15 @@ final class PerfConnection implements AutoCloseable {
                 throw new FabricException(Errno.EIO, "cannot open a Selector for -c fd: " + e.getMessage(), e);
             }
         }
+        if (info.epAttr().type() == EpType.RDM) {
+            av = track(domain.openAv(new AvAttr(), "perf-av")); // before the endpoint: closed after it
+        }
         ep = track(domain.endpoint(info, "perf-ep"));
-        ep.bind(eq, 0);
+        if (av != null) {
+            ep.bind(av, 0);
+        } else {
+            ep.bind(eq, 0);
+        }
         ep.bind(txCq, Fi.FI_TRANSMIT);
         ep.bind(rxCq, Fi.FI_RECV);
         ep.enable();
@@ -200,7 +234,7 @@ final class PerfConnection implements AutoCloseable {
         if (size < injectSize) {
             int rc;
             long deadline = 0;
-            while ((rc = ep.inject(view, 0)) == -Errno.EAGAIN) {
+            while ((rc = ep.inject(view, peer)) == -Errno.EAGAIN) {
                 // no room: reading the transmit CQ drives manual progress
                 txCq.read(entry, 0);
                 deadline = checkDeadline(deadline, "room to inject");
@@ -210,7 +244,7 @@ final class PerfConnection implements AutoCloseable {
         }
         int rc;
         long deadline = 0;
-        while ((rc = ep.send(view, null, 0, view)) == -Errno.EAGAIN) {
+        while ((rc = ep.send(view, null, peer, view)) == -Errno.EAGAIN) {
             txCq.read(entry, 0);
             deadline = checkDeadline(deadline, "room to send");
         }
@@ -249,6 +283,10 @@ final class PerfConnection implements AutoCloseable {
             }
             if (rc == -Errno.EAVAIL) {
                 cq.readErr(error, 0);
+                if (rdm && cq == rxCq && error.err() == Errno.EADDRNOTAVAIL) {
+                    learnPeer();
+                    return;
+                }
                 throw new CommandFailure(what + " failed: " + Errno.strerror(error.err())
                         + (error.err() == Errno.ECONNRESET || error.err() == Errno.ECANCELED ? " (the peer went away?)" : ""));
             }
@@ -260,6 +298,20 @@ final class PerfConnection implements AutoCloseable {
             }
             deadline = checkDeadline(deadline, what);
         }
+    }
+
+    /**
+     * RDM server: the first message came from a sender not in the AV (FI_SOURCE_ERR, R10); its
+     * address is the error's data. Insert it, answer there, and take the message as received.
+     */
+    private void learnPeer() {
+        byte[] addr = java.util.Arrays.copyOf(error.errData(), error.errDataSize());
+        long[] fi = {Fi.FI_ADDR_NOTAVAIL};
+        if (av.insert(new byte[][] {addr}, fi, 0, null) != 1) {
+            throw new CommandFailure("cannot insert the client's address " + av.straddr(addr) + " into the AV");
+        }
+        peer = fi[0];
+        entry[0].set(error.context(), error.flags(), error.len(), error.buf(), error.bufOffset(), error.data(), error.tag());
     }
 
     private void selectBriefly() {
@@ -300,7 +352,7 @@ final class PerfConnection implements AutoCloseable {
     private void sendPlain(int size) {
         ByteBuffer view = txViews[0];
         view.clear().limit(size);
-        check(ep.send(view, null, 0, view), "send");
+        check(ep.send(view, null, peer, view), "send");
         awaitSend();
     }
 
@@ -312,11 +364,13 @@ final class PerfConnection implements AutoCloseable {
     void finish() throws FabricException {
         ByteBuffer view = txViews[0];
         view.clear().limit(FINALIZE_BYTES);
-        finalizeMsg.buffer(view, null).context(view);
+        finalizeMsg.buffer(view, null).context(view).addr(peer);
         check(ep.sendMsg(finalizeMsg, Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION), "finalize send");
         awaitSend();
         awaitCompletion(rxCq, rxWaitFids, "the peer's finalize message");
-        ep.shutdown(0);
+        if (!rdm) {
+            ep.shutdown(0);
+        }
     }
 
     private static void check(int rc, String what) {

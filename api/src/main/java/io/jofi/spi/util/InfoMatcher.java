@@ -619,9 +619,15 @@ public final class InfoMatcher {
      * direction modifiers when none is given.
      */
     private static long narrowCaps(long infoCaps, long hintCaps, long attrCaps) {
+        long secondary = attrCaps & Fi.FI_SECONDARY_CAPS;
+        // FI_SOURCE_ERR turns completions of unknown senders into errors (R10): an unrequested
+        // secondary cap must not change behaviour (fi_getinfo(3)), so it comes only when asked.
+        if (((hintCaps != 0 ? hintCaps : infoCaps) & Fi.FI_SOURCE_ERR) == 0) {
+            secondary &= ~Fi.FI_SOURCE_ERR;
+        }
         long caps = hintCaps == 0
-                ? (infoCaps & attrCaps & Fi.FI_PRIMARY_CAPS) | (attrCaps & Fi.FI_SECONDARY_CAPS)
-                : (hintCaps & Fi.FI_PRIMARY_CAPS) | (attrCaps & Fi.FI_SECONDARY_CAPS);
+                ? (infoCaps & attrCaps & Fi.FI_PRIMARY_CAPS) | secondary
+                : (hintCaps & Fi.FI_PRIMARY_CAPS) | secondary;
         if ((caps & (Fi.FI_MSG | Fi.FI_TAGGED)) != 0 && (caps & MSG_DIRECTION_CAPS) == 0) {
             caps |= attrCaps & MSG_DIRECTION_CAPS;
         }

@@ -7,6 +7,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -22,6 +23,11 @@ import java.util.function.Consumer;
 final class NioLoop implements ProgressEngine.Step {
     private final Selector selector;
     private final Consumer<SelectionKey> dispatch = NioLoop::dispatch;
+    /**
+     * Checks run after every pass (e.g. an RDM endpoint's deadlines on the fabric's CM loop,
+     * whose engine passes at least every 100 ms). Empty on data loops: one volatile read.
+     */
+    private final CopyOnWriteArrayList<Runnable> tickers = new CopyOnWriteArrayList<>();
 
     NioLoop() {
         try {
@@ -41,11 +47,19 @@ final class NioLoop implements ProgressEngine.Step {
             return 0;
         }
         try {
+            int n;
             if (timeoutNanos <= 0) {
-                return selector.selectNow(dispatch);
+                n = selector.selectNow(dispatch);
+            } else {
+                long ms = Math.max(1L, TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
+                n = selector.select(dispatch, ms);
             }
-            long ms = Math.max(1L, TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
-            return selector.select(dispatch, ms);
+            if (!tickers.isEmpty()) {
+                for (int i = 0; i < tickers.size(); i++) {
+                    tickers.get(i).run();
+                }
+            }
+            return n;
         } catch (IOException e) {
             // The selector itself failed (not a connection): nothing to move this pass.
             return 0;
@@ -78,6 +92,16 @@ final class NioLoop implements ProgressEngine.Step {
         SelectionKey key = channel.register(selector, ops, handler);
         selector.wakeup();
         return key;
+    }
+
+    /** Adds a check run after every pass, on the progress thread (it must not throw). */
+    void addTicker(Runnable ticker) {
+        tickers.addIfAbsent(ticker);
+    }
+
+    /** Removes a check added by {@link #addTicker}. */
+    void removeTicker(Runnable ticker) {
+        tickers.remove(ticker);
     }
 
     /** Closes the selector (after the engine stopped); registered channels stay open. */

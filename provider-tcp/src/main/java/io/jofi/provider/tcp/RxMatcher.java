@@ -40,6 +40,15 @@ final class RxMatcher {
         default void ackTaken(long seq) {
             ackTaken();
         }
+
+        /**
+         * R10 with {@code FI_SOURCE_ERR}: the raw address of this connection's sender when it is
+         * not in the AV (its receive completions become {@code EADDRNOTAVAIL} errors carrying
+         * it), else null. MSG connections answer null.
+         */
+        default byte[] unknownSender() {
+            return null;
+        }
     }
 
     static final long RECV_FLAGS = Fi.FI_RECV | Fi.FI_MSG;
@@ -357,7 +366,8 @@ final class RxMatcher {
         if (u.ackWanted && u.origin != null) {
             u.origin.ackTaken(u.ackSeq);
         }
-        complete(op, placed, total - placed, u.hasCqData, u.cqData, u.src, u.tag);
+        complete(op, placed, total - placed, u.hasCqData, u.cqData, u.src, u.tag,
+                u.src == Fi.FI_ADDR_NOTAVAIL && u.origin != null ? u.origin.unknownSender() : null);
     }
 
     // ------------------------------------------------------------------ completions
@@ -368,8 +378,29 @@ final class RxMatcher {
      * gives the descriptor back.
      */
     void complete(RxOp op, long len, long discarded, boolean hasData, long data, long src, long tag) {
+        complete(op, len, discarded, hasData, data, src, tag, null);
+    }
+
+    /**
+     * As {@link #complete(RxOp, long, long, boolean, long, long, long)}; with
+     * {@code unknownSender} non-null (FI_SOURCE_ERR and a sender not in the AV, R10) the
+     * completion is an {@code EADDRNOTAVAIL} error whose errData is that raw address, the data
+     * received all the same ({@code len}).
+     */
+    void complete(RxOp op, long len, long discarded, boolean hasData, long data, long src, long tag,
+                  byte[] unknownSender) {
         long flags = (op.tagged ? TRECV_FLAGS : RECV_FLAGS) | (hasData ? Fi.FI_REMOTE_CQ_DATA : 0)
                 | (op.releases ? Fi.FI_MULTI_RECV : 0);
+        if (unknownSender != null && discarded == 0) {
+            cq.completeError(op.context, flags, len, op.buf, op.bufOffset, data, op.tagged ? tag : 0, 0,
+                    Errno.EADDRNOTAVAIL, 0, unknownSender, unknownSender.length, Fi.FI_ADDR_NOTAVAIL);
+            if (counter != null) {
+                counter.incrementError();
+            }
+            releaseParent(op);
+            give(op);
+            return;
+        }
         long t = op.tagged ? tag : 0;
         if (discarded > 0) {
             cq.completeError(op.context, flags, len, op.buf, op.bufOffset, data, t, discarded, Errno.ETRUNC, 0, null, 0,

@@ -1,5 +1,7 @@
 package io.jofi.provider.tcp;
 
+import io.jofi.AddressVector;
+import io.jofi.AvAttr;
 import io.jofi.EpType;
 import io.jofi.Endpoint;
 import io.jofi.Errno;
@@ -41,11 +43,12 @@ final class TcpDomain extends UtilDomain {
     }
 
     /**
-     * {@code fi_endpoint}: an MSG endpoint; with {@code info.handle()} set (from an
-     * {@code FI_CONNREQ} event) it takes over that connection request, to be accepted.
+     * {@code fi_endpoint}: an MSG endpoint — with {@code info.handle()} set (from an
+     * {@code FI_CONNREQ} event) it takes over that connection request, to be accepted — or an
+     * RDM endpoint ({@link TcpRdmEndpoint}: per-peer connections made on first use).
      *
-     * @throws FabricException {@code EINVAL} for a null info, another endpoint type, or a
-     *         handle that is not a pending tcp connection request; {@code ENOSYS} for RDM (not yet)
+     * @throws FabricException {@code EINVAL} for a null info or a handle that is not a pending
+     *         tcp connection request; {@code ENOSYS} for DGRAM
      */
     @Override
     public Endpoint endpoint(Info info, Object context) throws FabricException {
@@ -54,13 +57,26 @@ final class TcpDomain extends UtilDomain {
             throw new FabricException(Errno.EINVAL, "endpoint: info is required");
         }
         EpType t = info.epAttr().type();
-        if (t == EpType.RDM || t == EpType.DGRAM) {
-            throw new FabricException(Errno.ENOSYS, "endpoint: tcp " + t + " endpoints are not implemented yet; use MSG");
+        if (t == EpType.DGRAM) {
+            throw new FabricException(Errno.ENOSYS, "endpoint: tcp offers no DGRAM endpoints; use MSG or RDM");
+        }
+        if (t == EpType.RDM) {
+            return adopt(new TcpRdmEndpoint(this, info, context));
         }
         if (info.handle() != null && !(info.handle() instanceof PendingConnection)) {
             throw new FabricException(Errno.EINVAL, "endpoint: info.handle() is not a tcp connection request");
         }
         return adopt(new TcpEndpoint(this, info, context));
+    }
+
+    /**
+     * {@code fi_av_open}: a {@link TcpAddressVector} (the util layer's AV that RDM endpoints can
+     * follow: removal closes their connections, inserts refresh their FI_SOURCE lookups).
+     */
+    @Override
+    public AddressVector openAv(AvAttr attr, Object context) throws FabricException {
+        ensureOpen("openAv");
+        return adopt(new TcpAddressVector(attr, context, info().addrFormat(), addressResolver()));
     }
 
     NioLoop loop() {

@@ -28,6 +28,7 @@ import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
 import io.jofi.provider.tcp.wire.CmMessage;
 import io.jofi.provider.tcp.wire.MessageHeader;
+import io.jofi.provider.tcp.wire.RdmHelloDescriptor;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.provider.tcp.wire.WireStatus;
 import io.jofi.spi.util.AbstractFid;
@@ -80,6 +81,13 @@ import java.nio.channels.SocketChannel;
  * responses (op 6) are matched with this side's requests in order. Atomics (op 5/6) exist only
  * on a connection whose CM handshake carried {@code CM_JOFI_MARKER} on both sides.
  *
+ * <p><b>RDM connection mode.</b> A {@link TcpRdmEndpoint} uses this class twice: as its
+ * per-peer connections (constructor with the RDM endpoint and an {@link RdmPeer}: no EQ,
+ * connection outcomes go to the RDM endpoint, sends queue from creation until the connection
+ * is up, a failure fails only this connection's operations, the sender's fi_addr comes from the
+ * peer's AV entry) and, never connected, as the holder of its bindings that posts receives into
+ * the matcher all connections share ({@link #enableForRdm}). MSG behaviour is unchanged.
+ *
  * <p><b>Threads.</b> One lock ({@link #lock}: this endpoint's monitor for MSG, the RDM endpoint
  * for its per-peer connections) guards the connection state, the queues, the socket and the
  * {@link RxMatcher}; the progress step takes it per selected key, the application's calls per
@@ -92,6 +100,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     private static final int ACCEPTING = 3;
     private static final int CONNECTED = 4;
     private static final int DOWN = 5;
+    /**
+     * RDM only: our connect was rejected because the peer's connection to us wins (crossed
+     * connects); the queued sends wait here for that connection ({@link TcpRdmEndpoint}).
+     */
+    private static final int AWAITING_PEER = 6;
 
     /** Read states of a data message. */
     private static final int R_HEADER = 0;
@@ -241,8 +254,37 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
      */
     private long rxSource = Fi.FI_ADDR_NOTAVAIL;
 
+    // ---- RDM connection mode (both null for an MSG endpoint)
+    /** The RDM endpoint this is a per-peer connection of (it is also {@link #lock}), or null. */
+    private final TcpRdmEndpoint rdm;
+    /** The peer of an RDM connection, or null. */
+    final RdmPeer peer;
+    /** {@code FI_DIRECTED_RECV} on an RDM endpoint: receives match only their source address. */
+    private boolean directedRecv;
+
     TcpEndpoint(TcpDomain domain, Info info, Object context) {
         this(domain, info, context, null, null);
+    }
+
+    /**
+     * A per-peer connection of an RDM endpoint: guarded by {@code rdm}, delivering into its
+     * shared matcher, with the bindings of {@code bindings} (the RDM endpoint's, not retained
+     * again) and no EQ: connection events go to {@code rdm} ({@link TcpRdmEndpoint}).
+     */
+    TcpEndpoint(TcpRdmEndpoint rdm, RdmPeer peer, TcpEndpoint bindings) {
+        this(bindings.domain, bindings.info, rdm.context(), rdm, bindings.matcher, rdm, peer);
+        this.txCq = bindings.txCq;
+        this.rxCq = bindings.rxCq;
+        this.sendCntr = bindings.sendCntr;
+        this.recvCntr = bindings.recvCntr;
+        this.writeCntr = bindings.writeCntr;
+        this.readCntr = bindings.readCntr;
+        this.remoteWriteCntr = bindings.remoteWriteCntr;
+        this.remoteReadCntr = bindings.remoteReadCntr;
+        this.jofiPeer = true; // both ends of an RDM connection are JOFI (the hello), from the first op on
+        this.selectiveTx = bindings.selectiveTx;
+        this.selectiveRx = bindings.selectiveRx;
+        this.enabled = true;
     }
 
     /**
@@ -251,7 +293,14 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
      *                connections), or null for one of its own (MSG)
      */
     TcpEndpoint(TcpDomain domain, Info info, Object context, Object lock, RxMatcher matcher) {
+        this(domain, info, context, lock, matcher, null, null);
+    }
+
+    private TcpEndpoint(TcpDomain domain, Info info, Object context, Object lock, RxMatcher matcher,
+                        TcpRdmEndpoint rdm, RdmPeer peer) {
         super(FidClass.ENDPOINT, context);
+        this.rdm = rdm;
+        this.peer = peer;
         this.lock = lock == null ? this : lock;
         this.domain = domain;
         this.info = info.copy();
@@ -398,6 +447,19 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     }
 
     /**
+     * Enables the bindings holder of an RDM endpoint ({@link TcpRdmEndpoint}): it posts
+     * receives into the shared matcher and never connects, so it needs no EQ. With
+     * {@code directed} ({@code FI_DIRECTED_RECV}) a receive's source address restricts it to
+     * that peer.
+     */
+    void enableForRdm(boolean directed) {
+        synchronized (lock) {
+            directedRecv = directed;
+            enabled = true;
+        }
+    }
+
+    /**
      * {@code fi_getname}: the local socket address once connected or connecting, else the
      * info's source address.
      */
@@ -529,29 +591,43 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                         + TcpProvider.CM_DATA_SIZE);
             }
             SocketChannel ch = request.take();
-            channel = ch;
-            cmOut.clear();
             // Answer JOFI's marker only to a peer that announced it (a C peer gets zeros, as libfabric sends).
-            jofiPeer = request.peerIsJofi();
-            cmMessage.set(TcpWireDescriptor.CM_TYPE_ACCEPT, param, 0, len)
-                    .msgId(jofiPeer ? TcpWireDescriptor.CM_JOFI_MARKER : 0L).encode(cmOut);
-            cmOut.flip();
-            cm = ACCEPTING;
-            // Take over the request's key on the CM loop: the response is written there, then the
-            // socket moves to this domain's loop (moveToDataLoop).
-            SelectionKey k = request.selectionKey();
-            if (k == null || !k.isValid()) {
-                teardown(Errno.ECONNRESET, true);
-                return;
-            }
-            k.attach(this);
-            key = k;
-            interestRead = true;
-            interestWrite = true;
-            updateInterest();
-            domain.cmLoop().wakeup();
-            flushTx();
+            startAccept(ch, request.selectionKey(), param, len, request.peerIsJofi());
         }
+    }
+
+    /**
+     * An RDM connection accepts the request its endpoint's listener read from {@code ch}
+     * (key {@code k} on the CM loop), answering with {@code hello} ({@link TcpRdmEndpoint}).
+     */
+    void acceptRdm(SocketChannel ch, SelectionKey k, byte[] hello) throws FabricException {
+        synchronized (lock) {
+            startAccept(ch, k, hello, hello.length, true); // an RDM hello comes from JOFI only
+        }
+    }
+
+    private void startAccept(SocketChannel ch, SelectionKey k, byte[] param, int len, boolean jofi)
+            throws FabricException {
+        channel = ch;
+        cmOut.clear();
+        jofiPeer = jofi;
+        cmMessage.set(TcpWireDescriptor.CM_TYPE_ACCEPT, param, 0, len)
+                .msgId(jofiPeer ? TcpWireDescriptor.CM_JOFI_MARKER : 0L).encode(cmOut);
+        cmOut.flip();
+        cm = ACCEPTING;
+        // Take over the request's key on the CM loop: the response is written there, then the
+        // socket moves to this domain's loop (moveToDataLoop).
+        if (k == null || !k.isValid()) {
+            teardown(Errno.ECONNRESET, true);
+            return;
+        }
+        k.attach(this);
+        key = k;
+        interestRead = true;
+        interestWrite = true;
+        updateInterest();
+        domain.cmLoop().wakeup();
+        flushTx();
     }
 
     /**
@@ -731,7 +807,8 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (rc != 0) {
             return rc;
         }
-        if (cm != CONNECTED) {
+        if (cm != CONNECTED && (rdm == null || cm == DOWN)) {
+            // An RDM connection queues sends from its creation until it is up (nothing lost).
             return cm == DOWN || cm == IDLE ? -Errno.ENOTCONN : -Errno.EAGAIN;
         }
         if (reports && txCq == null) {
@@ -1193,7 +1270,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (buf == null) {
             return -Errno.EINVAL;
         }
-        return postRecv(buf, null, 1, rxOpFlags | (selectiveRx ? 0 : Fi.FI_COMPLETION), context, false, 0, 0);
+        return postRecv(buf, null, 1, rxOpFlags | (selectiveRx ? 0 : Fi.FI_COMPLETION), context, false, 0, 0, srcAddr);
     }
 
     /**
@@ -1216,7 +1293,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             }
         }
         return postRecv(null, msg, msg.iovCount(), flags | (selectiveRx ? 0 : Fi.FI_COMPLETION), msg.context(), false,
-                0, 0);
+                0, 0, msg.addr());
     }
 
     /** {@code fi_trecv}: matches a tagged message whose tag equals {@code tag} outside the {@code ignore} bits. */
@@ -1228,7 +1305,8 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (buf == null) {
             return -Errno.EINVAL;
         }
-        return postRecv(buf, null, 1, rxOpFlags | (selectiveRx ? 0 : Fi.FI_COMPLETION), context, true, tag, ignore);
+        return postRecv(buf, null, 1, rxOpFlags | (selectiveRx ? 0 : Fi.FI_COMPLETION), context, true, tag, ignore,
+                srcAddr);
     }
 
     /**
@@ -1253,11 +1331,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         }
         long f = flags & ~Fi.FI_MULTI_RECV; // not for tagged receives
         return postRecv(null, msg, msg.iovCount(), f | (selectiveRx ? 0 : Fi.FI_COMPLETION), msg.context(), true,
-                msg.tag(), msg.ignore());
+                msg.tag(), msg.ignore(), msg.addr());
     }
 
     private int postRecv(ByteBuffer buf, Msg msg, int iovCount, long flags, Object context, boolean tagged, long tag,
-                         long ignore) {
+                         long ignore, long srcAddr) {
         synchronized (lock) {
             int rc = dataPathCheck();
             if (rc != 0) {
@@ -1281,6 +1359,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             }
             RxOp op = matcher.take();
             op.context = context;
+            op.src = directedRecv ? srcAddr : Fi.FI_ADDR_UNSPEC;
             op.complete = (flags & Fi.FI_COMPLETION) != 0;
             op.tagged = tagged;
             op.tag = tag;
@@ -1415,9 +1494,18 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             failConnect(Errno.ECONNREFUSED, null, 0);
             return;
         }
+        if (rdm != null && RdmHelloDescriptor.kind(cmMessage.dataCopy(), cmMessage.dataLength())
+                != RdmHelloDescriptor.KIND_HELLO) {
+            failConnect(Errno.ECONNREFUSED, null, 0); // accepted by something that is not a JOFI RDM endpoint
+            return;
+        }
         cm = CONNECTED;
         jofiPeer = cmMessage.isJofi();
         if (!moveToDataLoop()) {
+            return;
+        }
+        if (rdm != null) {
+            flushTx(); // the sends queued since the first one to this peer go out now, in order
             return;
         }
         byte[] data = cmMessage.dataCopy();
@@ -1451,6 +1539,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     private void failConnect(int err, byte[] errData, int errDataSize) {
         cm = DOWN;
         closeChannel();
+        if (rdm != null) {
+            // RDM: the endpoint decides — park the queued sends (crossed connects) or fail them.
+            rdm.connectFailed(this, err, errData, errDataSize);
+            return;
+        }
         failAll(Errno.ECANCELED);
         if (eq != null) {
             eq.postError(this, context(), 0, err, 0, errData, errDataSize);
@@ -1475,7 +1568,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                     if (!moveToDataLoop()) {
                         return;
                     }
-                    eq.post(Fi.FI_CONNECTED, this, context(), 0, null, null, 0);
+                    if (rdm == null) {
+                        eq.post(Fi.FI_CONNECTED, this, context(), 0, null, null, 0);
+                    }
                 }
             }
             if (cm != CONNECTED) {
@@ -1894,7 +1989,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
 
     /** Picks where the message's payload goes: the next posted receive, the unexpected buffer, or nowhere yet (pause). */
     private void beginMessage() {
-        RxOp op = matcher.match(rxSource, messageTagged, messageTag, messageLength);
+        RxOp op = matcher.match(source(), messageTagged, messageTag, messageLength);
         if (op != null) {
             current = op;
             long placed = Math.min(messageLength, op.capacity);
@@ -1907,7 +2002,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (matcher.hasRoomFor(messageLength)) {
             // FI_MATCH_COMPLETE (JOFI bit 1): the ack waits for the receive; else it goes once buffered
             currentUnexpected = matcher.buffer(messageLength, messageHasData, messageData,
-                    messageAck && messageMatchAck, rxSource, this, messageTagged, messageTag);
+                    messageAck && messageMatchAck, source(), this, messageTagged, messageTag);
             currentUnexpected.ackSeq = messageAckSeq;
             readState = R_UNEXPECTED;
             return;
@@ -1949,7 +2044,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                     ackReady(messageAckSeq);
                 }
                 matcher.complete(op, messageLength - discarded, discarded, messageHasData, messageData,
-                        rxSource, messageTag);
+                        source(), messageTag, unknownSender());
             }
         }
         payloadKind = P_MSG;
@@ -1965,7 +2060,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         }
         if (messageHasData && rxCq != null) {
             // no posted receive is used: an unsolicited completion (R6 overrun if the CQ is full)
-            rxCq.completeUnsolicited(null, REMOTE_WRITE_FLAGS, messageLength, null, 0, messageData, 0, rxSource);
+            rxCq.completeUnsolicited(null, REMOTE_WRITE_FLAGS, messageLength, null, 0, messageData, 0, source());
         }
     }
 
@@ -2051,6 +2146,24 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             WORDS.set(b, index, next);
             return cur;
         }
+    }
+
+    /**
+     * The sender's fi_addr for matching and {@code readFrom} (R10): {@link #rxSource} on an MSG
+     * endpoint ({@code FI_ADDR_NOTAVAIL}); on an RDM connection the peer's entry in the AV
+     * (cached per AV version).
+     */
+    private long source() {
+        return rdm == null ? rxSource : rdm.sourceOf(peer);
+    }
+
+    /**
+     * With {@code FI_SOURCE_ERR}, the raw name of a sender that is not in the AV (its
+     * completion becomes {@code EADDRNOTAVAIL} with this as errData, R10); else null.
+     */
+    @Override
+    public byte[] unknownSender() {
+        return rdm != null && rdm.sourceErr() && rdm.sourceOf(peer) == Fi.FI_ADDR_NOTAVAIL ? peer.name.clone() : null;
     }
 
     /** A receive took a buffered message of this connection that asked for an ack (R11). */
@@ -2139,7 +2252,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             }
         }
         payloadKind = P_MSG;
-        matcher.failPosted(err);
+        if (rdm == null) {
+            // An RDM connection fails only its own operations: the posted receives are the
+            // endpoint's, for every peer.
+            matcher.failPosted(err);
+        }
         // Messages that arrived whole before the end stay queued: the peer sent them before its
         // shutdown, so a receive posted now still gets them (nothing the peer sent is lost).
         // Only the message cut off mid-payload goes.
@@ -2165,6 +2282,79 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         failAll(err);
         if (report && eq != null && (was == CONNECTED || was == ACCEPTING)) {
             eq.post(Fi.FI_SHUTDOWN, this, context(), 0, null, null, 0);
+        }
+        if (rdm != null) {
+            rdm.connectionDown(this);
+        }
+    }
+
+    // =================================================================== RDM connection mode
+
+    /**
+     * Crossed connects: our request was rejected because the peer's connection to us wins.
+     * The queued sends stay, not started, until that connection arrives and takes them
+     * ({@link #moveQueuedSendsTo}). Caller holds the lock.
+     */
+    void awaitPeer() {
+        cm = AWAITING_PEER;
+        closeChannel();
+        channel = null;
+    }
+
+    /** Whether this RDM connection waits for the peer's crossed connection. */
+    boolean isAwaitingPeer() {
+        return cm == AWAITING_PEER;
+    }
+
+    /** Whether this connection is up and running (CONNECTED). */
+    boolean isEstablished() {
+        return cm == CONNECTED;
+    }
+
+    /** Whether this connection is still usable for sends (not down). */
+    boolean isUp() {
+        return cm != DOWN;
+    }
+
+    /**
+     * Hands every queued, not yet started send to {@code to} (the connection that replaces this
+     * one), in order, and closes this one without failing anything. Caller holds the lock.
+     */
+    void moveQueuedSendsTo(TcpEndpoint to) {
+        TxOp op;
+        while ((op = txQueue.poll()) != null) {
+            if (op.kind == K_RESPONSE) {
+                giveTx(op); // answers this socket's peer requests: they die with it
+                continue;
+            }
+            txOutstanding--;
+            to.txOutstanding++;
+            to.txQueue.offer(op);
+        }
+        cm = DOWN;
+        closeChannel();
+        failAll(Errno.ECONNRESET); // what it had received or was acking (an accepted socket replaced)
+        to.flushTx();
+    }
+
+    /**
+     * Ends an RDM connection: its pending operations fail with {@code err} (ECONNREFUSED for a
+     * connect that failed, ECONNRESET for a dead peer, ECANCELED when the endpoint ends it).
+     */
+    void failRdm(int err) {
+        synchronized (lock) {
+            if (cm == DOWN) {
+                failAll(err); // failConnect left the queued sends for the endpoint to decide
+                return;
+            }
+            teardown(err, false);
+        }
+    }
+
+    /** Resumes reading a message that waited for a receive (one was posted on the RDM endpoint). */
+    void resumeIfPaused() {
+        if (readState == R_PAUSED && cm != DOWN) {
+            resumeReading();
         }
     }
 
@@ -2243,6 +2433,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                     rxCq.unreserve();
                 }
                 current = null;
+            }
+            if (rdm != null) {
+                return; // an RDM connection: the posted receives and the bindings are the endpoint's
             }
             if (rxCq != null) {
                 matcher.discardPosted();

@@ -72,6 +72,9 @@ public final class TcpProvider extends AbstractFabricProvider {
      */
     static final long CAPS = TX_CAPS | RX_CAPS | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM;
 
+    /** What RDM infos add to {@link #CAPS}: unknown senders as errors (R10) and directed receives. */
+    static final long RDM_EXTRA_CAPS = Fi.FI_SOURCE_ERR | Fi.FI_DIRECTED_RECV;
+
     private volatile int unexpectedBytes;
     private volatile int unexpectedMessages;
     /** The running engines of this provider's fabrics and domains; also the lock of {@link #departed}. */
@@ -170,7 +173,23 @@ public final class TcpProvider extends AbstractFabricProvider {
             (first || (named == null && l.address.isLoopbackAddress()) ? out : rest).add(info);
         }
         out.addAll(rest);
+        // One RDM info per address too, after all MSG infos (so MSG stays the first choice).
+        int msgInfos = out.size();
+        for (int i = 0; i < msgInfos; i++) {
+            out.add(rdm(out.get(i)));
+        }
         return out;
+    }
+
+    /**
+     * The RDM info of the same address as an MSG info: the same caps plus {@code FI_SOURCE_ERR}
+     * and {@code FI_DIRECTED_RECV} (TcpRdmEndpoint), the same attributes otherwise.
+     */
+    private static Info rdm(Info msg) {
+        Info info = msg.copy().caps(msg.caps() | RDM_EXTRA_CAPS);
+        info.epAttr().type(EpType.RDM);
+        info.rxAttr().caps(info.rxAttr().caps() | RDM_EXTRA_CAPS);
+        return info;
     }
 
     private static InetSocketAddress resolve(String node, String service, boolean source) throws FabricException {

@@ -137,11 +137,32 @@ class PerfCommandsTest {
         assertEquals("5m", cols[2], "total = iters x window x size = 5 x 16 x 64k");
     }
 
+    /** {@code -e rdm}: the server listens on -B, the client inserts it in its AV, the server learns the client (FI_SOURCE_ERR). */
     @Test
-    void rdmIsRefusedWhenNotOffered() {
-        Run r = run("pingpong", "-p", "tcp", "-e", "rdm", "-I", "1", "-P", "1", "127.0.0.1");
-        assertEquals(1, r.status(), r::err);
-        assertTrue(r.err().contains("endpoint type rdm: not yet offered by tcp"), r::err);
+    void jofiRdmPingpongInEveryCompletionWait() throws Exception {
+        for (String mode : new String[] {"spin", "sread"}) {
+            String port = Integer.toString(freePort());
+            Future<Run> server = server("pingpong", "-p", "tcp", "-e", "rdm", "-S", "1k", "-I", "20", "-w", "2", "-c", mode,
+                    "-B", port, "-s", "127.0.0.1");
+            Run client = client("pingpong", "-p", "tcp", "-e", "rdm", "-S", "1k", "-I", "20", "-w", "2", "-c", mode,
+                    "-P", port, "127.0.0.1");
+            assertTable(client, "1k");
+            assertTable(server.get(30, TimeUnit.SECONDS), "1k");
+        }
+        String port = Integer.toString(freePort());
+        Future<Run> server = server("pingpong", "-p", "tcp", "-e", "rdm", "-I", "10", "-w", "2", "-B", port, "-s", "127.0.0.1");
+        Run client = client("pingpong", "-p", "tcp", "-e", "rdm", "-I", "10", "-w", "2", "-P", port, "127.0.0.1");
+        assertTable(client, "64", "256", "1k", "4k", "64k", "1m");
+        assertTable(server.get(30, TimeUnit.SECONDS), "64", "256", "1k", "4k", "64k", "1m");
+    }
+
+    @Test
+    void jofiRdmBandwidth() throws Exception {
+        String port = Integer.toString(freePort());
+        Future<Run> server = server("bw", "-p", "tcp", "-e", "rdm", "-S", "64k", "-I", "5", "-W", "16", "-B", port, "-s", "127.0.0.1");
+        Run client = client("bw", "-p", "tcp", "-e", "rdm", "-S", "64k", "-I", "5", "-W", "16", "-P", port, "127.0.0.1");
+        assertTable(client, "64k");
+        assertTable(server.get(30, TimeUnit.SECONDS), "64k");
     }
 
     @Test

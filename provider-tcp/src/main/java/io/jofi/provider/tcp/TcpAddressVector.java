@@ -1,0 +1,84 @@
+package io.jofi.provider.tcp;
+
+import io.jofi.AddrFormat;
+import io.jofi.AvAttr;
+import io.jofi.FabricException;
+import io.jofi.spi.util.AddressResolver;
+import io.jofi.spi.util.UtilAddressVector;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The tcp provider's address vector: the util layer's, plus what RDM endpoints need to follow
+ * it (fi_av(3), R10).
+ *
+ * <ul>
+ * <li>A {@link #version()} that changes after every insert and remove, so that a connection
+ *     caches its peer's {@code fi_addr} (reverse lookup, FI_SOURCE) and looks it up again only
+ *     when the AV changed — an insert after an {@code FI_SOURCE_ERR} completion makes the next
+ *     messages of that peer report the new {@code fi_addr}. Reading it allocates nothing.</li>
+ * <li>Removal listeners: {@code fi_av_remove} of a peer closes the connection of every RDM
+ *     endpoint bound to this AV to that peer.</li>
+ * </ul>
+ */
+final class TcpAddressVector extends UtilAddressVector {
+    /** Told of the raw addresses an {@code fi_av_remove} took out. */
+    interface RemovalListener {
+        /** Called after a successful remove, on the remover's thread, without this AV's lock. */
+        void removed(byte[][] addrs);
+    }
+
+    private final CopyOnWriteArrayList<RemovalListener> listeners = new CopyOnWriteArrayList<>();
+    private volatile int version;
+
+    TcpAddressVector(AvAttr attr, Object context, AddrFormat format, AddressResolver resolver) throws FabricException {
+        super(attr, context, format, resolver);
+    }
+
+    /** Changes after every insert or remove that changed something. */
+    int version() {
+        return version;
+    }
+
+    void addRemovalListener(RemovalListener l) {
+        listeners.addIfAbsent(l);
+    }
+
+    void removeRemovalListener(RemovalListener l) {
+        listeners.remove(l);
+    }
+
+    /** {@code fi_av_insert} as the util layer's; bumps {@link #version()} (see the class comment). */
+    @Override
+    public int insert(byte[][] addrs, long[] fiAddrs, long flags, Object context) {
+        int rc = super.insert(addrs, fiAddrs, flags, context);
+        bump();
+        return rc;
+    }
+
+    /**
+     * {@code fi_av_remove} as the util layer's (all or nothing); on success the RDM endpoints
+     * bound to this AV close their connections to the removed peers.
+     */
+    @Override
+    public int remove(long[] fiAddrs, long flags) {
+        byte[][] before = null;
+        if (fiAddrs != null) {
+            before = new byte[fiAddrs.length][];
+            for (int i = 0; i < fiAddrs.length; i++) {
+                before[i] = addressOf(fiAddrs[i]);
+            }
+        }
+        int rc = super.remove(fiAddrs, flags);
+        if (rc == 0) {
+            bump();
+            for (RemovalListener l : listeners) {
+                l.removed(before);
+            }
+        }
+        return rc;
+    }
+
+    private synchronized void bump() {
+        version++;
+    }
+}

@@ -1,0 +1,193 @@
+package io.jofi.provider.tcp;
+
+import static io.jofi.provider.tcp.TcpTestBed.awaitCompletion;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.jofi.Addresses;
+import io.jofi.CqEntry;
+import io.jofi.Fi;
+import io.jofi.Info;
+import io.jofi.Progress;
+import io.jofi.provider.tcp.wire.CmMessage;
+import io.jofi.provider.tcp.wire.RdmHelloDescriptor;
+import io.jofi.provider.tcp.wire.TcpWireDescriptor;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Crossed connects, step by step against {@link RawRdmPeer}: the connection initiated by the
+ * lower name is kept, the queued sends travel on it in order, the other is refused or closed.
+ * Names: 127.0.0.1:P sorts below 127.0.0.2:P (same port, the address decides).
+ */
+@Timeout(60)
+class TcpRdmCrossedConnectTest {
+
+    private static ByteBuffer text(String s) {
+        return ByteBuffer.wrap(s.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** The peer's name is higher: the endpoint refuses the peer's request (crossed) and keeps its own. */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void theLowerEndpointRefusesTheCrossingRequest(Progress mode) throws Exception {
+        try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
+            RdmTestBed.Node j = bed.node("j");
+            int port = Addresses.fromSockaddr(j.name).getPort();
+            try (RawRdmPeer x = new RawRdmPeer("127.0.0.2", port)) {
+                long xInJ = insert(j, x.name);
+                assertEquals(0, j.ep.send(text("m1"), null, xInJ, "m1"));
+                assertEquals(0, j.ep.send(text("m2"), null, xInJ, "m2"));
+                try (Socket fromJ = x.accept(); Socket toJ = RawRdmPeer.connect(j.name)) {
+                    CmMessage req = RawRdmPeer.readCm(fromJ);
+                    assertEquals(TcpWireDescriptor.CM_TYPE_REQUEST, req.type());
+                    byte[] hello = req.dataCopy();
+                    assertEquals(RdmHelloDescriptor.KIND_HELLO, RdmHelloDescriptor.kind(hello, hello.length));
+                    assertArrayEquals(j.name, RdmHelloDescriptor.name(hello, hello.length), "the hello names the endpoint");
+                    // x's own request crosses j's
+                    RawRdmPeer.writeCm(toJ, TcpWireDescriptor.CM_TYPE_REQUEST, x.hello());
+                    CmMessage answer = RawRdmPeer.readCm(toJ);
+                    assertEquals(TcpWireDescriptor.CM_TYPE_REJECT, answer.type());
+                    byte[] reason = answer.dataCopy();
+                    assertEquals(RdmHelloDescriptor.KIND_REJECT_CROSSED, RdmHelloDescriptor.kind(reason, reason.length));
+                    RawRdmPeer.assertEnds(toJ);
+                    // x accepts j's request: j's queued sends arrive there, in order
+                    RawRdmPeer.writeCm(fromJ, TcpWireDescriptor.CM_TYPE_ACCEPT, x.hello());
+                    assertEquals("m1", RawRdmPeer.readMessage(fromJ));
+                    assertEquals("m2", RawRdmPeer.readMessage(fromJ));
+                    assertEquals("m1", awaitCompletion(j.txCq).context());
+                    assertEquals("m2", awaitCompletion(j.txCq).context());
+                    assertEquals(1, TcpRdmTest.connections(j));
+                }
+            }
+        }
+    }
+
+    /** The peer's name is lower: the endpoint accepts the peer's request and moves its queued sends there. */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void theHigherEndpointAcceptsTheCrossingRequestAndMovesItsSends(Progress mode) throws Exception {
+        try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
+            RdmTestBed.Node j = bed.node("j", onAddress(bed.info, "127.0.0.2"));
+            int port = Addresses.fromSockaddr(j.name).getPort();
+            try (RawRdmPeer x = new RawRdmPeer("127.0.0.1", port)) {
+                long xInJ = insert(j, x.name);
+                assertEquals(0, j.ep.send(text("m1"), null, xInJ, "m1"));
+                assertEquals(0, j.ep.send(text("m2"), null, xInJ, "m2"));
+                try (Socket fromJ = x.accept(); Socket toJ = RawRdmPeer.connect(j.name)) {
+                    assertEquals(TcpWireDescriptor.CM_TYPE_REQUEST, RawRdmPeer.readCm(fromJ).type());
+                    RawRdmPeer.writeCm(toJ, TcpWireDescriptor.CM_TYPE_REQUEST, x.hello());
+                    CmMessage answer = RawRdmPeer.readCm(toJ);
+                    assertEquals(TcpWireDescriptor.CM_TYPE_ACCEPT, answer.type());
+                    byte[] hello = answer.dataCopy();
+                    assertArrayEquals(j.name, RdmHelloDescriptor.name(hello, hello.length), "the accept carries j's hello");
+                    assertEquals("m1", RawRdmPeer.readMessage(toJ), "j's queued sends moved to x's connection");
+                    assertEquals("m2", RawRdmPeer.readMessage(toJ));
+                    RawRdmPeer.assertEnds(fromJ);
+                    assertEquals(0, j.ep.send(text("m3"), null, xInJ, "m3"));
+                    assertEquals("m3", RawRdmPeer.readMessage(toJ), "later sends use it too");
+                    ByteBuffer r = ByteBuffer.allocate(16);
+                    assertEquals(0, j.ep.recv(r, null, Fi.FI_ADDR_UNSPEC, "r"));
+                    RawRdmPeer.writeMessage(toJ, "hi");
+                    CqEntry[] e = {new CqEntry()};
+                    long[] src = {0};
+                    TcpRdmTest.readFrom(j, e, src);
+                    assertEquals(xInJ, src[0], "the acceptor maps the hello's name to the fi_addr (FI_SOURCE)");
+                    assertEquals(1, TcpRdmTest.connections(j));
+                }
+            }
+        }
+    }
+
+    /** The crossed reject arrives before the peer's request: the queued sends wait for that connection. */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void aRejectedEndpointKeepsItsSendsForThePeersConnection(Progress mode) throws Exception {
+        try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
+            RdmTestBed.Node j = bed.node("j", onAddress(bed.info, "127.0.0.2"));
+            int port = Addresses.fromSockaddr(j.name).getPort();
+            try (RawRdmPeer x = new RawRdmPeer("127.0.0.1", port)) {
+                long xInJ = insert(j, x.name);
+                assertEquals(0, j.ep.send(text("m1"), null, xInJ, "m1"));
+                try (Socket fromJ = x.accept()) {
+                    RawRdmPeer.readCm(fromJ);
+                    RawRdmPeer.writeCm(fromJ, TcpWireDescriptor.CM_TYPE_REJECT,
+                            RdmHelloDescriptor.encode(RdmHelloDescriptor.KIND_REJECT_CROSSED, null));
+                    RawRdmPeer.assertEnds(fromJ);
+                }
+                TcpEndpoint parked = awaitParked(j);
+                assertEquals(0, j.ep.send(text("m2"), null, xInJ, "m2"));
+                TcpTestBed.assertNothing(j.txCq, 20);
+                try (Socket toJ = RawRdmPeer.connect(j.name)) {
+                    RawRdmPeer.writeCm(toJ, TcpWireDescriptor.CM_TYPE_REQUEST, x.hello());
+                    assertEquals(TcpWireDescriptor.CM_TYPE_ACCEPT, RawRdmPeer.readCm(toJ).type());
+                    assertEquals("m1", RawRdmPeer.readMessage(toJ));
+                    assertEquals("m2", RawRdmPeer.readMessage(toJ));
+                    assertEquals("m1", awaitCompletion(j.txCq).context());
+                    assertEquals("m2", awaitCompletion(j.txCq).context());
+                    assertEquals(false, parked.isUp(), "the parked connection is gone");
+                }
+            }
+        }
+    }
+
+    /** The peer's connection never comes (its connect failed): the parked side connects again and delivers. */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void aParkedEndpointConnectsAgainWhenThePeersConnectionNeverComes(Progress mode) throws Exception {
+        try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
+            RdmTestBed.Node j = bed.node("j", onAddress(bed.info, "127.0.0.2"));
+            int port = Addresses.fromSockaddr(j.name).getPort();
+            try (RawRdmPeer x = new RawRdmPeer("127.0.0.1", port)) {
+                long xInJ = insert(j, x.name);
+                assertEquals(0, j.ep.send(text("m1"), null, xInJ, "m1"));
+                try (Socket fromJ = x.accept()) {
+                    RawRdmPeer.readCm(fromJ);
+                    RawRdmPeer.writeCm(fromJ, TcpWireDescriptor.CM_TYPE_REJECT,
+                            RdmHelloDescriptor.encode(RdmHelloDescriptor.KIND_REJECT_CROSSED, null));
+                }
+                awaitParked(j);
+                assertEquals(0, j.ep.send(text("m2"), null, xInJ, "m2"));
+                // x never connects: after TcpRdmEndpoint.PARK_RETRY_NANOS j connects again
+                try (Socket again = x.accept()) {
+                    CmMessage req = RawRdmPeer.readCm(again);
+                    assertEquals(TcpWireDescriptor.CM_TYPE_REQUEST, req.type());
+                    RawRdmPeer.writeCm(again, TcpWireDescriptor.CM_TYPE_ACCEPT, x.hello());
+                    assertEquals("m1", RawRdmPeer.readMessage(again));
+                    assertEquals("m2", RawRdmPeer.readMessage(again));
+                    assertEquals("m1", awaitCompletion(j.txCq).context());
+                    assertEquals("m2", awaitCompletion(j.txCq).context());
+                }
+            }
+        }
+    }
+
+    private static TcpEndpoint awaitParked(RdmTestBed.Node j) {
+        long deadline = System.currentTimeMillis() + TcpTestBed.TIMEOUT_MS;
+        while (true) {
+            TcpEndpoint c = ((TcpRdmEndpoint) j.ep).awaitingPeer();
+            if (c != null) {
+                return c;
+            }
+            if (System.currentTimeMillis() > deadline) {
+                throw new AssertionError("the endpoint never parked its sends");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    private static Info onAddress(Info info, String host) {
+        return info.copy().srcAddr(Addresses.toSockaddr(new InetSocketAddress(host, 0)));
+    }
+
+    private static long insert(RdmTestBed.Node n, byte[] name) {
+        long[] fi = {Fi.FI_ADDR_NOTAVAIL};
+        assertEquals(1, n.av.insert(new byte[][] {name}, fi, 0, null));
+        return fi[0];
+    }
+}
