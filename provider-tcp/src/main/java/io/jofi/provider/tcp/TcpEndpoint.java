@@ -40,7 +40,6 @@ import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
@@ -560,7 +559,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             try {
                 ch = SocketChannel.open();
                 ch.configureBlocking(false);
-                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                domain.provider().configure(ch); // before connect: the window scale covers SO_RCVBUF
                 cmOut.clear();
                 cmMessage.set(TcpWireDescriptor.CM_TYPE_REQUEST, param, 0, len).msgId(TcpWireDescriptor.CM_JOFI_MARKER)
                         .encode(cmOut);
