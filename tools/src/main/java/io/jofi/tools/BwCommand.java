@@ -28,6 +28,11 @@ public final class BwCommand extends PerfCommand {
     }
 
     @Override
+    int messagesPerIteration() {
+        return window();
+    }
+
+    @Override
     int sendDepth() {
         return window();
     }
@@ -40,11 +45,10 @@ public final class BwCommand extends PerfCommand {
     }
 
     @Override
-    void runSize(PerfConnection c, int size, long iterations, PerfReport report) {
-        boolean client = destination != null;
+    void runSize(PerfConnection c, boolean client, int size, long iterations, long warmup, PerfReport report) {
         long total = iterations + warmup;
-        long[] samples = report.verbose() ? new long[(int) Math.min(iterations, Integer.MAX_VALUE)] : null;
-        ProgressLine progress = new ProgressLine(context().err(), name());
+        long[] samples = report != null && report.verbose() ? new long[(int) Math.min(iterations, Integer.MAX_VALUE)] : null;
+        ProgressLine progress = new ProgressLine(report != null ? context().err() : null, name());
         progress.start(size);
         long start = System.nanoTime();
         for (long i = 0; i < total; i++) {
@@ -75,6 +79,9 @@ public final class BwCommand extends PerfCommand {
             progress.tick(i, total);
         }
         long elapsed = System.nanoTime() - start;
+        if (report == null) {
+            return; // the JIT warm-up: no row
+        }
         report.row(size, iterations, window, elapsed);
         if (samples != null) {
             report.percentiles(size, samples, samples.length, window);

@@ -55,6 +55,17 @@ public abstract class PerfCommand extends Command {
     @CommandLine.Option(names = "-v", description = "Also print latency percentiles p50, p99, p99.9 per size.")
     boolean verbose;
 
+    @CommandLine.Option(names = "--jit-warmup", paramLabel = "MESSAGES", defaultValue = "-1",
+            description = {"Before the measured connection is made, send about this many messages (split across the sizes,"
+                    + " fewer for sizes above 4k) with the same pattern over a private loopback connection inside this JVM,"
+                    + " so that the JIT has compiled the data path before the timed run; nothing of it reaches the peer"
+                    + " (default: as many as the timed run sends, at most " + AUTO_JIT_WARMUP + "; 0: off, as fabtests,"
+                    + " whose C code needs no warm-up)."})
+    long jitWarmup;
+
+    /** The most messages the default JIT warm-up sends (C2 compiles hot code after about 10^4 calls). */
+    static final long AUTO_JIT_WARMUP = 20_000;
+
     @CommandLine.Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60", description = "Bound on any single wait (default 60).")
     int timeoutSeconds;
 
@@ -73,11 +84,15 @@ public abstract class PerfCommand extends Command {
     /** How many sends may be outstanding at once. */
     abstract int sendDepth();
 
+    /** Messages one iteration of the pattern sends from the client (the JIT warm-up's unit). */
+    abstract int messagesPerIteration();
+
     /**
-     * Runs one size after the sync: warm-up then {@code iterations} timed iterations; prints
-     * its row through {@code report}.
+     * Runs one size after the sync: {@code warmup} untimed then {@code iterations} timed
+     * iterations in the role {@code client}; prints its row through {@code report} (none, and
+     * no progress line, when {@code report} is null: the JIT warm-up).
      */
-    abstract void runSize(PerfConnection c, int size, long iterations, PerfReport report);
+    abstract void runSize(PerfConnection c, boolean client, int size, long iterations, long warmup, PerfReport report);
 
     @Override
     protected int execute() throws Exception {
@@ -88,24 +103,125 @@ public abstract class PerfCommand extends Command {
         if (iterations == 0 || iterations < -1) {
             throw new CommandFailure("-I must be > 0, got " + iterations, ExitStatus.USAGE);
         }
+        if (jitWarmup < -1) {
+            throw new CommandFailure("--jit-warmup must be >= 0, got " + jitWarmup, ExitStatus.USAGE);
+        }
+        if (jitWarmup == -1) {
+            long timed = 0;
+            for (int s : sizes) {
+                timed += (iterations > 0 ? iterations : defaultIterations(s)) * messagesPerIteration();
+            }
+            jitWarmup = Math.min(AUTO_JIT_WARMUP, timed);
+        }
         Fabrics fabrics = context().requireFabrics();
         boolean client = destination != null;
-        Info info = findInfo(fabrics, client);
+        Info info = client ? findInfo(fabrics, true, destination, destinationPort)
+                : findInfo(fabrics, false, sourceAddress, sourcePort);
         int bufferSize = size == null ? MAX_SIZE : "all".equals(size) ? MAX_SIZE : Math.max(256, sizes[0]);
         PerfReport report = new PerfReport(out(), machine, verbose, String.join(" ", spec.commandLine().getParseResult().originalArgs()), name());
+        // The JIT warm-up runs before the client connects and after the server listens (a
+        // client connecting meanwhile waits in the backlog): the peer sees fabtests' bytes only.
+        Runnable warmUp = jitWarmup == 0 ? null : () -> warmUp(fabrics, sizes, bufferSize);
+        if (client && warmUp != null) {
+            warmUp.run();
+        }
         try (PerfConnection c = PerfConnection.open(fabrics, info, client, completionWait, bufferSize,
-                receiveDepth(), sendDepth(), timeoutSeconds * 1_000_000_000L, context().err())) {
+                receiveDepth(), sendDepth(), timeoutSeconds * 1_000_000_000L, context().err(), client ? null : warmUp)) {
             for (int s : sizes) {
-                long iters = iterations > 0 ? iterations : s >= (1 << 20) ? 100 : s >= (1 << 16) ? 1000 : 10000;
+                long iters = iterations > 0 ? iterations : defaultIterations(s);
                 c.sync();
-                runSize(c, s, iters, report);
+                runSize(c, client, s, iters, warmup, report);
             }
             c.finish();
         }
         return ExitStatus.OK;
     }
 
-    private Info findInfo(Fabrics fabrics, boolean client) throws FabricException {
+    /**
+     * The JIT warm-up ({@code --jit-warmup}): a server thread and this thread run the pattern
+     * of every size over a private connection on 127.0.0.1 (a free port) with the same provider,
+     * endpoint type and completion wait, so that the provider's and this command's data path
+     * are compiled before the measured run. Bounded by the command's timeout; a failure is
+     * reported on stderr and the measured run goes on without it (the figures are then those
+     * of a cold JVM).
+     */
+    private void warmUp(Fabrics fabrics, int[] sizes, int bufferSize) {
+        long started = System.nanoTime();
+        long timeout = timeoutSeconds * 1_000_000_000L;
+        java.io.PrintStream quiet = new java.io.PrintStream(java.io.OutputStream.nullOutputStream());
+        java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<Throwable> serverFailure = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread server = null;
+        try {
+            String port = Integer.toString(freeLoopbackPort());
+            Info serverInfo = findInfo(fabrics, false, "127.0.0.1", port);
+            Info clientInfo = findInfo(fabrics, true, "127.0.0.1", port);
+            server = new Thread(() -> {
+                try (PerfConnection s = PerfConnection.open(fabrics, serverInfo, false, completionWait, bufferSize,
+                        receiveDepth(), sendDepth(), timeout, quiet, listening::countDown)) {
+                    warmUpSizes(s, false, sizes);
+                    s.finish();
+                } catch (Throwable e) {
+                    serverFailure.set(e);
+                } finally {
+                    listening.countDown();
+                }
+            }, "jofi-" + name() + "-jit-warmup");
+            server.setDaemon(true);
+            server.start();
+            if (!listening.await(timeoutSeconds, java.util.concurrent.TimeUnit.SECONDS) || serverFailure.get() != null) {
+                throw new CommandFailure("the warm-up server did not listen"
+                        + (serverFailure.get() == null ? "" : ": " + serverFailure.get().getMessage()));
+            }
+            try (PerfConnection c = PerfConnection.open(fabrics, clientInfo, true, completionWait, bufferSize,
+                    receiveDepth(), sendDepth(), timeout, quiet)) {
+                warmUpSizes(c, true, sizes);
+                c.finish();
+            }
+            server.join(timeout / 1_000_000L);
+            if (serverFailure.get() != null) {
+                throw new CommandFailure(serverFailure.get().getMessage());
+            }
+            if (verbose) {
+                context().err().printf("%s: JIT warm-up over loopback took %d ms%n", name(),
+                        (System.nanoTime() - started) / 1_000_000L);
+            }
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            context().err().println(name() + ": JIT warm-up skipped (" + e.getMessage()
+                    + "); the first iterations run in the interpreter");
+        } finally {
+            if (server != null && server.isAlive()) {
+                server.interrupt();
+            }
+        }
+    }
+
+    /** fabtests' default iterations of a size. */
+    private static long defaultIterations(int size) {
+        return size >= (1 << 20) ? 100 : size >= (1 << 16) ? 1000 : 10000;
+    }
+
+    /** The warm-up pattern: {@link #jitWarmup} messages split across the sizes, 4 KiB-equivalents above 4 KiB. */
+    private void warmUpSizes(PerfConnection c, boolean client, int[] sizes) {
+        long perSize = Math.max(1, jitWarmup / sizes.length);
+        for (int s : sizes) {
+            long messages = s <= 4096 ? perSize : Math.max(1, perSize * 4096 / s);
+            long iters = Math.max(2, messages / messagesPerIteration());
+            c.sync();
+            runSize(c, client, s, iters, 0, null);
+        }
+    }
+
+    private static int freeLoopbackPort() throws java.io.IOException {
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return probe.getLocalPort();
+        }
+    }
+
+    private Info findInfo(Fabrics fabrics, boolean client, String node, String service) throws FabricException {
         EpType type = switch (endpointType) {
             case "msg" -> EpType.MSG;
             case "rdm" -> EpType.RDM;
@@ -123,8 +239,8 @@ public abstract class PerfCommand extends Command {
         List<Info> infos;
         try {
             infos = client
-                    ? fabrics.getInfo(destination, destinationPort, 0, hints)
-                    : fabrics.getInfo(sourceAddress, sourcePort, Fi.FI_SOURCE, hints);
+                    ? fabrics.getInfo(node, service, 0, hints)
+                    : fabrics.getInfo(node, service, Fi.FI_SOURCE, hints);
         } catch (FabricException e) {
             if (type == EpType.RDM) {
                 infos = List.of();

@@ -99,9 +99,21 @@ final class PerfConnection implements AutoCloseable {
      */
     static PerfConnection open(Fabrics fabrics, Info info, boolean client, CompletionWait wait, int bufferSize,
             int receiveDepth, int sendDepth, long timeoutNanos, PrintStream err) throws FabricException {
+        return open(fabrics, info, client, wait, bufferSize, receiveDepth, sendDepth, timeoutNanos, err, null);
+    }
+
+    /**
+     * As {@link #open(Fabrics, Info, boolean, CompletionWait, int, int, int, long, PrintStream)};
+     * a server runs {@code afterListen} (if not null) once it listens (MSG: its passive
+     * endpoint; RDM: its enabled endpoint), before it waits for the connection request or the
+     * first message (a client that connects meanwhile waits in the
+     * listen backlog; nothing is sent to it).
+     */
+    static PerfConnection open(Fabrics fabrics, Info info, boolean client, CompletionWait wait, int bufferSize,
+            int receiveDepth, int sendDepth, long timeoutNanos, PrintStream err, Runnable afterListen) throws FabricException {
         PerfConnection c = new PerfConnection(client, wait, timeoutNanos, err);
         try {
-            c.setUp(fabrics, info, bufferSize, receiveDepth, sendDepth);
+            c.setUp(fabrics, info, bufferSize, receiveDepth, sendDepth, afterListen);
             return c;
         } catch (RuntimeException | FabricException e) {
             c.close();
@@ -114,7 +126,8 @@ final class PerfConnection implements AutoCloseable {
         return fid;
     }
 
-    private void setUp(Fabrics fabrics, Info info, int bufferSize, int receiveDepth, int sendDepth) throws FabricException {
+    private void setUp(Fabrics fabrics, Info info, int bufferSize, int receiveDepth, int sendDepth, Runnable afterListen)
+            throws FabricException {
         fabric = track(fabrics.fabric(info.fabricAttr(), null));
         eq = track(fabric.openEq(new EqAttr().size(16), "perf-eq"));
         ByteBuffer tx = ByteBuffer.allocateDirect(bufferSize);
@@ -143,6 +156,9 @@ final class PerfConnection implements AutoCloseable {
                 peer = Fi.FI_ADDR_NOTAVAIL; // learnt from the client's first message
             }
             postReceives();
+            if (!client && afterListen != null) {
+                afterListen.run(); // an RDM endpoint listens once enabled
+            }
         } else if (client) {
             openEndpoint(info);
             postReceives();
@@ -152,6 +168,9 @@ final class PerfConnection implements AutoCloseable {
             PassiveEndpoint pep = track(fabric.passiveEndpoint(info, "perf-pep"));
             pep.bind(eq, 0);
             pep.listen();
+            if (afterListen != null) {
+                afterListen.run();
+            }
             EqEntry request = awaitEvent(Fi.FI_CONNREQ, "a connection request");
             openEndpoint(request.info());
             postReceives();

@@ -25,16 +25,20 @@ public final class PingpongCommand extends PerfCommand {
     }
 
     @Override
+    int messagesPerIteration() {
+        return 1;
+    }
+
+    @Override
     int sendDepth() {
         return 1;
     }
 
     @Override
-    void runSize(PerfConnection c, int size, long iterations, PerfReport report) {
-        boolean client = destination != null;
+    void runSize(PerfConnection c, boolean client, int size, long iterations, long warmup, PerfReport report) {
         long total = iterations + warmup;
-        long[] samples = report.verbose() ? new long[(int) Math.min(iterations, Integer.MAX_VALUE)] : null;
-        ProgressLine progress = new ProgressLine(context().err(), name());
+        long[] samples = report != null && report.verbose() ? new long[(int) Math.min(iterations, Integer.MAX_VALUE)] : null;
+        ProgressLine progress = new ProgressLine(report != null ? context().err() : null, name());
         progress.start(size);
         long start = System.nanoTime();
         // the timed loop: no allocation (views, contexts and CQ entries are preallocated)
@@ -56,6 +60,9 @@ public final class PingpongCommand extends PerfCommand {
             progress.tick(i, total);
         }
         long elapsed = System.nanoTime() - start;
+        if (report == null) {
+            return; // the JIT warm-up: no row
+        }
         report.row(size, iterations, 2, elapsed);
         if (samples != null) {
             report.percentiles(size, samples, samples.length, 2);

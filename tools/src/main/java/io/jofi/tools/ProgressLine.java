@@ -16,6 +16,7 @@ final class ProgressLine {
     private long next;
     private int size;
 
+    /** A progress line on {@code err}; none when {@code err} is null (a silent run). */
     ProgressLine(PrintStream err, String name) {
         this.err = err;
         this.name = name;
@@ -29,7 +30,7 @@ final class ProgressLine {
 
     /** Iteration {@code i} of {@code total} (warm-up included). */
     void tick(long i, long total) {
-        if ((i & 63) == 0) {
+        if ((i & 63) == 0 && err != null) {
             long now = System.nanoTime();
             if (now - next > 0) {
                 next = now + INTERVAL_NANOS;

@@ -21,6 +21,19 @@ import java.util.function.Consumer;
  * allocates nothing (no selected-key set iterator).
  */
 final class NioLoop implements ProgressEngine.Step {
+    /**
+     * A manual pass polls the handlers directly only while the loop has at most this many
+     * polled keys: each poll is one {@code read} system call, as cheap as the
+     * {@code epoll_wait} of {@code selectNow} and it returns the data at once, but with many
+     * idle connections a selector pass is cheaper.
+     */
+    static final int MAX_POLLED = 4;
+    /**
+     * Every this-many manual passes one is a selector pass whatever the polls found, so that
+     * keys that are not polled (and any readiness a poll cannot see) are never starved.
+     */
+    static final int SELECT_EVERY = 16;
+
     private final Selector selector;
     private final Consumer<SelectionKey> dispatch = NioLoop::dispatch;
     /**
@@ -28,6 +41,14 @@ final class NioLoop implements ProgressEngine.Step {
      * whose engine passes at least every 100 ms). Empty on data loops: one volatile read.
      */
     private final CopyOnWriteArrayList<Runnable> tickers = new CopyOnWriteArrayList<>();
+    /**
+     * Keys whose handlers a manual pass may {@link SelectHandler#poll poll} instead of a
+     * selector pass (the data connections of a domain); replaced as a whole on change
+     * (copy on write, so that the progress thread reads it without a lock or an iterator).
+     */
+    private volatile SelectionKey[] polled = new SelectionKey[0];
+    /** Manual passes served by polling since the last selector pass (progress thread only). */
+    private int polledPasses;
 
     NioLoop() {
         try {
@@ -48,7 +69,9 @@ final class NioLoop implements ProgressEngine.Step {
         }
         try {
             int n;
-            if (timeoutNanos <= 0) {
+            if (timeoutNanos <= 0 && (n = pollHandlers()) >= 0) {
+                // served without a selector pass
+            } else if (timeoutNanos <= 0) {
                 n = selector.selectNow(dispatch);
             } else {
                 long ms = Math.max(1L, TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
@@ -65,6 +88,51 @@ final class NioLoop implements ProgressEngine.Step {
             return 0;
         } catch (java.nio.channels.ClosedSelectorException e) {
             return 0;
+        }
+    }
+
+    /**
+     * The manual pass without {@code selectNow}: polls every polled key's handler (a direct
+     * non-blocking read: one system call instead of {@code epoll_wait} plus {@code read}).
+     *
+     * @return the work done, or -1 when this pass must be a selector pass (no polled keys, too
+     *         many, the periodic selector pass is due, or a handler needs the selector)
+     */
+    private int pollHandlers() {
+        SelectionKey[] keys = polled;
+        int size = keys.length;
+        if (size == 0 || size > MAX_POLLED || ++polledPasses >= SELECT_EVERY) {
+            polledPasses = 0;
+            return -1;
+        }
+        int work = 0;
+        for (int i = 0; i < size; i++) {
+            SelectionKey k = keys[i];
+            if (!k.isValid()) {
+                unpoll(k);
+                polledPasses = 0;
+                return -1;
+            }
+            int w = ((SelectHandler) k.attachment()).poll();
+            if (w < 0) {
+                polledPasses = 0;
+                return -1; // e.g. a connection waits to write: the selector serves it this pass
+            }
+            work += w;
+        }
+        return work;
+    }
+
+    private synchronized void unpoll(SelectionKey k) {
+        SelectionKey[] keys = polled;
+        for (int i = 0; i < keys.length; i++) {
+            if (keys[i] == k) {
+                SelectionKey[] less = new SelectionKey[keys.length - 1];
+                System.arraycopy(keys, 0, less, 0, i);
+                System.arraycopy(keys, i + 1, less, i, keys.length - i - 1);
+                polled = less;
+                return;
+            }
         }
     }
 
@@ -91,6 +159,22 @@ final class NioLoop implements ProgressEngine.Step {
     SelectionKey register(SelectableChannel channel, int ops, SelectHandler handler) throws ClosedChannelException {
         SelectionKey key = channel.register(selector, ops, handler);
         selector.wakeup();
+        return key;
+    }
+
+    /**
+     * As {@link #register}, and the handler may be {@link SelectHandler#poll polled} by manual
+     * passes instead of a selector pass (see {@link #MAX_POLLED}). The key leaves the polled
+     * set once it is cancelled.
+     */
+    SelectionKey registerPolled(SelectableChannel channel, int ops, SelectHandler handler) throws ClosedChannelException {
+        SelectionKey key = register(channel, ops, handler);
+        synchronized (this) {
+            SelectionKey[] keys = polled;
+            SelectionKey[] more = java.util.Arrays.copyOf(keys, keys.length + 1);
+            more[keys.length] = key;
+            polled = more;
+        }
         return key;
     }
 

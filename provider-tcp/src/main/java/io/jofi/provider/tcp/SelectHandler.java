@@ -10,4 +10,16 @@ interface SelectHandler {
      * Must not throw: failures of the connection are handled inside (teardown, R14).
      */
     void onSelected(int readyOps);
+
+    /**
+     * A manual progress pass without the selector ({@link NioLoop#registerPolled}): does what
+     * the channel allows right now (for a data connection: reads what has arrived). Called on
+     * the progress thread. Must not throw.
+     *
+     * @return the work done (0: nothing had arrived), or -1 when the handler needs a selector
+     *         pass (it waits for writability, is connecting, or is not a polled handler)
+     */
+    default int poll() {
+        return -1;
+    }
 }

@@ -3,9 +3,7 @@ package io.jofi.provider.tcp;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.BASE_HEADER_LENGTH;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.FLAG_DELIVERY_COMPLETE;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.FLAG_REMOTE_CQ_DATA;
-import static io.jofi.provider.tcp.wire.TcpWireDescriptor.HDR_SIZE_OFFSET;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.ID_OFFSET;
-import static io.jofi.provider.tcp.wire.TcpWireDescriptor.MAX_HEADER_LENGTH;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_ATOMIC_REQUEST;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_ATOMIC_RESPONSE;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_MSG;
@@ -42,7 +40,6 @@ import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
@@ -105,6 +102,18 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
      * connects); the queued sends wait here for that connection ({@link TcpRdmEndpoint}).
      */
     private static final int AWAITING_PEER = 6;
+
+    /**
+     * Bytes of the per-connection read buffer: many small messages per read, and at most this
+     * much of a large payload copied (what arrived with its header).
+     */
+    static final int READ_BUFFER_BYTES = 16 * 1024;
+    /**
+     * A payload with at least this many bytes still due, when the read buffer is empty, is read
+     * straight into its destination (scattering read, the read buffer last for what follows);
+     * a smaller rest is read into the read buffer and copied.
+     */
+    static final int COPY_THRESHOLD = 2 * 1024;
 
     /** Read states of a data message. */
     private static final int R_HEADER = 0;
@@ -213,12 +222,29 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     private int headerId;
 
     // ---- receive (under lock)
-    private final ByteBuffer header = ByteBuffer.allocateDirect(MAX_HEADER_LENGTH).order(ByteOrder.BIG_ENDIAN);
+    /**
+     * The connection's read buffer, in read mode between calls (position = first byte not
+     * consumed, limit = end of what arrived). One {@code read} fetches as much as the socket
+     * has: headers, small payloads (copied from here into the posted buffers), the start of
+     * the next message. Large payloads bypass it ({@link #scatter}).
+     */
+    private final ByteBuffer rxBuf = ByteBuffer.allocateDirect(READ_BUFFER_BYTES).order(ByteOrder.BIG_ENDIAN).limit(0);
+    /** {@link #scatter}'s destinations: a payload's views, then {@link #rxBuf} for what follows. */
+    private final ByteBuffer[] scatterViews = new ByteBuffer[TcpProvider.IOV_LIMIT + 1];
+    /**
+     * The last read returned less than the room it was offered: the socket is empty, so the
+     * next read waits for the selector to report the socket readable again (level-triggered:
+     * a byte that arrives later is reported). Saves the read that would only find EAGAIN.
+     */
+    private boolean drained;
+    /** {@link #readMessages} is on the stack (a nested call from a completion path returns at once). */
+    private boolean reading;
+    /** Bytes read from the socket so far (tells a {@link #poll} whether it found anything). */
+    private long received;
     /** Decoded received header; big-endian (JOFI declares big-endian, TCP-WIRE "Byte order"). */
     private final MessageHeader rxHeader = new MessageHeader(ByteOrder.BIG_ENDIAN);
     /** Encodes sent headers and acks. */
     private final MessageHeader txHeader = new MessageHeader(ByteOrder.BIG_ENDIAN);
-    private final ByteBuffer discard = ByteBuffer.allocateDirect(64 * 1024);
     private int readState = R_HEADER;
     private RxOp current;
     private Unexpected currentUnexpected;
@@ -321,7 +347,6 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         this.registry = domain.memoryRegistry();
         this.matcher = matcher != null ? matcher
                 : new RxMatcher(queueSize, domain.provider().unexpectedMessages(), domain.provider().unexpectedBytes());
-        header.limit(BASE_HEADER_LENGTH);
         cmIn.limit(TcpWireDescriptor.CM_HEADER_LENGTH);
     }
 
@@ -534,7 +559,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             try {
                 ch = SocketChannel.open();
                 ch.configureBlocking(false);
-                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                domain.provider().configure(ch); // before connect: the window scale covers SO_RCVBUF
                 cmOut.clear();
                 cmMessage.set(TcpWireDescriptor.CM_TYPE_REQUEST, param, 0, len).msgId(TcpWireDescriptor.CM_JOFI_MARKER)
                         .encode(cmOut);
@@ -1424,6 +1449,34 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         }
     }
 
+    /**
+     * Manual progress without a selector pass ({@link NioLoop#registerPolled}): reads what has
+     * arrived on a connected socket. Needs the selector (-1) while a write waits for room or
+     * the connection is not established.
+     */
+    @Override
+    public int poll() {
+        synchronized (lock) {
+            try {
+                if (cm != CONNECTED || channel == null || interestWrite) {
+                    return -1;
+                }
+                if (!interestRead) {
+                    return 0; // paused or blocked: a posted receive or transmit room resumes it
+                }
+                long before = received;
+                drained = false;
+                readMessages();
+                return received != before ? 1 : 0;
+            } catch (java.nio.channels.CancelledKeyException e) {
+                return -1;
+            } catch (RuntimeException e) {
+                teardown(Errno.EIO, true);
+                return 1;
+            }
+        }
+    }
+
     private void onSelectedLocked(int readyOps) {
         if (cm == DOWN || channel == null) {
             return;
@@ -1444,6 +1497,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             flushTx();
         }
         if ((readyOps & SelectionKey.OP_READ) != 0 && cm != DOWN) {
+            drained = false; // the selector says there are bytes (or an end) to read
             if (cm == REQ_SENT) {
                 readResponse();
             }
@@ -1527,7 +1581,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         interestRead = true;
         interestWrite = false;
         try {
-            key = domain.loop().register(channel, SelectionKey.OP_READ, this);
+            key = domain.loop().registerPolled(channel, SelectionKey.OP_READ, this);
             return true;
         } catch (IOException e) {
             key = null;
@@ -1637,6 +1691,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             updateInterest();
             domain.loop().wakeup();
         }
+        consumeBuffered();
     }
 
     private void prepareAck() {
@@ -1668,6 +1723,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             updateInterest();
             domain.loop().wakeup();
         }
+        consumeBuffered();
     }
 
     private void updateInterest() {
@@ -1677,106 +1733,219 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         }
     }
 
-    /** Reads and dispatches messages until the socket has nothing more (or reading pauses). */
+    /**
+     * Reads and dispatches messages until the socket has nothing more (or reading pauses or
+     * blocks). Bytes already in {@link #rxBuf} are consumed first; a read is issued only when
+     * they do not finish the current step and the socket was not found drained.
+     */
     private void readMessages() {
-        SocketChannel ch = channel;
+        if (reading) {
+            return; // the outer call's loop sees the new state
+        }
+        reading = true;
         try {
-            while (cm == CONNECTED || cm == ACCEPTING) {
-                switch (readState) {
-                    case R_HEADER -> {
-                        if (ch.read(header) < 0) {
-                            teardown(Errno.ECONNRESET, true);
-                            return;
-                        }
-                        if (header.hasRemaining()) {
-                            return;
-                        }
-                        int got = header.position();
-                        header.flip();
-                        int st = rxHeader.decode(header, TcpProvider.MAX_MSG_SIZE,
-                                jofiPeer ? TcpWireDescriptor.MAX_JOFI_OP : TcpWireDescriptor.MAX_OP);
-                        if (st == WireStatus.NEED_MORE && got == BASE_HEADER_LENGTH) {
-                            // the base header is valid; read its extensions (CQ data)
-                            header.limit(header.get(HDR_SIZE_OFFSET) & 0xFF).position(got);
-                            continue;
-                        }
-                        if (st <= 0) {
-                            teardown(Errno.ECONNRESET, true); // malformed input: this connection only
-                            return;
-                        }
-                        onHeader();
-                    }
-                    case R_PAYLOAD -> {
-                        RxOp op = current;
-                        if (!op.advance()) {
-                            if (ch.read(op.views, op.first, op.count - op.first) < 0) {
-                                teardown(Errno.ECONNRESET, true);
-                                return;
-                            }
-                            if (!op.advance()) {
-                                return;
-                            }
-                        }
-                        if (discardLeft > 0) {
-                            readState = R_DISCARD;
-                        } else {
-                            endMessage();
-                        }
-                    }
-                    case R_DISCARD -> {
-                        discard.clear();
-                        discard.limit((int) Math.min(discard.capacity(), discardLeft));
-                        int n = ch.read(discard);
-                        if (n < 0) {
-                            teardown(Errno.ECONNRESET, true);
-                            return;
-                        }
-                        discardLeft -= n;
-                        if (discardLeft > 0) {
-                            if (n == 0) {
-                                return;
-                            }
-                            continue;
-                        }
-                        endMessage();
-                    }
-                    case R_UNEXPECTED -> {
-                        ByteBuffer d = currentUnexpected.data;
-                        if (d.hasRemaining()) {
-                            if (ch.read(d) < 0) {
-                                teardown(Errno.ECONNRESET, true);
-                                return;
-                            }
-                            if (d.hasRemaining()) {
-                                return;
-                            }
-                        }
-                        d.flip();
-                        Unexpected u = currentUnexpected;
-                        currentUnexpected = null;
-                        readState = R_HEADER;
-                        if (messageAck && !messageMatchAck) {
-                            // buffered at the target: delivery/transmit complete are met (R11)
-                            ackReady(messageAckSeq);
-                        }
-                        // A receive posted while this message was being buffered takes it now.
-                        matcher.arrived(u);
-                        header.clear().limit(BASE_HEADER_LENGTH);
-                    }
-                    default -> {
-                        return; // R_PAUSED
-                    }
-                }
-            }
+            readLoop();
         } catch (IOException e) {
             teardown(Errno.ECONNRESET, true);
+        } finally {
+            reading = false;
+        }
+    }
+
+    private void readLoop() throws IOException {
+        SocketChannel ch = channel;
+        ByteBuffer in = rxBuf;
+        while (cm == CONNECTED || cm == ACCEPTING) {
+            switch (readState) {
+                case R_HEADER -> {
+                    int st = in.hasRemaining()
+                            ? rxHeader.decode(in, TcpProvider.MAX_MSG_SIZE,
+                                    jofiPeer ? TcpWireDescriptor.MAX_JOFI_OP : TcpWireDescriptor.MAX_OP)
+                            : WireStatus.NEED_MORE;
+                    if (st == WireStatus.NEED_MORE) {
+                        if (drained) {
+                            return;
+                        }
+                        if (fill(ch) < 0) {
+                            teardown(Errno.ECONNRESET, true);
+                            return;
+                        }
+                        continue;
+                    }
+                    if (st < 0) {
+                        teardown(Errno.ECONNRESET, true); // malformed input: this connection only
+                        return;
+                    }
+                    onHeader();
+                }
+                case R_PAYLOAD -> {
+                    RxOp op = current;
+                    if (!op.advance()) {
+                        copyInto(op.views, op.first, op.count);
+                        if (!op.advance()) {
+                            if (drained) {
+                                return;
+                            }
+                            long due = 0;
+                            for (int i = op.first; i < op.count; i++) {
+                                due += op.views[i].remaining();
+                            }
+                            if ((due >= COPY_THRESHOLD ? scatter(ch, op.views, op.first, op.count, due) : fill(ch)) < 0) {
+                                teardown(Errno.ECONNRESET, true);
+                                return;
+                            }
+                            continue;
+                        }
+                    }
+                    if (discardLeft > 0) {
+                        readState = R_DISCARD;
+                    } else {
+                        endMessage();
+                    }
+                }
+                case R_DISCARD -> {
+                    int skip = (int) Math.min(in.remaining(), discardLeft);
+                    in.position(in.position() + skip);
+                    discardLeft -= skip;
+                    if (discardLeft > 0) {
+                        if (drained) {
+                            return;
+                        }
+                        if (fill(ch) < 0) {
+                            teardown(Errno.ECONNRESET, true);
+                            return;
+                        }
+                        continue;
+                    }
+                    endMessage();
+                }
+                case R_UNEXPECTED -> {
+                    ByteBuffer d = currentUnexpected.data;
+                    if (d.hasRemaining()) {
+                        ByteBuffer[] one = scatterViews;
+                        one[0] = d;
+                        copyInto(one, 0, 1);
+                        if (d.hasRemaining()) {
+                            if (drained) {
+                                return;
+                            }
+                            int due = d.remaining();
+                            if ((due >= COPY_THRESHOLD ? scatter(ch, one, 0, 1, due) : fill(ch)) < 0) {
+                                teardown(Errno.ECONNRESET, true);
+                                return;
+                            }
+                            continue;
+                        }
+                    }
+                    d.flip();
+                    Unexpected u = currentUnexpected;
+                    currentUnexpected = null;
+                    readState = R_HEADER;
+                    if (messageAck && !messageMatchAck) {
+                        // buffered at the target: delivery/transmit complete are met (R11)
+                        ackReady(messageAckSeq);
+                    }
+                    // A receive posted while this message was being buffered takes it now.
+                    matcher.arrived(u);
+                }
+                default -> {
+                    return; // R_PAUSED, R_BLOCKED
+                }
+            }
+        }
+    }
+
+    /**
+     * Reads into the free room of {@link #rxBuf} (after moving the unconsumed bytes to its
+     * start). Marks the socket {@link #drained} when the read did not fill the room.
+     *
+     * @return the bytes read, or -1 at end of stream
+     */
+    private int fill(SocketChannel ch) throws IOException {
+        ByteBuffer in = rxBuf;
+        in.compact();
+        int room = in.remaining();
+        int n = ch.read(in);
+        in.flip();
+        if (n < room) {
+            drained = true;
+        }
+        if (n > 0) {
+            received += n;
+        }
+        return n;
+    }
+
+    /**
+     * One scattering read straight into {@code views[from..to)} ({@code due} bytes of room,
+     * never copied) and then into the emptied {@link #rxBuf}, which catches the next header
+     * and small messages in the same system call.
+     *
+     * @return the bytes read, or -1 at end of stream
+     */
+    private long scatter(SocketChannel ch, ByteBuffer[] views, int from, int to, long due) throws IOException {
+        ByteBuffer[] s = scatterViews;
+        int n = to - from;
+        for (int i = 0; i < n; i++) {
+            s[i] = views[from + i];
+        }
+        ByteBuffer in = rxBuf;
+        in.clear();
+        s[n] = in;
+        long got;
+        try {
+            got = ch.read(s, 0, n + 1);
+        } finally {
+            in.flip();
+            for (int i = 0; i <= n; i++) {
+                s[i] = null; // keep no reference to the application's buffers
+            }
+        }
+        if (got < due + in.capacity()) {
+            drained = true;
+        }
+        if (got > 0) {
+            received += got;
+        }
+        return got;
+    }
+
+    /** Copies buffered bytes from {@link #rxBuf} into {@code views[from..to)} (as much as both have). */
+    private void copyInto(ByteBuffer[] views, int from, int to) {
+        ByteBuffer in = rxBuf;
+        int left = in.remaining();
+        if (left == 0) {
+            return;
+        }
+        int at = in.position();
+        for (int i = from; i < to && left > 0; i++) {
+            ByteBuffer v = views[i];
+            int take = Math.min(v.remaining(), left);
+            if (take > 0) {
+                v.put(v.position(), in, at, take);
+                v.position(v.position() + take);
+                at += take;
+                left -= take;
+            }
+        }
+        in.position(at);
+    }
+
+    /**
+     * Consumes what {@link #rxBuf} holds after reading was re-enabled outside a selector pass
+     * (a receive was posted, transmit room came back): those bytes are in no socket, so no
+     * selector would report them. Reads nothing new; the selector reports the socket.
+     */
+    private void consumeBuffered() {
+        if (rxBuf.hasRemaining() && !reading && (cm == CONNECTED || cm == ACCEPTING)) {
+            drained = true;
+            readMessages();
         }
     }
 
     private void onHeader() {
         MessageHeader h = rxHeader;
         if (h.isAck()) {
-            header.clear().limit(BASE_HEADER_LENGTH);
             TxOp op = ackWait.poll();
             if (op == null || h.payloadLength() != 0) {
                 teardown(Errno.ECONNRESET, true); // an ack nobody asked for: the peer is confused
@@ -1903,7 +2072,6 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             op.region(i, r.buffer(), r.indexOf(h.rmaAddr(i)), (int) h.rmaLen(i));
             total += h.rmaLen(i);
         }
-        header.clear().limit(BASE_HEADER_LENGTH);
         readState = R_HEADER;
         op.kind = K_RESPONSE;
         op.reports = false;
@@ -2020,7 +2188,6 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         long discarded = messageDiscarded;
         discardLeft = 0;
         messageDiscarded = 0;
-        header.clear().limit(BASE_HEADER_LENGTH);
         readState = R_HEADER;
         switch (payloadKind) {
             case P_WRITE -> endWrite();

@@ -90,6 +90,7 @@ final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, S
             s = ServerSocketChannel.open(local.getAddress() instanceof java.net.Inet6Address
                     ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
             s.configureBlocking(false);
+            fabric.provider().configure(s);
             s.bind(local, 512);
             fabric.cmLoop().register(s, SelectionKey.OP_ACCEPT, this);
             server = s;
@@ -128,7 +129,7 @@ final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, S
             PendingConnection pc = new PendingConnection(this, ch);
             try {
                 ch.configureBlocking(false);
-                ch.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
+                fabric.provider().configure(ch);
                 synchronized (pending) {
                     pending.add(pc);
                 }

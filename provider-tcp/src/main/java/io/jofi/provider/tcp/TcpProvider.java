@@ -74,6 +74,8 @@ public final class TcpProvider extends AbstractFabricProvider {
 
     private volatile int unexpectedBytes;
     private volatile int unexpectedMessages;
+    private volatile int socketSendBuffer;
+    private volatile int socketReceiveBuffer;
 
     /** For DS and {@link java.util.ServiceLoader}: settings from the system properties {@code jofi.tcp.*}. */
     public TcpProvider() {
@@ -85,15 +87,48 @@ public final class TcpProvider extends AbstractFabricProvider {
     void activate(TcpSettings settings) {
         unexpectedBytes = Math.max(0, settings.unexpectedBytes());
         unexpectedMessages = Math.max(0, settings.unexpectedMessages());
+        socketSendBuffer = Math.max(0, settings.socketSendBuffer());
+        socketReceiveBuffer = Math.max(0, settings.socketReceiveBuffer());
     }
 
     /**
-     * Reads {@code jofi.tcp.unexpectedBytes} and {@code jofi.tcp.unexpectedMessages}
-     * (the {@link TcpSettings} of a plain JVM); absent or malformed values keep the defaults.
+     * Reads {@code jofi.tcp.unexpectedBytes}, {@code jofi.tcp.unexpectedMessages},
+     * {@code jofi.tcp.socketSendBuffer} and {@code jofi.tcp.socketReceiveBuffer} (the
+     * {@link TcpSettings} of a plain JVM); absent or malformed values keep the defaults.
      */
     void fromSystemProperties() {
         unexpectedBytes = intProperty("jofi.tcp.unexpectedBytes", TcpSettings.DEFAULT_UNEXPECTED_BYTES);
         unexpectedMessages = intProperty("jofi.tcp.unexpectedMessages", TcpSettings.DEFAULT_UNEXPECTED_MESSAGES);
+        socketSendBuffer = intProperty("jofi.tcp.socketSendBuffer", 0);
+        socketReceiveBuffer = intProperty("jofi.tcp.socketReceiveBuffer", 0);
+    }
+
+    /**
+     * The data-path options of a connection's socket: {@code TCP_NODELAY} (every frame leaves
+     * at once; a header and its payload are one gathering write) and the configured socket
+     * buffer sizes ({@link TcpSettings#socketSendBuffer}, {@link TcpSettings#socketReceiveBuffer}).
+     */
+    void configure(java.nio.channels.SocketChannel ch) throws java.io.IOException {
+        ch.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
+        int snd = socketSendBuffer;
+        if (snd > 0) {
+            ch.setOption(java.net.StandardSocketOptions.SO_SNDBUF, snd);
+        }
+        int rcv = socketReceiveBuffer;
+        if (rcv > 0) {
+            ch.setOption(java.net.StandardSocketOptions.SO_RCVBUF, rcv);
+        }
+    }
+
+    /**
+     * A listening socket's {@code SO_RCVBUF} (inherited by the sockets it accepts; set before
+     * {@code bind} so that the window scale of the handshake covers it).
+     */
+    void configure(java.nio.channels.ServerSocketChannel s) throws java.io.IOException {
+        int rcv = socketReceiveBuffer;
+        if (rcv > 0) {
+            s.setOption(java.net.StandardSocketOptions.SO_RCVBUF, rcv);
+        }
     }
 
     private static int intProperty(String name, int dflt) {

@@ -21,7 +21,6 @@ import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.StandardProtocolFamily;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
@@ -195,6 +194,7 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
                 s = ServerSocketChannel.open(local.getAddress() instanceof Inet6Address
                         ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
                 s.configureBlocking(false);
+                domain.provider().configure(s);
                 s.bind(local, 512);
                 InetSocketAddress bound = (InetSocketAddress) s.getLocalAddress();
                 byte[] n = Addresses.toSockaddr(concrete(bound));
@@ -559,7 +559,7 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
             RdmIncoming in = new RdmIncoming(this, ch);
             try {
                 ch.configureBlocking(false);
-                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                domain.provider().configure(ch);
                 synchronized (this) {
                     if (listener == null) {
                         in.close();

@@ -22,6 +22,22 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     @AttributeDefinition(description = "bytes of unexpected messages buffered per connection before reading stops")
     int unexpectedBytes() default DEFAULT_UNEXPECTED_BYTES;
 
+    /**
+     * {@code SO_SNDBUF} of every connection, bytes; 0 (default) leaves the kernel's default and
+     * its send-buffer auto-tuning (Linux: {@code net.ipv4.tcp_wmem}), as libfabric's tcp
+     * provider does. A fixed size turns auto-tuning off for that socket.
+     */
+    @AttributeDefinition(description = "SO_SNDBUF of every connection in bytes; 0: the kernel's auto-tuning")
+    int socketSendBuffer() default 0;
+
+    /**
+     * {@code SO_RCVBUF} of every connection (set on listening sockets before they accept and on
+     * connecting sockets before they connect, so that the window scale covers it), bytes; 0
+     * (default) leaves the kernel's auto-tuning ({@code net.ipv4.tcp_rmem}).
+     */
+    @AttributeDefinition(description = "SO_RCVBUF of every connection in bytes; 0: the kernel's auto-tuning")
+    int socketReceiveBuffer() default 0;
+
     /** How many unexpected messages one connection buffers before it stops reading. */
     @AttributeDefinition(description = "unexpected messages buffered per connection before reading stops")
     int unexpectedMessages() default DEFAULT_UNEXPECTED_MESSAGES;

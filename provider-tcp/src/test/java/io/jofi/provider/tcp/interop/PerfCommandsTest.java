@@ -1,6 +1,7 @@
 package io.jofi.provider.tcp.interop;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jofi.Fabrics;
@@ -105,6 +106,37 @@ class PerfCommandsTest {
         assertTable(client, "64", "256", "1k", "4k", "64k", "1m");
         assertTable(server.get(30, TimeUnit.SECONDS), "64", "256", "1k", "4k", "64k", "1m");
         assertTrue(client.rows().get(0).trim().split("\\s+")[1].equals("20"), "iters column: " + client.out());
+    }
+
+    /**
+     * The JIT warm-up runs on a private loopback connection on both sides (MSG and RDM: an RDM
+     * server warms up once its endpoint listens) and is off with {@code --jit-warmup 0}; the
+     * measured run is unchanged (the C peer tests prove its bytes are fabtests').
+     */
+    @Test
+    void jitWarmupRunsOnBothSidesAndCanBeTurnedOff() throws Exception {
+        for (String type : new String[] {"msg", "rdm"}) {
+            String port = Integer.toString(freePort());
+            Future<Run> server = server("bw", "-p", "tcp", "-e", type, "-S", "4k", "-I", "3", "-W", "8", "-v",
+                    "--jit-warmup", "300", "-B", port, "-s", "127.0.0.1");
+            Run client = client("bw", "-p", "tcp", "-e", type, "-S", "4k", "-I", "3", "-W", "8", "-v",
+                    "--jit-warmup", "300", "-P", port, "127.0.0.1");
+            Run s = server.get(30, TimeUnit.SECONDS);
+            assertEquals(0, client.status(), () -> type + ": " + client.err());
+            assertEquals(0, s.status(), () -> type + " server: " + s.err());
+            assertTrue(client.out().contains("p50"), client::out);
+            assertTrue(client.err().contains("JIT warm-up over loopback took"), type + " client: " + client.err());
+            assertTrue(s.err().contains("JIT warm-up over loopback took"), type + " server: " + s.err());
+        }
+        String port = Integer.toString(freePort());
+        Future<Run> server = server("pingpong", "-p", "tcp", "-S", "64", "-I", "5", "-v", "--jit-warmup", "0",
+                "-B", port, "-s", "127.0.0.1");
+        Run client = client("pingpong", "-p", "tcp", "-S", "64", "-I", "5", "-v", "--jit-warmup", "0", "-P", port, "127.0.0.1");
+        Run s = server.get(30, TimeUnit.SECONDS);
+        assertEquals(0, client.status(), client::err);
+        assertEquals(0, s.status(), s::err);
+        assertFalse(client.err().contains("warm-up"), client.err());
+        assertFalse(s.err().contains("warm-up"), s.err());
     }
 
     @Test
