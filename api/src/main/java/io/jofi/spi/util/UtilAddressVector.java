@@ -116,7 +116,7 @@ public class UtilAddressVector extends AbstractFid implements AddressVector {
      * Changes (written under the monitor, after the change is published) with every insert
      * and remove: a provider may keep a failed {@link #fiAddrOf} until it changes.
      */
-    private volatile long version;
+    private volatile long changeCount;
 
     /**
      * {@code fi_av_open}.
@@ -343,7 +343,7 @@ public class UtilAddressVector extends AbstractFid implements AddressVector {
         SLOT.setRelease(slots, slot, e);
         byAddress.merge(e.key, new Entry[] {e}, UtilAddressVector::append);
         live++;
-        version++; // after the entry is visible: a reader seeing the old version looked up before
+        changeCount++; // after the entry is visible: a reader seeing the old count looked up before
         return fiAddr;
     }
 
@@ -405,7 +405,7 @@ public class UtilAddressVector extends AbstractFid implements AddressVector {
                 }
                 live--;
             }
-            version++;
+            changeCount++;
         }
         return 0;
     }
@@ -466,12 +466,12 @@ public class UtilAddressVector extends AbstractFid implements AddressVector {
 
     /**
      * Provider side: a number that changes whenever an entry is inserted or removed. A
-     * {@link #fiAddrOf} that missed stays a miss while it is unchanged, provided the version
+     * {@link #fiAddrOf} that missed stays a miss while it is unchanged, provided the count
      * was read before that lookup (so a provider can remember a miss per peer and allocate
      * nothing on later messages of an unknown sender, R10). Lock-free, allocation-free.
      */
-    public final long version() {
-        return version;
+    public final long changeCount() {
+        return changeCount;
     }
 
     private Entry find(long fiAddr) {

@@ -53,10 +53,10 @@ final class Peer {
     int wIndex;
     int wStatus;
 
-    // ---- FI_SOURCE cache: a hit, or a miss valid while the AV's version is unchanged
+    // ---- FI_SOURCE cache: a hit, or a miss valid while the AV's change count is unchanged
     private UtilAddressVector cachedAv;
     private long cachedFiAddr = Fi.FI_ADDR_NOTAVAIL;
-    private long cachedVersion;
+    private long cachedChangeCount;
     /** The name the peer chose ({@link ShmAlias}) once it was addressed by it, and its address. */
     private String alias;
     private byte[] aliasAddress;
@@ -104,7 +104,7 @@ final class Peer {
      * The peer's {@code fi_addr} in {@code av} (under its canonical address or its chosen
      * name), or {@code FI_ADDR_NOTAVAIL}. A hit is kept while the AV still maps it to that
      * address (checked allocation-free); a miss is kept while the AV's
-     * {@link UtilAddressVector#version()} is unchanged. Only after the AV changed does a
+     * {@link UtilAddressVector#changeCount()} is unchanged. Only after the AV changed does a
      * reverse lookup run again (which allocates a key): the steady state allocates nothing
      * whether the sender is in the AV or not.
      */
@@ -118,18 +118,18 @@ final class Peer {
                 if (a != null && (Arrays.equals(a, address) || (aliasAddress != null && Arrays.equals(a, aliasAddress)))) {
                     return cachedFiAddr;
                 }
-            } else if (cachedVersion == av.version()) {
+            } else if (cachedChangeCount == av.changeCount()) {
                 return Fi.FI_ADDR_NOTAVAIL;
             }
         }
-        long version = av.version(); // before the lookup: an insert racing with it changes it
+        long count = av.changeCount(); // before the lookup: an insert racing with it changes it
         long found = av.fiAddrOf(address);
         if (found == Fi.FI_ADDR_NOTAVAIL && aliasAddress != null) {
             found = av.fiAddrOf(aliasAddress);
         }
         cachedAv = av;
         cachedFiAddr = found;
-        cachedVersion = version;
+        cachedChangeCount = count;
         return found;
     }
 
