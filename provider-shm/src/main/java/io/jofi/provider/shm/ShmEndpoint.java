@@ -37,7 +37,11 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Addressing.</b> {@link #enable()} creates the endpoint's region file (its ring);
  * {@link #getName()} is {@code fi_shm://<name>}. A peer taken from the AV is mapped on the
  * first operation towards it (the region refuses a foreign, corrupt or dead owner's file: the
- * post then returns {@code -EHOSTUNREACH}).
+ * post then returns {@code -EHOSTUNREACH}). An info with a {@code srcAddr} ({@code getInfo}
+ * with {@code FI_SOURCE} and a name or service) makes the endpoint take that name too
+ * ({@link ShmAlias}: {@code EADDRINUSE} when a live endpoint holds it); a peer addressed by
+ * such a name is resolved to its canonical name once, so its records and the AV entry meet in
+ * one peer.
  *
  * <p><b>Messages.</b> Up to the fragment size a message is one ring record (header +
  * payload inline); longer ones travel as consecutive fragments of one sender, reassembled per

@@ -35,9 +35,11 @@ import org.osgi.service.component.annotations.Deactivate;
  * region files (README "How it works").
  *
  * <p>Offers RDM infos with the address format {@code FI_ADDR_STR} ({@code fi_shm://<name>}),
- * for local communication only: {@code getInfo} matches a null node or a node naming this host
- * (localhost, a loopback address, the host name, one of the host's addresses) and answers
- * anything else with {@code ENODATA} saying why. Two infos are offered, the first without
+ * for local communication only: {@code getInfo} matches a null node, a node naming this host
+ * (localhost, a loopback address, the host name, one of the host's addresses) or an
+ * {@code fi_shm://<name>} node, and answers anything else with {@code ENODATA} saying why; the
+ * name or a service ({@code svc-<service>}) becomes {@code srcAddr} with {@code FI_SOURCE},
+ * else {@code destAddr} ({@link #offeredInfos}). Two infos are offered, the first without
  * {@code FI_SOURCE_ERR} (a secondary capability that changes what an unknown sender's message
  * completes as, R10, so it is only given to hints that ask for it). Found as a DS component in
  * OSGi and through {@link java.util.ServiceLoader} in a plain JVM; its deactivation departs
