@@ -82,6 +82,16 @@ class ShmChosenNameTest {
                 "a provider-chosen name can be addressed");
     }
 
+    /** The AV's insertSvc reads node and service as getInfo does. */
+    @Test
+    void insertSvcTakesAServiceAsGetInfoDoes() throws FabricException {
+        ShmAddressResolver r = new ShmAddressResolver();
+        assertArrayEquals(ShmNames.address("svc-9228"), r.resolve(null, "9228"));
+        assertArrayEquals(ShmNames.address("svc-9228"), r.resolve("localhost", "9228"));
+        assertArrayEquals(ShmNames.address("pp"), r.resolve("fi_shm://pp", null));
+        assertEquals(Errno.EINVAL, assertThrows(FabricException.class, () -> r.resolve(null, "a/b")).errno());
+    }
+
     /** Bad names are EINVAL saying why; a plain node is a host name, never an endpoint name. */
     @Test
     void badNamesAreRefused() {
