@@ -73,6 +73,15 @@ public final class JofiContainer {
         return composite(runtime(), jofiBundle("api"), jofiBundle("shm"));
     }
 
+    /**
+     * The runtime, the api bundle and both real local-capable providers of this reactor, shm
+     * and tcp ({@code jofi.bundle.shm}, {@code jofi.bundle.tcp}): getInfo answers shm first
+     * (the default order verbs, shm, tcp), tcp while shm is away.
+     */
+    public static Option shmAndTcp() {
+        return composite(runtime(), jofiBundle("api"), jofiBundle("shm"), jofiBundle("tcp"));
+    }
+
     /** JUnit inside the container, the logging levels, SCR and what SCR 2.2 needs to resolve. */
     public static Option runtime() {
         return composite(

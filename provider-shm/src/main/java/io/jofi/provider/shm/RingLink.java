@@ -219,6 +219,11 @@ final class RingLink implements AutoCloseable {
         return ring.prepareToSleep();
     }
 
+    /** Whether a record waits in the ring (or it failed); changes nothing. */
+    boolean hasRecord() {
+        return ring.hasRecord();
+    }
+
     /** Own region: clears the sleeping flag (producers stop ringing). */
     void awake() {
         ring.awake();

@@ -1606,6 +1606,12 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         return r == null || !enabled || r.prepareToSleep();
     }
 
+    /** Whether a record waits in this endpoint's ring: progress has something to do (fi_trywait). */
+    boolean hasRecord() {
+        RingLink r = own;
+        return r != null && enabled && r.hasRecord();
+    }
+
     /** The domain's progress runs again. */
     void awake() {
         RingLink r = own;

@@ -5,9 +5,13 @@ import io.jofi.EpType;
 import io.jofi.Errno;
 import io.jofi.FabricAttr;
 import io.jofi.FabricException;
+import io.jofi.Fid;
 import io.jofi.Info;
+import io.jofi.spi.util.Pollable;
 import io.jofi.spi.util.ProviderResources;
 import io.jofi.spi.util.UtilFabric;
+import io.jofi.spi.util.WaitSupport;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The shm fabric: opens {@link ShmDomain}s; EQs and wait sets are the util layer's. shm has
@@ -19,6 +23,45 @@ final class ShmFabric extends UtilFabric {
     ShmFabric(FabricAttr attr, Object context, ProviderResources resources, ShmProvider provider) {
         super(attr, context, resources);
         this.provider = provider;
+    }
+
+    /** Open domains, for {@link #tryWait}. */
+    private final CopyOnWriteArrayList<ShmDomain> domains = new CopyOnWriteArrayList<>();
+
+    void addDomain(ShmDomain d) {
+        domains.add(d);
+    }
+
+    void removeDomain(ShmDomain d) {
+        domains.remove(d);
+    }
+
+    /**
+     * {@code fi_trywait} (R4): the util answer (progress driven once; {@code -EAGAIN} when a
+     * queue has something to read), then for each queue the FD falls silent unless it has
+     * something to read (a spurious signal of the wait bridge is reset here, as fi_trywait
+     * resets a provider's fd), and every MANUAL domain of this fabric answers {@code -EAGAIN}
+     * when a ring holds a record, or arms its wait bridge so that a record from another
+     * process signals the queues ({@link ShmDomain#armForWait}).
+     */
+    @Override
+    public int tryWait(Fid... fids) {
+        int rc = super.tryWait(fids);
+        if (rc != 0 || domains.isEmpty()) {
+            return rc;
+        }
+        WaitSupport[] waits = new WaitSupport[fids.length];
+        for (int i = 0; i < fids.length; i++) {
+            waits[i] = ((Pollable) fids[i]).waitSupport(); // super checked: Pollable, can block
+            waits[i].afterRead();
+        }
+        for (ShmDomain d : domains) {
+            rc = d.armForWait(waits);
+            if (rc != 0) {
+                return rc;
+            }
+        }
+        return 0;
     }
 
     ShmProvider provider() {

@@ -32,6 +32,7 @@ import java.nio.charset.StandardCharsets;
  * out:  NAME fi_shm://...           once enabled
  * in:   peer &lt;address text&gt;       insert the parent's address      -> OK
  *       echo &lt;n&gt;                 receive n messages (msg or tagged) and send each back -> DONE
+ *       send &lt;n&gt; &lt;len&gt;          send n messages of len bytes (byte i = i) to the peer -> DONE
  *       alloc &lt;size&gt; &lt;key&gt;     shareable buffer registered for remote read/write -> OK
  *       fill &lt;off&gt; &lt;len&gt; &lt;seed&gt;  write a pattern into it (no progress) -> OK
  *       check &lt;off&gt; &lt;len&gt; &lt;seed&gt; verify a pattern in it (no progress) -> OK | BAD &lt;i&gt;
@@ -101,6 +102,23 @@ public final class ShmPeerMain {
                             rc = tagged ? ep.tsend(got, null, peer, c.tag(), "s") : ep.send(got, null, peer, "s");
                         } while (rc == -Errno.EAGAIN && rxCq.read(new CqEntry[0], 0) <= 0);
                         check(rc, "send back");
+                        next(txCq, e[0]);
+                    }
+                    say("DONE");
+                }
+                case "send" -> {
+                    int n = Integer.parseInt(w[1]);
+                    int len = Integer.parseInt(w[2]);
+                    ByteBuffer out = ByteBuffer.allocateDirect(len);
+                    for (int i = 0; i < len; i++) {
+                        out.put(i, (byte) i);
+                    }
+                    for (int i = 0; i < n; i++) {
+                        int rc;
+                        while ((rc = ep.send(out.duplicate(), null, peer, "s")) == -Errno.EAGAIN) {
+                            txCq.read(new CqEntry[0], 0);
+                        }
+                        check(rc, "send");
                         next(txCq, e[0]);
                     }
                     say("DONE");

@@ -111,6 +111,15 @@ public final class Doorbell implements AutoCloseable {
         return !closed && (rung || wokenUp);
     }
 
+    /**
+     * Whether the last {@link #await} was ended by a producer's ring (not only by
+     * {@link #wakeup()}, which a waiter that serves producers alone may ignore). Same thread
+     * as {@code await}.
+     */
+    public boolean wasRung() {
+        return rung;
+    }
+
     private void onReady(SelectionKey key) {
         try {
             if (key.isAcceptable()) {

@@ -399,6 +399,15 @@ public final class MpscRing {
         return true;
     }
 
+    /**
+     * Whether a record is published at the head (or the ring failed): the consumer has
+     * something to read. Changes nothing (unlike {@link #prepareToSleep()}), so any thread
+     * that saw the consumer's latest head may ask, e.g. {@code fi_trywait} (R4).
+     */
+    public boolean hasRecord() {
+        return failure != null || (int) INT.getVolatile(ring, (int) (head & mask)) > 0;
+    }
+
     /** Consumer: clears the sleeping flag (producers stop ringing). */
     public void awake() {
         INT.setRelease(region, SLEEPING_OFFSET, 0);
