@@ -31,9 +31,11 @@
 #   nice only ranks processes of this session against each other, so it does not win the
 #   cores back from other sessions' builds),
 #   JOFI_SHM_SERVER / JOFI_SHM_CLIENT (extra arguments of the JOFI server / client: how the
-#   server names its endpoint and the client finds it; default: the server's source address
-#   "-s fi_shm://jofi-pp-PORT", the client's SERVER "fi_shm://jofi-pp-PORT" — shm has no port
-#   and no out-of-band exchange, so the endpoint name is the rendezvous).
+#   server names its endpoint and the client finds it; default: nothing for the server, whose
+#   "-B PORT" names its endpoint fi_shm://svc-PORT, and SERVER "localhost" for the client,
+#   whose "-P PORT" addresses that name — shm has no port and no out-of-band exchange, so the
+#   endpoint name is the rendezvous (provider-shm/README.md, "Node and service"); an explicit
+#   name works too: JOFI_SHM_SERVER="-s fi_shm://NAME" JOFI_SHM_CLIENT="fi_shm://NAME").
 set -euo pipefail
 
 HOME_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -44,8 +46,8 @@ PORT="${PORT:-9238}"
 C_PORT="${C_PORT:-47692}"
 SHM_DIR="${SHM_DIR:-/dev/shm}"
 JAVA="${JAVA:-java}"
-JOFI_SHM_SERVER="${JOFI_SHM_SERVER:--s fi_shm://jofi-pp-$PORT}"
-JOFI_SHM_CLIENT="${JOFI_SHM_CLIENT:-fi_shm://jofi-pp-$PORT}"
+JOFI_SHM_SERVER="${JOFI_SHM_SERVER-}"
+JOFI_SHM_CLIENT="${JOFI_SHM_CLIENT:-localhost}"
 TMP="$(mktemp -d /tmp/compare-shm.XXXXXX)"
 trap 'rm -rf "$TMP"' EXIT
 

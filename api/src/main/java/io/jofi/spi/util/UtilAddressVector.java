@@ -112,6 +112,11 @@ public class UtilAddressVector extends AbstractFid implements AddressVector {
     private int freeCount;
     /** The bound EQ; guarded by this, read without lock by the async insert after the null check. */
     private volatile UtilEventQueue eq;
+    /**
+     * Changes (written under the monitor, after the change is published) with every insert
+     * and remove: a provider may keep a failed {@link #fiAddrOf} until it changes.
+     */
+    private volatile long changeCount;
 
     /**
      * {@code fi_av_open}.
@@ -338,6 +343,7 @@ public class UtilAddressVector extends AbstractFid implements AddressVector {
         SLOT.setRelease(slots, slot, e);
         byAddress.merge(e.key, new Entry[] {e}, UtilAddressVector::append);
         live++;
+        changeCount++; // after the entry is visible: a reader seeing the old count looked up before
         return fiAddr;
     }
 
@@ -399,6 +405,7 @@ public class UtilAddressVector extends AbstractFid implements AddressVector {
                 }
                 live--;
             }
+            changeCount++;
         }
         return 0;
     }
@@ -455,6 +462,16 @@ public class UtilAddressVector extends AbstractFid implements AddressVector {
         }
         Entry[] v = byAddress.get(new AddressKey(addr));
         return v == null ? Fi.FI_ADDR_NOTAVAIL : v[0].fiAddr;
+    }
+
+    /**
+     * Provider side: a number that changes whenever an entry is inserted or removed. A
+     * {@link #fiAddrOf} that missed stays a miss while it is unchanged, provided the count
+     * was read before that lookup (so a provider can remember a miss per peer and allocate
+     * nothing on later messages of an unknown sender, R10). Lock-free, allocation-free.
+     */
+    public final long changeCount() {
+        return changeCount;
     }
 
     private Entry find(long fiAddr) {

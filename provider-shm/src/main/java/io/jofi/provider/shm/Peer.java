@@ -53,9 +53,13 @@ final class Peer {
     int wIndex;
     int wStatus;
 
-    // ---- FI_SOURCE cache
+    // ---- FI_SOURCE cache: a hit, or a miss valid while the AV's change count is unchanged
     private UtilAddressVector cachedAv;
     private long cachedFiAddr = Fi.FI_ADDR_NOTAVAIL;
+    private long cachedChangeCount;
+    /** The name the peer chose ({@link ShmAlias}) once it was addressed by it, and its address. */
+    private String alias;
+    private byte[] aliasAddress;
 
     // ---- one-sided RMA
     private RegistrationTable table;
@@ -82,24 +86,51 @@ final class Peer {
         this.address = ShmNames.address(name);
     }
 
+    /** The name the peer chose, or null while it was not addressed by one. */
+    String alias() {
+        return alias;
+    }
+
+    /** Records the name the peer chose; its {@code fi_addr} is looked up afresh (under either address). */
+    void alias(String chosen) {
+        if (!chosen.equals(alias)) {
+            alias = chosen;
+            aliasAddress = ShmNames.address(chosen);
+            cachedAv = null;
+        }
+    }
+
     /**
-     * The peer's {@code fi_addr} in {@code av}, or {@code FI_ADDR_NOTAVAIL}: the cached value
-     * while the AV still maps it to this address (checked allocation-free), else a fresh
-     * reverse lookup.
+     * The peer's {@code fi_addr} in {@code av} (under its canonical address or its chosen
+     * name), or {@code FI_ADDR_NOTAVAIL}. A hit is kept while the AV still maps it to that
+     * address (checked allocation-free); a miss is kept while the AV's
+     * {@link UtilAddressVector#changeCount()} is unchanged. Only after the AV changed does a
+     * reverse lookup run again (which allocates a key): the steady state allocates nothing
+     * whether the sender is in the AV or not.
      */
     long fiAddrIn(UtilAddressVector av) {
         if (av == null) {
             return Fi.FI_ADDR_NOTAVAIL;
         }
-        if (av == cachedAv && cachedFiAddr != Fi.FI_ADDR_NOTAVAIL) {
-            byte[] a = av.addressOf(cachedFiAddr);
-            if (a != null && Arrays.equals(a, address)) {
-                return cachedFiAddr;
+        if (av == cachedAv) {
+            if (cachedFiAddr != Fi.FI_ADDR_NOTAVAIL) {
+                byte[] a = av.addressOf(cachedFiAddr);
+                if (a != null && (Arrays.equals(a, address) || (aliasAddress != null && Arrays.equals(a, aliasAddress)))) {
+                    return cachedFiAddr;
+                }
+            } else if (cachedChangeCount == av.changeCount()) {
+                return Fi.FI_ADDR_NOTAVAIL;
             }
         }
+        long count = av.changeCount(); // before the lookup: an insert racing with it changes it
+        long found = av.fiAddrOf(address);
+        if (found == Fi.FI_ADDR_NOTAVAIL && aliasAddress != null) {
+            found = av.fiAddrOf(aliasAddress);
+        }
         cachedAv = av;
-        cachedFiAddr = av.fiAddrOf(address);
-        return cachedFiAddr;
+        cachedFiAddr = found;
+        cachedChangeCount = count;
+        return found;
     }
 
     /**

@@ -12,7 +12,9 @@ import java.nio.charset.StandardCharsets;
  *
  * <ul>
  * <li>{@link #resolve}: {@code insertSvc(node, service)} takes a node that is a whole
- *     {@code fi_shm://} address (service null), or a bare region name.</li>
+ *     {@code fi_shm://} address (service null), or a bare region name; or, as
+ *     {@code getInfo} does, a service S with no node or a node naming this host: the
+ *     endpoint {@code svc-S} (README "Node and service").</li>
  * <li>{@link #validate}: the text must be {@code fi_shm://} followed by a valid region name;
  *     whether the endpoint exists is found out on first use (peers are mapped lazily).</li>
  * </ul>
@@ -20,6 +22,14 @@ import java.nio.charset.StandardCharsets;
 final class ShmAddressResolver implements AddressResolver {
     @Override
     public byte[] resolve(String node, String service) throws FabricException {
+        if (service != null && !service.isEmpty() && (node == null || ShmProvider.isLocalHost(node))) {
+            String named = ShmNames.serviceName(service);
+            if (named == null) {
+                throw new FabricException(Errno.EINVAL, "insertSvc: service '" + service + "' cannot name an endpoint: "
+                        + ShmNames.SERVICE_PREFIX + "<service> must be " + ShmNames.NAME_RULE);
+            }
+            return ShmNames.address(named);
+        }
         if (node == null) {
             throw new FabricException(Errno.EINVAL, "insertSvc: the node is null; give an fi_shm://<name> address");
         }

@@ -37,7 +37,11 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Addressing.</b> {@link #enable()} creates the endpoint's region file (its ring);
  * {@link #getName()} is {@code fi_shm://<name>}. A peer taken from the AV is mapped on the
  * first operation towards it (the region refuses a foreign, corrupt or dead owner's file: the
- * post then returns {@code -EHOSTUNREACH}).
+ * post then returns {@code -EHOSTUNREACH}). An info with a {@code srcAddr} ({@code getInfo}
+ * with {@code FI_SOURCE} and a name or service) makes the endpoint take that name too
+ * ({@link ShmAlias}: {@code EADDRINUSE} when a live endpoint holds it); a peer addressed by
+ * such a name is resolved to its canonical name once, so its records and the AV entry meet in
+ * one peer.
  *
  * <p><b>Messages.</b> Up to the fragment size a message is one ring record (header +
  * payload inline); longer ones travel as consecutive fragments of one sender, reassembled per
@@ -122,6 +126,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     // ---- identity
     private String name;
+    /** The name the application chose (FI_SOURCE srcAddr), a link to {@link #name}; null without. */
+    private String alias;
     private long seq;
     private final long pid = ProcessHandle.current().pid();
     private RingLink own;
@@ -269,8 +275,14 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
      * {@code fi_enable}: creates the endpoint's region (its ring and doorbell) and starts
      * serving it in the domain's progress.
      *
+     * <p>With a {@code srcAddr} in its info ({@code getInfo} with {@code FI_SOURCE} and a
+     * name or service) the endpoint also takes that name ({@link ShmAlias}): peers may address
+     * it as {@code fi_shm://<name>}, and {@link #getName()} returns that address.
+     *
      * @throws FabricException {@code ENOCQ} without a CQ; {@code ENOAV} without an AV;
-     *         {@code EIO} when the region cannot be created (the message says why)
+     *         {@code EINVAL} for a {@code srcAddr} that is not an shm address or has the form
+     *         of the provider's own names; {@code EADDRINUSE} when a live endpoint holds that
+     *         name; {@code EIO} when the region cannot be created (the message says why)
      */
     @Override
     public synchronized void enable() throws FabricException {
@@ -284,6 +296,15 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (av == null) {
             throw new FabricException(Errno.ENOAV, "enable: an RDM endpoint needs a bound address vector");
         }
+        String chosen = null;
+        if (info.srcAddr() != null) {
+            chosen = ShmNames.nameOf(info.srcAddr());
+            if (chosen == null || ShmNames.isEndpointName(chosen)) {
+                throw new FabricException(Errno.EINVAL, "enable: the source address "
+                        + ShmAddressResolver.text(info.srcAddr()) + " is not a name this endpoint can take ("
+                        + ShmNames.SCHEME + "<name>, " + ShmNames.NAME_RULE + ", not of the form <pid>-<d>-<e>)");
+            }
+        }
         String n = ShmNames.newEndpointName(domain.prefix());
         ShmProvider p = domain.provider();
         try {
@@ -293,7 +314,17 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             throw new FabricException(Errno.EIO, "enable: cannot create the region " + n + " in " + dir + ": "
                     + e.getMessage(), e);
         }
+        if (chosen != null) {
+            try {
+                ShmAlias.claim(dir, chosen, n);
+            } catch (FabricException e) {
+                own.close();
+                own = null;
+                throw e;
+            }
+        }
         name = n;
+        alias = chosen;
         seq = Wire.seqOf(n);
         // every peer's ring has the same size as ours (one provider setting); a smaller one
         // would only make claims fail with -EMSGSIZE, which push() treats as a broken peer
@@ -305,14 +336,14 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         domain.addEndpoint(this);
     }
 
-    /** {@code fi_getname}: {@code fi_shm://<name>} once enabled. */
+    /** {@code fi_getname}: {@code fi_shm://<name>} once enabled (the chosen name if there is one). */
     @Override
     public synchronized byte[] getName() throws FabricException {
         ensureOpen("getName");
         if (name == null) {
             throw new FabricException(Errno.EOPBADSTATE, "getName: enable the endpoint first (its region is created then)");
         }
-        return ShmNames.address(name);
+        return ShmNames.address(alias != null ? alias : name);
     }
 
     /** RDM endpoints have no peer: {@code ENOTCONN}. */
@@ -1272,7 +1303,16 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     private Peer peerNamed(String n) {
         for (Peer p : peers) {
-            if (p.name.equals(n)) {
+            if (p.name.equals(n) || n.equals(p.alias())) {
+                return p;
+            }
+        }
+        if (!ShmNames.isEndpointName(n)) {
+            // a chosen name: the same peer as the one its records come from (pid and seq)
+            String canonical = ShmAlias.resolve(dir, n);
+            if (canonical != null) {
+                Peer p = peerNamed(canonical);
+                p.alias(n);
                 return p;
             }
         }
@@ -2182,6 +2222,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             own.close();
             own = null;
         }
+        if (alias != null) {
+            ShmAlias.release(dir, alias, name);
+        }
         releaseBindings();
     }
 
@@ -2242,12 +2285,16 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             own.close();
             own = null;
         }
+        if (alias != null) {
+            ShmAlias.release(dir, alias, name);
+        }
         enabled = false;
     }
 
     @Override
     protected String describe() {
-        return "shm RDM endpoint" + (name == null ? "" : " " + ShmNames.SCHEME + name);
+        return "shm RDM endpoint" + (name == null ? "" : " " + ShmNames.SCHEME + name)
+                + (alias == null ? "" : " (" + ShmNames.SCHEME + alias + ")");
     }
 
     /** Descriptors created so far (tests prove the pools stop growing in steady state). */

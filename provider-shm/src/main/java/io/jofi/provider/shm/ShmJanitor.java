@@ -48,6 +48,9 @@ final class ShmJanitor {
                 if (n.endsWith(".region") || n.endsWith(".bell")) {
                     continue; // RegionJanitor's, decided by pid and start time
                 }
+                if (n.endsWith(".name")) {
+                    continue; // a chosen name (ShmAlias): its digits are no pid; a stale one goes at its next claim
+                }
                 long pid = ShmNames.pidOf(n);
                 if (pid <= 0 || pid == self || ProcessHandle.of(pid).isPresent()) {
                     continue;

@@ -13,6 +13,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@link RegistrationTable}) is {@code jofi-<pid>-<domain>.mr}, found by a peer from the
  * endpoint name alone; shareable buffers of a domain are {@code jofi-<pid>-<domain>.buf<k>}.
  * The address is the {@code FI_ADDR_STR} {@code fi_shm://<name>} plus a terminating NUL.
+ *
+ * <p>An application may choose an endpoint's name ({@code getInfo} with {@code FI_SOURCE}):
+ * {@code fi_shm://N} names it N, a service S (with no node or a node naming this host) names it
+ * {@code svc-S}; the region keeps its canonical name and N becomes a link to it
+ * ({@link ShmAlias}). Canonical-looking names ({@code <digits>-<digits>-<digits>}) cannot be
+ * chosen.
  */
 final class ShmNames {
     /** The address scheme. */
@@ -28,6 +34,9 @@ final class ShmNames {
     private ShmNames() {
     }
 
+    /** The prefix of the name a service stands for: service S names {@code svc-S}. */
+    static final String SERVICE_PREFIX = "svc-";
+
     /** A fresh domain prefix {@code <pid>-<n>}. */
     static String newDomainPrefix() {
         return ProcessHandle.current().pid() + "-" + DOMAINS.incrementAndGet();
@@ -36,6 +45,20 @@ final class ShmNames {
     /** The file name of a domain's file: {@code jofi-<prefix><suffix>}. */
     static String domainFile(String prefix, String suffix) {
         return "jofi-" + prefix + suffix;
+    }
+
+    /** The region file name of an endpoint name: {@code jofi-<name>.region}. */
+    static String regionFile(String name) {
+        return "jofi-" + name + ".region";
+    }
+
+    /**
+     * The endpoint name a {@code getInfo} service stands for: {@code svc-<service>}, or null
+     * when that is not a valid name.
+     */
+    static String serviceName(String service) {
+        String n = SERVICE_PREFIX + service.trim();
+        return isValidName(n) ? n : null;
     }
 
     /** A fresh endpoint name under a domain prefix. */

@@ -32,9 +32,11 @@ import org.osgi.service.component.annotations.Deactivate;
  * region files (README "How it works").
  *
  * <p>Offers RDM infos with the address format {@code FI_ADDR_STR} ({@code fi_shm://<name>}),
- * for local communication only: {@code getInfo} matches a null node or a node naming this host
- * (localhost, a loopback address, the host name, one of the host's addresses) and answers
- * anything else with {@code ENODATA} saying why. Two infos are offered, the first without
+ * for local communication only: {@code getInfo} matches a null node, a node naming this host
+ * (localhost, a loopback address, the host name, one of the host's addresses) or an
+ * {@code fi_shm://<name>} node, and answers anything else with {@code ENODATA} saying why; the
+ * name or a service ({@code svc-<service>}) becomes {@code srcAddr} with {@code FI_SOURCE},
+ * else {@code destAddr} ({@link #offeredInfos}). Two infos are offered, the first without
  * {@code FI_SOURCE_ERR} (a secondary capability that changes what an unknown sender's message
  * completes as, R10, so it is only given to hints that ask for it). Found as a DS component in
  * OSGi and through {@link java.util.ServiceLoader} in a plain JVM; its deactivation departs
@@ -163,22 +165,61 @@ public final class ShmProvider extends AbstractFabricProvider {
     }
 
     /**
-     * The RDM infos of this host: without and with {@code FI_SOURCE_ERR}. {@code node} must be
-     * null or name this host; {@code service} names nothing (endpoint names are chosen by the
-     * provider) and is ignored.
+     * The RDM infos of this host: without and with {@code FI_SOURCE_ERR}, addressed by
+     * {@code node} and {@code service} (README "Endpoint names"):
+     * <ul>
+     * <li>node {@code fi_shm://N}: the endpoint named N (the service is ignored then);</li>
+     * <li>node null or naming this host, service S: the endpoint named {@code svc-S};</li>
+     * <li>node null or naming this host, no service: no address (a provider-chosen name).</li>
+     * </ul>
+     * The name becomes {@code srcAddr} with {@code Fi.FI_SOURCE} (an endpoint opened with that
+     * info takes it at {@code enable}), {@code destAddr} otherwise (fi_getinfo(3)). Any other
+     * node is a host name, never an endpoint name: names come only with the scheme.
      *
-     * @throws FabricException {@code ENODATA} for a node that is not this host, saying so
+     * @throws FabricException {@code ENODATA} for a node that is not this host, saying so;
+     *         {@code EINVAL} for a name that is not valid ({@link ShmNames#NAME_RULE}) and, with
+     *         {@code FI_SOURCE}, for one of the provider's own form {@code <pid>-<d>-<e>}
      */
     @Override
     protected List<Info> offeredInfos(String node, String service, long flags) throws FabricException {
-        if (node != null && !isLocalHost(node)) {
-            throw new FabricException(Errno.ENODATA, "shm: node '" + node
-                    + "' is not this host; shm only reaches processes on this host (no node, localhost, a loopback"
-                    + " address, the host name or one of its addresses)");
+        String named = null;
+        if (node != null && node.startsWith(ShmNames.SCHEME)) {
+            named = node.substring(ShmNames.SCHEME.length());
+            if (!ShmNames.isValidName(named)) {
+                throw new FabricException(Errno.EINVAL, "shm: '" + node + "' is not an shm address: the name must be "
+                        + ShmNames.NAME_RULE);
+            }
+        } else {
+            if (node != null && !isLocalHost(node)) {
+                throw new FabricException(Errno.ENODATA, "shm: node '" + node
+                        + "' is not this host; shm only reaches processes on this host (no node, localhost, a loopback"
+                        + " address, the host name or one of its addresses; or an fi_shm://<name> address)");
+            }
+            if (service != null && !service.isBlank()) {
+                named = ShmNames.serviceName(service);
+                if (named == null) {
+                    throw new FabricException(Errno.EINVAL, "shm: service '" + service + "' cannot name an endpoint: "
+                            + ShmNames.SERVICE_PREFIX + "<service> must be " + ShmNames.NAME_RULE);
+                }
+            }
+        }
+        boolean source = (flags & Fi.FI_SOURCE) != 0;
+        if (source && named != null && ShmNames.isEndpointName(named)) {
+            throw new FabricException(Errno.EINVAL, "shm: '" + named
+                    + "' has the form of the provider's own names (<pid>-<domain>-<endpoint>); choose another name");
         }
         List<Info> out = new ArrayList<>(2);
         out.add(offer(CAPS));
         out.add(offer(CAPS | Fi.FI_SOURCE_ERR));
+        if (named != null) {
+            for (Info info : out) {
+                if (source) {
+                    info.srcAddr(ShmNames.address(named));
+                } else {
+                    info.destAddr(ShmNames.address(named));
+                }
+            }
+        }
         return out;
     }
 
@@ -186,7 +227,7 @@ public final class ShmProvider extends AbstractFabricProvider {
     static boolean isLocalHost(String node) {
         String n = node.trim().toLowerCase(Locale.ROOT);
         if (n.isEmpty() || n.equals("localhost") || n.equals("localhost.localdomain") || n.equals("::1")
-                || n.equals("[::1]") || n.startsWith("127.") || n.startsWith("fi_shm://")) {
+                || n.equals("[::1]") || n.startsWith("127.")) {
             return true;
         }
         try {

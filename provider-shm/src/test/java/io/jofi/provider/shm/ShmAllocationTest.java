@@ -23,7 +23,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The data path allocates nothing per operation in steady state (common brief; issue 4
  * "0 B/op"): round trips of send/recv, inject, a delivery-complete sendMsg, tagged messages,
  * fragmented messages, target-side RMA write/read and atomics, and one-sided RMA into
- * shareable memory, with manual progress on one thread, measured with
+ * shareable memory, and messages from a sender not in the receiver's AV (FI_SOURCE), with
+ * manual progress on one thread, measured with
  * {@code ThreadMXBean.getThreadAllocatedBytes}.
  */
 @Timeout(60)
@@ -69,6 +70,60 @@ class ShmAllocationTest {
             plainMr.close();
         } finally {
             ShmCrossProcessTest.deleteTree(dir);
+        }
+    }
+
+    /**
+     * R10 with FI_SOURCE: messages from a sender that is not in the receiver's AV allocate
+     * nothing either (the miss is remembered per peer until the AV changes); once the receiver
+     * inserts the sender, the next message reports its fi_addr.
+     */
+    @org.junit.jupiter.api.Test
+    void messagesFromASenderNotInTheAvAllocateNothing() throws Exception {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        mx.setThreadAllocatedMemoryEnabled(true);
+        Path dir = Files.createTempDirectory(Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm")
+                : Path.of(System.getProperty("java.io.tmpdir")), "shmalloc-");
+        try (ShmTestBed a = new ShmTestBed(dir, Progress.MANUAL); ShmTestBed b = new ShmTestBed(dir, Progress.MANUAL)) {
+            long toB = a.insert(b.ep.getName()); // b never inserts a
+            ByteBuffer tx = ByteBuffer.allocateDirect(64);
+            ByteBuffer rx = ByteBuffer.allocateDirect(64);
+            long[] from = {0};
+            Object ctx = "ctx";
+            for (int i = 0; i < WARMUP; i++) {
+                oneMessage(a, b, toB, tx, rx, from, ctx);
+            }
+            long tid = Thread.currentThread().getId();
+            long before = mx.getThreadAllocatedBytes(tid);
+            for (int i = 0; i < ROUNDS; i++) {
+                oneMessage(a, b, toB, tx, rx, from, ctx);
+            }
+            long allocated = mx.getThreadAllocatedBytes(tid) - before;
+            assertTrue(allocated < 4096, allocated + " bytes allocated over " + ROUNDS
+                    + " messages from a sender not in the AV");
+            org.junit.jupiter.api.Assertions.assertEquals(Fi.FI_ADDR_NOTAVAIL, from[0], "an unknown sender");
+            long toA = b.insert(a.ep.getName());
+            oneMessage(a, b, toB, tx, rx, from, ctx);
+            org.junit.jupiter.api.Assertions.assertEquals(toA, from[0], "the AV changed: the sender is found");
+        } finally {
+            ShmCrossProcessTest.deleteTree(dir);
+        }
+    }
+
+    private void oneMessage(ShmTestBed a, ShmTestBed b, long toB, ByteBuffer tx, ByteBuffer rx, long[] from, Object ctx) {
+        check(b.ep.recv(rx, null, Fi.FI_ADDR_UNSPEC, ctx));
+        check(a.ep.send(tx, null, toB, ctx));
+        await(a.txCq, b.rxCq);
+        long spins = 0;
+        long start = System.nanoTime();
+        int rc;
+        while ((rc = b.rxCq.readFrom(entries, 1, from)) != 1) {
+            if (rc != -io.jofi.Errno.EAGAIN) {
+                fail("readFrom returned " + rc);
+            }
+            if ((++spins & 0xFFFF) == 0 && System.nanoTime() - start > 10_000_000_000L) {
+                fail("no completion within 10 s");
+            }
         }
     }
 

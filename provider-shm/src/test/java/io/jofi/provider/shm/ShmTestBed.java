@@ -47,11 +47,17 @@ final class ShmTestBed implements AutoCloseable {
      * @param setup     run before enable (bind counters ...), or null
      */
     ShmTestBed(Path dir, Progress progress, long extraCaps, Setup setup) throws FabricException {
+        this(dir, progress, extraCaps, null, null, 0, setup);
+    }
+
+    /** As above with getInfo's node, service and flags (e.g. {@code fi_shm://<name>} with FI_SOURCE: a chosen name). */
+    ShmTestBed(Path dir, Progress progress, long extraCaps, String node, String service, long flags, Setup setup)
+            throws FabricException {
         provider = new ShmProvider().directory(dir);
         Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SOURCE | extraCaps);
         hints.epAttr().type(EpType.RDM);
         hints.domainAttr().dataProgress(progress);
-        Info info = provider.getInfo(null, null, 0, hints).get(0);
+        Info info = provider.getInfo(node, service, flags, hints).get(0);
         fabric = provider.fabric(info.fabricAttr(), null);
         domain = fabric.domain(info, null);
         txCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED), null);

@@ -104,11 +104,8 @@ class MultiProcessRingTest {
             try (ShmRegion region = ShmRegion.map(dir, "sleeper");
                  DoorbellRinger bell = DoorbellRinger.connect(region.doorbellPath())) {
                 MpscRing ring = region.ring();
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ChildJvm.TIMEOUT_SECONDS);
-                while (!ring.isConsumerSleeping()) {
-                    assertTrue(System.nanoTime() < deadline, "the child never went to sleep");
-                    Thread.sleep(5);
-                }
+                child.await("SLEEPING"); // past its re-check of the ring: it sleeps or is about to
+                assertTrue(ring.isConsumerSleeping());
                 int index = ring.claim(1, 0, 0, 8);
                 ring.buffer().putLong(index + RingDescriptor.HEADER_LENGTH, 4242L);
                 assertTrue(ring.publish(index), "the producer sees the sleeping flag");

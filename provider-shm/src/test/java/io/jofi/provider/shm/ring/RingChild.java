@@ -110,6 +110,10 @@ public final class RingChild {
                     break;
                 }
                 if (ring.prepareToSleep()) {
+                    // Said only once the re-check found the ring empty: a record published from
+                    // now on must come with a ring of the doorbell (which a socket keeps until
+                    // the await below reads it), so the parent's test is not a race.
+                    System.out.println("SLEEPING");
                     if (doorbell.await(TimeUnit.SECONDS.toNanos(ChildJvm.TIMEOUT_SECONDS))) {
                         wakeups++;
                     }
