@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Discovery and the object model for one provider: the registry lists it, {@code getInfo}
  * answers with its Infos and honours the hints as libfabric does, every Info offers what
- * API.md says every provider offers at least, no match is {@code ENODATA} with a message that
+ * API.md says every provider offers at least (where {@link #offersApiMinimums()}; else usable
+ * values, the minimums skipped with the advertised ones), no match is {@code ENODATA} with a message that
  * names the provider, and fabric/domain identity and close order (R9).
  */
 public abstract class FabricConformance extends ProviderTest {
