@@ -110,10 +110,13 @@ public final class ConformanceFixture implements AutoCloseable {
      * progress. The mr_mode bits say what the kit handles: it targets
      * {@code MemoryRegion.address() + offset} with {@code key()} (FI_MR_VIRT_ADDR,
      * FI_MR_PROV_KEY) and registers only memory it allocated (FI_MR_ALLOCATED), so providers
-     * that need them (verbs) match.
+     * that need them (verbs) match. The kit also declares {@code FI_RX_CQ_DATA} in the mode
+     * bits (fi_getinfo(3): remote CQ data consumes a posted receive at the target): where the
+     * returned Info carries it ({@link #consumesReceiveForCqData}), the tests post a receive
+     * before every transfer that carries remote CQ data.
      */
     public Info hints(long caps, long mode, EpType type) {
-        Info hints = new Info().caps(caps).mode(mode);
+        Info hints = new Info().caps(caps).mode(mode | Fi.FI_RX_CQ_DATA);
         hints.epAttr().type(type == null ? epType : type);
         hints.fabricAttr().provName(provider);
         hints.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
@@ -121,6 +124,16 @@ public final class ConformanceFixture implements AutoCloseable {
             hints.domainAttr().dataProgress(progress);
         }
         return hints;
+    }
+
+    /**
+     * fi_getinfo(3) {@code FI_RX_CQ_DATA}: whether a transfer carrying remote CQ data consumes
+     * a posted receive at the endpoint opened with {@code info} (in {@code mode} or
+     * {@code rx_attr.mode}), so that an RMA write with data needs a receive posted first.
+     */
+    public static boolean consumesReceiveForCqData(Info info) {
+        long mode = info.mode() | (info.rxAttr() == null ? 0 : info.rxAttr().mode());
+        return (mode & Fi.FI_RX_CQ_DATA) != 0;
     }
 
     /** {@code getInfo} for the hints; empty when the provider answers {@code ENODATA}. */

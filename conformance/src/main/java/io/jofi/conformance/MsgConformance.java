@@ -66,34 +66,49 @@ public abstract class MsgConformance extends EndpointTest {
         assertUnmoved(rbuf, 8, 48, "receive buffer");
     }
 
-    /** A message that arrives before its receive is posted is delivered to the receive posted later. */
+    /**
+     * fi_msg(3): a message sent before its receive is posted is delivered to the receive posted
+     * later, and then both complete. The send's completion is awaited only after the receive
+     * is posted: fi_msg(3) does not promise that a send completes while the peer has no
+     * receive posted (an RC queue pair answers "receiver not ready" and retries until one is,
+     * as libfabric's verbs provider does), only that the message is not lost.
+     */
     @Test
     void unexpectedMessageMeetsALaterReceive() throws FabricException {
         EndpointPair p = pair(Fi.FI_MSG);
         ByteBuffer sbuf = pattern(100, 7);
         post(() -> p.a().ep().send(sbuf, null, p.a().peer(), "s"), "send");
-        txCompletion(p.a(), "the send");
+        await().settle(); // give the message time to reach the peer before any receive exists
         ByteBuffer rbuf = zeroed(128);
         post(() -> p.b().ep().recv(rbuf, null, ANY, "r"), "recv");
         CqEntry rx = rxCompletion(p.b(), "the receive of the earlier message");
         assertEquals(100, rx.len());
         assertPattern(rbuf, 0, 100, 7, "received data");
+        assertEquals("s", txCompletion(p.a(), "the send of the earlier message").context());
     }
 
-    /** API.md: messages up to max_msg_size (at least 16 MiB) go through whole. */
+    /**
+     * API.md: messages up to max_msg_size go through whole: 16 MiB on a provider that promises
+     * the minimums (max_msg_size at least that), else the advertised max_msg_size (capped at
+     * 16 MiB).
+     */
     @Test
     void largestMessageGoesThrough() throws FabricException {
         EndpointPair p = pair(Fi.FI_MSG);
-        int n = 16 << 20;
-        assertTrue(p.a().info().epAttr().maxMsgSize() >= n, "max_msg_size >= 16 MiB");
+        long max = p.a().info().epAttr().maxMsgSize();
+        if (offersApiMinimums()) {
+            assertTrue(max >= 16L << 20, "max_msg_size >= 16 MiB: " + max);
+        }
+        assertTrue(max > 0, "max_msg_size: " + max);
+        int n = (int) Math.min(16L << 20, max);
         ByteBuffer rbuf = zeroed(n);
         post(() -> p.b().ep().recv(rbuf, null, ANY, "r"), "recv");
         ByteBuffer sbuf = pattern(n, 11);
-        post(() -> p.a().ep().send(sbuf, null, p.a().peer(), "s"), "send of 16 MiB");
-        CqEntry rx = rxCompletion(p.b(), "the 16 MiB receive");
+        post(() -> p.a().ep().send(sbuf, null, p.a().peer(), "s"), "send of " + n + " bytes");
+        CqEntry rx = rxCompletion(p.b(), "the receive of " + n + " bytes");
         assertEquals(n, rx.len(), "len");
-        assertPattern(rbuf, 0, n, 11, "16 MiB received");
-        txCompletion(p.a(), "the 16 MiB send");
+        assertPattern(rbuf, 0, n, 11, n + " bytes received");
+        txCompletion(p.a(), "the send of " + n + " bytes");
     }
 
     /** API.md: heap buffers are accepted wherever a copy is possible. */
@@ -138,18 +153,26 @@ public abstract class MsgConformance extends EndpointTest {
                 "provider lacks FI_ORDER_SAS (send-after-send ordering) on " + p.type().fiName());
     }
 
-    /** fi_msg senddata / fi_cq "data": remote CQ data reaches the receive completion with FI_REMOTE_CQ_DATA. */
+    /**
+     * fi_msg senddata / fi_cq "data": remote CQ data reaches the receive completion with
+     * FI_REMOTE_CQ_DATA, all cq_data_size bytes of it (fi_domain(3): 8 on a provider that
+     * promises API.md's minimums; the low cq_data_size bytes elsewhere).
+     */
     @Test
     void sendDataCarriesRemoteCqData() throws FabricException {
         EndpointPair p = pair(Fi.FI_MSG);
-        assertTrue(p.a().info().domainAttr().cqDataSize() >= 8, "API.md: remote CQ data is 8 bytes on every provider");
+        long width = p.a().info().domainAttr().cqDataSize();
+        if (offersApiMinimums()) {
+            assertTrue(width >= 8, "API.md: remote CQ data is 8 bytes on every provider: cq_data_size " + width);
+        }
+        Assumptions.assumeTrue(width > 0, "provider " + fx.provider() + " lacks remote CQ data (cq_data_size 0)");
         ByteBuffer rbuf = zeroed(16);
         post(() -> p.b().ep().recv(rbuf, null, ANY, "r"), "recv");
-        long data = 0x0123456789abcdefL;
+        long data = 0x0123456789abcdefL & (width >= 8 ? -1L : (1L << (8 * width)) - 1);
         post(() -> p.a().ep().sendData(pattern(4, 0), null, data, p.a().peer(), "s"), "sendData");
         CqEntry rx = rxCompletion(p.b(), "the receive with remote CQ data");
         assertFlags(Fi.FI_REMOTE_CQ_DATA | Fi.FI_RECV, rx.flags(), "receive with remote CQ data");
-        assertEquals(data, rx.data(), "the remote CQ data, all 8 bytes");
+        assertEquals(data, rx.data(), "the remote CQ data, all " + Math.min(8, width) + " bytes (cq_data_size)");
         txCompletion(p.a(), "sendData");
     }
 

@@ -90,6 +90,21 @@ public abstract class ProviderTest {
         return Long.getLong(TIMEOUT_PROPERTY, 10_000L);
     }
 
+    /**
+     * Whether the provider promises API.md's "What every provider offers at least"
+     * ({@code max_msg_size} ≥ 16 MiB, remote CQ data of 8 bytes, 256 bytes of connection data).
+     * True by default: tcp and shm make that promise, and the kit asserts those minimums
+     * against what they advertise. A provider bound by its device's limits (verbs:
+     * {@code max_msg_sz}, 32-bit immediate data, rdma_cm's private data) overrides this with
+     * false; the kit then runs every data test within what the provider <em>advertises</em>
+     * ({@code epAttr().maxMsgSize()}, {@code domainAttr().cqDataSize()},
+     * {@code FI_OPT_CM_DATA_SIZE}) and skips only the checks of the minimums themselves,
+     * with a reason that names the advertised value.
+     */
+    protected boolean offersApiMinimums() {
+        return true;
+    }
+
     /** The bounded-wait helper of the running test. */
     protected Await await() {
         return fx.await();

@@ -17,6 +17,7 @@ import io.jofi.Fi;
 import io.jofi.MemoryRegion;
 import io.jofi.RmaMsg;
 import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -128,15 +129,29 @@ public abstract class RmaConformance extends EndpointTest {
         assertEquals(0, ro.get(0), "the read-only region is untouched");
     }
 
-    /** fi_writedata: the target gets a completion with FI_REMOTE_CQ_DATA, the data, and a null context. */
+    /**
+     * fi_writedata: the target gets a completion with FI_REMOTE_CQ_DATA and the data; its
+     * context is null (fi_cq(3): no posted operation) — unless the target's Info carries
+     * FI_RX_CQ_DATA (fi_getinfo(3): the data consumes a posted receive), where the kit posts a
+     * receive first and the completion is that receive's.
+     */
     @Test
     void writeDataCompletesAtTheTarget() throws FabricException {
         EndpointPair p = rmaPair();
+        Object rctx = null;
+        if (ConformanceFixture.consumesReceiveForCqData(p.b().info())) {
+            Object c = rctx = new Object();
+            post(() -> p.b().ep().recv(zeroed(16), null, ANY, c), "recv for the writeData (FI_RX_CQ_DATA)");
+        }
         post(() -> p.a().ep().writeData(pattern(8, 3), null, 0xfeedL, p.a().peer(), at(8), mr.key(), "wd"), "writeData");
         CqEntry rx = rxCompletion(p.b(), "the target's remote-CQ-data completion");
         assertFlags(Fi.FI_REMOTE_CQ_DATA, rx.flags(), "target completion of writeData");
         assertEquals(0xfeedL, rx.data(), "data");
-        assertNull(rx.context(), "fi_cq(3): no posted operation, so op_context is null");
+        if (rctx == null) {
+            assertNull(rx.context(), "fi_cq(3): no posted operation, so op_context is null");
+        } else {
+            assertSame(rctx, rx.context(), "FI_RX_CQ_DATA: the completion is the consumed receive's");
+        }
         assertPattern(target, 8, 8, 3, "written data");
         txCompletion(p.a(), "writeData");
     }
@@ -149,6 +164,9 @@ public abstract class RmaConformance extends EndpointTest {
     @Test
     void unsolicitedCompletionsOverrunAFullCq() throws FabricException {
         EndpointPair p = rmaPair(new PairSpec(RMA_CAPS).rxCq(new CqAttr().format(CqFormat.DATA).size(2)));
+        Assumptions.assumeFalse(ConformanceFixture.consumesReceiveForCqData(p.b().info()), "provider "
+                + fx.provider() + " needs FI_RX_CQ_DATA: remote CQ data consumes a posted receive, whose"
+                + " completion has its room reserved (R6), so no unsolicited completion can overrun a CQ");
         long room = p.b().rxCq().attr().size();
         for (long i = 0; i <= room; i++) {
             long data = i;

@@ -1318,22 +1318,26 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         }
         int data = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.BIG_ENDIAN ? immData
                 : Integer.reverseBytes(immData);
-        if (status == VerbsConstants.IBV_WC_SUCCESS && opcode == VerbsConstants.IBV_WC_RECV_RDMA_WITH_IMM) {
-            // a peer's write with data consumed this receive: report the data, keep the receive posted
-            rxCq.completeUnsolicited(null, Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA, 0, null, 0,
-                    data & 0xFFFFFFFFL, 0, Fi.FI_ADDR_NOTAVAIL);
-            if (!rxCanceled[slot] && qp != 0 && state != DOWN) {
-                stageRecv(slot);
-                postRecvChain();
-                return;
-            }
-        }
         Object ctx = rxContext[slot];
         if (rxReg[slot] >= 0) {
             buffers.release(rxReg[slot]);
         }
         if (rxCanceled[slot]) {
             freeRx(slot); // its ECANCELED completion was reported at cancel time
+            return;
+        }
+        if (status == VerbsConstants.IBV_WC_SUCCESS && opcode == VerbsConstants.IBV_WC_RECV_RDMA_WITH_IMM) {
+            // FI_RX_CQ_DATA (fi_getinfo(3)): a peer's write with data consumed this receive, so
+            // the data completes it (its context, nothing placed in its buffer); never dropped,
+            // also when the receive asked for no completion
+            long flags = Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA;
+            if (rxReport[slot]) {
+                rxCq.complete(ctx, flags, 0, null, 0, data & 0xFFFFFFFFL, 0, Fi.FI_ADDR_NOTAVAIL);
+            } else {
+                rxCq.unreserve();
+                rxCq.completeUnsolicited(ctx, flags, 0, null, 0, data & 0xFFFFFFFFL, 0, Fi.FI_ADDR_NOTAVAIL);
+            }
+            freeRx(slot);
             return;
         }
         ByteBuffer b = rxBuf[slot];

@@ -23,9 +23,12 @@ import java.util.List;
  * ({@link DeviceAddresses}) unless {@code FI_SOURCE} names one.
  */
 final class VerbsInfos {
-    /** The largest message (RC: 2^31 bytes; capped by the port's max_msg_sz). */
+    /** The largest message (RC: 2^31 bytes); the info advertises the port's max_msg_sz when smaller (soft-RoCE: 8 MiB). */
     static final long MAX_MSG_SIZE = 1L << 30;
-    /** Connection data: rdma_cm carries 56 bytes on RC connect (IB CM REQ) minus our 1-byte length. */
+    /**
+     * Connection data ({@code FI_OPT_CM_DATA_SIZE}, {@code max_err_data}): rdma_cm carries 56
+     * bytes of private data on an RC connect (IB CM REQ) minus our 1-byte length.
+     */
     static final int CM_DATA_SIZE = 55;
     /** Caps of an MSG endpoint. */
     static final long CAPS = Fi.FI_MSG | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ
@@ -50,7 +53,11 @@ final class VerbsInfos {
                     .maxMsgSize(Math.min(MAX_MSG_SIZE, p.maxMsgSize())).txCtxCnt(1).rxCtxCnt(1);
             info.txAttr().caps(caps & ~(Fi.FI_RECV | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE)).injectSize(inlineSize)
                     .size(depth).iovLimit(Math.min(4, p.maxSge())).rmaIovLimit(1).msgOrder(Fi.FI_ORDER_SAS);
-            info.rxAttr().caps(Fi.FI_MSG | Fi.FI_RECV | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE).size(depth)
+            // FI_RX_CQ_DATA (fi_getinfo(3)): a write with immediate data consumes a posted receive
+            // at the target, as on every verbs device; VerbsProvider waives it for hints that ask
+            // for no remote CQ data, as libfabric's verbs provider does
+            info.rxAttr().mode(Fi.FI_RX_CQ_DATA)
+                    .caps(Fi.FI_MSG | Fi.FI_RECV | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE).size(depth)
                     .iovLimit(Math.min(4, p.maxSge())).msgOrder(Fi.FI_ORDER_SAS);
             info.domainAttr().name(p.device()).threading(Threading.SAFE)
                     .controlProgress(Progress.AUTO).dataProgress(Progress.AUTO)

@@ -146,13 +146,37 @@ public final class VerbsProvider extends AbstractFabricProvider {
      * {@code fi_getinfo} for verbs: while unavailable none of its infos and no exception (the
      * registry does not ask an unavailable provider; a direct caller gets an empty list);
      * otherwise the MSG infos of the active ports that meet {@code hints}.
+     *
+     * <p>The infos need {@code FI_RX_CQ_DATA} in {@code rx_attr.mode} (fi_getinfo(3): remote
+     * CQ data consumes a posted receive). As libfabric's verbs provider does, that need is
+     * waived for hints that ask for no remote CQ data ({@code domain_attr.cq_data_size} 0 and
+     * no {@code FI_RX_CQ_DATA} in their modes): such an application never sends data that
+     * would consume a receive. The returned infos still carry the bit.
      */
     @Override
     public List<Info> getInfo(String node, String service, long flags, Info hints) throws FabricException {
         if (state() != ProviderState.AVAILABLE && (flags & Fi.FI_PROV_ATTR_ONLY) == 0) {
             return List.of();
         }
-        return super.getInfo(node, service, flags, hints);
+        return super.getInfo(node, service, flags, waiveRxCqData(hints));
+    }
+
+    /** The hints with FI_RX_CQ_DATA accepted when they ask for no remote CQ data (a copy; null stays null). */
+    static Info waiveRxCqData(Info hints) {
+        if (hints == null) {
+            return null;
+        }
+        boolean wantsData = (hints.domainAttr() != null && hints.domainAttr().cqDataSize() != 0)
+                || ((hints.mode() | (hints.rxAttr() == null ? 0 : hints.rxAttr().mode())) & Fi.FI_RX_CQ_DATA) != 0;
+        if (wantsData) {
+            return hints;
+        }
+        Info waived = hints.copy();
+        waived.mode(waived.mode() | Fi.FI_RX_CQ_DATA);
+        if (waived.rxAttr() != null && waived.rxAttr().mode() != 0) {
+            waived.rxAttr().mode(waived.rxAttr().mode() | Fi.FI_RX_CQ_DATA);
+        }
+        return waived;
     }
 
     /** The MSG infos of the active ports (one per port). */

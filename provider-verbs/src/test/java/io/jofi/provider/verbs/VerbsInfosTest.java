@@ -2,8 +2,11 @@ package io.jofi.provider.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jofi.EpType;
+import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Info;
@@ -13,14 +16,17 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The infos an active port offers meet the hints applications (and the conformance kit) give:
- * a bare provider name, {@code FI_MSG} on MSG endpoints, RMA with the mr_mode bits verbs needs.
+ * a bare provider name, {@code FI_MSG} on MSG endpoints, RMA with the mr_mode bits verbs needs;
+ * {@code FI_RX_CQ_DATA} needed only by hints that ask for remote CQ data (as in libfabric's
+ * verbs provider), and advertised with the device's limits either way.
  * Uses an invented port, so it runs without a device.
  */
 class VerbsInfosTest {
     private static final ActivePort PORT = new ActivePort("rxe0", 1, false, true, 16384, 32, 65536, 1L << 31, 16, true);
 
     private static List<Info> match(Info hints) throws FabricException {
-        return InfoMatcher.filter(VerbsInfos.offer(List.of(PORT), null, null, 0, 256, 64), hints, "verbs");
+        return InfoMatcher.filter(VerbsInfos.offer(List.of(PORT), null, null, 0, 256, 64),
+                VerbsProvider.waiveRxCqData(hints), "verbs");
     }
 
     @Test
@@ -46,5 +52,46 @@ class VerbsInfosTest {
         hints.epAttr().type(EpType.MSG);
         hints.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
         assertFalse(match(hints).isEmpty());
+    }
+
+    private static Info rmaHints() {
+        Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_RMA);
+        hints.epAttr().type(EpType.MSG);
+        hints.fabricAttr().provName("verbs");
+        hints.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
+        return hints;
+    }
+
+    /** fi_getinfo(3): hints asking for remote CQ data without accepting FI_RX_CQ_DATA find nothing. */
+    @Test
+    void remoteCqDataNeedsTheRxCqDataMode() throws FabricException {
+        Info hints = rmaHints();
+        hints.domainAttr().cqDataSize(4);
+        FabricException e = assertThrows(FabricException.class, () -> match(hints));
+        assertEquals(Errno.ENODATA, e.errno());
+        assertTrue(e.getMessage().contains("FI_RX_CQ_DATA"), e.getMessage());
+        hints.mode(Fi.FI_RX_CQ_DATA);
+        assertFalse(match(hints).isEmpty(), "with FI_RX_CQ_DATA accepted");
+    }
+
+    /** Hints without remote CQ data match, and the infos still say FI_RX_CQ_DATA; the hints are not changed. */
+    @Test
+    void theModeIsWaivedWithoutRemoteCqDataButAdvertised() throws FabricException {
+        Info hints = rmaHints();
+        List<Info> infos = match(hints);
+        assertFalse(infos.isEmpty());
+        assertEquals(Fi.FI_RX_CQ_DATA, infos.get(0).rxAttr().mode() & Fi.FI_RX_CQ_DATA, "rx_attr.mode");
+        assertEquals(0, hints.mode(), "the caller's hints are left as they were");
+    }
+
+    /** The device's limits: 4 bytes of CQ data (imm_data), the port's max_msg_sz, 55 bytes of connection data. */
+    @Test
+    void theDeviceLimitsAreAdvertised() throws FabricException {
+        ActivePort small = new ActivePort("rxe0", 1, false, true, 16384, 32, 65536, 8L << 20, 16, true);
+        Info i = VerbsInfos.offer(List.of(small), null, null, 0, 256, 64).get(0);
+        assertEquals(4, i.domainAttr().cqDataSize(), "cq_data_size: verbs' 32-bit imm_data");
+        assertEquals(8L << 20, i.epAttr().maxMsgSize(), "max_msg_size: the port's max_msg_sz");
+        assertEquals(ConnData.MAX_DATA, VerbsInfos.CM_DATA_SIZE, "FI_OPT_CM_DATA_SIZE: 56 bytes of private data less the length byte");
+        assertEquals(VerbsInfos.CM_DATA_SIZE, i.domainAttr().maxErrData(), "max_err_data: the reject data");
     }
 }
