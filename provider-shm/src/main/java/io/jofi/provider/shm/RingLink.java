@@ -23,7 +23,7 @@ import java.nio.file.Path;
  * domain's {@link Doorbell}) or a peer's
  * (producer: {@link #claim}, {@link #publish}, ringing the peer's doorbell only when
  * {@link MpscRing#publish} says the peer sleeps). Records carry the endpoint protocol
- * ({@link Wire}) as their payload; the ring record's sender word is the producer's pid, which
+ * ({@link ShmRecordDescriptor}) as their payload; the ring record's sender word is the producer's pid, which
  * the consumer's {@link SenderLiveness} checks when a claim stalls.
  */
 final class RingLink implements AutoCloseable {

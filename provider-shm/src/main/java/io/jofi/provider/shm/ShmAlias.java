@@ -16,7 +16,7 @@ import java.util.Map;
  * the endpoint's region file {@code jofi-<canonical>.region}.
  *
  * <p>Why a link and not a region file named N: records identify their sender by pid and
- * sequence ({@link Wire}), from which a receiver derives the canonical name
+ * sequence ({@link ShmRecordDescriptor}), from which a receiver derives the canonical name
  * {@code <pid>-<domain>-<endpoint>} of the sender's region. Keeping the region under its
  * canonical name and resolving N to it once, when a peer is first addressed by N, makes both
  * ways of reaching the endpoint (by N from an AV, by pid and sequence from its records) the

@@ -325,10 +325,10 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
         name = n;
         alias = chosen;
-        seq = Wire.seqOf(n);
+        seq = ShmRecordDescriptor.seqOf(n);
         // every peer's ring has the same size as ours (one provider setting); a smaller one
         // would only make claims fail with -EMSGSIZE, which push() treats as a broken peer
-        fragment = Math.max(64, Math.min(fragment, own.maxPayload() - Wire.HEADER));
+        fragment = Math.max(64, Math.min(fragment, own.maxPayload() - ShmRecordDescriptor.HEADER));
         if (remoteReadCntr != null || remoteWriteCntr != null) {
             domain.eventsWanted();
         }
@@ -603,21 +603,21 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             }
         }
         TxOp op = takeOp();
-        op.kind = Wire.MSG;
+        op.kind = ShmRecordDescriptor.MSG;
         op.peer = peer;
         op.context = context;
         op.reports = reports;
         op.complete = (flags & Fi.FI_COMPLETION) != 0;
         op.cqFlags = Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG);
         op.counter = Fi.FI_SEND;
-        int wf = (tagged ? Wire.TAGGED : 0) | (withData ? Wire.HAS_DATA : 0);
+        int wf = (tagged ? ShmRecordDescriptor.TAGGED : 0) | (withData ? ShmRecordDescriptor.HAS_DATA : 0);
         if ((flags & ACK_LEVELS) != 0) {
-            wf |= Wire.ACK_ARRIVAL;
+            wf |= ShmRecordDescriptor.ACK_ARRIVAL;
         } else if ((flags & Fi.FI_MATCH_COMPLETE) != 0) {
-            wf |= Wire.ACK_MATCH;
+            wf |= ShmRecordDescriptor.ACK_MATCH;
         }
         op.wireFlags = wf;
-        op.awaitsAnswer = (wf & (Wire.ACK_ARRIVAL | Wire.ACK_MATCH)) != 0;
+        op.awaitsAnswer = (wf & (ShmRecordDescriptor.ACK_ARRIVAL | ShmRecordDescriptor.ACK_MATCH)) != 0;
         op.a = tag;
         op.b = data;
         if (inject) {
@@ -840,8 +840,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     private void dropUnexpected(Unexpected u) {
         unexpectedBytes -= u.bytes.capacity();
-        if ((u.wireFlags & Wire.ACK_MATCH) != 0) {
-            sendAnswer(u.sender, Wire.ACK, u.token, 0, 0, 0);
+        if ((u.wireFlags & ShmRecordDescriptor.ACK_MATCH) != 0) {
+            sendAnswer(u.sender, ShmRecordDescriptor.ACK, u.token, 0, 0, 0);
         }
     }
 
@@ -852,7 +852,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (buf == null) {
             return -Errno.EINVAL;
         }
-        return postRma(Wire.READ_REQ, buf, null, srcAddr, addr, key, false, 0, txOpFlags | completion(selectiveTx),
+        return postRma(ShmRecordDescriptor.READ_REQ, buf, null, srcAddr, addr, key, false, 0, txOpFlags | completion(selectiveTx),
                 context);
     }
 
@@ -861,7 +861,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (buf == null) {
             return -Errno.EINVAL;
         }
-        return postRma(Wire.WRITE, buf, null, destAddr, addr, key, false, 0, txOpFlags | completion(selectiveTx),
+        return postRma(ShmRecordDescriptor.WRITE, buf, null, destAddr, addr, key, false, 0, txOpFlags | completion(selectiveTx),
                 context);
     }
 
@@ -871,7 +871,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (buf == null) {
             return -Errno.EINVAL;
         }
-        return postRma(Wire.WRITE, buf, null, destAddr, addr, key, true, data, txOpFlags | completion(selectiveTx),
+        return postRma(ShmRecordDescriptor.WRITE, buf, null, destAddr, addr, key, true, data, txOpFlags | completion(selectiveTx),
                 context);
     }
 
@@ -880,7 +880,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (buf == null) {
             return -Errno.EINVAL;
         }
-        return postRma(Wire.WRITE, buf, null, destAddr, addr, key, false, 0, Fi.FI_INJECT, null);
+        return postRma(ShmRecordDescriptor.WRITE, buf, null, destAddr, addr, key, false, 0, Fi.FI_INJECT, null);
     }
 
     /** {@code fi_readmsg}: one RMA iov; flags {@code FI_COMPLETION}, {@code FI_FENCE} (ordered anyway). */
@@ -889,7 +889,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (msg == null) {
             return -Errno.EINVAL;
         }
-        return postRma(Wire.READ_REQ, null, msg, msg.addr(), 0, 0, false, 0, flags | completion(selectiveTx),
+        return postRma(ShmRecordDescriptor.READ_REQ, null, msg, msg.addr(), 0, 0, false, 0, flags | completion(selectiveTx),
                 msg.context());
     }
 
@@ -899,7 +899,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (msg == null) {
             return -Errno.EINVAL;
         }
-        return postRma(Wire.WRITE, null, msg, msg.addr(), 0, 0, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(),
+        return postRma(ShmRecordDescriptor.WRITE, null, msg, msg.addr(), 0, 0, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(),
                 flags | completion(selectiveTx), msg.context());
     }
 
@@ -909,7 +909,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (rc != 0) {
             return rc;
         }
-        boolean write = kind == Wire.WRITE;
+        boolean write = kind == ShmRecordDescriptor.WRITE;
         if ((caps & Fi.FI_RMA) == 0 || (caps & (write ? Fi.FI_WRITE : Fi.FI_READ)) == 0) {
             return -Errno.ENOSYS;
         }
@@ -1016,7 +1016,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         op.cqFlags = cqFlags;
         op.counter = write ? Fi.FI_WRITE : Fi.FI_READ;
         op.awaitsAnswer = true;
-        op.wireFlags = (withData ? Wire.HAS_DATA : 0) | (commit ? Wire.COMMIT : 0);
+        op.wireFlags = (withData ? ShmRecordDescriptor.HAS_DATA : 0) | (commit ? ShmRecordDescriptor.COMMIT : 0);
         op.a = key;
         op.b = addr;
         op.e = data;
@@ -1068,9 +1068,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     /** Tells the target of a one-sided access: remote counters and remote CQ data (fire and forget). */
     private void notifyDirect(Peer peer, boolean write, boolean withData, long data) {
         TxOp op = takeOp();
-        op.kind = Wire.NOTIFY;
+        op.kind = ShmRecordDescriptor.NOTIFY;
         op.peer = peer;
-        op.wireFlags = (write ? Wire.REMOTE_WRITE : Wire.REMOTE_READ) | (withData ? Wire.HAS_DATA : 0);
+        op.wireFlags = (write ? ShmRecordDescriptor.REMOTE_WRITE : ShmRecordDescriptor.REMOTE_READ) | (withData ? ShmRecordDescriptor.HAS_DATA : 0);
         op.e = data;
         enqueue(peer, op);
     }
@@ -1183,7 +1183,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             }
         }
         TxOp op = takeOp();
-        op.kind = Wire.ATOMIC_REQ;
+        op.kind = ShmRecordDescriptor.ATOMIC_REQ;
         op.peer = peer;
         op.context = context;
         op.reports = true;
@@ -1191,7 +1191,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         op.cqFlags = cqFlags;
         op.counter = fetch ? Fi.FI_READ : Fi.FI_WRITE;
         op.awaitsAnswer = true;
-        op.wireFlags = fetch ? Wire.FETCH : 0;
+        op.wireFlags = fetch ? ShmRecordDescriptor.FETCH : 0;
         op.a = key;
         op.b = addr;
         op.c = operand;
@@ -1318,7 +1318,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
         // a name of another form is a valid address that reaches nobody (mapping fails)
         boolean ours = ShmNames.isEndpointName(n);
-        Peer p = new Peer(n, ours ? ShmNames.pidOf(n) : -1, ours ? Wire.seqOf(n) : 0);
+        Peer p = new Peer(n, ours ? ShmNames.pidOf(n) : -1, ours ? ShmRecordDescriptor.seqOf(n) : 0);
         addPeer(p);
         return p;
     }
@@ -1338,7 +1338,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                 || peers.length >= MAX_PEERS) {
             return null; // not a sender name, or more senders than any real use: dropped
         }
-        Peer p = new Peer(Wire.name(ppid, pseq), ppid, pseq);
+        Peer p = new Peer(ShmRecordDescriptor.name(ppid, pseq), ppid, pseq);
         addPeer(p);
         lastPeer = p;
         return p;
@@ -1417,13 +1417,13 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             int at;
             if (slot >= 0) {
                 n = (int) Math.min(link.slotSize(), remaining);
-                at = link.claim(Wire.HEADER, slot + 1);
+                at = link.claim(ShmRecordDescriptor.HEADER, slot + 1);
                 if (at < 0) {
                     link.releaseSlot(slot); // ours: nobody else may have it meanwhile
                 }
             } else {
                 n = (int) Math.min(fragment, remaining);
-                at = link.claim(Wire.HEADER + n);
+                at = link.claim(ShmRecordDescriptor.HEADER + n);
             }
             if (at == RingLink.FULL) {
                 return false;
@@ -1435,21 +1435,21 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             ByteBuffer b = link.buffer();
             boolean first = op.sent == 0;
             boolean last = op.sent + n == op.length;
-            b.putInt(at + Wire.KIND_FLAGS, op.kind | op.wireFlags | (first ? Wire.FIRST : 0) | (last ? Wire.LAST : 0)
-                    | (slot >= 0 ? Wire.BOUNCE : 0));
-            b.putInt(at + Wire.STATUS, slot >= 0 ? n : op.status);
-            b.putLong(at + Wire.SENDER_PID, pid);
-            b.putLong(at + Wire.SENDER_SEQ, seq);
-            b.putLong(at + Wire.TOKEN, op.token);
-            b.putLong(at + Wire.A, op.a);
-            b.putLong(at + Wire.B, op.b);
-            b.putLong(at + Wire.C, op.c);
-            b.putLong(at + Wire.D, op.kind == Wire.ATOMIC_REQ ? op.d : op.sent);
-            b.putLong(at + Wire.E, op.e);
+            b.putInt(at + ShmRecordDescriptor.KIND_FLAGS, op.kind | op.wireFlags | (first ? ShmRecordDescriptor.FIRST : 0) | (last ? ShmRecordDescriptor.LAST : 0)
+                    | (slot >= 0 ? ShmRecordDescriptor.BOUNCE : 0));
+            b.putInt(at + ShmRecordDescriptor.STATUS, slot >= 0 ? n : op.status);
+            b.putLong(at + ShmRecordDescriptor.SENDER_PID, pid);
+            b.putLong(at + ShmRecordDescriptor.SENDER_SEQ, seq);
+            b.putLong(at + ShmRecordDescriptor.TOKEN, op.token);
+            b.putLong(at + ShmRecordDescriptor.A, op.a);
+            b.putLong(at + ShmRecordDescriptor.B, op.b);
+            b.putLong(at + ShmRecordDescriptor.C, op.c);
+            b.putLong(at + ShmRecordDescriptor.D, op.kind == ShmRecordDescriptor.ATOMIC_REQ ? op.d : op.sent);
+            b.putLong(at + ShmRecordDescriptor.E, op.e);
             if (slot >= 0) {
                 op.copyPayload(op.sent, link.slotBuffer(), link.slotOffset(slot), n);
             } else if (n > 0) {
-                op.copyPayload(op.sent, b, at + Wire.HEADER, n);
+                op.copyPayload(op.sent, b, at + ShmRecordDescriptor.HEADER, n);
             }
             link.publish(at); // release: the slot's bytes are visible with the record
             op.sent += n;
@@ -1715,20 +1715,20 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     @Override
     public void onRecord(ByteBuffer b, int at, int length, int aux) {
-        if (length < Wire.HEADER) {
+        if (length < ShmRecordDescriptor.HEADER) {
             return;
         }
-        int kf = b.getInt(at + Wire.KIND_FLAGS);
-        long senderPid = b.getLong(at + Wire.SENDER_PID);
-        Peer p = peerOf(senderPid, b.getLong(at + Wire.SENDER_SEQ));
+        int kf = b.getInt(at + ShmRecordDescriptor.KIND_FLAGS);
+        long senderPid = b.getLong(at + ShmRecordDescriptor.SENDER_PID);
+        Peer p = peerOf(senderPid, b.getLong(at + ShmRecordDescriptor.SENDER_SEQ));
         int slot = -1;
-        int n = length - Wire.HEADER;
+        int n = length - ShmRecordDescriptor.HEADER;
         payloadBuf = b;
-        payloadAt = at + Wire.HEADER;
-        if ((kf & Wire.BOUNCE) != 0) {
+        payloadAt = at + ShmRecordDescriptor.HEADER;
+        if ((kf & ShmRecordDescriptor.BOUNCE) != 0) {
             // every word from shared memory checked: the slot, its holder, the length
             int s = aux - 1;
-            int len = b.getInt(at + Wire.STATUS);
+            int len = b.getInt(at + ShmRecordDescriptor.STATUS);
             if (!own.slotHeldBy(s, (int) senderPid) || n != 0 || len < 0 || len > own.slotSize()) {
                 if (p != null) {
                     failPeer(p, Errno.EPROTO);
@@ -1744,15 +1744,15 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             if (p == null || p.failed != 0) {
                 return;
             }
-            switch (Wire.kind(kf)) {
-                case Wire.MSG -> onMessage(p, kf, b, at, n);
-                case Wire.ACK -> onAck(p, b.getLong(at + Wire.TOKEN), b.getInt(at + Wire.STATUS));
-                case Wire.WRITE -> onWrite(p, kf, b, at, n);
-                case Wire.READ_REQ -> onReadRequest(p, b, at);
-                case Wire.READ_RESP -> onReadResponse(p, kf, b, at, n);
-                case Wire.ATOMIC_REQ -> onAtomicRequest(p, kf, b, at);
-                case Wire.ATOMIC_RESP -> onAtomicResponse(p, b, at);
-                case Wire.NOTIFY -> onNotify(p, kf, b.getLong(at + Wire.E));
+            switch (ShmRecordDescriptor.kind(kf)) {
+                case ShmRecordDescriptor.MSG -> onMessage(p, kf, b, at, n);
+                case ShmRecordDescriptor.ACK -> onAck(p, b.getLong(at + ShmRecordDescriptor.TOKEN), b.getInt(at + ShmRecordDescriptor.STATUS));
+                case ShmRecordDescriptor.WRITE -> onWrite(p, kf, b, at, n);
+                case ShmRecordDescriptor.READ_REQ -> onReadRequest(p, b, at);
+                case ShmRecordDescriptor.READ_RESP -> onReadResponse(p, kf, b, at, n);
+                case ShmRecordDescriptor.ATOMIC_REQ -> onAtomicRequest(p, kf, b, at);
+                case ShmRecordDescriptor.ATOMIC_RESP -> onAtomicResponse(p, b, at);
+                case ShmRecordDescriptor.NOTIFY -> onNotify(p, kf, b.getLong(at + ShmRecordDescriptor.E));
                 default -> failPeer(p, Errno.EPROTO);
             }
         } catch (RuntimeException | OutOfMemoryError e) {
@@ -1767,33 +1767,33 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     }
 
     private void onMessage(Peer p, int kf, ByteBuffer b, int at, int n) {
-        long offset = b.getLong(at + Wire.D);
-        if ((kf & Wire.FIRST) != 0) {
+        long offset = b.getLong(at + ShmRecordDescriptor.D);
+        if ((kf & ShmRecordDescriptor.FIRST) != 0) {
             if (p.rxOp != null || p.rxUnexpected != null) {
                 failPeer(p, Errno.EPROTO); // a new message before the last one ended
                 return;
             }
-            long total = b.getLong(at + Wire.C);
+            long total = b.getLong(at + ShmRecordDescriptor.C);
             if (total < 0 || total > ShmProvider.MAX_MSG_SIZE || offset != 0) {
                 failPeer(p, Errno.EPROTO);
                 return;
             }
-            boolean tagged = (kf & Wire.TAGGED) != 0;
+            boolean tagged = (kf & ShmRecordDescriptor.TAGGED) != 0;
             p.rxTotal = total;
             p.rxFlags = kf;
-            p.rxToken = b.getLong(at + Wire.TOKEN);
-            p.rxTag = b.getLong(at + Wire.A);
-            p.rxData = b.getLong(at + Wire.B);
+            p.rxToken = b.getLong(at + ShmRecordDescriptor.TOKEN);
+            p.rxTag = b.getLong(at + ShmRecordDescriptor.A);
+            p.rxData = b.getLong(at + ShmRecordDescriptor.B);
             p.rxDropped = 0;
             RxOp op = match(tagged, p.rxTag, p);
             if (op != null) {
                 p.rxOp = op;
                 op.placed = 0;
-                if ((kf & Wire.ACK_MATCH) != 0) {
-                    sendAnswer(p, Wire.ACK, p.rxToken, 0, 0, 0);
+                if ((kf & ShmRecordDescriptor.ACK_MATCH) != 0) {
+                    sendAnswer(p, ShmRecordDescriptor.ACK, p.rxToken, 0, 0, 0);
                 }
             } else {
-                Unexpected u = new Unexpected(p, tagged, p.rxTag, (kf & Wire.HAS_DATA) != 0, p.rxData, (int) total,
+                Unexpected u = new Unexpected(p, tagged, p.rxTag, (kf & ShmRecordDescriptor.HAS_DATA) != 0, p.rxData, (int) total,
                         p.rxToken, kf);
                 unexpectedBytes += total;
                 (tagged ? tagUnexpected : msgUnexpected).add(u);
@@ -1815,21 +1815,21 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             p.rxUnexpected.bytes.put((int) offset, payloadBuf, payloadAt, n);
             p.rxUnexpected.arrived += n;
         }
-        if ((kf & Wire.LAST) == 0) {
+        if ((kf & ShmRecordDescriptor.LAST) == 0) {
             return;
         }
         if (p.rxOp == null && p.rxUnexpected.arrived != p.rxTotal) {
             failPeer(p, Errno.EPROTO);
             return;
         }
-        if ((p.rxFlags & Wire.ACK_ARRIVAL) != 0) {
-            sendAnswer(p, Wire.ACK, p.rxToken, 0, 0, 0);
+        if ((p.rxFlags & ShmRecordDescriptor.ACK_ARRIVAL) != 0) {
+            sendAnswer(p, ShmRecordDescriptor.ACK, p.rxToken, 0, 0, 0);
         }
         if (p.rxOp != null) {
             RxOp op = p.rxOp;
             p.rxOp = null;
-            boolean tagged = (p.rxFlags & Wire.TAGGED) != 0;
-            finishRecv(op, p, tagged, p.rxTag, (p.rxFlags & Wire.HAS_DATA) != 0, p.rxData, op.placed, p.rxDropped);
+            boolean tagged = (p.rxFlags & ShmRecordDescriptor.TAGGED) != 0;
+            finishRecv(op, p, tagged, p.rxTag, (p.rxFlags & ShmRecordDescriptor.HAS_DATA) != 0, p.rxData, op.placed, p.rxDropped);
         } else {
             Unexpected u = p.rxUnexpected;
             p.rxUnexpected = null;
@@ -1869,8 +1869,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         int total = u.bytes.capacity();
         unexpectedBytes -= total;
         int placed = op.place(0, u.bytes, 0, total);
-        if ((u.wireFlags & Wire.ACK_MATCH) != 0) {
-            sendAnswer(u.sender, Wire.ACK, u.token, 0, 0, 0);
+        if ((u.wireFlags & ShmRecordDescriptor.ACK_MATCH) != 0) {
+            sendAnswer(u.sender, ShmRecordDescriptor.ACK, u.token, 0, 0, 0);
         }
         return finishRecv(op, u.sender, u.tagged, u.tag, u.hasData, u.data, placed, total - placed);
     }
@@ -1980,11 +1980,11 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     }
 
     private void onWrite(Peer p, int kf, ByteBuffer b, int at, int n) {
-        long total = b.getLong(at + Wire.C);
-        long offset = b.getLong(at + Wire.D);
-        if ((kf & Wire.FIRST) != 0) {
-            long key = b.getLong(at + Wire.A);
-            long addr = b.getLong(at + Wire.B);
+        long total = b.getLong(at + ShmRecordDescriptor.C);
+        long offset = b.getLong(at + ShmRecordDescriptor.D);
+        if ((kf & ShmRecordDescriptor.FIRST) != 0) {
+            long key = b.getLong(at + ShmRecordDescriptor.A);
+            long addr = b.getLong(at + ShmRecordDescriptor.B);
             p.wRegion = null;
             p.wStatus = 0;
             if (total < 0 || total > ShmProvider.MAX_MSG_SIZE || offset != 0) {
@@ -2014,35 +2014,35 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (p.wStatus == 0 && p.wRegion != null && n > 0) {
             p.wRegion.buffer().put(p.wIndex + (int) offset, payloadBuf, payloadAt, n);
         }
-        if ((kf & Wire.LAST) == 0) {
+        if ((kf & ShmRecordDescriptor.LAST) == 0) {
             return;
         }
         int status = p.wStatus;
         UtilMemoryRegion r = p.wRegion;
         p.wRegion = null;
         if (status == 0 && r != null) {
-            if ((kf & Wire.COMMIT) != 0 && r.buffer() instanceof MappedByteBuffer m && p.rxTotal > 0) {
+            if ((kf & ShmRecordDescriptor.COMMIT) != 0 && r.buffer() instanceof MappedByteBuffer m && p.rxTotal > 0) {
                 m.force(p.wIndex, (int) p.rxTotal);
             }
             count(remoteWriteCntr);
-            if ((kf & Wire.HAS_DATA) != 0 && rxCq != null) {
+            if ((kf & ShmRecordDescriptor.HAS_DATA) != 0 && rxCq != null) {
                 rxCq.completeUnsolicited(null, Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA, 0, null, 0,
-                        b.getLong(at + Wire.E), 0, sourceOf(p));
+                        b.getLong(at + ShmRecordDescriptor.E), 0, sourceOf(p));
             }
         }
-        sendAnswer(p, Wire.ACK, b.getLong(at + Wire.TOKEN), status, 0, 0);
+        sendAnswer(p, ShmRecordDescriptor.ACK, b.getLong(at + ShmRecordDescriptor.TOKEN), status, 0, 0);
     }
 
     private void onReadRequest(Peer p, ByteBuffer b, int at) {
-        long key = b.getLong(at + Wire.A);
-        long addr = b.getLong(at + Wire.B);
-        long len = b.getLong(at + Wire.C);
-        long token = b.getLong(at + Wire.TOKEN);
+        long key = b.getLong(at + ShmRecordDescriptor.A);
+        long addr = b.getLong(at + ShmRecordDescriptor.B);
+        long len = b.getLong(at + ShmRecordDescriptor.C);
+        long token = b.getLong(at + ShmRecordDescriptor.TOKEN);
         long idx = len < 0 || len > ShmProvider.MAX_MSG_SIZE ? -Errno.EINVAL
                 : domain.memoryRegistry().targetIndex(key, addr, len, Fi.FI_REMOTE_READ);
         UtilMemoryRegion r = idx < 0 ? null : domain.memoryRegistry().lookup(key);
         TxOp op = takeOp();
-        op.kind = Wire.READ_RESP;
+        op.kind = ShmRecordDescriptor.READ_RESP;
         op.peer = p;
         op.token = token;
         if (r == null) {
@@ -2057,70 +2057,70 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     }
 
     private void onReadResponse(Peer p, int kf, ByteBuffer b, int at, int n) {
-        long token = b.getLong(at + Wire.TOKEN);
+        long token = b.getLong(at + ShmRecordDescriptor.TOKEN);
         int index = (int) (token & 0xFFFFFFFFL);
         if (index < 0 || index >= ops.length) {
             failPeer(p, Errno.EPROTO);
             return;
         }
         TxOp op = ops[index];
-        if (op.token != token || !op.awaitsAnswer || op.peer != p || op.kind != Wire.READ_REQ) {
+        if (op.token != token || !op.awaitsAnswer || op.peer != p || op.kind != ShmRecordDescriptor.READ_REQ) {
             return;
         }
-        int status = (kf & Wire.BOUNCE) != 0 ? 0 : b.getInt(at + Wire.STATUS);
+        int status = (kf & ShmRecordDescriptor.BOUNCE) != 0 ? 0 : b.getInt(at + ShmRecordDescriptor.STATUS);
         if (status != 0) {
             op.awaitsAnswer = false;
             failTx(op, status > 0 ? status : Errno.EIO);
             return;
         }
-        long offset = b.getLong(at + Wire.D);
+        long offset = b.getLong(at + ShmRecordDescriptor.D);
         if (offset < 0 || n > op.destLength() - offset) {
             failPeer(p, Errno.EPROTO);
             return;
         }
         op.placeAnswer(offset, payloadBuf, payloadAt, n);
         op.received += n;
-        if ((kf & Wire.LAST) != 0) {
+        if ((kf & ShmRecordDescriptor.LAST) != 0) {
             op.awaitsAnswer = false;
             completeTx(op);
         }
     }
 
     private void onAtomicRequest(Peer p, int kf, ByteBuffer b, int at) {
-        long key = b.getLong(at + Wire.A);
-        long addr = b.getLong(at + Wire.B);
-        int aop = (int) b.getLong(at + Wire.E);
-        boolean fetch = (kf & Wire.FETCH) != 0;
-        long token = b.getLong(at + Wire.TOKEN);
+        long key = b.getLong(at + ShmRecordDescriptor.A);
+        long addr = b.getLong(at + ShmRecordDescriptor.B);
+        int aop = (int) b.getLong(at + ShmRecordDescriptor.E);
+        boolean fetch = (kf & ShmRecordDescriptor.FETCH) != 0;
+        long token = b.getLong(at + ShmRecordDescriptor.TOKEN);
         if (!supported(aop)) {
-            sendAnswer(p, Wire.ATOMIC_RESP, token, Errno.EOPNOTSUPP, 0, 0);
+            sendAnswer(p, ShmRecordDescriptor.ATOMIC_RESP, token, Errno.EOPNOTSUPP, 0, 0);
             return;
         }
         long need = accessFor(aop, fetch);
         long idx = domain.memoryRegistry().targetIndex(key, addr, 8, need);
         UtilMemoryRegion r = idx < 0 ? null : domain.memoryRegistry().lookup(key);
         if (r == null) {
-            sendAnswer(p, Wire.ATOMIC_RESP, token, idx < 0 ? (int) -idx : Errno.ENOKEY, 0, 0);
+            sendAnswer(p, ShmRecordDescriptor.ATOMIC_RESP, token, idx < 0 ? (int) -idx : Errno.ENOKEY, 0, 0);
             return;
         }
         ByteBuffer target = r.buffer();
         int i = (int) idx;
         boolean aligned = target.isDirect() && target.alignmentOffset(i, 8) == 0;
-        long old = apply(target, i, aligned, aop, b.getLong(at + Wire.C), b.getLong(at + Wire.D));
+        long old = apply(target, i, aligned, aop, b.getLong(at + ShmRecordDescriptor.C), b.getLong(at + ShmRecordDescriptor.D));
         if ((need & Fi.FI_REMOTE_WRITE) != 0) {
             count(remoteWriteCntr);
         } else {
             count(remoteReadCntr);
         }
-        sendAnswer(p, Wire.ATOMIC_RESP, token, 0, old, 0);
+        sendAnswer(p, ShmRecordDescriptor.ATOMIC_RESP, token, 0, old, 0);
     }
 
     private void onAtomicResponse(Peer p, ByteBuffer b, int at) {
-        TxOp op = answered(p, b.getLong(at + Wire.TOKEN));
+        TxOp op = answered(p, b.getLong(at + ShmRecordDescriptor.TOKEN));
         if (op == null) {
             return;
         }
-        int status = b.getInt(at + Wire.STATUS);
+        int status = b.getInt(at + ShmRecordDescriptor.STATUS);
         if (status != 0) {
             failTx(op, status > 0 ? status : Errno.EIO);
             return;
@@ -2128,7 +2128,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (op.dstCount > 0) {
             ByteBuffer r = op.dst[0];
             int i = op.dstStarts[0];
-            long v = b.getLong(at + Wire.B);
+            long v = b.getLong(at + ShmRecordDescriptor.B);
             if (r.order() == ByteOrder.nativeOrder()) {
                 r.putLong(i, v);
             } else {
@@ -2139,13 +2139,13 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     }
 
     private void onNotify(Peer p, int kf, long data) {
-        if ((kf & Wire.REMOTE_WRITE) != 0) {
+        if ((kf & ShmRecordDescriptor.REMOTE_WRITE) != 0) {
             count(remoteWriteCntr);
         }
-        if ((kf & Wire.REMOTE_READ) != 0) {
+        if ((kf & ShmRecordDescriptor.REMOTE_READ) != 0) {
             count(remoteReadCntr);
         }
-        if ((kf & Wire.HAS_DATA) != 0 && rxCq != null) {
+        if ((kf & ShmRecordDescriptor.HAS_DATA) != 0 && rxCq != null) {
             rxCq.completeUnsolicited(null, Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA, 0, null, 0, data, 0,
                     sourceOf(p));
         }

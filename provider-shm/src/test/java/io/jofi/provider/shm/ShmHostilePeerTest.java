@@ -30,7 +30,7 @@ class ShmHostilePeerTest {
             Random random = new Random(42);
             try (RingLink hostile = RingLink.map(dir, name)) {
                 for (int i = 0; i < 20_000; i++) {
-                    int n = Wire.HEADER + random.nextInt(200);
+                    int n = ShmRecordDescriptor.HEADER + random.nextInt(200);
                     int at;
                     long deadline = System.nanoTime() + ShmTestBed.WAIT_NANOS;
                     while ((at = hostile.claim(n)) < 0) {
@@ -45,11 +45,11 @@ class ShmHostilePeerTest {
                     }
                     // half of them look like a real sender's, so they reach the protocol's checks
                     if (random.nextBoolean()) {
-                        b.putInt(at + Wire.KIND_FLAGS, (1 + random.nextInt(8)) | (random.nextInt() & ~0xFF));
-                        b.putLong(at + Wire.SENDER_PID, 1 + random.nextInt(5));
-                        b.putLong(at + Wire.SENDER_SEQ, ((long) (1 + random.nextInt(3)) << 32) | (1 + random.nextInt(3)));
-                        b.putLong(at + Wire.C, random.nextInt(1 << 20));
-                        b.putLong(at + Wire.D, random.nextInt(1 << 20));
+                        b.putInt(at + ShmRecordDescriptor.KIND_FLAGS, (1 + random.nextInt(8)) | (random.nextInt() & ~0xFF));
+                        b.putLong(at + ShmRecordDescriptor.SENDER_PID, 1 + random.nextInt(5));
+                        b.putLong(at + ShmRecordDescriptor.SENDER_SEQ, ((long) (1 + random.nextInt(3)) << 32) | (1 + random.nextInt(3)));
+                        b.putLong(at + ShmRecordDescriptor.C, random.nextInt(1 << 20));
+                        b.putLong(at + ShmRecordDescriptor.D, random.nextInt(1 << 20));
                     }
                     hostile.publish(at);
                 }

@@ -43,8 +43,8 @@ class ShmNamesTest {
         assertEquals(4711, ShmNames.pidOf("jofi-4711-1.mr"));
         assertEquals(-1, ShmNames.pidOf("jofi-x-1.mr"));
         assertEquals("jofi-4711-1.mr", ShmNames.tableOf("4711-1-2"));
-        assertEquals((1L << 32) | 2, Wire.seqOf("4711-1-2"));
-        assertEquals("4711-1-2", Wire.name(4711, (1L << 32) | 2));
+        assertEquals((1L << 32) | 2, ShmRecordDescriptor.seqOf("4711-1-2"));
+        assertEquals("4711-1-2", ShmRecordDescriptor.name(4711, (1L << 32) | 2));
     }
 
     @Test

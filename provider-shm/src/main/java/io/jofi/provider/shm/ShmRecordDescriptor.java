@@ -24,7 +24,7 @@ package io.jofi.provider.shm;
  * sender, in order ({@link #FIRST} on the first, {@link #LAST} on the last); a sender never
  * interleaves two of its messages to one receiver, so the receiver reassembles per sender.
  */
-final class Wire {
+final class ShmRecordDescriptor {
     static final int KIND_FLAGS = 0;
     static final int STATUS = 4;
     static final int SENDER_PID = 8;
@@ -81,7 +81,7 @@ final class Wire {
      */
     static final int BOUNCE = 1 << 18;
 
-    private Wire() {
+    private ShmRecordDescriptor() {
     }
 
     static int kind(int kindFlags) {
