@@ -6,18 +6,11 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
-import io.jofi.AddressVector;
-import io.jofi.AvAttr;
-import io.jofi.CompletionQueue;
 import io.jofi.CqAttr;
 import io.jofi.CqEntry;
 import io.jofi.CqErrEntry;
-import io.jofi.CqFormat;
-import io.jofi.Domain;
-import io.jofi.Endpoint;
 import io.jofi.EpType;
 import io.jofi.Errno;
-import io.jofi.Fabric;
 import io.jofi.FabricException;
 import io.jofi.Fabrics;
 import io.jofi.Fi;
@@ -51,7 +44,6 @@ import org.osgi.framework.wiring.BundleWiring;
 @ExamReactorStrategy(PerMethod.class)
 public class ShmHotSwapIT {
     private static final String SHM = JofiContainer.SHM_NAME;
-    private static final long DEADLINE_MS = 10_000;
 
     @Inject
     private BundleContext context;
@@ -79,8 +71,8 @@ public class ShmHotSwapIT {
     @Test
     public void stoppingShmCancelsPendingOperationsAndAnswersEnodev() throws Exception {
         Bundle shm = Osgi.bundle(context, JofiContainer.SHM_BSN);
-        Pair p = new Pair();
-        p.roundTrip();
+        RdmPair p = new RdmPair(fabrics, shmInfo());
+        p.exchange(77, 1);
         assertFalse("AUTO progress runs an shm thread", Osgi.threads(JofiContainer.SHM_THREADS).isEmpty());
         assertEquals(0, p.b.recv(ByteBuffer.allocate(8), null, Fi.FI_ADDR_UNSPEC, "pending"));
 
@@ -108,22 +100,22 @@ public class ShmHotSwapIT {
     @Test
     public void startedAgainOrUpdatedNewEndpointsWork() throws Exception {
         Bundle shm = Osgi.bundle(context, JofiContainer.SHM_BSN);
-        Pair before = new Pair();
-        before.roundTrip();
+        RdmPair before = new RdmPair(fabrics, shmInfo());
+        before.exchange(77, 1);
         shm.stop();
         assertEquals("removed " + SHM, listener.next(SHM));
         before.close();
 
         shm.start();
         assertEquals("added " + SHM, listener.next(SHM));
-        try (Pair again = new Pair()) {
-            again.roundTrip();
+        try (RdmPair again = new RdmPair(fabrics, shmInfo())) {
+            again.exchange(77, 1);
         }
         shm.update();
         assertEquals("removed " + SHM, listener.next(SHM));
         assertEquals("added " + SHM, listener.next(SHM));
-        try (Pair updated = new Pair()) {
-            updated.roundTrip();
+        try (RdmPair updated = new RdmPair(fabrics, shmInfo())) {
+            updated.exchange(77, 1);
         }
     }
 
@@ -134,8 +126,8 @@ public class ShmHotSwapIT {
         assertNotNull(l);
         WeakReference<ClassLoader> loader = new WeakReference<>(l);
         l = null;
-        Pair p = new Pair();
-        p.roundTrip();
+        RdmPair p = new RdmPair(fabrics, shmInfo());
+        p.exchange(77, 1);
         shm.uninstall();
         Osgi.refresh(context, List.of(shm));
         shm = null;
@@ -164,70 +156,8 @@ public class ShmHotSwapIT {
         return hints;
     }
 
-    /** Two RDM endpoints of one shm domain that know each other. */
-    private final class Pair implements AutoCloseable {
-        final Fabric fabric;
-        final Domain domain;
-        final CompletionQueue aCq;
-        final CompletionQueue bCq;
-        final AddressVector av;
-        final Endpoint a;
-        final Endpoint b;
-        final long toB;
-        final long toA;
-
-        Pair() throws FabricException {
-            Info info = fabrics.getInfo(null, null, 0, hints()).get(0);
-            fabric = fabrics.fabric(info.fabricAttr(), null);
-            domain = fabric.domain(info, null);
-            aCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED), null);
-            bCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED), null);
-            av = domain.openAv(new AvAttr(), null);
-            a = open(info, aCq);
-            b = open(info, bCq);
-            long[] fi = {0};
-            assertEquals(1, av.insert(new byte[][] {b.getName()}, fi, 0, null));
-            toB = fi[0];
-            assertEquals(1, av.insert(new byte[][] {a.getName()}, fi, 0, null));
-            toA = fi[0];
-        }
-
-        private Endpoint open(Info info, CompletionQueue cq) throws FabricException {
-            Endpoint ep = domain.endpoint(info, null);
-            ep.bind(cq, Fi.FI_TRANSMIT | Fi.FI_RECV);
-            ep.bind(av, 0);
-            ep.enable();
-            return ep;
-        }
-
-        void roundTrip() {
-            ByteBuffer in = ByteBuffer.allocateDirect(8);
-            assertEquals(0, b.recv(in, null, Fi.FI_ADDR_UNSPEC, "r"));
-            assertEquals(0, a.send(ByteBuffer.allocateDirect(8).putLong(0, 77), null, toB, "s"));
-            take(bCq, "r");
-            take(aCq, "s");
-            assertEquals(77, in.getLong(0));
-        }
-
-        private void take(CompletionQueue cq, Object ctx) {
-            CqEntry[] one = {new CqEntry()};
-            long deadline = System.currentTimeMillis() + DEADLINE_MS;
-            while (cq.read(one, 1) != 1) {
-                assertTrue("no completion " + ctx + " within " + DEADLINE_MS + " ms", System.currentTimeMillis() < deadline);
-                Thread.onSpinWait();
-            }
-            assertEquals(ctx, one[0].context());
-        }
-
-        @Override
-        public void close() throws FabricException {
-            a.close();
-            b.close();
-            av.close();
-            aCq.close();
-            bCq.close();
-            domain.close();
-            fabric.close();
-        }
+    /** The first shm RDM info (the provider must be there). */
+    private Info shmInfo() throws FabricException {
+        return fabrics.getInfo(null, null, 0, hints()).get(0);
     }
 }

@@ -2,22 +2,13 @@ package io.jofi.itests;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
-import static org.junit.Assert.assertNotNull;
-import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
-import io.jofi.AddressVector;
 import io.jofi.AvAttr;
-import io.jofi.CompletionQueue;
-import io.jofi.CqAttr;
 import io.jofi.CqEntry;
 import io.jofi.CqErrEntry;
-import io.jofi.CqFormat;
-import io.jofi.Domain;
-import io.jofi.Endpoint;
 import io.jofi.EpType;
 import io.jofi.Errno;
-import io.jofi.Fabric;
 import io.jofi.FabricException;
 import io.jofi.Fabrics;
 import io.jofi.Fi;
@@ -60,7 +51,6 @@ import org.osgi.framework.BundleContext;
 public class ShmTcpSwapIT {
     private static final String SHM = JofiContainer.SHM_NAME;
     private static final String TCP = JofiContainer.TCP_NAME;
-    private static final long DEADLINE_MS = 10_000;
     /** Messages per leg of the journey. */
     private static final int BURST = 32;
 
@@ -95,8 +85,8 @@ public class ShmTcpSwapIT {
         Bundle shm = Osgi.bundle(context, JofiContainer.SHM_BSN);
 
         // 1. shm is preferred: the first answer for local RDM messaging.
-        Link first = new Link(preferred(SHM));
-        first.exchange(BURST);
+        RdmPair first = new RdmPair(fabrics, preferred(SHM));
+        sequence = first.exchange(sequence, BURST);
         assertEquals(0, first.b.recv(ByteBuffer.allocateDirect(8), null, Fi.FI_ADDR_UNSPEC, "pending"));
 
         // 2. shm goes away: pending operations are cancelled, the data path answers ENODEV.
@@ -117,17 +107,17 @@ public class ShmTcpSwapIT {
         first.close();
 
         // 3. The same question now answers tcp; the same peers continue over it.
-        Link second = new Link(preferred(TCP));
-        second.exchange(BURST);
-        second.exchange(BURST);
+        RdmPair second = new RdmPair(fabrics, preferred(TCP));
+        sequence = second.exchange(sequence, BURST);
+        sequence = second.exchange(sequence, BURST);
 
         // 4. shm is back: preferred again, a new shm pair continues the numbering.
         shm.start();
         assertEquals("added " + SHM, listener.next(SHM));
-        Link third = new Link(preferred(SHM));
-        third.exchange(BURST);
-        second.exchange(1);
-        third.exchange(BURST);
+        RdmPair third = new RdmPair(fabrics, preferred(SHM));
+        sequence = third.exchange(sequence, BURST);
+        sequence = second.exchange(sequence, 1);
+        sequence = third.exchange(sequence, BURST);
         third.close();
         second.close();
         assertEquals(5L * BURST + 1, sequence);
@@ -147,85 +137,5 @@ public class ShmTcpSwapIT {
 
     private static ByteBuffer message(long n) {
         return ByteBuffer.allocateDirect(8).putLong(0, n);
-    }
-
-    /** Logical peers A and B over one provider: a fabric, a domain, an AV, an endpoint each. */
-    private final class Link implements AutoCloseable {
-        final Fabric fabric;
-        final Domain domain;
-        final CompletionQueue aCq;
-        final CompletionQueue bCq;
-        final AddressVector av;
-        final Endpoint a;
-        final Endpoint b;
-        final long toB;
-        private final CqEntry[] one = {new CqEntry()};
-
-        Link(Info info) throws FabricException {
-            fabric = fabrics.fabric(info.fabricAttr(), null);
-            domain = fabric.domain(info, null);
-            aCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED), null);
-            bCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED), null);
-            av = domain.openAv(new AvAttr(), null);
-            a = open(info, aCq);
-            b = open(info, bCq);
-            long[] fi = {Fi.FI_ADDR_NOTAVAIL};
-            assertEquals(1, av.insert(new byte[][] {b.getName()}, fi, 0, null));
-            toB = fi[0];
-            assertNotNull(info.fabricAttr().provName());
-        }
-
-        private Endpoint open(Info info, CompletionQueue cq) throws FabricException {
-            Endpoint ep = domain.endpoint(info, null);
-            ep.bind(cq, Fi.FI_TRANSMIT | Fi.FI_RECV);
-            ep.bind(av, 0);
-            ep.enable();
-            return ep;
-        }
-
-        /** A sends B the next {@code n} numbers of the application's sequence; B checks each. */
-        void exchange(int n) {
-            ByteBuffer in = ByteBuffer.allocateDirect(8);
-            ByteBuffer out = ByteBuffer.allocateDirect(8);
-            for (int i = 0; i < n; i++) {
-                in.clear();
-                assertEquals(0, b.recv(in, null, Fi.FI_ADDR_UNSPEC, "r"));
-                out.putLong(0, sequence);
-                assertEquals(0, a.send(out, null, toB, "s"));
-                take(bCq, "r");
-                assertEquals(8, one[0].len());
-                take(aCq, "s");
-                assertEquals(sequence, in.getLong(0));
-                sequence++;
-            }
-        }
-
-        private void take(CompletionQueue cq, Object ctx) {
-            long deadline = System.currentTimeMillis() + DEADLINE_MS;
-            int rc;
-            while ((rc = cq.read(one, 1)) != 1) {
-                if (rc == -Errno.EAVAIL) {
-                    CqErrEntry e = new CqErrEntry();
-                    cq.readErr(e, 0);
-                    fail("error completion " + Errno.name(e.err()) + " for " + e.context());
-                }
-                assertEquals(-Errno.EAGAIN, rc);
-                assertTrue("no completion " + ctx + " within " + DEADLINE_MS + " ms",
-                        System.currentTimeMillis() < deadline);
-                Thread.onSpinWait();
-            }
-            assertEquals(ctx, one[0].context());
-        }
-
-        @Override
-        public void close() throws FabricException {
-            a.close();
-            b.close();
-            av.close();
-            aCq.close();
-            bCq.close();
-            domain.close();
-            fabric.close();
-        }
     }
 }

@@ -497,9 +497,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             }
             SocketChannel ch = null;
             try {
-                ch = SocketChannel.open();
+                ch = SocketChannel.open(dest.getAddress() instanceof java.net.Inet6Address
+                        ? java.net.StandardProtocolFamily.INET6 : java.net.StandardProtocolFamily.INET);
                 ch.configureBlocking(false);
                 domain.provider().configure(ch); // before connect: the window scale covers SO_RCVBUF
+                bindSource(ch, dest);
                 cmOut.clear();
                 cmMessage.set(TcpWireDescriptor.CM_TYPE_REQUEST, param, 0, len).msgId(TcpWireDescriptor.CM_JOFI_MARKER)
                         .encode(cmOut);
@@ -520,12 +522,51 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                 // Connection set-up runs on the fabric's CM loop (control progress is AUTO even when
                 // data progress is MANUAL); the socket moves to the domain's loop once connected.
                 key = domain.cmLoop().register(ch, done ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT, this);
+            } catch (FabricException e) {
+                cm = IDLE;
+                channel = null;
+                closeQuietly(ch);
+                throw e;
             } catch (IOException e) {
                 cm = IDLE;
                 channel = null;
                 closeQuietly(ch);
                 throw new FabricException(Errno.EIO, "connect: cannot open a socket to " + dest + ": " + e.getMessage(), e);
             }
+        }
+    }
+
+    /**
+     * The endpoint's source address ({@code info.srcAddr()}, fi_getinfo(3) {@code src_addr}) is
+     * the local end of its connection: an application that names a
+     * port or an interface there gets exactly that, as libfabric's tcp provider binds it. A
+     * wildcard address with port 0 (nothing named) leaves the choice to the kernel; so does an
+     * address of the other family than the destination's (the kernel could not route it).
+     *
+     * @throws FabricException {@code EADDRINUSE} for a port in use, {@code EADDRNOTAVAIL} for
+     *         an address this host does not have; nothing is connected then
+     */
+    private void bindSource(SocketChannel ch, InetSocketAddress dest) throws FabricException, IOException {
+        byte[] src = info.srcAddr();
+        if (src == null || rdm != null) {
+            return; // an RDM endpoint's srcAddr is its listener's: its connections take the kernel's choice
+        }
+        InetSocketAddress local;
+        try {
+            local = Addresses.fromSockaddr(src);
+        } catch (RuntimeException e) {
+            throw new FabricException(Errno.EINVAL, "connect: the source address is not a socket address: " + e.getMessage(), e);
+        }
+        if ((local.getAddress() instanceof java.net.Inet6Address) != (dest.getAddress() instanceof java.net.Inet6Address)
+                || (local.getAddress().isAnyLocalAddress() && local.getPort() == 0)) {
+            return;
+        }
+        try {
+            ch.bind(local);
+        } catch (java.net.BindException e) {
+            String m = String.valueOf(e.getMessage());
+            int errno = m.contains("in use") ? Errno.EADDRINUSE : Errno.EADDRNOTAVAIL;
+            throw new FabricException(errno, "connect: cannot bind the source address " + local + ": " + m, e);
         }
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jofi.Addresses;
 import io.jofi.Endpoint;
@@ -14,6 +15,7 @@ import io.jofi.EqErrEntry;
 import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.Fi;
+import io.jofi.Info;
 import io.jofi.Progress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -103,6 +105,53 @@ class TcpConnectionTest {
             bed.client.connect(Addresses.toSockaddr(new InetSocketAddress("127.0.0.1", port)), null);
             EqErrEntry err = awaitEventError(bed.clientEq);
             assertEquals(Errno.ECONNREFUSED, err.err());
+        }
+    }
+
+    @Test
+    void connectBindsTheSourceAddressOfItsInfo() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        try (TcpTestBed bed = new TcpTestBed(Progress.AUTO)) {
+            Info mine = bed.info.copy();
+            mine.srcAddr(Addresses.toSockaddr(new InetSocketAddress("127.0.0.1", port)));
+            bed.client = bed.domain.endpoint(mine, "client");
+            bed.client.bind(bed.clientEq, 0);
+            bed.client.bind(bed.clientCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
+            bed.client.enable();
+            bed.client.connect(bed.pep.getName(), null);
+            EqEntry req = awaitEvent(bed.pepEq, Fi.FI_CONNREQ);
+            bed.server = bed.domain.endpoint(req.info(), "server");
+            bed.server.bind(bed.serverEq, 0);
+            bed.server.bind(bed.serverCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
+            bed.server.enable();
+            bed.server.accept(null);
+            awaitEvent(bed.serverEq, Fi.FI_CONNECTED);
+            awaitEvent(bed.clientEq, Fi.FI_CONNECTED);
+            assertEquals(new InetSocketAddress("127.0.0.1", port), Addresses.fromSockaddr(bed.server.getPeer()));
+            assertArrayEquals(bed.client.getName(), bed.server.getPeer());
+        }
+    }
+
+    @Test
+    void aSourcePortInUseIsRefusedAndTheEndpointCanStillConnect() throws Exception {
+        try (TcpTestBed bed = new TcpTestBed(Progress.AUTO);
+             ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Info mine = bed.info.copy();
+            mine.srcAddr(Addresses.toSockaddr(new InetSocketAddress("127.0.0.1", taken.getLocalPort())));
+            bed.client = bed.domain.endpoint(mine, "client");
+            bed.client.bind(bed.clientEq, 0);
+            bed.client.bind(bed.clientCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
+            bed.client.enable();
+            FabricException e = assertThrows(FabricException.class, () -> bed.client.connect(bed.pep.getName(), null));
+            assertEquals(Errno.EADDRINUSE, e.errno(), e.getMessage());
+            assertTrue(e.getMessage().contains(Integer.toString(taken.getLocalPort())), e.getMessage());
+            assertThrows(FabricException.class, bed.client::getPeer); // nothing half-made
+            taken.close(); // the port is free now: the same endpoint connects from it
+            bed.client.connect(bed.pep.getName(), null);
+            awaitEvent(bed.pepEq, Fi.FI_CONNREQ);
         }
     }
 

@@ -50,6 +50,51 @@ class TcpRdmTest {
         }
     }
 
+    /**
+     * Endpoints whose info names a port (as {@code -B} does): the listener takes that port, and
+     * the connections the endpoint makes do not try to bind it again (an MSG connect binds its
+     * info's source address; an RDM endpoint's is its listener's).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void endpointsOnNamedPortsConnectToEachOther(Progress mode) throws Exception {
+        try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
+            RdmTestBed.Node a = bed.node("a", onPort(bed, freePort()));
+            RdmTestBed.Node b = bed.node("b", onPort(bed, freePort()));
+            long bInA = a.insert(b);
+            long aInB = b.insert(a);
+            ByteBuffer rb = ByteBuffer.allocateDirect(64);
+            ByteBuffer ra = ByteBuffer.allocateDirect(64);
+            assertEquals(0, b.ep.recv(rb, null, Fi.FI_ADDR_UNSPEC, "rb"));
+            assertEquals(0, a.ep.recv(ra, null, Fi.FI_ADDR_UNSPEC, "ra"));
+            // both connect at once: each endpoint makes a connection from its own side
+            assertEquals(0, a.ep.send(ByteBuffer.wrap(new byte[] {1}), null, bInA, "sa"));
+            assertEquals(0, b.ep.send(ByteBuffer.wrap(new byte[] {2}), null, aInB, "sb"));
+            CqEntry[] e = {new CqEntry()};
+            long[] src = {0};
+            readFrom(b, e, src);
+            assertEquals(aInB, src[0]);
+            readFrom(a, e, src);
+            assertEquals(bInA, src[0]);
+            assertEquals("sa", awaitCompletion(a.txCq).context());
+            assertEquals("sb", awaitCompletion(b.txCq).context());
+            assertEquals(1, rb.get(0));
+            assertEquals(2, ra.get(0));
+        }
+    }
+
+    private static io.jofi.Info onPort(RdmTestBed bed, int port) {
+        io.jofi.Info i = bed.info.copy();
+        i.srcAddr(Addresses.toSockaddr(new InetSocketAddress("127.0.0.1", port)));
+        return i;
+    }
+
+    private static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
     /** FI_LOCAL_COMM: an endpoint sends to its own name (one socket, both ends its own). */
     @ParameterizedTest
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
