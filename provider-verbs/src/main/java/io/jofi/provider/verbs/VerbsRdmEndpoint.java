@@ -1341,7 +1341,11 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
             }
             freeTx(slot);
         } else {
-            // a peer that went away: ECONNRESET, whatever the device says (flushed, retries exceeded)
+            // transport retries exceeded: the peer is gone (its DISCONNECTED may come later);
+            // every failure towards a peer that went away is ECONNRESET (flushed ones too)
+            if (c != null && status == VerbsConstants.IBV_WC_RETRY_EXC_ERR) {
+                c.peerGone = true;
+            }
             int err = c != null && c.peerGone ? Errno.ECONNRESET : WcErrors.errno(status);
             completeTxError(slot, err, status);
         }
