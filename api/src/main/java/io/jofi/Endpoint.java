@@ -7,6 +7,15 @@ import org.osgi.annotation.versioning.ProviderType;
  * An operation the endpoint's caps do not cover returns {@code -ENOSYS}; one that would
  * exceed the transmit/receive queue or the CQ's room returns {@code -EAGAIN} (the caller
  * drives progress and retries).
+ *
+ * <p><b>Close.</b> {@link #close()} discards the operations still pending on the endpoint
+ * without any completion, successful or in error (fi_endpoint(3) fi_close: "Discarded
+ * operations will silently be dropped, with no completions reported"), gives back the CQ room
+ * they had reserved (R6), and releases what was bound to it, so that its CQs, EQ, counters and
+ * AV then close (R9). Completions already on a CQ stay there. An application that wants every
+ * receive back cancels it first ({@link #cancel}, R13) or shuts the connection down
+ * ({@link #shutdown}, R14); a provider's departure completes pending operations with
+ * {@code ECANCELED} (R15).
  */
 @ProviderType
 public interface Endpoint extends Fid, MsgOps, TaggedOps, RmaOps, AtomicOps {

@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Messages (fi_msg(3)) between an endpoint pair and the completions they produce (fi_cq(3)):
  * contexts, flags and lengths (R16), remote CQ data, inject, truncation (R12), errors out of
- * band (R2), cancel (R13), readFrom and FI_SOURCE_ERR (R10), selective completion (R2),
+ * band (R2), cancel (R13), close with receives pending (fi_endpoint(3)), readFrom and FI_SOURCE_ERR (R10), selective completion (R2),
  * multi-receive, CQ credits (R6), counters, completion levels (R11), FD readiness and
  * threshold reads with real completions (R4, R5), and ENOSYS for operations outside the caps.
  */
@@ -270,6 +270,37 @@ public abstract class MsgConformance extends EndpointTest {
         assertSame(rctx, e.context(), "context of the cancelled receive");
         assertEquals(-Errno.ENOENT, p.b().ep().cancel(rctx), "cancel of an operation no longer pending (R13)");
         assertEquals(-Errno.ENOENT, p.b().ep().cancel(new Object()), "cancel of an unknown context (R13)");
+    }
+
+    /**
+     * fi_endpoint(3) fi_close: "Outstanding operations posted to the endpoint when fi_close is
+     * called will be discarded. Discarded operations will silently be dropped, with no
+     * completions reported." Receives pending at close leave nothing on the endpoint's
+     * (still open) CQ — no success, no error — and are not counted on its counter; the CQ and
+     * the counter then close (R9: nothing is bound to them any more).
+     */
+    @Test
+    void closeDiscardsPendingReceivesWithoutCompletions() throws FabricException {
+        Counter recvCounter = fx.openCounter(new CounterAttr(), "recv-counter");
+        EndpointPair p = fx.openPair(new PairSpec(Fi.FI_MSG).beforeEnable(side -> {
+            if (side.label().equals("a")) {
+                side.ep().bind(recvCounter, Fi.FI_RECV);
+            }
+        }));
+        PeerSide closing = p.a();
+        post(() -> closing.ep().recv(zeroed(16), null, ANY, "first"), "recv");
+        post(() -> closing.ep().recv(zeroed(16), null, ANY, "second"), "recv");
+        fx.close(closing.ep());
+        await().settle();
+        assertEquals(-Errno.EAGAIN, closing.rxCq().read(new CqEntry[] {new CqEntry()}, 1),
+                "fi_endpoint(3) fi_close: discarded receives report no completion");
+        assertEquals(-Errno.EAGAIN, closing.rxCq().readErr(new CqErrEntry(), 0),
+                "fi_endpoint(3) fi_close: discarded receives report no error completion either");
+        assertEquals(0, recvCounter.read(), "discarded receives are not counted");
+        assertEquals(0, recvCounter.readErr(), "discarded receives are not counted as errors");
+        fx.close(closing.rxCq());
+        fx.close(closing.txCq());
+        fx.close(recvCounter);
     }
 
     /** R10: readFrom reports the sender's fi_addr_t (FI_SOURCE), else FI_ADDR_NOTAVAIL. */

@@ -141,7 +141,13 @@ public abstract class PerfCommand extends Command {
      * The JIT warm-up ({@code --jit-warmup}): a server thread and this thread run the pattern
      * of every size over a private connection on 127.0.0.1 (a free port) with the same provider,
      * endpoint type and completion wait, so that the provider's and this command's data path
-     * are compiled before the measured run. Bounded by the command's timeout; a failure is
+     * are compiled before the measured run. Its two ends wait in {@code sread} even when the
+     * measured run spins or yields: they are threads of one JVM, on one core when the process
+     * is pinned, and a spinning (or yielding, under load) end would hold that core while the
+     * other end has the message to answer — a warm-up of seconds then takes minutes. A blocked
+     * end hands the core straight to the other. The provider's data path compiled is the same:
+     * its progress, rings or sockets and CQ, which {@code read} and {@code sread} share.
+     * Bounded by the command's timeout; a failure is
      * reported on stderr and the measured run goes on without it (the figures are then those
      * of a cold JVM).
      */
@@ -152,12 +158,14 @@ public abstract class PerfCommand extends Command {
         java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.atomic.AtomicReference<Throwable> serverFailure = new java.util.concurrent.atomic.AtomicReference<>();
         Thread server = null;
+        CompletionWait wait = completionWait == CompletionWait.SPIN || completionWait == CompletionWait.YIELD
+                ? CompletionWait.SREAD : completionWait;
         try {
             String port = Integer.toString(freeLoopbackPort());
             Info serverInfo = findInfo(fabrics, false, "127.0.0.1", port);
             Info clientInfo = findInfo(fabrics, true, "127.0.0.1", port);
             server = new Thread(() -> {
-                try (PerfConnection s = PerfConnection.open(fabrics, serverInfo, false, completionWait, bufferSize,
+                try (PerfConnection s = PerfConnection.open(fabrics, serverInfo, false, wait, bufferSize,
                         receiveDepth(), sendDepth(), timeout, quiet, listening::countDown)) {
                     warmUpSizes(s, false, sizes);
                     s.finish();
@@ -173,7 +181,7 @@ public abstract class PerfCommand extends Command {
                 throw new CommandFailure("the warm-up server did not listen"
                         + (serverFailure.get() == null ? "" : ": " + serverFailure.get().getMessage()));
             }
-            try (PerfConnection c = PerfConnection.open(fabrics, clientInfo, true, completionWait, bufferSize,
+            try (PerfConnection c = PerfConnection.open(fabrics, clientInfo, true, wait, bufferSize,
                     receiveDepth(), sendDepth(), timeout, quiet)) {
                 warmUpSizes(c, true, sizes);
                 c.finish();

@@ -349,7 +349,7 @@ final class PerfConnection implements AutoCloseable {
             return now + timeoutNanos;
         }
         if (now - deadline > 0) {
-            throw new CommandFailure("no " + what + " within " + timeoutNanos / 1_000_000_000L + " s");
+            throw new CommandFailure(what + " did not come within " + timeoutNanos / 1_000_000_000L + " s");
         }
         return deadline;
     }
@@ -419,7 +419,7 @@ final class PerfConnection implements AutoCloseable {
                 throw new CommandFailure("reading the EQ failed: " + Errno.strerror(-rc));
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new CommandFailure("no " + what + " within " + timeoutNanos / 1_000_000_000L + " s");
+                throw new CommandFailure(what + " did not come within " + timeoutNanos / 1_000_000_000L + " s");
             }
             LockSupport.parkNanos(20_000);
         }

@@ -87,6 +87,12 @@ public final class WaitSupport implements AutoCloseable {
      */
     private volatile boolean condExported;
     private volatile ProgressEngine[] engines = NO_ENGINES;
+    /**
+     * How often each of {@link #engines} was added (same index; guarded by this): several
+     * endpoints of one domain bound to this queue add the same engine, and the first of them
+     * to close must not stop the others' progress.
+     */
+    private int[] engineUses = new int[0];
     private Readiness readiness;
 
     private WaitSupport(WaitObj waitObj, UtilWaitSet waitSet, Pipe pipe) {
@@ -168,32 +174,47 @@ public final class WaitSupport implements AutoCloseable {
         }
     }
 
-    /** Adds an engine whose progress a blocking read must drive (manual progress). */
+    /**
+     * Adds an engine whose progress a blocking read must drive (manual progress). Adding an
+     * engine that is there already counts one more use of it (each bound endpoint adds it).
+     */
     public synchronized void addEngine(ProgressEngine engine) {
-        for (ProgressEngine e : engines) {
-            if (e == engine) {
+        ProgressEngine[] es = engines;
+        for (int i = 0; i < es.length; i++) {
+            if (es[i] == engine) {
+                engineUses[i]++;
                 return;
             }
         }
-        ProgressEngine[] n = java.util.Arrays.copyOf(engines, engines.length + 1);
-        n[engines.length] = engine;
+        ProgressEngine[] n = java.util.Arrays.copyOf(es, es.length + 1);
+        n[es.length] = engine;
+        engineUses = java.util.Arrays.copyOf(engineUses, es.length + 1);
+        engineUses[es.length] = 1;
         engines = n;
     }
 
-    /** Removes an engine added with {@link #addEngine}. */
+    /** Undoes one {@link #addEngine}: the engine goes when its last use does. */
     public synchronized void removeEngine(ProgressEngine engine) {
+        ProgressEngine[] es = engines;
         int k = -1;
-        for (int i = 0; i < engines.length; i++) {
-            if (engines[i] == engine) {
+        for (int i = 0; i < es.length; i++) {
+            if (es[i] == engine) {
                 k = i;
             }
         }
         if (k < 0) {
             return;
         }
-        ProgressEngine[] n = new ProgressEngine[engines.length - 1];
-        System.arraycopy(engines, 0, n, 0, k);
-        System.arraycopy(engines, k + 1, n, k, engines.length - k - 1);
+        if (--engineUses[k] > 0) {
+            return;
+        }
+        ProgressEngine[] n = new ProgressEngine[es.length - 1];
+        int[] u = new int[es.length - 1];
+        System.arraycopy(es, 0, n, 0, k);
+        System.arraycopy(es, k + 1, n, k, es.length - k - 1);
+        System.arraycopy(engineUses, 0, u, 0, k);
+        System.arraycopy(engineUses, k + 1, u, k, es.length - k - 1);
+        engineUses = u;
         engines = n.length == 0 ? NO_ENGINES : n;
     }
 

@@ -1,10 +1,13 @@
 /**
  * Shared provider building blocks, as libfabric's util layer: the completion queue, event
  * queue, wait objects, wait and poll sets, counters, address vectors, memory-region keys and
- * the progress engine. Every provider uses these; none re-implements them.
+ * the progress engine, and an endpoint's bindings ({@link io.jofi.spi.util.EndpointBindings}).
+ * Every provider uses these; none re-implements them.
+ *
+ * <p>1.1.0: {@code EndpointBindings} added.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package io.jofi.spi.util;
 
 import org.osgi.annotation.bundle.Export;

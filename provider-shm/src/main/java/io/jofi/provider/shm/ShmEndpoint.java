@@ -14,6 +14,7 @@ import io.jofi.TaggedMsg;
 import io.jofi.provider.shm.ring.RingDescriptor;
 import io.jofi.provider.shm.ring.SenderLiveness;
 import io.jofi.spi.util.AbstractFid;
+import io.jofi.spi.util.EndpointBindings;
 import io.jofi.spi.util.UtilAddressVector;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
@@ -109,6 +110,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private final boolean directed;
 
     // ---- bindings (control path, under this)
+    /** fi_ep_bind's rules, retains and progress attach (util); the fields below are the data path's copies. */
+    private final EndpointBindings bindings;
     private UtilCompletionQueue txCq;
     private UtilCompletionQueue rxCq;
     private UtilCounter sendCntr;
@@ -172,6 +175,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         this.source = (caps & Fi.FI_SOURCE) != 0;
         this.sourceErr = (caps & Fi.FI_SOURCE_ERR) != 0;
         this.directed = (caps & Fi.FI_DIRECTED_RECV) != 0;
+        this.bindings = new EndpointBindings(domain.engine(), EndpointBindings.ALL_COUNTER_ROLES);
         this.rxFree = new RxOp[queueSize];
         this.msgRecvs = new ArrayList<>(queueSize);
         this.tagRecvs = new ArrayList<>(queueSize);
@@ -184,8 +188,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
      * {@code fi_ep_bind}: a CQ ({@code FI_TRANSMIT}, {@code FI_RECV},
      * {@code FI_SELECTIVE_COMPLETION}), an AV, an EQ (accepted, unused), or a counter
      * ({@code FI_SEND}, {@code FI_RECV}, {@code FI_READ}, {@code FI_WRITE},
-     * {@code FI_REMOTE_READ}, {@code FI_REMOTE_WRITE}). Each bound object is retained until
-     * this endpoint closes (R9).
+     * {@code FI_REMOTE_READ}, {@code FI_REMOTE_WRITE}), with the rules of
+     * {@link EndpointBindings}. Each bound object is retained until this endpoint closes (R9).
      *
      * @throws FabricException {@code EINVAL} for a foreign object, wrong flags or a second bind
      *         of the same role; {@code EOPBADSTATE} after {@code enable}
@@ -193,82 +197,19 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     @Override
     public synchronized void bind(Fid fid, long flags) throws FabricException {
         ensureOpen("bind");
-        if (enabled) {
-            throw new FabricException(Errno.EOPBADSTATE, "bind: the endpoint is enabled already; bind before enable");
-        }
-        if (fid instanceof UtilCompletionQueue cq) {
-            long roles = flags & (Fi.FI_TRANSMIT | Fi.FI_RECV);
-            if (roles == 0 || (flags & ~(Fi.FI_TRANSMIT | Fi.FI_RECV | Fi.FI_SELECTIVE_COMPLETION)) != 0) {
-                throw new FabricException(Errno.EINVAL, "bind: a CQ takes FI_TRANSMIT and/or FI_RECV (and"
-                        + " FI_SELECTIVE_COMPLETION), got 0x" + Long.toHexString(flags));
-            }
-            if (((roles & Fi.FI_TRANSMIT) != 0 && txCq != null) || ((roles & Fi.FI_RECV) != 0 && rxCq != null)) {
-                throw new FabricException(Errno.EINVAL, "bind: a CQ is bound for that direction already");
-            }
-            boolean selective = (flags & Fi.FI_SELECTIVE_COMPLETION) != 0;
-            if ((roles & Fi.FI_TRANSMIT) != 0) {
-                cq.retain();
-                cq.attachProgress(domain.engine());
-                txCq = cq;
-                selectiveTx = selective;
-            }
-            if ((roles & Fi.FI_RECV) != 0) {
-                cq.retain();
-                cq.attachProgress(domain.engine());
-                rxCq = cq;
-                selectiveRx = selective;
-            }
-        } else if (fid instanceof UtilCounter c) {
-            long all = Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE;
-            if ((flags & all) == 0 || (flags & ~all) != 0) {
-                throw new FabricException(Errno.EINVAL, "bind: a counter counts FI_SEND, FI_RECV, FI_READ, FI_WRITE,"
-                        + " FI_REMOTE_READ and/or FI_REMOTE_WRITE, got 0x" + Long.toHexString(flags));
-            }
-            if (((flags & Fi.FI_SEND) != 0 && sendCntr != null) || ((flags & Fi.FI_RECV) != 0 && recvCntr != null)
-                    || ((flags & Fi.FI_READ) != 0 && readCntr != null) || ((flags & Fi.FI_WRITE) != 0 && writeCntr != null)
-                    || ((flags & Fi.FI_REMOTE_READ) != 0 && remoteReadCntr != null)
-                    || ((flags & Fi.FI_REMOTE_WRITE) != 0 && remoteWriteCntr != null)) {
-                throw new FabricException(Errno.EINVAL, "bind: a counter is bound for one of those events already");
-            }
-            if ((flags & Fi.FI_SEND) != 0) {
-                sendCntr = retainCounter(c);
-            }
-            if ((flags & Fi.FI_RECV) != 0) {
-                recvCntr = retainCounter(c);
-            }
-            if ((flags & Fi.FI_READ) != 0) {
-                readCntr = retainCounter(c);
-            }
-            if ((flags & Fi.FI_WRITE) != 0) {
-                writeCntr = retainCounter(c);
-            }
-            if ((flags & Fi.FI_REMOTE_READ) != 0) {
-                remoteReadCntr = retainCounter(c);
-            }
-            if ((flags & Fi.FI_REMOTE_WRITE) != 0) {
-                remoteWriteCntr = retainCounter(c);
-            }
-        } else if (fid instanceof UtilAddressVector a) {
-            if (av != null) {
-                throw new FabricException(Errno.EINVAL, "bind: an address vector is bound already");
-            }
-            a.retain();
-            av = a;
-        } else if (fid instanceof UtilEventQueue q) {
-            if (eq != null) {
-                throw new FabricException(Errno.EINVAL, "bind: an event queue is bound already");
-            }
-            q.retain();
-            eq = q;
-        } else {
-            throw new FabricException(Errno.EINVAL, "bind: " + fid + " is not a CQ, counter, AV or EQ of this provider");
-        }
-    }
-
-    private UtilCounter retainCounter(UtilCounter c) throws FabricException {
-        c.retain();
-        c.attachProgress(domain.engine());
-        return c;
+        bindings.bind(fid, flags);
+        txCq = bindings.txCq();
+        rxCq = bindings.rxCq();
+        selectiveTx = bindings.selectiveTx();
+        selectiveRx = bindings.selectiveRx();
+        eq = bindings.eq();
+        av = bindings.av();
+        sendCntr = bindings.counter(Fi.FI_SEND);
+        recvCntr = bindings.counter(Fi.FI_RECV);
+        readCntr = bindings.counter(Fi.FI_READ);
+        writeCntr = bindings.counter(Fi.FI_WRITE);
+        remoteReadCntr = bindings.counter(Fi.FI_REMOTE_READ);
+        remoteWriteCntr = bindings.counter(Fi.FI_REMOTE_WRITE);
     }
 
     /**
@@ -333,6 +274,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             domain.eventsWanted();
         }
         enabled = true;
+        bindings.seal();
         domain.addEndpoint(this);
     }
 
@@ -2225,33 +2167,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (alias != null) {
             ShmAlias.release(dir, alias, name);
         }
-        releaseBindings();
-    }
-
-    private void releaseBindings() {
-        if (txCq != null) {
-            txCq.detachProgress(domain.engine());
-            txCq.release();
-        }
-        if (rxCq != null && rxCq != txCq) {
-            rxCq.detachProgress(domain.engine());
-        }
-        if (rxCq != null) {
-            rxCq.release();
-        }
-        UtilCounter[] cs = {sendCntr, recvCntr, readCntr, writeCntr, remoteReadCntr, remoteWriteCntr};
-        for (UtilCounter c : cs) {
-            if (c != null) {
-                c.detachProgress(domain.engine());
-                c.release();
-            }
-        }
-        if (eq != null) {
-            eq.release();
-        }
-        if (av != null) {
-            av.release();
-        }
+        bindings.releaseAll(this);
     }
 
     /** R15: pending operations complete with ECANCELED; the region goes away. */

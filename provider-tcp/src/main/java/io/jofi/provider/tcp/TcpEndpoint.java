@@ -30,6 +30,7 @@ import io.jofi.provider.tcp.wire.RdmHelloDescriptor;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.provider.tcp.wire.WireStatus;
 import io.jofi.spi.util.AbstractFid;
+import io.jofi.spi.util.EndpointBindings;
 import io.jofi.spi.util.MemoryRegistry;
 import io.jofi.spi.util.UtilMemoryRegion;
 import io.jofi.spi.util.UtilAddressVector;
@@ -176,6 +177,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     final RxMatcher matcher;
 
     // ---- bindings (control path, under this)
+    /**
+     * fi_ep_bind's rules, retains and progress attach (util); the fields below are the data
+     * path's copies of what it holds. An RDM connection shares its endpoint's.
+     */
+    private EndpointBindings bindings;
     private UtilCompletionQueue txCq;
     private UtilCompletionQueue rxCq;
     private UtilEventQueue eq;
@@ -299,6 +305,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
      */
     TcpEndpoint(TcpRdmEndpoint rdm, RdmPeer peer, TcpEndpoint bindings) {
         this(bindings.domain, bindings.info, rdm.context(), rdm, bindings.matcher, rdm, peer);
+        this.bindings = bindings.bindings;
         this.txCq = bindings.txCq;
         this.rxCq = bindings.rxCq;
         this.sendCntr = bindings.sendCntr;
@@ -345,6 +352,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         this.readWait = new OpRing<>(queueSize + 1);
         this.atomicWait = new OpRing<>(queueSize + 1);
         this.registry = domain.memoryRegistry();
+        this.bindings = new EndpointBindings(domain.engine(), EndpointBindings.ALL_COUNTER_ROLES);
         this.matcher = matcher != null ? matcher
                 : new RxMatcher(queueSize, domain.provider().unexpectedMessages(), domain.provider().unexpectedBytes());
         cmIn.limit(TcpWireDescriptor.CM_HEADER_LENGTH);
@@ -354,8 +362,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
 
     /**
      * {@code fi_ep_bind}: a CQ ({@code FI_TRANSMIT}, {@code FI_RECV},
-     * {@code FI_SELECTIVE_COMPLETION}), an EQ, a counter ({@code FI_SEND}, {@code FI_RECV}) or
-     * an AV (accepted, unused by MSG endpoints). Each bound object is retained until this
+     * {@code FI_SELECTIVE_COMPLETION}), an EQ, a counter (every role of
+     * {@link EndpointBindings#ALL_COUNTER_ROLES}) or an AV (accepted, unused by MSG endpoints),
+     * with the rules of {@link EndpointBindings}. Each bound object is retained until this
      * endpoint closes (R9) and is driven by the domain's engine in manual progress.
      *
      * @throws FabricException {@code EINVAL} for a foreign object, wrong flags or a second bind
@@ -365,92 +374,21 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     public void bind(Fid fid, long flags) throws FabricException {
         synchronized (lock) {
             ensureOpen("bind");
-            if (enabled) {
-                throw new FabricException(Errno.EOPBADSTATE, "bind: the endpoint is enabled already; bind before enable");
-            }
-            if (fid instanceof UtilCompletionQueue cq) {
-                long roles = flags & (Fi.FI_TRANSMIT | Fi.FI_RECV);
-                if (roles == 0 || (flags & ~(Fi.FI_TRANSMIT | Fi.FI_RECV | Fi.FI_SELECTIVE_COMPLETION)) != 0) {
-                    throw new FabricException(Errno.EINVAL, "bind: a CQ takes FI_TRANSMIT and/or FI_RECV (and FI_SELECTIVE_COMPLETION), got 0x"
-                            + Long.toHexString(flags));
-                }
-                if (((roles & Fi.FI_TRANSMIT) != 0 && txCq != null) || ((roles & Fi.FI_RECV) != 0 && rxCq != null)) {
-                    throw new FabricException(Errno.EINVAL, "bind: a CQ is bound for that direction already");
-                }
-                boolean selective = (flags & Fi.FI_SELECTIVE_COMPLETION) != 0;
-                if ((roles & Fi.FI_TRANSMIT) != 0) {
-                    cq.retain();
-                    cq.attachProgress(domain.engine());
-                    txCq = cq;
-                    selectiveTx = selective;
-                }
-                if ((roles & Fi.FI_RECV) != 0) {
-                    cq.retain();
-                    cq.attachProgress(domain.engine());
-                    rxCq = cq;
-                    matcher.cq(cq);
-                    selectiveRx = selective;
-                }
-            } else if (fid instanceof UtilEventQueue q) {
-                if (eq != null) {
-                    throw new FabricException(Errno.EINVAL, "bind: an event queue is bound already");
-                }
-                q.retain();
-                q.attachProgress(domain.engine());
-                eq = q;
-            } else if (fid instanceof UtilCounter c) {
-                long all = Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE;
-                long roles = flags & all;
-                if (roles == 0 || (flags & ~all) != 0) {
-                    throw new FabricException(Errno.EINVAL, "bind: a counter takes FI_SEND, FI_RECV, FI_READ, FI_WRITE, "
-                            + "FI_REMOTE_READ and/or FI_REMOTE_WRITE, got 0x" + Long.toHexString(flags));
-                }
-                if (((roles & Fi.FI_SEND) != 0 && sendCntr != null) || ((roles & Fi.FI_RECV) != 0 && recvCntr != null)
-                        || ((roles & Fi.FI_WRITE) != 0 && writeCntr != null) || ((roles & Fi.FI_READ) != 0 && readCntr != null)
-                        || ((roles & Fi.FI_REMOTE_WRITE) != 0 && remoteWriteCntr != null)
-                        || ((roles & Fi.FI_REMOTE_READ) != 0 && remoteReadCntr != null)) {
-                    throw new FabricException(Errno.EINVAL, "bind: a counter is bound for that role already");
-                }
-                if ((roles & Fi.FI_WRITE) != 0) {
-                    c.retain();
-                    c.attachProgress(domain.engine());
-                    writeCntr = c;
-                }
-                if ((roles & Fi.FI_READ) != 0) {
-                    c.retain();
-                    c.attachProgress(domain.engine());
-                    readCntr = c;
-                }
-                if ((roles & Fi.FI_REMOTE_WRITE) != 0) {
-                    c.retain();
-                    c.attachProgress(domain.engine());
-                    remoteWriteCntr = c;
-                }
-                if ((roles & Fi.FI_REMOTE_READ) != 0) {
-                    c.retain();
-                    c.attachProgress(domain.engine());
-                    remoteReadCntr = c;
-                }
-                if ((roles & Fi.FI_SEND) != 0) {
-                    c.retain();
-                    c.attachProgress(domain.engine());
-                    sendCntr = c;
-                }
-                if ((roles & Fi.FI_RECV) != 0) {
-                    c.retain();
-                    c.attachProgress(domain.engine());
-                    recvCntr = c;
-                    matcher.counter(c);
-                }
-            } else if (fid instanceof UtilAddressVector a) {
-                if (av != null) {
-                    throw new FabricException(Errno.EINVAL, "bind: an address vector is bound already");
-                }
-                a.retain();
-                av = a;
-            } else {
-                throw new FabricException(Errno.EINVAL, "bind: " + fid + " is not a CQ, EQ, counter or AV of this provider");
-            }
+            bindings.bind(fid, flags);
+            txCq = bindings.txCq();
+            rxCq = bindings.rxCq();
+            selectiveTx = bindings.selectiveTx();
+            selectiveRx = bindings.selectiveRx();
+            eq = bindings.eq();
+            av = bindings.av();
+            sendCntr = bindings.counter(Fi.FI_SEND);
+            recvCntr = bindings.counter(Fi.FI_RECV);
+            readCntr = bindings.counter(Fi.FI_READ);
+            writeCntr = bindings.counter(Fi.FI_WRITE);
+            remoteReadCntr = bindings.counter(Fi.FI_REMOTE_READ);
+            remoteWriteCntr = bindings.counter(Fi.FI_REMOTE_WRITE);
+            matcher.cq(rxCq);
+            matcher.counter(recvCntr);
         }
     }
 
@@ -468,6 +406,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                 throw new FabricException(Errno.ENOEQ, "enable: an MSG endpoint needs a bound event queue");
             }
             enabled = true;
+            bindings.seal();
         }
     }
 
@@ -481,6 +420,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         synchronized (lock) {
             directedRecv = directed;
             enabled = true;
+            bindings.seal();
         }
     }
 
@@ -2610,36 +2550,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             if (request != null) {
                 request.drop();
             }
-            if (txCq != null) {
-                txCq.detachProgress(domain.engine());
-                txCq.release();
-            }
-            if (rxCq != null) {
-                rxCq.detachProgress(domain.engine());
-                rxCq.release();
-            }
-            if (eq != null) {
-                eq.removeEventsOf(this);
-                eq.detachProgress(domain.engine());
-                eq.release();
-            }
-            if (sendCntr != null) {
-                sendCntr.detachProgress(domain.engine());
-                sendCntr.release();
-            }
-            if (recvCntr != null) {
-                recvCntr.detachProgress(domain.engine());
-                recvCntr.release();
-            }
-            for (UtilCounter c : new UtilCounter[] {writeCntr, readCntr, remoteWriteCntr, remoteReadCntr}) {
-                if (c != null) {
-                    c.detachProgress(domain.engine());
-                    c.release();
-                }
-            }
-            if (av != null) {
-                av.release();
-            }
+            bindings.releaseAll(this);
         }
     }
 

@@ -153,19 +153,16 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
             if (enabled) {
                 throw new FabricException(Errno.EOPBADSTATE, "bind: the endpoint is enabled already; bind before enable");
             }
-            if (fid instanceof TcpAddressVector a) {
-                if (av != null) {
-                    throw new FabricException(Errno.EINVAL, "bind: an address vector is bound already");
-                }
-                a.retain();
-                av = a;
-                a.addRemovalListener(this);
-                return;
-            }
-            if (fid instanceof io.jofi.spi.util.UtilAddressVector) {
+            if (fid instanceof io.jofi.spi.util.UtilAddressVector && !(fid instanceof TcpAddressVector)) {
                 throw new FabricException(Errno.EINVAL, "bind: " + fid + " is not an address vector of a tcp domain");
             }
+            // The bindings holder keeps every binding, the AV too (EndpointBindings' rules and
+            // retains); this endpoint only listens to the AV's removals.
             rx.bind(fid, flags);
+            if (fid instanceof TcpAddressVector a) {
+                av = a;
+                a.addRemovalListener(this);
+            }
         }
     }
 
@@ -931,10 +928,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
             }
             if (av != null) {
                 av.removeRemovalListener(this);
-                av.release();
                 av = null;
             }
-            rx.close();
+            rx.close(); // releases the bindings, the AV's too
         }
     }
 

@@ -21,6 +21,7 @@ import io.jofi.provider.verbs.binding.RdmaConnParamDescriptor;
 import io.jofi.provider.verbs.binding.Rdmacm;
 import io.jofi.provider.verbs.binding.VerbsConstants;
 import io.jofi.spi.util.AbstractFid;
+import io.jofi.spi.util.EndpointBindings;
 import io.jofi.spi.util.UtilAddressVector;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
@@ -100,6 +101,10 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     private final boolean atomicCap;
 
     // ---- bindings (control path, under this)
+    /** The counter roles verbs counts: no FI_REMOTE_READ / FI_REMOTE_WRITE (no FI_RMA_EVENT). */
+    static final long COUNTER_ROLES = Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ | Fi.FI_WRITE;
+    /** fi_ep_bind's rules, retains and progress attach (util); the fields below are the data path's copies. */
+    private final EndpointBindings bindings;
     private UtilCompletionQueue txCq;
     private UtilCompletionQueue rxCq;
     private UtilEventQueue eq;
@@ -219,6 +224,7 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         }
         this.rxFreeCount = rxDepth;
         this.rxWaiting = new int[rxDepth];
+        this.bindings = new EndpointBindings(domain.engine(), COUNTER_ROLES);
     }
 
     private static int clampDepth(long asked, int max) {
@@ -233,87 +239,27 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     /**
      * {@code fi_ep_bind}: a CQ ({@code FI_TRANSMIT}, {@code FI_RECV},
      * {@code FI_SELECTIVE_COMPLETION}), an EQ, a counter ({@code FI_SEND}, {@code FI_RECV},
-     * {@code FI_READ}, {@code FI_WRITE}) or an AV (accepted, unused by MSG endpoints); each
-     * retained until close (R9).
+     * {@code FI_READ}, {@code FI_WRITE}: {@link #COUNTER_ROLES}) or an AV (accepted, unused by
+     * MSG endpoints), with the rules of {@link EndpointBindings}; each retained until close (R9).
      *
-     * @throws FabricException {@code EINVAL} for a foreign object, wrong flags or a second bind;
-     *         {@code EOPBADSTATE} after {@code enable}
+     * @throws FabricException {@code EINVAL} for a foreign object, wrong flags, a counter role
+     *         this provider does not count or a second bind; {@code EOPBADSTATE} after
+     *         {@code enable}
      */
     @Override
     public synchronized void bind(Fid fid, long flags) throws FabricException {
         ensureOpen("bind");
-        if (enabled) {
-            throw new FabricException(Errno.EOPBADSTATE, "bind: the endpoint is enabled already; bind before enable");
-        }
-        if (fid instanceof UtilCompletionQueue q) {
-            long roles = flags & (Fi.FI_TRANSMIT | Fi.FI_RECV);
-            if (roles == 0 || (flags & ~(Fi.FI_TRANSMIT | Fi.FI_RECV | Fi.FI_SELECTIVE_COMPLETION)) != 0) {
-                throw new FabricException(Errno.EINVAL, "bind: a CQ takes FI_TRANSMIT and/or FI_RECV (and"
-                        + " FI_SELECTIVE_COMPLETION), got 0x" + Long.toHexString(flags));
-            }
-            if (((roles & Fi.FI_TRANSMIT) != 0 && txCq != null) || ((roles & Fi.FI_RECV) != 0 && rxCq != null)) {
-                throw new FabricException(Errno.EINVAL, "bind: a CQ is bound for that direction already");
-            }
-            boolean selective = (flags & Fi.FI_SELECTIVE_COMPLETION) != 0;
-            if ((roles & Fi.FI_TRANSMIT) != 0) {
-                q.retain();
-                q.attachProgress(domain.engine());
-                txCq = q;
-                selectiveTx = selective;
-            }
-            if ((roles & Fi.FI_RECV) != 0) {
-                q.retain();
-                q.attachProgress(domain.engine());
-                rxCq = q;
-                selectiveRx = selective;
-            }
-        } else if (fid instanceof UtilEventQueue q) {
-            if (eq != null) {
-                throw new FabricException(Errno.EINVAL, "bind: an event queue is bound already");
-            }
-            q.retain();
-            eq = q;
-        } else if (fid instanceof UtilCounter c) {
-            long roles = flags & (Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ | Fi.FI_WRITE);
-            if (roles == 0 || (flags & ~(Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ
-                    | Fi.FI_REMOTE_WRITE)) != 0) {
-                throw new FabricException(Errno.EINVAL, "bind: a counter counts FI_SEND, FI_RECV, FI_READ and/or"
-                        + " FI_WRITE, got 0x" + Long.toHexString(flags));
-            }
-            if (((roles & Fi.FI_SEND) != 0 && sendCntr != null) || ((roles & Fi.FI_RECV) != 0 && recvCntr != null)
-                    || ((roles & Fi.FI_READ) != 0 && readCntr != null)
-                    || ((roles & Fi.FI_WRITE) != 0 && writeCntr != null)) {
-                throw new FabricException(Errno.EINVAL, "bind: a counter is bound for that role already");
-            }
-            if ((roles & Fi.FI_SEND) != 0) {
-                c.retain();
-                c.attachProgress(domain.engine());
-                sendCntr = c;
-            }
-            if ((roles & Fi.FI_RECV) != 0) {
-                c.retain();
-                c.attachProgress(domain.engine());
-                recvCntr = c;
-            }
-            if ((roles & Fi.FI_READ) != 0) {
-                c.retain();
-                c.attachProgress(domain.engine());
-                readCntr = c;
-            }
-            if ((roles & Fi.FI_WRITE) != 0) {
-                c.retain();
-                c.attachProgress(domain.engine());
-                writeCntr = c;
-            }
-        } else if (fid instanceof UtilAddressVector a) {
-            if (av != null) {
-                throw new FabricException(Errno.EINVAL, "bind: an address vector is bound already");
-            }
-            a.retain();
-            av = a;
-        } else {
-            throw new FabricException(Errno.EINVAL, "bind: " + fid + " is not a CQ, EQ, counter or AV of this provider");
-        }
+        bindings.bind(fid, flags);
+        txCq = bindings.txCq();
+        rxCq = bindings.rxCq();
+        selectiveTx = bindings.selectiveTx();
+        selectiveRx = bindings.selectiveRx();
+        eq = bindings.eq();
+        av = bindings.av();
+        sendCntr = bindings.counter(Fi.FI_SEND);
+        recvCntr = bindings.counter(Fi.FI_RECV);
+        readCntr = bindings.counter(Fi.FI_READ);
+        writeCntr = bindings.counter(Fi.FI_WRITE);
     }
 
     /**
@@ -354,6 +300,7 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         }
         domain.attach(this);
         enabled = true;
+        bindings.seal();
     }
 
     /** {@code fi_getname}: the local address of the connection, else the info's source address. */
@@ -1438,29 +1385,9 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
             Rdmacm.rdma_destroy_id(request.id);
         }
         releaseNative();
-        if (txCq != null) {
-            txCq.detachProgress(domain.engine());
-            txCq.release();
-        }
-        if (rxCq != null) {
-            rxCq.detachProgress(domain.engine());
-            rxCq.release();
-        }
-        if (eq != null) {
-            if (!departing) {
-                eq.removeEventsOf(this);
-            }
-            eq.release();
-        }
-        for (UtilCounter c : new UtilCounter[] {sendCntr, recvCntr, readCntr, writeCntr}) {
-            if (c != null) {
-                c.detachProgress(domain.engine());
-                c.release();
-            }
-        }
-        if (av != null) {
-            av.release();
-        }
+        // Once only (a close after a departure releases nothing more); a departed endpoint's
+        // events stay on the EQ for the application to drain (R15).
+        bindings.releaseAll(departing ? null : this);
     }
 
     private void releaseNative() {

@@ -24,10 +24,10 @@ import io.jofi.provider.verbs.binding.RdmaConnParamDescriptor;
 import io.jofi.provider.verbs.binding.Rdmacm;
 import io.jofi.provider.verbs.binding.VerbsConstants;
 import io.jofi.spi.util.AbstractFid;
+import io.jofi.spi.util.EndpointBindings;
 import io.jofi.spi.util.UtilAddressVector;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
-import io.jofi.spi.util.UtilEventQueue;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -88,10 +88,10 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
     private final boolean source;
     private final boolean sourceErr;
 
-    // ---- bindings (control path, under this)
+    // ---- bindings (control path, under this; the data path's copies of what bindings holds)
+    private final EndpointBindings bindings;
     private UtilCompletionQueue txCq;
     private UtilCompletionQueue rxCq;
-    private UtilEventQueue eq;
     private UtilCounter sendCntr;
     private UtilCounter recvCntr;
     private UtilAddressVector av;
@@ -163,6 +163,7 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
         long caps = info.caps();
         this.source = (caps & Fi.FI_SOURCE) != 0;
         this.sourceErr = source && (caps & Fi.FI_SOURCE_ERR) != 0;
+        this.bindings = new EndpointBindings(domain.engine(), Fi.FI_SEND | Fi.FI_RECV);
         this.txContext = new Object[txDepth];
         this.txFlags = new long[txDepth];
         this.txReport = new boolean[txDepth];
@@ -209,9 +210,9 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
 
     /**
      * {@code fi_ep_bind}: CQs ({@code FI_TRANSMIT}, {@code FI_RECV},
-     * {@code FI_SELECTIVE_COMPLETION}), counters ({@code FI_SEND}, {@code FI_RECV}), the AV
-     * (required before {@code enable}) and an EQ (accepted; RDM endpoints raise no events);
-     * each retained until close (R9).
+     * {@code FI_SELECTIVE_COMPLETION}), counters ({@code FI_SEND}, {@code FI_RECV}: no RMA is
+     * offered), the AV (required before {@code enable}) and an EQ (accepted; RDM endpoints raise
+     * no events), with the rules of {@link EndpointBindings}; each retained until close (R9).
      *
      * @throws FabricException {@code EINVAL} for a foreign object, wrong flags or a second bind;
      *         {@code EOPBADSTATE} after {@code enable}
@@ -219,65 +220,14 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
     @Override
     public synchronized void bind(Fid fid, long flags) throws FabricException {
         ensureOpen("bind");
-        if (enabled) {
-            throw new FabricException(Errno.EOPBADSTATE, "bind: the endpoint is enabled already; bind before enable");
-        }
-        if (fid instanceof UtilCompletionQueue q) {
-            long roles = flags & (Fi.FI_TRANSMIT | Fi.FI_RECV);
-            if (roles == 0 || (flags & ~(Fi.FI_TRANSMIT | Fi.FI_RECV | Fi.FI_SELECTIVE_COMPLETION)) != 0) {
-                throw new FabricException(Errno.EINVAL, "bind: a CQ takes FI_TRANSMIT and/or FI_RECV (and"
-                        + " FI_SELECTIVE_COMPLETION), got 0x" + Long.toHexString(flags));
-            }
-            if (((roles & Fi.FI_TRANSMIT) != 0 && txCq != null) || ((roles & Fi.FI_RECV) != 0 && rxCq != null)) {
-                throw new FabricException(Errno.EINVAL, "bind: a CQ is bound for that direction already");
-            }
-            boolean selective = (flags & Fi.FI_SELECTIVE_COMPLETION) != 0;
-            if ((roles & Fi.FI_TRANSMIT) != 0) {
-                q.retain();
-                q.attachProgress(domain.engine());
-                txCq = q;
-                selectiveTx = selective;
-            }
-            if ((roles & Fi.FI_RECV) != 0) {
-                q.retain();
-                q.attachProgress(domain.engine());
-                rxCq = q;
-                selectiveRx = selective;
-            }
-        } else if (fid instanceof UtilEventQueue q) {
-            if (eq != null) {
-                throw new FabricException(Errno.EINVAL, "bind: an event queue is bound already");
-            }
-            q.retain();
-            eq = q;
-        } else if (fid instanceof UtilCounter c) {
-            long roles = flags & (Fi.FI_SEND | Fi.FI_RECV);
-            if (roles == 0 || (flags & ~(Fi.FI_SEND | Fi.FI_RECV)) != 0) {
-                throw new FabricException(Errno.EINVAL, "bind: a counter of a verbs RDM endpoint counts FI_SEND and/or"
-                        + " FI_RECV (no RMA is offered), got 0x" + Long.toHexString(flags));
-            }
-            if (((roles & Fi.FI_SEND) != 0 && sendCntr != null) || ((roles & Fi.FI_RECV) != 0 && recvCntr != null)) {
-                throw new FabricException(Errno.EINVAL, "bind: a counter is bound for that role already");
-            }
-            if ((roles & Fi.FI_SEND) != 0) {
-                c.retain();
-                c.attachProgress(domain.engine());
-                sendCntr = c;
-            }
-            if ((roles & Fi.FI_RECV) != 0) {
-                c.retain();
-                c.attachProgress(domain.engine());
-                recvCntr = c;
-            }
-        } else if (fid instanceof UtilAddressVector a) {
-            if (av != null) {
-                throw new FabricException(Errno.EINVAL, "bind: an address vector is bound already");
-            }
-            a.retain();
-            av = a;
-        } else {
-            throw new FabricException(Errno.EINVAL, "bind: " + fid + " is not a CQ, EQ, counter or AV of this provider");
-        }
+        bindings.bind(fid, flags);
+        txCq = bindings.txCq();
+        rxCq = bindings.rxCq();
+        selectiveTx = bindings.selectiveTx();
+        selectiveRx = bindings.selectiveRx();
+        av = bindings.av();
+        sendCntr = bindings.counter(Fi.FI_SEND);
+        recvCntr = bindings.counter(Fi.FI_RECV);
     }
 
     /**
@@ -342,6 +292,7 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
             releaseNative();
             throw new FabricException(Errno.ENOMEM, "enable: " + e.getMessage(), e);
         }
+        bindings.seal();
         domain.attach(this);
         enabled = true;
     }
@@ -1499,26 +1450,9 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
             rxBusy[slot] = false;
         }
         releaseNative();
-        if (txCq != null) {
-            txCq.detachProgress(domain.engine());
-            txCq.release();
-        }
-        if (rxCq != null) {
-            rxCq.detachProgress(domain.engine());
-            rxCq.release();
-        }
-        if (eq != null) {
-            eq.release();
-        }
-        for (UtilCounter c : new UtilCounter[] {sendCntr, recvCntr}) {
-            if (c != null) {
-                c.detachProgress(domain.engine());
-                c.release();
-            }
-        }
-        if (av != null) {
-            av.release();
-        }
+        // once only (a close after a departure releases nothing more); a departed endpoint's
+        // events stay on the EQ for the application to drain (R15)
+        bindings.releaseAll(departing ? null : this);
     }
 
     private void releaseNative() {
