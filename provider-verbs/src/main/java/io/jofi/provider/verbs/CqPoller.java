@@ -16,7 +16,9 @@ import java.nio.ByteBuffer;
 final class CqPoller implements AutoCloseable {
     /** Receives each work completion of a poll. */
     interface Consumer {
-        void onCompletion(long wrId, int status, int opcode, int byteLen, int immData, int wcFlags, int vendorErr);
+        /** One work completion; {@code qpNum} is the queue pair it belongs to (RDM: which peer sent a receive). */
+        void onCompletion(long wrId, int status, int opcode, int byteLen, int immData, int wcFlags, int vendorErr,
+                          int qpNum);
     }
 
     private final NativeBlock wcs;
@@ -49,7 +51,7 @@ final class CqPoller implements AutoCloseable {
             consumer.onCompletion(v.getLong(at + IbvWcDescriptor.WR_ID), v.getInt(at + IbvWcDescriptor.STATUS),
                     v.getInt(at + IbvWcDescriptor.OPCODE), v.getInt(at + IbvWcDescriptor.BYTE_LEN),
                     v.getInt(at + IbvWcDescriptor.IMM_DATA), v.getInt(at + IbvWcDescriptor.WC_FLAGS),
-                    v.getInt(at + IbvWcDescriptor.VENDOR_ERR));
+                    v.getInt(at + IbvWcDescriptor.VENDOR_ERR), v.getInt(at + IbvWcDescriptor.QP_NUM));
         }
         return n;
     }

@@ -59,7 +59,7 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
     private final ContextOps ops;
     private final NativeBlock pollFd = new NativeBlock(PollFdDescriptor.SIZE);
     private final NativeBlock cqOut = new NativeBlock(16);
-    private final CopyOnWriteArrayList<VerbsEndpoint> endpoints = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<CompletionSource> endpoints = new CopyOnWriteArrayList<>();
     private final Map<MemoryRegion, long[]> registrations = new ConcurrentHashMap<>();
     private final ActivePort port;
     private final ProgressEngine engine;
@@ -151,10 +151,11 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
 
     /**
      * {@code fi_endpoint}: an MSG endpoint over an RC queue pair; with {@code info.handle()}
-     * set (from {@code FI_CONNREQ}) it takes over that connect request, to be accepted.
+     * set (from {@code FI_CONNREQ}) it takes over that connect request, to be accepted. An RDM
+     * endpoint ({@link VerbsRdmEndpoint}) over per-peer RC connections.
      *
      * @throws FabricException {@code EINVAL} for a null info or a foreign handle;
-     *         {@code ENOSYS} for RDM and DGRAM (not yet)
+     *         {@code ENOSYS} for DGRAM
      */
     @Override
     public Endpoint endpoint(Info info, Object context) throws FabricException {
@@ -163,8 +164,14 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
             throw new FabricException(Errno.EINVAL, "endpoint: info is required");
         }
         EpType t = info.epAttr().type();
-        if (t == EpType.RDM || t == EpType.DGRAM) {
-            throw new FabricException(Errno.ENOSYS, "endpoint: verbs " + t + " endpoints are not implemented yet; use MSG");
+        if (t == EpType.DGRAM) {
+            throw new FabricException(Errno.ENOSYS, "endpoint: verbs DGRAM endpoints are not implemented; use MSG or RDM");
+        }
+        if (t == EpType.RDM) {
+            if (info.handle() != null) {
+                throw new FabricException(Errno.EINVAL, "endpoint: an RDM endpoint is not opened from a connection request");
+            }
+            return adopt(new VerbsRdmEndpoint(this, info, context));
         }
         if (info.handle() != null && !(info.handle() instanceof VerbsConnReq)) {
             throw new FabricException(Errno.EINVAL, "endpoint: info.handle() is not a verbs connection request");
@@ -298,11 +305,11 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
         return fabric.provider();
     }
 
-    void attach(VerbsEndpoint ep) {
+    void attach(CompletionSource ep) {
         endpoints.add(ep);
     }
 
-    void detach(VerbsEndpoint ep) {
+    void detach(CompletionSource ep) {
         endpoints.remove(ep);
     }
 
@@ -314,16 +321,16 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
     @Override
     public int progress(long timeoutNanos) {
         int work = 0;
-        for (VerbsEndpoint ep : endpoints) {
+        for (CompletionSource ep : endpoints) {
             work += ep.pollCompletions();
         }
         if (work > 0 || timeoutNanos <= 0) {
             return work;
         }
-        for (VerbsEndpoint ep : endpoints) {
+        for (CompletionSource ep : endpoints) {
             ep.armCompletions();
         }
-        for (VerbsEndpoint ep : endpoints) {
+        for (CompletionSource ep : endpoints) {
             work += ep.pollCompletions();
         }
         if (work > 0) {
@@ -335,7 +342,7 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
             while (Ibv.ibv_get_cq_event(compChannel, cqOut.address(), cqOut.address(8)) == 0) {
                 Ibv.ibv_ack_cq_events(cqOut.view().getLong(0), 1);
             }
-            for (VerbsEndpoint ep : endpoints) {
+            for (CompletionSource ep : endpoints) {
                 work += ep.pollCompletions();
             }
         }

@@ -62,7 +62,7 @@ import java.nio.ByteBuffer;
  * <p><b>Threads.</b> One lock (this endpoint's monitor) guards slots, chains and connection
  * state; the progress thread takes it per poll, the application per operation.
  */
-final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, CqPoller.Consumer {
+final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, CqPoller.Consumer, CompletionSource {
     private static final int IDLE = 0;
     private static final int RESOLVING = 1;
     private static final int CONNECTING = 2;
@@ -1157,7 +1157,8 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     // =================================================================== completions
 
     /** Drains this endpoint's native CQ (the domain's engine calls it). */
-    synchronized int pollCompletions() {
+    @Override
+    public synchronized int pollCompletions() {
         if (poller == null) {
             return 0;
         }
@@ -1165,14 +1166,16 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     }
 
     /** Arms the native CQ for the completion channel. */
-    synchronized void armCompletions() {
+    @Override
+    public synchronized void armCompletions() {
         if (poller != null) {
             poller.requestNotify(domain.ops());
         }
     }
 
     @Override
-    public void onCompletion(long wrId, int status, int opcode, int byteLen, int immData, int wcFlags, int vendorErr) {
+    public void onCompletion(long wrId, int status, int opcode, int byteLen, int immData, int wcFlags, int vendorErr,
+                             int qpNum) {
         if ((wrId & RX_BIT) != 0) {
             completeRx((int) (wrId & 0xFFFFFFFFL), status, opcode, byteLen, immData, wcFlags);
         } else {

@@ -16,7 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The infos the verbs provider offers: one MSG info per active port, named as libfabric's
+ * The infos the verbs provider offers: one MSG info per active port, then one RDM info per
+ * active port, named as libfabric's
  * verbs provider names them (domain = the device, e.g. {@code rxe0}; fabric = {@code IB-<device>}
  * here, as the subnet prefix is not read yet). Addresses are IPv4 sockaddrs, which rdma_cm
  * resolves to the device; the source address is the device's first IPv4 address
@@ -33,6 +34,15 @@ final class VerbsInfos {
     /** Caps of an MSG endpoint. */
     static final long CAPS = Fi.FI_MSG | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ
             | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM;
+
+    /**
+     * Caps of an RDM endpoint ({@link VerbsRdmEndpoint}): messages over per-peer RC connections,
+     * the sender's fi_addr (FI_SOURCE) or raw name (FI_SOURCE_ERR) with each receive (R10).
+     * No RMA, atomics, tagged messages or directed receives (one shared receive queue serves
+     * every peer).
+     */
+    static final long RDM_CAPS = Fi.FI_MSG | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR
+            | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM;
 
     private VerbsInfos() {
     }
@@ -76,7 +86,28 @@ final class VerbsInfos {
             }
             out.add(info);
         }
+        // one RDM info per port, after every MSG info (so that MSG stays the first choice)
+        int msgInfos = out.size();
+        for (int i = 0; i < msgInfos; i++) {
+            out.add(rdm(out.get(i)));
+        }
         return out;
+    }
+
+    /**
+     * The RDM info of a port, from its MSG info: {@link #RDM_CAPS}, protocol
+     * {@code FI_PROTO_RXM} (messages over RC connections, as libfabric's rxm), the same limits
+     * (max_msg_size, cq_data_size 4, inject size); no {@code FI_RX_CQ_DATA} mode, as there is no
+     * RMA whose data would consume a receive; the address format is the MSG side's (the
+     * sockaddr of the endpoint's rdma_cm listener).
+     */
+    private static Info rdm(Info msg) {
+        Info info = msg.copy().caps(RDM_CAPS);
+        info.epAttr().type(EpType.RDM).protocol(Fi.FI_PROTO_RXM);
+        info.txAttr().caps(Fi.FI_MSG | Fi.FI_SEND).rmaIovLimit(0);
+        info.rxAttr().caps(Fi.FI_MSG | Fi.FI_RECV | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR).mode(0);
+        info.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
+        return info;
     }
 
     private static InetSocketAddress resolve(String node, String service, boolean source) throws FabricException {

@@ -94,4 +94,34 @@ class VerbsInfosTest {
         assertEquals(ConnData.MAX_DATA, VerbsInfos.CM_DATA_SIZE, "FI_OPT_CM_DATA_SIZE: 56 bytes of private data less the length byte");
         assertEquals(VerbsInfos.CM_DATA_SIZE, i.domainAttr().maxErrData(), "max_err_data: the reject data");
     }
+
+    /**
+     * RDM hints find the RDM info (messages with FI_SOURCE/FI_SOURCE_ERR over rxm-style RC
+     * connections, the MSG side's address format and limits); hints without a type still get
+     * MSG first; RDM with RMA finds nothing (not offered on RDM).
+     */
+    @Test
+    void rdmHintsFindTheRdmInfo() throws FabricException {
+        Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR);
+        hints.epAttr().type(EpType.RDM);
+        List<Info> infos = match(hints);
+        assertEquals(1, infos.size());
+        Info rdm = infos.get(0);
+        assertEquals(EpType.RDM, rdm.epAttr().type());
+        assertEquals(Fi.FI_PROTO_RXM, rdm.epAttr().protocol());
+        assertEquals(Fi.FI_SOURCE_ERR, rdm.caps() & Fi.FI_SOURCE_ERR, "FI_SOURCE_ERR: R10 with the raw name");
+        assertEquals(0, rdm.caps() & (Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_TAGGED | Fi.FI_DIRECTED_RECV),
+                "only what the RDM layer implements");
+        assertEquals(io.jofi.AddrFormat.SOCKADDR_IN, rdm.addrFormat(), "the listener's sockaddr");
+        assertEquals(4, rdm.domainAttr().cqDataSize());
+        assertEquals(0, rdm.rxAttr().mode() & Fi.FI_RX_CQ_DATA, "no RMA: no receive consumed by remote CQ data");
+        assertTrue(rdm.domainAttr().maxErrData() >= Sockaddrs.IN6, "max_err_data holds FI_SOURCE_ERR's raw name");
+        Info any = new Info();
+        any.fabricAttr().provName("verbs");
+        assertEquals(EpType.MSG, match(any).get(0).epAttr().type(), "MSG stays the first choice");
+        Info rma = new Info().caps(Fi.FI_MSG | Fi.FI_RMA);
+        rma.epAttr().type(EpType.RDM);
+        rma.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
+        assertThrows(FabricException.class, () -> match(rma), "RMA is not offered on RDM endpoints");
+    }
 }

@@ -1,0 +1,1498 @@
+package io.jofi.provider.verbs;
+
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import io.jofi.Addresses;
+import io.jofi.Endpoint;
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Fid;
+import io.jofi.FidClass;
+import io.jofi.Info;
+import io.jofi.MemoryRegion;
+import io.jofi.Msg;
+import io.jofi.RmaMsg;
+import io.jofi.TaggedMsg;
+import io.jofi.provider.verbs.binding.Ibv;
+import io.jofi.provider.verbs.binding.IbvQpDescriptor;
+import io.jofi.provider.verbs.binding.IbvQpInitAttrDescriptor;
+import io.jofi.provider.verbs.binding.IbvSrqInitAttrDescriptor;
+import io.jofi.provider.verbs.binding.NativeBlock;
+import io.jofi.provider.verbs.binding.RdmaCmIdDescriptor;
+import io.jofi.provider.verbs.binding.RdmaConnParamDescriptor;
+import io.jofi.provider.verbs.binding.Rdmacm;
+import io.jofi.provider.verbs.binding.VerbsConstants;
+import io.jofi.spi.util.AbstractFid;
+import io.jofi.spi.util.EndpointBindings;
+import io.jofi.spi.util.UtilAddressVector;
+import io.jofi.spi.util.UtilCompletionQueue;
+import io.jofi.spi.util.UtilCounter;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * An RDM endpoint of the verbs provider: reliable datagrams addressed through an AV, carried by
+ * per-peer RC connections made on first use, as libfabric's rxm does over verbs
+ * ({@code fi_endpoint(3)}, {@code fi_msg(3)}; README "RDM").
+ *
+ * <p><b>Set-up.</b> {@code enable} creates the endpoint's CQ, a shared receive queue and an
+ * rdma_cm listener on the info's source address (the domain's device); {@link #getName()} is
+ * the listener's concrete sockaddr. The first send to an fi_addr resolves the peer's name
+ * (its listener) and connects an RC queue pair to it, the connect request carrying an
+ * {@link RdmHelloDescriptor} hello with this endpoint's name; sends wait on the connection, in
+ * order, until it is established. The target accepts (its hello names it back) and maps the
+ * connection to the sender's name, so that receives report the sender's fi_addr (FI_SOURCE)
+ * or, with {@code FI_SOURCE_ERR}, its raw name (R10). A connection carries sends both ways.
+ *
+ * <p><b>Crossed connects.</b> When both ends connect at once, the connection initiated by the
+ * lower name (unsigned bytes) is kept: the higher end accepts the lower's request and moves its
+ * queued sends onto it; the lower end rejects the higher's request ({@code REJECT_CROSSED}); a
+ * higher end refused that way parks its sends until the lower's request arrives (or connects
+ * again after {@link #PARK_NANOS}). Queued sends were never posted, so nothing is lost or
+ * reordered.
+ *
+ * <p><b>Receives.</b> One shared receive queue ({@code ibv_create_srq}) for every connection:
+ * a receive is posted once, zero-copy, and takes the next message of whichever peer; each
+ * work completion's {@code qp_num} names the connection, hence the sender. As on MSG endpoints
+ * every receive ends with the domain's overflow area (truncation is {@code ETRUNC}, R12).
+ *
+ * <p><b>Failures.</b> A connect that fails fails the sends queued on it
+ * ({@code ECONNREFUSED}); a peer that disconnects or dies fails the operations still pending on
+ * its connection ({@code ECONNRESET}); the endpoint works on with every other peer, and the
+ * next send to that peer connects again.
+ *
+ * <p><b>Threads.</b> One lock (this endpoint's monitor) guards slots, connections and chains:
+ * the CM thread takes it per event, the progress thread per poll, the application per
+ * operation.
+ */
+final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler, CqPoller.Consumer, CompletionSource {
+    /** How long sends parked by a crossed-connect reject wait for the peer's connection before connecting again. */
+    static final long PARK_NANOS = 1_000_000_000L;
+    private static final long RX_BIT = 1L << 32;
+    private static final long SEND_FLAGS = Fi.FI_SEND | Fi.FI_MSG;
+    private static final long RECV_FLAGS = Fi.FI_RECV | Fi.FI_MSG;
+    private static final int RESOLVE_TIMEOUT_MS = 2000;
+    private static final int IOV_LIMIT = 4;
+    /** A transmit status meaning "failed before the device had it": the errno is in txError. */
+    private static final int LOCAL_FAILURE = -1;
+
+    private final VerbsDomain domain;
+    private final Info info;
+    private final int txDepth;
+    private final int rxDepth;
+    private final int batch;
+    private final boolean source;
+    private final boolean sourceErr;
+
+    // ---- bindings (control path, under this; the data path's copies of what bindings holds)
+    private final EndpointBindings bindings;
+    private UtilCompletionQueue txCq;
+    private UtilCompletionQueue rxCq;
+    private UtilCounter sendCntr;
+    private UtilCounter recvCntr;
+    private UtilAddressVector av;
+    private boolean selectiveTx;
+    private boolean selectiveRx;
+    private boolean enabled;
+
+    // ---- native resources (under this)
+    private CmChannel cm;
+    private long listenId;
+    private byte[] name;
+    private long cq;
+    private long srq;
+    private CqPoller poller;
+    private RecvChain recvChain;
+    private LocalBuffers buffers;
+    private NativeBlock connBlock;
+
+    // ---- connections (under this)
+    /** Every connection not released yet (lookup by id and by qp_num). */
+    private final List<RdmConnection> connections = new ArrayList<>();
+    /** The connection whose chain holds work requests staged with FI_MORE, or null. */
+    private RdmConnection staging;
+    /** The last connection a receive completion named (most completions come from the same peer). */
+    private RdmConnection lastRx;
+
+    // ---- transmit slots (under this)
+    private final Object[] txContext;
+    private final long[] txFlags;
+    private final boolean[] txReport;
+    private final boolean[] txBusy;
+    private final int[] txReg;
+    private final RdmConnection[] txConn;
+    private final int[] txOpcode;
+    private final int[] txSendFlags;
+    private final int[] txImm;
+    private final int[] txSges;
+    private final long[] txSgeAddr;
+    private final int[] txSgeLen;
+    private final int[] txSgeLkey;
+    /** Next slot in its connection's wait queue, or -1. */
+    private final int[] txNext;
+    private final int[] txFree;
+    private int txFreeCount;
+
+    // ---- receive slots (under this)
+    private final Object[] rxContext;
+    private final ByteBuffer[] rxBuf;
+    private final int[] rxBufOffset;
+    private final boolean[] rxHeap;
+    private final boolean[] rxReport;
+    private final boolean[] rxCanceled;
+    private final boolean[] rxBusy;
+    private final int[] rxLen;
+    private final int[] rxReg;
+    private final int[] rxFree;
+    private int rxFreeCount;
+
+    VerbsRdmEndpoint(VerbsDomain domain, Info info, Object context) {
+        super(FidClass.ENDPOINT, context);
+        this.domain = domain;
+        this.info = info.copy();
+        this.info.handle(null);
+        VerbsProvider p = domain.provider();
+        int max = Math.max(16, Math.min(p.queueSize(), domain.port().maxQpWr()));
+        this.txDepth = clampDepth(info.txAttr().size(), max);
+        this.rxDepth = clampDepth(info.rxAttr().size(), max);
+        this.batch = p.pollBatch();
+        long caps = info.caps();
+        this.source = (caps & Fi.FI_SOURCE) != 0;
+        this.sourceErr = source && (caps & Fi.FI_SOURCE_ERR) != 0;
+        this.bindings = new EndpointBindings(domain.engine(), Fi.FI_SEND | Fi.FI_RECV);
+        this.txContext = new Object[txDepth];
+        this.txFlags = new long[txDepth];
+        this.txReport = new boolean[txDepth];
+        this.txBusy = new boolean[txDepth];
+        this.txReg = new int[txDepth];
+        this.txConn = new RdmConnection[txDepth];
+        this.txOpcode = new int[txDepth];
+        this.txSendFlags = new int[txDepth];
+        this.txImm = new int[txDepth];
+        this.txSges = new int[txDepth];
+        this.txSgeAddr = new long[txDepth * IOV_LIMIT];
+        this.txSgeLen = new int[txDepth * IOV_LIMIT];
+        this.txSgeLkey = new int[txDepth * IOV_LIMIT];
+        this.txNext = new int[txDepth];
+        this.txFree = new int[txDepth];
+        for (int i = 0; i < txDepth; i++) {
+            txFree[i] = txDepth - 1 - i;
+        }
+        this.txFreeCount = txDepth;
+        this.rxContext = new Object[rxDepth];
+        this.rxBuf = new ByteBuffer[rxDepth];
+        this.rxBufOffset = new int[rxDepth];
+        this.rxHeap = new boolean[rxDepth];
+        this.rxReport = new boolean[rxDepth];
+        this.rxCanceled = new boolean[rxDepth];
+        this.rxBusy = new boolean[rxDepth];
+        this.rxLen = new int[rxDepth];
+        this.rxReg = new int[rxDepth];
+        this.rxFree = new int[rxDepth];
+        for (int i = 0; i < rxDepth; i++) {
+            rxFree[i] = rxDepth - 1 - i;
+        }
+        this.rxFreeCount = rxDepth;
+    }
+
+    private static int clampDepth(long asked, int max) {
+        if (asked <= 0) {
+            return max;
+        }
+        return (int) Math.max(1, Math.min(asked, max));
+    }
+
+    // =================================================================== control path
+
+    /**
+     * {@code fi_ep_bind}: CQs ({@code FI_TRANSMIT}, {@code FI_RECV},
+     * {@code FI_SELECTIVE_COMPLETION}), counters ({@code FI_SEND}, {@code FI_RECV}: no RMA is
+     * offered), the AV (required before {@code enable}) and an EQ (accepted; RDM endpoints raise
+     * no events), with the rules of {@link EndpointBindings}; each retained until close (R9).
+     *
+     * @throws FabricException {@code EINVAL} for a foreign object, wrong flags or a second bind;
+     *         {@code EOPBADSTATE} after {@code enable}
+     */
+    @Override
+    public synchronized void bind(Fid fid, long flags) throws FabricException {
+        ensureOpen("bind");
+        bindings.bind(fid, flags);
+        txCq = bindings.txCq();
+        rxCq = bindings.rxCq();
+        selectiveTx = bindings.selectiveTx();
+        selectiveRx = bindings.selectiveRx();
+        av = bindings.av();
+        sendCntr = bindings.counter(Fi.FI_SEND);
+        recvCntr = bindings.counter(Fi.FI_RECV);
+    }
+
+    /**
+     * {@code fi_enable}: the native CQ (on the domain's completion channel), the shared receive
+     * queue, the staging memory, and the rdma_cm listener on the info's source address (port 0:
+     * an ephemeral port) that peers connect to.
+     *
+     * @throws FabricException {@code ENOAV} without an AV; {@code ENOCQ} without CQs for both
+     *         directions; {@code ENOSYS} when the device has no shared receive queues;
+     *         {@code ENOMEM} when the device refuses; {@code EADDRNOTAVAIL} when the listener
+     *         cannot be bound
+     */
+    @Override
+    public synchronized void enable() throws FabricException {
+        ensureOpen("enable");
+        if (enabled) {
+            return;
+        }
+        if (av == null) {
+            throw new FabricException(Errno.ENOAV, "enable: an RDM endpoint needs a bound address vector");
+        }
+        if (txCq == null || rxCq == null) {
+            throw new FabricException(Errno.ENOCQ, "enable: bind CQs for FI_TRANSMIT and FI_RECV first");
+        }
+        if (!domain.ops().hasSharedReceiveQueue()) {
+            throw new FabricException(Errno.ENOSYS, "enable: device " + domain.port().device()
+                    + " has no shared receive queues (ops.post_srq_recv), which verbs RDM endpoints need");
+        }
+        byte[] src = info.srcAddr();
+        if (src == null || src.length < Sockaddrs.IN) {
+            throw new FabricException(Errno.EADDRNOTAVAIL, "enable: the info has no source address of device "
+                    + domain.port().device() + " to listen on");
+        }
+        cm = domain.verbsFabric().cm();
+        try {
+            cq = Ibv.ibv_create_cq(domain.deviceContext(), txDepth + rxDepth, 0, domain.compChannel(), 0);
+            if (cq == 0) {
+                throw new FabricException(Errno.ENOMEM, "enable: ibv_create_cq(" + (txDepth + rxDepth)
+                        + ") failed (errno " + Native.getLastError() + ")");
+            }
+            try (NativeBlock attr = new NativeBlock(IbvSrqInitAttrDescriptor.SIZE)) {
+                attr.clear();
+                attr.view().putInt(IbvSrqInitAttrDescriptor.ATTR_MAX_WR, rxDepth);
+                attr.view().putInt(IbvSrqInitAttrDescriptor.ATTR_MAX_SGE, 2); // the buffer and the overflow area
+                srq = Ibv.ibv_create_srq(domain.pd(), attr.address());
+                if (srq == 0) {
+                    throw new FabricException(Errno.ENOMEM, "enable: ibv_create_srq(" + rxDepth + " work requests)"
+                            + " failed (errno " + Native.getLastError() + ")");
+                }
+            }
+            poller = new CqPoller(cq, batch);
+            recvChain = new RecvChain(Math.min(32, rxDepth), 2);
+            recvChain.sharedQueue(srq);
+            buffers = new LocalBuffers(domain.pd(), txDepth + rxDepth);
+            connBlock = new NativeBlock(RdmaConnParamDescriptor.SIZE + ConnData.MAX_FRAME
+                    + IbvQpInitAttrDescriptor.SIZE);
+            listen(src);
+        } catch (FabricException e) {
+            releaseNative();
+            throw e;
+        } catch (RuntimeException e) {
+            releaseNative();
+            throw new FabricException(Errno.ENOMEM, "enable: " + e.getMessage(), e);
+        }
+        bindings.seal();
+        domain.attach(this);
+        enabled = true;
+    }
+
+    private void listen(byte[] src) throws FabricException {
+        long newId = cm.createId(this);
+        try (NativeBlock sa = new NativeBlock(128)) {
+            Sockaddrs.put(src, sa);
+            if (Rdmacm.rdma_bind_addr(newId, sa.address()) != 0) {
+                int errno = Native.getLastError();
+                cm.destroyId(newId);
+                throw new FabricException(errno == Errno.EADDRINUSE ? Errno.EADDRINUSE : Errno.EADDRNOTAVAIL,
+                        "enable: rdma_bind_addr(" + Addresses.toString(src) + ") failed (errno " + errno + ")");
+            }
+            if (Rdmacm.rdma_listen(newId, 128) != 0) {
+                int errno = Native.getLastError();
+                cm.destroyId(newId);
+                throw new FabricException(Errno.EIO, "enable: rdma_listen failed (errno " + errno + ")");
+            }
+        }
+        listenId = newId;
+        byte[] bound = Sockaddrs.get(listenId + RdmaCmIdDescriptor.ROUTE_ADDR_SRC_ADDR);
+        if (bound == null) {
+            throw new FabricException(Errno.EADDRNOTAVAIL, "enable: the listener has no address");
+        }
+        if (bound.length == Sockaddrs.IN && bound[4] == 0 && bound[5] == 0 && bound[6] == 0 && bound[7] == 0) {
+            // a wildcard listener: the name peers reach it by is the device's own address
+            List<byte[]> local = DeviceAddresses.of(domain.port().device());
+            if (!local.isEmpty()) {
+                System.arraycopy(local.get(0), 4, bound, 4, 4);
+            }
+        }
+        name = bound;
+    }
+
+    /**
+     * {@code fi_getname}: the listener's concrete sockaddr (the device's address and the port
+     * bound), what peers insert in their AVs and what their receives report this endpoint as.
+     *
+     * @throws FabricException {@code EOPBADSTATE} before {@code enable}
+     */
+    @Override
+    public synchronized byte[] getName() throws FabricException {
+        ensureOpen("getName");
+        if (name == null) {
+            throw new FabricException(Errno.EOPBADSTATE, "getName: an RDM endpoint has its name once enabled");
+        }
+        return name.clone();
+    }
+
+    /** RDM endpoints have no single peer: {@code ENOSYS}. */
+    @Override
+    public byte[] getPeer() throws FabricException {
+        ensureOpen("getPeer");
+        throw new FabricException(Errno.ENOSYS, "getPeer: RDM endpoints are connectionless (peers come from the AV)");
+    }
+
+    /** RDM endpoints connect by themselves: {@code ENOSYS}. */
+    @Override
+    public void connect(byte[] addr, byte[] param) throws FabricException {
+        ensureOpen("connect");
+        throw new FabricException(Errno.ENOSYS, "connect: RDM endpoints connect to a peer on the first send to it");
+    }
+
+    /** {@code ENOSYS} on RDM endpoints. */
+    @Override
+    public void accept(byte[] param) throws FabricException {
+        ensureOpen("accept");
+        throw new FabricException(Errno.ENOSYS, "accept: RDM endpoints accept their peers by themselves");
+    }
+
+    /** {@code ENOSYS} on RDM endpoints. */
+    @Override
+    public void shutdown(long flags) throws FabricException {
+        ensureOpen("shutdown");
+        throw new FabricException(Errno.ENOSYS, "shutdown: RDM endpoints have no connection to shut down; close it");
+    }
+
+    /** No options on verbs RDM endpoints: {@code ENOPROTOOPT}. */
+    @Override
+    public long getOpt(int level, int name) throws FabricException {
+        ensureOpen("getOpt");
+        throw new FabricException(Errno.ENOPROTOOPT, "getOpt: option " + name + " at level " + level
+                + " is not supported by verbs RDM endpoints");
+    }
+
+    /** No options on verbs RDM endpoints: {@code ENOPROTOOPT}. */
+    @Override
+    public void setOpt(int level, int name, long value) throws FabricException {
+        ensureOpen("setOpt");
+        throw new FabricException(Errno.ENOPROTOOPT, "setOpt: option " + name + " at level " + level
+                + " is not supported by verbs RDM endpoints");
+    }
+
+    // =================================================================== connections
+
+    /** The connection that carries sends to {@code peer} (live, not receive-only), or null. */
+    private RdmConnection sendConnectionOf(byte[] peer) {
+        for (int i = 0; i < connections.size(); i++) {
+            RdmConnection c = connections.get(i);
+            if (c.live() && !c.receiveOnly && Arrays.equals(c.peerName, peer)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The connection for sends to {@code dest}, connecting one if there is none; null when
+     * {@code dest} is not in the AV. Allocation-free once connected (cached per AV change count).
+     */
+    private RdmConnection connectionFor(long dest) {
+        long version = av.changeCount();
+        for (int i = 0; i < connections.size(); i++) {
+            RdmConnection c = connections.get(i);
+            if (c.destFiAddr == dest && c.destVersion == version && c.live() && !c.receiveOnly) {
+                return c;
+            }
+        }
+        byte[] peer = av.addressOf(dest);
+        if (peer == null) {
+            return null;
+        }
+        RdmConnection c = sendConnectionOf(peer);
+        if (c == null) {
+            c = new RdmConnection(peer.clone(), true, RdmConnection.CONNECTING);
+            c.chain = new SendChain(Math.min(32, txDepth), IOV_LIMIT);
+            connections.add(c);
+            startConnect(c);
+        }
+        c.destFiAddr = dest;
+        c.destVersion = version;
+        return c;
+    }
+
+    /** Starts the active set-up of {@code c}: address resolution from the listener's address; failures fail it. */
+    private void startConnect(RdmConnection c) {
+        c.state = RdmConnection.CONNECTING;
+        long newId;
+        try {
+            newId = cm.createId(this);
+        } catch (FabricException e) {
+            connectionFailed(c, Errno.ECONNREFUSED);
+            return;
+        }
+        try (NativeBlock dst = new NativeBlock(128); NativeBlock src = new NativeBlock(128)) {
+            Sockaddrs.put(c.peerName, dst);
+            Sockaddrs.put(name, src);
+            src.view().putShort(2, (short) 0); // any local port: the connection is not the listener
+            if (Rdmacm.rdma_resolve_addr(newId, src.address(), dst.address(), RESOLVE_TIMEOUT_MS) != 0) {
+                cm.destroyId(newId);
+                connectionFailed(c, Errno.ECONNREFUSED);
+                return;
+            }
+        }
+        c.id = newId;
+    }
+
+    /** A connect request on the listener: the hello names the peer; accept, or reject a crossed connect. */
+    private void onConnectRequest(long reqId, byte[] privateData) {
+        byte[] hello = ConnData.read(ByteBuffer.wrap(privateData), 0, privateData.length);
+        byte[] peer = RdmHelloDescriptor.kind(hello) == RdmHelloDescriptor.HELLO ? RdmHelloDescriptor.name(hello) : null;
+        if (peer == null || !enabled) {
+            reject(reqId, RdmHelloDescriptor.REJECT_BAD_HELLO);
+            return;
+        }
+        if (new Pointer(reqId).getLong(RdmaCmIdDescriptor.VERBS) != domain.deviceContext()) {
+            reject(reqId, RdmHelloDescriptor.REJECT_BAD_HELLO); // arrived through another device
+            return;
+        }
+        RdmConnection existing = Arrays.equals(peer, name) ? null : sendConnectionOf(peer);
+        RdmConnection c = new RdmConnection(peer, false, RdmConnection.ACCEPTING);
+        if (Arrays.equals(peer, name)) {
+            c.receiveOnly = true; // a send to oneself: the initiating end sends, this end receives
+        } else if (existing == null) {
+            // nothing towards this peer yet: this connection carries our sends too
+        } else if (existing.active && (existing.state == RdmConnection.PARKED
+                || (existing.state == RdmConnection.CONNECTING && Arrays.compareUnsigned(peer, name) < 0))) {
+            // crossed connects: the lower name's connection is kept; ours never carried anything,
+            // its queued sends move over in order
+            moveWaiting(existing, c);
+            abandon(existing);
+        } else if (existing.state == RdmConnection.CONNECTING) {
+            reject(reqId, RdmHelloDescriptor.REJECT_CROSSED); // ours (the lower name's) is kept
+            return;
+        } else {
+            c.receiveOnly = true; // a second connection while one is up: a standby (receives now, sends later)
+        }
+        c.chain = new SendChain(Math.min(32, txDepth), IOV_LIMIT);
+        cm.adopt(reqId, this);
+        c.id = reqId;
+        connections.add(c);
+        int rc = createQueuePair(c);
+        writeConnParam(RdmHelloDescriptor.encode(RdmHelloDescriptor.HELLO, name));
+        if (rc != 0 || Rdmacm.rdma_accept(reqId, connBlock.address()) != 0) {
+            connectionFailed(c, Errno.ECONNREFUSED);
+        }
+    }
+
+    private static void reject(long reqId, int kind) {
+        byte[] hello = RdmHelloDescriptor.encode(kind, null);
+        try (NativeBlock data = new NativeBlock(ConnData.MAX_FRAME)) {
+            int n = ConnData.write(hello, data.view(), 0);
+            Rdmacm.rdma_reject(reqId, data.address(), (byte) n);
+        }
+        // never adopted: the id still carries the listener's token, so destroy it directly
+        Rdmacm.rdma_destroy_id(reqId);
+    }
+
+    /** Moves the sends queued on {@code from} to the end of {@code to}'s queue, in order. */
+    private void moveWaiting(RdmConnection from, RdmConnection to) {
+        for (int slot = from.waitHead; slot >= 0; slot = txNext[slot]) {
+            txConn[slot] = to;
+        }
+        if (from.waitCount == 0) {
+            return;
+        }
+        if (to.waitCount == 0) {
+            to.waitHead = from.waitHead;
+        } else {
+            txNext[to.waitTail] = from.waitHead;
+        }
+        to.waitTail = from.waitTail;
+        to.waitCount += from.waitCount;
+        from.waitHead = -1;
+        from.waitTail = -1;
+        from.waitCount = 0;
+    }
+
+    /** Drops a connection superseded by the peer's (it never carried anything): its id and queue pair go. */
+    private void abandon(RdmConnection c) {
+        c.state = RdmConnection.DOWN;
+        release(c);
+    }
+
+    /** Creates the RC queue pair of {@code c} on its id (shared CQ and SRQ); 0 or an errno. */
+    private int createQueuePair(RdmConnection c) {
+        if (new Pointer(c.id).getLong(RdmaCmIdDescriptor.VERBS) != domain.deviceContext()) {
+            return Errno.EINVAL; // the address routes through another device than this domain's
+        }
+        ByteBuffer v = connBlock.view();
+        int at = RdmaConnParamDescriptor.SIZE + ConnData.MAX_FRAME;
+        for (int i = 0; i < IbvQpInitAttrDescriptor.SIZE; i++) {
+            v.put(at + i, (byte) 0);
+        }
+        v.putLong(at + IbvQpInitAttrDescriptor.SEND_CQ, cq);
+        v.putLong(at + IbvQpInitAttrDescriptor.RECV_CQ, cq);
+        v.putLong(at + IbvQpInitAttrDescriptor.SRQ, srq);
+        // every transmit slot may be posted on one connection
+        v.putInt(at + IbvQpInitAttrDescriptor.CAP_MAX_SEND_WR, txDepth);
+        v.putInt(at + IbvQpInitAttrDescriptor.CAP_MAX_SEND_SGE, Math.min(IOV_LIMIT, domain.port().maxSge()));
+        v.putInt(at + IbvQpInitAttrDescriptor.QP_TYPE, VerbsConstants.IBV_QPT_RC);
+        if (Rdmacm.rdma_create_qp(c.id, domain.pd(), connBlock.address(at)) != 0) {
+            return Errno.ENOMEM;
+        }
+        c.qp = new Pointer(c.id).getLong(RdmaCmIdDescriptor.QP);
+        c.qpNum = new Pointer(c.qp).getInt(IbvQpDescriptor.QP_NUM);
+        c.chain.queuePair(c.qp);
+        return 0;
+    }
+
+    /** The connection parameters with {@code hello} as private data, framed ({@link ConnData}). */
+    private void writeConnParam(byte[] hello) {
+        ByteBuffer v = connBlock.view();
+        for (int i = 0; i < RdmaConnParamDescriptor.SIZE; i++) {
+            v.put(i, (byte) 0);
+        }
+        int dataAt = RdmaConnParamDescriptor.SIZE;
+        int n = ConnData.write(hello, v, dataAt);
+        v.putLong(RdmaConnParamDescriptor.PRIVATE_DATA, connBlock.address(dataAt));
+        v.put(RdmaConnParamDescriptor.PRIVATE_DATA_LEN, (byte) n);
+        v.put(RdmaConnParamDescriptor.RETRY_COUNT, (byte) 7);
+        // retry for ever while the peer's shared receive queue is empty: delivered once it posts
+        v.put(RdmaConnParamDescriptor.RNR_RETRY_COUNT, (byte) 7);
+    }
+
+    /** rdma_cm events of the listener and of every connection (CM thread). */
+    @Override
+    public void onCmEvent(long cmId, int event, int status, byte[] privateData) {
+        synchronized (this) {
+            if (state() == CLOSED || isDeparted() || cq == 0) {
+                if (event == VerbsConstants.RDMA_CM_EVENT_CONNECT_REQUEST) {
+                    reject(cmId, RdmHelloDescriptor.REJECT_BAD_HELLO);
+                }
+                return;
+            }
+            if (event == VerbsConstants.RDMA_CM_EVENT_CONNECT_REQUEST) {
+                onConnectRequest(cmId, privateData);
+                return;
+            }
+            RdmConnection c = connectionOfId(cmId);
+            if (c == null) {
+                return;
+            }
+            switch (event) {
+                case VerbsConstants.RDMA_CM_EVENT_ADDR_RESOLVED:
+                    if (Rdmacm.rdma_resolve_route(c.id, RESOLVE_TIMEOUT_MS) != 0) {
+                        connectionFailed(c, Errno.ECONNREFUSED);
+                    }
+                    break;
+                case VerbsConstants.RDMA_CM_EVENT_ROUTE_RESOLVED:
+                    if (createQueuePair(c) != 0) {
+                        connectionFailed(c, Errno.ECONNREFUSED);
+                        break;
+                    }
+                    writeConnParam(RdmHelloDescriptor.encode(RdmHelloDescriptor.HELLO, name));
+                    if (Rdmacm.rdma_connect(c.id, connBlock.address()) != 0) {
+                        connectionFailed(c, Errno.ECONNREFUSED);
+                    }
+                    break;
+                case VerbsConstants.RDMA_CM_EVENT_ESTABLISHED:
+                    if (c.state == RdmConnection.CONNECTING || c.state == RdmConnection.ACCEPTING) {
+                        c.state = RdmConnection.CONNECTED;
+                        flushWaiting(c);
+                    }
+                    break;
+                case VerbsConstants.RDMA_CM_EVENT_REJECTED: {
+                    byte[] hello = ConnData.read(ByteBuffer.wrap(privateData), 0, privateData.length);
+                    if (RdmHelloDescriptor.kind(hello) == RdmHelloDescriptor.REJECT_CROSSED && c.active) {
+                        park(c);
+                    } else {
+                        connectionFailed(c, Errno.ECONNREFUSED);
+                    }
+                    break;
+                }
+                case VerbsConstants.RDMA_CM_EVENT_DISCONNECTED:
+                case VerbsConstants.RDMA_CM_EVENT_DEVICE_REMOVAL:
+                    if (c.state == RdmConnection.CONNECTED) {
+                        peerDown(c);
+                    } else {
+                        connectionFailed(c, Errno.ECONNREFUSED);
+                    }
+                    break;
+                case VerbsConstants.RDMA_CM_EVENT_ADDR_ERROR:
+                case VerbsConstants.RDMA_CM_EVENT_ROUTE_ERROR:
+                case VerbsConstants.RDMA_CM_EVENT_CONNECT_ERROR:
+                case VerbsConstants.RDMA_CM_EVENT_UNREACHABLE:
+                    if (c.state == RdmConnection.CONNECTED) {
+                        peerDown(c);
+                    } else {
+                        connectionFailed(c, Errno.ECONNREFUSED);
+                    }
+                    break;
+                default:
+                    break; // timewait exit, address change: nothing to do
+            }
+        }
+    }
+
+    private RdmConnection connectionOfId(long cmId) {
+        for (int i = 0; i < connections.size(); i++) {
+            RdmConnection c = connections.get(i);
+            if (c.id == cmId) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private RdmConnection connectionOfQp(int qpNum) {
+        RdmConnection last = lastRx;
+        if (last != null && last.qpNum == qpNum && last.qp != 0) {
+            return last;
+        }
+        for (int i = 0; i < connections.size(); i++) {
+            RdmConnection c = connections.get(i);
+            if (c.qp != 0 && c.qpNum == qpNum) {
+                lastRx = c;
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /** Refused as the higher name of a crossed connect: keep the queued sends for the peer's connection. */
+    private void park(RdmConnection c) {
+        destroyNative(c);
+        c.state = RdmConnection.PARKED;
+        c.parkDeadline = System.nanoTime() + PARK_NANOS;
+    }
+
+    /** Connection set-up failed: its queued sends fail with {@code err}; the next send connects again. */
+    private void connectionFailed(RdmConnection c, int err) {
+        c.state = RdmConnection.DOWN;
+        failWaiting(c, err);
+        if (c.outstanding == 0) {
+            release(c);
+        }
+    }
+
+    /**
+     * The peer disconnected or died: disconnect too, so that the work requests still on the
+     * queue pair flush (they complete with ECONNRESET); queued sends fail the same way; a
+     * standby connection from that peer takes over its sends.
+     */
+    private void peerDown(RdmConnection c) {
+        Rdmacm.rdma_disconnect(c.id);
+        c.state = RdmConnection.DOWN;
+        c.peerGone = true;
+        failWaiting(c, Errno.ECONNRESET);
+        if (!c.receiveOnly) {
+            for (int i = 0; i < connections.size(); i++) {
+                RdmConnection s = connections.get(i);
+                if (s != c && s.receiveOnly && s.state == RdmConnection.CONNECTED && Arrays.equals(s.peerName, c.peerName)
+                        && !Arrays.equals(s.peerName, name)) {
+                    s.receiveOnly = false;
+                    break;
+                }
+            }
+        }
+        if (c.outstanding == 0) {
+            release(c);
+        }
+    }
+
+    private void failWaiting(RdmConnection c, int err) {
+        int slot = c.waitHead;
+        c.waitHead = -1;
+        c.waitTail = -1;
+        c.waitCount = 0;
+        while (slot >= 0) {
+            int next = txNext[slot];
+            completeTxError(slot, err, 0);
+            slot = next;
+        }
+    }
+
+    /** Destroys the queue pair and the id of {@code c} (the endpoint keeps the object). */
+    private void destroyNative(RdmConnection c) {
+        if (staging == c) {
+            staging = null;
+        }
+        if (c.id != 0) {
+            if (c.qp != 0) {
+                Rdmacm.rdma_destroy_qp(c.id);
+                c.qp = 0;
+            }
+            cm.destroyId(c.id);
+            c.id = 0;
+        }
+    }
+
+    /** Forgets {@code c}: native resources and staging memory go. */
+    private void release(RdmConnection c) {
+        destroyNative(c);
+        if (c.chain != null) {
+            c.chain.close();
+            c.chain = null;
+        }
+        if (lastRx == c) {
+            lastRx = null;
+        }
+        connections.remove(c);
+    }
+
+    /** Parked connections whose peer's connection did not come connect again (progress, under this). */
+    private void retryParked() {
+        for (int i = 0; i < connections.size(); i++) {
+            RdmConnection c = connections.get(i);
+            if (c.state == RdmConnection.PARKED && System.nanoTime() - c.parkDeadline >= 0) {
+                startConnect(c);
+            }
+        }
+    }
+
+    /** For tests: the connections that carry sends (live, not receive-only), one per peer. */
+    synchronized int sendConnections() {
+        int n = 0;
+        for (int i = 0; i < connections.size(); i++) {
+            if (connections.get(i).live() && !connections.get(i).receiveOnly) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    // =================================================================== data path: transmit
+
+    /** {@code fi_send} to {@code destAddr} (an fi_addr of the bound AV). */
+    @Override
+    public int send(ByteBuffer buf, MemoryRegion desc, long destAddr, Object context) {
+        return transmit(buf, desc, null, 0, false, destAddr, context, info.txAttr().opFlags());
+    }
+
+    /** {@code fi_senddata}: immediate data (32 bits) → {@code FI_REMOTE_CQ_DATA} at the peer. */
+    @Override
+    public int sendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, Object context) {
+        return transmit(buf, desc, null, data, true, destAddr, context, info.txAttr().opFlags());
+    }
+
+    /** {@code fi_inject}: copied at once into a bounce slot; no completion. */
+    @Override
+    public int inject(ByteBuffer buf, long destAddr) {
+        return transmit(buf, null, null, 0, false, destAddr, null, Fi.FI_INJECT);
+    }
+
+    /** {@code fi_injectdata}. */
+    @Override
+    public int injectData(ByteBuffer buf, long data, long destAddr) {
+        return transmit(buf, null, null, data, true, destAddr, null, Fi.FI_INJECT);
+    }
+
+    /** {@code fi_sendmsg}: up to 4 iovs; flags {@code FI_REMOTE_CQ_DATA}, {@code FI_INJECT}, {@code FI_COMPLETION}, {@code FI_FENCE}, {@code FI_MORE}. */
+    @Override
+    public int sendMsg(Msg msg, long flags) {
+        if (msg == null) {
+            return -Errno.EINVAL;
+        }
+        return transmit(null, null, msg, msg.data(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.addr(), msg.context(),
+                flags);
+    }
+
+    /**
+     * Every send: checks, the peer's connection (made on first use), a slot and CQ room, the
+     * local buffers resolved into the slot's SGEs; staged and posted at once when the connection
+     * is established and nothing waits before it, else queued on the connection in order.
+     */
+    private synchronized int transmit(ByteBuffer buf, MemoryRegion desc, Msg msg, long data, boolean withData,
+                                      long dest, Object context, long flags) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        boolean inject = (flags & Fi.FI_INJECT) != 0;
+        int iovs = msg == null ? 1 : msg.iovCount();
+        if (iovs < 0 || iovs > IOV_LIMIT) {
+            return -Errno.EINVAL;
+        }
+        long length = 0;
+        if (msg == null) {
+            if (buf == null) {
+                return -Errno.EINVAL;
+            }
+            length = buf.remaining();
+        } else {
+            for (int i = 0; i < iovs; i++) {
+                if (msg.iov(i) == null) {
+                    return -Errno.EINVAL;
+                }
+                length += msg.iov(i).remaining();
+            }
+        }
+        if (length > info.epAttr().maxMsgSize() || (inject && length > LocalBuffers.BOUNCE)) {
+            return -Errno.EMSGSIZE;
+        }
+        if (txFreeCount == 0) {
+            return -Errno.EAGAIN;
+        }
+        RdmConnection c = connectionFor(dest);
+        if (c == null) {
+            return -Errno.EINVAL; // not an fi_addr of the AV
+        }
+        if (c.state == RdmConnection.DOWN) {
+            return -Errno.ECONNREFUSED; // the connect failed at once (no route to the peer's name)
+        }
+        rc = txCq.reserve();
+        if (rc != 0) {
+            return rc;
+        }
+        int slot = txFree[--txFreeCount];
+        txReg[slot] = -1;
+        txSges[slot] = 0;
+        int bounceUsed = 0;
+        if (msg == null) {
+            if (length > 0) {
+                rc = addLocal(slot, buf, (int) length, inject ? null : desc, bounceUsed, inject);
+            }
+        } else {
+            for (int i = 0; i < iovs && rc >= 0; i++) {
+                ByteBuffer b = msg.iov(i);
+                if (b.remaining() > 0) {
+                    rc = addLocal(slot, b, b.remaining(), inject ? null : msg.desc(i), bounceUsed, inject);
+                    bounceUsed += Math.max(0, rc);
+                }
+            }
+        }
+        if (rc < 0) {
+            if (txReg[slot] >= 0) {
+                buffers.release(txReg[slot]);
+            }
+            txFree[txFreeCount++] = slot;
+            txCq.unreserve();
+            return rc;
+        }
+        int imm = withData ? (int) data : 0;
+        if (withData && ByteOrder.nativeOrder() != ByteOrder.BIG_ENDIAN) {
+            imm = Integer.reverseBytes(imm); // __be32 on the wire, as MSG endpoints send it
+        }
+        int sendFlags = VerbsConstants.IBV_SEND_SIGNALED;
+        if ((flags & Fi.FI_FENCE) != 0) {
+            sendFlags |= VerbsConstants.IBV_SEND_FENCE;
+        }
+        txOpcode[slot] = withData ? VerbsConstants.IBV_WR_SEND_WITH_IMM : VerbsConstants.IBV_WR_SEND;
+        txSendFlags[slot] = sendFlags;
+        txImm[slot] = imm;
+        txContext[slot] = context;
+        txFlags[slot] = SEND_FLAGS;
+        txReport[slot] = !inject && (!selectiveTx || (flags & Fi.FI_COMPLETION) != 0);
+        txConn[slot] = c;
+        txBusy[slot] = true;
+        txNext[slot] = -1;
+        if (c.state != RdmConnection.CONNECTED || c.waitCount > 0) {
+            enqueue(c, slot);
+            return 0;
+        }
+        stage(c, slot);
+        if ((flags & Fi.FI_MORE) == 0 || c.chain.full()) {
+            return postChain(c, slot);
+        }
+        return 0;
+    }
+
+    /**
+     * One local buffer as an SGE of {@code slot}: a registration given as {@code desc}, the
+     * registration cache for other direct buffers, else (heap buffers, inject) a copy into the
+     * slot's 4 KiB bounce slot at {@code bounceAt}.
+     *
+     * @return bytes of the bounce slot used (0 when none), or a negative errno
+     */
+    private int addLocal(int slot, ByteBuffer b, int len, MemoryRegion desc, int bounceAt, boolean copy) {
+        int k = slot * IOV_LIMIT + txSges[slot];
+        if (b.isDirect() && !copy) {
+            long addr = buffers.addressOf(b) + b.position();
+            long lkey;
+            if (desc != null) {
+                long[] reg = domain.registration(desc);
+                if (reg == null) {
+                    return -Errno.EINVAL;
+                }
+                lkey = reg[1];
+            } else {
+                lkey = buffers.lkey(b, addr, len);
+                if (lkey < 0) {
+                    return -Errno.EAGAIN;
+                }
+                if (txReg[slot] >= 0) {
+                    return -Errno.EINVAL; // one cached registration per operation: register the others
+                }
+                txReg[slot] = buffers.lastEntry;
+                buffers.hold(buffers.lastEntry);
+            }
+            txSgeAddr[k] = addr;
+            txSgeLen[k] = len;
+            txSgeLkey[k] = (int) lkey;
+            txSges[slot]++;
+            return 0;
+        }
+        if (bounceAt + len > LocalBuffers.BOUNCE) {
+            return -Errno.EMSGSIZE;
+        }
+        long addr = buffers.bounceAddress(slot) + bounceAt;
+        ByteBuffer dup = b.duplicate();
+        dup.limit(dup.position() + len);
+        buffers.bounceView().put((int) (addr - buffers.bounceAddress(0)), dup, dup.position(), len);
+        txSgeAddr[k] = addr;
+        txSgeLen[k] = len;
+        txSgeLkey[k] = buffers.bounceLkey();
+        txSges[slot]++;
+        return len;
+    }
+
+    private void enqueue(RdmConnection c, int slot) {
+        txNext[slot] = -1;
+        if (c.waitCount == 0) {
+            c.waitHead = slot;
+        } else {
+            txNext[c.waitTail] = slot;
+        }
+        c.waitTail = slot;
+        c.waitCount++;
+    }
+
+    /** Stages {@code slot}'s work request on {@code c}'s chain (posting another connection's chain first). */
+    private void stage(RdmConnection c, int slot) {
+        if (staging != null && staging != c) {
+            postChain(staging, -1);
+        }
+        int wr = c.chain.stage(slot, txOpcode[slot], txSendFlags[slot], txImm[slot], 0, 0, 0, 0);
+        int base = slot * IOV_LIMIT;
+        for (int i = 0; i < txSges[slot]; i++) {
+            c.chain.sge(wr, txSgeAddr[base + i], txSgeLen[base + i], txSgeLkey[base + i]);
+        }
+        c.outstanding++;
+        staging = c;
+    }
+
+    /** Posts {@code c}'s chain; the current operation ({@code currentSlot}) answers {@code -EAGAIN} if it was refused. */
+    private int postChain(RdmConnection c, int currentSlot) {
+        if (staging == c) {
+            staging = null;
+        }
+        int n = c.chain.staged();
+        int rc = c.chain.post(domain.ops());
+        if (rc == 0) {
+            return 0;
+        }
+        int result = 0;
+        for (int i = c.chain.failedIndex(); i < n; i++) {
+            int slot = (int) c.chain.wrId(i);
+            c.outstanding--;
+            if (slot == currentSlot) {
+                freeTx(slot);
+                txCq.unreserve();
+                result = -Errno.EAGAIN;
+            } else {
+                // staged by an earlier call that returned 0: its failure is a completion
+                completeTxError(slot, Errno.EIO, rc);
+            }
+        }
+        return result;
+    }
+
+    /** The connection is established: the sends queued on it go out in order. */
+    private void flushWaiting(RdmConnection c) {
+        int slot = c.waitHead;
+        c.waitHead = -1;
+        c.waitTail = -1;
+        c.waitCount = 0;
+        while (slot >= 0) {
+            int next = txNext[slot];
+            stage(c, slot);
+            if (c.chain.full()) {
+                postChain(c, -1);
+            }
+            slot = next;
+        }
+        postChain(c, -1);
+    }
+
+    // =================================================================== data path: receive
+
+    /** {@code fi_recv}: posted to the shared receive queue; takes the next message of any peer. */
+    @Override
+    public int recv(ByteBuffer buf, MemoryRegion desc, long srcAddr, Object context) {
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        return receive(buf, desc, context, info.rxAttr().opFlags());
+    }
+
+    /** {@code fi_recvmsg}: one iov; {@code FI_MULTI_RECV} is not offered. */
+    @Override
+    public int recvMsg(Msg msg, long flags) {
+        if (msg == null || msg.iovCount() < 1) {
+            return -Errno.EINVAL;
+        }
+        if ((flags & Fi.FI_MULTI_RECV) != 0 || msg.iovCount() > 1) {
+            return -Errno.ENOSYS;
+        }
+        return receive(msg.iov(0), msg.desc(0), msg.context(), flags);
+    }
+
+    private synchronized int receive(ByteBuffer b, MemoryRegion d, Object context, long flags) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        if (b == null) {
+            return -Errno.EINVAL;
+        }
+        if (rxFreeCount == 0) {
+            return -Errno.EAGAIN;
+        }
+        int len = b.remaining();
+        long addr;
+        long lkey;
+        int reg = -1;
+        boolean heap = !b.isDirect();
+        int slot = rxFree[rxFreeCount - 1];
+        if (heap) {
+            if (len > LocalBuffers.BOUNCE) {
+                return -Errno.EMSGSIZE;
+            }
+            addr = buffers.bounceAddress(txDepth + slot);
+            lkey = buffers.bounceLkey();
+        } else {
+            addr = buffers.addressOf(b) + b.position();
+            if (d != null) {
+                long[] r = domain.registration(d);
+                if (r == null) {
+                    return -Errno.EINVAL;
+                }
+                lkey = r[1];
+            } else {
+                lkey = len == 0 ? 0 : buffers.lkey(b, addr, len);
+                if (lkey < 0) {
+                    return -Errno.EAGAIN;
+                }
+                reg = len == 0 ? -1 : buffers.lastEntry;
+            }
+        }
+        rc = rxCq.reserve();
+        if (rc != 0) {
+            return rc;
+        }
+        rxFreeCount--;
+        if (reg >= 0) {
+            buffers.hold(reg);
+        }
+        rxContext[slot] = context;
+        rxBuf[slot] = b;
+        rxBufOffset[slot] = b.position();
+        rxHeap[slot] = heap;
+        rxReport[slot] = !selectiveRx || (flags & Fi.FI_COMPLETION) != 0;
+        rxCanceled[slot] = false;
+        rxBusy[slot] = true;
+        rxLen[slot] = len;
+        rxReg[slot] = reg;
+        int wr = recvChain.stage(RX_BIT | slot);
+        if (len > 0) {
+            recvChain.sge(wr, addr, len, (int) lkey);
+        }
+        // a longer message spills here: ETRUNC with olen instead of a queue pair in error (R12)
+        recvChain.sge(wr, domain.overflowAddress(), VerbsDomain.OVERFLOW, domain.overflowLkey());
+        if ((flags & Fi.FI_MORE) == 0 || recvChain.full()) {
+            if (recvChain.post(domain.ops()) != 0) {
+                // refused by the device: nothing of it was posted
+                if (reg >= 0) {
+                    buffers.release(reg);
+                }
+                rxCq.unreserve();
+                freeRx(slot);
+                return -Errno.EAGAIN;
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * {@code fi_cancel}: a pending receive completes with {@code ECANCELED} at once (R13); it
+     * stays in the shared receive queue (verbs cannot take a work request back), and a message
+     * that later lands in it is dropped.
+     *
+     * @return 0, or {@code -ENOENT} when no pending receive has that context
+     */
+    @Override
+    public synchronized int cancel(Object context) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        for (int slot = 0; slot < rxDepth; slot++) {
+            if (rxBusy[slot] && !rxCanceled[slot] && rxContext[slot] == context) {
+                rxCanceled[slot] = true;
+                rxCq.completeError(context, RECV_FLAGS, 0, rxBuf[slot], rxBufOffset[slot], 0, 0, 0, Errno.ECANCELED, 0,
+                        null, 0, Fi.FI_ADDR_NOTAVAIL);
+                return 0;
+            }
+        }
+        return -Errno.ENOENT;
+    }
+
+    // =================================================================== not offered
+
+    /** Tagged messages are not offered: {@code -ENOSYS}. */
+    @Override
+    public int trecv(ByteBuffer buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    @Override
+    public int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    @Override
+    public int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    @Override
+    public int tinject(ByteBuffer buf, long destAddr, long tag) {
+        return -Errno.ENOSYS;
+    }
+
+    @Override
+    public int trecvMsg(TaggedMsg msg, long flags) {
+        return -Errno.ENOSYS;
+    }
+
+    @Override
+    public int tsendMsg(TaggedMsg msg, long flags) {
+        return -Errno.ENOSYS;
+    }
+
+    /** RMA is not offered on verbs RDM endpoints: {@code -ENOSYS}. */
+    @Override
+    public int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    @Override
+    public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    @Override
+    public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
+                         Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    @Override
+    public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
+        return -Errno.ENOSYS;
+    }
+
+    @Override
+    public int readMsg(RmaMsg msg, long flags) {
+        return -Errno.ENOSYS;
+    }
+
+    @Override
+    public int writeMsg(RmaMsg msg, long flags) {
+        return -Errno.ENOSYS;
+    }
+
+    /** Atomics are not offered on verbs RDM endpoints: {@code -ENOSYS}. */
+    @Override
+    public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    @Override
+    public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
+                           int op, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    @Override
+    public int compareAtomic(long compare, long swap, ByteBuffer result, MemoryRegion resultDesc, long destAddr,
+                             long addr, long key, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    // =================================================================== completions
+
+    /** Drains the native CQ (the domain's engine calls it) and reconnects parked connections whose wait is over. */
+    @Override
+    public synchronized int pollCompletions() {
+        if (poller == null) {
+            return 0;
+        }
+        if (staging != null) {
+            postChain(staging, -1); // FI_MORE left work requests staged: progress posts them
+        }
+        int n = poller.drain(domain.ops(), this, 4 * batch);
+        if (n == 0) {
+            retryParked();
+        }
+        return n;
+    }
+
+    /** Arms the native CQ for the completion channel. */
+    @Override
+    public synchronized void armCompletions() {
+        if (poller != null) {
+            poller.requestNotify(domain.ops());
+        }
+    }
+
+    @Override
+    public void onCompletion(long wrId, int status, int opcode, int byteLen, int immData, int wcFlags, int vendorErr,
+                             int qpNum) {
+        if ((wrId & RX_BIT) != 0) {
+            completeRx((int) (wrId & 0xFFFFFFFFL), status, byteLen, immData, wcFlags, qpNum);
+        } else {
+            completeTx((int) wrId, status);
+        }
+    }
+
+    private void completeTx(int slot, int status) {
+        if (slot < 0 || slot >= txDepth || !txBusy[slot]) {
+            return;
+        }
+        RdmConnection c = txConn[slot];
+        if (c != null) {
+            c.outstanding--;
+        }
+        if (status == VerbsConstants.IBV_WC_SUCCESS) {
+            if (txReg[slot] >= 0) {
+                buffers.release(txReg[slot]);
+            }
+            if (sendCntr != null) {
+                sendCntr.increment();
+            }
+            if (txReport[slot]) {
+                txCq.complete(txContext[slot], txFlags[slot], 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
+            } else {
+                txCq.unreserve();
+            }
+            freeTx(slot);
+        } else {
+            // transport retries exceeded: the peer is gone (its DISCONNECTED may come later);
+            // every failure towards a peer that went away is ECONNRESET (flushed ones too)
+            if (c != null && status == VerbsConstants.IBV_WC_RETRY_EXC_ERR) {
+                c.peerGone = true;
+            }
+            int err = c != null && c.peerGone ? Errno.ECONNRESET : WcErrors.errno(status);
+            completeTxError(slot, err, status);
+        }
+        if (c != null && c.state == RdmConnection.DOWN && c.outstanding == 0 && c.waitCount == 0) {
+            release(c);
+        }
+    }
+
+    /** Completes {@code slot} with an error (its room was reserved) and frees it. */
+    private void completeTxError(int slot, int err, int provErrno) {
+        if (txReg[slot] >= 0) {
+            buffers.release(txReg[slot]);
+        }
+        if (sendCntr != null) {
+            sendCntr.incrementError();
+        }
+        txCq.completeError(txContext[slot], txFlags[slot], 0, null, 0, 0, 0, 0, err, provErrno, null, 0,
+                Fi.FI_ADDR_NOTAVAIL);
+        freeTx(slot);
+    }
+
+    private void freeTx(int slot) {
+        txBusy[slot] = false;
+        txContext[slot] = null;
+        txConn[slot] = null;
+        txReg[slot] = -1;
+        txFree[txFreeCount++] = slot;
+    }
+
+    private void completeRx(int slot, int status, int byteLen, int immData, int wcFlags, int qpNum) {
+        if (slot < 0 || slot >= rxDepth || !rxBusy[slot]) {
+            return;
+        }
+        if (rxReg[slot] >= 0) {
+            buffers.release(rxReg[slot]);
+        }
+        if (rxCanceled[slot]) {
+            freeRx(slot); // its ECANCELED completion was reported at cancel time
+            return;
+        }
+        Object ctx = rxContext[slot];
+        ByteBuffer b = rxBuf[slot];
+        if (status != VerbsConstants.IBV_WC_SUCCESS) {
+            int err = WcErrors.errno(status);
+            if (recvCntr != null) {
+                recvCntr.incrementError();
+            }
+            rxCq.completeError(ctx, RECV_FLAGS, err == Errno.ETRUNC ? rxLen[slot] : 0, b, rxBufOffset[slot], 0, 0, 0, err,
+                    status, null, 0, Fi.FI_ADDR_NOTAVAIL);
+            freeRx(slot);
+            return;
+        }
+        RdmConnection c = connectionOfQp(qpNum);
+        long src = Fi.FI_ADDR_NOTAVAIL;
+        byte[] unknown = null;
+        if (source && c != null) {
+            src = c.sourceIn(av);
+            if (src == Fi.FI_ADDR_NOTAVAIL && sourceErr) {
+                unknown = c.peerName; // R10: FI_SOURCE_ERR gives the raw name, ready for av.insert
+            }
+        }
+        long n = byteLen & 0xFFFFFFFFL;
+        if (n > rxLen[slot]) {
+            // the message spilled into the overflow area: truncated (R12)
+            if (rxHeap[slot]) {
+                buffers.copyOut(txDepth + slot, b, rxLen[slot]);
+            }
+            if (recvCntr != null) {
+                recvCntr.incrementError();
+            }
+            rxCq.completeError(ctx, RECV_FLAGS, rxLen[slot], b, rxBufOffset[slot], 0, 0, n - rxLen[slot], Errno.ETRUNC,
+                    0, null, 0, src);
+            freeRx(slot);
+            return;
+        }
+        if (rxHeap[slot]) {
+            buffers.copyOut(txDepth + slot, b, (int) n);
+        }
+        long flags = RECV_FLAGS;
+        long data = 0;
+        if ((wcFlags & VerbsConstants.IBV_WC_WITH_IMM) != 0) {
+            flags |= Fi.FI_REMOTE_CQ_DATA;
+            data = (ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN ? immData : Integer.reverseBytes(immData))
+                    & 0xFFFFFFFFL;
+        }
+        if (unknown != null) {
+            if (recvCntr != null) {
+                recvCntr.incrementError();
+            }
+            rxCq.completeError(ctx, flags, n, b, rxBufOffset[slot], data, 0, 0, Errno.EADDRNOTAVAIL, 0, unknown.clone(),
+                    unknown.length, Fi.FI_ADDR_NOTAVAIL);
+        } else {
+            if (recvCntr != null) {
+                recvCntr.increment();
+            }
+            if (rxReport[slot]) {
+                rxCq.complete(ctx, flags, n, b, rxBufOffset[slot], data, 0, src);
+            } else {
+                rxCq.unreserve();
+            }
+        }
+        freeRx(slot);
+    }
+
+    private void freeRx(int slot) {
+        rxBusy[slot] = false;
+        rxCanceled[slot] = false;
+        rxContext[slot] = null;
+        rxBuf[slot] = null;
+        rxFree[rxFreeCount++] = slot;
+    }
+
+    // =================================================================== teardown
+
+    /**
+     * Ends everything: with {@code departing} pending operations complete with
+     * {@code ECANCELED} (R15), on close their reserved room is given back (R9). Native resources
+     * go in the order verbs needs: queue pairs and ids, listener, SRQ, CQ.
+     */
+    private void teardown(boolean departing) {
+        domain.detach(this);
+        for (RdmConnection c : new ArrayList<>(connections)) {
+            if (c.id != 0 && (c.state == RdmConnection.CONNECTED || c.state == RdmConnection.ACCEPTING)) {
+                Rdmacm.rdma_disconnect(c.id);
+            }
+            c.waitHead = -1;
+            c.waitTail = -1;
+            c.waitCount = 0;
+            release(c);
+        }
+        for (int slot = 0; slot < txDepth; slot++) {
+            if (txBusy[slot]) {
+                if (departing) {
+                    txCq.completeError(txContext[slot], txFlags[slot], 0, null, 0, 0, 0, 0, Errno.ECANCELED, 0, null, 0,
+                            Fi.FI_ADDR_NOTAVAIL);
+                } else {
+                    txCq.unreserve();
+                }
+                txBusy[slot] = false;
+            }
+        }
+        for (int slot = 0; slot < rxDepth; slot++) {
+            if (rxBusy[slot] && !rxCanceled[slot]) {
+                if (departing) {
+                    rxCq.completeError(rxContext[slot], RECV_FLAGS, 0, rxBuf[slot], rxBufOffset[slot], 0, 0, 0,
+                            Errno.ECANCELED, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
+                } else {
+                    rxCq.unreserve();
+                }
+            }
+            rxBusy[slot] = false;
+        }
+        releaseNative();
+        // once only (a close after a departure releases nothing more); a departed endpoint's
+        // events stay on the EQ for the application to drain (R15)
+        bindings.releaseAll(departing ? null : this);
+    }
+
+    private void releaseNative() {
+        if (listenId != 0) {
+            cm.destroyId(listenId);
+            listenId = 0;
+        }
+        if (srq != 0) {
+            Ibv.ibv_destroy_srq(srq);
+            srq = 0;
+        }
+        if (cq != 0) {
+            Ibv.ibv_destroy_cq(cq);
+            cq = 0;
+        }
+        if (poller != null) {
+            poller.close();
+            poller = null;
+        }
+        if (recvChain != null) {
+            recvChain.close();
+            recvChain = null;
+        }
+        if (buffers != null) {
+            buffers.close();
+            buffers = null;
+        }
+        if (connBlock != null) {
+            connBlock.close();
+            connBlock = null;
+        }
+    }
+
+    @Override
+    protected synchronized void onClose() {
+        teardown(false);
+    }
+
+    @Override
+    protected synchronized void onDeparture() {
+        teardown(true);
+    }
+}
