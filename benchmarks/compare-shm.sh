@@ -8,7 +8,10 @@
 #          (the streaming limit a bandwidth test with a window is measured against)
 #   api    io.jofi.benchmarks.ShmApiPingPong: the shm provider through the public API in two
 #          plain JVMs (no container; names exchanged through files), manual progress, spin
-#   JOFI   ./jofi pingpong -p shm -e rdm -c spin (fabtests' choreography over shm RDM)
+#   JOFI   ./jofi pingpong -p shm -e rdm -c spin (fabtests' choreography over shm RDM), after
+#          --jit-warmup JIT_WARMUP messages over a private pair in its own JVM (C needs no
+#          warm-up); JOFIp50: its median iteration (-v), which one scheduling hiccup of a shared
+#          machine does not move as it moves the mean of 100 iterations
 # one-way latency (usec/xfer = half the round trip) with the ratios of api and JOFI to C and
 # raw, then
 # bandwidth (MB/s: C and raw ping-pong MB/sec, rawbw, JOFI ./jofi bw -p shm -e rdm with a
@@ -23,7 +26,7 @@
 # Benchmarks, not tests: figures depend on the machine and its load.
 #
 #   benchmarks/compare-shm.sh        (builds the container and benchmarks.jar if needed)
-# Environment: SIZES (default "64 4096 65536 1048576"), RUNS (default 5), ITERS (override the iterations of every size), PIN (1/0),
+# Environment: SIZES (default "64 4096 65536 1048576"), RUNS (default 5), JIT_WARMUP (default 20000), ITERS (override the iterations of every size), PIN (1/0),
 #   C_PORT (fi_pingpong's control port, default 47692), PORT (JOFI's -B/-P, default 9238),
 #   SHM_DIR (raw baseline's directory, default /dev/shm), JAVA,
 #   NICE (e.g. -20: run every measured process at that nice level; root for negative values.
@@ -48,6 +51,7 @@ SHM_DIR="${SHM_DIR:-/dev/shm}"
 JAVA="${JAVA:-java}"
 JOFI_SHM_SERVER="${JOFI_SHM_SERVER-}"
 JOFI_SHM_CLIENT="${JOFI_SHM_CLIENT:-localhost}"
+JIT_WARMUP="${JIT_WARMUP:-20000}"
 TMP="$(mktemp -d /tmp/compare-shm.XXXXXX)"
 trap 'rm -rf "$TMP"' EXIT
 
@@ -169,19 +173,22 @@ for s in "${SIZES[@]}"; do
         if [[ -z "${WHY[api]:-}" ]]; then   # a failed tool is not retried every run
             f="$TMP/api-$s-$run"
             api="$JAVA -cp benchmarks/target/benchmarks.jar io.jofi.benchmarks.ShmApiPingPong"
-            if out="$(pair "$SRV_PIN $api pong $f $s $n $n" "$CLI_PIN $api ping $f $s $n $n" 2>"$TMP/err")"; then
+            w=$(( n > 2000 ? n : 2000 ))   # large sizes: enough messages for the JIT, not just 100
+            if out="$(pair "$SRV_PIN $api pong $f $s $n $w" "$CLI_PIN $api ping $f $s $n $w" 2>"$TMP/err")"; then
                 record api "$s" <<<"$out"
             else fail api; fi
         fi
         if [[ -z "$JOFI_NA" && -z "${WHY[JOFI]:-}" ]]; then
-            if out="$(pair "$SRV_PIN ./jofi pingpong -p shm -e rdm -c spin -m -S $s -I $n -w $n -B $PORT $JOFI_SHM_SERVER" \
-                    "$CLI_PIN ./jofi pingpong -p shm -e rdm -c spin -m -S $s -I $n -w $n -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
+            if out="$(pair "$SRV_PIN ./jofi pingpong -p shm -e rdm -c spin -m -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT $JOFI_SHM_SERVER" \
+                    "$CLI_PIN ./jofi pingpong -p shm -e rdm -c spin -m -v -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
                 record JOFI "$s" <<<"$out"
+                p50="$(awk '/p50_usec:/ { for (i = 1; i < NF; i++) if ($i == "p50_usec:") { v = $(i + 1); sub(/,$/, "", v); print v } }' <<<"$out")"
+                [[ -n "$p50" ]] && echo "JOFIp50 $s $p50 0 0" >>"$RESULTS"
             else fail JOFI; fi
         fi
         if [[ -z "$JOFI_NA" && -z "${WHY[JOFIbw]:-}" ]]; then
-            if out="$(pair "$SRV_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $bw_iters -B $PORT $JOFI_SHM_SERVER" \
-                    "$CLI_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $bw_iters -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
+            if out="$(pair "$SRV_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $bw_iters --jit-warmup $JIT_WARMUP -B $PORT $JOFI_SHM_SERVER" \
+                    "$CLI_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $bw_iters --jit-warmup $JIT_WARMUP -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
                 record JOFIbw "$s" <<<"$out"
             else fail JOFIbw; fi
         fi
@@ -207,12 +214,13 @@ echo "shm on $(hostname), $(date -u '+%F %H:%M') UTC, $(nproc) cores, $pinned"
 echo "load average before: $LOAD_BEFORE, after: $LOAD_AFTER; $RUNS runs each: median [min-max]"
 echo
 echo "latency, one-way usec/xfer (half the round trip)"
-printf '%-8s %-21s %-21s %-21s %-21s %6s %7s %6s %8s\n' bytes C raw api JOFI api/C api/raw JOFI/C JOFI/raw
+printf '%-8s %-21s %-21s %-21s %-21s %-21s %6s %7s %6s %8s %9s\n' bytes C raw api JOFI JOFIp50 api/C api/raw JOFI/C JOFI/raw JOFIp50/C
 for s in "${SIZES[@]}"; do
-    printf '%-8s %-21s %-21s %-21s %-21s %6s %7s %6s %8s\n' "$s" "$(cell C "$s" 3)" "$(cell raw "$s" 3)" \
-        "$(cell api "$s" 3)" "$(cell JOFI "$s" 3)" \
+    printf '%-8s %-21s %-21s %-21s %-21s %-21s %6s %7s %6s %8s %9s\n' "$s" "$(cell C "$s" 3)" "$(cell raw "$s" 3)" \
+        "$(cell api "$s" 3)" "$(cell JOFI "$s" 3)" "$(cell JOFIp50 "$s" 3)" \
         "$(ratio "$(med api "$s" 3)" "$(med C "$s" 3)")" "$(ratio "$(med api "$s" 3)" "$(med raw "$s" 3)")" \
-        "$(ratio "$(med JOFI "$s" 3)" "$(med C "$s" 3)")" "$(ratio "$(med JOFI "$s" 3)" "$(med raw "$s" 3)")"
+        "$(ratio "$(med JOFI "$s" 3)" "$(med C "$s" 3)")" "$(ratio "$(med JOFI "$s" 3)" "$(med raw "$s" 3)")" \
+        "$(ratio "$(med JOFIp50 "$s" 3)" "$(med C "$s" 3)")"
 done
 echo
 echo "bandwidth, MB/s (C, raw: ping-pong MB/sec; rawbw: raw stream, 64 slots; JOFIbw: ./jofi bw, window 64)"

@@ -4,12 +4,19 @@
 #          socket, port 47592, so its data path is the tcp provider's alone)
 #   raw    io.jofi.benchmarks.RawNioPingPong: a busy-polling java.nio ping-pong (no framing)
 #   JOFI   ./jofi pingpong -p tcp -e msg -c spin (fabtests' fi_msg_pingpong choreography)
-# and prints one-way latency (usec/xfer = half the round trip) with the ratios, then
-# bandwidth (MB/s): C fi_pingpong, raw NIO and ./jofi bw -p tcp -e msg -c spin.
-# Benchmarks, not tests: figures depend on the machine and its load.
+# and prints one-way latency (usec/xfer = half the round trip: fabtests' mean) with the ratios,
+# JOFI's median (p50 of its -v percentiles: one scheduling hiccup of a shared machine moves a
+# mean of 100 iterations, not a median), then bandwidth (MB/s): C fi_pingpong, raw NIO and
+# ./jofi bw -p tcp -e msg -c spin.
+# Every figure is the median of RUNS runs. The JVM runs (raw, JOFI) are warmed up: raw with
+# its own warm-up iterations, JOFI with --jit-warmup JIT_WARMUP messages over a private
+# loopback pair before the measured connection (C needs none). Server and client are pinned to
+# a core each (PIN=0: not pinned); raw, whose two sides are threads of one JVM, is not pinned.
+# Benchmarks, not tests: figures depend on the machine and its load; the load is printed.
 #
 #   benchmarks/compare-tcp.sh            (builds the container and benchmarks.jar if needed)
-# Environment: ITERS (override fabtests' default iterations), PORT (JOFI's port, default 9228)
+# Environment: ITERS (override fabtests' default iterations), PORT (JOFI's port, default 9228),
+#   RUNS (default 3), JIT_WARMUP (default 20000), PIN (1/0, default 1)
 set -euo pipefail
 
 HOME_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,6 +24,14 @@ cd "$HOME_DIR"
 SIZES=(64 4096 65536 1048576)
 PORT="${PORT:-9228}"
 JAVA="${JAVA:-java}"
+RUNS="${RUNS:-3}"
+JIT_WARMUP="${JIT_WARMUP:-20000}"
+SRV_PIN=""
+CLI_PIN=""
+if [[ "${PIN:-1}" == 1 ]] && command -v taskset >/dev/null && (( $(nproc) >= 2 )); then
+    SRV_PIN="taskset -c $(( $(nproc) - 1 ))"
+    CLI_PIN="taskset -c 0"
+fi
 
 command -v fi_pingpong >/dev/null || { echo "compare-tcp: fi_pingpong missing (apt-get install -y libfabric-bin)" >&2; exit 1; }
 [[ -f benchmarks/target/benchmarks.jar ]] || mvn -B -q -pl benchmarks -am package -DskipTests >&2
@@ -64,26 +79,45 @@ pair() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
-declare -A C_LAT C_BW RAW_LAT RAW_BW J_LAT J_BW
+median() { printf '%s\n' "$@" | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+p50() { awk '$2 == "lat" && $3 == "p50" { print $4 }'; }
+
+declare -A C_LAT C_BW RAW_LAT RAW_BW J_LAT J_P50 J_BW
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for s in "${SIZES[@]}"; do
     n=$(iters "$s")
-    echo "size $s, $n iterations..." >&2
-    read -r C_LAT[$s] C_BW[$s] < <(pair "fi_pingpong -p tcp -e msg -S $s -I $n" \
-        "fi_pingpong -p tcp -e msg -S $s -I $n 127.0.0.1" | row)
-    read -r RAW_LAT[$s] RAW_BW[$s] < <("$JAVA" -cp benchmarks/target/benchmarks.jar \
-        io.jofi.benchmarks.RawNioPingPong "$s" "$n" 10 | row)
-    read -r J_LAT[$s] _ < <(pair "./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -B $PORT -s 127.0.0.1" \
-        "./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -P $PORT 127.0.0.1" | row)
-    read -r _ J_BW[$s] < <(pair "./jofi bw -p tcp -e msg -c spin -S $s -I $(( (n + 63) / 64 * 4 )) -B $PORT -s 127.0.0.1" \
-        "./jofi bw -p tcp -e msg -c spin -S $s -I $(( (n + 63) / 64 * 4 )) -P $PORT 127.0.0.1" | row)
+    cl=(); cb=(); rl=(); rb=(); jl=(); jp=(); jb=()
+    for run in $(seq 1 "$RUNS"); do
+        echo "size $s, $n iterations, run $run/$RUNS (load $(cut -d' ' -f1 /proc/loadavg))..." >&2
+        read -r a b < <(pair "$SRV_PIN fi_pingpong -p tcp -e msg -S $s -I $n" \
+            "$CLI_PIN fi_pingpong -p tcp -e msg -S $s -I $n 127.0.0.1" | row)
+        cl+=("$a"); cb+=("$b")
+        read -r a b < <("$JAVA" -cp benchmarks/target/benchmarks.jar \
+            io.jofi.benchmarks.RawNioPingPong "$s" "$n" "$n" | row)
+        rl+=("$a"); rb+=("$b")
+        out="$(pair "$SRV_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
+            "$CLI_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n --jit-warmup $JIT_WARMUP -v -P $PORT 127.0.0.1")"
+        read -r a _ < <(row <<<"$out")
+        jl+=("$a"); jp+=("$(p50 <<<"$out")")
+        read -r _ b < <(pair "$SRV_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $(( (n + 63) / 64 * 4 )) --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
+            "$CLI_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $(( (n + 63) / 64 * 4 )) --jit-warmup $JIT_WARMUP -P $PORT 127.0.0.1" | row)
+        jb+=("$b")
+    done
+    C_LAT[$s]=$(median "${cl[@]}"); C_BW[$s]=$(median "${cb[@]}")
+    RAW_LAT[$s]=$(median "${rl[@]}"); RAW_BW[$s]=$(median "${rb[@]}")
+    J_LAT[$s]=$(median "${jl[@]}"); J_P50[$s]=$(median "${jp[@]}"); J_BW[$s]=$(median "${jb[@]}")
 done
+LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo
-echo "latency, one-way usec/xfer (half the round trip), loopback, $(date -u +%F) on $(nproc) cores"
-printf '%-9s %9s %9s %9s %11s %11s\n' bytes C rawNIO JOFI JOFI/C JOFI/raw
+echo "tcp loopback, $(date -u '+%F %H:%M') UTC, $(nproc) cores, ${SRV_PIN:+pinned (server: ${SRV_PIN##*-c }, client: ${CLI_PIN##*-c })}${SRV_PIN:-not pinned}"
+echo "load average before: $LOAD_BEFORE, after: $LOAD_AFTER; median of $RUNS runs; JOFI --jit-warmup $JIT_WARMUP"
+echo
+echo "latency, one-way usec/xfer (half the round trip; fabtests' mean; JOFIp50: JOFI's median iteration)"
+printf '%-9s %9s %9s %9s %9s %9s %11s %9s\n' bytes C rawNIO JOFI JOFIp50 JOFI/C JOFIp50/C JOFI/raw
 for s in "${SIZES[@]}"; do
-    printf '%-9s %9s %9s %9s %11s %11s\n' "$s" "${C_LAT[$s]}" "${RAW_LAT[$s]}" "${J_LAT[$s]}" \
-        "$(ratio "${J_LAT[$s]}" "${C_LAT[$s]}")" "$(ratio "${J_LAT[$s]}" "${RAW_LAT[$s]}")"
+    printf '%-9s %9s %9s %9s %9s %9s %11s %9s\n' "$s" "${C_LAT[$s]}" "${RAW_LAT[$s]}" "${J_LAT[$s]}" "${J_P50[$s]}" \
+        "$(ratio "${J_LAT[$s]}" "${C_LAT[$s]}")" "$(ratio "${J_P50[$s]}" "${C_LAT[$s]}")" "$(ratio "${J_LAT[$s]}" "${RAW_LAT[$s]}")"
 done
 echo
 echo "bandwidth, MB/s (C and raw NIO: ping-pong MB/sec; JOFI: ./jofi bw, window 64)"

@@ -66,6 +66,9 @@ public abstract class PerfCommand extends Command {
     /** The most messages the default JIT warm-up sends (C2 compiles hot code after about 10^4 calls). */
     static final long AUTO_JIT_WARMUP = 20_000;
 
+    /** The fewest warm-up messages a size above 4 KiB gets (when the warm-up has that many per size). */
+    static final long LARGE_WARMUP_MESSAGES = 4_000;
+
     @CommandLine.Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60", description = "Bound on any single wait (default 60).")
     int timeoutSeconds;
 
@@ -212,11 +215,19 @@ public abstract class PerfCommand extends Command {
         return size >= (1 << 20) ? 100 : size >= (1 << 16) ? 1000 : 10000;
     }
 
-    /** The warm-up pattern: {@link #jitWarmup} messages split across the sizes, 4 KiB-equivalents above 4 KiB. */
+    /**
+     * The warm-up pattern: {@link #jitWarmup} messages split across the sizes. Above 4 KiB the
+     * count is cut to 4 KiB-equivalents (bytes cost time) but not below
+     * {@value #LARGE_WARMUP_MESSAGES} messages: large messages take their own code path
+     * (payload read straight into the posted buffer, fragments, bounce slots), and the JIT
+     * compiles a method after some 10^4 invocations or loop iterations whatever their size
+     * (short 64 KiB runs measured several times slower than long ones).
+     */
     private void warmUpSizes(PerfConnection c, boolean client, int[] sizes) {
         long perSize = Math.max(1, jitWarmup / sizes.length);
         for (int s : sizes) {
-            long messages = s <= 4096 ? perSize : Math.max(1, perSize * 4096 / s);
+            long messages = s <= 4096 ? perSize
+                    : Math.max(Math.min(perSize, LARGE_WARMUP_MESSAGES), perSize * 4096 / s);
             long iters = Math.max(2, messages / messagesPerIteration());
             c.sync();
             runSize(c, client, s, iters, 0, null);
