@@ -37,6 +37,19 @@ final class Peer {
      */
     int outstanding;
 
+    // ---- cross-memory attach towards this peer (we send, it reads our memory)
+    /** Not known yet: a message that qualifies sends the probe (and takes the bounce path). */
+    static final int CMA_UNKNOWN = 0;
+    /** The probe is on its way. */
+    static final int CMA_PROBING = 1;
+    /** The peer read our probe word: large direct messages go by CMA. */
+    static final int CMA_ON = 2;
+    /** CMA is off towards this peer for good ({@link #cmaReason} says why). */
+    static final int CMA_OFF = 3;
+    int cma;
+    /** Why CMA is off towards this peer (for logs and the README), null while not off. */
+    String cmaReason;
+
     // ---- receive side: the message or write this peer is sending us
     RxOp rxOp;
     Unexpected rxUnexpected;

@@ -42,6 +42,9 @@ final class RingLink implements AutoCloseable {
     /** The one ring record type the endpoint protocol uses. */
     private static final int TYPE = 1;
     private static final int SENDER = (int) ProcessHandle.current().pid();
+    /** The header's feature word (little-endian, as the whole header). */
+    private static final java.lang.invoke.VarHandle FEATURES = java.lang.invoke.MethodHandles.byteBufferViewVarHandle(
+            int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
     private final ShmRegion region;
     private final MpscRing ring;
@@ -227,6 +230,19 @@ final class RingLink implements AutoCloseable {
     /** Own region: clears the sleeping flag (producers stop ringing). */
     void awake() {
         ring.awake();
+    }
+
+    // ------------------------------------------------------------------ features
+
+    /** Own region: tells peers that this endpoint reads CMA messages ({@link RegionDescriptor#FEATURE_CMA}). */
+    void advertiseCma() {
+        FEATURES.setRelease(region.mapping(), RegionDescriptor.FEATURES_OFFSET, RegionDescriptor.FEATURE_CMA);
+    }
+
+    /** Peer region: whether its owner says it reads CMA messages (a hint: the probe proves it). */
+    boolean peerDoesCma() {
+        return ((int) FEATURES.getAcquire(region.mapping(), RegionDescriptor.FEATURES_OFFSET)
+                & RegionDescriptor.FEATURE_CMA) != 0;
     }
 
     /** Whether the region's owner still runs (pid and start time). */

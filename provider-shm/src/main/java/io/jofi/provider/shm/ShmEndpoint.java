@@ -11,6 +11,7 @@ import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
+import io.jofi.provider.shm.cma.CrossMemoryAttach;
 import io.jofi.provider.shm.ring.RingDescriptor;
 import io.jofi.provider.shm.ring.SenderLiveness;
 import io.jofi.spi.util.AbstractFid;
@@ -109,6 +110,17 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private final boolean sourceErr;
     private final boolean directed;
 
+    // ---- cross-memory attach (null when off: cmaThreshold 0 or CrossMemoryAttach unavailable)
+    private final CrossMemoryAttach cma;
+    private final int cmaThreshold;
+    private final boolean cmaProbeFault;
+    /** The iovecs of the CMA record being handled (validated copies of shared memory). */
+    private final long[] cmaAddrs = new long[TxOp.MAX_PARTS];
+    private final long[] cmaLens = new long[TxOp.MAX_PARTS];
+    /** CMA messages sent (records published) and read (placed into a receive): tests and logs. */
+    private long cmaSent;
+    private long cmaRead;
+
     // ---- bindings (control path, under this)
     /** fi_ep_bind's rules, retains and progress attach (util); the fields below are the data path's copies. */
     private final EndpointBindings bindings;
@@ -175,6 +187,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         this.source = (caps & Fi.FI_SOURCE) != 0;
         this.sourceErr = (caps & Fi.FI_SOURCE_ERR) != 0;
         this.directed = (caps & Fi.FI_DIRECTED_RECV) != 0;
+        this.cmaThreshold = p.cmaThreshold();
+        this.cmaProbeFault = p.cmaProbeFault();
+        this.cma = cmaThreshold > 0 && CrossMemoryAttach.available() ? new CrossMemoryAttach() : null;
         this.bindings = new EndpointBindings(domain.engine(), EndpointBindings.ALL_COUNTER_ROLES);
         this.rxFree = new RxOp[queueSize];
         this.msgRecvs = new ArrayList<>(queueSize);
@@ -267,6 +282,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         name = n;
         alias = chosen;
         seq = ShmRecordDescriptor.seqOf(n);
+        if (cma != null) {
+            own.advertiseCma(); // peers may probe us and send CMA messages
+        }
         // every peer's ring has the same size as ours (one provider setting); a smaller one
         // would only make claims fail with -EMSGSIZE, which push() treats as a broken peer
         fragment = Math.max(64, Math.min(fragment, own.maxPayload() - ShmRecordDescriptor.HEADER));
@@ -582,9 +600,71 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             }
         }
         op.c = op.length;
+        if (cma != null && !inject && length >= cmaThreshold && allDirect(op)) {
+            if (peer.cma == Peer.CMA_ON) {
+                // one record with our iovecs; the receiver reads them, then ACKs: complete then
+                op.wireFlags |= ShmRecordDescriptor.CMA;
+                op.awaitsAnswer = true;
+            } else if (peer.cma == Peer.CMA_UNKNOWN) {
+                startProbe(peer); // ahead of this message, which takes the bounce path
+            }
+        }
         pendingTx++;
         enqueue(peer, op);
         return 0;
+    }
+
+    /** Whether every payload part is a direct buffer with a native address (CMA reads it where it is). */
+    private boolean allDirect(TxOp op) {
+        for (int i = 0; i < op.partCount; i++) {
+            if (cma.address(op.parts[i]) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Queues the CMA probe towards {@code peer}: the address of our probe word and its value;
+     * the peer reads it with {@code process_vm_readv} and ACKs 0 (CMA on) or the errno (off).
+     * A peer whose region does not offer CMA is off at once.
+     */
+    private void startProbe(Peer peer) {
+        if (!peer.link.peerDoesCma()) {
+            peer.cma = Peer.CMA_OFF;
+            peer.cmaReason = "the peer's region does not offer CMA (cmaThreshold 0 or CMA unavailable there)";
+            return;
+        }
+        TxOp op = takeOp();
+        op.kind = ShmRecordDescriptor.PROBE;
+        op.peer = peer;
+        op.a = cma.probeAddress();
+        op.b = cmaProbeFault ? ~cma.probeValue() : cma.probeValue();
+        op.awaitsAnswer = true;
+        peer.cma = Peer.CMA_PROBING;
+        enqueue(peer, op);
+    }
+
+    /** CMA messages this endpoint sent (tests). */
+    synchronized long cmaSent() {
+        return cmaSent;
+    }
+
+    /** CMA messages this endpoint read into its receives (tests). */
+    synchronized long cmaRead() {
+        return cmaRead;
+    }
+
+    /** Whether CMA is on towards the peer at {@code fiAddr} (tests). */
+    synchronized boolean cmaOnTowards(long fiAddr) {
+        Peer p = peerFor(fiAddr);
+        return p != null && p.cma == Peer.CMA_ON;
+    }
+
+    /** Why CMA is off towards the peer at {@code fiAddr}, or null (tests, logs). */
+    synchronized String cmaReasonTowards(long fiAddr) {
+        Peer p = peerFor(fiAddr);
+        return p == null ? null : p.cmaReason;
     }
 
     @Override
@@ -772,7 +852,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             } else if ((flags & Fi.FI_CLAIM) != 0) {
                 u.claimedBy = ctx;
             }
-            rxCq.complete(ctx, f, u.bytes.capacity(), null, 0, u.data, u.tag, sourceOf(u.sender));
+            rxCq.complete(ctx, f, u.length(), null, 0, u.data, u.tag, sourceOf(u.sender));
             return 0;
         }
         rxCq.completeError(ctx, Fi.FI_RECV | Fi.FI_TAGGED, 0, null, 0, 0, msg.tag(), 0, Errno.ENOMSG, 0, null, 0,
@@ -781,8 +861,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     }
 
     private void dropUnexpected(Unexpected u) {
-        unexpectedBytes -= u.bytes.capacity();
-        if ((u.wireFlags & ShmRecordDescriptor.ACK_MATCH) != 0) {
+        unexpectedBytes -= u.footprint();
+        // a discarded CMA message is acknowledged too: its sender completes (nothing was read)
+        if (u.cma || (u.wireFlags & ShmRecordDescriptor.ACK_MATCH) != 0) {
             sendAnswer(u.sender, ShmRecordDescriptor.ACK, u.token, 0, 0, 0);
         }
     }
@@ -1352,6 +1433,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
      */
     private boolean push(Peer peer, TxOp op) {
         RingLink link = peer.link;
+        if ((op.wireFlags & ShmRecordDescriptor.CMA) != 0) {
+            return pushCma(peer, op);
+        }
         do {
             long remaining = op.length - op.sent;
             int slot = remaining > fragment ? link.acquireSlot() : -1;
@@ -1396,6 +1480,43 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             link.publish(at); // release: the slot's bytes are visible with the record
             op.sent += n;
         } while (op.sent < op.length);
+        return true;
+    }
+
+    /**
+     * A CMA message: one record whose payload is the (address, length) of each of our
+     * buffers; the bytes stay where they are until the receiver has read them (ACK).
+     */
+    private boolean pushCma(Peer peer, TxOp op) {
+        RingLink link = peer.link;
+        int at = link.claim(ShmRecordDescriptor.HEADER + ShmRecordDescriptor.CMA_IOV * op.partCount);
+        if (at == RingLink.FULL) {
+            return false;
+        }
+        if (at < 0) {
+            failPeer(peer, Errno.EIO);
+            return false;
+        }
+        ByteBuffer b = link.buffer();
+        b.putInt(at + ShmRecordDescriptor.KIND_FLAGS, op.kind | op.wireFlags | ShmRecordDescriptor.FIRST | ShmRecordDescriptor.LAST);
+        b.putInt(at + ShmRecordDescriptor.STATUS, op.partCount);
+        b.putLong(at + ShmRecordDescriptor.SENDER_PID, pid);
+        b.putLong(at + ShmRecordDescriptor.SENDER_SEQ, seq);
+        b.putLong(at + ShmRecordDescriptor.TOKEN, op.token);
+        b.putLong(at + ShmRecordDescriptor.A, op.a);
+        b.putLong(at + ShmRecordDescriptor.B, op.b);
+        b.putLong(at + ShmRecordDescriptor.C, op.length);
+        b.putLong(at + ShmRecordDescriptor.D, 0);
+        b.putLong(at + ShmRecordDescriptor.E, 0);
+        int iov = at + ShmRecordDescriptor.HEADER;
+        for (int i = 0; i < op.partCount; i++) {
+            b.putLong(iov, cma.address(op.parts[i]) + op.starts[i]);
+            b.putLong(iov + 8, op.lengths[i]);
+            iov += ShmRecordDescriptor.CMA_IOV;
+        }
+        link.publish(at);
+        op.sent = op.length;
+        cmaSent++;
         return true;
     }
 
@@ -1611,12 +1732,25 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             Unexpected u = p.rxUnexpected;
             p.rxUnexpected = null;
             (u.tagged ? tagUnexpected : msgUnexpected).remove(u);
-            unexpectedBytes -= u.bytes.capacity();
+            unexpectedBytes -= u.footprint();
             if (u.waiting != null) {
                 failRecv(u.waiting, err, u.tagged);
             }
         }
+        // its CMA messages not yet matched can never be read now
+        dropCmaOf(p, msgUnexpected);
+        dropCmaOf(p, tagUnexpected);
         p.release();
+    }
+
+    private void dropCmaOf(Peer p, ArrayList<Unexpected> list) {
+        for (int i = list.size() - 1; i >= 0; i--) {
+            Unexpected u = list.get(i);
+            if (u.cma && u.sender == p) {
+                list.remove(i);
+                unexpectedBytes -= u.footprint();
+            }
+        }
     }
 
     /**
@@ -1695,6 +1829,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                 case ShmRecordDescriptor.ATOMIC_REQ -> onAtomicRequest(p, kf, b, at);
                 case ShmRecordDescriptor.ATOMIC_RESP -> onAtomicResponse(p, b, at);
                 case ShmRecordDescriptor.NOTIFY -> onNotify(p, kf, b.getLong(at + ShmRecordDescriptor.E));
+                case ShmRecordDescriptor.PROBE -> onProbe(p, b, at);
                 default -> failPeer(p, Errno.EPROTO);
             }
         } catch (RuntimeException | OutOfMemoryError e) {
@@ -1709,6 +1844,10 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     }
 
     private void onMessage(Peer p, int kf, ByteBuffer b, int at, int n) {
+        if ((kf & ShmRecordDescriptor.CMA) != 0) {
+            onCmaMessage(p, kf, b, at, n);
+            return;
+        }
         long offset = b.getLong(at + ShmRecordDescriptor.D);
         if ((kf & ShmRecordDescriptor.FIRST) != 0) {
             if (p.rxOp != null || p.rxUnexpected != null) {
@@ -1783,6 +1922,117 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
     }
 
+    /** A peer's CMA probe: read its word from its process and answer 0 or the errno (ACK). */
+    private void onProbe(Peer p, ByteBuffer b, int at) {
+        long token = b.getLong(at + ShmRecordDescriptor.TOKEN);
+        int status = cma == null ? Errno.ENOSYS
+                : cma.probe((int) p.pid, b.getLong(at + ShmRecordDescriptor.A), b.getLong(at + ShmRecordDescriptor.B));
+        sendAnswer(p, ShmRecordDescriptor.ACK, token, status, 0, 0);
+    }
+
+    /**
+     * A CMA message: every word from shared memory is checked (one whole record, 1..4 iovecs
+     * whose lengths add up to the total); then it is read into the matching receive at once,
+     * or kept as a descriptor until a receive takes it. A malformed record fails its sender;
+     * a read that fails (bad address, process gone) is that message's error.
+     */
+    private void onCmaMessage(Peer p, int kf, ByteBuffer b, int at, int n) {
+        long token = b.getLong(at + ShmRecordDescriptor.TOKEN);
+        int count = b.getInt(at + ShmRecordDescriptor.STATUS);
+        long total = b.getLong(at + ShmRecordDescriptor.C);
+        int whole = ShmRecordDescriptor.FIRST | ShmRecordDescriptor.LAST;
+        if ((kf & whole) != whole || p.rxOp != null || p.rxUnexpected != null || count < 1 || count > TxOp.MAX_PARTS
+                || n != count * ShmRecordDescriptor.CMA_IOV || total < 0 || total > ShmProvider.MAX_MSG_SIZE) {
+            failPeer(p, Errno.EPROTO);
+            return;
+        }
+        long sum = 0;
+        for (int i = 0; i < count; i++) {
+            long a = payloadBuf.getLong(payloadAt + i * ShmRecordDescriptor.CMA_IOV);
+            long l = payloadBuf.getLong(payloadAt + i * ShmRecordDescriptor.CMA_IOV + 8);
+            if (l < 0 || l > ShmProvider.MAX_MSG_SIZE) {
+                failPeer(p, Errno.EPROTO);
+                return;
+            }
+            cmaAddrs[i] = a;
+            cmaLens[i] = l;
+            sum += l;
+        }
+        if (sum != total) {
+            failPeer(p, Errno.EPROTO);
+            return;
+        }
+        if (cma == null) {
+            // we never offered CMA (no probe succeeded): refuse the message, the sender completes with the error
+            sendAnswer(p, ShmRecordDescriptor.ACK, token, Errno.ENOSYS, 0, 0);
+            return;
+        }
+        boolean tagged = (kf & ShmRecordDescriptor.TAGGED) != 0;
+        boolean hasData = (kf & ShmRecordDescriptor.HAS_DATA) != 0;
+        long tag = b.getLong(at + ShmRecordDescriptor.A);
+        long data = b.getLong(at + ShmRecordDescriptor.B);
+        RxOp op = match(tagged, tag, p);
+        if (op != null) {
+            placeCma(op, p, (int) p.pid, cmaAddrs, cmaLens, count, total, token, tagged, tag, hasData, data);
+        } else {
+            Unexpected u = new Unexpected(p, tagged, tag, hasData, data, total, token, kf, (int) p.pid, cmaAddrs, cmaLens,
+                    count);
+            unexpectedBytes += u.footprint();
+            (tagged ? tagUnexpected : msgUnexpected).add(u);
+        }
+    }
+
+    /**
+     * Reads a CMA message into {@code op} (from its multi-receive offset; what does not fit is
+     * truncated, R12), ACKs the sender with the read's status, and completes the receive.
+     *
+     * @return true when the receive is done (as {@link #finishRecv})
+     */
+    private boolean placeCma(RxOp op, Peer sender, int rpid, long[] addrs, long[] lens, int count, long total, long token,
+                             boolean tagged, long tag, boolean hasData, long data) {
+        long want = Math.min(total, Math.max(0, op.room()));
+        long skip = op.multiOffset;
+        long from = 0;
+        int status = 0;
+        for (int i = 0; i < op.partCount && from < want; i++) {
+            int len = op.lengths[i];
+            if (skip >= len) {
+                skip -= len;
+                continue;
+            }
+            int take = (int) Math.min(len - skip, want - from);
+            status = cma.read(rpid, addrs, lens, count, from, op.parts[i], op.starts[i] + (int) skip, take);
+            if (status != 0) {
+                break;
+            }
+            from += take;
+            skip = 0;
+        }
+        sendAnswer(sender, ShmRecordDescriptor.ACK, token, status, 0, 0);
+        if (status != 0) {
+            return failCmaRecv(op, sender, tagged, tag, hasData, data, status);
+        }
+        cmaRead++;
+        return finishRecv(op, sender, tagged, tag, hasData, data, want, total - want);
+    }
+
+    /** A CMA message whose read failed: the receive completes with that errno (a multi-receive stays posted). */
+    private boolean failCmaRecv(RxOp op, Peer sender, boolean tagged, long tag, boolean hasData, long data, int err) {
+        long flags = Fi.FI_RECV | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG) | (hasData ? Fi.FI_REMOTE_CQ_DATA : 0);
+        long src = sourceOf(sender);
+        if (recvCntr != null) {
+            recvCntr.incrementError();
+        }
+        if (op.multi) {
+            rxCq.completeUnsolicitedError(op.context, flags, 0, op.buf, op.bufOffset + op.multiOffset, data, tag, 0, err, 0,
+                    null, 0, src);
+            return false;
+        }
+        rxCq.completeError(op.context, flags, 0, op.buf, op.bufOffset, data, tag, 0, err, 0, null, 0, src);
+        giveRx(op);
+        return true;
+    }
+
     /** The first posted receive that takes a message (ordered; a multi-receive being filled is skipped). */
     private RxOp match(boolean tagged, long tag, Peer sender) {
         ArrayList<RxOp> list = tagged ? tagRecvs : msgRecvs;
@@ -1808,6 +2058,16 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
      * @return true when the receive is done (a multi-receive: released)
      */
     private boolean deliverUnexpected(RxOp op, Unexpected u) {
+        if (u.cma) {
+            unexpectedBytes -= u.footprint();
+            Peer s = u.sender;
+            if (s.failed != 0 || (s.link != null && s.link.peerGone(s.pid == pid))) {
+                // the sender is gone: its memory with it (and its pid may be another process's now)
+                return failCmaRecv(op, s, u.tagged, u.tag, u.hasData, u.data, Errno.ECONNRESET);
+            }
+            return placeCma(op, s, u.cmaPid, u.cmaAddrs, u.cmaLens, u.cmaCount, u.length(), u.token, u.tagged, u.tag,
+                    u.hasData, u.data);
+        }
         int total = u.bytes.capacity();
         unexpectedBytes -= total;
         int placed = op.place(0, u.bytes, 0, total);
@@ -1912,6 +2172,13 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private void onAck(Peer p, long token, int status) {
         TxOp op = answered(p, token);
         if (op == null) {
+            return;
+        }
+        if (op.kind == ShmRecordDescriptor.PROBE) {
+            p.cma = status == 0 ? Peer.CMA_ON : Peer.CMA_OFF;
+            p.cmaReason = status == 0 ? null : "the peer could not read our probe word: " + Errno.strerror(status)
+                    + " (errno " + status + ")";
+            giveOp(op);
             return;
         }
         if (status != 0) {

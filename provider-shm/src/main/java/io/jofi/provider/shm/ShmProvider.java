@@ -73,6 +73,9 @@ public final class ShmProvider extends AbstractFabricProvider {
     private volatile int bounceSlotCount;
     private volatile int inlineThreshold;
     private volatile int unexpectedBytes;
+    private volatile int cmaThreshold;
+    /** Tests: the CMA probe this provider's endpoints send expects a wrong value (so it fails). */
+    private volatile boolean cmaProbeFault;
 
     /** For DS and {@link java.util.ServiceLoader}: settings from the system properties {@code jofi.shm.*}. */
     public ShmProvider() {
@@ -83,13 +86,13 @@ public final class ShmProvider extends AbstractFabricProvider {
     @Activate
     void activate(ShmSettings s) {
         apply(s.directory(), s.ringSize(), s.bounceSlotSize(), s.bounceSlotCount(), s.inlineThreshold(),
-                s.unexpectedBytes());
+                s.unexpectedBytes(), s.cmaThreshold());
     }
 
     /**
      * Reads {@code jofi.shm.directory}, {@code jofi.shm.ringSize}, {@code jofi.shm.bounceSlotSize},
-     * {@code jofi.shm.bounceSlotCount}, {@code jofi.shm.inlineThreshold} and
-     * {@code jofi.shm.unexpectedBytes} (the {@link ShmSettings} of a plain JVM); absent or
+     * {@code jofi.shm.bounceSlotCount}, {@code jofi.shm.inlineThreshold},
+     * {@code jofi.shm.unexpectedBytes} and {@code jofi.shm.cmaThreshold} (the {@link ShmSettings} of a plain JVM); absent or
      * malformed values keep the defaults.
      */
     void fromSystemProperties() {
@@ -98,10 +101,11 @@ public final class ShmProvider extends AbstractFabricProvider {
                 intProperty("jofi.shm.bounceSlotSize", ShmSettings.DEFAULT_BOUNCE_SLOT_SIZE),
                 intProperty("jofi.shm.bounceSlotCount", ShmSettings.DEFAULT_BOUNCE_SLOT_COUNT),
                 intProperty("jofi.shm.inlineThreshold", ShmSettings.DEFAULT_INLINE_THRESHOLD),
-                intProperty("jofi.shm.unexpectedBytes", ShmSettings.DEFAULT_UNEXPECTED_BYTES));
+                intProperty("jofi.shm.unexpectedBytes", ShmSettings.DEFAULT_UNEXPECTED_BYTES),
+                intProperty("jofi.shm.cmaThreshold", ShmSettings.DEFAULT_CMA_THRESHOLD));
     }
 
-    private void apply(String dir, int ring, int slotSize, int slotCount, int inline, int unexpected) {
+    private void apply(String dir, int ring, int slotSize, int slotCount, int inline, int unexpected, int cma) {
         directory = Path.of(dir == null || dir.isBlank() ? ShmSettings.DEFAULT_DIRECTORY : dir);
         // a power of two between 64 KiB and 1 GiB
         int r = Math.max(64 << 10, Math.min(1 << 30, ring));
@@ -110,6 +114,7 @@ public final class ShmProvider extends AbstractFabricProvider {
         bounceSlotCount = Math.max(0, Math.min(1 << 16, slotCount));
         inlineThreshold = Math.max(256, Math.min(ringSize / 4, inline));
         unexpectedBytes = Math.max(0, unexpected);
+        cmaThreshold = Math.max(0, cma);
     }
 
     private static int intProperty(String name, int dflt) {
@@ -128,6 +133,26 @@ public final class ShmProvider extends AbstractFabricProvider {
     ShmProvider directory(Path dir) {
         this.directory = dir;
         return this;
+    }
+
+    /** Tests: another CMA threshold (0 disables CMA). */
+    ShmProvider cmaThreshold(int bytes) {
+        this.cmaThreshold = Math.max(0, bytes);
+        return this;
+    }
+
+    /** Tests: make the CMA probes of this provider's endpoints fail (the peer reads an unexpected value). */
+    ShmProvider cmaProbeFault(boolean fault) {
+        this.cmaProbeFault = fault;
+        return this;
+    }
+
+    int cmaThreshold() {
+        return cmaThreshold;
+    }
+
+    boolean cmaProbeFault() {
+        return cmaProbeFault;
     }
 
     Path directory() {

@@ -23,6 +23,39 @@ package io.jofi.provider.shm;
  * A message or transfer longer than the fragment size travels as several records of one
  * sender, in order ({@link #FIRST} on the first, {@link #LAST} on the last); a sender never
  * interleaves two of its messages to one receiver, so the receiver reassembles per sender.
+ *
+ * <p><b>Cross-memory attach</b> (large messages read by the receiver straight from the
+ * sender's buffers with {@code process_vm_readv}, {@code io.jofi.provider.shm.cma}):
+ *
+ * <pre>
+ * PROBE (sender S to receiver R, once per peer, before S's first CMA message to R)
+ *      0    4  PROBE | FIRST | LAST
+ *      8   16  S's pid, seq                (R reads from that pid)
+ *     24    8  token                       (R's ACK echoes it; STATUS 0 = CMA on for S to R)
+ *     32    8  A: address of S's probe word (native, in S)
+ *     40    8  B: the value the word holds
+ *
+ * MSG | CMA (one record for the whole message)
+ *      0    4  MSG | CMA | FIRST | LAST | TAGGED? | HAS_DATA?
+ *      4    4  STATUS: iovec count n (1 .. 4)
+ *      8   16  S's pid, seq
+ *     24    8  token                       (R always ACKs: STATUS 0 or the errno of the read)
+ *     32    8  A: tag          40  8  B: remote CQ data
+ *     48    8  C: total length (= the sum of the lengths below)
+ *     56    8  D: 0
+ *     72 16*n  payload: n x (address long, length long) of S's buffers
+ *
+ *   S                                         R
+ *   post: len >= cmaThreshold, direct iovs
+ *   peer unknown: PROBE ---------------------&gt; process_vm_readv(S.pid, A, 8) == B ?
+ *   (this message takes the bounce path)  &lt;-- ACK(token, 0 | errno)  → peer CMA on | off
+ *   later: MSG|CMA {pid, iovs} --------------&gt; match (now, or when a receive is posted: only
+ *   the op stays pending, buffers pinned           the descriptor is kept), process_vm_readv
+ *                                                  into the posted buffer (truncation, heap via
+ *   send completes (error if status != 0)  &lt;-- ACK(token, status)   scratch), complete the receive
+ * </pre>
+ * A discarded or truncated CMA message is acknowledged with status 0 (the sender completes);
+ * a failed read completes the receive and the send with that errno.
  */
 final class ShmRecordDescriptor {
     static final int KIND_FLAGS = 0;
@@ -53,6 +86,8 @@ final class ShmRecordDescriptor {
     static final int ATOMIC_RESP = 7;
     /** A notification of a direct (one-sided) RMA access: remote counters, remote CQ data. */
     static final int NOTIFY = 8;
+    /** The sender's CMA probe: the receiver reads A (8 bytes, in the sender's pid) and compares it with B. */
+    static final int PROBE = 9;
 
     /** First fragment. */
     static final int FIRST = 1 << 8;
@@ -80,6 +115,13 @@ final class ShmRecordDescriptor {
      * and frees the slot.
      */
     static final int BOUNCE = 1 << 18;
+    /**
+     * MSG: the payload is not here; the record carries the sender's iovecs (STATUS = their
+     * count, payload = count x (address, length)) for the receiver's {@code process_vm_readv}.
+     */
+    static final int CMA = 1 << 19;
+    /** Bytes of one iovec in a CMA record's payload. */
+    static final int CMA_IOV = 16;
 
     private ShmRecordDescriptor() {
     }

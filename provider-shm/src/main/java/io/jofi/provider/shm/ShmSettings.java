@@ -22,6 +22,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     int DEFAULT_INLINE_THRESHOLD = 16 << 10;
     /** Default of {@link #unexpectedBytes()}. */
     int DEFAULT_UNEXPECTED_BYTES = 64 << 20;
+    /** Default of {@link #cmaThreshold()}: 32 KiB. */
+    int DEFAULT_CMA_THRESHOLD = 32 << 10;
 
     /** Where region files (and doorbell sockets) live: a tmpfs, usually. */
     @AttributeDefinition(description = "directory of the region files (a tmpfs such as /dev/shm)")
@@ -53,4 +55,12 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     /** Bytes of unexpected messages an endpoint buffers before it stops draining its ring. */
     @AttributeDefinition(description = "bytes of unexpected messages buffered per endpoint")
     int unexpectedBytes() default DEFAULT_UNEXPECTED_BYTES;
+
+    /**
+     * Messages of at least this many bytes whose buffers are all direct travel by
+     * cross-memory attach (the receiver reads them with {@code process_vm_readv} straight from
+     * the sender's buffers: one copy) to peers where the CMA probe succeeded; 0 disables CMA.
+     */
+    @AttributeDefinition(description = "smallest message sent by cross-memory attach (process_vm_readv); 0 disables it")
+    int cmaThreshold() default DEFAULT_CMA_THRESHOLD;
 }

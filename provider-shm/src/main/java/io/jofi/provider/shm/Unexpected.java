@@ -4,7 +4,9 @@ import java.nio.ByteBuffer;
 
 /**
  * A message that arrived before a receive matched it: its bytes are copied into a heap
- * buffer of its length (bounded in total by the endpoint's unexpected-bytes setting), and it
+ * buffer of its length (bounded in total by the endpoint's unexpected-bytes setting) — or, for
+ * a CMA message, only its descriptor is kept (the sender's pid and iovecs; the bytes are read
+ * from the sender when a receive takes it, {@link #cma}) — and it
  * remembers what its sender asked for (an acknowledgement once matched) and whether
  * {@code FI_PEEK | FI_CLAIM} set it aside for a context.
  */
@@ -23,6 +25,15 @@ final class Unexpected {
     Object claimedBy;
     /** A receive waiting for the rest of the message's fragments. */
     RxOp waiting;
+    /** Bytes a CMA descriptor counts against the unexpected-bytes limit (it bounds their number). */
+    static final int CMA_FOOTPRINT = 256;
+    /** A CMA message: its bytes stay in the sender (pid, iovecs); {@link #bytes} is empty. */
+    final boolean cma;
+    final long length;
+    int cmaPid;
+    long[] cmaAddrs;
+    long[] cmaLens;
+    int cmaCount;
 
     Unexpected(Peer sender, boolean tagged, long tag, boolean hasData, long data, int length, long token,
                int wireFlags) {
@@ -34,9 +45,40 @@ final class Unexpected {
         this.bytes = ByteBuffer.allocate(length);
         this.token = token;
         this.wireFlags = wireFlags;
+        this.cma = false;
+        this.length = length;
+    }
+
+    /** A CMA message's descriptor (copies the iovecs). */
+    Unexpected(Peer sender, boolean tagged, long tag, boolean hasData, long data, long length, long token,
+               int wireFlags, int pid, long[] addrs, long[] lens, int count) {
+        this.sender = sender;
+        this.tagged = tagged;
+        this.tag = tag;
+        this.hasData = hasData;
+        this.data = data;
+        this.bytes = ByteBuffer.allocate(0);
+        this.token = token;
+        this.wireFlags = wireFlags;
+        this.cma = true;
+        this.length = length;
+        this.cmaPid = pid;
+        this.cmaAddrs = java.util.Arrays.copyOf(addrs, count);
+        this.cmaLens = java.util.Arrays.copyOf(lens, count);
+        this.cmaCount = count;
+    }
+
+    /** The message's length (FI_PEEK reports it). */
+    long length() {
+        return length;
+    }
+
+    /** Bytes it counts against the endpoint's unexpected-bytes limit. */
+    long footprint() {
+        return cma ? CMA_FOOTPRINT : bytes.capacity();
     }
 
     boolean isWhole() {
-        return arrived == bytes.capacity();
+        return cma || arrived == bytes.capacity();
     }
 }

@@ -53,7 +53,17 @@ final class ShmTestBed implements AutoCloseable {
     /** As above with getInfo's node, service and flags (e.g. {@code fi_shm://<name>} with FI_SOURCE: a chosen name). */
     ShmTestBed(Path dir, Progress progress, long extraCaps, String node, String service, long flags, Setup setup)
             throws FabricException {
-        provider = new ShmProvider().directory(dir);
+        this(new ShmProvider().directory(dir), progress, extraCaps, node, service, flags, setup);
+    }
+
+    /** With a provider the caller configured (e.g. its CMA threshold). */
+    ShmTestBed(ShmProvider configured, Progress progress) throws FabricException {
+        this(configured, progress, 0, null, null, 0, null);
+    }
+
+    private ShmTestBed(ShmProvider configured, Progress progress, long extraCaps, String node, String service, long flags,
+                       Setup setup) throws FabricException {
+        provider = configured;
         Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SOURCE | extraCaps);
         hints.epAttr().type(EpType.RDM);
         hints.domainAttr().dataProgress(progress);

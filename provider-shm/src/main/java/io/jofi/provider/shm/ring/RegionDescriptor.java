@@ -14,7 +14,7 @@ package io.jofi.provider.shm.ring;
  *  40 | ring capacity (int)        | slot size (int)                   |
  *  48 | slot count (int)           | reserved (int)                    |
  *  56 | file length (long)                                             |
- *  64 | reserved ... up to 128                                         |
+ *  64 | features (int): bit 0 CMA  | reserved ... up to 128            |
  * 128 +--------------------------------------------------------------+
  *     | consumer "sleeping" flag (int), alone on 128 bytes             |
  * 256 +--------------------------------------------------------------+
@@ -61,6 +61,16 @@ public final class RegionDescriptor {
     public static final int SLOT_SIZE_OFFSET = 44;
     public static final int SLOT_COUNT_OFFSET = 48;
     public static final int FILE_LENGTH_OFFSET = 56;
+    /**
+     * Feature bits of the owner (int, 0 in regions of builds that know none): written by the
+     * owner after creation, read by peers as a hint only (a peer verifies what it relies on).
+     */
+    public static final int FEATURES_OFFSET = 64;
+    /**
+     * {@link #FEATURES_OFFSET}: the owner reads large messages from its senders' memory with
+     * {@code process_vm_readv} (cross-memory attach) and answers CMA probes.
+     */
+    public static final int FEATURE_CMA = 1;
     public static final int SLEEPING_OFFSET = PAD;
     public static final int TAIL_OFFSET = 2 * PAD;
     public static final int HEAD_OFFSET = 3 * PAD;
