@@ -1828,7 +1828,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                 case ShmRecordDescriptor.READ_RESP -> onReadResponse(p, kf, b, at, n);
                 case ShmRecordDescriptor.ATOMIC_REQ -> onAtomicRequest(p, kf, b, at);
                 case ShmRecordDescriptor.ATOMIC_RESP -> onAtomicResponse(p, b, at);
-                case ShmRecordDescriptor.NOTIFY -> onNotify(p, kf, b.getLong(at + ShmRecordDescriptor.E));
+                case ShmRecordDescriptor.NOTIFY -> onNotify(p, kf, b.getLong(at + ShmRecordDescriptor.RMA_DATA));
                 case ShmRecordDescriptor.PROBE -> onProbe(p, b, at);
                 default -> failPeer(p, Errno.EPROTO);
             }
@@ -1848,13 +1848,13 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             onCmaMessage(p, kf, b, at, n);
             return;
         }
-        long offset = b.getLong(at + ShmRecordDescriptor.D);
+        long offset = b.getLong(at + ShmRecordDescriptor.FRAGMENT_OFFSET);
         if ((kf & ShmRecordDescriptor.FIRST) != 0) {
             if (p.rxOp != null || p.rxUnexpected != null) {
                 failPeer(p, Errno.EPROTO); // a new message before the last one ended
                 return;
             }
-            long total = b.getLong(at + ShmRecordDescriptor.C);
+            long total = b.getLong(at + ShmRecordDescriptor.TOTAL_LENGTH);
             if (total < 0 || total > ShmProvider.MAX_MSG_SIZE || offset != 0) {
                 failPeer(p, Errno.EPROTO);
                 return;
@@ -1863,8 +1863,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             p.rxTotal = total;
             p.rxFlags = kf;
             p.rxToken = b.getLong(at + ShmRecordDescriptor.TOKEN);
-            p.rxTag = b.getLong(at + ShmRecordDescriptor.A);
-            p.rxData = b.getLong(at + ShmRecordDescriptor.B);
+            p.rxTag = b.getLong(at + ShmRecordDescriptor.MSG_TAG);
+            p.rxData = b.getLong(at + ShmRecordDescriptor.MSG_DATA);
             p.rxDropped = 0;
             RxOp op = match(tagged, p.rxTag, p);
             if (op != null) {
@@ -1926,7 +1926,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private void onProbe(Peer p, ByteBuffer b, int at) {
         long token = b.getLong(at + ShmRecordDescriptor.TOKEN);
         int status = cma == null ? Errno.ENOSYS
-                : cma.probe((int) p.pid, b.getLong(at + ShmRecordDescriptor.A), b.getLong(at + ShmRecordDescriptor.B));
+                : cma.probe((int) p.pid, b.getLong(at + ShmRecordDescriptor.PROBE_ADDRESS), b.getLong(at + ShmRecordDescriptor.PROBE_VALUE));
         sendAnswer(p, ShmRecordDescriptor.ACK, token, status, 0, 0);
     }
 
@@ -1939,7 +1939,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private void onCmaMessage(Peer p, int kf, ByteBuffer b, int at, int n) {
         long token = b.getLong(at + ShmRecordDescriptor.TOKEN);
         int count = b.getInt(at + ShmRecordDescriptor.STATUS);
-        long total = b.getLong(at + ShmRecordDescriptor.C);
+        long total = b.getLong(at + ShmRecordDescriptor.TOTAL_LENGTH);
         int whole = ShmRecordDescriptor.FIRST | ShmRecordDescriptor.LAST;
         if ((kf & whole) != whole || p.rxOp != null || p.rxUnexpected != null || count < 1 || count > TxOp.MAX_PARTS
                 || n != count * ShmRecordDescriptor.CMA_IOV || total < 0 || total > ShmProvider.MAX_MSG_SIZE) {
@@ -1969,8 +1969,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
         boolean tagged = (kf & ShmRecordDescriptor.TAGGED) != 0;
         boolean hasData = (kf & ShmRecordDescriptor.HAS_DATA) != 0;
-        long tag = b.getLong(at + ShmRecordDescriptor.A);
-        long data = b.getLong(at + ShmRecordDescriptor.B);
+        long tag = b.getLong(at + ShmRecordDescriptor.MSG_TAG);
+        long data = b.getLong(at + ShmRecordDescriptor.MSG_DATA);
         RxOp op = match(tagged, tag, p);
         if (op != null) {
             placeCma(op, p, (int) p.pid, cmaAddrs, cmaLens, count, total, token, tagged, tag, hasData, data);
@@ -2189,11 +2189,11 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     }
 
     private void onWrite(Peer p, int kf, ByteBuffer b, int at, int n) {
-        long total = b.getLong(at + ShmRecordDescriptor.C);
-        long offset = b.getLong(at + ShmRecordDescriptor.D);
+        long total = b.getLong(at + ShmRecordDescriptor.TOTAL_LENGTH);
+        long offset = b.getLong(at + ShmRecordDescriptor.FRAGMENT_OFFSET);
         if ((kf & ShmRecordDescriptor.FIRST) != 0) {
-            long key = b.getLong(at + ShmRecordDescriptor.A);
-            long addr = b.getLong(at + ShmRecordDescriptor.B);
+            long key = b.getLong(at + ShmRecordDescriptor.RMA_KEY);
+            long addr = b.getLong(at + ShmRecordDescriptor.RMA_ADDR);
             p.wRegion = null;
             p.wStatus = 0;
             if (total < 0 || total > ShmProvider.MAX_MSG_SIZE || offset != 0) {
@@ -2236,16 +2236,16 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             count(remoteWriteCntr);
             if ((kf & ShmRecordDescriptor.HAS_DATA) != 0 && rxCq != null) {
                 rxCq.completeUnsolicited(null, Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA, 0, null, 0,
-                        b.getLong(at + ShmRecordDescriptor.E), 0, sourceOf(p));
+                        b.getLong(at + ShmRecordDescriptor.RMA_DATA), 0, sourceOf(p));
             }
         }
         sendAnswer(p, ShmRecordDescriptor.ACK, b.getLong(at + ShmRecordDescriptor.TOKEN), status, 0, 0);
     }
 
     private void onReadRequest(Peer p, ByteBuffer b, int at) {
-        long key = b.getLong(at + ShmRecordDescriptor.A);
-        long addr = b.getLong(at + ShmRecordDescriptor.B);
-        long len = b.getLong(at + ShmRecordDescriptor.C);
+        long key = b.getLong(at + ShmRecordDescriptor.RMA_KEY);
+        long addr = b.getLong(at + ShmRecordDescriptor.RMA_ADDR);
+        long len = b.getLong(at + ShmRecordDescriptor.TOTAL_LENGTH);
         long token = b.getLong(at + ShmRecordDescriptor.TOKEN);
         long idx = len < 0 || len > ShmProvider.MAX_MSG_SIZE ? -Errno.EINVAL
                 : domain.memoryRegistry().targetIndex(key, addr, len, Fi.FI_REMOTE_READ);
@@ -2282,7 +2282,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             failTx(op, status > 0 ? status : Errno.EIO);
             return;
         }
-        long offset = b.getLong(at + ShmRecordDescriptor.D);
+        long offset = b.getLong(at + ShmRecordDescriptor.FRAGMENT_OFFSET);
         if (offset < 0 || n > op.destLength() - offset) {
             failPeer(p, Errno.EPROTO);
             return;
@@ -2296,9 +2296,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     }
 
     private void onAtomicRequest(Peer p, int kf, ByteBuffer b, int at) {
-        long key = b.getLong(at + ShmRecordDescriptor.A);
-        long addr = b.getLong(at + ShmRecordDescriptor.B);
-        int aop = (int) b.getLong(at + ShmRecordDescriptor.E);
+        long key = b.getLong(at + ShmRecordDescriptor.RMA_KEY);
+        long addr = b.getLong(at + ShmRecordDescriptor.RMA_ADDR);
+        int aop = (int) b.getLong(at + ShmRecordDescriptor.ATOMIC_OP);
         boolean fetch = (kf & ShmRecordDescriptor.FETCH) != 0;
         long token = b.getLong(at + ShmRecordDescriptor.TOKEN);
         if (!supported(aop)) {
@@ -2315,7 +2315,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         ByteBuffer target = r.buffer();
         int i = (int) idx;
         boolean aligned = target.isDirect() && target.alignmentOffset(i, 8) == 0;
-        long old = apply(target, i, aligned, aop, b.getLong(at + ShmRecordDescriptor.C), b.getLong(at + ShmRecordDescriptor.D));
+        long old = apply(target, i, aligned, aop, b.getLong(at + ShmRecordDescriptor.ATOMIC_OPERAND), b.getLong(at + ShmRecordDescriptor.ATOMIC_COMPARE));
         if ((need & Fi.FI_REMOTE_WRITE) != 0) {
             count(remoteWriteCntr);
         } else {
@@ -2337,7 +2337,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (op.dstCount > 0) {
             ByteBuffer r = op.dst[0];
             int i = op.dstStarts[0];
-            long v = b.getLong(at + ShmRecordDescriptor.B);
+            long v = b.getLong(at + ShmRecordDescriptor.ATOMIC_OLD);
             if (r.order() == ByteOrder.nativeOrder()) {
                 r.putLong(i, v);
             } else {

@@ -70,6 +70,35 @@ final class ShmRecordDescriptor {
     static final int E = 64;
     static final int HEADER = 72;
 
+    // The words A..E by what each kind of record carries in them (the table above); the
+    // sender writes A..E generically from its operation, the handlers read them by these names.
+    /** MSG: the tag. */
+    static final int MSG_TAG = A;
+    /** MSG: the remote CQ data. */
+    static final int MSG_DATA = B;
+    /** MSG, WRITE, READ_REQ: the length of the whole message or transfer. */
+    static final int TOTAL_LENGTH = C;
+    /** MSG, WRITE, READ_RESP: where this fragment's payload goes in the message or transfer. */
+    static final int FRAGMENT_OFFSET = D;
+    /** WRITE, READ_REQ, ATOMIC_REQ: the target region's key. */
+    static final int RMA_KEY = A;
+    /** WRITE, READ_REQ, ATOMIC_REQ: the target address. */
+    static final int RMA_ADDR = B;
+    /** WRITE, NOTIFY: the remote CQ data. */
+    static final int RMA_DATA = E;
+    /** ATOMIC_REQ: the operand. */
+    static final int ATOMIC_OPERAND = C;
+    /** ATOMIC_REQ: the compare value (CSWAP). */
+    static final int ATOMIC_COMPARE = D;
+    /** ATOMIC_REQ: the atomic op. */
+    static final int ATOMIC_OP = E;
+    /** ATOMIC_RESP: the target's old value. */
+    static final int ATOMIC_OLD = B;
+    /** PROBE: the address of the sender's probe word. */
+    static final int PROBE_ADDRESS = A;
+    /** PROBE: the value the probe word holds. */
+    static final int PROBE_VALUE = B;
+
     /** A (tagged) message fragment. */
     static final int MSG = 1;
     /** The receiver's acknowledgement of a message (delivery/match complete) or of a WRITE. */
