@@ -110,7 +110,8 @@ done
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo
-echo "tcp loopback, $(date -u '+%F %H:%M') UTC, $(nproc) cores, ${SRV_PIN:+pinned (server: ${SRV_PIN##*-c }, client: ${CLI_PIN##*-c })}${SRV_PIN:-not pinned}"
+if [[ -n "$SRV_PIN" ]]; then pinned="pinned (server: cpu ${SRV_PIN##*-c }, client: cpu ${CLI_PIN##*-c })"; else pinned="not pinned"; fi
+echo "tcp loopback, $(date -u '+%F %H:%M') UTC, $(nproc) cores, $pinned"
 echo "load average before: $LOAD_BEFORE, after: $LOAD_AFTER; median of $RUNS runs; JOFI --jit-warmup $JIT_WARMUP"
 echo
 echo "latency, one-way usec/xfer (half the round trip; fabtests' mean; JOFIp50: JOFI's median iteration)"
