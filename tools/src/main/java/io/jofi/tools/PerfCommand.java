@@ -124,7 +124,7 @@ public abstract class PerfCommand extends Command {
         PerfReport report = new PerfReport(out(), machine, verbose, String.join(" ", spec.commandLine().getParseResult().originalArgs()), name());
         // The JIT warm-up runs before the client connects and after the server listens (a
         // client connecting meanwhile waits in the backlog): the peer sees fabtests' bytes only.
-        Runnable warmUp = jitWarmup == 0 ? null : () -> warmUp(fabrics, sizes, bufferSize);
+        Runnable warmUp = jitWarmup == 0 ? null : () -> warmUp(fabrics, info, sizes, bufferSize);
         if (client && warmUp != null) {
             warmUp.run();
         }
@@ -142,7 +142,8 @@ public abstract class PerfCommand extends Command {
 
     /**
      * The JIT warm-up ({@code --jit-warmup}): a server thread and this thread run the pattern
-     * of every size over a private connection on 127.0.0.1 (a free port) with the same provider,
+     * of every size over a private connection on 127.0.0.1 (a free port; see {@link #warmUpHost}
+     * for providers that cannot use loopback) with the same provider,
      * endpoint type and completion wait, so that the provider's and this command's data path
      * are compiled before the measured run. Its two ends wait in {@code sread} even when the
      * measured run spins or yields: they are threads of one JVM, on one core when the process
@@ -154,7 +155,7 @@ public abstract class PerfCommand extends Command {
      * reported on stderr and the measured run goes on without it (the figures are then those
      * of a cold JVM).
      */
-    private void warmUp(Fabrics fabrics, int[] sizes, int bufferSize) {
+    private void warmUp(Fabrics fabrics, Info measured, int[] sizes, int bufferSize) {
         long started = System.nanoTime();
         long timeout = timeoutSeconds * 1_000_000_000L;
         java.io.PrintStream quiet = new java.io.PrintStream(java.io.OutputStream.nullOutputStream());
@@ -165,8 +166,9 @@ public abstract class PerfCommand extends Command {
                 ? CompletionWait.SREAD : completionWait;
         try {
             String port = Integer.toString(freeLoopbackPort());
-            Info serverInfo = findInfo(fabrics, false, "127.0.0.1", port);
-            Info clientInfo = findInfo(fabrics, true, "127.0.0.1", port);
+            String host = warmUpHost(fabrics, measured, port);
+            Info serverInfo = findInfo(fabrics, false, host, port);
+            Info clientInfo = findInfo(fabrics, true, host, port);
             server = new Thread(() -> {
                 try (PerfConnection s = PerfConnection.open(fabrics, serverInfo, false, wait, bufferSize,
                         receiveDepth(), sendDepth(), timeout, quiet, listening::countDown)) {
@@ -194,8 +196,8 @@ public abstract class PerfCommand extends Command {
                 throw new CommandFailure(serverFailure.get().getMessage());
             }
             if (verbose) {
-                context().err().printf("%s: JIT warm-up over loopback took %d ms%n", name(),
-                        (System.nanoTime() - started) / 1_000_000L);
+                context().err().printf("%s: JIT warm-up over %s took %d ms%n", name(),
+                        LOOPBACK.equals(host) ? "loopback" : host, (System.nanoTime() - started) / 1_000_000L);
             }
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
@@ -234,6 +236,50 @@ public abstract class PerfCommand extends Command {
         }
     }
 
+    /** Where the JIT warm-up pair meets unless the provider cannot use it ({@link #warmUpHost}). */
+    private static final String LOOPBACK = "127.0.0.1";
+
+    /**
+     * The host of the JIT warm-up pair: {@value #LOOPBACK} when the provider offers an endpoint
+     * bound there (tcp, shm); otherwise — a provider whose endpoints cannot use loopback, such as
+     * verbs, whose {@code getInfo} refuses a loopback source address because rdma_cm reaches no
+     * RDMA device through {@code lo} — the local address of the measured info: the IP of its
+     * {@code srcAddr} (the server's {@code -s} address, the address {@code getInfo} chose for a
+     * client), or when that is a wildcard or absent the source address {@code getInfo} chooses
+     * with no node; {@value #LOOPBACK} when there is none (the warm-up then fails and is skipped).
+     */
+    private String warmUpHost(Fabrics fabrics, Info measured, String port) {
+        try {
+            findInfo(fabrics, false, LOOPBACK, port);
+            return LOOPBACK;
+        } catch (CommandFailure | FabricException e) {
+            // not offered on loopback: the measured info's local address below
+        }
+        String host = concreteHost(measured.srcAddr());
+        if (host == null) {
+            try {
+                List<Info> infos = fabrics.getInfo(null, null, 0, hints());
+                host = infos.isEmpty() ? null : concreteHost(infos.get(0).srcAddr());
+            } catch (FabricException e) {
+                host = null;
+            }
+        }
+        return host != null ? host : LOOPBACK;
+    }
+
+    /** The IP of an IPv4/IPv6 sockaddr that names one host (not a wildcard), or null. */
+    private static String concreteHost(byte[] sockaddr) {
+        if (sockaddr == null || (sockaddr.length != 16 && sockaddr.length != 28)) {
+            return null;
+        }
+        try {
+            java.net.InetSocketAddress a = io.jofi.Addresses.fromSockaddr(sockaddr);
+            return a.getAddress().isAnyLocalAddress() ? null : a.getAddress().getHostAddress();
+        } catch (IllegalArgumentException e) {
+            return null; // another family (e.g. shm's names)
+        }
+    }
+
     private static int freeLoopbackPort() throws java.io.IOException {
         try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             return probe.getLocalPort();
@@ -246,15 +292,7 @@ public abstract class PerfCommand extends Command {
             case "rdm" -> EpType.RDM;
             default -> throw new CommandFailure("-e must be msg or rdm, got '" + endpointType + "'", ExitStatus.USAGE);
         };
-        // RDM: FI_SOURCE_ERR lets the server learn the client from its first message (R10)
-        Info hints = new Info().caps(type == EpType.RDM ? Fi.FI_MSG | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR : Fi.FI_MSG);
-        hints.epAttr().type(type);
-        if (provider != null) {
-            hints.fabricAttr().provName(provider);
-        }
-        if (completionWait == CompletionWait.SPIN) {
-            hints.domainAttr().dataProgress(Progress.MANUAL);
-        }
+        Info hints = hints();
         List<Info> infos;
         try {
             infos = client
@@ -276,6 +314,21 @@ public abstract class PerfCommand extends Command {
             throw new CommandFailure("getInfo found no msg endpoint" + (provider == null ? "" : " of provider " + provider));
         }
         return infos.get(0);
+    }
+
+    /** The hints of the measured endpoint: -e, -p, manual progress for spin. */
+    private Info hints() {
+        EpType type = "rdm".equals(endpointType) ? EpType.RDM : EpType.MSG;
+        // RDM: FI_SOURCE_ERR lets the server learn the client from its first message (R10)
+        Info hints = new Info().caps(type == EpType.RDM ? Fi.FI_MSG | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR : Fi.FI_MSG);
+        hints.epAttr().type(type);
+        if (provider != null) {
+            hints.fabricAttr().provName(provider);
+        }
+        if (completionWait == CompletionWait.SPIN) {
+            hints.domainAttr().dataProgress(Progress.MANUAL);
+        }
+        return hints;
     }
 
     private int[] sizes() {

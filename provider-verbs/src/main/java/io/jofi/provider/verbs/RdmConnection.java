@@ -46,6 +46,14 @@ final class RdmConnection {
     boolean peerGone;
     /** When a PARKED connection connects again ({@code System.nanoTime()}). */
     long parkDeadline;
+    /**
+     * When a CONNECTING or ACCEPTING connection that is still not established fails with
+     * ETIMEDOUT ({@code System.nanoTime()}): the provider's own bound on set-up, so that no
+     * queued send waits on rdma_cm for ever.
+     */
+    long connectDeadline;
+    /** Why the set-up failed (an errno, 0 while it has not): what the sends queued on it complete with. */
+    int failure;
     /** Transmit slots queued while connecting: head, tail (-1 when empty), count. */
     int waitHead = -1;
     int waitTail = -1;

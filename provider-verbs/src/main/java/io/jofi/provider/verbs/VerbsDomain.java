@@ -2,6 +2,8 @@ package io.jofi.provider.verbs;
 
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
+import io.jofi.AddressVector;
+import io.jofi.AvAttr;
 import io.jofi.CompletionQueue;
 import io.jofi.CqAttr;
 import io.jofi.EpType;
@@ -177,6 +179,16 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
             throw new FabricException(Errno.EINVAL, "endpoint: info.handle() is not a verbs connection request");
         }
         return adopt(new VerbsEndpoint(this, info, context));
+    }
+
+    /**
+     * {@code fi_av_open}: a {@link VerbsAddressVector} (the util layer's AV, whose removals end
+     * the connections of the RDM endpoints bound to it to the removed peers).
+     */
+    @Override
+    public AddressVector openAv(AvAttr attr, Object context) throws FabricException {
+        ensureOpen("openAv");
+        return adopt(new VerbsAddressVector(attr, context, info().addrFormat(), addressResolver()));
     }
 
     /** {@code fi_cq_open} with the verbs strerror (work completion status names). */

@@ -337,7 +337,9 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
 
     /**
      * {@code fi_connect}: starts address resolution; the rest of the handshake runs on the CM
-     * thread and ends with {@code FI_CONNECTED} or an error event (R14).
+     * thread and ends with {@code FI_CONNECTED} or an error event (R14). A loopback peer
+     * address from the device's (non-loopback) source address cannot be reached: the error
+     * event ({@code EHOSTUNREACH}) is posted at once.
      *
      * @throws FabricException {@code EOPBADSTATE} before {@code enable}; {@code EINVAL} when
      *         connecting already, for an endpoint opened from a request, or for more than
@@ -360,6 +362,14 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
                     + ConnData.MAX_DATA + " bytes rdma_cm carries");
         }
         writeConnParam(param);
+        if (Sockaddrs.isLoopback(addr) && info.srcAddr() != null && !Sockaddrs.isLoopback(info.srcAddr())) {
+            // from the device's address rdma_cm resolves a loopback peer but sends the connect
+            // request towards ::ffff:127.0.0.1 through lo, where no RDMA device takes it, and no
+            // event ever comes (rxe: nothing for over 100 s): end it now, as an error event (R14)
+            peerName = addr.clone();
+            fail(Errno.EHOSTUNREACH, 0, null);
+            return;
+        }
         long newId = cm.createId(this);
         try (NativeBlock dst = new NativeBlock(128); NativeBlock src = new NativeBlock(128)) {
             Sockaddrs.put(addr, dst);

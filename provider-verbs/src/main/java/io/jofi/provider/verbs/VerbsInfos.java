@@ -21,7 +21,8 @@ import java.util.List;
  * verbs provider names them (domain = the device, e.g. {@code rxe0}; fabric = {@code IB-<device>}
  * here, as the subnet prefix is not read yet). Addresses are IPv4 sockaddrs, which rdma_cm
  * resolves to the device; the source address is the device's first IPv4 address
- * ({@link DeviceAddresses}) unless {@code FI_SOURCE} names one.
+ * ({@link DeviceAddresses}) unless {@code FI_SOURCE} names one (not a loopback address:
+ * {@code ENODATA}, as no device is reachable there).
  */
 final class VerbsInfos {
     /** The largest message (RC: 2^31 bytes); the info advertises the port's max_msg_sz when smaller (soft-RoCE: 8 MiB). */
@@ -53,6 +54,14 @@ final class VerbsInfos {
         byte[] named = null;
         if (node != null || service != null) {
             named = Addresses.toSockaddr(resolve(node, service, source));
+        }
+        if (source && Sockaddrs.isLoopback(named)) {
+            // fi_getinfo(3): FI_SOURCE names a local address to bind; none of the devices has
+            // it, and an endpoint bound there would be unreachable (rdma_cm routes nothing
+            // through lo to a RoCE or iWARP device), as libfabric's verbs provider also refuses
+            throw new FabricException(Errno.ENODATA, "verbs: " + node + " is a loopback address, which no RDMA device"
+                    + " has; bind to a device's address (e.g. " + (ports.isEmpty() ? "its IPv4 address"
+                    : firstAddress(ports)) + ")");
         }
         List<Info> out = new ArrayList<>();
         for (ActivePort p : ports) {
@@ -92,6 +101,16 @@ final class VerbsInfos {
             out.add(rdm(out.get(i)));
         }
         return out;
+    }
+
+    private static String firstAddress(List<ActivePort> ports) {
+        for (ActivePort p : ports) {
+            List<byte[]> local = DeviceAddresses.of(p.device());
+            if (!local.isEmpty()) {
+                return Addresses.toString(local.get(0)) + " of " + p.device();
+            }
+        }
+        return "the IPv4 address of " + ports.get(0).device();
     }
 
     /**

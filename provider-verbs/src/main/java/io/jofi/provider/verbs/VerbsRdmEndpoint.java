@@ -60,18 +60,33 @@ import java.util.List;
  * work completion's {@code qp_num} names the connection, hence the sender. As on MSG endpoints
  * every receive ends with the domain's overflow area (truncation is {@code ETRUNC}, R12).
  *
- * <p><b>Failures.</b> A connect that fails fails the sends queued on it
- * ({@code ECONNREFUSED}); a peer that disconnects or dies fails the operations still pending on
- * its connection ({@code ECONNRESET}); the endpoint works on with every other peer, and the
- * next send to that peer connects again.
+ * <p><b>Failures.</b> A set-up that fails fails the sends queued on it with an error
+ * completion: no listener ({@code ECONNREFUSED}), no route or a loopback name
+ * ({@code EHOSTUNREACH}), no answer within rdma_cm's timeouts or {@link #CONNECT_NANOS}
+ * ({@code ETIMEDOUT}); a peer that disconnects or dies fails the operations still pending on
+ * its connection ({@code ECONNRESET}); a peer removed from the AV ends its connections, and the
+ * operations pending towards it complete with {@code ECANCELED}. The endpoint works on with
+ * every other peer, and the next send to that peer connects again.
  *
  * <p><b>Threads.</b> One lock (this endpoint's monitor) guards slots, connections and chains:
  * the CM thread takes it per event, the progress thread per poll, the application per
  * operation.
  */
-final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler, CqPoller.Consumer, CompletionSource {
+final class VerbsRdmEndpoint extends AbstractFid
+        implements Endpoint, CmHandler, CqPoller.Consumer, CompletionSource, VerbsAddressVector.RemovalListener {
     /** How long sends parked by a crossed-connect reject wait for the peer's connection before connecting again. */
     static final long PARK_NANOS = 1_000_000_000L;
+    /**
+     * The provider's bound on a connection's set-up (address and route resolution, connect
+     * request, accept): a connection not established by then fails its queued sends with
+     * {@code ETIMEDOUT}. rdma_cm ends most failures itself and sooner (no listener: REJECTED at
+     * once; no such host: ADDR_ERROR after {@code RESOLVE_TIMEOUT_MS}), but a connect request
+     * that nobody answers is retransmitted by the IB CM 15 times with a ~4 s response timeout
+     * each (over a minute), and a request lost in a way the CM never learns of is never
+     * answered at all; this bound makes every such case end. Generous next to a set-up that
+     * works (well under a second even under qemu's emulation).
+     */
+    static final long CONNECT_NANOS = 30_000_000_000L;
     private static final long RX_BIT = 1L << 32;
     private static final long SEND_FLAGS = Fi.FI_SEND | Fi.FI_MSG;
     private static final long RECV_FLAGS = Fi.FI_RECV | Fi.FI_MSG;
@@ -87,6 +102,8 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
     private final int batch;
     private final boolean source;
     private final boolean sourceErr;
+    /** {@link #CONNECT_NANOS}, shorter in tests ({@link #connectTimeout}); under this. */
+    private long connectNanos = CONNECT_NANOS;
 
     // ---- bindings (control path, under this; the data path's copies of what bindings holds)
     private final EndpointBindings bindings;
@@ -226,6 +243,9 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
         selectiveTx = bindings.selectiveTx();
         selectiveRx = bindings.selectiveRx();
         av = bindings.av();
+        if (av instanceof VerbsAddressVector v && v == fid) {
+            v.addRemovalListener(this);
+        }
         sendCntr = bindings.counter(Fi.FI_SEND);
         recvCntr = bindings.counter(Fi.FI_RECV);
     }
@@ -428,14 +448,25 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
         return c;
     }
 
-    /** Starts the active set-up of {@code c}: address resolution from the listener's address; failures fail it. */
+    /**
+     * Starts the active set-up of {@code c}: address resolution from the listener's address,
+     * within {@link #connectNanos}; failures fail it. A loopback peer name fails at once with
+     * {@code EHOSTUNREACH}: from the device's address rdma_cm resolves it and sends the connect
+     * request towards {@code ::ffff:127.0.0.1}, which leaves through {@code lo} where no RDMA
+     * device takes it, and no event ever says so (seen on rxe: nothing for over 100 s).
+     */
     private void startConnect(RdmConnection c) {
         c.state = RdmConnection.CONNECTING;
+        c.connectDeadline = System.nanoTime() + connectNanos;
+        if (Sockaddrs.isLoopback(c.peerName)) {
+            connectionFailed(c, Errno.EHOSTUNREACH);
+            return;
+        }
         long newId;
         try {
             newId = cm.createId(this);
         } catch (FabricException e) {
-            connectionFailed(c, Errno.ECONNREFUSED);
+            connectionFailed(c, e.errno());
             return;
         }
         try (NativeBlock dst = new NativeBlock(128); NativeBlock src = new NativeBlock(128)) {
@@ -444,11 +475,16 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
             src.view().putShort(2, (short) 0); // any local port: the connection is not the listener
             if (Rdmacm.rdma_resolve_addr(newId, src.address(), dst.address(), RESOLVE_TIMEOUT_MS) != 0) {
                 cm.destroyId(newId);
-                connectionFailed(c, Errno.ECONNREFUSED);
+                connectionFailed(c, Errno.EHOSTUNREACH);
                 return;
             }
         }
         c.id = newId;
+    }
+
+    /** For tests: the bound on a connection's set-up from now on (default {@link #CONNECT_NANOS}). */
+    synchronized void connectTimeout(long nanos) {
+        connectNanos = nanos;
     }
 
     /** A connect request on the listener: the hello names the peer; accept, or reject a crossed connect. */
@@ -482,6 +518,7 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
             c.receiveOnly = true; // a second connection while one is up: a standby (receives now, sends later)
         }
         c.chain = new SendChain(Math.min(32, txDepth), IOV_LIMIT);
+        c.connectDeadline = System.nanoTime() + connectNanos;
         cm.adopt(reqId, this);
         c.id = reqId;
         connections.add(c);
@@ -590,12 +627,14 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
             switch (event) {
                 case VerbsConstants.RDMA_CM_EVENT_ADDR_RESOLVED:
                     if (Rdmacm.rdma_resolve_route(c.id, RESOLVE_TIMEOUT_MS) != 0) {
-                        connectionFailed(c, Errno.ECONNREFUSED);
+                        connectionFailed(c, Errno.EHOSTUNREACH);
                     }
                     break;
-                case VerbsConstants.RDMA_CM_EVENT_ROUTE_RESOLVED:
-                    if (createQueuePair(c) != 0) {
-                        connectionFailed(c, Errno.ECONNREFUSED);
+                case VerbsConstants.RDMA_CM_EVENT_ROUTE_RESOLVED: {
+                    int rc = createQueuePair(c);
+                    if (rc != 0) {
+                        // EINVAL: the route leaves through another device than this domain's
+                        connectionFailed(c, rc == Errno.EINVAL ? Errno.EHOSTUNREACH : rc);
                         break;
                     }
                     writeConnParam(RdmHelloDescriptor.encode(RdmHelloDescriptor.HELLO, name));
@@ -603,6 +642,7 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
                         connectionFailed(c, Errno.ECONNREFUSED);
                     }
                     break;
+                }
                 case VerbsConstants.RDMA_CM_EVENT_ESTABLISHED:
                     if (c.state == RdmConnection.CONNECTING || c.state == RdmConnection.ACCEPTING) {
                         c.state = RdmConnection.CONNECTED;
@@ -620,25 +660,41 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
                 }
                 case VerbsConstants.RDMA_CM_EVENT_DISCONNECTED:
                 case VerbsConstants.RDMA_CM_EVENT_DEVICE_REMOVAL:
-                    if (c.state == RdmConnection.CONNECTED) {
-                        peerDown(c);
-                    } else {
-                        connectionFailed(c, Errno.ECONNREFUSED);
-                    }
-                    break;
                 case VerbsConstants.RDMA_CM_EVENT_ADDR_ERROR:
                 case VerbsConstants.RDMA_CM_EVENT_ROUTE_ERROR:
                 case VerbsConstants.RDMA_CM_EVENT_CONNECT_ERROR:
                 case VerbsConstants.RDMA_CM_EVENT_UNREACHABLE:
                     if (c.state == RdmConnection.CONNECTED) {
                         peerDown(c);
-                    } else {
-                        connectionFailed(c, Errno.ECONNREFUSED);
+                    } else if (c.state != RdmConnection.DOWN) {
+                        connectionFailed(c, setupErrno(event));
                     }
                     break;
                 default:
                     break; // timewait exit, address change: nothing to do
             }
+        }
+    }
+
+    /**
+     * What the sends queued on a connection whose set-up ended with rdma_cm {@code event}
+     * complete with: no route to the peer's name (address or route errors) →
+     * {@code EHOSTUNREACH}; the connect request unanswered (unreachable, connect error) →
+     * {@code ETIMEDOUT}; the device gone → {@code ENODEV}; the peer ended it before it was up →
+     * {@code ECONNREFUSED}.
+     */
+    static int setupErrno(int event) {
+        switch (event) {
+            case VerbsConstants.RDMA_CM_EVENT_ADDR_ERROR:
+            case VerbsConstants.RDMA_CM_EVENT_ROUTE_ERROR:
+                return Errno.EHOSTUNREACH;
+            case VerbsConstants.RDMA_CM_EVENT_CONNECT_ERROR:
+            case VerbsConstants.RDMA_CM_EVENT_UNREACHABLE:
+                return Errno.ETIMEDOUT;
+            case VerbsConstants.RDMA_CM_EVENT_DEVICE_REMOVAL:
+                return Errno.ENODEV;
+            default:
+                return Errno.ECONNREFUSED;
         }
     }
 
@@ -677,6 +733,7 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
     /** Connection set-up failed: its queued sends fail with {@code err}; the next send connects again. */
     private void connectionFailed(RdmConnection c, int err) {
         c.state = RdmConnection.DOWN;
+        c.failure = err;
         failWaiting(c, err);
         if (c.outstanding == 0) {
             release(c);
@@ -748,12 +805,58 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
         connections.remove(c);
     }
 
-    /** Parked connections whose peer's connection did not come connect again (progress, under this). */
-    private void retryParked() {
-        for (int i = 0; i < connections.size(); i++) {
+    /**
+     * The connections' timers (progress, under this): parked connections whose peer's
+     * connection did not come connect again; connections still not established at their
+     * {@link RdmConnection#connectDeadline} fail with {@code ETIMEDOUT}. Backwards, as a
+     * failed connection leaves the list.
+     */
+    private void connectionTimers() {
+        long now = System.nanoTime();
+        for (int i = connections.size() - 1; i >= 0; i--) {
+            if (i >= connections.size()) {
+                continue;
+            }
             RdmConnection c = connections.get(i);
-            if (c.state == RdmConnection.PARKED && System.nanoTime() - c.parkDeadline >= 0) {
+            if (c.state == RdmConnection.PARKED && now - c.parkDeadline >= 0) {
                 startConnect(c);
+            } else if ((c.state == RdmConnection.CONNECTING || c.state == RdmConnection.ACCEPTING)
+                    && now - c.connectDeadline >= 0) {
+                connectionFailed(c, Errno.ETIMEDOUT);
+            }
+        }
+    }
+
+    /**
+     * {@code fi_av_remove} took {@code addrs} out of the bound AV (the remover's thread): every
+     * connection to those peers ends (fi_av(3): a removed address is not used any more).
+     * Established ones disconnect, so that the work requests on them flush ({@code ECANCELED},
+     * as the peer did not go); sends waiting for a set-up fail with {@code ECANCELED}; the peer
+     * sees a disconnect. A later send to the peer, once inserted again, connects again.
+     */
+    @Override
+    public void removed(byte[][] addrs) {
+        synchronized (this) {
+            if (addrs == null || state() == CLOSED || isDeparted() || cq == 0) {
+                return;
+            }
+            for (byte[] a : addrs) {
+                if (a == null) {
+                    continue;
+                }
+                for (int i = connections.size() - 1; i >= 0; i--) {
+                    if (i >= connections.size()) {
+                        continue;
+                    }
+                    RdmConnection c = connections.get(i);
+                    if (c.state == RdmConnection.DOWN || !Arrays.equals(c.peerName, a)) {
+                        continue;
+                    }
+                    if (c.state == RdmConnection.CONNECTED || c.state == RdmConnection.ACCEPTING) {
+                        Rdmacm.rdma_disconnect(c.id); // the queue pair errors: posted work requests flush
+                    }
+                    connectionFailed(c, Errno.ECANCELED);
+                }
             }
         }
     }
@@ -848,9 +951,6 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
         if (c == null) {
             return -Errno.EINVAL; // not an fi_addr of the AV
         }
-        if (c.state == RdmConnection.DOWN) {
-            return -Errno.ECONNREFUSED; // the connect failed at once (no route to the peer's name)
-        }
         rc = txCq.reserve();
         if (rc != 0) {
             return rc;
@@ -858,6 +958,16 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
         int slot = txFree[--txFreeCount];
         txReg[slot] = -1;
         txSges[slot] = 0;
+        if (c.state == RdmConnection.DOWN) {
+            // the set-up failed at once (e.g. a loopback name): the send ends as the queued ones
+            // of a failed set-up do, with an error completion naming why
+            txContext[slot] = context;
+            txFlags[slot] = SEND_FLAGS;
+            txConn[slot] = null;
+            txBusy[slot] = true;
+            completeTxError(slot, c.failure, 0);
+            return 0;
+        }
         int bounceUsed = 0;
         if (msg == null) {
             if (length > 0) {
@@ -1247,7 +1357,7 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
         }
         int n = poller.drain(domain.ops(), this, 4 * batch);
         if (n == 0) {
-            retryParked();
+            connectionTimers();
         }
         return n;
     }
@@ -1418,6 +1528,9 @@ final class VerbsRdmEndpoint extends AbstractFid implements Endpoint, CmHandler,
      */
     private void teardown(boolean departing) {
         domain.detach(this);
+        if (av instanceof VerbsAddressVector v) {
+            v.removeRemovalListener(this);
+        }
         for (RdmConnection c : new ArrayList<>(connections)) {
             if (c.id != 0 && (c.state == RdmConnection.CONNECTED || c.state == RdmConnection.ACCEPTING)) {
                 Rdmacm.rdma_disconnect(c.id);

@@ -26,6 +26,18 @@ class MappingTest {
         assertEquals(CmEvents.IGNORED, CmEvents.map(VerbsConstants.RDMA_CM_EVENT_TIMEWAIT_EXIT));
     }
 
+    /** RDM: what the sends queued on a failed connection set-up complete with, per rdma_cm event. */
+    @Test
+    void rdmSetUpFailuresMapOntoErrnos() {
+        assertEquals(Errno.ECONNREFUSED, VerbsRdmEndpoint.setupErrno(VerbsConstants.RDMA_CM_EVENT_REJECTED));
+        assertEquals(Errno.ECONNREFUSED, VerbsRdmEndpoint.setupErrno(VerbsConstants.RDMA_CM_EVENT_DISCONNECTED));
+        assertEquals(Errno.EHOSTUNREACH, VerbsRdmEndpoint.setupErrno(VerbsConstants.RDMA_CM_EVENT_ADDR_ERROR));
+        assertEquals(Errno.EHOSTUNREACH, VerbsRdmEndpoint.setupErrno(VerbsConstants.RDMA_CM_EVENT_ROUTE_ERROR));
+        assertEquals(Errno.ETIMEDOUT, VerbsRdmEndpoint.setupErrno(VerbsConstants.RDMA_CM_EVENT_UNREACHABLE));
+        assertEquals(Errno.ETIMEDOUT, VerbsRdmEndpoint.setupErrno(VerbsConstants.RDMA_CM_EVENT_CONNECT_ERROR));
+        assertEquals(Errno.ENODEV, VerbsRdmEndpoint.setupErrno(VerbsConstants.RDMA_CM_EVENT_DEVICE_REMOVAL));
+    }
+
     @Test
     void workCompletionStatusesMapOntoErrnos() {
         assertEquals(0, WcErrors.errno(VerbsConstants.IBV_WC_SUCCESS));

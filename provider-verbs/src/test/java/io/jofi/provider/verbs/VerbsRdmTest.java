@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jofi.AddressVector;
+import io.jofi.Addresses;
 import io.jofi.AvAttr;
 import io.jofi.CompletionQueue;
 import io.jofi.CqAttr;
@@ -23,6 +24,8 @@ import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.Progress;
 import io.jofi.ProviderState;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -300,5 +303,127 @@ class VerbsRdmTest {
         long[] src = {-1};
         receive(b, src, "the second message");
         assertEquals(aAtB, src[0], "after the insert the sender has that fi_addr (R10)");
+    }
+
+    /** Reads the next transmit completion of {@code n}: its error entry, failing on a success. */
+    private static CqErrEntry sendError(Node n, String what) {
+        CqEntry[] e = {new CqEntry()};
+        CqErrEntry err = new CqErrEntry();
+        until(() -> {
+            int rc = n.txCq.read(e, 1);
+            if (rc == 1) {
+                fail(what + ": the send succeeded");
+            }
+            return rc == -Errno.EAVAIL && n.txCq.readErr(err, 0) == 1;
+        }, what + "'s error completion");
+        return err;
+    }
+
+    /**
+     * Nothing posted is lost silently: a send to a name nobody listens on (a closed
+     * endpoint's) completes with ECONNREFUSED (rdma_cm's REJECTED), again on the next send
+     * (which connects again); a send to a loopback name (the device cannot be reached through
+     * lo) completes with EHOSTUNREACH; an inject to it fails the same way. The endpoint works on.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void sendsThatCannotConnectEndWithAnErrorCompletion(Progress mode) throws FabricException {
+        open(mode);
+        Node a = new Node("a");
+        Node gone = new Node("gone");
+        Node b = new Node("b");
+        byte[] goneName = gone.name;
+        nodes.remove(gone);
+        gone.close();
+        long goneAtA = a.insert(goneName);
+        long loopAtA = a.insert(Addresses.toSockaddr(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                (a.name[2] & 0xFF) << 8 | (a.name[3] & 0xFF))));
+        long bAtA = a.insert(b);
+        b.insert(a);
+        for (int round = 0; round < 2; round++) {
+            ByteBuffer m = message(round, 16);
+            post(() -> sendRc(a, m, goneAtA, "to-gone") == 0, "send to nobody");
+            CqErrEntry err = sendError(a, "a send to a name nobody listens on");
+            assertEquals(Errno.ECONNREFUSED, err.err(), "no listener (round " + round + "): " + err);
+            assertEquals("to-gone", err.context());
+        }
+        ByteBuffer m = message(3, 16);
+        post(() -> sendRc(a, m, loopAtA, "to-loopback") == 0, "send to 127.0.0.1");
+        CqErrEntry err = sendError(a, "a send to a loopback name");
+        assertEquals(Errno.EHOSTUNREACH, err.err(), "a loopback name: " + err);
+        assertEquals("to-loopback", err.context());
+        assertEquals(0, a.ep.inject(message(4, 8), loopAtA), "inject to 127.0.0.1 is accepted");
+        assertEquals(Errno.EHOSTUNREACH, sendError(a, "an inject to a loopback name").err());
+        ByteBuffer r = ByteBuffer.allocateDirect(64);
+        post(() -> b.ep.recv(r, null, Fi.FI_ADDR_UNSPEC, "r") == 0, "b's receive");
+        ByteBuffer ok = message(5, 24);
+        post(() -> sendRc(a, ok, bAtA, "to-b") == 0, "send to a live peer");
+        receive(b, new long[1], "the live peer's message");
+        assertEquals((byte) (5 * 31), r.get(0));
+    }
+
+    /**
+     * A connect request nobody answers ends at the provider's set-up bound (here shortened to
+     * 3 s; rdma_cm's own UNREACHABLE would take over a minute): the VM's gateway 10.0.2.2
+     * answers ARP but runs no RDMA, so the send completes with ETIMEDOUT (or EHOSTUNREACH if
+     * rdma_cm reports the address first). VM only: the address is the VM's.
+     */
+    @Test
+    void aConnectNobodyAnswersEndsAtTheSetUpBound() throws Exception {
+        assumeTrue(Boolean.getBoolean("jofi.verbs.vm"), "the VM's gateway 10.0.2.2 is the silent host (vm/run-tests)");
+        open(Progress.AUTO);
+        Node a = new Node("a");
+        a.ep.connectTimeout(3_000_000_000L);
+        long silentAtA = a.insert(Addresses.toSockaddr(new InetSocketAddress(InetAddress.getByName("10.0.2.2"), 7471)));
+        ByteBuffer m = message(1, 16);
+        long start = System.nanoTime();
+        post(() -> sendRc(a, m, silentAtA, "to-silent") == 0, "send to the silent host");
+        CqErrEntry err = sendError(a, "a send to a host without RDMA");
+        System.out.printf("a send to 10.0.2.2 (no RDMA): %s after %d ms%n", Errno.strerror(err.err()),
+                (System.nanoTime() - start) / 1_000_000);
+        assertTrue(err.err() == Errno.ETIMEDOUT || err.err() == Errno.EHOSTUNREACH, "ETIMEDOUT or EHOSTUNREACH: " + err);
+        ByteBuffer again = message(2, 16);
+        post(() -> sendRc(a, again, silentAtA, "again") == 0, "another send (connects again)");
+        assertEquals("again", sendError(a, "the second send to the silent host").context());
+    }
+
+    /**
+     * fi_av_remove of a peer ends the connection to it, as on tcp: the sends pending towards it
+     * (waiting in RNR retry for a receive it never posts) complete with ECANCELED; inserted
+     * again, the peer is reached over a new connection.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void removingAPeerFromTheAvEndsItsConnection(Progress mode) throws FabricException {
+        open(mode);
+        Node a = new Node("a");
+        Node b = new Node("b");
+        long bAtA = a.insert(b);
+        b.insert(a);
+        ByteBuffer one = ByteBuffer.allocateDirect(64);
+        post(() -> b.ep.recv(one, null, Fi.FI_ADDR_UNSPEC, "one") == 0, "b's one receive");
+        int pending = 3;
+        for (int i = 0; i < pending + 1; i++) {
+            ByteBuffer m = message(i, 32);
+            post(() -> sendRc(a, m, bAtA, "to-b") == 0, "send to b");
+        }
+        receive(b, new long[1], "b's first message (the connection is up)");
+        CqEntry[] ok = {new CqEntry()};
+        until(() -> a.txCq.read(ok, 1) == 1, "the first send's completion");
+        assertEquals(1, a.ep.sendConnections());
+        assertEquals(0, a.av.remove(new long[] {bAtA}, 0), "av remove");
+        for (int i = 0; i < pending; i++) {
+            CqErrEntry err = sendError(a, "pending send " + i + " to the removed peer");
+            assertEquals(Errno.ECANCELED, err.err(), "a send pending towards a removed peer: " + err);
+            assertEquals("to-b", err.context());
+        }
+        until(() -> a.ep.sendConnections() == 0, "the connection to the removed peer to end");
+        long again = a.insert(b);
+        ByteBuffer r = ByteBuffer.allocateDirect(64);
+        post(() -> b.ep.recv(r, null, Fi.FI_ADDR_UNSPEC, "r") == 0, "b's receive");
+        ByteBuffer m = message(9, 20);
+        post(() -> sendRc(a, m, again, "again") == 0, "send after the insert");
+        receive(b, new long[1], "the message over a new connection");
+        assertEquals((byte) (9 * 31), r.get(0));
     }
 }

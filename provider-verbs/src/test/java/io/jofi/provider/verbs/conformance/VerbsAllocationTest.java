@@ -18,11 +18,13 @@ import io.jofi.conformance.PairSpec;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Issue 5 "allocation per operation is zero": 100 000 send/receive round trips on a
- * connected verbs MSG pair with manual progress and registered buffers, measured with
+ * connected verbs MSG pair, and on a pair of RDM endpoints (per-peer RC connections, a shared
+ * receive queue, FI_SOURCE lookups), with manual progress and registered buffers, measured with
  * {@code ThreadMXBean.getThreadAllocatedBytes} around the loop after a warm-up (the
  * data path, completion polling included, runs on this thread). Skipped with
  * "verbs unavailable: …" without an active RDMA port.
@@ -36,9 +38,10 @@ class VerbsAllocationTest {
         VerbsAvailable.assume();
     }
 
-    @Test
-    void sendAndReceiveAllocateNothingPerOperation() throws FabricException {
-        try (ConformanceFixture fx = new ConformanceFixture(Fabrics.standalone(), "verbs", EpType.MSG,
+    @ParameterizedTest
+    @EnumSource(value = EpType.class, names = {"MSG", "RDM"})
+    void sendAndReceiveAllocateNothingPerOperation(EpType type) throws FabricException {
+        try (ConformanceFixture fx = new ConformanceFixture(Fabrics.standalone(), "verbs", type,
                 Progress.MANUAL, 20_000)) {
             EndpointPair p = fx.openPair(new PairSpec(Fi.FI_MSG));
             ByteBuffer sbuf = ByteBuffer.allocateDirect(64);
@@ -53,8 +56,8 @@ class VerbsAllocationTest {
             loop(p, sbuf, smr, rbuf, rmr, entries, ctx, OPS);
             long after = mx.getThreadAllocatedBytes(Thread.currentThread().getId());
             double perOp = (after - before) / (double) OPS;
-            System.out.printf("verbs allocation: %d bytes over %d round trips (%.3f bytes per round trip)%n",
-                    after - before, OPS, perOp);
+            System.out.printf("verbs %s allocation: %d bytes over %d round trips (%.3f bytes per round trip)%n",
+                    type, after - before, OPS, perOp);
             assertTrue(perOp < 1.0, "bytes allocated per send/receive round trip: " + perOp);
         }
     }
