@@ -134,6 +134,11 @@ class VerbsCloseRaceTest {
             fx.close(second.ep());
             run.awaitPostersEnd();
             run.stopDrainers();
+            // AUTO: a throw on the provider's progress thread (a poll of a torn-down CQ) stops it
+            Throwable engineFailure = ((VerbsDomain) fx.domain()).engine().failure();
+            if (engineFailure != null) {
+                run.failures.add("the progress thread failed: " + engineFailure);
+            }
             if (!run.failures.isEmpty()) {
                 fail(label + ": " + run.failures);
             }
@@ -230,10 +235,14 @@ class VerbsCloseRaceTest {
             drainers.add(new Thread(() -> {
                 CqEntry[] entries = {new CqEntry(), new CqEntry(), new CqEntry(), new CqEntry()};
                 CqErrEntry err = new CqErrEntry();
-                while (draining.get()) {
-                    drain(side.txCq(), entries, err);
-                    drain(side.rxCq(), entries, err);
-                    Thread.onSpinWait();
+                try {
+                    while (draining.get()) {
+                        drain(side.txCq(), entries, err);
+                        drain(side.rxCq(), entries, err);
+                        Thread.onSpinWait();
+                    }
+                } catch (Throwable t) {
+                    failures.add(name + " threw " + t); // e.g. a poll of a torn-down CQ
                 }
             }, "close-race-" + name));
         }
