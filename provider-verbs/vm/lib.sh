@@ -13,6 +13,13 @@ VM_CACHE="${JOFI_VM_CACHE:-${HOME:-/root}/.cache/jofi-vm}"
 # JOFI_VM_SIW=1: the image variant with soft-iWARP (siw.ko built out of tree, ~6 min more to
 # build); a separate cache entry.
 VM_SIW="${JOFI_VM_SIW:-0}"
+# How qemu emulates the guest's CPU; JOFI_VM_CPU / JOFI_VM_ACCEL override them per run.
+# Single-threaded TCG: with qemu's default multi-threaded TCG, a vCPU could run JIT code that
+# HotSpot was patching on the other vCPU (an nmethod made not entrant) and the guest JVM
+# crashed now and then in plain Java code (README.md, "The guest CPU", has the hs_err).
+# The CPU model does not matter for that (Nehalem-v2 was only slower); max stays.
+VM_CPU=max
+VM_ACCEL=tcg,thread=single
 
 vm_log() { echo "jofi-vm: $*" >&2; }
 vm_die() { echo "jofi-vm: error: $*" >&2; exit 2; }

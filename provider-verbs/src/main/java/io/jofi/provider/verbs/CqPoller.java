@@ -27,6 +27,8 @@ final class CqPoller implements AutoCloseable {
     private final Object[] notifyArgs;
     private final int batch;
     private final long cq;
+    /** Set by {@link #close()}: a later poll throws instead of reading freed memory. */
+    private boolean closed;
 
     /** @param batch completions per {@code poll_cq} call (1..64) */
     CqPoller(long cq, int batch) {
@@ -45,6 +47,7 @@ final class CqPoller implements AutoCloseable {
      * @return the completions read (0 when none), or a negative value when {@code poll_cq} failed
      */
     int poll(ContextOps ops, Consumer consumer) {
+        ensureOpen();
         int n = ops.pollCq(pollArgs, cq, batch, wcs.address());
         for (int i = 0; i < n; i++) {
             int at = i * IbvWcDescriptor.SIZE;
@@ -74,11 +77,23 @@ final class CqPoller implements AutoCloseable {
 
     /** Arms the completion channel for the next completion ({@code ibv_req_notify_cq(cq, 0)}); 0 or an errno. */
     int requestNotify(ContextOps ops) {
+        ensureOpen();
         return ops.reqNotifyCq(notifyArgs, cq, 0);
     }
 
+    /** Frees the work-completion array. Idempotent; the owner excludes every poll first. */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         wcs.close();
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the CQ poller is closed (its endpoint was torn down)");
+        }
     }
 }

@@ -24,6 +24,8 @@ final class RecvChain implements AutoCloseable {
     private final ByteBuffer s;
     private final Object[] postArgs;
     private int staged;
+    /** Set by {@link #close()}: every later use throws instead of writing freed memory. */
+    private boolean closed;
     private long qp;
     /** Posting to a shared receive queue ({@code post_srq_recv}) instead of a queue pair's. */
     private boolean shared;
@@ -41,6 +43,7 @@ final class RecvChain implements AutoCloseable {
 
     /** Binds the chain to a queue pair; once, before the first post. */
     void queuePair(long qp) {
+        ensureOpen();
         this.qp = qp;
         postArgs[0] = new Pointer(qp);
     }
@@ -65,6 +68,7 @@ final class RecvChain implements AutoCloseable {
 
     /** Stages one receive work request; returns its index in the chain. */
     int stage(long wrId) {
+        ensureOpen();
         int i = staged++;
         int at = i * IbvRecvWrDescriptor.SIZE;
         w.putLong(at + IbvRecvWrDescriptor.WR_ID, wrId);
@@ -79,6 +83,7 @@ final class RecvChain implements AutoCloseable {
 
     /** Adds an SGE to work request {@code wr}. */
     void sge(int wr, long addr, int length, int lkey) {
+        ensureOpen();
         int wat = wr * IbvRecvWrDescriptor.SIZE;
         int n = w.getInt(wat + IbvRecvWrDescriptor.NUM_SGE);
         if (n == maxSge) {
@@ -93,6 +98,7 @@ final class RecvChain implements AutoCloseable {
 
     /** Drops the last staged work request. */
     void unstage() {
+        ensureOpen();
         if (staged > 0) {
             staged--;
             if (staged > 0) {
@@ -103,6 +109,7 @@ final class RecvChain implements AutoCloseable {
 
     /** Posts the staged chain; 0 or the positive errno of {@code post_recv}. */
     int post(ContextOps ops) {
+        ensureOpen();
         if (staged == 0) {
             return 0;
         }
@@ -120,10 +127,26 @@ final class RecvChain implements AutoCloseable {
         return sges;
     }
 
+    /**
+     * Frees the staging memory. Idempotent. The owner must have excluded every use first (the
+     * endpoint closes its chains under its monitor, after its state says closed, so no post is in
+     * flight); a use afterwards throws {@link IllegalStateException} rather than writing freed
+     * memory.
+     */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         wrs.close();
         sges.close();
         badWr.close();
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the receive chain is closed (its endpoint was torn down)");
+        }
     }
 }

@@ -28,6 +28,8 @@ final class SendChain implements AutoCloseable {
     private final ByteBuffer s;
     private final Object[] postArgs;
     private int staged;
+    /** Set by {@link #close()}: every later use throws instead of writing freed memory. */
+    private boolean closed;
     private int failed = -1;
     private long qp;
 
@@ -48,6 +50,7 @@ final class SendChain implements AutoCloseable {
 
     /** Binds the chain to a queue pair ({@code struct ibv_qp *}); once, before the first post. */
     void queuePair(long qp) {
+        ensureOpen();
         this.qp = qp;
         postArgs[0] = new Pointer(qp);
     }
@@ -72,6 +75,7 @@ final class SendChain implements AutoCloseable {
      */
     int stage(long wrId, int opcode, int sendFlags, int immData, long remoteAddr, int rkey, long compareAdd,
               long swap) {
+        ensureOpen();
         int i = staged++;
         int at = i * IbvSendWrDescriptor.SIZE;
         w.putLong(at + IbvSendWrDescriptor.WR_ID, wrId);
@@ -99,6 +103,7 @@ final class SendChain implements AutoCloseable {
 
     /** Adds an SGE to work request {@code wr} (at most {@code maxSge}). */
     void sge(int wr, long addr, int length, int lkey) {
+        ensureOpen();
         int wat = wr * IbvSendWrDescriptor.SIZE;
         int n = w.getInt(wat + IbvSendWrDescriptor.NUM_SGE);
         if (n == maxSge) {
@@ -113,6 +118,7 @@ final class SendChain implements AutoCloseable {
 
     /** Drops the last staged work request (its post was refused before posting). */
     void unstage() {
+        ensureOpen();
         if (staged > 0) {
             staged--;
             if (staged > 0) {
@@ -128,6 +134,7 @@ final class SendChain implements AutoCloseable {
      *         {@link #failedIndex()} on were not posted)
      */
     int post(ContextOps ops) {
+        ensureOpen();
         if (staged == 0) {
             return 0;
         }
@@ -151,6 +158,7 @@ final class SendChain implements AutoCloseable {
 
     /** The wr_id staged at {@code index} (valid until the next {@link #stage} at that index). */
     long wrId(int index) {
+        ensureOpen();
         return w.getLong(index * IbvSendWrDescriptor.SIZE + IbvSendWrDescriptor.WR_ID);
     }
 
@@ -164,10 +172,26 @@ final class SendChain implements AutoCloseable {
         return sges;
     }
 
+    /**
+     * Frees the staging memory. Idempotent. The owner must have excluded every use first (the
+     * endpoint closes its chains under its monitor, after its state says closed, so no post is in
+     * flight); a use afterwards throws {@link IllegalStateException} rather than writing freed
+     * memory.
+     */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         wrs.close();
         sges.close();
         badWr.close();
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the send chain is closed (its endpoint was torn down)");
+        }
     }
 }

@@ -133,6 +133,11 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     private int state = IDLE;
     private boolean shutdownRaised;
     private byte[] peerName;
+    /**
+     * Set by the one {@link #teardown} (under this): a close after a departure (R15) finds the
+     * native resources freed and the bindings released already, and must not release them twice.
+     */
+    private boolean tornDown;
 
     // ---- transmit slots (under this)
     private final Object[] txContext;
@@ -513,7 +518,8 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     @Override
     public void onCmEvent(long cmId, int event, int status, byte[] privateData) {
         synchronized (this) {
-            if (cmId != id || state() == CLOSED) {
+            // closed or departed: teardown destroyed the id (and id is 0); nothing to touch
+            if (cmId != id || state() != OPEN) {
                 return;
             }
             int mapped = CmEvents.map(event);
@@ -1360,6 +1366,10 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
      * given back (R9). Native resources go in the order verbs needs: queue pair, id, CQ.
      */
     private void teardown(boolean departing) {
+        if (tornDown) {
+            return;
+        }
+        tornDown = true;
         domain.detach(this);
         if (state == CONNECTED || state == ACCEPTING || state == CONNECTING) {
             if (id != 0) {

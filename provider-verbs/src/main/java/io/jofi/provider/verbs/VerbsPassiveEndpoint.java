@@ -126,8 +126,8 @@ final class VerbsPassiveEndpoint extends AbstractFid implements PassiveEndpoint,
         if (local != null) {
             connInfo.srcAddr(local);
         }
-        if (q.post(Fi.FI_CONNREQ, this, context(), 0, connInfo, data, data.length) < 0) {
-            take(req);
+        if (q.post(Fi.FI_CONNREQ, this, context(), 0, connInfo, data, data.length) < 0 && take(req)) {
+            // not taken by a concurrent teardown (which rejects and destroys it itself)
             Rdmacm.rdma_reject(cmId, 0, (byte) 0);
             Rdmacm.rdma_destroy_id(cmId);
         }
@@ -197,13 +197,17 @@ final class VerbsPassiveEndpoint extends AbstractFid implements PassiveEndpoint,
         synchronized (this) {
             left = new ArrayList<>(pending);
             pending.clear();
+            // taken under this, as take() reads it: an endpoint accepting one of these requests
+            // concurrently must see it taken, or the id would be destroyed twice
+            for (VerbsConnReq r : left) {
+                r.taken = true;
+            }
             listening = id;
             id = 0;
             q = eq;
             eq = null;
         }
         for (VerbsConnReq r : left) {
-            r.taken = true;
             Rdmacm.rdma_reject(r.id, 0, (byte) 0);
             Rdmacm.rdma_destroy_id(r.id);
         }

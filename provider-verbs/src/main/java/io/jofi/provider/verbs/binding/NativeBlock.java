@@ -11,12 +11,23 @@ import java.nio.ByteOrder;
  * and through a direct {@link ByteBuffer} view in native byte order (to read and write the
  * fields a descriptor names without a JNI call or an allocation). Zeroed when allocated.
  *
- * <p>Not thread-safe: each block has one owner that serialises its use.
+ * <p><b>Life cycle.</b> The JNA {@link Memory} is held strongly by this block, so its cleaner
+ * cannot free it while the block is reachable; {@link #close()} frees it at once, exactly once
+ * (a second close does nothing). After close every accessor throws
+ * {@link IllegalStateException} instead of handing out the address or view of freed memory.
+ * A view or address obtained <em>before</em> close cannot be revoked (a direct buffer has no
+ * "closed" state): owners that cache the view ({@code SendChain}, {@code RecvChain},
+ * {@code CqPoller}) check {@link #isClosed()} themselves, and whoever closes a block must
+ * exclude every use of it first (the endpoint does both under its monitor).
+ *
+ * <p>Not thread-safe: each block has one owner that serialises its use (and its close).
  */
 public final class NativeBlock implements AutoCloseable {
     private final Memory memory;
     private final long address;
     private final ByteBuffer view;
+    /** Set by {@link #close()}; read by every accessor (one plain field read: the owner serialises). */
+    private boolean closed;
 
     /** Allocates {@code size} zeroed bytes (at least 1), aligned as malloc aligns. */
     public NativeBlock(long size) {
@@ -26,39 +37,76 @@ public final class NativeBlock implements AutoCloseable {
         view = memory.getByteBuffer(0, memory.size()).order(ByteOrder.nativeOrder());
     }
 
-    /** The native address of byte 0. */
+    /** The native address of byte 0. @throws IllegalStateException after {@link #close()} */
     public long address() {
+        if (closed) {
+            throw closedError();
+        }
         return address;
     }
 
-    /** The address of byte {@code offset}. */
+    /** The address of byte {@code offset}. @throws IllegalStateException after {@link #close()} */
     public long address(int offset) {
+        if (closed) {
+            throw closedError();
+        }
         return address + offset;
     }
 
-    /** A {@link Pointer} to byte 0 (for JNA {@code Function} arguments; make it once). */
+    /**
+     * A {@link Pointer} to byte 0 (for JNA {@code Function} arguments; make it once).
+     *
+     * @throws IllegalStateException after {@link #close()}
+     */
     public Pointer pointer() {
+        if (closed) {
+            throw closedError();
+        }
         return memory;
     }
 
-    /** The block as a direct buffer in native byte order; absolute gets and puts only. */
+    /**
+     * The block as a direct buffer in native byte order; absolute gets and puts only.
+     *
+     * @throws IllegalStateException after {@link #close()}
+     */
     public ByteBuffer view() {
+        if (closed) {
+            throw closedError();
+        }
         return view;
     }
 
-    /** The size in bytes. */
+    /** The size in bytes (still answered after close: it is not a use of the memory). */
     public long size() {
-        return memory.size();
+        return view.capacity();
     }
 
-    /** Sets every byte to 0. */
+    /** Sets every byte to 0. @throws IllegalStateException after {@link #close()} */
     public void clear() {
+        if (closed) {
+            throw closedError();
+        }
         memory.clear();
     }
 
-    /** Frees the memory; no use afterwards. */
+    /** Whether {@link #close()} ran (for owners that cached the view). */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Frees the memory; no use afterwards. Idempotent: a second close does nothing. */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         memory.close();
+    }
+
+    private IllegalStateException closedError() {
+        return new IllegalStateException("native block of " + view.capacity() + " bytes at 0x"
+                + Long.toHexString(address) + " is closed (its memory was freed)");
     }
 }
