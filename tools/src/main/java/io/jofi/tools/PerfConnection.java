@@ -84,6 +84,8 @@ final class PerfConnection implements AutoCloseable {
     /** One view of the receive buffer per posted receive; the view is its own context. */
     private ByteBuffer[] rxViews;
     private final Msg finalizeMsg = new Msg(1);
+    /** The JIT warm-up's ends share this JVM (and, pinned, one core): give the core away while idle. */
+    private boolean yieldWhenIdle;
 
     private PerfConnection(boolean client, CompletionWait wait, long timeoutNanos, PrintStream err) {
         this.client = client;
@@ -119,6 +121,15 @@ final class PerfConnection implements AutoCloseable {
             c.close();
             throw e;
         }
+    }
+
+    /**
+     * After a CQ read that found nothing (spin), give the processor away ({@code Thread.yield})
+     * before reading again: for the JIT warm-up, whose two ends are threads of one JVM
+     * (PerfCommand's warm-up). The measured connections never yield.
+     */
+    void yieldWhenIdle() {
+        yieldWhenIdle = true;
     }
 
     private <T extends Fid> T track(T fid) {
@@ -314,6 +325,8 @@ final class PerfConnection implements AutoCloseable {
             }
             if (wait == CompletionWait.FD && fabric.tryWait(waitFids) == 0) {
                 selectBriefly();
+            } else if (yieldWhenIdle) {
+                Thread.yield();
             }
             deadline = checkDeadline(deadline, what);
         }

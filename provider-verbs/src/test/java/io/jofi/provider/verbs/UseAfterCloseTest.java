@@ -79,7 +79,7 @@ class UseAfterCloseTest {
         p.close();
         assertDoesNotThrow(p::close, "a second close does nothing");
         assertThrows(IllegalStateException.class, () -> p.poll(null, (wrId, status, opcode, byteLen, imm, flags,
-                vendorErr) -> { }));
+                vendorErr, qpNum) -> { }));
         assertThrows(IllegalStateException.class, () -> p.drain(null, null, 8));
         assertThrows(IllegalStateException.class, () -> p.requestNotify(null));
     }
