@@ -187,8 +187,8 @@ for s in "${SIZES[@]}"; do
             else fail JOFI; fi
         fi
         if [[ -z "$JOFI_NA" && -z "${WHY[JOFIbw]:-}" ]]; then
-            if out="$(pair "$SRV_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $bw_iters --jit-warmup $JIT_WARMUP -B $PORT $JOFI_SHM_SERVER" \
-                    "$CLI_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $bw_iters --jit-warmup $JIT_WARMUP -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
+            if out="$(pair "$SRV_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $bw_iters -w $bw_iters --jit-warmup $JIT_WARMUP -B $PORT $JOFI_SHM_SERVER" \
+                    "$CLI_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $bw_iters -w $bw_iters --jit-warmup $JIT_WARMUP -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
                 record JOFIbw "$s" <<<"$out"
             else fail JOFIbw; fi
         fi

@@ -9,7 +9,8 @@
 # mean of 100 iterations, not a median), then bandwidth (MB/s): C fi_pingpong, raw NIO and
 # ./jofi bw -p tcp -e msg -c spin.
 # Every figure is the median of RUNS runs. The JVM runs (raw, JOFI) are warmed up: raw with
-# its own warm-up iterations, JOFI with --jit-warmup JIT_WARMUP messages over a private
+# its own warm-up iterations, JOFI with as many untimed iterations (-w) as timed ones after
+# --jit-warmup JIT_WARMUP messages over a private
 # loopback pair before the measured connection (C needs none). Server and client are pinned to
 # a core each (PIN=0: not pinned); raw, whose two sides are threads of one JVM, is not pinned.
 # Benchmarks, not tests: figures depend on the machine and its load; the load is printed.
@@ -95,12 +96,12 @@ for s in "${SIZES[@]}"; do
         read -r a b < <("$JAVA" -cp benchmarks/target/benchmarks.jar \
             io.jofi.benchmarks.RawNioPingPong "$s" "$n" "$n" | row)
         rl+=("$a"); rb+=("$b")
-        out="$(pair "$SRV_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
-            "$CLI_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n --jit-warmup $JIT_WARMUP -v -P $PORT 127.0.0.1")"
+        out="$(pair "$SRV_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
+            "$CLI_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -v -P $PORT 127.0.0.1")"
         read -r a _ < <(row <<<"$out")
         jl+=("$a"); jp+=("$(p50 <<<"$out")")
-        read -r _ b < <(pair "$SRV_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $(( (n + 63) / 64 * 4 )) --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
-            "$CLI_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $(( (n + 63) / 64 * 4 )) --jit-warmup $JIT_WARMUP -P $PORT 127.0.0.1" | row)
+        read -r _ b < <(pair "$SRV_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $(( (n + 63) / 64 * 4 )) -w $(( (n + 63) / 64 * 4 )) --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
+            "$CLI_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $(( (n + 63) / 64 * 4 )) -w $(( (n + 63) / 64 * 4 )) --jit-warmup $JIT_WARMUP -P $PORT 127.0.0.1" | row)
         jb+=("$b")
     done
     C_LAT[$s]=$(median "${cl[@]}"); C_BW[$s]=$(median "${cb[@]}")

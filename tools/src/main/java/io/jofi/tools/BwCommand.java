@@ -53,6 +53,9 @@ public final class BwCommand extends PerfCommand {
         long start = System.nanoTime();
         for (long i = 0; i < total; i++) {
             if (i == warmup) {
+                if (report != null) {
+                    settleBeforeTiming();
+                }
                 start = System.nanoTime();
             }
             long t0 = samples != null ? System.nanoTime() : 0;

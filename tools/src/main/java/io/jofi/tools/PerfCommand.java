@@ -214,13 +214,34 @@ public abstract class PerfCommand extends Command {
     }
 
     /**
+     * Between the untimed ({@code -w}) and the timed iterations of a size, with the JIT warm-up
+     * on: waits for the compiler to go quiet ({@link #awaitQuietCompiler}). The measured
+     * connection takes branches the private warm-up pair did not (its set-up, the progress
+     * line, the peer's first message), so the JIT throws away and recompiles some of the hot
+     * code during the first iterations on it; recompiling on the core the spinning thread
+     * needs stalled it for milliseconds (fabtests' mean several times the median). Untimed
+     * iterations give the profile; this pause lets the recompilation finish before the clock
+     * starts. The peer just waits for the next message meanwhile.
+     */
+    void settleBeforeTiming() {
+        if (jitWarmup == 0) {
+            return;
+        }
+        try {
+            awaitQuietCompiler();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
      * After the warm-up, waits (at most {@value #COMPILER_QUIET_MAX_MS} ms) until the JIT has
      * compiled nothing for {@value #COMPILER_QUIET_MS} ms: the compilations the warm-up queued
      * would otherwise run during the timed run — on the measured process's core when it is
      * pinned, taking it from the spinning thread for milliseconds at a time (seen as a p99.9
      * of ~4 ms at 64 B). Returns the milliseconds waited.
      */
-    private static long awaitQuietCompiler() throws InterruptedException {
+    static long awaitQuietCompiler() throws InterruptedException {
         java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
         long start = System.nanoTime();
         if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {

@@ -44,6 +44,9 @@ public final class PingpongCommand extends PerfCommand {
         // the timed loop: no allocation (views, contexts and CQ entries are preallocated)
         for (long i = 0; i < total; i++) {
             if (i == warmup) {
+                if (report != null) {
+                    settleBeforeTiming();
+                }
                 start = System.nanoTime();
             }
             long t0 = samples != null ? System.nanoTime() : 0;
