@@ -60,7 +60,9 @@ public abstract class PerfCommand extends Command {
                     + " fewer for sizes above 4k) with the same pattern over a private loopback connection inside this JVM,"
                     + " so that the JIT has compiled the data path before the timed run; nothing of it reaches the peer"
                     + " (default: as many as the timed run sends, at most " + AUTO_JIT_WARMUP + "; 0: off, as fabtests,"
-                    + " whose C code needs no warm-up)."})
+                    + " whose C code needs no warm-up). With it on, the timed iterations of each size start once the JIT"
+                    + " has compiled nothing for 200 ms (at most 5 s after the untimed ones), so that recompilations do not"
+                    + " stall the timed run."})
     long jitWarmup;
 
     /** The most messages the default JIT warm-up sends (C2 compiles hot code after about 10^4 calls). */
@@ -147,7 +149,7 @@ public abstract class PerfCommand extends Command {
      * endpoint type and completion wait, so that the provider's and this command's data path
      * are compiled before the measured run. Its two ends wait as the measured run waits (the
      * code compiled is then exactly the measured one), except that a spinning end gives the
-     * processor away ({@code Thread.yield}) after each empty CQ read: the two ends are threads
+     * processor away ({@code Thread.yield}) after every 64th empty CQ read: the two ends are threads
      * of one JVM, on one core when the process is pinned, and a pure spin would hold that core
      * while the other end has the message to answer (a warm-up of seconds then takes minutes).
      * Bounded by the command's timeout; a failure is
@@ -161,7 +163,7 @@ public abstract class PerfCommand extends Command {
         java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.atomic.AtomicReference<Throwable> serverFailure = new java.util.concurrent.atomic.AtomicReference<>();
         Thread server = null;
-        CompletionWait wait = completionWait;
+        CompletionWait wait = completionWait;  // as measured (see PerfConnection.yieldWhenIdle)
         try {
             String port = Integer.toString(freeLoopbackPort());
             String host = warmUpHost(fabrics, measured, port);
