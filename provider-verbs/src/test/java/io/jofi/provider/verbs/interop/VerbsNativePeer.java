@@ -44,6 +44,7 @@ final class VerbsNativePeer implements AutoCloseable {
     private final List<String> lines = new ArrayList<>();
     private final Thread reader;
     private int port = -1;
+    private boolean succeeded;
 
     private VerbsNativePeer(List<String> command) {
         description = String.join(" ", command);
@@ -174,11 +175,20 @@ final class VerbsNativePeer implements AutoCloseable {
         }
         int status = process.exitValue();
         assertEquals(0, status, () -> "jofi_peer failed (exit " + status + ")\n" + transcript());
+        succeeded = true;
     }
 
-    /** Kills the program if it still runs (cleanup after a failed test). */
+    /**
+     * Kills the program if it still runs (cleanup after a failed test). When the test ended
+     * before {@link #assertSucceeded()} passed (typically a JOFI-side failure caused by the peer
+     * failing an expectation and disconnecting), the peer's transcript goes to stderr, so the
+     * first failure is not hidden behind its consequence.
+     */
     @Override
     public void close() {
+        if (!succeeded) {
+            System.err.println("[jofi_peer] the test ended before the peer's script was checked:\n" + transcript());
+        }
         if (process.isAlive()) {
             process.destroyForcibly();
             try {
