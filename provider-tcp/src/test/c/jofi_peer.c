@@ -5,9 +5,14 @@
  * FI_EP_MSG, fabric, domain, EQ, CQs in FI_CQ_FORMAT_DATA, passive endpoint / endpoint) and
  * plays one of two roles:
  *
- *   jofi_peer server [-a ADDR] [-p PORT] [-t SECONDS] ACTION...
- *   jofi_peer client  -a ADDR   -p PORT  [-t SECONDS] ACTION...
+ *   jofi_peer server [-f PROVIDER] [-a ADDR] [-p PORT] [-t SECONDS] ACTION...
+ *   jofi_peer client [-f PROVIDER]  -a ADDR   -p PORT  [-t SECONDS] ACTION...
  *   jofi_peer pingpong [fabtests fi_msg_pingpong options] [SERVER_ADDR]
+ *
+ * -f names the libfabric provider (default tcp). With -f verbs (provider-verbs' interop tests in
+ * the soft-RoCE VM) the hints add the FI_RX_CQ_DATA mode the verbs provider requires, and when
+ * the domain asks for FI_MR_LOCAL every send and receive buffer is registered and its desc
+ * passed (verbs cannot send from or receive into unregistered memory; tcp does not ask for it).
  *
  * The server prints "listening <port>" once its passive endpoint listens (PORT 0 picks a free
  * port). Every action prints one line; a line starting with "FAIL" says which expectation did
@@ -103,8 +108,8 @@ static void fail(const char *fmt, ...)
 static void usage(const char *msg)
 {
 	fprintf(stderr, "usage error: %s\n"
-		"  jofi_peer server [-a ADDR] [-p PORT] [-t SECONDS] ACTION...\n"
-		"  jofi_peer client -a ADDR -p PORT [-t SECONDS] ACTION...\n"
+		"  jofi_peer server [-f PROVIDER] [-a ADDR] [-p PORT] [-t SECONDS] ACTION...\n"
+		"  jofi_peer client [-f PROVIDER] -a ADDR -p PORT [-t SECONDS] ACTION...\n"
 		"  jofi_peer pingpong [-p tcp] [-e msg] [-S SIZE|all] [-I ITERS] [-w WARMUP]\n"
 		"                     [-B PORT] [-P PORT] [-s ADDR] [-t SECONDS] [SERVER_ADDR]\n", msg);
 	exit(EXIT_USAGE);
@@ -253,6 +258,8 @@ static struct fid_cq *txcq, *rxcq;
 static struct fid_pep *pep;
 static struct fid_ep *ep;
 static size_t inject_size;
+static const char *provider_name = "tcp";   /* -f PROVIDER */
+static int mr_local;                        /* the domain asks for FI_MR_LOCAL */
 
 static struct fi_info *make_hints(void)
 {
@@ -262,8 +269,12 @@ static struct fi_info *make_hints(void)
 	h->ep_attr->type = FI_EP_MSG;
 	h->caps = FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
 	h->mode = FI_CONTEXT;
+	/* verbs' MSG endpoints require FI_RX_CQ_DATA (a write with immediate data consumes a
+	 * receive); tcp's hints stay as they were */
+	if (strcmp(provider_name, "tcp"))
+		h->mode |= FI_RX_CQ_DATA;
 	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-	h->fabric_attr->prov_name = strdup("tcp");
+	h->fabric_attr->prov_name = strdup(provider_name);
 	return h;
 }
 
@@ -284,6 +295,7 @@ static void open_domain_and_cqs(struct fi_info *info)
 	CHECK(fi_cq_open(domain, &cq_attr, &txcq, NULL));
 	CHECK(fi_cq_open(domain, &cq_attr, &rxcq, NULL));
 	inject_size = info->tx_attr->inject_size;
+	mr_local = (info->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
 }
 
 static void open_endpoint(struct fi_info *info)
@@ -543,6 +555,8 @@ static void check_send_completion(struct item *it, void *ctx, const char *what)
 		fail("%s: completion flags 0x%" PRIx64 " lack FI_SEND", what, it->comp.flags);
 }
 
+static void *local_desc(void *buf, size_t size, uint64_t access, struct fid_mr **mr);
+
 static void do_send(size_t size, int with_data, uint64_t cq_data, int delivery_complete)
 {
 	static struct fi_context ctx;
@@ -550,14 +564,18 @@ static void do_send(size_t size, int with_data, uint64_t cq_data, int delivery_c
 	need_ep(what);
 	uint8_t *buf = alloc_buffer(size);
 	fill_pattern(buf, size);
+	struct fid_mr *mr = NULL;
+	void *desc = mr_local ? local_desc(buf, size, FI_SEND, &mr) : NULL;
 	struct iovec iov = { .iov_base = buf, .iov_len = size };
-	struct fi_msg msg = { .msg_iov = &iov, .desc = NULL, .iov_count = 1, .addr = 0,
+	struct fi_msg msg = { .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = 0,
 			      .context = &ctx, .data = cq_data };
 	uint64_t flags = FI_COMPLETION | (with_data ? FI_REMOTE_CQ_DATA : 0)
 		| (delivery_complete ? FI_DELIVERY_COMPLETE : 0);
 	POST(fi_sendmsg(ep, &msg, flags));
 	check_send_completion(wait_for(&tx_fifo, what), &ctx, what);
 	printf("%s OK\n", what);
+	if (mr)
+		CHECK(fi_close(&mr->fid));
 	free(buf);
 }
 
@@ -581,7 +599,9 @@ static void do_recv(size_t size, size_t capacity, int with_data, uint64_t cq_dat
 	need_ep(what);
 	uint8_t *buf = alloc_buffer(capacity);
 	memset(buf, 0xee, capacity ? capacity : 1);
-	POST(fi_recv(ep, buf, capacity, NULL, 0, &ctx));
+	struct fid_mr *mr = NULL;
+	void *desc = mr_local ? local_desc(buf, capacity, FI_RECV, &mr) : NULL;
+	POST(fi_recv(ep, buf, capacity, desc, 0, &ctx));
 	struct item *it = wait_for(&rx_fifo, what);
 	if (it->error)
 		fail("%s: receive completed with error %d (%s), len %zu", what, it->error,
@@ -606,6 +626,8 @@ static void do_recv(size_t size, size_t capacity, int with_data, uint64_t cq_dat
 		if (buf[i] != 0xee)
 			fail("%s: byte %zu beyond the message was written", what, i);
 	printf("%s OK\n", what);
+	if (mr)
+		CHECK(fi_close(&mr->fid));
 	free(buf);
 }
 
@@ -876,8 +898,9 @@ static int run_script(int is_server, int argc, char **argv)
 	unsigned timeout = 30;
 	int opt;
 	optind = 2;
-	while ((opt = getopt(argc, argv, "+a:p:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "+a:p:t:f:")) != -1) {
 		switch (opt) {
+		case 'f': provider_name = optarg; break;
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
 		case 't': timeout = (unsigned) parse_size(optarg); break;

@@ -1,0 +1,228 @@
+package io.jofi.provider.verbs.interop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A running instance of provider-tcp's C interop peer ({@code provider-tcp/src/test/c/jofi_peer.c})
+ * with {@code -f verbs}: libfabric 1.17's own verbs provider (Debian's {@code libfabric1}) used
+ * as an application would, against JOFI's verbs MSG endpoints.
+ *
+ * <p>The guest of the soft-RoCE VM has no compiler: {@code provider-verbs/vm/run-tests} compiles
+ * the peer on the host (the same Debian 12) and injects it as {@code jofi_peer} next to the test
+ * classes, the guest's working directory ({@code -Djofi.verbs.peer=PATH} names another file).
+ * {@link #assumeAvailable()} skips the calling test with a message when the binary is missing.
+ * Every wait is bounded: the program has its own {@code alarm()} watchdog
+ * ({@link #TIMEOUT} minus 5 s), and {@link #assertSucceeded()} kills it when the wait runs out.
+ * The actions (one argument each) are documented at the top of jofi_peer.c.
+ */
+final class VerbsNativePeer implements AutoCloseable {
+
+    /** The bound on one peer run; generous, because code runs 5–20× slower under TCG. */
+    static final Duration TIMEOUT = Duration.ofSeconds(90);
+
+    /** The guest's eth0 address, where rxe0 sits and rdma_cm routes (vm/README.md). */
+    static final String HOST = System.getProperty("jofi.verbs.interop.host", "10.0.2.15");
+
+    private static final Path EXECUTABLE = Path.of(System.getProperty("jofi.verbs.peer", "jofi_peer"));
+
+    private final Process process;
+    private final String description;
+    private final List<String> lines = new ArrayList<>();
+    private final Thread reader;
+    private int port = -1;
+    private boolean succeeded;
+
+    private VerbsNativePeer(List<String> command) {
+        description = String.join(" ", command);
+        try {
+            process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start " + description, e);
+        }
+        reader = new Thread(this::readOutput, "jofi_peer-output");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /**
+     * Skips the calling test unless the host-compiled peer is present and executable (it is
+     * compiled by vm/run-tests only where gcc and libfabric-dev exist).
+     */
+    static void assumeAvailable() {
+        Assumptions.assumeTrue(Files.isExecutable(EXECUTABLE), () -> "the C interop peer "
+                + EXECUTABLE.toAbsolutePath() + " is missing: provider-verbs/vm/run-tests compiles it on the host"
+                + " (needs gcc and libfabric-dev there: apt-get install -y gcc libfabric-dev)");
+    }
+
+    /** Starts a scripted libfabric verbs server on {@link #HOST} with a free port and waits until it listens. */
+    static VerbsNativePeer server(String... actions) {
+        VerbsNativePeer peer = new VerbsNativePeer(command("server", List.of("-a", HOST, "-p", "0"), actions));
+        peer.awaitListening();
+        return peer;
+    }
+
+    /** Starts a scripted libfabric verbs client that connects to {@code port} on {@link #HOST}. */
+    static VerbsNativePeer client(int port, String... actions) {
+        return new VerbsNativePeer(command("client", List.of("-a", HOST, "-p", Integer.toString(port)), actions));
+    }
+
+    private static List<String> command(String role, List<String> options, String... actions) {
+        List<String> command = new ArrayList<>();
+        command.add(EXECUTABLE.toAbsolutePath().toString());
+        command.add(role);
+        command.add("-f");
+        command.add("verbs");
+        command.add("-t");
+        command.add(Long.toString(TIMEOUT.toSeconds() - 5));
+        command.addAll(options);
+        command.addAll(List.of(actions));
+        return command;
+    }
+
+    private void readOutput() {
+        try (BufferedReader in = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                synchronized (lines) {
+                    lines.add(line);
+                    lines.notifyAll();
+                }
+            }
+        } catch (IOException e) {
+            synchronized (lines) {
+                lines.add("(output read failed: " + e + ")");
+                lines.notifyAll();
+            }
+        }
+    }
+
+    private void awaitListening() {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        synchronized (lines) {
+            int seen = 0;
+            while (true) {
+                for (; seen < lines.size(); seen++) {
+                    String line = lines.get(seen);
+                    if (line.startsWith("listening ")) {
+                        port = Integer.parseInt(line.substring("listening ".length()).trim());
+                        return;
+                    }
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || (!process.isAlive() && !reader.isAlive())) {
+                    close();
+                    fail("jofi_peer did not print \"listening <port>\" within " + TIMEOUT + "\n" + transcript());
+                }
+                try {
+                    lines.wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 100)));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    fail("interrupted waiting for jofi_peer");
+                }
+            }
+        }
+    }
+
+    /** The port a server peer listens on. */
+    int port() {
+        if (port < 0) {
+            throw new IllegalStateException("not a listening peer: " + description);
+        }
+        return port;
+    }
+
+    /** The command line and every line printed so far, for failure messages. */
+    String transcript() {
+        StringBuilder text = new StringBuilder("$ ").append(description).append('\n');
+        synchronized (lines) {
+            for (String line : lines) {
+                text.append("  | ").append(line).append('\n');
+            }
+        }
+        return text.toString();
+    }
+
+    /**
+     * Waits (bounded by {@link #TIMEOUT}) for the program to end and asserts exit status 0: every
+     * expectation of its script held (1: one failed, 2: bad usage, 3: its watchdog fired).
+     */
+    void assertSucceeded() {
+        try {
+            if (!process.waitFor(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                close();
+                fail("jofi_peer did not end within " + TIMEOUT + "\n" + transcript());
+            }
+            reader.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            close();
+            fail("interrupted waiting for jofi_peer");
+        }
+        int status = process.exitValue();
+        assertEquals(0, status, () -> "jofi_peer failed (exit " + status + ")\n" + transcript());
+        succeeded = true;
+    }
+
+    /**
+     * Kills the program if it still runs (cleanup after a failed test). When the test ended
+     * before {@link #assertSucceeded()} passed (typically a JOFI-side failure caused by the peer
+     * failing an expectation and disconnecting), the peer's transcript goes to stderr, so the
+     * first failure is not hidden behind its consequence.
+     */
+    @Override
+    public void close() {
+        if (!succeeded) {
+            System.err.println("[jofi_peer] the test ended before the peer's script was checked:\n" + transcript());
+        }
+        if (process.isAlive()) {
+            process.destroyForcibly();
+            try {
+                process.waitFor(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Byte {@code i} of the {@code size}-byte message the peer sends and checks:
+     * {@code (i * 131 + (i >> 8) + size * 7 + 1) mod 256} (jofi_peer.c's pattern_byte).
+     */
+    static byte patternByte(int i, int size) {
+        return (byte) (i * 131 + (i >>> 8) + size * 7 + 1);
+    }
+
+    /** A {@code size}-byte message in the peer's pattern. */
+    static byte[] pattern(int size) {
+        byte[] bytes = new byte[size];
+        for (int i = 0; i < size; i++) {
+            bytes[i] = patternByte(i, size);
+        }
+        return bytes;
+    }
+
+    /** The first index of {@code bytes[0, size)} that differs from the {@code size}-byte pattern, or -1. */
+    static int firstPatternMismatch(byte[] bytes, int size) {
+        for (int i = 0; i < size; i++) {
+            if (bytes[i] != patternByte(i, size)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}
