@@ -73,9 +73,10 @@ class TcpRdmCrossedConnectTest {
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
     void theHigherEndpointAcceptsTheCrossingRequestAndMovesItsSends(Progress mode) throws Exception {
         try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
-            RdmTestBed.Node j = bed.node("j", onAddress(bed.info, "127.0.0.2"));
-            int port = Addresses.fromSockaddr(j.name).getPort();
-            try (RawRdmPeer x = new RawRdmPeer("127.0.0.1", port)) {
+            // x's port first (any socket of this host may hold a given port on 127.0.0.1), then j
+            // on 127.0.0.2 with the same port: the two names differ in the address alone
+            try (RawRdmPeer x = new RawRdmPeer("127.0.0.1", 0)) {
+                RdmTestBed.Node j = bed.node("j", onAddress(bed.info, "127.0.0.2", Addresses.fromSockaddr(x.name).getPort()));
                 long xInJ = insert(j, x.name);
                 assertEquals(0, j.ep.send(text("m1"), null, xInJ, "m1"));
                 assertEquals(0, j.ep.send(text("m2"), null, xInJ, "m2"));
@@ -109,9 +110,10 @@ class TcpRdmCrossedConnectTest {
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
     void aRejectedEndpointKeepsItsSendsForThePeersConnection(Progress mode) throws Exception {
         try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
-            RdmTestBed.Node j = bed.node("j", onAddress(bed.info, "127.0.0.2"));
-            int port = Addresses.fromSockaddr(j.name).getPort();
-            try (RawRdmPeer x = new RawRdmPeer("127.0.0.1", port)) {
+            // x's port first (any socket of this host may hold a given port on 127.0.0.1), then j
+            // on 127.0.0.2 with the same port: the two names differ in the address alone
+            try (RawRdmPeer x = new RawRdmPeer("127.0.0.1", 0)) {
+                RdmTestBed.Node j = bed.node("j", onAddress(bed.info, "127.0.0.2", Addresses.fromSockaddr(x.name).getPort()));
                 long xInJ = insert(j, x.name);
                 assertEquals(0, j.ep.send(text("m1"), null, xInJ, "m1"));
                 try (Socket fromJ = x.accept()) {
@@ -141,9 +143,10 @@ class TcpRdmCrossedConnectTest {
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
     void aParkedEndpointConnectsAgainWhenThePeersConnectionNeverComes(Progress mode) throws Exception {
         try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
-            RdmTestBed.Node j = bed.node("j", onAddress(bed.info, "127.0.0.2"));
-            int port = Addresses.fromSockaddr(j.name).getPort();
-            try (RawRdmPeer x = new RawRdmPeer("127.0.0.1", port)) {
+            // x's port first (any socket of this host may hold a given port on 127.0.0.1), then j
+            // on 127.0.0.2 with the same port: the two names differ in the address alone
+            try (RawRdmPeer x = new RawRdmPeer("127.0.0.1", 0)) {
+                RdmTestBed.Node j = bed.node("j", onAddress(bed.info, "127.0.0.2", Addresses.fromSockaddr(x.name).getPort()));
                 long xInJ = insert(j, x.name);
                 assertEquals(0, j.ep.send(text("m1"), null, xInJ, "m1"));
                 try (Socket fromJ = x.accept()) {
@@ -181,8 +184,8 @@ class TcpRdmCrossedConnectTest {
         }
     }
 
-    private static Info onAddress(Info info, String host) {
-        return info.copy().srcAddr(Addresses.toSockaddr(new InetSocketAddress(host, 0)));
+    private static Info onAddress(Info info, String host, int port) {
+        return info.copy().srcAddr(Addresses.toSockaddr(new InetSocketAddress(host, port)));
     }
 
     private static long insert(RdmTestBed.Node n, byte[] name) {
