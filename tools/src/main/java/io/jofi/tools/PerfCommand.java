@@ -163,14 +163,13 @@ public abstract class PerfCommand extends Command {
         java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.atomic.AtomicReference<Throwable> serverFailure = new java.util.concurrent.atomic.AtomicReference<>();
         Thread server = null;
-        CompletionWait wait = completionWait;  // as measured (see PerfConnection.yieldWhenIdle)
         try {
             String port = Integer.toString(freeLoopbackPort());
             String host = warmUpHost(fabrics, measured, port);
             Info serverInfo = findInfo(fabrics, false, host, port);
             Info clientInfo = findInfo(fabrics, true, host, port);
             server = new Thread(() -> {
-                try (PerfConnection s = PerfConnection.open(fabrics, serverInfo, false, wait, bufferSize,
+                try (PerfConnection s = PerfConnection.open(fabrics, serverInfo, false, completionWait, bufferSize,
                         receiveDepth(), sendDepth(), timeout, quiet, listening::countDown)) {
                     s.yieldWhenIdle();
                     warmUpSizes(s, false, sizes);
@@ -187,7 +186,7 @@ public abstract class PerfCommand extends Command {
                 throw new CommandFailure("the warm-up server did not listen"
                         + (serverFailure.get() == null ? "" : ": " + serverFailure.get().getMessage()));
             }
-            try (PerfConnection c = PerfConnection.open(fabrics, clientInfo, true, wait, bufferSize,
+            try (PerfConnection c = PerfConnection.open(fabrics, clientInfo, true, completionWait, bufferSize,
                     receiveDepth(), sendDepth(), timeout, quiet)) {
                 c.yieldWhenIdle();
                 warmUpSizes(c, true, sizes);

@@ -125,8 +125,8 @@ final class PerfConnection implements AutoCloseable {
     }
 
     /**
-     * After a CQ read that found nothing (spin), give the processor away ({@code Thread.yield})
-     * before reading again: for the JIT warm-up, whose two ends are threads of one JVM
+     * After every 64th CQ read in a row that found nothing (spin), give the processor away
+     * ({@code Thread.yield}): for the JIT warm-up, whose two ends are threads of one JVM
      * (PerfCommand's warm-up). The measured connections never yield.
      */
     void yieldWhenIdle() {
