@@ -125,7 +125,7 @@ final class PerfConnection implements AutoCloseable {
     }
 
     /**
-     * After every 64th CQ read in a row that found nothing (spin), give the processor away
+     * After every 64th CQ read that found nothing (spin), give the processor away
      * ({@code Thread.yield}): for the JIT warm-up, whose two ends are threads of one JVM
      * (PerfCommand's warm-up). The measured connections never yield.
      */
