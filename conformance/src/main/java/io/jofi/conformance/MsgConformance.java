@@ -76,6 +76,7 @@ public abstract class MsgConformance extends EndpointTest {
     @Test
     void unexpectedMessageMeetsALaterReceive() throws FabricException {
         EndpointPair p = pair(Fi.FI_MSG);
+        requireResourceManagement(p);
         ByteBuffer sbuf = pattern(100, 7);
         post(() -> p.a().ep().send(sbuf, null, p.a().peer(), "s"), "send");
         await().settle(); // give the message time to reach the peer before any receive exists
@@ -190,11 +191,13 @@ public abstract class MsgConformance extends EndpointTest {
         }
         rxCompletion(p.b(), "the injected message");
         assertPattern(r1, 0, 64, 21, "injected data is what the buffer held at the call");
-        post(() -> p.b().ep().recv(r2, null, ANY, "r2"), "recv");
-        post(() -> p.a().ep().injectData(pattern(8, 1), 77L, p.a().peer()), "injectData");
-        CqEntry rx = rxCompletion(p.b(), "the injectData message");
-        assertFlags(Fi.FI_REMOTE_CQ_DATA, rx.flags(), "injectData receive");
-        assertEquals(77L, rx.data(), "injectData's CQ data");
+        if (p.a().info().domainAttr().cqDataSize() > 0) {
+            post(() -> p.b().ep().recv(r2, null, ANY, "r2"), "recv");
+            post(() -> p.a().ep().injectData(pattern(8, 1), 77L, p.a().peer()), "injectData");
+            CqEntry rx = rxCompletion(p.b(), "the injectData message");
+            assertFlags(Fi.FI_REMOTE_CQ_DATA, rx.flags(), "injectData receive");
+            assertEquals(77L, rx.data(), "injectData's CQ data");
+        }
         await().settle();
         assertEquals(-Errno.EAGAIN, p.a().txCq().read(new CqEntry[] {new CqEntry()}, 1),
                 "inject and injectData generate no transmit completion");
@@ -496,6 +499,7 @@ public abstract class MsgConformance extends EndpointTest {
     @Test
     void matchCompleteWaitsForTheReceive() throws FabricException {
         EndpointPair p = pair(Fi.FI_MSG);
+        requireResourceManagement(p);
         ByteBuffer s = pattern(32, 4);
         Msg m = new Msg().buffer(s, desc(s)).addr(p.a().peer()).context("match");
         post(() -> p.a().ep().sendMsg(m, Fi.FI_MATCH_COMPLETE | Fi.FI_COMPLETION), "sendMsg with FI_MATCH_COMPLETE");
@@ -558,6 +562,7 @@ public abstract class MsgConformance extends EndpointTest {
     @Test
     void notifyFlagsOnlyKeepsRemoteCqData() throws FabricException {
         EndpointPair p = fx.openPair(new PairSpec(Fi.FI_MSG).mode(Fi.FI_NOTIFY_FLAGS_ONLY));
+        requireCqData(p);
         post(() -> p.b().ep().recv(zeroed(8), null, ANY, "r"), "recv");
         post(() -> p.a().ep().sendData(pattern(8, 0), null, 5L, p.a().peer(), "s"), "sendData");
         CqEntry rx = rxCompletion(p.b(), "the receive with CQ data");
@@ -582,6 +587,21 @@ public abstract class MsgConformance extends EndpointTest {
         if ((caps & Fi.FI_ATOMIC) == 0) {
             assertEquals(-Errno.ENOSYS, p.a().ep().atomic(1, p.a().peer(), 0, 0, Fi.FI_SUM, "a"),
                     "atomic on an endpoint without FI_ATOMIC");
+        }
+        if (p.a().info().domainAttr().cqDataSize() == 0) {
+            // fi_domain(3) cq_data_size 0: the domain carries no remote CQ data, so the calls
+            // that would send some are outside what it offers
+            assertEquals(-Errno.ENOSYS, p.a().ep().sendData(pattern(4, 0), null, 1, p.a().peer(), "d"),
+                    "sendData where cq_data_size is 0");
+            assertEquals(-Errno.ENOSYS, p.a().ep().injectData(pattern(4, 0), 1, p.a().peer()),
+                    "injectData where cq_data_size is 0");
+            Msg m = new Msg().buffer(pattern(4, 0), null).addr(p.a().peer()).data(1);
+            assertEquals(-Errno.ENOSYS, p.a().ep().sendMsg(m, Fi.FI_REMOTE_CQ_DATA),
+                    "sendMsg with FI_REMOTE_CQ_DATA where cq_data_size is 0");
+            if ((caps & Fi.FI_RMA) != 0) {
+                assertEquals(-Errno.ENOSYS, p.a().ep().writeData(pattern(4, 0), null, 1, p.a().peer(), 0, 0, "w"),
+                        "writeData where cq_data_size is 0");
+            }
         }
         assertNotEquals(0, caps & Fi.FI_MSG, "the pair has FI_MSG");
     }

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.jofi.EpType;
 import io.jofi.Fabrics;
 import io.jofi.Progress;
+import io.jofi.ResourceMgmt;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
 
@@ -103,6 +105,29 @@ public abstract class ProviderTest {
      */
     protected boolean offersApiMinimums() {
         return true;
+    }
+
+    /**
+     * Skips the running test where the pair's domain offers no remote CQ data
+     * ({@code cq_data_size} 0, fi_domain(3): e.g. verbs on an iWARP device, which has no
+     * immediate data); such a domain's data operations are checked by
+     * {@code MsgConformance.operationsOutsideTheCapsAreEnosys} instead.
+     */
+    protected void requireCqData(EndpointPair p) {
+        Assumptions.assumeTrue(p.a().info().domainAttr().cqDataSize() > 0, "provider " + fx.provider()
+                + " offers no remote CQ data on domain " + p.a().info().domainAttr().name() + " (cq_data_size 0)");
+    }
+
+    /**
+     * Skips the running test where the pair's domain does not manage resources
+     * ({@code resource_mgmt} {@code FI_RM_DISABLED}, fi_domain(3): a message that arrives while
+     * no receive is posted may be an error — verbs on iWARP, which has no RNR retry, ends the
+     * connection). Used by the tests that send on purpose before the receive is posted.
+     */
+    protected void requireResourceManagement(EndpointPair p) {
+        Assumptions.assumeTrue(p.a().info().domainAttr().resourceMgmt() != ResourceMgmt.DISABLED, "provider "
+                + fx.provider() + " runs domain " + p.a().info().domainAttr().name() + " with resource_mgmt "
+                + "FI_RM_DISABLED: a message sent before its receive is posted may end the connection");
     }
 
     /** The bounded-wait helper of the running test. */

@@ -138,6 +138,7 @@ public abstract class RmaConformance extends EndpointTest {
     @Test
     void writeDataCompletesAtTheTarget() throws FabricException {
         EndpointPair p = rmaPair();
+        requireCqData(p);
         Object rctx = null;
         if (ConformanceFixture.consumesReceiveForCqData(p.b().info())) {
             Object c = rctx = new Object();
@@ -164,6 +165,7 @@ public abstract class RmaConformance extends EndpointTest {
     @Test
     void unsolicitedCompletionsOverrunAFullCq() throws FabricException {
         EndpointPair p = rmaPair(new PairSpec(RMA_CAPS).rxCq(new CqAttr().format(CqFormat.DATA).size(2)));
+        requireCqData(p);
         Assumptions.assumeFalse(ConformanceFixture.consumesReceiveForCqData(p.b().info()), "provider "
                 + fx.provider() + " needs FI_RX_CQ_DATA: remote CQ data consumes a posted receive, whose"
                 + " completion has its room reserved (R6), so no unsolicited completion can overrun a CQ");

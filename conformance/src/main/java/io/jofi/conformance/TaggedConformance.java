@@ -99,6 +99,7 @@ public abstract class TaggedConformance extends EndpointTest {
     @Test
     void tsendDataAndTinject() throws FabricException {
         EndpointPair p = tagged();
+        requireCqData(p);
         post(() -> p.b().ep().trecv(zeroed(8), null, ANY, TAG_A, 0, "d"), "trecv");
         post(() -> p.a().ep().tsendData(pattern(4, 0), null, 99L, p.a().peer(), TAG_A, "sd"), "tsendData");
         CqEntry rx = rxCompletion(p.b(), "the tsendData receive");

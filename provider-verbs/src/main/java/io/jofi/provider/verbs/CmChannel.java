@@ -36,8 +36,10 @@ final class CmChannel implements ProgressEngine.Step, AutoCloseable {
     private final NativeBlock idOut = new NativeBlock(8);
     private final Map<Long, CmHandler> handlers = new ConcurrentHashMap<>();
     private final ProgressEngine engine;
+    private final AsyncEvents asyncEvents;
 
     CmChannel(VerbsProvider provider, String threadName) throws FabricException {
+        asyncEvents = provider.asyncEvents();
         channel = Rdmacm.rdma_create_event_channel();
         if (channel == 0) {
             throw new FabricException(Errno.ENODEV, "rdma_create_event_channel failed (errno " + Native.getLastError() + ")");
@@ -89,7 +91,9 @@ final class CmChannel implements ProgressEngine.Step, AutoCloseable {
 
     @Override
     public int progress(long timeoutNanos) {
-        int work = drain();
+        // the device contexts' async events (queue-pair errors) ride on this thread's passes,
+        // at most 100 ms apart (the poll bound below)
+        int work = asyncEvents.drain() + drain();
         if (work == 0 && timeoutNanos > 0) {
             int ms = (int) Math.max(1, Math.min(100, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
             if (Libc.poll(pollFd.address(), 1, ms) > 0) {

@@ -97,6 +97,12 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
             close();
             throw new FabricException(Errno.ENODEV, "domain: librdmacm does not know device " + found.device());
         }
+        int asyncRc = fabric.provider().asyncEvents().attach(ctx);
+        if (asyncRc != 0) {
+            close();
+            throw new FabricException(Errno.EIO, "domain: the async event fd of " + found.device()
+                    + " cannot be made non-blocking (errno " + asyncRc + ")");
+        }
         this.context = ctx;
         this.ops = ContextOps.of(ctx);
         this.pd = Ibv.ibv_alloc_pd(ctx);
@@ -369,6 +375,9 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
     private void stop() {
         if (engine != null) {
             engine.close();
+        }
+        if (context != 0) {
+            fabric.provider().asyncEvents().detach(context);
         }
         if (compChannel != 0) {
             Ibv.ibv_destroy_comp_channel(compChannel);

@@ -62,7 +62,8 @@ import java.nio.ByteBuffer;
  * <p><b>Threads.</b> One lock (this endpoint's monitor) guards slots, chains and connection
  * state; the progress thread takes it per poll, the application per operation.
  */
-final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, CqPoller.Consumer, CompletionSource {
+final class VerbsEndpoint extends AbstractFid
+        implements Endpoint, CmHandler, CqPoller.Consumer, CompletionSource, AsyncEvents.Listener {
     private static final int IDLE = 0;
     private static final int RESOLVING = 1;
     private static final int CONNECTING = 2;
@@ -99,6 +100,8 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     /** The endpoint's caps allow RMA / atomics (an info without caps allows everything offered). */
     private final boolean rmaCap;
     private final boolean atomicCap;
+    /** The device carries remote CQ data (immediate data; not on iWARP: cq_data_size 0). */
+    private final boolean cqData;
 
     // ---- bindings (control path, under this)
     /** The counter roles verbs counts: no FI_REMOTE_READ / FI_REMOTE_WRITE (no FI_RMA_EVENT). */
@@ -147,7 +150,10 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     private final ByteBuffer[] txResult;
     private final int[] txResultLen;
     private final int[] txReg;
-    /** K_SWAP: the value to store, the value last read, the target, whether the result is wanted. */
+    /**
+     * K_SWAP: the value to store, the value last read, the target, whether the result is wanted.
+     * {@code swapAddr}/{@code swapKey} also hold the target of a write on iWARP (its flush read).
+     */
     private final long[] swapNew;
     private final long[] swapSeen;
     private final long[] swapAddr;
@@ -155,6 +161,28 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     private final boolean[] swapFetch;
     /** K_SWAP: 1 while the first read is in flight, 2 while a compare-and-swap is. */
     private final int[] swapPhase;
+    /**
+     * iWARP (RFC 5040) completes an RDMA write at the initiator once the local transport took it,
+     * before the target checked the key or placed a byte, so neither an access error nor
+     * placement is known then. A write on iWARP is therefore followed by a zero-length RDMA
+     * read of its target (answered only after the target processed the write, in stream order;
+     * a refused write ends the connection and flushes the read) and completes with that read:
+     * 1 while the write is in flight, 2 while its flush read is.
+     */
+    private final int[] writeFlush;
+    /** The device is iWARP: writes are flushed by a read, FI_FENCE is kept by this endpoint. */
+    private final boolean iwarp;
+    /**
+     * iWARP only: when the connection went down, the time ({@code System.nanoTime}) after which
+     * work requests still without a completion are completed here ({@link #sweep}); 0 when
+     * none is due. soft-iWARP flushes a user queue pair's queues once, when it enters the error
+     * state, and leaves what is posted after that — e.g. a write's flush read posted in the
+     * instant between the peer's terminate and this side's DISCONNECTED — in the user ring,
+     * never completed; without the sweep such an operation would be pending for ever.
+     */
+    private long sweepAtNanos;
+    /** How long after going down the device's own flush completions are waited for before the sweep. */
+    static final long SWEEP_DELAY_NANOS = 200_000_000L;
     private final int[] txFree;
     private int txFreeCount;
     private final boolean[] txBusy;
@@ -193,6 +221,7 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         long caps = info.caps();
         this.rmaCap = caps == 0 || (caps & Fi.FI_RMA) != 0;
         this.atomicCap = caps == 0 || (caps & Fi.FI_ATOMIC) != 0;
+        this.cqData = !domain.port().iwarp();
         this.txContext = new Object[txDepth];
         this.txFlags = new long[txDepth];
         this.txReport = new boolean[txDepth];
@@ -206,6 +235,8 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         this.swapKey = new long[txDepth];
         this.swapFetch = new boolean[txDepth];
         this.swapPhase = new int[txDepth];
+        this.writeFlush = new int[txDepth];
+        this.iwarp = domain.port().iwarp();
         this.txBusy = new boolean[txDepth];
         this.txFree = new int[txDepth];
         for (int i = 0; i < txDepth; i++) {
@@ -444,10 +475,29 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         down(true);
     }
 
+    /**
+     * The device reported an error of this endpoint's queue pair that no work completion
+     * carries ({@link AsyncEvents}: e.g. on iWARP a peer's write this side refused, which
+     * leaves the connection in a DDP terminate): the connection is ended as by
+     * {@link #shutdown}, so both sides see {@code FI_SHUTDOWN} and the outstanding work
+     * requests flush into error completions (R14) instead of waiting for ever.
+     */
+    @Override
+    public synchronized void onQueuePairError(long errorQp, int eventType) {
+        if (errorQp != qp || qp == 0 || state == DOWN || state == IDLE) {
+            return; // an event of a queue pair that is already gone
+        }
+        Rdmacm.rdma_disconnect(id);
+        down(true);
+    }
+
     /** Goes DOWN; with {@code raise} the connection's one {@code FI_SHUTDOWN} (R14). */
     private void down(boolean raise) {
         boolean wasUp = state == CONNECTED;
         state = DOWN;
+        if (iwarp && sweepAtNanos == 0) {
+            sweepAtNanos = Math.max(1, System.nanoTime() + SWEEP_DELAY_NANOS);
+        }
         if (raise && wasUp && !shutdownRaised && eq != null) {
             shutdownRaised = true;
             eq.post(Fi.FI_SHUTDOWN, this, context(), 0, null, null, 0);
@@ -499,6 +549,7 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         }
         maxInline = v.getInt(at + IbvQpInitAttrDescriptor.CAP_MAX_INLINE_DATA);
         qp = idp.getLong(RdmaCmIdDescriptor.QP);
+        domain.provider().asyncEvents().watch(qp, this);
         sendChain.queuePair(qp);
         recvChain.queuePair(qp);
         while (rxWaitCount > 0) {
@@ -851,6 +902,9 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         if (state != CONNECTED) {
             return state == DOWN || state == IDLE ? -Errno.ENOTCONN : -Errno.EAGAIN;
         }
+        if (withData && !cqData) {
+            return -Errno.ENOSYS; // API.md: not covered by what the domain offers (cq_data_size 0)
+        }
         int kind = kindAndOp & 0xFF;
         boolean cswap = (kindAndOp & 0x100) != 0;
         boolean swapFetching = (kindAndOp & 0x200) != 0;
@@ -891,10 +945,21 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         if (rc != 0) {
             return rc;
         }
+        if (iwarp && (flags & Fi.FI_FENCE) != 0 && txFreeCount < txDepth) {
+            // FI_FENCE (R11) on iWARP: the operation waits for every earlier one to complete,
+            // kept here rather than by IBV_SEND_FENCE (siw left a fenced read behind a write
+            // pending for ever); the caller drives progress and retries (API.md EAGAIN)
+            if (sendChain.staged() > 0) {
+                postSendChain(-1);
+            }
+            txCq.unreserve();
+            return -Errno.EAGAIN;
+        }
         int slot = txFree[--txFreeCount];
         boolean report = !inject && (!selectiveTx || (flags & Fi.FI_COMPLETION) != 0);
         int opcode;
         long cqFlags;
+        writeFlush[slot] = 0; // a slot may come back from a torn-down write
         switch (kind) {
             case K_SEND:
                 opcode = withData ? VerbsConstants.IBV_WR_SEND_WITH_IMM : VerbsConstants.IBV_WR_SEND;
@@ -903,6 +968,11 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
             case K_WRITE:
                 opcode = withData ? VerbsConstants.IBV_WR_RDMA_WRITE_WITH_IMM : VerbsConstants.IBV_WR_RDMA_WRITE;
                 cqFlags = Fi.FI_RMA | Fi.FI_WRITE;
+                if (iwarp) {
+                    swapAddr[slot] = remoteAddr;
+                    swapKey[slot] = rkey;
+                    writeFlush[slot] = 1;
+                }
                 break;
             case K_READ:
                 opcode = VerbsConstants.IBV_WR_RDMA_READ;
@@ -928,7 +998,7 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
                 break;
         }
         int sendFlags = VerbsConstants.IBV_SEND_SIGNALED;
-        if ((flags & Fi.FI_FENCE) != 0) {
+        if ((flags & Fi.FI_FENCE) != 0 && !iwarp) {
             sendFlags |= VerbsConstants.IBV_SEND_FENCE;
         }
         boolean inline = (kind == K_SEND || kind == K_WRITE) && length <= maxInline && length > 0
@@ -1067,7 +1137,7 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
                 txResult[slot] = null;
                 txFree[txFreeCount++] = slot;
                 txCq.unreserve();
-                result = -Errno.EAGAIN;
+                result = WcErrors.postRefused(rc);
             } else {
                 // staged with FI_MORE by an earlier call that returned 0: its failure is a completion
                 completeTx(slot, VerbsConstants.IBV_WC_WR_FLUSH_ERR + 1000, 0);
@@ -1167,7 +1237,7 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
 
     private int postRecvChain() {
         int rc = recvChain.post(domain.ops());
-        return rc == 0 ? 0 : -Errno.EAGAIN;
+        return rc == 0 ? 0 : WcErrors.postRefused(rc);
     }
 
     // =================================================================== completions
@@ -1178,7 +1248,36 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         if (poller == null) {
             return 0;
         }
-        return poller.drain(domain.ops(), this, 4 * batch);
+        int n = poller.drain(domain.ops(), this, 4 * batch);
+        if (n == 0 && sweepAtNanos != 0 && System.nanoTime() - sweepAtNanos >= 0) {
+            n = sweep();
+        }
+        return n;
+    }
+
+    /**
+     * iWARP, the connection down for {@link #SWEEP_DELAY_NANOS} and the CQ drained: every
+     * work request still without a completion will never get one ({@link #sweepAtNanos}), so
+     * it completes here as the device would have flushed it — {@code ECANCELED}, a write whose
+     * placement was not confirmed {@code EIO} (R14: nothing pending is lost silently).
+     */
+    private int sweep() {
+        sweepAtNanos = 0;
+        int n = 0;
+        for (int slot = 0; slot < txDepth; slot++) {
+            if (txBusy[slot]) {
+                completeTx(slot, VerbsConstants.IBV_WC_WR_FLUSH_ERR, 0);
+                n++;
+            }
+        }
+        rxWaitCount = 0; // receives that waited for a queue pair are swept with the rest
+        for (int slot = 0; slot < rxDepth; slot++) {
+            if (rxBusy[slot]) {
+                completeRx(slot, VerbsConstants.IBV_WC_WR_FLUSH_ERR, 0, 0, 0, 0);
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Arms the native CQ for the completion channel. */
@@ -1209,7 +1308,19 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         int kind = txKind[slot];
         if (txReg[slot] >= 0) {
             buffers.release(txReg[slot]);
+            txReg[slot] = -1;
         }
+        if (writeFlush[slot] == 1 && status == VerbsConstants.IBV_WC_SUCCESS) {
+            if (flushWrite(slot)) {
+                return; // completes with its flush read
+            }
+            status = 1000; // the flush read could not be posted: EIO
+        } else if (writeFlush[slot] == 2 && status == VerbsConstants.IBV_WC_WR_FLUSH_ERR) {
+            // the connection ended before the target answered: the write is not known to be
+            // placed (a refused key or range ends an iWARP connection this way)
+            status = 1000 + VerbsConstants.IBV_WC_WR_FLUSH_ERR;
+        }
+        writeFlush[slot] = 0;
         if (status == VerbsConstants.IBV_WC_SUCCESS && kind == K_SWAP) {
             int step = swapStep(slot);
             if (step > 0) {
@@ -1246,6 +1357,15 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
         txResult[slot] = null;
         txBusy[slot] = false;
         txFree[txFreeCount++] = slot;
+    }
+
+    /** Posts the zero-length read that confirms an iWARP write's placement ({@link #writeFlush}); false if refused. */
+    private boolean flushWrite(int slot) {
+        writeFlush[slot] = 2;
+        int wr = sendChain.stage(slot, VerbsConstants.IBV_WR_RDMA_READ, VerbsConstants.IBV_SEND_SIGNALED, 0,
+                swapAddr[slot], (int) swapKey[slot], 0, 0);
+        sendChain.sge(wr, buffers.bounceAddress(slot), 0, buffers.bounceLkey()); // iWARP reads take one SGE
+        return sendChain.post(domain.ops()) == 0;
     }
 
     /**
@@ -1413,6 +1533,7 @@ final class VerbsEndpoint extends AbstractFid implements Endpoint, CmHandler, Cq
     private void releaseNative() {
         if (id != 0) {
             if (qp != 0) {
+                domain.provider().asyncEvents().unwatch(qp);
                 Rdmacm.rdma_destroy_qp(id);
                 qp = 0;
             }

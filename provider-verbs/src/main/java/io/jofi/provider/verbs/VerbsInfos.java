@@ -8,6 +8,7 @@ import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.Progress;
+import io.jofi.ResourceMgmt;
 import io.jofi.Threading;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -32,6 +33,8 @@ final class VerbsInfos {
      * bytes of private data on an RC connect (IB CM REQ) minus our 1-byte length.
      */
     static final int CM_DATA_SIZE = 55;
+    /** Remote CQ data: the 32-bit immediate data of InfiniBand and RoCE (iWARP has none). */
+    static final int IMM_DATA_SIZE = 4;
     /** Caps of an MSG endpoint. */
     static final long CAPS = Fi.FI_MSG | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ
             | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM;
@@ -74,13 +77,19 @@ final class VerbsInfos {
                     .size(depth).iovLimit(Math.min(4, p.maxSge())).rmaIovLimit(1).msgOrder(Fi.FI_ORDER_SAS);
             // FI_RX_CQ_DATA (fi_getinfo(3)): a write with immediate data consumes a posted receive
             // at the target, as on every verbs device; VerbsProvider waives it for hints that ask
-            // for no remote CQ data, as libfabric's verbs provider does
-            info.rxAttr().mode(Fi.FI_RX_CQ_DATA)
+            // for no remote CQ data, as libfabric's verbs provider does. iWARP (RFC 5040/5041)
+            // has no immediate data at all: cq_data_size 0 there, and so no such mode.
+            info.rxAttr().mode(p.iwarp() ? 0 : Fi.FI_RX_CQ_DATA)
                     .caps(Fi.FI_MSG | Fi.FI_RECV | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE).size(depth)
                     .iovLimit(Math.min(4, p.maxSge())).msgOrder(Fi.FI_ORDER_SAS);
+            // resource_mgmt (fi_domain(3)): InfiniBand and RoCE retry a send that finds no
+            // receive posted (RNR, rnr_retry 7 = for ever), so nothing is overrun: ENABLED.
+            // iWARP has no RNR: such a send ends the connection (a DDP terminate), which is
+            // what DISABLED allows — the application posts its receives before the peer sends.
+            info.domainAttr().resourceMgmt(p.iwarp() ? ResourceMgmt.DISABLED : ResourceMgmt.ENABLED);
             info.domainAttr().name(p.device()).threading(Threading.SAFE)
                     .controlProgress(Progress.AUTO).dataProgress(Progress.AUTO)
-                    .cqDataSize(4).epCnt(1024).cqCnt(256).txCtxCnt(1024).rxCtxCnt(1024)
+                    .cqDataSize(p.iwarp() ? 0 : IMM_DATA_SIZE).epCnt(1024).cqCnt(256).txCtxCnt(1024).rxCtxCnt(1024)
                     .maxEpTxCtx(1).maxEpRxCtx(1).mrIovLimit(1).maxErrData(CM_DATA_SIZE)
                     .mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
             info.fabricAttr().name("IB-" + p.device());
@@ -116,7 +125,7 @@ final class VerbsInfos {
     /**
      * The RDM info of a port, from its MSG info: {@link #RDM_CAPS}, protocol
      * {@code FI_PROTO_RXM} (messages over RC connections, as libfabric's rxm), the same limits
-     * (max_msg_size, cq_data_size 4, inject size); no {@code FI_RX_CQ_DATA} mode, as there is no
+     * (max_msg_size, cq_data_size, inject size); no {@code FI_RX_CQ_DATA} mode, as there is no
      * RMA whose data would consume a receive; the address format is the MSG side's (the
      * sockaddr of the endpoint's rdma_cm listener).
      */

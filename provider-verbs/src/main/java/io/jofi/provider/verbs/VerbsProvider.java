@@ -42,6 +42,8 @@ public final class VerbsProvider extends AbstractFabricProvider {
     private volatile int pollBatch;
     private volatile int inlineSize;
     private volatile DeviceScan scan;
+    /** The device contexts' asynchronous events, read by the fabrics' connection-management threads. */
+    private final AsyncEvents asyncEvents = new AsyncEvents();
 
     /** For DS and {@link java.util.ServiceLoader}: settings from the system properties {@code jofi.verbs.*}. */
     public VerbsProvider() {
@@ -212,6 +214,15 @@ public final class VerbsProvider extends AbstractFabricProvider {
     /** The component deactivates: everything it opened departs (R15). */
     @Deactivate
     void deactivate() {
-        departAll();
+        try {
+            departAll();
+        } finally {
+            asyncEvents.close();
+        }
+    }
+
+    /** The asynchronous events of the device contexts the domains use. */
+    AsyncEvents asyncEvents() {
+        return asyncEvents;
     }
 }

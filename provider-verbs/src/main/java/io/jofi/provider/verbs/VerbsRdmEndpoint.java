@@ -73,7 +73,8 @@ import java.util.List;
  * operation.
  */
 final class VerbsRdmEndpoint extends AbstractFid
-        implements Endpoint, CmHandler, CqPoller.Consumer, CompletionSource, VerbsAddressVector.RemovalListener {
+        implements Endpoint, CmHandler, CqPoller.Consumer, CompletionSource, VerbsAddressVector.RemovalListener,
+        AsyncEvents.Listener {
     /** How long sends parked by a crossed-connect reject wait for the peer's connection before connecting again. */
     static final long PARK_NANOS = 1_000_000_000L;
     /**
@@ -102,6 +103,8 @@ final class VerbsRdmEndpoint extends AbstractFid
     private final int batch;
     private final boolean source;
     private final boolean sourceErr;
+    /** The device carries remote CQ data (immediate data; not on iWARP: cq_data_size 0). */
+    private final boolean cqData;
     /** {@link #CONNECT_NANOS}, shorter in tests ({@link #connectTimeout}); under this. */
     private long connectNanos = CONNECT_NANOS;
 
@@ -180,6 +183,7 @@ final class VerbsRdmEndpoint extends AbstractFid
         long caps = info.caps();
         this.source = (caps & Fi.FI_SOURCE) != 0;
         this.sourceErr = source && (caps & Fi.FI_SOURCE_ERR) != 0;
+        this.cqData = !domain.port().iwarp();
         this.bindings = new EndpointBindings(domain.engine(), Fi.FI_SEND | Fi.FI_RECV);
         this.txContext = new Object[txDepth];
         this.txFlags = new long[txDepth];
@@ -586,6 +590,7 @@ final class VerbsRdmEndpoint extends AbstractFid
             return Errno.ENOMEM;
         }
         c.qp = new Pointer(c.id).getLong(RdmaCmIdDescriptor.QP);
+        domain.provider().asyncEvents().watch(c.qp, this);
         c.qpNum = new Pointer(c.qp).getInt(IbvQpDescriptor.QP_NUM);
         c.chain.queuePair(c.qp);
         return 0;
@@ -745,6 +750,24 @@ final class VerbsRdmEndpoint extends AbstractFid
      * queue pair flush (they complete with ECONNRESET); queued sends fail the same way; a
      * standby connection from that peer takes over its sends.
      */
+    /**
+     * The device reported an error of one connection's queue pair that no work completion
+     * carries ({@link AsyncEvents}): that connection ends as if the peer had gone (its pending
+     * sends fail with {@code ECONNRESET}, the next send connects again); the others live on.
+     */
+    @Override
+    public synchronized void onQueuePairError(long qp, int eventType) {
+        for (int i = 0; i < connections.size(); i++) {
+            RdmConnection c = connections.get(i);
+            if (c.qp == qp && qp != 0) {
+                if (c.state == RdmConnection.CONNECTED) {
+                    peerDown(c);
+                }
+                return;
+            }
+        }
+    }
+
     private void peerDown(RdmConnection c) {
         Rdmacm.rdma_disconnect(c.id);
         c.state = RdmConnection.DOWN;
@@ -784,6 +807,7 @@ final class VerbsRdmEndpoint extends AbstractFid
         }
         if (c.id != 0) {
             if (c.qp != 0) {
+                domain.provider().asyncEvents().unwatch(c.qp);
                 Rdmacm.rdma_destroy_qp(c.id);
                 c.qp = 0;
             }
@@ -921,6 +945,9 @@ final class VerbsRdmEndpoint extends AbstractFid
         }
         if (!enabled) {
             return -Errno.EOPBADSTATE;
+        }
+        if (withData && !cqData) {
+            return -Errno.ENOSYS; // API.md: not covered by what the domain offers (cq_data_size 0)
         }
         boolean inject = (flags & Fi.FI_INJECT) != 0;
         int iovs = msg == null ? 1 : msg.iovCount();
@@ -1109,7 +1136,7 @@ final class VerbsRdmEndpoint extends AbstractFid
             if (slot == currentSlot) {
                 freeTx(slot);
                 txCq.unreserve();
-                result = -Errno.EAGAIN;
+                result = WcErrors.postRefused(rc);
             } else {
                 // staged by an earlier call that returned 0: its failure is a completion
                 completeTxError(slot, Errno.EIO, rc);
@@ -1224,14 +1251,15 @@ final class VerbsRdmEndpoint extends AbstractFid
         // a longer message spills here: ETRUNC with olen instead of a queue pair in error (R12)
         recvChain.sge(wr, domain.overflowAddress(), VerbsDomain.OVERFLOW, domain.overflowLkey());
         if ((flags & Fi.FI_MORE) == 0 || recvChain.full()) {
-            if (recvChain.post(domain.ops()) != 0) {
+            rc = recvChain.post(domain.ops());
+            if (rc != 0) {
                 // refused by the device: nothing of it was posted
                 if (reg >= 0) {
                     buffers.release(reg);
                 }
                 rxCq.unreserve();
                 freeRx(slot);
-                return -Errno.EAGAIN;
+                return WcErrors.postRefused(rc);
             }
         }
         return 0;

@@ -29,6 +29,17 @@ final class WcErrors {
     }
 
     /**
+     * What the operation whose {@code post_send}/{@code post_recv} the device refused answers:
+     * a full queue ({@code ENOMEM}, as the drivers report it, or {@code EAGAIN}) is
+     * {@code -EAGAIN} — the caller drives progress and retries (API.md); any other refusal
+     * (e.g. {@code EINVAL}: an opcode or flag the device does not take) is that errno, so a
+     * caller never retries forever what can never be accepted.
+     */
+    static int postRefused(int rc) {
+        return rc == Errno.ENOMEM || rc == Errno.EAGAIN || rc <= 0 ? -Errno.EAGAIN : -rc;
+    }
+
+    /**
      * {@code strerror} of a verbs completion error: the work-completion status's name.
      *
      * @param statusName {@code ibv_wc_status_str(provErrno)} where the library is loaded, else {@code null}

@@ -47,6 +47,15 @@ class MappingTest {
         assertEquals(Errno.EIO, WcErrors.errno(VerbsConstants.IBV_WC_RETRY_EXC_ERR));
     }
 
+    /** A full queue is -EAGAIN (retry after progress); any other refusal is its own errno, never retried for ever. */
+    @Test
+    void refusedPostsMapOntoErrnos() {
+        assertEquals(-Errno.EAGAIN, WcErrors.postRefused(Errno.ENOMEM));
+        assertEquals(-Errno.EAGAIN, WcErrors.postRefused(Errno.EAGAIN));
+        assertEquals(-Errno.EINVAL, WcErrors.postRefused(Errno.EINVAL));
+        assertEquals(-Errno.ENOTCONN, WcErrors.postRefused(Errno.ENOTCONN));
+    }
+
     @Test
     void strerrorNamesTheStatus() {
         String s = WcErrors.describe(VerbsConstants.IBV_WC_REM_ACCESS_ERR, "remote access error");

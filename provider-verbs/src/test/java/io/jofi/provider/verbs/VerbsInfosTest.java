@@ -10,6 +10,7 @@ import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Info;
+import io.jofi.ResourceMgmt;
 import io.jofi.spi.util.InfoMatcher;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -52,6 +53,39 @@ class VerbsInfosTest {
         hints.epAttr().type(EpType.MSG);
         hints.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
         assertFalse(match(hints).isEmpty());
+    }
+
+    /**
+     * iWARP has no immediate data and no RNR retry: its infos offer no remote CQ data
+     * (cq_data_size 0, so no FI_RX_CQ_DATA mode either) and resource_mgmt DISABLED, and hints
+     * that ask for CQ data or for resource management find none of them.
+     */
+    @Test
+    void iwarpOffersNoCqDataAndNoResourceManagement() throws FabricException {
+        ActivePort siw = new ActivePort("siw0", 1, true, true, 16384, 6, 65536, 1L << 31, 16, false);
+        List<Info> offered = VerbsInfos.offer(List.of(siw), null, null, 0, 256, 64);
+        assertFalse(offered.isEmpty());
+        for (Info i : offered) {
+            assertEquals(0, i.domainAttr().cqDataSize(), i.epAttr().type() + ": cq_data_size");
+            assertEquals(0, i.rxAttr().mode() & Fi.FI_RX_CQ_DATA, i.epAttr().type() + ": FI_RX_CQ_DATA");
+            assertEquals(ResourceMgmt.DISABLED, i.domainAttr().resourceMgmt(), i.epAttr().type() + ": resource_mgmt");
+            assertEquals(0, i.caps() & Fi.FI_ATOMIC, "no atomics where atomic_cap is NONE");
+        }
+        assertEquals(Fi.FI_PROTO_IWARP, offered.get(0).epAttr().protocol());
+        Info wantsData = new Info().caps(Fi.FI_MSG);
+        wantsData.domainAttr().cqDataSize(4);
+        FabricException noData = assertThrows(FabricException.class,
+                () -> InfoMatcher.filter(offered, VerbsProvider.waiveRxCqData(wantsData), "verbs"));
+        assertEquals(Errno.ENODATA, noData.errno(), "cq_data_size 4 asked of an iWARP device: " + noData.getMessage());
+        Info wantsRm = new Info().caps(Fi.FI_MSG);
+        wantsRm.domainAttr().resourceMgmt(ResourceMgmt.ENABLED);
+        FabricException noRm = assertThrows(FabricException.class,
+                () -> InfoMatcher.filter(offered, VerbsProvider.waiveRxCqData(wantsRm), "verbs"));
+        assertEquals(Errno.ENODATA, noRm.errno(), "resource_mgmt ENABLED asked of an iWARP device: " + noRm.getMessage());
+        for (Info i : VerbsInfos.offer(List.of(PORT), null, null, 0, 256, 64)) {
+            assertEquals(VerbsInfos.IMM_DATA_SIZE, i.domainAttr().cqDataSize(), "RoCE: 32-bit immediate data");
+            assertEquals(ResourceMgmt.ENABLED, i.domainAttr().resourceMgmt(), "RoCE: RNR retry");
+        }
     }
 
     private static Info rmaHints() {

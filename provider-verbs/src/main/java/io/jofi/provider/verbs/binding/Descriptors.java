@@ -11,7 +11,7 @@ public final class Descriptors {
             IbvPdDescriptor.LAYOUT, IbvMrDescriptor.LAYOUT, IbvQpDescriptor.LAYOUT, IbvSgeDescriptor.LAYOUT,
             IbvSendWrDescriptor.LAYOUT, IbvRecvWrDescriptor.LAYOUT, IbvWcDescriptor.LAYOUT,
             IbvQpInitAttrDescriptor.LAYOUT, IbvSrqInitAttrDescriptor.LAYOUT, RdmaCmIdDescriptor.LAYOUT, RdmaEventChannelDescriptor.LAYOUT,
-            RdmaCmEventDescriptor.LAYOUT, RdmaConnParamDescriptor.LAYOUT, PollFdDescriptor.LAYOUT);
+            RdmaCmEventDescriptor.LAYOUT, RdmaConnParamDescriptor.LAYOUT, PollFdDescriptor.LAYOUT, IbvAsyncEventDescriptor.LAYOUT);
 
     private Descriptors() {
     }

@@ -85,4 +85,15 @@ public final class Ibv {
 
     /** {@code const char *ibv_wc_status_str(enum ibv_wc_status)}: the status's name, for strerror. */
     public static native String ibv_wc_status_str(int status);
+
+    /**
+     * {@code int ibv_get_async_event(struct ibv_context *, struct ibv_async_event *)}: the next
+     * asynchronous event of the device context; blocks unless the context's {@code async_fd}
+     * is non-blocking (then -1 with errno {@code EAGAIN} when there is none). Every event
+     * returned must be acknowledged with {@link #ibv_ack_async_event}.
+     */
+    public static native int ibv_get_async_event(long context, long eventOut);
+
+    /** {@code void ibv_ack_async_event(struct ibv_async_event *)}. */
+    public static native void ibv_ack_async_event(long event);
 }

@@ -123,6 +123,15 @@ public final class VerbsConstants {
     /** {@code EAGAIN}: errno: try again. */
     public static final int EAGAIN = 11;
 
+    /** {@code IBV_EVENT_QP_FATAL}: async event: the queue pair hit an error it cannot report in a completion. */
+    public static final int IBV_EVENT_QP_FATAL = 1;
+    /** {@code IBV_EVENT_QP_REQ_ERR}: async event: the peer's request violated the transport (invalid request). */
+    public static final int IBV_EVENT_QP_REQ_ERR = 2;
+    /** {@code IBV_EVENT_QP_ACCESS_ERR}: async event: a peer's RDMA access was refused (key, range, rights). */
+    public static final int IBV_EVENT_QP_ACCESS_ERR = 3;
+    /** {@code IBV_EVENT_DEVICE_FATAL}: async event: the device failed. */
+    public static final int IBV_EVENT_DEVICE_FATAL = 8;
+
     /** Every constant above by its C name, for the ABI check. */
     public static final Map<String, Integer> ALL;
 
@@ -184,6 +193,10 @@ public final class VerbsConstants {
         m.put("F_SETFL", F_SETFL);
         m.put("O_NONBLOCK", O_NONBLOCK);
         m.put("EAGAIN", EAGAIN);
+        m.put("IBV_EVENT_QP_FATAL", IBV_EVENT_QP_FATAL);
+        m.put("IBV_EVENT_QP_REQ_ERR", IBV_EVENT_QP_REQ_ERR);
+        m.put("IBV_EVENT_QP_ACCESS_ERR", IBV_EVENT_QP_ACCESS_ERR);
+        m.put("IBV_EVENT_DEVICE_FATAL", IBV_EVENT_DEVICE_FATAL);
         ALL = Collections.unmodifiableMap(m);
     }
 

@@ -43,6 +43,9 @@ class VerbsInteropTest {
         Assumptions.assumeTrue(verbs != null, "verbs unavailable: the provider is not registered");
         Assumptions.assumeTrue(verbs.state() == ProviderState.AVAILABLE, "verbs unavailable: " + verbs.reason());
         VerbsNativePeer.assumeAvailable();
+        Assumptions.assumeFalse("siw0".equals(System.getenv("JOFI_VM_DEVICE")), "iWARP (siw0) has no immediate"
+                + " data and no RNR retry, and the scripted exchanges post each receive after the previous"
+                + " message and send CQ data: interop is proven on rxe0 (vm/run-tests without --siw)");
     }
 
     @ParameterizedTest
