@@ -497,8 +497,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             }
             SocketChannel ch = null;
             try {
-                ch = SocketChannel.open(dest.getAddress() instanceof java.net.Inet6Address
-                        ? java.net.StandardProtocolFamily.INET6 : java.net.StandardProtocolFamily.INET);
+                ch = SocketChannel.open(Sockets.family(dest.getAddress()));
                 ch.configureBlocking(false);
                 domain.provider().configure(ch); // before connect: the window scale covers SO_RCVBUF
                 bindSource(ch, dest);
@@ -525,12 +524,12 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             } catch (FabricException e) {
                 cm = IDLE;
                 channel = null;
-                closeQuietly(ch);
+                Sockets.closeQuietly(ch);
                 throw e;
             } catch (IOException e) {
                 cm = IDLE;
                 channel = null;
-                closeQuietly(ch);
+                Sockets.closeQuietly(ch);
                 throw new FabricException(Errno.EIO, "connect: cannot open a socket to " + dest + ": " + e.getMessage(), e);
             }
         }
@@ -564,9 +563,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         try {
             ch.bind(local);
         } catch (java.net.BindException e) {
-            String m = String.valueOf(e.getMessage());
-            int errno = m.contains("in use") ? Errno.EADDRINUSE : Errno.EADDRNOTAVAIL;
-            throw new FabricException(errno, "connect: cannot bind the source address " + local + ": " + m, e);
+            throw Sockets.bindFailed("connect: cannot bind the source address", local, e);
         }
     }
 
@@ -2514,7 +2511,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         }
         SocketChannel ch = channel;
         if (ch != null) {
-            closeQuietly(ch);
+            Sockets.closeQuietly(ch);
         }
     }
 
@@ -2535,14 +2532,6 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         op.reset();
         if (txFreeCount < txFree.length) {
             txFree[txFreeCount++] = op;
-        }
-    }
-
-    private static void closeQuietly(java.io.Closeable c) {
-        try {
-            c.close();
-        } catch (IOException e) {
-            // closing: nothing left to report to
         }
     }
 

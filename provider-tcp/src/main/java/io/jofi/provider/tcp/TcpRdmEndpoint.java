@@ -20,7 +20,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
-import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
@@ -186,13 +185,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
                         + " (domain.openAv, then ep.bind(av, 0)): its peers are addressed through it");
             }
             InetSocketAddress local = info.srcAddr() == null ? new InetSocketAddress(0) : Addresses.fromSockaddr(info.srcAddr());
-            ServerSocketChannel s = null;
+            ServerSocketChannel s = Sockets.listen(domain.provider(), local, "enable");
             try {
-                s = ServerSocketChannel.open(local.getAddress() instanceof Inet6Address
-                        ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
-                s.configureBlocking(false);
-                domain.provider().configure(s);
-                s.bind(local, 512);
                 InetSocketAddress bound = (InetSocketAddress) s.getLocalAddress();
                 byte[] n = Addresses.toSockaddr(concrete(bound));
                 cmLoop = domain.cmLoop();
@@ -202,13 +196,10 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
                 name = n;
                 hello = RdmHelloDescriptor.encode(RdmHelloDescriptor.KIND_HELLO, n);
             } catch (IOException e) {
-                closeQuietly(s);
-                int err = e instanceof java.net.BindException
-                        ? (String.valueOf(e.getMessage()).contains("in use") ? Errno.EADDRINUSE : Errno.EADDRNOTAVAIL)
-                        : Errno.EIO;
-                throw new FabricException(err, "enable: cannot listen on " + local + ": " + e.getMessage(), e);
+                Sockets.closeQuietly(s);
+                throw new FabricException(Errno.EIO, "enable: cannot listen on " + local + ": " + e.getMessage(), e);
             } catch (FabricException e) {
-                closeQuietly(s);
+                Sockets.closeQuietly(s);
                 throw e;
             }
             rx.enableForRdm(directed);
@@ -543,20 +534,10 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
         if (s == null) {
             return;
         }
-        while (true) {
-            SocketChannel ch;
-            try {
-                ch = s.accept();
-            } catch (IOException e) {
-                return; // closed under us, or a transient failure: the next pass tries again
-            }
-            if (ch == null) {
-                return;
-            }
+        SocketChannel ch;
+        while ((ch = Sockets.acceptNext(domain.provider(), s)) != null) {
             RdmIncoming in = new RdmIncoming(this, ch);
             try {
-                ch.configureBlocking(false);
-                domain.provider().configure(ch);
                 synchronized (this) {
                     if (listener == null) {
                         in.close();
@@ -902,7 +883,7 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
         if (k != null) {
             k.cancel();
         }
-        closeQuietly(listener);
+        Sockets.closeQuietly(listener);
         listener = null;
         for (RdmIncoming in : new ArrayList<>(incoming)) {
             in.close();
@@ -973,16 +954,6 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
                 }
             }
             return n;
-        }
-    }
-
-    private static void closeQuietly(java.io.Closeable c) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (IOException e) {
-                // closing: nothing left to report to
-            }
         }
     }
 }
