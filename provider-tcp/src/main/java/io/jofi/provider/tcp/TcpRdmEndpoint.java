@@ -342,6 +342,25 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
         return 0;
     }
 
+    /**
+     * {@link #target(long)} for an operation of a capability the endpoint may lack:
+     * {@code -ENOSYS} without it. Caller holds the lock.
+     */
+    private int target(boolean capable, long dest) {
+        return capable ? target(dest) : -Errno.ENOSYS;
+    }
+
+    /**
+     * {@link #target(long)} of a message's address: {@code -ENOSYS} without the capability,
+     * then {@code -EINVAL} without a message. Caller holds the lock.
+     */
+    private int target(boolean capable, Msg msg) {
+        if (!capable) {
+            return -Errno.ENOSYS;
+        }
+        return msg == null ? -Errno.EINVAL : target(msg.addr());
+    }
+
     private void cache(int slot, long dest, RdmPeer p) {
         if (slot >= cachedAddr.length) {
             int n = Math.max(slot + 1, cachedAddr.length * 2);
@@ -680,11 +699,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_sendmsg} to {@code msg.addr()}. */
     @Override
     public int sendMsg(Msg msg, long flags) {
-        if (msg == null) {
-            return -Errno.EINVAL;
-        }
         synchronized (this) {
-            int rc = target(msg.addr());
+            int rc = target(true, msg);
             return rc != 0 ? rc : launched(target.sendMsg(msg, flags));
         }
     }
@@ -692,11 +708,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_tsend}. */
     @Override
     public int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
-        if (!tagged) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(tagged, destAddr);
             return rc != 0 ? rc : launched(target.tsend(buf, desc, destAddr, tag, context));
         }
     }
@@ -704,11 +717,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_tsenddata}. */
     @Override
     public int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
-        if (!tagged) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(tagged, destAddr);
             return rc != 0 ? rc : launched(target.tsendData(buf, desc, data, destAddr, tag, context));
         }
     }
@@ -716,11 +726,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_tinject}. */
     @Override
     public int tinject(ByteBuffer buf, long destAddr, long tag) {
-        if (!tagged) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(tagged, destAddr);
             return rc != 0 ? rc : launched(target.tinject(buf, destAddr, tag));
         }
     }
@@ -728,14 +735,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_tsendmsg} to {@code msg.addr()}. */
     @Override
     public int tsendMsg(TaggedMsg msg, long flags) {
-        if (!tagged) {
-            return -Errno.ENOSYS;
-        }
-        if (msg == null) {
-            return -Errno.EINVAL;
-        }
         synchronized (this) {
-            int rc = target(msg.addr());
+            int rc = target(tagged, msg);
             return rc != 0 ? rc : launched(target.tsendMsg(msg, flags));
         }
     }
@@ -743,11 +744,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_read} from {@code srcAddr}'s registered memory. */
     @Override
     public int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
-        if (!rma) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(srcAddr);
+            int rc = target(rma, srcAddr);
             return rc != 0 ? rc : launched(target.read(buf, desc, srcAddr, addr, key, context));
         }
     }
@@ -755,11 +753,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_write}. */
     @Override
     public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
-        if (!rma) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(rma, destAddr);
             return rc != 0 ? rc : launched(target.write(buf, desc, destAddr, addr, key, context));
         }
     }
@@ -768,11 +763,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     @Override
     public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
                          Object context) {
-        if (!rma) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(rma, destAddr);
             return rc != 0 ? rc : launched(target.writeData(buf, desc, data, destAddr, addr, key, context));
         }
     }
@@ -780,11 +772,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_inject_write}. */
     @Override
     public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
-        if (!rma) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(rma, destAddr);
             return rc != 0 ? rc : launched(target.injectWrite(buf, destAddr, addr, key));
         }
     }
@@ -792,14 +781,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_readmsg} from {@code msg.addr()}. */
     @Override
     public int readMsg(RmaMsg msg, long flags) {
-        if (!rma) {
-            return -Errno.ENOSYS;
-        }
-        if (msg == null) {
-            return -Errno.EINVAL;
-        }
         synchronized (this) {
-            int rc = target(msg.addr());
+            int rc = target(rma, msg);
             return rc != 0 ? rc : launched(target.readMsg(msg, flags));
         }
     }
@@ -807,14 +790,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_writemsg} to {@code msg.addr()}. */
     @Override
     public int writeMsg(RmaMsg msg, long flags) {
-        if (!rma) {
-            return -Errno.ENOSYS;
-        }
-        if (msg == null) {
-            return -Errno.EINVAL;
-        }
         synchronized (this) {
-            int rc = target(msg.addr());
+            int rc = target(rma, msg);
             return rc != 0 ? rc : launched(target.writeMsg(msg, flags));
         }
     }
@@ -822,11 +799,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_atomic}. */
     @Override
     public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
-        if (!atomics) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(atomics, destAddr);
             return rc != 0 ? rc : launched(target.atomic(operand, destAddr, addr, key, op, context));
         }
     }
@@ -835,11 +809,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     @Override
     public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                            int op, Object context) {
-        if (!atomics) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(atomics, destAddr);
             return rc != 0 ? rc
                     : launched(target.fetchAtomic(operand, result, resultDesc, destAddr, addr, key, op, context));
         }
@@ -849,11 +820,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     @Override
     public int compareAtomic(long compare, long swap, ByteBuffer result, MemoryRegion resultDesc, long destAddr,
                              long addr, long key, Object context) {
-        if (!atomics) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(atomics, destAddr);
             return rc != 0 ? rc
                     : launched(target.compareAtomic(compare, swap, result, resultDesc, destAddr, addr, key, context));
         }
