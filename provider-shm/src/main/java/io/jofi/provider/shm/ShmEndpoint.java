@@ -430,33 +430,21 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     @Override
     public int send(ByteBuffer buf, MemoryRegion desc, long destAddr, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postMsg(buf, null, destAddr, false, 0, false, 0, txOpFlags | completion(selectiveTx), context);
     }
 
     @Override
     public int sendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postMsg(buf, null, destAddr, false, 0, true, data, txOpFlags | completion(selectiveTx), context);
     }
 
     @Override
     public int inject(ByteBuffer buf, long destAddr) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postMsg(buf, null, destAddr, false, 0, false, 0, Fi.FI_INJECT, null);
     }
 
     @Override
     public int injectData(ByteBuffer buf, long data, long destAddr) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postMsg(buf, null, destAddr, false, 0, true, data, Fi.FI_INJECT, null);
     }
 
@@ -476,25 +464,16 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     @Override
     public int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postMsg(buf, null, destAddr, true, tag, false, 0, txOpFlags | completion(selectiveTx), context);
     }
 
     @Override
     public int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postMsg(buf, null, destAddr, true, tag, true, data, txOpFlags | completion(selectiveTx), context);
     }
 
     @Override
     public int tinject(ByteBuffer buf, long destAddr, long tag) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postMsg(buf, null, destAddr, true, tag, false, 0, Fi.FI_INJECT, null);
     }
 
@@ -513,15 +492,12 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     private synchronized int postMsg(ByteBuffer buf, Msg msg, long destAddr, boolean tagged, long tag, boolean withData,
                                      long data, long flags, Object context) {
-        int rc = dataPathCheck();
+        if (buf == null && msg == null) {
+            return -Errno.EINVAL; // a one-buffer call without its buffer: refused before anything else
+        }
+        int rc = postCheck(tagged ? Fi.FI_TAGGED : Fi.FI_MSG);
         if (rc != 0) {
             return rc;
-        }
-        if ((caps & (tagged ? Fi.FI_TAGGED : Fi.FI_MSG)) == 0) {
-            return -Errno.ENOSYS;
-        }
-        if (!enabled) {
-            return -Errno.EOPBADSTATE;
         }
         int iovs = msg == null ? 1 : msg.iovCount();
         long length = payloadLength(buf, msg, iovs, false);
@@ -566,6 +542,22 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         pendingTx++;
         enqueue(peer, op);
         return 0;
+    }
+
+    /**
+     * What every post checks first: the endpoint's data-path state ({@code dataPathCheck}),
+     * then {@code -ENOSYS} unless its caps hold every bit of {@code needed}, then
+     * {@code -EOPBADSTATE} before {@code enable}; 0 when the post may go on.
+     */
+    private int postCheck(long needed) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        if ((caps & needed) != needed) {
+            return -Errno.ENOSYS;
+        }
+        return enabled ? 0 : -Errno.EOPBADSTATE;
     }
 
     /**
@@ -759,15 +751,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     private synchronized int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore,
                                       long flags, Object context) {
-        int rc = dataPathCheck();
+        int rc = postCheck(tagged ? Fi.FI_TAGGED : Fi.FI_MSG);
         if (rc != 0) {
             return rc;
-        }
-        if ((caps & (tagged ? Fi.FI_TAGGED : Fi.FI_MSG)) == 0) {
-            return -Errno.ENOSYS;
-        }
-        if (!enabled) {
-            return -Errno.EOPBADSTATE;
         }
         boolean multi = (flags & Fi.FI_MULTI_RECV) != 0;
         if (multi && (tagged || (caps & Fi.FI_MULTI_RECV) == 0)) {
@@ -923,18 +909,12 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     @Override
     public int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postRma(ShmRecordDescriptor.READ_REQ, buf, null, srcAddr, addr, key, false, 0, txOpFlags | completion(selectiveTx),
                 context);
     }
 
     @Override
     public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postRma(ShmRecordDescriptor.WRITE, buf, null, destAddr, addr, key, false, 0, txOpFlags | completion(selectiveTx),
                 context);
     }
@@ -942,18 +922,12 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     @Override
     public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
                          Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postRma(ShmRecordDescriptor.WRITE, buf, null, destAddr, addr, key, true, data, txOpFlags | completion(selectiveTx),
                 context);
     }
 
     @Override
     public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postRma(ShmRecordDescriptor.WRITE, buf, null, destAddr, addr, key, false, 0, Fi.FI_INJECT, null);
     }
 
@@ -979,16 +953,13 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     private synchronized int postRma(int kind, ByteBuffer buf, RmaMsg msg, long peerAddr, long addr, long key,
                                      boolean withData, long data, long flags, Object context) {
-        int rc = dataPathCheck();
-        if (rc != 0) {
-            return rc;
+        if (buf == null && msg == null) {
+            return -Errno.EINVAL; // a one-buffer call without its buffer: refused before anything else
         }
         boolean write = kind == ShmRecordDescriptor.WRITE;
-        if ((caps & Fi.FI_RMA) == 0 || (caps & (write ? Fi.FI_WRITE : Fi.FI_READ)) == 0) {
-            return -Errno.ENOSYS;
-        }
-        if (!enabled) {
-            return -Errno.EOPBADSTATE;
+        int rc = postCheck(Fi.FI_RMA | (write ? Fi.FI_WRITE : Fi.FI_READ));
+        if (rc != 0) {
+            return rc;
         }
         if (msg != null) {
             if (msg.rmaIovCount() != 1) {
@@ -2397,6 +2368,12 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
         msgRecvs.clear();
         tagRecvs.clear();
+        releaseSharedMemory();
+        bindings.releaseAll(this);
+    }
+
+    /** Lets go of the peers' mappings, this endpoint's own region and its alias (close and departure). */
+    private void releaseSharedMemory() {
         for (Peer p : peers) {
             p.release();
         }
@@ -2407,7 +2384,6 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (alias != null) {
             ShmAlias.release(dir, alias, name);
         }
-        bindings.releaseAll(this);
     }
 
     /** R15: pending operations complete with ECANCELED; the region goes away. */
@@ -2434,16 +2410,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             r = tagRecvs.remove(tagRecvs.size() - 1);
             failRecv(r, Errno.ECANCELED, true);
         }
-        for (Peer p : peers) {
-            p.release();
-        }
-        if (own != null) {
-            own.close();
-            own = null;
-        }
-        if (alias != null) {
-            ShmAlias.release(dir, alias, name);
-        }
+        releaseSharedMemory();
         enabled = false;
     }
 
