@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jofi.AddressVector;
-import io.jofi.Addresses;
 import io.jofi.AvAttr;
 import io.jofi.Endpoint;
 import io.jofi.Errno;
@@ -78,12 +77,7 @@ class SocketsTest {
     void connectFromASourceAddressThisHostLacksIsEaddrnotavail() throws Exception {
         assumeNotHere();
         try (TcpTestBed bed = new TcpTestBed(Progress.AUTO)) {
-            Info mine = bed.info.copy();
-            mine.srcAddr(Addresses.toSockaddr(new InetSocketAddress(NOT_HERE, 0)));
-            bed.client = bed.domain.endpoint(mine, "client");
-            bed.client.bind(bed.clientEq, 0);
-            bed.client.bind(bed.clientCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
-            bed.client.enable();
+            bed.client = bed.newClientFrom(new InetSocketAddress(NOT_HERE, 0));
             FabricException e = assertThrows(FabricException.class, () -> bed.client.connect(bed.pep.getName(), null));
             assertEquals(Errno.EADDRNOTAVAIL, e.errno(), e.getMessage());
         }
