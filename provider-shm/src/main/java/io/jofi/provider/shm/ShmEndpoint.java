@@ -430,33 +430,21 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     @Override
     public int send(ByteBuffer buf, MemoryRegion desc, long destAddr, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postMsg(buf, null, destAddr, false, 0, false, 0, txOpFlags | completion(selectiveTx), context);
     }
 
     @Override
     public int sendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postMsg(buf, null, destAddr, false, 0, true, data, txOpFlags | completion(selectiveTx), context);
     }
 
     @Override
     public int inject(ByteBuffer buf, long destAddr) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postMsg(buf, null, destAddr, false, 0, false, 0, Fi.FI_INJECT, null);
     }
 
     @Override
     public int injectData(ByteBuffer buf, long data, long destAddr) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postMsg(buf, null, destAddr, false, 0, true, data, Fi.FI_INJECT, null);
     }
 
@@ -476,25 +464,16 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     @Override
     public int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postMsg(buf, null, destAddr, true, tag, false, 0, txOpFlags | completion(selectiveTx), context);
     }
 
     @Override
     public int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postMsg(buf, null, destAddr, true, tag, true, data, txOpFlags | completion(selectiveTx), context);
     }
 
     @Override
     public int tinject(ByteBuffer buf, long destAddr, long tag) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postMsg(buf, null, destAddr, true, tag, false, 0, Fi.FI_INJECT, null);
     }
 
@@ -513,27 +492,17 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     private synchronized int postMsg(ByteBuffer buf, Msg msg, long destAddr, boolean tagged, long tag, boolean withData,
                                      long data, long flags, Object context) {
-        int rc = dataPathCheck();
+        if (buf == null && msg == null) {
+            return -Errno.EINVAL; // a one-buffer call without its buffer: refused before anything else
+        }
+        int rc = postCheck(tagged ? Fi.FI_TAGGED : Fi.FI_MSG);
         if (rc != 0) {
             return rc;
         }
-        if ((caps & (tagged ? Fi.FI_TAGGED : Fi.FI_MSG)) == 0) {
-            return -Errno.ENOSYS;
-        }
-        if (!enabled) {
-            return -Errno.EOPBADSTATE;
-        }
         int iovs = msg == null ? 1 : msg.iovCount();
-        if (iovs < 0 || iovs > TxOp.MAX_PARTS) {
-            return -Errno.EINVAL;
-        }
-        long length = 0;
-        for (int i = 0; i < iovs; i++) {
-            ByteBuffer b = msg == null ? buf : msg.iov(i);
-            if (b == null) {
-                return -Errno.EINVAL;
-            }
-            length += b.remaining();
+        long length = payloadLength(buf, msg, iovs, false);
+        if (length < 0) {
+            return (int) length;
         }
         boolean inject = (flags & Fi.FI_INJECT) != 0;
         if (inject && length > INJECT_SIZE) {
@@ -543,33 +512,13 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             return -Errno.EMSGSIZE;
         }
         Peer peer = peerFor(destAddr);
-        if (peer == null) {
-            return -Errno.EINVAL;
-        }
-        if (!linked(peer)) {
-            return -peer.failed; // unreachable (no such endpoint, refused region) or failed earlier
-        }
         boolean reports = !(inject && msg == null);
-        if (reports && txCq == null) {
-            return -Errno.ENOCQ;
+        rc = admitTx(peer, reports);
+        if (rc != 0) {
+            return rc;
         }
-        if (pendingTx >= queueSize) {
-            return -Errno.EAGAIN;
-        }
-        if (reports) {
-            rc = txCq.reserve();
-            if (rc != 0) {
-                return rc;
-            }
-        }
-        TxOp op = takeOp();
-        op.kind = ShmRecordDescriptor.MSG;
-        op.peer = peer;
-        op.context = context;
-        op.reports = reports;
-        op.complete = (flags & Fi.FI_COMPLETION) != 0;
-        op.cqFlags = Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG);
-        op.counter = Fi.FI_SEND;
+        TxOp op = startOp(ShmRecordDescriptor.MSG, peer, context, reports, flags, Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG),
+                Fi.FI_SEND);
         int wf = (tagged ? ShmRecordDescriptor.TAGGED : 0) | (withData ? ShmRecordDescriptor.HAS_DATA : 0);
         if ((flags & ACK_LEVELS) != 0) {
             wf |= ShmRecordDescriptor.ACK_ARRIVAL;
@@ -580,8 +529,98 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         op.awaitsAnswer = (wf & (ShmRecordDescriptor.ACK_ARRIVAL | ShmRecordDescriptor.ACK_MATCH)) != 0;
         op.a = tag;
         op.b = data;
+        attachPayload(op, buf, msg, iovs, inject);
+        if (cma != null && !inject && length >= cmaThreshold && allDirect(op)) {
+            if (peer.cma == Peer.CMA_ON) {
+                // one record with our iovecs; the receiver reads them, then ACKs: complete then
+                op.wireFlags |= ShmRecordDescriptor.CMA;
+                op.awaitsAnswer = true;
+            } else if (peer.cma == Peer.CMA_UNKNOWN) {
+                startProbe(peer); // ahead of this message, which takes the bounce path
+            }
+        }
+        pendingTx++;
+        enqueue(peer, op);
+        return 0;
+    }
+
+    /**
+     * What every post checks first: the endpoint's data-path state ({@code dataPathCheck}),
+     * then {@code -ENOSYS} unless its caps hold every bit of {@code needed}, then
+     * {@code -EOPBADSTATE} before {@code enable}; 0 when the post may go on.
+     */
+    private int postCheck(long needed) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        if ((caps & needed) != needed) {
+            return -Errno.ENOSYS;
+        }
+        return enabled ? 0 : -Errno.EOPBADSTATE;
+    }
+
+    /**
+     * The bytes of a transmit's payload ({@code buf}, or {@code msg}'s first {@code iovs}
+     * iovs); {@code -EINVAL} for an iov count out of range, a missing buffer, or, when
+     * {@code writable} (an RMA read lands there), a read-only one.
+     */
+    private static long payloadLength(ByteBuffer buf, Msg msg, int iovs, boolean writable) {
+        if (iovs < 0 || iovs > TxOp.MAX_PARTS) {
+            return -Errno.EINVAL;
+        }
+        long length = 0;
+        for (int i = 0; i < iovs; i++) {
+            ByteBuffer b = msg == null ? buf : msg.iov(i);
+            if (b == null || (writable && b.isReadOnly())) {
+                return -Errno.EINVAL;
+            }
+            length += b.remaining();
+        }
+        return length;
+    }
+
+    /**
+     * Admits a transmit towards {@code peer}: {@code -EINVAL} for no peer, the peer's failure
+     * when it cannot be reached, {@code -ENOCQ} when a reporting operation has no transmit CQ,
+     * {@code -EAGAIN} when the queue is full; then a CQ slot reserved for a reporting one.
+     */
+    private int admitTx(Peer peer, boolean reports) {
+        if (peer == null) {
+            return -Errno.EINVAL;
+        }
+        if (!linked(peer)) {
+            return -peer.failed; // unreachable (no such endpoint, refused region) or failed earlier
+        }
+        if (reports && txCq == null) {
+            return -Errno.ENOCQ;
+        }
+        if (pendingTx >= queueSize) {
+            return -Errno.EAGAIN;
+        }
+        return reports ? txCq.reserve() : 0;
+    }
+
+    /** A pooled descriptor set up for a transmit of {@code kind}; the completion flag comes from {@code flags}. */
+    private TxOp startOp(int kind, Peer peer, Object context, boolean reports, long flags, long cqFlags, long counter) {
+        TxOp op = takeOp();
+        op.kind = kind;
+        op.peer = peer;
+        op.context = context;
+        op.reports = reports;
+        op.complete = (flags & Fi.FI_COMPLETION) != 0;
+        op.cqFlags = cqFlags;
+        op.counter = counter;
+        return op;
+    }
+
+    /**
+     * Puts the payload ({@code buf} or {@code msg}'s iovs) into the op's parts: in place, or
+     * with {@code inject} copied now (the caller may reuse the buffer at once). The op's
+     * {@code c} is the payload's length.
+     */
+    private static void attachPayload(TxOp op, ByteBuffer buf, Msg msg, int iovs, boolean inject) {
         if (inject) {
-            // copied now: the caller may reuse the buffer at once
             if (op.injectCopy == null) {
                 op.injectCopy = ByteBuffer.allocateDirect(INJECT_SIZE);
             }
@@ -600,17 +639,21 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             }
         }
         op.c = op.length;
-        if (cma != null && !inject && length >= cmaThreshold && allDirect(op)) {
-            if (peer.cma == Peer.CMA_ON) {
-                // one record with our iovecs; the receiver reads them, then ACKs: complete then
-                op.wireFlags |= ShmRecordDescriptor.CMA;
-                op.awaitsAnswer = true;
-            } else if (peer.cma == Peer.CMA_UNKNOWN) {
-                startProbe(peer); // ahead of this message, which takes the bounce path
+    }
+
+    /**
+     * A one-sided access done in the target's published memory: its completion (or the
+     * reserved slot given back when none is wanted) and its counter, at once; 0.
+     */
+    private int completedDirect(boolean reports, long flags, Object context, long cqFlags, UtilCounter counter) {
+        if (reports) {
+            if ((flags & Fi.FI_COMPLETION) != 0) {
+                txCq.complete(context, cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
+            } else {
+                txCq.unreserve();
             }
         }
-        pendingTx++;
-        enqueue(peer, op);
+        count(counter);
         return 0;
     }
 
@@ -708,15 +751,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     private synchronized int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore,
                                       long flags, Object context) {
-        int rc = dataPathCheck();
+        int rc = postCheck(tagged ? Fi.FI_TAGGED : Fi.FI_MSG);
         if (rc != 0) {
             return rc;
-        }
-        if ((caps & (tagged ? Fi.FI_TAGGED : Fi.FI_MSG)) == 0) {
-            return -Errno.ENOSYS;
-        }
-        if (!enabled) {
-            return -Errno.EOPBADSTATE;
         }
         boolean multi = (flags & Fi.FI_MULTI_RECV) != 0;
         if (multi && (tagged || (caps & Fi.FI_MULTI_RECV) == 0)) {
@@ -872,18 +909,12 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     @Override
     public int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postRma(ShmRecordDescriptor.READ_REQ, buf, null, srcAddr, addr, key, false, 0, txOpFlags | completion(selectiveTx),
                 context);
     }
 
     @Override
     public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postRma(ShmRecordDescriptor.WRITE, buf, null, destAddr, addr, key, false, 0, txOpFlags | completion(selectiveTx),
                 context);
     }
@@ -891,18 +922,12 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     @Override
     public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
                          Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postRma(ShmRecordDescriptor.WRITE, buf, null, destAddr, addr, key, true, data, txOpFlags | completion(selectiveTx),
                 context);
     }
 
     @Override
     public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
         return postRma(ShmRecordDescriptor.WRITE, buf, null, destAddr, addr, key, false, 0, Fi.FI_INJECT, null);
     }
 
@@ -928,16 +953,13 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     private synchronized int postRma(int kind, ByteBuffer buf, RmaMsg msg, long peerAddr, long addr, long key,
                                      boolean withData, long data, long flags, Object context) {
-        int rc = dataPathCheck();
-        if (rc != 0) {
-            return rc;
+        if (buf == null && msg == null) {
+            return -Errno.EINVAL; // a one-buffer call without its buffer: refused before anything else
         }
         boolean write = kind == ShmRecordDescriptor.WRITE;
-        if ((caps & Fi.FI_RMA) == 0 || (caps & (write ? Fi.FI_WRITE : Fi.FI_READ)) == 0) {
-            return -Errno.ENOSYS;
-        }
-        if (!enabled) {
-            return -Errno.EOPBADSTATE;
+        int rc = postCheck(Fi.FI_RMA | (write ? Fi.FI_WRITE : Fi.FI_READ));
+        if (rc != 0) {
+            return rc;
         }
         if (msg != null) {
             if (msg.rmaIovCount() != 1) {
@@ -947,16 +969,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             key = msg.rmaKey(0);
         }
         int iovs = msg == null ? 1 : msg.iovCount();
-        if (iovs < 0 || iovs > TxOp.MAX_PARTS) {
-            return -Errno.EINVAL;
-        }
-        long length = 0;
-        for (int i = 0; i < iovs; i++) {
-            ByteBuffer b = msg == null ? buf : msg.iov(i);
-            if (b == null || (!write && b.isReadOnly())) {
-                return -Errno.EINVAL;
-            }
-            length += b.remaining();
+        long length = payloadLength(buf, msg, iovs, !write);
+        if (length < 0) {
+            return (int) length;
         }
         if (msg != null && msg.rmaLen(0) != length) {
             return -Errno.EINVAL;
@@ -966,24 +981,10 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             return inject ? -Errno.EINVAL : -Errno.EMSGSIZE;
         }
         Peer peer = peerFor(peerAddr);
-        if (peer == null) {
-            return -Errno.EINVAL;
-        }
-        if (!linked(peer)) {
-            return -peer.failed; // unreachable (no such endpoint, refused region) or failed earlier
-        }
         boolean reports = !(inject && msg == null);
-        if (reports && txCq == null) {
-            return -Errno.ENOCQ;
-        }
-        if (pendingTx >= queueSize) {
-            return -Errno.EAGAIN;
-        }
-        if (reports) {
-            rc = txCq.reserve();
-            if (rc != 0) {
-                return rc;
-            }
+        rc = admitTx(peer, reports);
+        if (rc != 0) {
+            return rc;
         }
         long cqFlags = Fi.FI_RMA | (write ? Fi.FI_WRITE : Fi.FI_READ);
         boolean commit = (flags & Fi.FI_COMMIT_COMPLETE) != 0;
@@ -1016,52 +1017,20 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                 if (withData || peer.wantsEvents(dir)) {
                     notifyDirect(peer, write, withData, data);
                 }
-                if (reports) {
-                    if ((flags & Fi.FI_COMPLETION) != 0) {
-                        txCq.complete(context, cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
-                    } else {
-                        txCq.unreserve();
-                    }
-                }
-                count(write ? writeCntr : readCntr);
-                return 0;
+                return completedDirect(reports, flags, context, cqFlags, write ? writeCntr : readCntr);
             }
             if (peer.directError != 0) {
                 return failLocally(reports, context, cqFlags, peer.directError, write ? writeCntr : readCntr);
             }
         }
-        TxOp op = takeOp();
-        op.kind = kind;
-        op.peer = peer;
-        op.context = context;
-        op.reports = reports;
-        op.complete = (flags & Fi.FI_COMPLETION) != 0;
-        op.cqFlags = cqFlags;
-        op.counter = write ? Fi.FI_WRITE : Fi.FI_READ;
+        TxOp op = startOp(kind, peer, context, reports, flags, cqFlags, write ? Fi.FI_WRITE : Fi.FI_READ);
         op.awaitsAnswer = true;
         op.wireFlags = (withData ? ShmRecordDescriptor.HAS_DATA : 0) | (commit ? ShmRecordDescriptor.COMMIT : 0);
         op.a = key;
         op.b = addr;
         op.e = data;
         if (write) {
-            if (inject) {
-                if (op.injectCopy == null) {
-                    op.injectCopy = ByteBuffer.allocateDirect(INJECT_SIZE);
-                }
-                int at = 0;
-                for (int i = 0; i < iovs; i++) {
-                    ByteBuffer b = msg == null ? buf : msg.iov(i);
-                    op.injectCopy.put(at, b, b.position(), b.remaining());
-                    at += b.remaining();
-                }
-                op.part(op.injectCopy, 0, at);
-            } else {
-                for (int i = 0; i < iovs; i++) {
-                    ByteBuffer b = msg == null ? buf : msg.iov(i);
-                    op.part(b, b.position(), b.remaining());
-                }
-            }
-            op.c = op.length;
+            attachPayload(op, buf, msg, iovs, inject);
         } else {
             for (int i = 0; i < iovs; i++) {
                 ByteBuffer b = msg == null ? buf : msg.iov(i);
@@ -1155,19 +1124,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             return -Errno.EOPBADSTATE;
         }
         Peer peer = peerFor(peerAddr);
-        if (peer == null) {
-            return -Errno.EINVAL;
-        }
-        if (!linked(peer)) {
-            return -peer.failed; // unreachable (no such endpoint, refused region) or failed earlier
-        }
-        if (txCq == null) {
-            return -Errno.ENOCQ;
-        }
-        if (pendingTx >= queueSize) {
-            return -Errno.EAGAIN;
-        }
-        rc = txCq.reserve();
+        rc = admitTx(peer, true);
         if (rc != 0) {
             return rc;
         }
@@ -1193,26 +1150,13 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                     if (peer.wantsEvents(dir)) {
                         notifyDirect(peer, aop != Fi.FI_ATOMIC_READ, false, 0);
                     }
-                    if ((flags & Fi.FI_COMPLETION) != 0) {
-                        txCq.complete(context, cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
-                    } else {
-                        txCq.unreserve();
-                    }
-                    count(fetch ? readCntr : writeCntr);
-                    return 0;
+                    return completedDirect(true, flags, context, cqFlags, fetch ? readCntr : writeCntr);
                 }
             } else if (peer.directError != 0) {
                 return failLocally(true, context, cqFlags, peer.directError, fetch ? readCntr : writeCntr);
             }
         }
-        TxOp op = takeOp();
-        op.kind = ShmRecordDescriptor.ATOMIC_REQ;
-        op.peer = peer;
-        op.context = context;
-        op.reports = true;
-        op.complete = (flags & Fi.FI_COMPLETION) != 0;
-        op.cqFlags = cqFlags;
-        op.counter = fetch ? Fi.FI_READ : Fi.FI_WRITE;
+        TxOp op = startOp(ShmRecordDescriptor.ATOMIC_REQ, peer, context, true, flags, cqFlags, fetch ? Fi.FI_READ : Fi.FI_WRITE);
         op.awaitsAnswer = true;
         op.wireFlags = fetch ? ShmRecordDescriptor.FETCH : 0;
         op.a = key;
@@ -2424,6 +2368,12 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
         msgRecvs.clear();
         tagRecvs.clear();
+        releaseSharedMemory();
+        bindings.releaseAll(this);
+    }
+
+    /** Lets go of the peers' mappings, this endpoint's own region and its alias (close and departure). */
+    private void releaseSharedMemory() {
         for (Peer p : peers) {
             p.release();
         }
@@ -2434,7 +2384,6 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (alias != null) {
             ShmAlias.release(dir, alias, name);
         }
-        bindings.releaseAll(this);
     }
 
     /** R15: pending operations complete with ECANCELED; the region goes away. */
@@ -2461,16 +2410,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             r = tagRecvs.remove(tagRecvs.size() - 1);
             failRecv(r, Errno.ECANCELED, true);
         }
-        for (Peer p : peers) {
-            p.release();
-        }
-        if (own != null) {
-            own.close();
-            own = null;
-        }
-        if (alias != null) {
-            ShmAlias.release(dir, alias, name);
-        }
+        releaseSharedMemory();
         enabled = false;
     }
 

@@ -155,7 +155,7 @@ final class PendingConnection implements ConnReq, SelectHandler {
         } catch (IOException e) {
             // The peer went away: it learns nothing more either way; the socket is closed below.
         } finally {
-            closeQuietly(ch);
+            Sockets.closeQuietly(ch);
         }
     }
 
@@ -171,14 +171,6 @@ final class PendingConnection implements ConnReq, SelectHandler {
         if (key != null) {
             key.cancel();
         }
-        closeQuietly(channel);
-    }
-
-    private static void closeQuietly(SocketChannel ch) {
-        try {
-            ch.close();
-        } catch (IOException e) {
-            // closing: nothing left to report to
-        }
+        Sockets.closeQuietly(channel);
     }
 }

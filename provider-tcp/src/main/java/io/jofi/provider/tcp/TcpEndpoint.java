@@ -497,8 +497,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             }
             SocketChannel ch = null;
             try {
-                ch = SocketChannel.open(dest.getAddress() instanceof java.net.Inet6Address
-                        ? java.net.StandardProtocolFamily.INET6 : java.net.StandardProtocolFamily.INET);
+                ch = SocketChannel.open(Sockets.family(dest.getAddress()));
                 ch.configureBlocking(false);
                 domain.provider().configure(ch); // before connect: the window scale covers SO_RCVBUF
                 bindSource(ch, dest);
@@ -525,12 +524,12 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             } catch (FabricException e) {
                 cm = IDLE;
                 channel = null;
-                closeQuietly(ch);
+                Sockets.closeQuietly(ch);
                 throw e;
             } catch (IOException e) {
                 cm = IDLE;
                 channel = null;
-                closeQuietly(ch);
+                Sockets.closeQuietly(ch);
                 throw new FabricException(Errno.EIO, "connect: cannot open a socket to " + dest + ": " + e.getMessage(), e);
             }
         }
@@ -564,9 +563,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         try {
             ch.bind(local);
         } catch (java.net.BindException e) {
-            String m = String.valueOf(e.getMessage());
-            int errno = m.contains("in use") ? Errno.EADDRINUSE : Errno.EADDRNOTAVAIL;
-            throw new FabricException(errno, "connect: cannot bind the source address " + local + ": " + m, e);
+            throw Sockets.bindFailed("connect: cannot bind the source address", local, e);
         }
     }
 
@@ -832,18 +829,16 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             if (msg != null && (iovCount < 0 || iovCount > TcpProvider.IOV_LIMIT)) {
                 return -Errno.EINVAL;
             }
-            long length = 0;
+            long length;
             if (msg == null) {
                 if (buf == null) {
                     return -Errno.EINVAL;
                 }
                 length = buf.remaining();
             } else {
-                for (int i = 0; i < iovCount; i++) {
-                    if (msg.iov(i) == null) {
-                        return -Errno.EINVAL;
-                    }
-                    length += msg.iov(i).remaining();
+                length = iovLength(msg, iovCount);
+                if (length < 0) {
+                    return (int) length;
                 }
             }
             boolean inject = (flags & Fi.FI_INJECT) != 0;
@@ -854,24 +849,12 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                 return -Errno.EMSGSIZE;
             }
             boolean reports = !(inject && msg == null); // fi_inject never completes; sendMsg(FI_INJECT) may
-            int rc = txCheck(reports);
+            int rc = admitTx(reports);
             if (rc != 0) {
                 return rc;
             }
-            if (reports) {
-                rc = txCq.reserve();
-                if (rc != 0) {
-                    return rc;
-                }
-            }
-            TxOp op = takeTx();
-            op.kind = K_SEND;
-            op.context = context;
-            op.reports = reports;
-            op.complete = (flags & Fi.FI_COMPLETION) != 0;
+            TxOp op = startTx(K_SEND, context, reports, flags, wireOp == OP_TAGGED ? TSEND_FLAGS : SEND_FLAGS, length);
             op.ackWanted = (flags & ACK_LEVELS) != 0;
-            op.cqFlags = wireOp == OP_TAGGED ? TSEND_FLAGS : SEND_FLAGS;
-            op.length = length;
             int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (op.ackWanted ? FLAG_DELIVERY_COMPLETE : 0);
             if (jofiPeer && (flags & Fi.FI_MATCH_COMPLETE) != 0) {
                 wireFlags |= TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE; // ack only once matched
@@ -887,23 +870,71 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             }
             txHeader.encode(h);
             h.flip();
-            if (inject) {
-                if (msg == null) {
-                    op.payloadInjected(buf);
-                } else {
-                    gatherInto(op, msg, iovCount);
-                }
-                op.count = 2;
-            } else if (msg == null) {
-                op.payload(0, buf);
-                op.count = 2;
-            } else {
-                for (int i = 0; i < iovCount; i++) {
-                    op.payload(i, msg.iov(i));
-                }
-                op.count = 1 + iovCount;
-            }
+            attachPayload(op, buf, msg, iovCount, inject);
             return queueTx(op);
+        }
+    }
+
+    /**
+     * The bytes of a message's first {@code iovCount} iovs, or {@code -EINVAL} when one of
+     * them is missing (the caller checked {@code iovCount} against the limit).
+     */
+    private static long iovLength(Msg msg, int iovCount) {
+        long length = 0;
+        for (int i = 0; i < iovCount; i++) {
+            ByteBuffer b = msg.iov(i);
+            if (b == null) {
+                return -Errno.EINVAL;
+            }
+            length += b.remaining();
+        }
+        return length;
+    }
+
+    /**
+     * Admits a transmit post: {@link #txCheck}, then, when it reports a completion, a slot
+     * reserved on the transmit CQ; 0 or the negative errno. Under lock.
+     */
+    private int admitTx(boolean reports) {
+        int rc = txCheck(reports);
+        if (rc != 0 || !reports) {
+            return rc;
+        }
+        return txCq.reserve();
+    }
+
+    /** A pooled descriptor set up for a transmit of {@code kind}; the completion flag comes from {@code flags}. */
+    private TxOp startTx(int kind, Object context, boolean reports, long flags, long cqFlags, long length) {
+        TxOp op = takeTx();
+        op.kind = kind;
+        op.context = context;
+        op.reports = reports;
+        op.complete = (flags & Fi.FI_COMPLETION) != 0;
+        op.cqFlags = cqFlags;
+        op.length = length;
+        return op;
+    }
+
+    /**
+     * Puts the payload behind the op's header: {@code buf} or the message's iovs as views, or
+     * with {@code inject} a copy of them (FI_INJECT: the caller's buffers are free at return).
+     */
+    private static void attachPayload(TxOp op, ByteBuffer buf, Msg msg, int iovCount, boolean inject) {
+        if (inject) {
+            if (msg == null) {
+                op.payloadInjected(buf);
+            } else {
+                gatherInto(op, msg, iovCount);
+            }
+            op.count = 2;
+        } else if (msg == null) {
+            op.payload(0, buf);
+            op.count = 2;
+        } else {
+            for (int i = 0; i < iovCount; i++) {
+                op.payload(i, msg.iov(i));
+            }
+            op.count = 1 + iovCount;
         }
     }
 
@@ -949,18 +980,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     /** {@code fi_readmsg}: local iovs, up to 4 remote descriptors. */
     @Override
     public int readMsg(RmaMsg msg, long flags) {
-        if ((caps & Fi.FI_RMA) == 0) {
-            return -Errno.ENOSYS;
-        }
-        if (msg == null || msg.iovCount() < 1 || msg.iovCount() > TcpProvider.IOV_LIMIT) {
-            return -Errno.EINVAL;
-        }
-        long local = 0;
-        for (int i = 0; i < msg.iovCount(); i++) {
-            if (msg.iov(i) == null) {
-                return -Errno.EINVAL;
-            }
-            local += msg.iov(i).remaining();
+        long local = rmaMsgLength(msg, 1);
+        if (local < 0) {
+            return (int) local;
         }
         synchronized (lock) {
             return postRead(null, msg, msg.iovCount(), local, 0, 0, msg, msg.context(),
@@ -968,34 +990,32 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         }
     }
 
+    /**
+     * The local bytes of an RMA message ({@code fi_readmsg}, {@code fi_writemsg}):
+     * {@code -ENOSYS} without {@code FI_RMA}; {@code -EINVAL} without a message, with fewer than
+     * {@code minIovs} or more than {@link TcpProvider#IOV_LIMIT} iovs, or with one missing.
+     */
+    private long rmaMsgLength(RmaMsg msg, int minIovs) {
+        if ((caps & Fi.FI_RMA) == 0) {
+            return -Errno.ENOSYS;
+        }
+        if (msg == null || msg.iovCount() < minIovs || msg.iovCount() > TcpProvider.IOV_LIMIT) {
+            return -Errno.EINVAL;
+        }
+        return iovLength(msg, msg.iovCount());
+    }
+
     private int postRead(ByteBuffer buf, Msg local, int iovCount, long length, long addr, long key, RmaMsg rma,
                          Object context, long flags) {
-        int n = rma == null ? 1 : rma.rmaIovCount();
-        if (n < 1 || n > TcpWireDescriptor.MAX_RMA_IOV_COUNT) {
-            return -Errno.EINVAL;
+        int n = remoteIovCount(rma, length);
+        if (n < 0) {
+            return n;
         }
-        long remote = 0;
-        for (int i = 0; i < n; i++) {
-            remote += rma == null ? length : rma.rmaLen(i);
-        }
-        if (remote != length || length > TcpProvider.MAX_MSG_SIZE) {
-            return -Errno.EINVAL;
-        }
-        int rc = txCheck(true);
+        int rc = admitTx(true);
         if (rc != 0) {
             return rc;
         }
-        rc = txCq.reserve();
-        if (rc != 0) {
-            return rc;
-        }
-        TxOp op = takeTx();
-        op.kind = K_READ;
-        op.context = context;
-        op.reports = true;
-        op.complete = (flags & Fi.FI_COMPLETION) != 0;
-        op.cqFlags = READ_FLAGS;
-        op.length = length;
+        TxOp op = startTx(K_READ, context, true, flags, READ_FLAGS, length);
         RxOp sink = matcher.take();
         if (local == null) {
             sink.buffer(0, buf);
@@ -1011,13 +1031,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         ByteBuffer h = op.header;
         h.clear();
         txHeader.clear().op(OP_READ_REQUEST).rmaIovCount(n).payloadLength(0);
-        for (int i = 0; i < n; i++) {
-            if (rma == null) {
-                txHeader.rmaIov(i, addr, length, key);
-            } else {
-                txHeader.rmaIov(i, rma.rmaAddr(i), rma.rmaLen(i), rma.rmaKey(i));
-            }
-        }
+        putRmaIovs(n, rma, addr, length, key);
         txHeader.encode(h);
         h.flip();
         op.count = 1;
@@ -1025,86 +1039,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     }
 
     /**
-     * {@code fi_write}: op 4 with one descriptor, payload follows. Completes ({@code FI_RMA|FI_WRITE})
-     * when the target acks it: every write asks for the ack (flag bit 2; R11 allows the stronger
-     * level), so that a write the target refuses (key, bounds, access) fails here with an error
-     * completion instead of completing before the target looked at it.
+     * The number of remote descriptors of an RMA: {@code rma}'s, or 1 ({@code addr}, {@code key})
+     * without a message; {@code -EINVAL} when there are none or too many, or when their lengths
+     * do not add up to the local {@code length} or it is larger than a message may be.
      */
-    @Override
-    public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
-        if ((caps & Fi.FI_RMA) == 0) {
-            return -Errno.ENOSYS;
-        }
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
-        synchronized (lock) {
-            return postWrite(buf, null, 0, buf.remaining(), false, 0, addr, key, null, context,
-                    txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION));
-        }
-    }
-
-    /**
-     * {@code fi_writedata}: a write whose target gets a completion on its receive CQ with
-     * {@code FI_RMA|FI_REMOTE_WRITE|FI_REMOTE_CQ_DATA} and the data (no posted receive used).
-     */
-    @Override
-    public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
-                         Object context) {
-        if ((caps & Fi.FI_RMA) == 0) {
-            return -Errno.ENOSYS;
-        }
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
-        synchronized (lock) {
-            return postWrite(buf, null, 0, buf.remaining(), true, data, addr, key, null, context,
-                    txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION));
-        }
-    }
-
-    /** {@code fi_inject_write}: at most 128 bytes, copied; no completion, no ack. */
-    @Override
-    public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
-        if ((caps & Fi.FI_RMA) == 0) {
-            return -Errno.ENOSYS;
-        }
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
-        synchronized (lock) {
-            return postWrite(buf, null, 0, buf.remaining(), false, 0, addr, key, null, null, Fi.FI_INJECT);
-        }
-    }
-
-    /**
-     * {@code fi_writemsg}: flags {@code FI_REMOTE_CQ_DATA}, {@code FI_INJECT},
-     * {@code FI_COMPLETION}, {@code FI_COMMIT_COMPLETE} (flag bit 3, treated as delivery),
-     * {@code FI_FENCE} (one ordered stream: earlier operations are handled first anyway).
-     */
-    @Override
-    public int writeMsg(RmaMsg msg, long flags) {
-        if ((caps & Fi.FI_RMA) == 0) {
-            return -Errno.ENOSYS;
-        }
-        if (msg == null || msg.iovCount() < 0 || msg.iovCount() > TcpProvider.IOV_LIMIT) {
-            return -Errno.EINVAL;
-        }
-        long length = 0;
-        for (int i = 0; i < msg.iovCount(); i++) {
-            if (msg.iov(i) == null) {
-                return -Errno.EINVAL;
-            }
-            length += msg.iov(i).remaining();
-        }
-        synchronized (lock) {
-            return postWrite(null, msg, msg.iovCount(), length, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(), 0, 0,
-                    msg, msg.context(), flags | (selectiveTx ? 0 : Fi.FI_COMPLETION));
-        }
-    }
-
-    private int postWrite(ByteBuffer buf, Msg local, int iovCount, long length, boolean withData, long data, long addr,
-                          long key, RmaMsg rma, Object context, long flags) {
+    private static int remoteIovCount(RmaMsg rma, long length) {
         int n = rma == null ? 1 : rma.rmaIovCount();
         if (n < 1 || n > TcpWireDescriptor.MAX_RMA_IOV_COUNT) {
             return -Errno.EINVAL;
@@ -1116,29 +1055,94 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (remote != length || length > TcpProvider.MAX_MSG_SIZE) {
             return -Errno.EINVAL;
         }
+        return n;
+    }
+
+    /** Writes the {@code n} remote descriptors into the transmit header: {@code rma}'s, or the one of {@code addr}/{@code key}. */
+    private void putRmaIovs(int n, RmaMsg rma, long addr, long length, long key) {
+        for (int i = 0; i < n; i++) {
+            if (rma == null) {
+                txHeader.rmaIov(i, addr, length, key);
+            } else {
+                txHeader.rmaIov(i, rma.rmaAddr(i), rma.rmaLen(i), rma.rmaKey(i));
+            }
+        }
+    }
+
+    /**
+     * {@code fi_write}: op 4 with one descriptor, payload follows. Completes ({@code FI_RMA|FI_WRITE})
+     * when the target acks it: every write asks for the ack (flag bit 2; R11 allows the stronger
+     * level), so that a write the target refuses (key, bounds, access) fails here with an error
+     * completion instead of completing before the target looked at it.
+     */
+    @Override
+    public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
+        return writeBuf(buf, false, 0, addr, key, context, txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION));
+    }
+
+    /**
+     * {@code fi_writedata}: a write whose target gets a completion on its receive CQ with
+     * {@code FI_RMA|FI_REMOTE_WRITE|FI_REMOTE_CQ_DATA} and the data (no posted receive used).
+     */
+    @Override
+    public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
+                         Object context) {
+        return writeBuf(buf, true, data, addr, key, context, txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION));
+    }
+
+    /** {@code fi_inject_write}: at most 128 bytes, copied; no completion, no ack. */
+    @Override
+    public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
+        return writeBuf(buf, false, 0, addr, key, null, Fi.FI_INJECT);
+    }
+
+    /** A write of one buffer to one remote descriptor ({@code fi_write}, {@code fi_writedata}, {@code fi_inject_write}). */
+    private int writeBuf(ByteBuffer buf, boolean withData, long data, long addr, long key, Object context, long flags) {
+        if ((caps & Fi.FI_RMA) == 0) {
+            return -Errno.ENOSYS;
+        }
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        synchronized (lock) {
+            return postWrite(buf, null, 0, buf.remaining(), withData, data, addr, key, null, context, flags);
+        }
+    }
+
+    /**
+     * {@code fi_writemsg}: flags {@code FI_REMOTE_CQ_DATA}, {@code FI_INJECT},
+     * {@code FI_COMPLETION}, {@code FI_COMMIT_COMPLETE} (flag bit 3, treated as delivery),
+     * {@code FI_FENCE} (one ordered stream: earlier operations are handled first anyway).
+     */
+    @Override
+    public int writeMsg(RmaMsg msg, long flags) {
+        long length = rmaMsgLength(msg, 0);
+        if (length < 0) {
+            return (int) length;
+        }
+        synchronized (lock) {
+            return postWrite(null, msg, msg.iovCount(), length, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(), 0, 0,
+                    msg, msg.context(), flags | (selectiveTx ? 0 : Fi.FI_COMPLETION));
+        }
+    }
+
+    private int postWrite(ByteBuffer buf, Msg local, int iovCount, long length, boolean withData, long data, long addr,
+                          long key, RmaMsg rma, Object context, long flags) {
+        int n = remoteIovCount(rma, length);
+        if (n < 0) {
+            return n;
+        }
         boolean inject = (flags & Fi.FI_INJECT) != 0;
         if (inject && length > TcpProvider.INJECT_SIZE) {
             return -Errno.EINVAL;
         }
         boolean reports = !(inject && rma == null);
-        int rc = txCheck(reports);
+        int rc = admitTx(reports);
         if (rc != 0) {
             return rc;
         }
-        if (reports) {
-            rc = txCq.reserve();
-            if (rc != 0) {
-                return rc;
-            }
-        }
-        TxOp op = takeTx();
-        op.kind = K_WRITE;
-        op.context = context;
-        op.reports = reports;
-        op.complete = (flags & Fi.FI_COMPLETION) != 0;
+        TxOp op = startTx(K_WRITE, context, reports, flags, WRITE_FLAGS, length);
         op.ackWanted = reports;
-        op.cqFlags = WRITE_FLAGS;
-        op.length = length;
         int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (op.ackWanted ? FLAG_DELIVERY_COMPLETE : 0)
                 | ((flags & Fi.FI_COMMIT_COMPLETE) != 0 ? TcpWireDescriptor.FLAG_COMMIT_COMPLETE : 0);
         ByteBuffer h = op.header;
@@ -1147,31 +1151,10 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (withData) {
             txHeader.cqData(data);
         }
-        for (int i = 0; i < n; i++) {
-            if (rma == null) {
-                txHeader.rmaIov(i, addr, length, key);
-            } else {
-                txHeader.rmaIov(i, rma.rmaAddr(i), rma.rmaLen(i), rma.rmaKey(i));
-            }
-        }
+        putRmaIovs(n, rma, addr, length, key);
         txHeader.encode(h);
         h.flip();
-        if (inject) {
-            if (local == null) {
-                op.payloadInjected(buf);
-            } else {
-                gatherInto(op, local, iovCount);
-            }
-            op.count = 2;
-        } else if (local == null) {
-            op.payload(0, buf);
-            op.count = 2;
-        } else {
-            for (int i = 0; i < iovCount; i++) {
-                op.payload(i, local.iov(i));
-            }
-            op.count = 1 + iovCount;
-        }
+        attachPayload(op, buf, local, iovCount, inject);
         return queueTx(op);
     }
 
@@ -1244,12 +1227,8 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (rc != 0) {
             return rc;
         }
-        TxOp op = takeTx();
-        op.kind = fetch ? K_ATOMIC_FETCH : K_ATOMIC;
-        op.context = context;
-        op.reports = true;
-        op.complete = ((txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION)) & Fi.FI_COMPLETION) != 0;
-        op.cqFlags = Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE);
+        TxOp op = startTx(fetch ? K_ATOMIC_FETCH : K_ATOMIC, context, true, txOpFlags | (selectiveTx ? 0 : Fi.FI_COMPLETION),
+                Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE), Long.BYTES);
         op.result = result;
         ByteBuffer h = op.header;
         h.clear();
@@ -1293,10 +1272,8 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if ((flags & Fi.FI_MULTI_RECV) != 0 && msg.iovCount() != 1) {
             return -Errno.EINVAL;
         }
-        for (int i = 0; i < msg.iovCount(); i++) {
-            if (msg.iov(i) == null) {
-                return -Errno.EINVAL;
-            }
+        if (iovLength(msg, msg.iovCount()) < 0) {
+            return -Errno.EINVAL;
         }
         return postRecv(null, msg, msg.iovCount(), flags | (selectiveRx ? 0 : Fi.FI_COMPLETION), msg.context(), false,
                 0, 0, msg.addr());
@@ -1330,10 +1307,8 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (msg == null || msg.iovCount() < 0 || msg.iovCount() > TcpProvider.IOV_LIMIT) {
             return -Errno.EINVAL;
         }
-        for (int i = 0; i < msg.iovCount(); i++) {
-            if (msg.iov(i) == null) {
-                return -Errno.EINVAL;
-            }
+        if (iovLength(msg, msg.iovCount()) < 0) {
+            return -Errno.EINVAL;
         }
         long f = flags & ~Fi.FI_MULTI_RECV; // not for tagged receives
         return postRecv(null, msg, msg.iovCount(), f | (selectiveRx ? 0 : Fi.FI_COMPLETION), msg.context(), true,
@@ -1667,10 +1642,8 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         }
         readState = R_HEADER;
         onHeader(); // rxHeader still holds the blocked request (nothing was decoded since)
-        if (readState != R_BLOCKED && readState != R_PAUSED && !interestRead && cm != DOWN) {
-            interestRead = true;
-            updateInterest();
-            domain.loop().wakeup();
+        if (readState != R_BLOCKED && readState != R_PAUSED && cm != DOWN) {
+            wantRead();
         }
         consumeBuffered();
     }
@@ -1699,12 +1672,17 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (readState == R_PAUSED) {
             return;
         }
+        wantRead();
+        consumeBuffered();
+    }
+
+    /** Reading goes on: read interest back on, and the loop woken to see it (it may be asleep in select). */
+    private void wantRead() {
         if (!interestRead) {
             interestRead = true;
             updateInterest();
             domain.loop().wakeup();
         }
-        consumeBuffered();
     }
 
     private void updateInterest() {
@@ -1744,11 +1722,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                                     jofiPeer ? TcpWireDescriptor.MAX_JOFI_OP : TcpWireDescriptor.MAX_OP)
                             : WireStatus.NEED_MORE;
                     if (st == WireStatus.NEED_MORE) {
-                        if (drained) {
-                            return;
-                        }
-                        if (fill(ch) < 0) {
-                            teardown(Errno.ECONNRESET, true);
+                        if (!readMore(ch, null, 0, 0, 0)) {
                             return;
                         }
                         continue;
@@ -1764,15 +1738,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                     if (!op.advance()) {
                         copyInto(op.views, op.first, op.count);
                         if (!op.advance()) {
-                            if (drained) {
-                                return;
-                            }
                             long due = 0;
                             for (int i = op.first; i < op.count; i++) {
                                 due += op.views[i].remaining();
                             }
-                            if ((due >= COPY_THRESHOLD ? scatter(ch, op.views, op.first, op.count, due) : fill(ch)) < 0) {
-                                teardown(Errno.ECONNRESET, true);
+                            if (!readMore(ch, op.views, op.first, op.count, due)) {
                                 return;
                             }
                             continue;
@@ -1789,11 +1759,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                     in.position(in.position() + skip);
                     discardLeft -= skip;
                     if (discardLeft > 0) {
-                        if (drained) {
-                            return;
-                        }
-                        if (fill(ch) < 0) {
-                            teardown(Errno.ECONNRESET, true);
+                        if (!readMore(ch, null, 0, 0, 0)) {
                             return;
                         }
                         continue;
@@ -1807,12 +1773,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                         one[0] = d;
                         copyInto(one, 0, 1);
                         if (d.hasRemaining()) {
-                            if (drained) {
-                                return;
-                            }
-                            int due = d.remaining();
-                            if ((due >= COPY_THRESHOLD ? scatter(ch, one, 0, 1, due) : fill(ch)) < 0) {
-                                teardown(Errno.ECONNRESET, true);
+                            if (!readMore(ch, one, 0, 1, d.remaining())) {
                                 return;
                             }
                             continue;
@@ -1834,6 +1795,25 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                 }
             }
         }
+    }
+
+    /**
+     * Reads more for the current step, unless the socket was found drained: a step due at
+     * least {@link #COPY_THRESHOLD} bytes reads them straight into {@code views[from..to)}
+     * ({@link #scatter}), any other into {@link #rxBuf} ({@link #fill}).
+     *
+     * @return false when the read loop must return: the socket is drained (the selector
+     *         reports it again) or the stream ended (the connection is torn down)
+     */
+    private boolean readMore(SocketChannel ch, ByteBuffer[] views, int from, int to, long due) throws IOException {
+        if (drained) {
+            return false;
+        }
+        if ((due >= COPY_THRESHOLD ? scatter(ch, views, from, to, due) : fill(ch)) < 0) {
+            teardown(Errno.ECONNRESET, true);
+            return false;
+        }
+        return true;
     }
 
     /**
@@ -2514,7 +2494,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         }
         SocketChannel ch = channel;
         if (ch != null) {
-            closeQuietly(ch);
+            Sockets.closeQuietly(ch);
         }
     }
 
@@ -2535,14 +2515,6 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         op.reset();
         if (txFreeCount < txFree.length) {
             txFree[txFreeCount++] = op;
-        }
-    }
-
-    private static void closeQuietly(java.io.Closeable c) {
-        try {
-            c.close();
-        } catch (IOException e) {
-            // closing: nothing left to report to
         }
     }
 

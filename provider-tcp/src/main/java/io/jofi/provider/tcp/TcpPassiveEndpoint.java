@@ -12,7 +12,6 @@ import io.jofi.spi.util.AbstractFid;
 import io.jofi.spi.util.UtilEventQueue;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.StandardProtocolFamily;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -85,23 +84,15 @@ final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, S
         }
         InetSocketAddress local = info.srcAddr() == null ? new InetSocketAddress(0)
                 : Addresses.fromSockaddr(info.srcAddr());
-        ServerSocketChannel s = null;
+        ServerSocketChannel s = Sockets.listen(fabric.provider(), local, "listen");
         try {
-            s = ServerSocketChannel.open(local.getAddress() instanceof java.net.Inet6Address
-                    ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
-            s.configureBlocking(false);
-            fabric.provider().configure(s);
-            s.bind(local, 512);
             fabric.cmLoop().register(s, SelectionKey.OP_ACCEPT, this);
             server = s;
         } catch (IOException e) {
-            closeQuietly(s);
-            int err = e instanceof java.net.BindException
-                    ? (String.valueOf(e.getMessage()).contains("in use") ? Errno.EADDRINUSE : Errno.EADDRNOTAVAIL)
-                    : Errno.EIO;
-            throw new FabricException(err, "listen: cannot listen on " + local + ": " + e.getMessage(), e);
+            Sockets.closeQuietly(s);
+            throw new FabricException(Errno.EIO, "listen: cannot listen on " + local + ": " + e.getMessage(), e);
         } catch (FabricException e) {
-            closeQuietly(s);
+            Sockets.closeQuietly(s);
             throw e;
         }
     }
@@ -116,20 +107,10 @@ final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, S
         if (s == null) {
             return;
         }
-        while (true) {
-            SocketChannel ch;
-            try {
-                ch = s.accept();
-            } catch (IOException e) {
-                return; // closed under us, or a transient accept failure: the next pass tries again
-            }
-            if (ch == null) {
-                return;
-            }
+        SocketChannel ch;
+        while ((ch = Sockets.acceptNext(fabric.provider(), s)) != null) {
             PendingConnection pc = new PendingConnection(this, ch);
             try {
-                ch.configureBlocking(false);
-                fabric.provider().configure(ch);
                 synchronized (pending) {
                     pending.add(pc);
                 }
@@ -210,7 +191,7 @@ final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, S
             q = eq;
             eq = null;
         }
-        closeQuietly(s);
+        Sockets.closeQuietly(s);
         dropPending();
         if (q != null) {
             q.removeEventsOf(this);
@@ -231,7 +212,7 @@ final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, S
             s = server;
             server = null;
         }
-        closeQuietly(s);
+        Sockets.closeQuietly(s);
         dropPending();
     }
 
@@ -242,16 +223,6 @@ final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, S
         }
         for (PendingConnection pc : all) {
             pc.drop();
-        }
-    }
-
-    private static void closeQuietly(java.io.Closeable c) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (IOException e) {
-                // closing: nothing to report to
-            }
         }
     }
 

@@ -20,7 +20,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
-import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
@@ -186,13 +185,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
                         + " (domain.openAv, then ep.bind(av, 0)): its peers are addressed through it");
             }
             InetSocketAddress local = info.srcAddr() == null ? new InetSocketAddress(0) : Addresses.fromSockaddr(info.srcAddr());
-            ServerSocketChannel s = null;
+            ServerSocketChannel s = Sockets.listen(domain.provider(), local, "enable");
             try {
-                s = ServerSocketChannel.open(local.getAddress() instanceof Inet6Address
-                        ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
-                s.configureBlocking(false);
-                domain.provider().configure(s);
-                s.bind(local, 512);
                 InetSocketAddress bound = (InetSocketAddress) s.getLocalAddress();
                 byte[] n = Addresses.toSockaddr(concrete(bound));
                 cmLoop = domain.cmLoop();
@@ -202,13 +196,10 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
                 name = n;
                 hello = RdmHelloDescriptor.encode(RdmHelloDescriptor.KIND_HELLO, n);
             } catch (IOException e) {
-                closeQuietly(s);
-                int err = e instanceof java.net.BindException
-                        ? (String.valueOf(e.getMessage()).contains("in use") ? Errno.EADDRINUSE : Errno.EADDRNOTAVAIL)
-                        : Errno.EIO;
-                throw new FabricException(err, "enable: cannot listen on " + local + ": " + e.getMessage(), e);
+                Sockets.closeQuietly(s);
+                throw new FabricException(Errno.EIO, "enable: cannot listen on " + local + ": " + e.getMessage(), e);
             } catch (FabricException e) {
-                closeQuietly(s);
+                Sockets.closeQuietly(s);
                 throw e;
             }
             rx.enableForRdm(directed);
@@ -349,6 +340,25 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
         }
         target = c;
         return 0;
+    }
+
+    /**
+     * {@link #target(long)} for an operation of a capability the endpoint may lack:
+     * {@code -ENOSYS} without it. Caller holds the lock.
+     */
+    private int target(boolean capable, long dest) {
+        return capable ? target(dest) : -Errno.ENOSYS;
+    }
+
+    /**
+     * {@link #target(long)} of a message's address: {@code -ENOSYS} without the capability,
+     * then {@code -EINVAL} without a message. Caller holds the lock.
+     */
+    private int target(boolean capable, Msg msg) {
+        if (!capable) {
+            return -Errno.ENOSYS;
+        }
+        return msg == null ? -Errno.EINVAL : target(msg.addr());
     }
 
     private void cache(int slot, long dest, RdmPeer p) {
@@ -543,20 +553,10 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
         if (s == null) {
             return;
         }
-        while (true) {
-            SocketChannel ch;
-            try {
-                ch = s.accept();
-            } catch (IOException e) {
-                return; // closed under us, or a transient failure: the next pass tries again
-            }
-            if (ch == null) {
-                return;
-            }
+        SocketChannel ch;
+        while ((ch = Sockets.acceptNext(domain.provider(), s)) != null) {
             RdmIncoming in = new RdmIncoming(this, ch);
             try {
-                ch.configureBlocking(false);
-                domain.provider().configure(ch);
                 synchronized (this) {
                     if (listener == null) {
                         in.close();
@@ -699,11 +699,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_sendmsg} to {@code msg.addr()}. */
     @Override
     public int sendMsg(Msg msg, long flags) {
-        if (msg == null) {
-            return -Errno.EINVAL;
-        }
         synchronized (this) {
-            int rc = target(msg.addr());
+            int rc = target(true, msg);
             return rc != 0 ? rc : launched(target.sendMsg(msg, flags));
         }
     }
@@ -711,11 +708,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_tsend}. */
     @Override
     public int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
-        if (!tagged) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(tagged, destAddr);
             return rc != 0 ? rc : launched(target.tsend(buf, desc, destAddr, tag, context));
         }
     }
@@ -723,11 +717,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_tsenddata}. */
     @Override
     public int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
-        if (!tagged) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(tagged, destAddr);
             return rc != 0 ? rc : launched(target.tsendData(buf, desc, data, destAddr, tag, context));
         }
     }
@@ -735,11 +726,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_tinject}. */
     @Override
     public int tinject(ByteBuffer buf, long destAddr, long tag) {
-        if (!tagged) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(tagged, destAddr);
             return rc != 0 ? rc : launched(target.tinject(buf, destAddr, tag));
         }
     }
@@ -747,14 +735,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_tsendmsg} to {@code msg.addr()}. */
     @Override
     public int tsendMsg(TaggedMsg msg, long flags) {
-        if (!tagged) {
-            return -Errno.ENOSYS;
-        }
-        if (msg == null) {
-            return -Errno.EINVAL;
-        }
         synchronized (this) {
-            int rc = target(msg.addr());
+            int rc = target(tagged, msg);
             return rc != 0 ? rc : launched(target.tsendMsg(msg, flags));
         }
     }
@@ -762,11 +744,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_read} from {@code srcAddr}'s registered memory. */
     @Override
     public int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
-        if (!rma) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(srcAddr);
+            int rc = target(rma, srcAddr);
             return rc != 0 ? rc : launched(target.read(buf, desc, srcAddr, addr, key, context));
         }
     }
@@ -774,11 +753,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_write}. */
     @Override
     public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
-        if (!rma) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(rma, destAddr);
             return rc != 0 ? rc : launched(target.write(buf, desc, destAddr, addr, key, context));
         }
     }
@@ -787,11 +763,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     @Override
     public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
                          Object context) {
-        if (!rma) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(rma, destAddr);
             return rc != 0 ? rc : launched(target.writeData(buf, desc, data, destAddr, addr, key, context));
         }
     }
@@ -799,11 +772,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_inject_write}. */
     @Override
     public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
-        if (!rma) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(rma, destAddr);
             return rc != 0 ? rc : launched(target.injectWrite(buf, destAddr, addr, key));
         }
     }
@@ -811,14 +781,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_readmsg} from {@code msg.addr()}. */
     @Override
     public int readMsg(RmaMsg msg, long flags) {
-        if (!rma) {
-            return -Errno.ENOSYS;
-        }
-        if (msg == null) {
-            return -Errno.EINVAL;
-        }
         synchronized (this) {
-            int rc = target(msg.addr());
+            int rc = target(rma, msg);
             return rc != 0 ? rc : launched(target.readMsg(msg, flags));
         }
     }
@@ -826,14 +790,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_writemsg} to {@code msg.addr()}. */
     @Override
     public int writeMsg(RmaMsg msg, long flags) {
-        if (!rma) {
-            return -Errno.ENOSYS;
-        }
-        if (msg == null) {
-            return -Errno.EINVAL;
-        }
         synchronized (this) {
-            int rc = target(msg.addr());
+            int rc = target(rma, msg);
             return rc != 0 ? rc : launched(target.writeMsg(msg, flags));
         }
     }
@@ -841,11 +799,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     /** {@code fi_atomic}. */
     @Override
     public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
-        if (!atomics) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(atomics, destAddr);
             return rc != 0 ? rc : launched(target.atomic(operand, destAddr, addr, key, op, context));
         }
     }
@@ -854,11 +809,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     @Override
     public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                            int op, Object context) {
-        if (!atomics) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(atomics, destAddr);
             return rc != 0 ? rc
                     : launched(target.fetchAtomic(operand, result, resultDesc, destAddr, addr, key, op, context));
         }
@@ -868,11 +820,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     @Override
     public int compareAtomic(long compare, long swap, ByteBuffer result, MemoryRegion resultDesc, long destAddr,
                              long addr, long key, Object context) {
-        if (!atomics) {
-            return -Errno.ENOSYS;
-        }
         synchronized (this) {
-            int rc = target(destAddr);
+            int rc = target(atomics, destAddr);
             return rc != 0 ? rc
                     : launched(target.compareAtomic(compare, swap, result, resultDesc, destAddr, addr, key, context));
         }
@@ -902,7 +851,7 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
         if (k != null) {
             k.cancel();
         }
-        closeQuietly(listener);
+        Sockets.closeQuietly(listener);
         listener = null;
         for (RdmIncoming in : new ArrayList<>(incoming)) {
             in.close();
@@ -973,16 +922,6 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
                 }
             }
             return n;
-        }
-    }
-
-    private static void closeQuietly(java.io.Closeable c) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (IOException e) {
-                // closing: nothing left to report to
-            }
         }
     }
 }

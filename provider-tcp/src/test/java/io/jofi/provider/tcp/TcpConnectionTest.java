@@ -15,7 +15,6 @@ import io.jofi.EqErrEntry;
 import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.Fi;
-import io.jofi.Info;
 import io.jofi.Progress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -115,12 +114,7 @@ class TcpConnectionTest {
             port = s.getLocalPort();
         }
         try (TcpTestBed bed = new TcpTestBed(Progress.AUTO)) {
-            Info mine = bed.info.copy();
-            mine.srcAddr(Addresses.toSockaddr(new InetSocketAddress("127.0.0.1", port)));
-            bed.client = bed.domain.endpoint(mine, "client");
-            bed.client.bind(bed.clientEq, 0);
-            bed.client.bind(bed.clientCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
-            bed.client.enable();
+            bed.client = bed.newClientFrom(new InetSocketAddress("127.0.0.1", port));
             bed.client.connect(bed.pep.getName(), null);
             EqEntry req = awaitEvent(bed.pepEq, Fi.FI_CONNREQ);
             bed.server = bed.domain.endpoint(req.info(), "server");
@@ -139,12 +133,7 @@ class TcpConnectionTest {
     void aSourcePortInUseIsRefusedAndTheEndpointCanStillConnect() throws Exception {
         try (TcpTestBed bed = new TcpTestBed(Progress.AUTO);
              ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            Info mine = bed.info.copy();
-            mine.srcAddr(Addresses.toSockaddr(new InetSocketAddress("127.0.0.1", taken.getLocalPort())));
-            bed.client = bed.domain.endpoint(mine, "client");
-            bed.client.bind(bed.clientEq, 0);
-            bed.client.bind(bed.clientCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
-            bed.client.enable();
+            bed.client = bed.newClientFrom(new InetSocketAddress("127.0.0.1", taken.getLocalPort()));
             FabricException e = assertThrows(FabricException.class, () -> bed.client.connect(bed.pep.getName(), null));
             assertEquals(Errno.EADDRINUSE, e.errno(), e.getMessage());
             assertTrue(e.getMessage().contains(Integer.toString(taken.getLocalPort())), e.getMessage());

@@ -41,8 +41,7 @@ class TcpRdmCrossedConnectTest {
             int port = Addresses.fromSockaddr(j.name).getPort();
             try (RawRdmPeer x = new RawRdmPeer("127.0.0.2", port)) {
                 long xInJ = insert(j, x.name);
-                assertEquals(0, j.ep.send(text("m1"), null, xInJ, "m1"));
-                assertEquals(0, j.ep.send(text("m2"), null, xInJ, "m2"));
+                send(j, xInJ, "m1", "m2");
                 try (Socket fromJ = x.accept(); Socket toJ = RawRdmPeer.connect(j.name)) {
                     CmMessage req = RawRdmPeer.readCm(fromJ);
                     assertEquals(TcpWireDescriptor.CM_TYPE_REQUEST, req.type());
@@ -58,10 +57,7 @@ class TcpRdmCrossedConnectTest {
                     RawRdmPeer.assertEnds(toJ);
                     // x accepts j's request: j's queued sends arrive there, in order
                     RawRdmPeer.writeCm(fromJ, TcpWireDescriptor.CM_TYPE_ACCEPT, x.hello());
-                    assertEquals("m1", RawRdmPeer.readMessage(fromJ));
-                    assertEquals("m2", RawRdmPeer.readMessage(fromJ));
-                    assertEquals("m1", awaitCompletion(j.txCq).context());
-                    assertEquals("m2", awaitCompletion(j.txCq).context());
+                    assertDeliveredInOrder(fromJ, j, "m1", "m2");
                     assertEquals(1, TcpRdmTest.connections(j));
                 }
             }
@@ -73,13 +69,10 @@ class TcpRdmCrossedConnectTest {
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
     void theHigherEndpointAcceptsTheCrossingRequestAndMovesItsSends(Progress mode) throws Exception {
         try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
-            // x's port first (any socket of this host may hold a given port on 127.0.0.1), then j
-            // on 127.0.0.2 with the same port: the two names differ in the address alone
             try (RawRdmPeer x = new RawRdmPeer("127.0.0.1", 0)) {
-                RdmTestBed.Node j = bed.node("j", onAddress(bed.info, "127.0.0.2", Addresses.fromSockaddr(x.name).getPort()));
+                RdmTestBed.Node j = higherThan(bed, x);
                 long xInJ = insert(j, x.name);
-                assertEquals(0, j.ep.send(text("m1"), null, xInJ, "m1"));
-                assertEquals(0, j.ep.send(text("m2"), null, xInJ, "m2"));
+                send(j, xInJ, "m1", "m2");
                 try (Socket fromJ = x.accept(); Socket toJ = RawRdmPeer.connect(j.name)) {
                     assertEquals(TcpWireDescriptor.CM_TYPE_REQUEST, RawRdmPeer.readCm(fromJ).type());
                     RawRdmPeer.writeCm(toJ, TcpWireDescriptor.CM_TYPE_REQUEST, x.hello());
@@ -110,28 +103,15 @@ class TcpRdmCrossedConnectTest {
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
     void aRejectedEndpointKeepsItsSendsForThePeersConnection(Progress mode) throws Exception {
         try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
-            // x's port first (any socket of this host may hold a given port on 127.0.0.1), then j
-            // on 127.0.0.2 with the same port: the two names differ in the address alone
             try (RawRdmPeer x = new RawRdmPeer("127.0.0.1", 0)) {
-                RdmTestBed.Node j = bed.node("j", onAddress(bed.info, "127.0.0.2", Addresses.fromSockaddr(x.name).getPort()));
+                RdmTestBed.Node j = higherThan(bed, x);
                 long xInJ = insert(j, x.name);
-                assertEquals(0, j.ep.send(text("m1"), null, xInJ, "m1"));
-                try (Socket fromJ = x.accept()) {
-                    RawRdmPeer.readCm(fromJ);
-                    RawRdmPeer.writeCm(fromJ, TcpWireDescriptor.CM_TYPE_REJECT,
-                            RdmHelloDescriptor.encode(RdmHelloDescriptor.KIND_REJECT_CROSSED, null));
-                    RawRdmPeer.assertEnds(fromJ);
-                }
-                TcpEndpoint parked = awaitParked(j);
-                assertEquals(0, j.ep.send(text("m2"), null, xInJ, "m2"));
+                TcpEndpoint parked = parkedByACrossedReject(j, x, xInJ);
                 TcpTestBed.assertNothing(j.txCq, 20);
                 try (Socket toJ = RawRdmPeer.connect(j.name)) {
                     RawRdmPeer.writeCm(toJ, TcpWireDescriptor.CM_TYPE_REQUEST, x.hello());
                     assertEquals(TcpWireDescriptor.CM_TYPE_ACCEPT, RawRdmPeer.readCm(toJ).type());
-                    assertEquals("m1", RawRdmPeer.readMessage(toJ));
-                    assertEquals("m2", RawRdmPeer.readMessage(toJ));
-                    assertEquals("m1", awaitCompletion(j.txCq).context());
-                    assertEquals("m2", awaitCompletion(j.txCq).context());
+                    assertDeliveredInOrder(toJ, j, "m1", "m2");
                     assertEquals(false, parked.isUp(), "the parked connection is gone");
                 }
             }
@@ -143,31 +123,63 @@ class TcpRdmCrossedConnectTest {
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
     void aParkedEndpointConnectsAgainWhenThePeersConnectionNeverComes(Progress mode) throws Exception {
         try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
-            // x's port first (any socket of this host may hold a given port on 127.0.0.1), then j
-            // on 127.0.0.2 with the same port: the two names differ in the address alone
             try (RawRdmPeer x = new RawRdmPeer("127.0.0.1", 0)) {
-                RdmTestBed.Node j = bed.node("j", onAddress(bed.info, "127.0.0.2", Addresses.fromSockaddr(x.name).getPort()));
+                RdmTestBed.Node j = higherThan(bed, x);
                 long xInJ = insert(j, x.name);
-                assertEquals(0, j.ep.send(text("m1"), null, xInJ, "m1"));
-                try (Socket fromJ = x.accept()) {
-                    RawRdmPeer.readCm(fromJ);
-                    RawRdmPeer.writeCm(fromJ, TcpWireDescriptor.CM_TYPE_REJECT,
-                            RdmHelloDescriptor.encode(RdmHelloDescriptor.KIND_REJECT_CROSSED, null));
-                }
-                awaitParked(j);
-                assertEquals(0, j.ep.send(text("m2"), null, xInJ, "m2"));
+                parkedByACrossedReject(j, x, xInJ);
                 // x never connects: after TcpRdmEndpoint.PARK_RETRY_NANOS j connects again
                 try (Socket again = x.accept()) {
                     CmMessage req = RawRdmPeer.readCm(again);
                     assertEquals(TcpWireDescriptor.CM_TYPE_REQUEST, req.type());
                     RawRdmPeer.writeCm(again, TcpWireDescriptor.CM_TYPE_ACCEPT, x.hello());
-                    assertEquals("m1", RawRdmPeer.readMessage(again));
-                    assertEquals("m2", RawRdmPeer.readMessage(again));
-                    assertEquals("m1", awaitCompletion(j.txCq).context());
-                    assertEquals("m2", awaitCompletion(j.txCq).context());
+                    assertDeliveredInOrder(again, j, "m1", "m2");
                 }
             }
         }
+    }
+
+    /**
+     * j on 127.0.0.2 with x's port (x took its port on 127.0.0.1 first: any socket of this host
+     * may hold a given port there): the two names differ in the address alone, j's is the higher.
+     */
+    private static RdmTestBed.Node higherThan(RdmTestBed bed, RawRdmPeer x) throws Exception {
+        return bed.node("j", onAddress(bed.info, "127.0.0.2", Addresses.fromSockaddr(x.name).getPort()));
+    }
+
+    /** j sends each text to {@code dest}, with the text as the context; every send is accepted at once (queued). */
+    private static void send(RdmTestBed.Node j, long dest, String... texts) {
+        for (String t : texts) {
+            assertEquals(0, j.ep.send(text(t), null, dest, t), "send " + t);
+        }
+    }
+
+    /** The raw peer reads the texts on {@code s} in order, and j completes their sends in that order. */
+    private static void assertDeliveredInOrder(Socket s, RdmTestBed.Node j, String... texts) throws Exception {
+        for (String t : texts) {
+            assertEquals(t, RawRdmPeer.readMessage(s));
+        }
+        for (String t : texts) {
+            assertEquals(t, awaitCompletion(j.txCq).context());
+        }
+    }
+
+    /**
+     * j sends m1 to x; x refuses j's request as the crossed connection it drops (j closes that
+     * socket); j parks its sends for x's connection, and m2 queues behind m1 there.
+     *
+     * @return the parked connection
+     */
+    private static TcpEndpoint parkedByACrossedReject(RdmTestBed.Node j, RawRdmPeer x, long xInJ) throws Exception {
+        send(j, xInJ, "m1");
+        try (Socket fromJ = x.accept()) {
+            RawRdmPeer.readCm(fromJ);
+            RawRdmPeer.writeCm(fromJ, TcpWireDescriptor.CM_TYPE_REJECT,
+                    RdmHelloDescriptor.encode(RdmHelloDescriptor.KIND_REJECT_CROSSED, null));
+            RawRdmPeer.assertEnds(fromJ);
+        }
+        TcpEndpoint parked = awaitParked(j);
+        send(j, xInJ, "m2");
+        return parked;
     }
 
     private static TcpEndpoint awaitParked(RdmTestBed.Node j) {

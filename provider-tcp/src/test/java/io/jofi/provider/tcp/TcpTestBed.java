@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.jofi.Addresses;
 import io.jofi.CompletionQueue;
 import io.jofi.CqAttr;
 import io.jofi.CqEntry;
@@ -23,6 +24,7 @@ import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.PassiveEndpoint;
 import io.jofi.Progress;
+import java.net.InetSocketAddress;
 import java.util.List;
 
 /**
@@ -81,8 +83,22 @@ final class TcpTestBed implements AutoCloseable {
         return newClient(ep -> { });
     }
 
+    /**
+     * An enabled client endpoint bound to its EQ and CQ whose info names {@code src} as its
+     * source address (fi_getinfo(3) {@code src_addr}: what connect binds).
+     */
+    Endpoint newClientFrom(InetSocketAddress src) throws FabricException {
+        Info mine = info.copy();
+        mine.srcAddr(Addresses.toSockaddr(src));
+        return newClient(mine, ep -> { });
+    }
+
     private Endpoint newClient(Setup setup) throws FabricException {
-        Endpoint ep = domain.endpoint(info, "client");
+        return newClient(info, setup);
+    }
+
+    private Endpoint newClient(Info with, Setup setup) throws FabricException {
+        Endpoint ep = domain.endpoint(with, "client");
         ep.bind(clientEq, 0);
         ep.bind(clientCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
         setup.before(ep);

@@ -1,32 +1,20 @@
 package io.jofi.provider.shm.conformance;
 
 import io.jofi.EpType;
-import io.jofi.Fabrics;
 import io.jofi.Progress;
-import io.jofi.conformance.ProviderControl;
-import io.jofi.conformance.ProviderDepartureConformance;
-import io.jofi.internal.FabricsRegistry;
+import io.jofi.conformance.StandaloneProviderDepartureConformance;
 import io.jofi.provider.shm.ShmLifecycle;
 import io.jofi.provider.shm.ShmProvider;
-import java.util.Map;
 
 /**
- * Runs {@link ProviderDepartureConformance} (R15) against the shm provider, AUTO progress,
- * in a plain JVM: a registry of its own with an shm provider this test binds, then unbinds
- * and deactivates in the order DS uses when the bundle stops, and replaces with a fresh one
- * when it starts again.
+ * Runs {@link io.jofi.conformance.ProviderDepartureConformance} (R15) against the shm
+ * provider, AUTO progress, in a plain JVM: {@link StandaloneProviderDepartureConformance}
+ * binds an shm provider to a registry of its own, unbinds and deactivates it as DS does when
+ * the bundle stops, and binds a fresh one when it starts again.
  */
-class ShmProviderDepartureConformanceTest extends ProviderDepartureConformance {
-    private final FabricsRegistry registry = new FabricsRegistry();
-    private ShmProvider current;
-
+class ShmProviderDepartureConformanceTest extends StandaloneProviderDepartureConformance<ShmProvider> {
     ShmProviderDepartureConformanceTest() {
-        start();
-    }
-
-    private void start() {
-        current = new ShmProvider();
-        registry.bindProvider(current, Map.of());
+        super(ShmProvider::new, ShmLifecycle::deactivate);
     }
 
     @Override
@@ -42,26 +30,5 @@ class ShmProviderDepartureConformanceTest extends ProviderDepartureConformance {
     @Override
     protected Progress progress() {
         return Progress.AUTO;
-    }
-
-    @Override
-    protected Fabrics fabrics() {
-        return registry;
-    }
-
-    @Override
-    protected ProviderControl providerControl() {
-        return new ProviderControl() {
-            @Override
-            public void stop() {
-                registry.unbindProvider(current, Map.of());
-                ShmLifecycle.deactivate(current);
-            }
-
-            @Override
-            public void start() {
-                ShmProviderDepartureConformanceTest.this.start();
-            }
-        };
     }
 }
