@@ -746,11 +746,6 @@ final class VerbsRdmEndpoint extends AbstractFid
     }
 
     /**
-     * The peer disconnected or died: disconnect too, so that the work requests still on the
-     * queue pair flush (they complete with ECONNRESET); queued sends fail the same way; a
-     * standby connection from that peer takes over its sends.
-     */
-    /**
      * The device reported an error of one connection's queue pair that no work completion
      * carries ({@link AsyncEvents}): that connection ends as if the peer had gone (its pending
      * sends fail with {@code ECONNRESET}, the next send connects again); the others live on.
@@ -768,6 +763,11 @@ final class VerbsRdmEndpoint extends AbstractFid
         }
     }
 
+    /**
+     * The peer disconnected or died: disconnect too, so that the work requests still on the
+     * queue pair flush (they complete with ECONNRESET); queued sends fail the same way; a
+     * standby connection from that peer takes over its sends.
+     */
     private void peerDown(RdmConnection c) {
         Rdmacm.rdma_disconnect(c.id);
         c.state = RdmConnection.DOWN;
