@@ -48,7 +48,7 @@ public final class BwCommand extends PerfCommand {
     void runSize(PerfConnection c, boolean client, int size, long iterations, long warmup, PerfReport report) {
         long total = iterations + warmup;
         long[] samples = report != null && report.verbose() ? new long[(int) Math.min(iterations, Integer.MAX_VALUE)] : null;
-        ProgressLine progress = new ProgressLine(report != null ? context().err() : null, name());
+        ProgressLine progress = progressLine(report);
         progress.start(size);
         long start = System.nanoTime();
         for (long i = 0; i < total; i++) {

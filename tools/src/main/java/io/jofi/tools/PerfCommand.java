@@ -56,8 +56,8 @@ public abstract class PerfCommand extends Command {
     boolean verbose;
 
     @CommandLine.Option(names = "--jit-warmup", paramLabel = "MESSAGES", defaultValue = "-1",
-            description = {"Before the measured connection is made, send about this many messages (split across the sizes,"
-                    + " fewer for sizes above 4k) with the same pattern over a private loopback connection inside this JVM,"
+            description = {"Before the measured connection is made, send about this many messages per warm-up connection (split across the sizes,"
+                    + " fewer for sizes above 4k) with the same pattern over private loopback connections inside this JVM (" + WARM_UP_ROUNDS + ", one after the other),"
                     + " so that the JIT has compiled the data path before the timed run; nothing of it reaches the peer"
                     + " (default: as many as the timed run sends, at most " + AUTO_JIT_WARMUP + "; 0: off, as fabtests,"
                     + " whose C code needs no warm-up). With it on, the timed iterations of each size start once the JIT"
@@ -158,6 +158,42 @@ public abstract class PerfCommand extends Command {
      */
     private void warmUp(Fabrics fabrics, Info measured, int[] sizes, int bufferSize) {
         long started = System.nanoTime();
+        String host = LOOPBACK;
+        try {
+            for (int round = 0; round < WARM_UP_ROUNDS; round++) {
+                host = warmUpRound(fabrics, measured, sizes, bufferSize);
+            }
+            long compilerMs = awaitQuietCompiler();
+            if (verbose) {
+                context().err().printf("%s: JIT warm-up over %s took %d ms (%d connections, then %d ms for the compiler to finish)%n",
+                        name(), LOOPBACK.equals(host) ? "loopback" : host, (System.nanoTime() - started) / 1_000_000L,
+                        WARM_UP_ROUNDS, compilerMs);
+            }
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            context().err().println(name() + ": JIT warm-up skipped (" + e.getMessage()
+                    + "); the first iterations run in the interpreter");
+        }
+    }
+
+    /**
+     * Connections the JIT warm-up makes one after the other, each running the whole pattern.
+     * One is not enough: C2 compiles what the first connection's steady state did, and the
+     * first messages of a new connection take branches that steady state never takes (a new
+     * endpoint's empty pools and caches, the first mapping of the peer's region, the RDM
+     * server learning its client from an {@code EADDRNOTAVAIL} completion). The measured
+     * connection then hit them as uncommon traps: ~15 hot methods deoptimized
+     * (LogCompilation: {@code unstable_if} in {@code ShmEndpoint.peerOf}, {@code linked},
+     * {@code takeOp}, {@code Peer.fiAddrIn}, {@code PerfConnection.awaitCompletion}, ...),
+     * recompiled while the timed iterations ran. The second connection takes those branches
+     * while the JIT warm-up still runs, and C2 recompiles with them.
+     */
+    static final int WARM_UP_ROUNDS = 2;
+
+    /** One connection of the JIT warm-up; returns the host it used. */
+    private String warmUpRound(Fabrics fabrics, Info measured, int[] sizes, int bufferSize) throws Exception {
         long timeout = timeoutSeconds * 1_000_000_000L;
         java.io.PrintStream quiet = new java.io.PrintStream(java.io.OutputStream.nullOutputStream());
         java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
@@ -196,17 +232,7 @@ public abstract class PerfCommand extends Command {
             if (serverFailure.get() != null) {
                 throw new CommandFailure(serverFailure.get().getMessage());
             }
-            long compilerMs = awaitQuietCompiler();
-            if (verbose) {
-                context().err().printf("%s: JIT warm-up over %s took %d ms (then %d ms for the compiler to finish)%n", name(),
-                        LOOPBACK.equals(host) ? "loopback" : host, (System.nanoTime() - started) / 1_000_000L, compilerMs);
-            }
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            context().err().println(name() + ": JIT warm-up skipped (" + e.getMessage()
-                    + "); the first iterations run in the interpreter");
+            return host;
         } finally {
             if (server != null && server.isAlive()) {
                 server.interrupt();
@@ -222,16 +248,22 @@ public abstract class PerfCommand extends Command {
      * code during the first iterations on it; recompiling on the core the spinning thread
      * needs stalled it for milliseconds (fabtests' mean several times the median). Untimed
      * iterations give the profile; this pause lets the recompilation finish before the clock
-     * starts. The peer just waits for the next message meanwhile.
+     * starts. The peer just waits for the next message meanwhile. With {@code -v} it says on
+     * stderr at which JVM uptime the timed iterations start, so that a compilation log
+     * ({@code JOFI_JAVA_OPTS="-XX:+PrintCompilation"}, whose first column is the uptime in ms)
+     * can be split into the untimed and the timed part.
      */
     void settleBeforeTiming() {
-        if (jitWarmup == 0) {
-            return;
+        if (jitWarmup != 0) {
+            try {
+                awaitQuietCompiler();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
-        try {
-            awaitQuietCompiler();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (verbose) {
+            context().err().printf("%s: timed iterations start at JVM uptime %d ms%n", name(),
+                    java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime());
         }
     }
 
@@ -262,6 +294,14 @@ public abstract class PerfCommand extends Command {
 
     private static final long COMPILER_QUIET_MS = 200;
     private static final long COMPILER_QUIET_MAX_MS = 5_000;
+
+    /**
+     * The progress line of {@link #runSize}: on stderr for a measured size ({@code report} not
+     * null), printing nowhere but through the same branches for the JIT warm-up.
+     */
+    ProgressLine progressLine(PerfReport report) {
+        return report != null ? new ProgressLine(context().err(), name()) : ProgressLine.forWarmUp(name());
+    }
 
     /** fabtests' default iterations of a size. */
     private static long defaultIterations(int size) {

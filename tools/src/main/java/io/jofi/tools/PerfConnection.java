@@ -84,9 +84,18 @@ final class PerfConnection implements AutoCloseable {
     /** One view of the receive buffer per posted receive; the view is its own context. */
     private ByteBuffer[] rxViews;
     private final Msg finalizeMsg = new Msg(1);
-    /** The JIT warm-up's ends share this JVM (and, pinned, one core): give the core away while idle. */
-    private boolean yieldWhenIdle;
-    private int idleReads;
+    /**
+     * The JIT warm-up's ends share this JVM (and, pinned, one core): they give the core away
+     * when {@link #idleReads} reaches this. The measured connection never reaches it
+     * ({@code Long.MAX_VALUE}), and it is one comparison for both, not a flag the measured
+     * connection would see with the other value: C2 compiles the warm-up's profile, and a
+     * branch the warm-up never took would be an uncommon trap (deoptimization, recompilation)
+     * in the measured run.
+     */
+    private long yieldAt = Long.MAX_VALUE;
+    private long idleReads;
+    /** Empty CQ reads between two yields of a warm-up end. */
+    private static final long YIELD_INTERVAL = 64;
 
     private PerfConnection(boolean client, CompletionWait wait, long timeoutNanos, PrintStream err) {
         this.client = client;
@@ -130,7 +139,7 @@ final class PerfConnection implements AutoCloseable {
      * (PerfCommand's warm-up). The measured connections never yield.
      */
     void yieldWhenIdle() {
-        yieldWhenIdle = true;
+        yieldAt = idleReads + YIELD_INTERVAL;
     }
 
     private <T extends Fid> T track(T fid) {
@@ -326,8 +335,10 @@ final class PerfConnection implements AutoCloseable {
             }
             if (wait == CompletionWait.FD && fabric.tryWait(waitFids) == 0) {
                 selectBriefly();
-            } else if (yieldWhenIdle && (++idleReads & 63) == 0) {
-                Thread.yield(); // not after every empty read: the JIT sees both branches, as the measured run takes the other
+            } else if (++idleReads >= yieldAt) {
+                // the warm-up only; not after every empty read: the JIT sees both branches
+                yieldAt = idleReads + YIELD_INTERVAL;
+                Thread.yield();
             }
             deadline = checkDeadline(deadline, what);
         }

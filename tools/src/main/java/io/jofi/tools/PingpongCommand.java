@@ -38,7 +38,7 @@ public final class PingpongCommand extends PerfCommand {
     void runSize(PerfConnection c, boolean client, int size, long iterations, long warmup, PerfReport report) {
         long total = iterations + warmup;
         long[] samples = report != null && report.verbose() ? new long[(int) Math.min(iterations, Integer.MAX_VALUE)] : null;
-        ProgressLine progress = new ProgressLine(report != null ? context().err() : null, name());
+        ProgressLine progress = progressLine(report);
         progress.start(size);
         long start = System.nanoTime();
         // the timed loop: no allocation (views, contexts and CQ entries are preallocated)
