@@ -52,7 +52,7 @@ public abstract class PerfCommand extends Command {
     @CommandLine.Option(names = "-m", description = "Machine-readable output (fabtests' -m).")
     boolean machine;
 
-    @CommandLine.Option(names = "-v", description = "Also print latency percentiles p50, p99, p99.9 per size.")
+    @CommandLine.Option(names = "-v", description = "Also print latency percentiles p50, p99, p99.9, the maximum and the iterations of 1 ms or more per size.")
     boolean verbose;
 
     @CommandLine.Option(names = "--jit-warmup", paramLabel = "MESSAGES", defaultValue = "-1",
