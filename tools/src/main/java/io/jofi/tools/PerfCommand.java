@@ -69,7 +69,7 @@ public abstract class PerfCommand extends Command {
     static final long AUTO_JIT_WARMUP = 20_000;
 
     /** The fewest warm-up messages a size above 4 KiB gets (when the warm-up has that many per size). */
-    static final long LARGE_WARMUP_MESSAGES = 4_000;
+    static final long LARGE_WARMUP_MESSAGES = 10_000;
 
     @CommandLine.Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60", description = "Bound on any single wait (default 60).")
     int timeoutSeconds;
