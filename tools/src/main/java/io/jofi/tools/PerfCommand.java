@@ -241,7 +241,22 @@ public abstract class PerfCommand extends Command {
     }
 
     /**
-     * Between the untimed ({@code -w}) and the timed iterations of a size, with the JIT warm-up
+     * The iteration in which {@link #settleBeforeTiming} runs: the last untimed one
+     * ({@code warmup - 1}), at the point where this side is about to send (the client before
+     * its message or window, the server before its answer), so that the peer waits for this
+     * side's pause while it is not timing either; -1 without untimed iterations (then it runs
+     * before the first timed one). Settling between the untimed and the timed iterations, as
+     * before, let each side start its clock after its own pause: the client's first timed
+     * message found the server still pausing whenever the server's compiler took one
+     * 200 ms step longer to go quiet than the client's, and that iteration took 200 ms (seen as
+     * a 100 ms maximum at 1 MiB over tcp, {@code perf sched timehist}).
+     */
+    static long settleIteration(long warmup) {
+        return warmup > 0 ? warmup - 1 : -1;
+    }
+
+    /**
+     * Before the timed iterations of a size (see {@link #settleIteration} for where), with the JIT warm-up
      * on: waits for the compiler to go quiet ({@link #awaitQuietCompiler}). The measured
      * connection takes branches the private warm-up pair did not (its set-up, the progress
      * line, the peer's first message), so the JIT throws away and recompiles some of the hot
@@ -262,7 +277,7 @@ public abstract class PerfCommand extends Command {
             }
         }
         if (verbose) {
-            context().err().printf("%s: timed iterations start at JVM uptime %d ms%n", name(),
+            context().err().printf("%s: timed iterations start after JVM uptime %d ms%n", name(),
                     java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime());
         }
     }
