@@ -208,6 +208,7 @@ public abstract class PerfCommand extends Command {
                 try (PerfConnection s = PerfConnection.open(fabrics, serverInfo, false, completionWait, bufferSize,
                         receiveDepth(), sendDepth(), timeout, quiet, listening::countDown)) {
                     s.yieldWhenIdle();
+                    s.transmitCompleteExchange();
                     warmUpSizes(s, false, sizes);
                     s.finish();
                 } catch (Throwable e) {
@@ -225,6 +226,7 @@ public abstract class PerfCommand extends Command {
             try (PerfConnection c = PerfConnection.open(fabrics, clientInfo, true, completionWait, bufferSize,
                     receiveDepth(), sendDepth(), timeout, quiet)) {
                 c.yieldWhenIdle();
+                c.transmitCompleteExchange();
                 warmUpSizes(c, true, sizes);
                 c.finish();
             }

@@ -406,15 +406,40 @@ final class PerfConnection implements AutoCloseable {
      * The provider keeps reading and acking the peer's message while this side waits.
      */
     void finish() throws FabricException {
+        sendTransmitComplete();
+        awaitCompletion(rxCq, rxWaitFids, "the peer's finalize message");
+        if (!rdm) {
+            ep.shutdown(0);
+        }
+    }
+
+    /**
+     * For the JIT warm-up, at the start of each of its connections: the finalize's kind of
+     * message (4 bytes, {@code FI_TRANSMIT_COMPLETE}, which the provider acknowledges) once
+     * each way, the client first, receives reposted, so that the connection goes on. Without
+     * it the provider's acknowledgement branches ran only in the warm-up's final
+     * {@link #finish}, after C2 had compiled the data path without them: uncommon traps
+     * (LogCompilation: {@code TcpWireDescriptor.isBare} in {@code MessageHeader.encode} and
+     * {@code decode}) deoptimized it right before the measured run, which then ran those
+     * methods in the interpreter and recompiled them during its timed iterations.
+     */
+    void transmitCompleteExchange() {
+        if (client) {
+            sendTransmitComplete();
+            awaitReceive();
+        } else {
+            awaitReceive(); // an RDM server learns its client here
+            sendTransmitComplete();
+        }
+    }
+
+    /** Sends the finalize's 4-byte {@code FI_TRANSMIT_COMPLETE} message and waits for its completion. */
+    private void sendTransmitComplete() {
         ByteBuffer view = txViews[0];
         view.clear().limit(FINALIZE_BYTES);
         finalizeMsg.buffer(view, null).context(view).addr(peer);
         check(ep.sendMsg(finalizeMsg, Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION), "finalize send");
         awaitSend();
-        awaitCompletion(rxCq, rxWaitFids, "the peer's finalize message");
-        if (!rdm) {
-            ep.shutdown(0);
-        }
     }
 
     private static void check(int rc, String what) {
