@@ -16,7 +16,8 @@
 # Benchmarks, not tests: figures depend on the machine and its load; the load is printed.
 #
 #   benchmarks/compare-tcp.sh            (builds the container and benchmarks.jar if needed)
-# Environment: ITERS (override fabtests' default iterations), PORT (JOFI's port, default 9228),
+# Environment: SIZES (default "64 4096 65536 1048576"), ITERS (override fabtests' default
+#   iterations), PORT (JOFI's port, default 9228),
 #   RUNS (default 3), JIT_WARMUP (default 20000), PIN (1/0, default 1), JOFI_JAVA_OPTS (JVM
 #   options of the ./jofi runs, e.g. -XX:+PrintCompilation)
 # JOFI bw runs as many messages as 4 ping-pong runs of the size, but at least 64 windows.
@@ -24,7 +25,7 @@ set -euo pipefail
 
 HOME_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$HOME_DIR"
-SIZES=(64 4096 65536 1048576)
+read -r -a SIZES <<<"${SIZES:-64 4096 65536 1048576}"
 PORT="${PORT:-9228}"
 JAVA="${JAVA:-java}"
 RUNS="${RUNS:-3}"
