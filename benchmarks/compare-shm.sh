@@ -29,6 +29,8 @@
 # Environment: SIZES (default "64 4096 65536 1048576"), RUNS (default 5), JIT_WARMUP (default 20000), ITERS (override the iterations of every size), PIN (1/0),
 #   C_PORT (fi_pingpong's control port, default 47692), PORT (JOFI's -B/-P, default 9238),
 #   SHM_DIR (raw baseline's directory, default /dev/shm), JAVA,
+#   JOFI_JAVA_OPTS (JVM options of the ./jofi runs, e.g. -Djofi.shm.cmaThreshold=0 or
+#   -XX:+PrintCompilation; ./jofi -v says at which JVM uptime the timed iterations start),
 #   NICE (e.g. -20: run every measured process at that nice level; root for negative values.
 #   With the kernel's autogroup scheduling on — /proc/sys/kernel/sched_autogroup_enabled —
 #   nice only ranks processes of this session against each other, so it does not win the
@@ -152,7 +154,9 @@ fail() { # TOOL: the first failure of TOOL is its reason; later runs of TOOL are
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for s in "${SIZES[@]}"; do
     n=$(iters "$s")
-    bw_iters=$(( (n + 63) / 64 * 4 ))
+    # bw windows: as many messages as 4 ping-pong runs, but at least 64 windows (at 1 MiB,
+    # 8 windows were 50 ms of timed run: one compilation or lost tick moved the figure 2x)
+    bw_iters=$(( (n + 63) / 64 * 4 )); (( bw_iters >= 64 )) || bw_iters=64
     for run in $(seq 1 "$RUNS"); do
         echo "size $s, $n iterations, run $run/$RUNS (load $(cut -d' ' -f1 /proc/loadavg))..." >&2
         if out="$(pair "$SRV_PIN fi_pingpong -p shm -e rdm -B $C_PORT -S $s -I $n" \

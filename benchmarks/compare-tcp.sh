@@ -16,13 +16,16 @@
 # Benchmarks, not tests: figures depend on the machine and its load; the load is printed.
 #
 #   benchmarks/compare-tcp.sh            (builds the container and benchmarks.jar if needed)
-# Environment: ITERS (override fabtests' default iterations), PORT (JOFI's port, default 9228),
-#   RUNS (default 3), JIT_WARMUP (default 20000), PIN (1/0, default 1)
+# Environment: SIZES (default "64 4096 65536 1048576"), ITERS (override fabtests' default
+#   iterations), PORT (JOFI's port, default 9228),
+#   RUNS (default 3), JIT_WARMUP (default 20000), PIN (1/0, default 1), JOFI_JAVA_OPTS (JVM
+#   options of the ./jofi runs, e.g. -XX:+PrintCompilation)
+# JOFI bw runs as many messages as 4 ping-pong runs of the size, but at least 64 windows.
 set -euo pipefail
 
 HOME_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$HOME_DIR"
-SIZES=(64 4096 65536 1048576)
+read -r -a SIZES <<<"${SIZES:-64 4096 65536 1048576}"
 PORT="${PORT:-9228}"
 JAVA="${JAVA:-java}"
 RUNS="${RUNS:-3}"
@@ -87,6 +90,7 @@ declare -A C_LAT C_BW RAW_LAT RAW_BW J_LAT J_P50 J_BW
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for s in "${SIZES[@]}"; do
     n=$(iters "$s")
+    w=$(( (n + 63) / 64 * 4 )); (( w >= 64 )) || w=64
     cl=(); cb=(); rl=(); rb=(); jl=(); jp=(); jb=()
     for run in $(seq 1 "$RUNS"); do
         echo "size $s, $n iterations, run $run/$RUNS (load $(cut -d' ' -f1 /proc/loadavg))..." >&2
@@ -100,8 +104,8 @@ for s in "${SIZES[@]}"; do
             "$CLI_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -v -P $PORT 127.0.0.1")"
         read -r a _ < <(row <<<"$out")
         jl+=("$a"); jp+=("$(p50 <<<"$out")")
-        read -r _ b < <(pair "$SRV_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $(( (n + 63) / 64 * 4 )) -w $(( (n + 63) / 64 * 4 )) --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
-            "$CLI_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $(( (n + 63) / 64 * 4 )) -w $(( (n + 63) / 64 * 4 )) --jit-warmup $JIT_WARMUP -P $PORT 127.0.0.1" | row)
+        read -r _ b < <(pair "$SRV_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $w -w $w --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
+            "$CLI_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $w -w $w --jit-warmup $JIT_WARMUP -P $PORT 127.0.0.1" | row)
         jb+=("$b")
     done
     C_LAT[$s]=$(median "${cl[@]}"); C_BW[$s]=$(median "${cb[@]}")

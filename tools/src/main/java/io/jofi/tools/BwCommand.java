@@ -48,17 +48,23 @@ public final class BwCommand extends PerfCommand {
     void runSize(PerfConnection c, boolean client, int size, long iterations, long warmup, PerfReport report) {
         long total = iterations + warmup;
         long[] samples = report != null && report.verbose() ? new long[(int) Math.min(iterations, Integer.MAX_VALUE)] : null;
-        ProgressLine progress = new ProgressLine(report != null ? context().err() : null, name());
+        ProgressLine progress = progressLine(report);
         progress.start(size);
+        // settle in the last untimed iteration, where this side is about to send and the peer
+        // waits untimed (PerfCommand.settleIteration); without untimed iterations, before the first
+        long settleAt = report == null ? -1 : settleIteration(warmup);
+        if (settleAt < 0 && report != null) {
+            settleBeforeTiming();
+        }
         long start = System.nanoTime();
         for (long i = 0; i < total; i++) {
             if (i == warmup) {
-                if (report != null) {
-                    settleBeforeTiming();
-                }
                 start = System.nanoTime();
             }
             long t0 = samples != null ? System.nanoTime() : 0;
+            if (client && i == settleAt) {
+                settleBeforeTiming(); // before its last untimed window (the server waits untimed)
+            }
             if (client) {
                 int pending = 0;
                 for (int j = 0; j < window; j++) {
@@ -73,6 +79,9 @@ public final class BwCommand extends PerfCommand {
             } else {
                 for (int j = 0; j < window; j++) {
                     c.awaitReceive();
+                }
+                if (i == settleAt) {
+                    settleBeforeTiming(); // before the ack of the last untimed window (the client waits untimed)
                 }
                 c.sendAndWait(PerfConnection.FINALIZE_BYTES);
             }

@@ -52,12 +52,12 @@ public abstract class PerfCommand extends Command {
     @CommandLine.Option(names = "-m", description = "Machine-readable output (fabtests' -m).")
     boolean machine;
 
-    @CommandLine.Option(names = "-v", description = "Also print latency percentiles p50, p99, p99.9 per size.")
+    @CommandLine.Option(names = "-v", description = "Also print latency percentiles p50, p99, p99.9, the maximum and the iterations of 1 ms or more per size.")
     boolean verbose;
 
     @CommandLine.Option(names = "--jit-warmup", paramLabel = "MESSAGES", defaultValue = "-1",
-            description = {"Before the measured connection is made, send about this many messages (split across the sizes,"
-                    + " fewer for sizes above 4k) with the same pattern over a private loopback connection inside this JVM,"
+            description = {"Before the measured connection is made, send about this many messages per warm-up connection (split across the sizes,"
+                    + " fewer for sizes above 4k) with the same pattern over private loopback connections inside this JVM (" + WARM_UP_ROUNDS + ", one after the other),"
                     + " so that the JIT has compiled the data path before the timed run; nothing of it reaches the peer"
                     + " (default: as many as the timed run sends, at most " + AUTO_JIT_WARMUP + "; 0: off, as fabtests,"
                     + " whose C code needs no warm-up). With it on, the timed iterations of each size start once the JIT"
@@ -69,7 +69,7 @@ public abstract class PerfCommand extends Command {
     static final long AUTO_JIT_WARMUP = 20_000;
 
     /** The fewest warm-up messages a size above 4 KiB gets (when the warm-up has that many per size). */
-    static final long LARGE_WARMUP_MESSAGES = 4_000;
+    static final long LARGE_WARMUP_MESSAGES = 10_000;
 
     @CommandLine.Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60", description = "Bound on any single wait (default 60).")
     int timeoutSeconds;
@@ -158,6 +158,42 @@ public abstract class PerfCommand extends Command {
      */
     private void warmUp(Fabrics fabrics, Info measured, int[] sizes, int bufferSize) {
         long started = System.nanoTime();
+        String host = LOOPBACK;
+        try {
+            for (int round = 0; round < WARM_UP_ROUNDS; round++) {
+                host = warmUpRound(fabrics, measured, sizes, bufferSize);
+            }
+            long compilerMs = awaitQuietCompiler();
+            if (verbose) {
+                context().err().printf("%s: JIT warm-up over %s took %d ms (%d connections, then %d ms for the compiler to finish)%n",
+                        name(), LOOPBACK.equals(host) ? "loopback" : host, (System.nanoTime() - started) / 1_000_000L,
+                        WARM_UP_ROUNDS, compilerMs);
+            }
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            context().err().println(name() + ": JIT warm-up skipped (" + e.getMessage()
+                    + "); the first iterations run in the interpreter");
+        }
+    }
+
+    /**
+     * Connections the JIT warm-up makes one after the other, each running the whole pattern.
+     * One is not enough: C2 compiles what the first connection's steady state did, and the
+     * first messages of a new connection take branches that steady state never takes (a new
+     * endpoint's empty pools and caches, the first mapping of the peer's region, the RDM
+     * server learning its client from an {@code EADDRNOTAVAIL} completion). The measured
+     * connection then hit them as uncommon traps: ~15 hot methods deoptimized
+     * (LogCompilation: {@code unstable_if} in {@code ShmEndpoint.peerOf}, {@code linked},
+     * {@code takeOp}, {@code Peer.fiAddrIn}, {@code PerfConnection.awaitCompletion}, ...),
+     * recompiled while the timed iterations ran. The second connection takes those branches
+     * while the JIT warm-up still runs, and C2 recompiles with them.
+     */
+    static final int WARM_UP_ROUNDS = 2;
+
+    /** One connection of the JIT warm-up; returns the host it used. */
+    private String warmUpRound(Fabrics fabrics, Info measured, int[] sizes, int bufferSize) throws Exception {
         long timeout = timeoutSeconds * 1_000_000_000L;
         java.io.PrintStream quiet = new java.io.PrintStream(java.io.OutputStream.nullOutputStream());
         java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
@@ -172,6 +208,7 @@ public abstract class PerfCommand extends Command {
                 try (PerfConnection s = PerfConnection.open(fabrics, serverInfo, false, completionWait, bufferSize,
                         receiveDepth(), sendDepth(), timeout, quiet, listening::countDown)) {
                     s.yieldWhenIdle();
+                    s.transmitCompleteExchange();
                     warmUpSizes(s, false, sizes);
                     s.finish();
                 } catch (Throwable e) {
@@ -189,6 +226,7 @@ public abstract class PerfCommand extends Command {
             try (PerfConnection c = PerfConnection.open(fabrics, clientInfo, true, completionWait, bufferSize,
                     receiveDepth(), sendDepth(), timeout, quiet)) {
                 c.yieldWhenIdle();
+                c.transmitCompleteExchange();
                 warmUpSizes(c, true, sizes);
                 c.finish();
             }
@@ -196,17 +234,7 @@ public abstract class PerfCommand extends Command {
             if (serverFailure.get() != null) {
                 throw new CommandFailure(serverFailure.get().getMessage());
             }
-            long compilerMs = awaitQuietCompiler();
-            if (verbose) {
-                context().err().printf("%s: JIT warm-up over %s took %d ms (then %d ms for the compiler to finish)%n", name(),
-                        LOOPBACK.equals(host) ? "loopback" : host, (System.nanoTime() - started) / 1_000_000L, compilerMs);
-            }
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            context().err().println(name() + ": JIT warm-up skipped (" + e.getMessage()
-                    + "); the first iterations run in the interpreter");
+            return host;
         } finally {
             if (server != null && server.isAlive()) {
                 server.interrupt();
@@ -215,23 +243,44 @@ public abstract class PerfCommand extends Command {
     }
 
     /**
-     * Between the untimed ({@code -w}) and the timed iterations of a size, with the JIT warm-up
+     * The iteration in which {@link #settleBeforeTiming} runs: the last untimed one
+     * ({@code warmup - 1}), at the point where this side is about to send (the client before
+     * its message or window, the server before its answer), so that the peer waits for this
+     * side's pause while it is not timing either; -1 without untimed iterations (then it runs
+     * before the first timed one). Settling between the untimed and the timed iterations, as
+     * before, let each side start its clock after its own pause: the client's first timed
+     * message found the server still pausing whenever the server's compiler took one
+     * 200 ms step longer to go quiet than the client's, and that iteration took 200 ms (seen as
+     * a 100 ms maximum at 1 MiB over tcp, {@code perf sched timehist}).
+     */
+    static long settleIteration(long warmup) {
+        return warmup > 0 ? warmup - 1 : -1;
+    }
+
+    /**
+     * Before the timed iterations of a size (see {@link #settleIteration} for where), with the JIT warm-up
      * on: waits for the compiler to go quiet ({@link #awaitQuietCompiler}). The measured
      * connection takes branches the private warm-up pair did not (its set-up, the progress
      * line, the peer's first message), so the JIT throws away and recompiles some of the hot
      * code during the first iterations on it; recompiling on the core the spinning thread
      * needs stalled it for milliseconds (fabtests' mean several times the median). Untimed
      * iterations give the profile; this pause lets the recompilation finish before the clock
-     * starts. The peer just waits for the next message meanwhile.
+     * starts. The peer just waits for the next message meanwhile. With {@code -v} it says on
+     * stderr at which JVM uptime the timed iterations start, so that a compilation log
+     * ({@code JOFI_JAVA_OPTS="-XX:+PrintCompilation"}, whose first column is the uptime in ms)
+     * can be split into the untimed and the timed part.
      */
     void settleBeforeTiming() {
-        if (jitWarmup == 0) {
-            return;
+        if (jitWarmup != 0) {
+            try {
+                awaitQuietCompiler();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
-        try {
-            awaitQuietCompiler();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (verbose) {
+            context().err().printf("%s: timed iterations start after JVM uptime %d ms%n", name(),
+                    java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime());
         }
     }
 
@@ -263,6 +312,14 @@ public abstract class PerfCommand extends Command {
     private static final long COMPILER_QUIET_MS = 200;
     private static final long COMPILER_QUIET_MAX_MS = 5_000;
 
+    /**
+     * The progress line of {@link #runSize}: on stderr for a measured size ({@code report} not
+     * null), printing nowhere but through the same branches for the JIT warm-up.
+     */
+    ProgressLine progressLine(PerfReport report) {
+        return report != null ? new ProgressLine(context().err(), name()) : ProgressLine.forWarmUp(name());
+    }
+
     /** fabtests' default iterations of a size. */
     private static long defaultIterations(int size) {
         return size >= (1 << 20) ? 100 : size >= (1 << 16) ? 1000 : 10000;
@@ -283,7 +340,12 @@ public abstract class PerfCommand extends Command {
                     : Math.max(Math.min(perSize, LARGE_WARMUP_MESSAGES), perSize * 4096 / s);
             long iters = Math.max(2, messages / messagesPerIteration());
             c.sync();
-            runSize(c, client, s, iters, 0, null);
+            runSize(c, client, s, iters / 2, 0, null);
+            // again in the middle, where the data path runs profiled (C1) code: a branch first
+            // taken in the interpreter right after a deoptimization is not counted, and C2
+            // would compile it away again (seen at 1 MiB over tcp: MessageHeader.encode/decode)
+            c.transmitCompleteExchange();
+            runSize(c, client, s, iters - iters / 2, 0, null);
         }
     }
 

@@ -84,9 +84,18 @@ final class PerfConnection implements AutoCloseable {
     /** One view of the receive buffer per posted receive; the view is its own context. */
     private ByteBuffer[] rxViews;
     private final Msg finalizeMsg = new Msg(1);
-    /** The JIT warm-up's ends share this JVM (and, pinned, one core): give the core away while idle. */
-    private boolean yieldWhenIdle;
-    private int idleReads;
+    /**
+     * The JIT warm-up's ends share this JVM (and, pinned, one core): they give the core away
+     * when {@link #idleReads} reaches this. The measured connection never reaches it
+     * ({@code Long.MAX_VALUE}), and it is one comparison for both, not a flag the measured
+     * connection would see with the other value: C2 compiles the warm-up's profile, and a
+     * branch the warm-up never took would be an uncommon trap (deoptimization, recompilation)
+     * in the measured run.
+     */
+    private long yieldAt = Long.MAX_VALUE;
+    private long idleReads;
+    /** Empty CQ reads between two yields of a warm-up end. */
+    private static final long YIELD_INTERVAL = 64;
 
     private PerfConnection(boolean client, CompletionWait wait, long timeoutNanos, PrintStream err) {
         this.client = client;
@@ -130,7 +139,7 @@ final class PerfConnection implements AutoCloseable {
      * (PerfCommand's warm-up). The measured connections never yield.
      */
     void yieldWhenIdle() {
-        yieldWhenIdle = true;
+        yieldAt = idleReads + YIELD_INTERVAL;
     }
 
     private <T extends Fid> T track(T fid) {
@@ -326,8 +335,10 @@ final class PerfConnection implements AutoCloseable {
             }
             if (wait == CompletionWait.FD && fabric.tryWait(waitFids) == 0) {
                 selectBriefly();
-            } else if (yieldWhenIdle && (++idleReads & 63) == 0) {
-                Thread.yield(); // not after every empty read: the JIT sees both branches, as the measured run takes the other
+            } else if (++idleReads >= yieldAt) {
+                // the warm-up only; not after every empty read: the JIT sees both branches
+                yieldAt = idleReads + YIELD_INTERVAL;
+                Thread.yield();
             }
             deadline = checkDeadline(deadline, what);
         }
@@ -395,15 +406,40 @@ final class PerfConnection implements AutoCloseable {
      * The provider keeps reading and acking the peer's message while this side waits.
      */
     void finish() throws FabricException {
+        sendTransmitComplete();
+        awaitCompletion(rxCq, rxWaitFids, "the peer's finalize message");
+        if (!rdm) {
+            ep.shutdown(0);
+        }
+    }
+
+    /**
+     * For the JIT warm-up, at the start of each of its connections: the finalize's kind of
+     * message (4 bytes, {@code FI_TRANSMIT_COMPLETE}, which the provider acknowledges) once
+     * each way, the client first, receives reposted, so that the connection goes on. Without
+     * it the provider's acknowledgement branches ran only in the warm-up's final
+     * {@link #finish}, after C2 had compiled the data path without them: uncommon traps
+     * (LogCompilation: {@code TcpWireDescriptor.isBare} in {@code MessageHeader.encode} and
+     * {@code decode}) deoptimized it right before the measured run, which then ran those
+     * methods in the interpreter and recompiled them during its timed iterations.
+     */
+    void transmitCompleteExchange() {
+        if (client) {
+            sendTransmitComplete();
+            awaitReceive();
+        } else {
+            awaitReceive(); // an RDM server learns its client here
+            sendTransmitComplete();
+        }
+    }
+
+    /** Sends the finalize's 4-byte {@code FI_TRANSMIT_COMPLETE} message and waits for its completion. */
+    private void sendTransmitComplete() {
         ByteBuffer view = txViews[0];
         view.clear().limit(FINALIZE_BYTES);
         finalizeMsg.buffer(view, null).context(view).addr(peer);
         check(ep.sendMsg(finalizeMsg, Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION), "finalize send");
         awaitSend();
-        awaitCompletion(rxCq, rxWaitFids, "the peer's finalize message");
-        if (!rdm) {
-            ep.shutdown(0);
-        }
     }
 
     private static void check(int rc, String what) {

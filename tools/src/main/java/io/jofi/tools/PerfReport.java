@@ -75,13 +75,24 @@ final class PerfReport {
         double p50 = samples[index(n, 0.50)] / 1000.0 / divisor;
         double p99 = samples[index(n, 0.99)] / 1000.0 / divisor;
         double p999 = samples[index(n, 0.999)] / 1000.0 / divisor;
+        double max = samples[n - 1] / 1000.0 / divisor;
+        // the tail a mean carries: iterations that took a millisecond or more (a lost core)
+        int stalls = 0;
+        for (int i = n - 1; i >= 0 && samples[i] >= STALL_NANOS; i--) {
+            stalls++;
+        }
         if (machine) {
-            out.printf(Locale.ROOT, "  # latency { xfer_size: %d, p50_usec: %f, p99_usec: %f, p99.9_usec: %f }%n", size, p50, p99, p999);
+            out.printf(Locale.ROOT, "  # latency { xfer_size: %d, p50_usec: %f, p99_usec: %f, p99.9_usec: %f, max_usec: %f, iters_over_1ms: %d }%n",
+                    size, p50, p99, p999, max, stalls);
         } else {
-            out.printf(Locale.ROOT, "%-8s%-8s p50 %.2f  p99 %.2f  p99.9 %.2f usec/xfer%n", sizeText(size), "lat", p50, p99, p999);
+            out.printf(Locale.ROOT, "%-8s%-8s p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f usec/xfer, %d iterations >= 1 ms%n",
+                    sizeText(size), "lat", p50, p99, p999, max, stalls);
         }
         out.flush();
     }
+
+    /** An iteration at least this long (ns) counts as a stall in the percentile line. */
+    static final long STALL_NANOS = 1_000_000L;
 
     /** The nearest-rank index of percentile {@code p} in {@code n} sorted samples. */
     static int index(int n, double p) {

@@ -38,23 +38,32 @@ public final class PingpongCommand extends PerfCommand {
     void runSize(PerfConnection c, boolean client, int size, long iterations, long warmup, PerfReport report) {
         long total = iterations + warmup;
         long[] samples = report != null && report.verbose() ? new long[(int) Math.min(iterations, Integer.MAX_VALUE)] : null;
-        ProgressLine progress = new ProgressLine(report != null ? context().err() : null, name());
+        ProgressLine progress = progressLine(report);
         progress.start(size);
+        // settle in the last untimed iteration, where this side is about to send and the peer
+        // waits untimed (PerfCommand.settleIteration); without untimed iterations, before the first
+        long settleAt = report == null ? -1 : settleIteration(warmup);
+        if (settleAt < 0 && report != null) {
+            settleBeforeTiming();
+        }
         long start = System.nanoTime();
         // the timed loop: no allocation (views, contexts and CQ entries are preallocated)
         for (long i = 0; i < total; i++) {
             if (i == warmup) {
-                if (report != null) {
-                    settleBeforeTiming();
-                }
                 start = System.nanoTime();
             }
             long t0 = samples != null ? System.nanoTime() : 0;
             if (client) {
+                if (i == settleAt) {
+                    settleBeforeTiming();
+                }
                 c.sendAndWait(size);
                 c.awaitReceive();
             } else {
                 c.awaitReceive();
+                if (i == settleAt) {
+                    settleBeforeTiming();
+                }
                 c.sendAndWait(size);
             }
             if (samples != null && i >= warmup && i - warmup < samples.length) {

@@ -82,11 +82,29 @@ public final class ShmProvider extends AbstractFabricProvider {
         fromSystemProperties();
     }
 
-    /** DS: the configured settings. */
+    /**
+     * DS: the configured settings; a setting the configuration leaves at its default takes the
+     * system property {@code jofi.shm.<name>} when that is set (the container of {@code ./jofi}
+     * has no configuration, so {@code JOFI_JAVA_OPTS=-Djofi.shm.cmaThreshold=0} is how a
+     * benchmark sets one there).
+     */
     @Activate
     void activate(ShmSettings s) {
-        apply(s.directory(), s.ringSize(), s.bounceSlotSize(), s.bounceSlotCount(), s.inlineThreshold(),
-                s.unexpectedBytes(), s.cmaThreshold());
+        String dir = s.directory();
+        if (ShmSettings.DEFAULT_DIRECTORY.equals(dir)) {
+            dir = System.getProperty("jofi.shm.directory", dir);
+        }
+        apply(dir, orProperty(s.ringSize(), "jofi.shm.ringSize", ShmSettings.DEFAULT_RING_SIZE),
+                orProperty(s.bounceSlotSize(), "jofi.shm.bounceSlotSize", ShmSettings.DEFAULT_BOUNCE_SLOT_SIZE),
+                orProperty(s.bounceSlotCount(), "jofi.shm.bounceSlotCount", ShmSettings.DEFAULT_BOUNCE_SLOT_COUNT),
+                orProperty(s.inlineThreshold(), "jofi.shm.inlineThreshold", ShmSettings.DEFAULT_INLINE_THRESHOLD),
+                orProperty(s.unexpectedBytes(), "jofi.shm.unexpectedBytes", ShmSettings.DEFAULT_UNEXPECTED_BYTES),
+                orProperty(s.cmaThreshold(), "jofi.shm.cmaThreshold", ShmSettings.DEFAULT_CMA_THRESHOLD));
+    }
+
+    /** A configured value, or (when it is the default) the system property {@code name} if set. */
+    private static int orProperty(int configured, String name, int dflt) {
+        return configured != dflt ? configured : intProperty(name, dflt);
     }
 
     /**

@@ -356,6 +356,40 @@ class ShmCmaTest {
         }
     }
 
+    /**
+     * The same through 64 views of one send and one receive buffer used in turn (as fabtests'
+     * bw does, one view per outstanding operation): the address of each view is remembered,
+     * not looked up (and a weak reference made) per message.
+     */
+    @Test
+    void cmaMessagesThroughManyBufferViewsAllocateNothing() throws Exception {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        mx.setThreadAllocatedMemoryEnabled(true);
+        try (ShmTestBed a = new ShmTestBed(dir, Progress.MANUAL); ShmTestBed b = new ShmTestBed(dir, Progress.MANUAL)) {
+            long toB = a.insert(b.ep.getName());
+            ByteBuffer out = pattern(64 << 10, 5);
+            ByteBuffer in = ByteBuffer.allocateDirect(64 << 10);
+            ByteBuffer[] outs = new ByteBuffer[64];
+            ByteBuffer[] ins = new ByteBuffer[64];
+            for (int i = 0; i < 64; i++) {
+                outs[i] = out.duplicate();
+                ins[i] = in.duplicate();
+            }
+            CqEntry[] one = {new CqEntry()};
+            Object ctx = "c";
+            for (int i = 0; i < 2000; i++) {
+                oneManual(a, b, toB, outs[i & 63], ins[i & 63].clear(), one, ctx);
+            }
+            long before = mx.getThreadAllocatedBytes(Thread.currentThread().getId());
+            for (int i = 0; i < 2000; i++) {
+                oneManual(a, b, toB, outs[i & 63], ins[i & 63].clear(), one, ctx);
+            }
+            long allocated = mx.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+            assertTrue(allocated < 4096, allocated + " bytes allocated over 2000 CMA messages through 64 views");
+            assertTrue(shm(a).cmaSent() >= 3998, "they went by CMA: " + shm(a).cmaSent());
+        }
+    }
+
     private static void oneManual(ShmTestBed a, ShmTestBed b, long toB, ByteBuffer out, ByteBuffer in, CqEntry[] one,
                                   Object ctx) {
         assertEquals(0, b.ep.recv(in, null, Fi.FI_ADDR_UNSPEC, ctx));

@@ -27,7 +27,10 @@ import java.nio.ByteOrder;
  * <p><b>Allocation.</b> An instance owns its native {@code struct iovec} arrays (local and
  * remote, {@link IovecDescriptor}), a probe word, and a direct scratch buffer for heap
  * destinations (made on first use); buffer addresses are cached per buffer object (weakly,
- * {@value #ADDRESS_CACHE} entries), so steady-state calls allocate nothing. Not thread-safe:
+ * a table of {@value #ADDRESS_CACHE} entries indexed by the identity hash, each buffer in one
+ * of {@value #ADDRESS_PROBES} places), so steady-state calls allocate nothing even when an
+ * application cycles through many buffer objects (e.g. one view of a buffer per posted
+ * receive, as fabtests' bw keeps 64). Not thread-safe:
  * one owner (an endpoint, under its lock).
  */
 public final class CrossMemoryAttach {
@@ -35,8 +38,10 @@ public final class CrossMemoryAttach {
     public static final int MAX_IOVS = 16;
     /** Bytes of the scratch buffer a heap destination is filled through, chunk by chunk. */
     public static final int SCRATCH = 256 << 10;
-    /** Direct buffers whose native address is remembered. */
-    static final int ADDRESS_CACHE = 16;
+    /** Direct buffers whose native address is remembered (a power of two). */
+    static final int ADDRESS_CACHE = 256;
+    /** Consecutive places of the table a buffer may take (from its identity hash on). */
+    static final int ADDRESS_PROBES = 4;
 
     private static final String UNAVAILABLE = check();
 
@@ -55,7 +60,8 @@ public final class CrossMemoryAttach {
     @SuppressWarnings("unchecked")
     private final WeakReference<ByteBuffer>[] cached = new WeakReference[ADDRESS_CACHE];
     private final long[] cachedAddress = new long[ADDRESS_CACHE];
-    private int nextCached;
+    /** Which of a full probe sequence's places the next miss replaces (round robin). */
+    private int nextVictim;
 
     /**
      * An instance with its native arrays.
@@ -144,7 +150,10 @@ public final class CrossMemoryAttach {
 
     /**
      * The native address of byte 0 of a direct buffer, cached per buffer object (a miss
-     * allocates a JNA pointer and a weak reference; a hit nothing).
+     * allocates a JNA pointer and a weak reference; a hit nothing). A buffer's places are
+     * {@value #ADDRESS_PROBES} consecutive entries from its identity hash: a lookup reads at
+     * most that many, and a miss takes the first empty (or collected) one, else replaces one
+     * of them in turn.
      *
      * @return the address, or 0 for a heap buffer
      */
@@ -152,17 +161,26 @@ public final class CrossMemoryAttach {
         if (!buf.isDirect()) {
             return 0;
         }
-        for (int i = 0; i < ADDRESS_CACHE; i++) {
+        int home = System.identityHashCode(buf) & (ADDRESS_CACHE - 1);
+        int free = -1;
+        for (int k = 0; k < ADDRESS_PROBES; k++) {
+            int i = (home + k) & (ADDRESS_CACHE - 1);
             WeakReference<ByteBuffer> r = cached[i];
-            if (r != null && r.get() == buf) {
+            ByteBuffer b = r == null ? null : r.get();
+            if (b == buf) {
                 return cachedAddress[i];
+            }
+            if (b == null && free < 0) {
+                free = i;
             }
         }
         long a = CmaNative.address(buf);
-        int i = nextCached;
-        nextCached = (i + 1) % ADDRESS_CACHE;
-        cached[i] = new WeakReference<>(buf);
-        cachedAddress[i] = a;
+        if (free < 0) {
+            free = (home + nextVictim) & (ADDRESS_CACHE - 1);
+            nextVictim = (nextVictim + 1) % ADDRESS_PROBES;
+        }
+        cached[free] = new WeakReference<>(buf);
+        cachedAddress[free] = a;
         return a;
     }
 
