@@ -26,8 +26,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * connected verbs MSG pair, and on a pair of RDM endpoints (per-peer RC connections, a shared
  * receive queue, FI_SOURCE lookups), with manual progress and registered buffers, measured with
  * {@code ThreadMXBean.getThreadAllocatedBytes} around the loop after a warm-up (the
- * data path, completion polling included, runs on this thread). Skipped with
- * "verbs unavailable: …" without an active RDMA port.
+ * data path, completion polling included, runs on this thread); and 100 000 RMA writes and
+ * reads (each awaited) on both endpoint types, RDM's over the peer's connection by fi_addr.
+ * Skipped with "verbs unavailable: …" without an active RDMA port.
  */
 class VerbsAllocationTest {
     private static final int WARMUP = 20_000;
@@ -59,6 +60,54 @@ class VerbsAllocationTest {
             System.out.printf("verbs %s allocation: %d bytes over %d round trips (%.3f bytes per round trip)%n",
                     type, after - before, OPS, perOp);
             assertTrue(perOp < 1.0, "bytes allocated per send/receive round trip: " + perOp);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = EpType.class, names = {"MSG", "RDM"})
+    void rmaWriteAndReadAllocateNothingPerOperation(EpType type) throws FabricException {
+        try (ConformanceFixture fx = new ConformanceFixture(Fabrics.standalone(), "verbs", type,
+                Progress.MANUAL, 20_000)) {
+            EndpointPair p = fx.openPair(new PairSpec(Fi.FI_RMA | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ
+                    | Fi.FI_REMOTE_WRITE));
+            ByteBuffer local = ByteBuffer.allocateDirect(64);
+            ByteBuffer target = ByteBuffer.allocateDirect(64);
+            MemoryRegion lmr = fx.register(local, Fi.FI_READ | Fi.FI_WRITE, "local");
+            MemoryRegion tmr = fx.register(target, Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE, "target");
+            CqEntry[] entries = {new CqEntry()};
+            Object ctx = new Object();
+            rmaLoop(p, local, lmr, tmr, entries, ctx, WARMUP);
+            com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            long before = mx.getThreadAllocatedBytes(Thread.currentThread().getId());
+            rmaLoop(p, local, lmr, tmr, entries, ctx, OPS / 2);
+            long after = mx.getThreadAllocatedBytes(Thread.currentThread().getId());
+            double perOp = (after - before) / (double) OPS;
+            System.out.printf("verbs %s RMA allocation: %d bytes over %d writes and reads (%.3f bytes per operation)%n",
+                    type, after - before, OPS, perOp);
+            assertTrue(perOp < 1.0, "bytes allocated per RMA operation: " + perOp);
+        }
+    }
+
+    /** {@code n} writes and {@code n} reads of 64 bytes, each awaited (no lambdas: they would allocate). */
+    private static void rmaLoop(EndpointPair p, ByteBuffer local, MemoryRegion lmr, MemoryRegion tmr,
+                                CqEntry[] entries, Object ctx, int n) {
+        long peer = p.a().peer();
+        for (int i = 0; i < n; i++) {
+            int rc;
+            while ((rc = p.a().ep().write(local, lmr, peer, tmr.address(), tmr.key(), ctx)) == -Errno.EAGAIN) {
+                p.a().txCq().read(entries, 0);
+            }
+            if (rc != 0) {
+                throw new AssertionError("write returned " + rc);
+            }
+            await(p.a().txCq(), entries);
+            while ((rc = p.a().ep().read(local, lmr, peer, tmr.address(), tmr.key(), ctx)) == -Errno.EAGAIN) {
+                p.a().txCq().read(entries, 0);
+            }
+            if (rc != 0) {
+                throw new AssertionError("read returned " + rc);
+            }
+            await(p.a().txCq(), entries);
         }
     }
 
