@@ -1578,6 +1578,13 @@ final class VerbsRdmEndpoint extends AbstractFid
             int err = c != null && c.peerGone ? Errno.ECONNRESET
                     : status >= RmaSlots.POST_FAILED ? Errno.EIO : WcErrors.errno(status);
             completeTxError(slot, err, status >= RmaSlots.POST_FAILED ? status - RmaSlots.POST_FAILED : status);
+            if (c != null && c.state == RdmConnection.CONNECTED && status != VerbsConstants.IBV_WC_WR_FLUSH_ERR) {
+                // a failed work completion leaves an RC queue pair in the error state (e.g. a
+                // remote access error of an RMA with a wrong key or range): everything after it
+                // on this connection would flush, so the connection ends now (its pending
+                // operations ECONNRESET) and the next operation to the peer connects again
+                peerDown(c);
+            }
         }
         if (c != null && c.state == RdmConnection.DOWN && c.outstanding == 0 && c.waitCount == 0) {
             release(c);
