@@ -70,6 +70,13 @@ class VerbsAllocationTest {
                 Progress.MANUAL, 20_000)) {
             EndpointPair p = fx.openPair(new PairSpec(Fi.FI_RMA | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ
                     | Fi.FI_REMOTE_WRITE));
+            // soft-iWARP fails a write (or its zero-length flush read) with IBV_WC_GENERAL_ERR after a
+            // few hundred to a few thousand write/read pairs, on MSG and RDM endpoints alike
+            // (2026-11-22, siw0 in the VM: write 645 on MSG, write 1620 on RDM); not an
+            // allocation question, and open (README "Limits")
+            org.junit.jupiter.api.Assumptions.assumeTrue(p.a().info().domainAttr().cqDataSize() > 0,
+                    "iWARP (" + p.a().info().domainAttr().name() + "): long RMA loops end in IBV_WC_GENERAL_ERR on"
+                    + " soft-iWARP (README \"Limits\")");
             ByteBuffer local = ByteBuffer.allocateDirect(64);
             ByteBuffer target = ByteBuffer.allocateDirect(64);
             MemoryRegion lmr = fx.register(local, Fi.FI_READ | Fi.FI_WRITE, "local");
@@ -100,7 +107,11 @@ class VerbsAllocationTest {
             if (rc != 0) {
                 throw new AssertionError("write returned " + rc);
             }
-            await(p.a().txCq(), entries);
+            try {
+                await(p.a().txCq(), entries);
+            } catch (AssertionError e) {
+                throw new AssertionError("write " + i + ": " + e.getMessage(), e);
+            }
             while ((rc = p.a().ep().read(local, lmr, peer, tmr.address(), tmr.key(), ctx)) == -Errno.EAGAIN) {
                 p.a().txCq().read(entries, 0);
             }
@@ -141,6 +152,11 @@ class VerbsAllocationTest {
             if (++spins > 2_000_000_000L) {
                 throw new AssertionError("no completion");
             }
+        }
+        if (rc == -Errno.EAVAIL) {
+            io.jofi.CqErrEntry e = new io.jofi.CqErrEntry();
+            cq.readErr(e, 0);
+            throw new AssertionError("error completion: " + e + " (" + Errno.strerror(e.err()) + ")");
         }
         if (rc != 1) {
             throw new AssertionError("cq read returned " + rc);
