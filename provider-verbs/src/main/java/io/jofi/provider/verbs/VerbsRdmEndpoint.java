@@ -206,8 +206,9 @@ final class VerbsRdmEndpoint extends AbstractFid
         this.sourceErr = source && (caps & Fi.FI_SOURCE_ERR) != 0;
         this.cqData = !domain.port().iwarp();
         this.iwarp = domain.port().iwarp();
-        this.rmaCap = caps == 0 || (caps & Fi.FI_RMA) != 0;
-        this.atomicCap = caps == 0 || (caps & Fi.FI_ATOMIC) != 0;
+        boolean rmaHere = !iwarp || VerbsInfos.RDM_RMA_ON_IWARP;
+        this.rmaCap = rmaHere && (caps == 0 || (caps & Fi.FI_RMA) != 0);
+        this.atomicCap = rmaHere && (caps == 0 || (caps & Fi.FI_ATOMIC) != 0);
         this.bindings = new EndpointBindings(domain.engine(), VerbsEndpoint.COUNTER_ROLES);
         this.txContext = new Object[txDepth];
         this.txFlags = new long[txDepth];

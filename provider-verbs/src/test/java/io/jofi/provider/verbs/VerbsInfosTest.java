@@ -70,6 +70,12 @@ class VerbsInfosTest {
             assertEquals(0, i.rxAttr().mode() & Fi.FI_RX_CQ_DATA, i.epAttr().type() + ": FI_RX_CQ_DATA");
             assertEquals(ResourceMgmt.DISABLED, i.domainAttr().resourceMgmt(), i.epAttr().type() + ": resource_mgmt");
             assertEquals(0, i.caps() & Fi.FI_ATOMIC, "no atomics where atomic_cap is NONE");
+            if (i.epAttr().type() == EpType.RDM) {
+                assertEquals(0, i.caps() & (Fi.FI_RMA | Fi.FI_REMOTE_WRITE), "no RMA on iWARP RDM endpoints (yet)");
+                assertEquals(0, i.txAttr().caps() & Fi.FI_RMA, "tx_attr: no RMA on iWARP RDM endpoints");
+            } else {
+                assertEquals(Fi.FI_RMA, i.caps() & Fi.FI_RMA, "MSG endpoints offer RMA on iWARP");
+            }
         }
         assertEquals(Fi.FI_PROTO_IWARP, offered.get(0).epAttr().protocol());
         Info wantsData = new Info().caps(Fi.FI_MSG);
