@@ -111,6 +111,11 @@ final class VerbsRdmEndpoint extends AbstractFid
     private final boolean sourceErr;
     /** The device carries remote CQ data (immediate data; not on iWARP: cq_data_size 0). */
     private final boolean cqData;
+    /**
+     * RDM endpoints of this device offer RMA ({@link VerbsInfos#RDM_RMA_ON_IWARP}): only then do
+     * its connections ask for RDMA read depths (on iWARP they stay as they were before RMA).
+     */
+    private final boolean rmaHere;
     /** The endpoint's caps allow RMA / atomics (an info without caps allows everything offered). */
     private final boolean rmaCap;
     private final boolean atomicCap;
@@ -206,7 +211,7 @@ final class VerbsRdmEndpoint extends AbstractFid
         this.sourceErr = source && (caps & Fi.FI_SOURCE_ERR) != 0;
         this.cqData = !domain.port().iwarp();
         this.iwarp = domain.port().iwarp();
-        boolean rmaHere = !iwarp || VerbsInfos.RDM_RMA_ON_IWARP;
+        this.rmaHere = !iwarp || VerbsInfos.RDM_RMA_ON_IWARP;
         this.rmaCap = rmaHere && (caps == 0 || (caps & Fi.FI_RMA) != 0);
         this.atomicCap = rmaHere && (caps == 0 || (caps & Fi.FI_ATOMIC) != 0);
         this.bindings = new EndpointBindings(domain.engine(), VerbsEndpoint.COUNTER_ROLES);
@@ -635,7 +640,9 @@ final class VerbsRdmEndpoint extends AbstractFid
         int n = ConnData.write(hello, v, dataAt);
         v.putLong(RdmaConnParamDescriptor.PRIVATE_DATA, connBlock.address(dataAt));
         v.put(RdmaConnParamDescriptor.PRIVATE_DATA_LEN, (byte) n);
-        RmaSlots.readDepth(v, domain.port()); // peers' reads and atomics are answered (remote access)
+        if (rmaHere) {
+            RmaSlots.readDepth(v, domain.port()); // peers' reads and atomics are answered (remote access)
+        }
         v.put(RdmaConnParamDescriptor.RETRY_COUNT, (byte) 7);
         // retry for ever while the peer's shared receive queue is empty: delivered once it posts
         v.put(RdmaConnParamDescriptor.RNR_RETRY_COUNT, (byte) 7);
