@@ -166,6 +166,14 @@ final class LocalBuffers implements AutoCloseable {
         v.put(at, buf, buf.position(), n);
     }
 
+    /**
+     * Copies {@code len} bytes of {@code buf} from its position (kept) to the bounce area at the
+     * native address {@code addr} (a slot's address plus an offset: several iovs in one slot).
+     */
+    void copyInAt(long addr, ByteBuffer buf, int len) {
+        bounce.view().put((int) (addr - bounceAddress(0)), buf, buf.position(), len);
+    }
+
     /** Copies {@code n} bytes of bounce slot {@code slot} to {@code buf} from its position (position kept). */
     void copyOut(int slot, ByteBuffer buf, int n) {
         ByteBuffer v = bounce.view();

@@ -52,6 +52,13 @@ final class RdmConnection {
      * queued send waits on rdma_cm for ever.
      */
     long connectDeadline;
+    /**
+     * iWARP: when a connection that went down with work requests posted completes those still
+     * without a completion ({@code System.nanoTime()}, 0 when none is due): soft-iWARP flushes
+     * a queue pair once, when it enters the error state, and leaves what was posted after that
+     * (e.g. a write's flush read) in the user ring for ever (README, iWARP).
+     */
+    long sweepAt;
     /** Why the set-up failed (an errno, 0 while it has not): what the sends queued on it complete with. */
     int failure;
     /** Transmit slots queued while connecting: head, tail (-1 when empty), count. */

@@ -1,5 +1,12 @@
 package io.jofi.provider.verbs;
 
+import static io.jofi.provider.verbs.RmaSlots.CSWAP;
+import static io.jofi.provider.verbs.RmaSlots.K_ATOMIC;
+import static io.jofi.provider.verbs.RmaSlots.K_FETCH;
+import static io.jofi.provider.verbs.RmaSlots.K_READ;
+import static io.jofi.provider.verbs.RmaSlots.K_SEND;
+import static io.jofi.provider.verbs.RmaSlots.K_WRITE;
+
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import io.jofi.Endpoint;
@@ -71,19 +78,6 @@ final class VerbsEndpoint extends AbstractFid
     private static final int CONNECTED = 4;
     private static final int DOWN = 5;
 
-    /** Kinds of transmit operations (what a completion counts and reports). */
-    private static final int K_SEND = 0;
-    private static final int K_WRITE = 1;
-    private static final int K_READ = 2;
-    private static final int K_ATOMIC = 3;
-    private static final int K_FETCH = 4;
-    /**
-     * FI_ATOMIC_WRITE, which verbs lacks: read the target (fetch-and-add of 0), then
-     * compare-and-swap it from the value read to the new one until the swap hits — an atomic
-     * swap built from verbs' two atomics, one slot, several work requests.
-     */
-    private static final int K_SWAP = 5;
-
     private static final long RX_BIT = 1L << 32;
     private static final long SEND_FLAGS = Fi.FI_SEND | Fi.FI_MSG;
     private static final long RECV_FLAGS = Fi.FI_RECV | Fi.FI_MSG;
@@ -146,30 +140,11 @@ final class VerbsEndpoint extends AbstractFid
     private final Object[] txContext;
     private final long[] txFlags;
     private final boolean[] txReport;
-    private final int[] txKind;
     private final ByteBuffer[] txResult;
     private final int[] txResultLen;
     private final int[] txReg;
-    /**
-     * K_SWAP: the value to store, the value last read, the target, whether the result is wanted.
-     * {@code swapAddr}/{@code swapKey} also hold the target of a write on iWARP (its flush read).
-     */
-    private final long[] swapNew;
-    private final long[] swapSeen;
-    private final long[] swapAddr;
-    private final long[] swapKey;
-    private final boolean[] swapFetch;
-    /** K_SWAP: 1 while the first read is in flight, 2 while a compare-and-swap is. */
-    private final int[] swapPhase;
-    /**
-     * iWARP (RFC 5040) completes an RDMA write at the initiator once the local transport took it,
-     * before the target checked the key or placed a byte, so neither an access error nor
-     * placement is known then. A write on iWARP is therefore followed by a zero-length RDMA
-     * read of its target (answered only after the target processed the write, in stream order;
-     * a refused write ends the connection and flushes the read) and completes with that read:
-     * 1 while the write is in flight, 2 while its flush read is.
-     */
-    private final int[] writeFlush;
+    /** The RMA/atomic side of each slot: opcode, target, operands, the swap loop and iWARP's write flush. */
+    private final RmaSlots rma;
     /** The device is iWARP: writes are flushed by a read, FI_FENCE is kept by this endpoint. */
     private final boolean iwarp;
     /**
@@ -225,18 +200,11 @@ final class VerbsEndpoint extends AbstractFid
         this.txContext = new Object[txDepth];
         this.txFlags = new long[txDepth];
         this.txReport = new boolean[txDepth];
-        this.txKind = new int[txDepth];
         this.txResult = new ByteBuffer[txDepth];
         this.txResultLen = new int[txDepth];
         this.txReg = new int[txDepth];
-        this.swapNew = new long[txDepth];
-        this.swapSeen = new long[txDepth];
-        this.swapAddr = new long[txDepth];
-        this.swapKey = new long[txDepth];
-        this.swapFetch = new boolean[txDepth];
-        this.swapPhase = new int[txDepth];
-        this.writeFlush = new int[txDepth];
         this.iwarp = domain.port().iwarp();
+        this.rma = new RmaSlots(txDepth, iwarp);
         this.txBusy = new boolean[txDepth];
         this.txFree = new int[txDepth];
         for (int i = 0; i < txDepth; i++) {
@@ -513,9 +481,7 @@ final class VerbsEndpoint extends AbstractFid
         int n = ConnData.write(param, v, dataAt);
         v.putLong(RdmaConnParamDescriptor.PRIVATE_DATA, connBlock.address(dataAt));
         v.put(RdmaConnParamDescriptor.PRIVATE_DATA_LEN, (byte) n);
-        int depth = Math.max(1, Math.min(16, domain.port().maxRdAtomic()));
-        v.put(RdmaConnParamDescriptor.RESPONDER_RESOURCES, (byte) depth);
-        v.put(RdmaConnParamDescriptor.INITIATOR_DEPTH, (byte) depth);
+        RmaSlots.readDepth(v, domain.port());
         v.put(RdmaConnParamDescriptor.RETRY_COUNT, (byte) 7);
         v.put(RdmaConnParamDescriptor.RNR_RETRY_COUNT, (byte) 7);
     }
@@ -810,47 +776,30 @@ final class VerbsEndpoint extends AbstractFid
     /** {@code fi_readmsg}: one RMA iov. */
     @Override
     public int readMsg(RmaMsg msg, long flags) {
-        if (!rmaCap) {
-            return -Errno.ENOSYS;
-        }
-        if (msg == null || msg.rmaIovCount() != 1) {
-            return -Errno.EINVAL;
-        }
-        return transmit(K_READ, null, null, 0, false, msg.rmaAddr(0), msg.rmaKey(0), 0, 0, null, msg, msg.context(),
+        int rc = RmaSlots.checkMsg(rmaCap, msg);
+        return rc != 0 ? rc : transmit(K_READ, null, null, 0, false, msg.rmaAddr(0), msg.rmaKey(0), 0, 0, null, msg, msg.context(),
                 flags);
     }
 
     /** {@code fi_writemsg}: one RMA iov. */
     @Override
     public int writeMsg(RmaMsg msg, long flags) {
-        if (!rmaCap) {
-            return -Errno.ENOSYS;
-        }
-        if (msg == null || msg.rmaIovCount() != 1) {
-            return -Errno.EINVAL;
-        }
-        return transmit(K_WRITE, null, null, msg.data(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.rmaAddr(0),
+        int rc = RmaSlots.checkMsg(rmaCap, msg);
+        return rc != 0 ? rc : transmit(K_WRITE, null, null, msg.data(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.rmaAddr(0),
                 msg.rmaKey(0), 0, 0, null, msg, msg.context(), flags);
     }
 
     /**
      * {@code fi_atomic}: {@code FI_SUM} (fetch-and-add, result discarded), {@code FI_ATOMIC_WRITE}
-     * (a swap built from read and compare-and-swap); others {@code -ENOSYS}.
+     * (a swap built from read and compare-and-swap, {@link RmaSlots}); others {@code -ENOSYS}.
      */
     @Override
     public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
-        if (!atomicCap) {
+        int kind = RmaSlots.atomicKind(op, false);
+        if (!atomicCap || kind < 0) {
             return -Errno.ENOSYS;
         }
-        if (op == Fi.FI_ATOMIC_WRITE) {
-            return transmit(K_SWAP, null, null, 0, false, addr, key, operand, 0, null, null, context,
-                    info.txAttr().opFlags());
-        }
-        if (op != Fi.FI_SUM) {
-            return -Errno.ENOSYS;
-        }
-        return transmit(K_ATOMIC, null, null, 0, false, addr, key, operand, 0, null, null, context,
-                info.txAttr().opFlags());
+        return transmit(kind, null, null, 0, false, addr, key, operand, 0, null, null, context, info.txAttr().opFlags());
     }
 
     /**
@@ -860,21 +809,12 @@ final class VerbsEndpoint extends AbstractFid
     @Override
     public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                            int op, Object context) {
-        if (!atomicCap) {
+        int kind = RmaSlots.atomicKind(op, true);
+        if (!atomicCap || kind < 0) {
             return -Errno.ENOSYS;
         }
-        if (op == Fi.FI_ATOMIC_WRITE) {
-            if (result == null || result.remaining() < 8) {
-                return -Errno.EINVAL;
-            }
-            return transmit(K_SWAP | 0x200, null, null, 0, false, addr, key, operand, 0, result, null, context,
-                    info.txAttr().opFlags());
-        }
-        if (op != Fi.FI_SUM && op != Fi.FI_ATOMIC_READ) {
-            return -Errno.ENOSYS;
-        }
-        return transmit(K_FETCH, result, resultDesc, 0, false, addr, key, op == Fi.FI_SUM ? operand : 0, 0, result,
-                null, context, info.txAttr().opFlags());
+        return transmit(kind, result, resultDesc, 0, false, addr, key, op == Fi.FI_ATOMIC_READ ? 0 : operand, 0,
+                result, null, context, info.txAttr().opFlags());
     }
 
     /** {@code fi_compare_atomic} ({@code FI_CSWAP}): 8 bytes of the old value into {@code result}. */
@@ -884,13 +824,13 @@ final class VerbsEndpoint extends AbstractFid
         if (!atomicCap) {
             return -Errno.ENOSYS;
         }
-        return transmit(K_FETCH | 0x100, result, resultDesc, 0, false, addr, key, compare, swap, result, null, context,
+        return transmit(K_FETCH | CSWAP, result, resultDesc, 0, false, addr, key, compare, swap, result, null, context,
                 info.txAttr().opFlags());
     }
 
     /**
      * Every transmit operation: checks, a slot and CQ room, the work request staged and
-     * posted (unless {@code FI_MORE}). {@code kind | 0x100} marks compare-and-swap.
+     * posted (unless {@code FI_MORE}). {@code kindAndOp}: an {@link RmaSlots} kind and its marks.
      */
     private synchronized int transmit(int kindAndOp, ByteBuffer buf, MemoryRegion desc, long data, boolean withData,
                                       long remoteAddr, long rkey, long compareAdd, long swap, ByteBuffer result,
@@ -902,19 +842,12 @@ final class VerbsEndpoint extends AbstractFid
         if (state != CONNECTED) {
             return state == DOWN || state == IDLE ? -Errno.ENOTCONN : -Errno.EAGAIN;
         }
-        if (withData && !cqData) {
-            return -Errno.ENOSYS; // API.md: not covered by what the domain offers (cq_data_size 0)
+        rc = RmaSlots.check(kindAndOp, withData, cqData, remoteAddr, result);
+        if (rc != 0) {
+            return rc;
         }
         int kind = kindAndOp & 0xFF;
-        boolean cswap = (kindAndOp & 0x100) != 0;
-        boolean swapFetching = (kindAndOp & 0x200) != 0;
         boolean inject = (flags & Fi.FI_INJECT) != 0;
-        if ((kind == K_FETCH || kind == K_ATOMIC || kind == K_SWAP) && (remoteAddr & 7) != 0) {
-            return -Errno.EINVAL; // 64-bit atomics need 8-byte aligned targets
-        }
-        if (kind == K_FETCH && (result == null || result.remaining() < 8)) {
-            return -Errno.EINVAL;
-        }
         int iovs = msg == null ? 1 : msg.iovCount();
         if (msg != null && (iovs < 0 || iovs > IOV_LIMIT)) {
             return -Errno.EINVAL;
@@ -957,46 +890,7 @@ final class VerbsEndpoint extends AbstractFid
         }
         int slot = txFree[--txFreeCount];
         boolean report = !inject && (!selectiveTx || (flags & Fi.FI_COMPLETION) != 0);
-        int opcode;
-        long cqFlags;
-        writeFlush[slot] = 0; // a slot may come back from a torn-down write
-        switch (kind) {
-            case K_SEND:
-                opcode = withData ? VerbsConstants.IBV_WR_SEND_WITH_IMM : VerbsConstants.IBV_WR_SEND;
-                cqFlags = SEND_FLAGS;
-                break;
-            case K_WRITE:
-                opcode = withData ? VerbsConstants.IBV_WR_RDMA_WRITE_WITH_IMM : VerbsConstants.IBV_WR_RDMA_WRITE;
-                cqFlags = Fi.FI_RMA | Fi.FI_WRITE;
-                if (iwarp) {
-                    swapAddr[slot] = remoteAddr;
-                    swapKey[slot] = rkey;
-                    writeFlush[slot] = 1;
-                }
-                break;
-            case K_READ:
-                opcode = VerbsConstants.IBV_WR_RDMA_READ;
-                cqFlags = Fi.FI_RMA | Fi.FI_READ;
-                break;
-            case K_ATOMIC:
-                opcode = VerbsConstants.IBV_WR_ATOMIC_FETCH_AND_ADD;
-                cqFlags = Fi.FI_ATOMIC | Fi.FI_WRITE;
-                break;
-            case K_SWAP:
-                opcode = VerbsConstants.IBV_WR_ATOMIC_FETCH_AND_ADD; // first the read: add 0
-                cqFlags = swapFetching ? Fi.FI_ATOMIC | Fi.FI_READ : Fi.FI_ATOMIC | Fi.FI_WRITE;
-                swapNew[slot] = compareAdd;
-                swapAddr[slot] = remoteAddr;
-                swapKey[slot] = rkey;
-                swapFetch[slot] = swapFetching;
-                swapPhase[slot] = 1;
-                compareAdd = 0;
-                break;
-            default:
-                opcode = cswap ? VerbsConstants.IBV_WR_ATOMIC_CMP_AND_SWP : VerbsConstants.IBV_WR_ATOMIC_FETCH_AND_ADD;
-                cqFlags = Fi.FI_ATOMIC | Fi.FI_READ;
-                break;
-        }
+        long cqFlags = rma.prepare(slot, kindAndOp, withData, remoteAddr, rkey, compareAdd, swap);
         int sendFlags = VerbsConstants.IBV_SEND_SIGNALED;
         if ((flags & Fi.FI_FENCE) != 0 && !iwarp) {
             sendFlags |= VerbsConstants.IBV_SEND_FENCE;
@@ -1010,14 +904,14 @@ final class VerbsEndpoint extends AbstractFid
         if (java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.BIG_ENDIAN) {
             imm = (int) data;
         }
-        int wr = sendChain.stage(slot, opcode, sendFlags, imm, remoteAddr, (int) rkey, compareAdd, swap);
+        int wr = rma.stage(sendChain, slot, sendFlags, imm);
         txReg[slot] = -1;
         txResult[slot] = null;
         int bounceSlot = slot;
         int bounceUsed = 0;
-        if (kind == K_ATOMIC || kind == K_SWAP) {
+        if (kind == K_ATOMIC || kind == RmaSlots.K_SWAP) {
             sendChain.sge(wr, buffers.bounceAddress(bounceSlot), 8, buffers.bounceLkey());
-            if (kind == K_SWAP && swapFetching) {
+            if ((kindAndOp & RmaSlots.FETCHING) != 0) {
                 txResult[slot] = result;
                 txResultLen[slot] = 8;
             }
@@ -1051,7 +945,6 @@ final class VerbsEndpoint extends AbstractFid
         txContext[slot] = context;
         txFlags[slot] = cqFlags;
         txReport[slot] = report;
-        txKind[slot] = kind;
         txBusy[slot] = true;
         if ((flags & Fi.FI_MORE) == 0 || sendChain.full()) {
             return postSendChain(slot);
@@ -1099,9 +992,7 @@ final class VerbsEndpoint extends AbstractFid
             txResult[slot] = b;
             txResultLen[slot] = len;
         } else {
-            ByteBuffer dup = b.duplicate();
-            dup.limit(dup.position() + len);
-            buffers.bounceView().put((int) (addr - buffers.bounceAddress(0)), dup, dup.position(), len);
+            buffers.copyInAt(addr, b, len);
         }
         sendChain.sge(wr, addr, len, inline ? 0 : buffers.bounceLkey());
         return len;
@@ -1305,37 +1196,21 @@ final class VerbsEndpoint extends AbstractFid
         }
         Object ctx = txContext[slot];
         long flags = txFlags[slot];
-        int kind = txKind[slot];
+        int kind = rma.kind(slot);
         if (txReg[slot] >= 0) {
             buffers.release(txReg[slot]);
             txReg[slot] = -1;
         }
-        if (writeFlush[slot] == 1 && status == VerbsConstants.IBV_WC_SUCCESS) {
-            if (flushWrite(slot)) {
-                return; // completes with its flush read
-            }
-            status = 1000; // the flush read could not be posted: EIO
-        } else if (writeFlush[slot] == 2 && status == VerbsConstants.IBV_WC_WR_FLUSH_ERR) {
-            // the connection ended before the target answered: the write is not known to be
-            // placed (a refused key or range ends an iWARP connection this way)
-            status = 1000 + VerbsConstants.IBV_WC_WR_FLUSH_ERR;
-        }
-        writeFlush[slot] = 0;
-        if (status == VerbsConstants.IBV_WC_SUCCESS && kind == K_SWAP) {
-            int step = swapStep(slot);
-            if (step > 0) {
-                return; // the swap goes on with a compare-and-swap from the value just read
-            }
-            if (step < 0) {
-                status = 1000; // the next compare-and-swap could not be posted: EIO
-            }
+        status = rma.step(slot, status, sendChain, buffers, domain.ops());
+        if (status == RmaSlots.CONTINUED) {
+            return; // a write's flush read or the swap's next compare-and-swap is in flight
         }
         if (status == VerbsConstants.IBV_WC_SUCCESS) {
             ByteBuffer r = txResult[slot];
             if (r != null) {
                 buffers.copyOut(slot, r, txResultLen[slot]);
             }
-            UtilCounter c = counterOf(kind);
+            UtilCounter c = RmaSlots.counter(kind, sendCntr, readCntr, writeCntr);
             if (c != null) {
                 c.increment();
             }
@@ -1347,7 +1222,7 @@ final class VerbsEndpoint extends AbstractFid
         } else {
             int err = status >= 1000 ? Errno.EIO : WcErrors.errno(status);
             int prov = status >= 1000 ? status - 1000 : status;
-            UtilCounter c = counterOf(kind);
+            UtilCounter c = RmaSlots.counter(kind, sendCntr, readCntr, writeCntr);
             if (c != null) {
                 c.incrementError();
             }
@@ -1357,45 +1232,6 @@ final class VerbsEndpoint extends AbstractFid
         txResult[slot] = null;
         txBusy[slot] = false;
         txFree[txFreeCount++] = slot;
-    }
-
-    /** Posts the zero-length read that confirms an iWARP write's placement ({@link #writeFlush}); false if refused. */
-    private boolean flushWrite(int slot) {
-        writeFlush[slot] = 2;
-        int wr = sendChain.stage(slot, VerbsConstants.IBV_WR_RDMA_READ, VerbsConstants.IBV_SEND_SIGNALED, 0,
-                swapAddr[slot], (int) swapKey[slot], 0, 0);
-        sendChain.sge(wr, buffers.bounceAddress(slot), 0, buffers.bounceLkey()); // iWARP reads take one SGE
-        return sendChain.post(domain.ops()) == 0;
-    }
-
-    /**
-     * A read or a compare-and-swap of an FI_ATOMIC_WRITE completed; the bounce slot holds the
-     * target's value before it. Returns 1 when another compare-and-swap was posted, 0 when the
-     * swap hit (the bounce slot holds the old value, the result), -1 when the post failed.
-     */
-    private int swapStep(int slot) {
-        long seen = buffers.bounceView().getLong((int) (buffers.bounceAddress(slot) - buffers.bounceAddress(0)));
-        if (swapPhase[slot] == 2 && seen == swapSeen[slot]) {
-            return 0;
-        }
-        swapSeen[slot] = seen;
-        swapPhase[slot] = 2;
-        int wr = sendChain.stage(slot, VerbsConstants.IBV_WR_ATOMIC_CMP_AND_SWP, VerbsConstants.IBV_SEND_SIGNALED, 0,
-                swapAddr[slot], (int) swapKey[slot], seen, swapNew[slot]);
-        sendChain.sge(wr, buffers.bounceAddress(slot), 8, buffers.bounceLkey());
-        return sendChain.post(domain.ops()) == 0 ? 1 : -1;
-    }
-
-    private UtilCounter counterOf(int kind) {
-        switch (kind) {
-            case K_SEND:
-                return sendCntr;
-            case K_READ:
-            case K_FETCH:
-                return readCntr;
-            default:
-                return writeCntr;
-        }
     }
 
     private void completeRx(int slot, int status, int opcode, int byteLen, int immData, int wcFlags) {
@@ -1413,16 +1249,7 @@ final class VerbsEndpoint extends AbstractFid
             return;
         }
         if (status == VerbsConstants.IBV_WC_SUCCESS && opcode == VerbsConstants.IBV_WC_RECV_RDMA_WITH_IMM) {
-            // FI_RX_CQ_DATA (fi_getinfo(3)): a peer's write with data consumed this receive, so
-            // the data completes it (its context, nothing placed in its buffer); never dropped,
-            // also when the receive asked for no completion
-            long flags = Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA;
-            if (rxReport[slot]) {
-                rxCq.complete(ctx, flags, 0, null, 0, data & 0xFFFFFFFFL, 0, Fi.FI_ADDR_NOTAVAIL);
-            } else {
-                rxCq.unreserve();
-                rxCq.completeUnsolicited(ctx, flags, 0, null, 0, data & 0xFFFFFFFFL, 0, Fi.FI_ADDR_NOTAVAIL);
-            }
+            RmaSlots.completeRemoteWrite(rxCq, ctx, rxReport[slot], data & 0xFFFFFFFFL, Fi.FI_ADDR_NOTAVAIL);
             freeRx(slot);
             return;
         }

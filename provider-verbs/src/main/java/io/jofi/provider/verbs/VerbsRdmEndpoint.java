@@ -1,5 +1,11 @@
 package io.jofi.provider.verbs;
 
+import static io.jofi.provider.verbs.RmaSlots.K_FETCH;
+import static io.jofi.provider.verbs.RmaSlots.K_READ;
+import static io.jofi.provider.verbs.RmaSlots.K_SEND;
+import static io.jofi.provider.verbs.RmaSlots.K_SWAP;
+import static io.jofi.provider.verbs.RmaSlots.K_WRITE;
+
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import io.jofi.Addresses;
@@ -105,6 +111,20 @@ final class VerbsRdmEndpoint extends AbstractFid
     private final boolean sourceErr;
     /** The device carries remote CQ data (immediate data; not on iWARP: cq_data_size 0). */
     private final boolean cqData;
+    /**
+     * RDM endpoints of this device offer RMA ({@link VerbsInfos#RDM_RMA_ON_IWARP}): only then do
+     * its connections ask for RDMA read depths (on iWARP they stay as they were before RMA).
+     */
+    private final boolean rmaHere;
+    /** The endpoint's caps allow RMA / atomics (an info without caps allows everything offered). */
+    private final boolean rmaCap;
+    private final boolean atomicCap;
+    /**
+     * The device is iWARP: writes are confirmed by a read ({@link RmaSlots}), {@code FI_FENCE} is
+     * kept by this endpoint, and operations a dead connection left without a completion are
+     * swept ({@link RdmConnection#sweepAt}).
+     */
+    private final boolean iwarp;
     /** {@link #CONNECT_NANOS}, shorter in tests ({@link #connectTimeout}); under this. */
     private long connectNanos = CONNECT_NANOS;
 
@@ -114,6 +134,8 @@ final class VerbsRdmEndpoint extends AbstractFid
     private UtilCompletionQueue rxCq;
     private UtilCounter sendCntr;
     private UtilCounter recvCntr;
+    private UtilCounter readCntr;
+    private UtilCounter writeCntr;
     private UtilAddressVector av;
     private boolean selectiveTx;
     private boolean selectiveRx;
@@ -145,7 +167,11 @@ final class VerbsRdmEndpoint extends AbstractFid
     private final boolean[] txBusy;
     private final int[] txReg;
     private final RdmConnection[] txConn;
-    private final int[] txOpcode;
+    /** What each slot's work request targets and the multi-work-request steps of RMA and atomics. */
+    private final RmaSlots rma;
+    /** Reads and fetches into heap buffers (or atomics' bounce slot): copied out of the bounce slot on success. */
+    private final ByteBuffer[] txResult;
+    private final int[] txResultLen;
     private final int[] txSendFlags;
     private final int[] txImm;
     private final int[] txSges;
@@ -184,14 +210,20 @@ final class VerbsRdmEndpoint extends AbstractFid
         this.source = (caps & Fi.FI_SOURCE) != 0;
         this.sourceErr = source && (caps & Fi.FI_SOURCE_ERR) != 0;
         this.cqData = !domain.port().iwarp();
-        this.bindings = new EndpointBindings(domain.engine(), Fi.FI_SEND | Fi.FI_RECV);
+        this.iwarp = domain.port().iwarp();
+        this.rmaHere = !iwarp || VerbsInfos.RDM_RMA_ON_IWARP;
+        this.rmaCap = rmaHere && (caps == 0 || (caps & Fi.FI_RMA) != 0);
+        this.atomicCap = rmaHere && (caps == 0 || (caps & Fi.FI_ATOMIC) != 0);
+        this.bindings = new EndpointBindings(domain.engine(), VerbsEndpoint.COUNTER_ROLES);
         this.txContext = new Object[txDepth];
         this.txFlags = new long[txDepth];
         this.txReport = new boolean[txDepth];
         this.txBusy = new boolean[txDepth];
         this.txReg = new int[txDepth];
         this.txConn = new RdmConnection[txDepth];
-        this.txOpcode = new int[txDepth];
+        this.rma = new RmaSlots(txDepth, iwarp);
+        this.txResult = new ByteBuffer[txDepth];
+        this.txResultLen = new int[txDepth];
         this.txSendFlags = new int[txDepth];
         this.txImm = new int[txDepth];
         this.txSges = new int[txDepth];
@@ -231,8 +263,8 @@ final class VerbsRdmEndpoint extends AbstractFid
 
     /**
      * {@code fi_ep_bind}: CQs ({@code FI_TRANSMIT}, {@code FI_RECV},
-     * {@code FI_SELECTIVE_COMPLETION}), counters ({@code FI_SEND}, {@code FI_RECV}: no RMA is
-     * offered), the AV (required before {@code enable}) and an EQ (accepted; RDM endpoints raise
+     * {@code FI_SELECTIVE_COMPLETION}), counters ({@code FI_SEND}, {@code FI_RECV},
+     * {@code FI_READ}, {@code FI_WRITE}: {@link VerbsEndpoint#COUNTER_ROLES}), the AV (required before {@code enable}) and an EQ (accepted; RDM endpoints raise
      * no events), with the rules of {@link EndpointBindings}; each retained until close (R9).
      *
      * @throws FabricException {@code EINVAL} for a foreign object, wrong flags or a second bind;
@@ -252,6 +284,8 @@ final class VerbsRdmEndpoint extends AbstractFid
         }
         sendCntr = bindings.counter(Fi.FI_SEND);
         recvCntr = bindings.counter(Fi.FI_RECV);
+        readCntr = bindings.counter(Fi.FI_READ);
+        writeCntr = bindings.counter(Fi.FI_WRITE);
     }
 
     /**
@@ -606,6 +640,9 @@ final class VerbsRdmEndpoint extends AbstractFid
         int n = ConnData.write(hello, v, dataAt);
         v.putLong(RdmaConnParamDescriptor.PRIVATE_DATA, connBlock.address(dataAt));
         v.put(RdmaConnParamDescriptor.PRIVATE_DATA_LEN, (byte) n);
+        if (rmaHere) {
+            RmaSlots.readDepth(v, domain.port()); // peers' reads and atomics are answered (remote access)
+        }
         v.put(RdmaConnParamDescriptor.RETRY_COUNT, (byte) 7);
         // retry for ever while the peer's shared receive queue is empty: delivered once it posts
         v.put(RdmaConnParamDescriptor.RNR_RETRY_COUNT, (byte) 7);
@@ -738,6 +775,7 @@ final class VerbsRdmEndpoint extends AbstractFid
     /** Connection set-up failed: its queued sends fail with {@code err}; the next send connects again. */
     private void connectionFailed(RdmConnection c, int err) {
         c.state = RdmConnection.DOWN;
+        sweepLater(c);
         c.failure = err;
         failWaiting(c, err);
         if (c.outstanding == 0) {
@@ -772,6 +810,7 @@ final class VerbsRdmEndpoint extends AbstractFid
         Rdmacm.rdma_disconnect(c.id);
         c.state = RdmConnection.DOWN;
         c.peerGone = true;
+        sweepLater(c);
         failWaiting(c, Errno.ECONNRESET);
         if (!c.receiveOnly) {
             for (int i = 0; i < connections.size(); i++) {
@@ -785,6 +824,27 @@ final class VerbsRdmEndpoint extends AbstractFid
         }
         if (c.outstanding == 0) {
             release(c);
+        }
+    }
+
+    /** iWARP: what {@code c} (just gone down) has posted is completed here if the device does not flush it ({@link RdmConnection#sweepAt}). */
+    private void sweepLater(RdmConnection c) {
+        if (iwarp && c.outstanding > 0 && c.sweepAt == 0) {
+            c.sweepAt = Math.max(1, System.nanoTime() + VerbsEndpoint.SWEEP_DELAY_NANOS);
+        }
+    }
+
+    /**
+     * iWARP, {@code c} down for {@link VerbsEndpoint#SWEEP_DELAY_NANOS} and the CQ drained: its
+     * operations still without a completion never get one, so they complete here as the device
+     * would have flushed them (an unconfirmed write {@code EIO}, R14: nothing pending is lost).
+     */
+    private void sweep(RdmConnection c) {
+        c.sweepAt = 0;
+        for (int slot = 0; slot < txDepth && c.outstanding > 0; slot++) {
+            if (txBusy[slot] && txConn[slot] == c) {
+                completeTx(slot, VerbsConstants.IBV_WC_WR_FLUSH_ERR);
+            }
         }
     }
 
@@ -847,6 +907,8 @@ final class VerbsRdmEndpoint extends AbstractFid
             } else if ((c.state == RdmConnection.CONNECTING || c.state == RdmConnection.ACCEPTING)
                     && now - c.connectDeadline >= 0) {
                 connectionFailed(c, Errno.ETIMEDOUT);
+            } else if (c.state == RdmConnection.DOWN && c.sweepAt != 0 && now - c.sweepAt >= 0) {
+                sweep(c);
             }
         }
     }
@@ -901,25 +963,25 @@ final class VerbsRdmEndpoint extends AbstractFid
     /** {@code fi_send} to {@code destAddr} (an fi_addr of the bound AV). */
     @Override
     public int send(ByteBuffer buf, MemoryRegion desc, long destAddr, Object context) {
-        return transmit(buf, desc, null, 0, false, destAddr, context, info.txAttr().opFlags());
+        return transmit(K_SEND, buf, desc, null, 0, false, destAddr, 0, 0, 0, 0, context, info.txAttr().opFlags());
     }
 
     /** {@code fi_senddata}: immediate data (32 bits) → {@code FI_REMOTE_CQ_DATA} at the peer. */
     @Override
     public int sendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, Object context) {
-        return transmit(buf, desc, null, data, true, destAddr, context, info.txAttr().opFlags());
+        return transmit(K_SEND, buf, desc, null, data, true, destAddr, 0, 0, 0, 0, context, info.txAttr().opFlags());
     }
 
     /** {@code fi_inject}: copied at once into a bounce slot; no completion. */
     @Override
     public int inject(ByteBuffer buf, long destAddr) {
-        return transmit(buf, null, null, 0, false, destAddr, null, Fi.FI_INJECT);
+        return transmit(K_SEND, buf, null, null, 0, false, destAddr, 0, 0, 0, 0, null, Fi.FI_INJECT);
     }
 
     /** {@code fi_injectdata}. */
     @Override
     public int injectData(ByteBuffer buf, long data, long destAddr) {
-        return transmit(buf, null, null, data, true, destAddr, null, Fi.FI_INJECT);
+        return transmit(K_SEND, buf, null, null, data, true, destAddr, 0, 0, 0, 0, null, Fi.FI_INJECT);
     }
 
     /** {@code fi_sendmsg}: up to 4 iovs; flags {@code FI_REMOTE_CQ_DATA}, {@code FI_INJECT}, {@code FI_COMPLETION}, {@code FI_FENCE}, {@code FI_MORE}. */
@@ -928,17 +990,110 @@ final class VerbsRdmEndpoint extends AbstractFid
         if (msg == null) {
             return -Errno.EINVAL;
         }
-        return transmit(null, null, msg, msg.data(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.addr(), msg.context(),
-                flags);
+        return transmit(K_SEND, null, null, msg, msg.data(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.addr(), 0, 0, 0, 0,
+                msg.context(), flags);
     }
 
     /**
-     * Every send: checks, the peer's connection (made on first use), a slot and CQ room, the
-     * local buffers resolved into the slot's SGEs; staged and posted at once when the connection
-     * is established and nothing waits before it, else queued on the connection in order.
+     * {@code fi_read} from {@code destAddr}'s region {@code [addr, addr + remaining)} under
+     * {@code key} into {@code buf}, over the peer's connection (made on first use, fi_rma(3)).
      */
-    private synchronized int transmit(ByteBuffer buf, MemoryRegion desc, Msg msg, long data, boolean withData,
-                                      long dest, Object context, long flags) {
+    @Override
+    public int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
+        return rmaCap ? transmit(K_READ, buf, desc, null, 0, false, srcAddr, addr, key, 0, 0, context,
+                info.txAttr().opFlags()) : -Errno.ENOSYS;
+    }
+
+    /** {@code fi_write} to {@code destAddr}'s region at {@code addr} under {@code key}. */
+    @Override
+    public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
+        return rmaCap ? transmit(K_WRITE, buf, desc, null, 0, false, destAddr, addr, key, 0, 0, context,
+                info.txAttr().opFlags()) : -Errno.ENOSYS;
+    }
+
+    /**
+     * {@code fi_writedata}: a write with immediate data; it consumes a receive posted at the
+     * target, which completes with {@code FI_REMOTE_CQ_DATA} ({@code FI_RX_CQ_DATA});
+     * {@code -ENOSYS} on iWARP (no immediate data).
+     */
+    @Override
+    public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
+                         Object context) {
+        return rmaCap ? transmit(K_WRITE, buf, desc, null, data, true, destAddr, addr, key, 0, 0, context,
+                info.txAttr().opFlags()) : -Errno.ENOSYS;
+    }
+
+    /** {@code fi_inject_write}: the data copied at once into a bounce slot; no completion. */
+    @Override
+    public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
+        return rmaCap ? transmit(K_WRITE, buf, null, null, 0, false, destAddr, addr, key, 0, 0, null, Fi.FI_INJECT)
+                : -Errno.ENOSYS;
+    }
+
+    /** {@code fi_readmsg}: one RMA iov, towards {@code msg.addr()}. */
+    @Override
+    public int readMsg(RmaMsg msg, long flags) {
+        int rc = RmaSlots.checkMsg(rmaCap, msg);
+        return rc != 0 ? rc : transmit(K_READ, null, null, msg, 0, false, msg.addr(), msg.rmaAddr(0), msg.rmaKey(0),
+                0, 0, msg.context(), flags);
+    }
+
+    /** {@code fi_writemsg}: one RMA iov, towards {@code msg.addr()}; {@code FI_REMOTE_CQ_DATA} as writeData. */
+    @Override
+    public int writeMsg(RmaMsg msg, long flags) {
+        int rc = RmaSlots.checkMsg(rmaCap, msg);
+        return rc != 0 ? rc : transmit(K_WRITE, null, null, msg, msg.data(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0,
+                msg.addr(), msg.rmaAddr(0), msg.rmaKey(0), 0, 0, msg.context(), flags);
+    }
+
+    /**
+     * {@code fi_atomic} on a 64-bit target of {@code destAddr}: {@code FI_SUM}, {@code FI_ATOMIC_WRITE}
+     * (the swap of {@link RmaSlots}); others {@code -ENOSYS}.
+     */
+    @Override
+    public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
+        int kind = atomicCap ? RmaSlots.atomicKind(op, false) : -1;
+        return kind < 0 ? -Errno.ENOSYS : transmit(kind, null, null, null, 0, false, destAddr, addr, key, operand, 0,
+                context, info.txAttr().opFlags(), null, null);
+    }
+
+    /**
+     * {@code fi_fetch_atomic}: {@code FI_SUM}, {@code FI_ATOMIC_READ}, {@code FI_ATOMIC_WRITE};
+     * the old value's 8 bytes (host order) into {@code result}.
+     */
+    @Override
+    public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
+                           int op, Object context) {
+        int kind = atomicCap ? RmaSlots.atomicKind(op, true) : -1;
+        long add = op == Fi.FI_ATOMIC_READ ? 0 : operand;
+        return kind < 0 ? -Errno.ENOSYS : transmit(kind, null, null, null, 0, false, destAddr, addr, key, add, 0,
+                context, info.txAttr().opFlags(), result, resultDesc);
+    }
+
+    /** {@code fi_compare_atomic} ({@code FI_CSWAP}): the old value's 8 bytes into {@code result}. */
+    @Override
+    public int compareAtomic(long compare, long swap, ByteBuffer result, MemoryRegion resultDesc, long destAddr,
+                             long addr, long key, Object context) {
+        return !atomicCap ? -Errno.ENOSYS : transmit(K_FETCH | RmaSlots.CSWAP, null, null, null, 0, false, destAddr,
+                addr, key, compare, swap, context, info.txAttr().opFlags(), result, resultDesc);
+    }
+
+    private int transmit(int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long data, boolean withData,
+                         long dest, long remoteAddr, long rkey, long compareAdd, long swap, Object context, long flags) {
+        return transmit(kindAndOp, buf, desc, msg, data, withData, dest, remoteAddr, rkey, compareAdd, swap, context,
+                flags, null, null);
+    }
+
+    /**
+     * Every transmit operation (a send, an RMA or an atomic, {@code kindAndOp} of
+     * {@link RmaSlots}): checks, the peer's connection (made on first use), a slot and CQ room,
+     * the local buffers resolved into the slot's SGEs and the target recorded in the slot;
+     * staged and posted at once when the connection is established and nothing waits before
+     * it, else queued on the connection in order.
+     */
+    private synchronized int transmit(int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long data,
+                                      boolean withData, long dest, long remoteAddr, long rkey, long compareAdd,
+                                      long swap, Object context, long flags, ByteBuffer result, MemoryRegion resultDesc) {
         int rc = dataPathCheck();
         if (rc != 0) {
             return rc;
@@ -946,16 +1101,21 @@ final class VerbsRdmEndpoint extends AbstractFid
         if (!enabled) {
             return -Errno.EOPBADSTATE;
         }
-        if (withData && !cqData) {
-            return -Errno.ENOSYS; // API.md: not covered by what the domain offers (cq_data_size 0)
+        rc = RmaSlots.check(kindAndOp, withData, cqData, remoteAddr, result);
+        if (rc != 0) {
+            return rc;
         }
+        int kind = kindAndOp & 0xFF;
+        boolean data0 = kind == K_SEND || kind == K_WRITE || kind == K_READ; // the ones with a payload
         boolean inject = (flags & Fi.FI_INJECT) != 0;
         int iovs = msg == null ? 1 : msg.iovCount();
         if (iovs < 0 || iovs > IOV_LIMIT) {
             return -Errno.EINVAL;
         }
         long length = 0;
-        if (msg == null) {
+        if (!data0) {
+            length = 0;
+        } else if (msg == null) {
             if (buf == null) {
                 return -Errno.EINVAL;
             }
@@ -974,6 +1134,15 @@ final class VerbsRdmEndpoint extends AbstractFid
         if (txFreeCount == 0) {
             return -Errno.EAGAIN;
         }
+        if (iwarp && (flags & Fi.FI_FENCE) != 0 && txFreeCount < txDepth) {
+            // FI_FENCE (R11) on iWARP, as on MSG endpoints: the operation waits until every
+            // earlier one completed (siw leaves a read fenced by IBV_SEND_FENCE behind a write
+            // pending for ever); what FI_MORE staged goes out, the caller progresses and retries
+            if (staging != null) {
+                postChain(staging, -1);
+            }
+            return -Errno.EAGAIN;
+        }
         RdmConnection c = connectionFor(dest);
         if (c == null) {
             return -Errno.EINVAL; // not an fi_addr of the AV
@@ -985,26 +1154,41 @@ final class VerbsRdmEndpoint extends AbstractFid
         int slot = txFree[--txFreeCount];
         txReg[slot] = -1;
         txSges[slot] = 0;
+        txResult[slot] = null;
+        txFlags[slot] = rma.prepare(slot, kindAndOp, withData, remoteAddr, rkey, compareAdd, swap);
         if (c.state == RdmConnection.DOWN) {
-            // the set-up failed at once (e.g. a loopback name): the send ends as the queued ones
-            // of a failed set-up do, with an error completion naming why
+            // the set-up failed at once (e.g. a loopback name): the operation ends as the queued
+            // ones of a failed set-up do, with an error completion naming why
             txContext[slot] = context;
-            txFlags[slot] = SEND_FLAGS;
             txConn[slot] = null;
             txBusy[slot] = true;
             completeTxError(slot, c.failure, 0);
             return 0;
         }
-        int bounceUsed = 0;
-        if (msg == null) {
+        if (kind == K_FETCH) {
+            rc = addLocal(slot, result, 8, resultDesc, 0, false, true);
+        } else if (!data0) {
+            // fetch-and-add without a result, or the swap: the old value lands in the bounce slot
+            int k = slot * IOV_LIMIT;
+            txSgeAddr[k] = buffers.bounceAddress(slot);
+            txSgeLen[k] = 8;
+            txSgeLkey[k] = buffers.bounceLkey();
+            txSges[slot] = 1;
+            if ((kindAndOp & RmaSlots.FETCHING) != 0) {
+                txResult[slot] = result;
+                txResultLen[slot] = 8;
+            }
+        } else if (msg == null) {
             if (length > 0) {
-                rc = addLocal(slot, buf, (int) length, inject ? null : desc, bounceUsed, inject);
+                rc = addLocal(slot, buf, (int) length, inject ? null : desc, 0, inject, kind == K_READ);
             }
         } else {
+            int bounceUsed = 0;
             for (int i = 0; i < iovs && rc >= 0; i++) {
                 ByteBuffer b = msg.iov(i);
                 if (b.remaining() > 0) {
-                    rc = addLocal(slot, b, b.remaining(), inject ? null : msg.desc(i), bounceUsed, inject);
+                    rc = addLocal(slot, b, b.remaining(), inject ? null : msg.desc(i), bounceUsed, inject,
+                            kind == K_READ);
                     bounceUsed += Math.max(0, rc);
                 }
             }
@@ -1013,6 +1197,7 @@ final class VerbsRdmEndpoint extends AbstractFid
             if (txReg[slot] >= 0) {
                 buffers.release(txReg[slot]);
             }
+            txResult[slot] = null;
             txFree[txFreeCount++] = slot;
             txCq.unreserve();
             return rc;
@@ -1021,15 +1206,10 @@ final class VerbsRdmEndpoint extends AbstractFid
         if (withData && ByteOrder.nativeOrder() != ByteOrder.BIG_ENDIAN) {
             imm = Integer.reverseBytes(imm); // __be32 on the wire, as MSG endpoints send it
         }
-        int sendFlags = VerbsConstants.IBV_SEND_SIGNALED;
-        if ((flags & Fi.FI_FENCE) != 0) {
-            sendFlags |= VerbsConstants.IBV_SEND_FENCE;
-        }
-        txOpcode[slot] = withData ? VerbsConstants.IBV_WR_SEND_WITH_IMM : VerbsConstants.IBV_WR_SEND;
-        txSendFlags[slot] = sendFlags;
+        txSendFlags[slot] = VerbsConstants.IBV_SEND_SIGNALED
+                | ((flags & Fi.FI_FENCE) != 0 && !iwarp ? VerbsConstants.IBV_SEND_FENCE : 0);
         txImm[slot] = imm;
         txContext[slot] = context;
-        txFlags[slot] = SEND_FLAGS;
         txReport[slot] = !inject && (!selectiveTx || (flags & Fi.FI_COMPLETION) != 0);
         txConn[slot] = c;
         txBusy[slot] = true;
@@ -1047,12 +1227,14 @@ final class VerbsRdmEndpoint extends AbstractFid
 
     /**
      * One local buffer as an SGE of {@code slot}: a registration given as {@code desc}, the
-     * registration cache for other direct buffers, else (heap buffers, inject) a copy into the
-     * slot's 4 KiB bounce slot at {@code bounceAt}.
+     * registration cache for other direct buffers, else (heap buffers, inject) the slot's 4 KiB
+     * bounce slot at {@code bounceAt} — copied in now, or with {@code copyBack} (the device
+     * writes it: reads, fetches) copied out when the operation succeeded.
      *
      * @return bytes of the bounce slot used (0 when none), or a negative errno
      */
-    private int addLocal(int slot, ByteBuffer b, int len, MemoryRegion desc, int bounceAt, boolean copy) {
+    private int addLocal(int slot, ByteBuffer b, int len, MemoryRegion desc, int bounceAt, boolean copy,
+                         boolean copyBack) {
         int k = slot * IOV_LIMIT + txSges[slot];
         if (b.isDirect() && !copy) {
             long addr = buffers.addressOf(b) + b.position();
@@ -1080,13 +1262,16 @@ final class VerbsRdmEndpoint extends AbstractFid
             txSges[slot]++;
             return 0;
         }
-        if (bounceAt + len > LocalBuffers.BOUNCE) {
-            return -Errno.EMSGSIZE;
+        if (bounceAt + len > LocalBuffers.BOUNCE || (copyBack && bounceAt > 0)) {
+            return -Errno.EMSGSIZE; // a heap buffer read into: one per operation
         }
         long addr = buffers.bounceAddress(slot) + bounceAt;
-        ByteBuffer dup = b.duplicate();
-        dup.limit(dup.position() + len);
-        buffers.bounceView().put((int) (addr - buffers.bounceAddress(0)), dup, dup.position(), len);
+        if (copyBack) {
+            txResult[slot] = b;
+            txResultLen[slot] = len;
+        } else {
+            buffers.copyInAt(addr, b, len);
+        }
         txSgeAddr[k] = addr;
         txSgeLen[k] = len;
         txSgeLkey[k] = buffers.bounceLkey();
@@ -1110,7 +1295,7 @@ final class VerbsRdmEndpoint extends AbstractFid
         if (staging != null && staging != c) {
             postChain(staging, -1);
         }
-        int wr = c.chain.stage(slot, txOpcode[slot], txSendFlags[slot], txImm[slot], 0, 0, 0, 0);
+        int wr = rma.stage(c.chain, slot, txSendFlags[slot], txImm[slot]);
         int base = slot * IOV_LIMIT;
         for (int i = 0; i < txSges[slot]; i++) {
             c.chain.sge(wr, txSgeAddr[base + i], txSgeLen[base + i], txSgeLkey[base + i]);
@@ -1322,56 +1507,6 @@ final class VerbsRdmEndpoint extends AbstractFid
         return -Errno.ENOSYS;
     }
 
-    /** RMA is not offered on verbs RDM endpoints: {@code -ENOSYS}. */
-    @Override
-    public int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
-        return -Errno.ENOSYS;
-    }
-
-    @Override
-    public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
-        return -Errno.ENOSYS;
-    }
-
-    @Override
-    public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
-                         Object context) {
-        return -Errno.ENOSYS;
-    }
-
-    @Override
-    public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
-        return -Errno.ENOSYS;
-    }
-
-    @Override
-    public int readMsg(RmaMsg msg, long flags) {
-        return -Errno.ENOSYS;
-    }
-
-    @Override
-    public int writeMsg(RmaMsg msg, long flags) {
-        return -Errno.ENOSYS;
-    }
-
-    /** Atomics are not offered on verbs RDM endpoints: {@code -ENOSYS}. */
-    @Override
-    public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
-        return -Errno.ENOSYS;
-    }
-
-    @Override
-    public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
-                           int op, Object context) {
-        return -Errno.ENOSYS;
-    }
-
-    @Override
-    public int compareAtomic(long compare, long swap, ByteBuffer result, MemoryRegion resultDesc, long destAddr,
-                             long addr, long key, Object context) {
-        return -Errno.ENOSYS;
-    }
-
     // =================================================================== completions
 
     /** Drains the native CQ (the domain's engine calls it) and reconnects parked connections whose wait is over. */
@@ -1402,7 +1537,7 @@ final class VerbsRdmEndpoint extends AbstractFid
     public void onCompletion(long wrId, int status, int opcode, int byteLen, int immData, int wcFlags, int vendorErr,
                              int qpNum) {
         if ((wrId & RX_BIT) != 0) {
-            completeRx((int) (wrId & 0xFFFFFFFFL), status, byteLen, immData, wcFlags, qpNum);
+            completeRx((int) (wrId & 0xFFFFFFFFL), status, opcode, byteLen, immData, wcFlags, qpNum);
         } else {
             completeTx((int) wrId, status);
         }
@@ -1413,6 +1548,14 @@ final class VerbsRdmEndpoint extends AbstractFid
             return;
         }
         RdmConnection c = txConn[slot];
+        if (c != null && c.chain != null) {
+            // an iWARP write's flush read or the swap's next compare-and-swap: the same slot's
+            // next work request on the same connection (it stays outstanding there)
+            status = rma.step(slot, status, c.chain, buffers, domain.ops());
+            if (status == RmaSlots.CONTINUED) {
+                return;
+            }
+        }
         if (c != null) {
             c.outstanding--;
         }
@@ -1420,8 +1563,13 @@ final class VerbsRdmEndpoint extends AbstractFid
             if (txReg[slot] >= 0) {
                 buffers.release(txReg[slot]);
             }
-            if (sendCntr != null) {
-                sendCntr.increment();
+            ByteBuffer r = txResult[slot];
+            if (r != null) {
+                buffers.copyOut(slot, r, txResultLen[slot]);
+            }
+            UtilCounter counter = RmaSlots.counter(rma.kind(slot), sendCntr, readCntr, writeCntr);
+            if (counter != null) {
+                counter.increment();
             }
             if (txReport[slot]) {
                 txCq.complete(txContext[slot], txFlags[slot], 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
@@ -1435,8 +1583,16 @@ final class VerbsRdmEndpoint extends AbstractFid
             if (c != null && status == VerbsConstants.IBV_WC_RETRY_EXC_ERR) {
                 c.peerGone = true;
             }
-            int err = c != null && c.peerGone ? Errno.ECONNRESET : WcErrors.errno(status);
-            completeTxError(slot, err, status);
+            int err = c != null && c.peerGone ? Errno.ECONNRESET
+                    : status >= RmaSlots.POST_FAILED ? Errno.EIO : WcErrors.errno(status);
+            completeTxError(slot, err, status >= RmaSlots.POST_FAILED ? status - RmaSlots.POST_FAILED : status);
+            if (c != null && c.state == RdmConnection.CONNECTED && status != VerbsConstants.IBV_WC_WR_FLUSH_ERR) {
+                // a failed work completion leaves an RC queue pair in the error state (e.g. a
+                // remote access error of an RMA with a wrong key or range): everything after it
+                // on this connection would flush, so the connection ends now (its pending
+                // operations ECONNRESET) and the next operation to the peer connects again
+                peerDown(c);
+            }
         }
         if (c != null && c.state == RdmConnection.DOWN && c.outstanding == 0 && c.waitCount == 0) {
             release(c);
@@ -1448,8 +1604,9 @@ final class VerbsRdmEndpoint extends AbstractFid
         if (txReg[slot] >= 0) {
             buffers.release(txReg[slot]);
         }
-        if (sendCntr != null) {
-            sendCntr.incrementError();
+        UtilCounter counter = RmaSlots.counter(rma.kind(slot), sendCntr, readCntr, writeCntr);
+        if (counter != null) {
+            counter.incrementError();
         }
         txCq.completeError(txContext[slot], txFlags[slot], 0, null, 0, 0, 0, 0, err, provErrno, null, 0,
                 Fi.FI_ADDR_NOTAVAIL);
@@ -1461,10 +1618,11 @@ final class VerbsRdmEndpoint extends AbstractFid
         txContext[slot] = null;
         txConn[slot] = null;
         txReg[slot] = -1;
+        txResult[slot] = null;
         txFree[txFreeCount++] = slot;
     }
 
-    private void completeRx(int slot, int status, int byteLen, int immData, int wcFlags, int qpNum) {
+    private void completeRx(int slot, int status, int opcode, int byteLen, int immData, int wcFlags, int qpNum) {
         if (slot < 0 || slot >= rxDepth || !rxBusy[slot]) {
             return;
         }
@@ -1495,6 +1653,14 @@ final class VerbsRdmEndpoint extends AbstractFid
             if (src == Fi.FI_ADDR_NOTAVAIL && sourceErr) {
                 unknown = c.peerName; // R10: FI_SOURCE_ERR gives the raw name, ready for av.insert
             }
+        }
+        if (opcode == VerbsConstants.IBV_WC_RECV_RDMA_WITH_IMM) {
+            // FI_RX_CQ_DATA: a peer's writeData consumed this receive; the data completes it
+            long d = (ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN ? immData : Integer.reverseBytes(immData))
+                    & 0xFFFFFFFFL;
+            RmaSlots.completeRemoteWrite(rxCq, ctx, rxReport[slot], d, src);
+            freeRx(slot);
+            return;
         }
         long n = byteLen & 0xFFFFFFFFL;
         if (n > rxLen[slot]) {

@@ -70,6 +70,12 @@ class VerbsInfosTest {
             assertEquals(0, i.rxAttr().mode() & Fi.FI_RX_CQ_DATA, i.epAttr().type() + ": FI_RX_CQ_DATA");
             assertEquals(ResourceMgmt.DISABLED, i.domainAttr().resourceMgmt(), i.epAttr().type() + ": resource_mgmt");
             assertEquals(0, i.caps() & Fi.FI_ATOMIC, "no atomics where atomic_cap is NONE");
+            if (i.epAttr().type() == EpType.RDM) {
+                assertEquals(0, i.caps() & (Fi.FI_RMA | Fi.FI_REMOTE_WRITE), "no RMA on iWARP RDM endpoints (yet)");
+                assertEquals(0, i.txAttr().caps() & Fi.FI_RMA, "tx_attr: no RMA on iWARP RDM endpoints");
+            } else {
+                assertEquals(Fi.FI_RMA, i.caps() & Fi.FI_RMA, "MSG endpoints offer RMA on iWARP");
+            }
         }
         assertEquals(Fi.FI_PROTO_IWARP, offered.get(0).epAttr().protocol());
         Info wantsData = new Info().caps(Fi.FI_MSG);
@@ -132,7 +138,7 @@ class VerbsInfosTest {
     /**
      * RDM hints find the RDM info (messages with FI_SOURCE/FI_SOURCE_ERR over rxm-style RC
      * connections, the MSG side's address format and limits); hints without a type still get
-     * MSG first; RDM with RMA finds nothing (not offered on RDM).
+     * MSG first.
      */
     @Test
     void rdmHintsFindTheRdmInfo() throws FabricException {
@@ -144,18 +150,64 @@ class VerbsInfosTest {
         assertEquals(EpType.RDM, rdm.epAttr().type());
         assertEquals(Fi.FI_PROTO_RXM, rdm.epAttr().protocol());
         assertEquals(Fi.FI_SOURCE_ERR, rdm.caps() & Fi.FI_SOURCE_ERR, "FI_SOURCE_ERR: R10 with the raw name");
-        assertEquals(0, rdm.caps() & (Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_TAGGED | Fi.FI_DIRECTED_RECV),
-                "only what the RDM layer implements");
+        assertEquals(0, rdm.caps() & (Fi.FI_TAGGED | Fi.FI_DIRECTED_RECV), "only what the RDM layer implements");
         assertEquals(io.jofi.AddrFormat.SOCKADDR_IN, rdm.addrFormat(), "the listener's sockaddr");
         assertEquals(4, rdm.domainAttr().cqDataSize());
-        assertEquals(0, rdm.rxAttr().mode() & Fi.FI_RX_CQ_DATA, "no RMA: no receive consumed by remote CQ data");
         assertTrue(rdm.domainAttr().maxErrData() >= Sockaddrs.IN6, "max_err_data holds FI_SOURCE_ERR's raw name");
         Info any = new Info();
         any.fabricAttr().provName("verbs");
         assertEquals(EpType.MSG, match(any).get(0).epAttr().type(), "MSG stays the first choice");
-        Info rma = new Info().caps(Fi.FI_MSG | Fi.FI_RMA);
-        rma.epAttr().type(EpType.RDM);
-        rma.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
-        assertThrows(FabricException.class, () -> match(rma), "RMA is not offered on RDM endpoints");
+    }
+
+    private static Info rdmRmaHints(long caps) {
+        Info hints = new Info().caps(caps);
+        hints.epAttr().type(EpType.RDM);
+        hints.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
+        return hints;
+    }
+
+    /**
+     * RDM endpoints offer RMA (the kit's RMA suite asks for these caps) with one RMA iov, and
+     * a writeData consumes a receive there as on MSG: FI_RX_CQ_DATA in rx_attr.mode; hints
+     * asking for remote CQ data must accept it.
+     */
+    @Test
+    void rdmOffersRmaWithTheRxCqDataMode() throws FabricException {
+        long rma = Fi.FI_RMA | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE;
+        List<Info> infos = match(rdmRmaHints(Fi.FI_MSG | rma));
+        assertEquals(1, infos.size());
+        Info rdm = infos.get(0);
+        assertEquals(EpType.RDM, rdm.epAttr().type());
+        assertEquals(rma, rdm.caps() & rma, "RMA caps");
+        assertEquals(Fi.FI_RMA | Fi.FI_READ | Fi.FI_WRITE, rdm.txAttr().caps() & rma,
+                "tx_attr: the initiator's RMA caps");
+        assertEquals(0, rdm.txAttr().caps() & (Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_RECV), "tx_attr: no target caps");
+        assertEquals(Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE,
+                rdm.rxAttr().caps() & (Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE), "rx_attr: the target's caps");
+        assertEquals(1, rdm.txAttr().rmaIovLimit(), "one RMA iov");
+        assertEquals(Fi.FI_RX_CQ_DATA, rdm.rxAttr().mode() & Fi.FI_RX_CQ_DATA, "a writeData consumes a receive");
+        Info wantsData = rdmRmaHints(Fi.FI_MSG | rma);
+        wantsData.domainAttr().cqDataSize(4);
+        FabricException e = assertThrows(FabricException.class, () -> match(wantsData));
+        assertTrue(e.getMessage().contains("FI_RX_CQ_DATA"), e.getMessage());
+        wantsData.mode(Fi.FI_RX_CQ_DATA);
+        assertEquals(EpType.RDM, match(wantsData).get(0).epAttr().type(), "with FI_RX_CQ_DATA accepted");
+    }
+
+    /** FI_ATOMIC on RDM only where the device has atomics (atomic_cap), as on MSG. */
+    @Test
+    void rdmOffersAtomicsOnlyWithTheDevicesAtomics() throws FabricException {
+        long atomic = Fi.FI_ATOMIC | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE;
+        Info found = match(rdmRmaHints(atomic)).get(0);
+        assertEquals(EpType.RDM, found.epAttr().type());
+        assertEquals(Fi.FI_ATOMIC, found.txAttr().caps() & Fi.FI_ATOMIC, "tx_attr: FI_ATOMIC");
+        ActivePort noAtomics = new ActivePort("rxe0", 1, false, true, 16384, 32, 65536, 1L << 31, 16, false);
+        for (Info i : VerbsInfos.offer(List.of(noAtomics), null, null, 0, 256, 64)) {
+            assertEquals(0, i.caps() & Fi.FI_ATOMIC, i.epAttr().type() + ": no atomics where atomic_cap is NONE");
+            assertEquals(0, i.txAttr().caps() & Fi.FI_ATOMIC, i.epAttr().type() + ": tx_attr");
+            assertEquals(Fi.FI_RMA, i.caps() & Fi.FI_RMA, i.epAttr().type() + ": RMA stays");
+        }
+        assertThrows(FabricException.class, () -> InfoMatcher.filter(VerbsInfos.offer(List.of(noAtomics), null, null, 0,
+                256, 64), VerbsProvider.waiveRxCqData(rdmRmaHints(atomic)), "verbs"), "no atomic info without atomics");
     }
 }
