@@ -47,7 +47,8 @@ final class RmaSlots {
     /** A status meaning "the next work request could not be posted": completes with {@code EIO}. */
     static final int POST_FAILED = 1000;
 
-    private final boolean iwarp;
+    /** Writes are confirmed by a zero-length read (iWARP, unless the provider's {@code iwarpWriteConfirm} is off). */
+    private final boolean confirmWrites;
     private final int[] kind;
     private final int[] opcode;
     private final long[] remoteAddr;
@@ -61,8 +62,12 @@ final class RmaSlots {
     /** iWARP writes: 1 while the write is in flight, 2 while its flush read is, else 0. */
     private final int[] writeFlush;
 
-    RmaSlots(int slots, boolean iwarp) {
-        this.iwarp = iwarp;
+    /**
+     * @param confirmWrites follow each RDMA write with a zero-length read of its target and
+     *                      complete it with that read (iWARP: README "MSG endpoints")
+     */
+    RmaSlots(int slots, boolean confirmWrites) {
+        this.confirmWrites = confirmWrites;
         this.kind = new int[slots];
         this.opcode = new int[slots];
         this.remoteAddr = new long[slots];
@@ -140,7 +145,7 @@ final class RmaSlots {
                 return Fi.FI_SEND | Fi.FI_MSG;
             case K_WRITE:
                 opcode[slot] = withData ? VerbsConstants.IBV_WR_RDMA_WRITE_WITH_IMM : VerbsConstants.IBV_WR_RDMA_WRITE;
-                writeFlush[slot] = iwarp ? 1 : 0;
+                writeFlush[slot] = confirmWrites ? 1 : 0;
                 return Fi.FI_RMA | Fi.FI_WRITE;
             case K_READ:
                 opcode[slot] = VerbsConstants.IBV_WR_RDMA_READ;

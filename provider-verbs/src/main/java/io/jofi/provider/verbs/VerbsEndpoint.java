@@ -204,7 +204,7 @@ final class VerbsEndpoint extends AbstractFid
         this.txResultLen = new int[txDepth];
         this.txReg = new int[txDepth];
         this.iwarp = domain.port().iwarp();
-        this.rma = new RmaSlots(txDepth, iwarp);
+        this.rma = new RmaSlots(txDepth, iwarp && domain.provider().iwarpWriteConfirm());
         this.txBusy = new boolean[txDepth];
         this.txFree = new int[txDepth];
         for (int i = 0; i < txDepth; i++) {

@@ -41,6 +41,7 @@ public final class VerbsProvider extends AbstractFabricProvider {
     private volatile int queueSize;
     private volatile int pollBatch;
     private volatile int inlineSize;
+    private volatile boolean iwarpWriteConfirm = true;
     private volatile DeviceScan scan;
     /** The device contexts' asynchronous events, read by the fabrics' connection-management threads. */
     private final AsyncEvents asyncEvents = new AsyncEvents();
@@ -58,13 +59,14 @@ public final class VerbsProvider extends AbstractFabricProvider {
         queueSize = clamp(settings.queueSize(), 1, 1 << 16, VerbsSettings.DEFAULT_QUEUE_SIZE);
         pollBatch = clamp(settings.pollBatch(), 1, 64, VerbsSettings.DEFAULT_POLL_BATCH);
         inlineSize = clamp(settings.inlineSize(), 0, 1024, VerbsSettings.DEFAULT_INLINE_SIZE);
+        iwarpWriteConfirm = settings.iwarpWriteConfirm();
         scan = DeviceScan.scan();
     }
 
     /**
-     * Reads {@code jofi.verbs.device}, {@code jofi.verbs.queueSize}, {@code jofi.verbs.pollBatch}
-     * and {@code jofi.verbs.inlineSize} (the {@link VerbsSettings} of a plain JVM); absent or
-     * malformed values keep the defaults.
+     * Reads {@code jofi.verbs.device}, {@code jofi.verbs.queueSize}, {@code jofi.verbs.pollBatch},
+     * {@code jofi.verbs.inlineSize} and {@code jofi.verbs.iwarpWriteConfirm} (the
+     * {@link VerbsSettings} of a plain JVM); absent or malformed values keep the defaults.
      */
     void fromSystemProperties() {
         device = System.getProperty("jofi.verbs.device", "").trim();
@@ -74,6 +76,8 @@ public final class VerbsProvider extends AbstractFabricProvider {
                 VerbsSettings.DEFAULT_POLL_BATCH);
         inlineSize = clamp(intProperty("jofi.verbs.inlineSize", VerbsSettings.DEFAULT_INLINE_SIZE), 0, 1024,
                 VerbsSettings.DEFAULT_INLINE_SIZE);
+        // only "false" turns it off: a malformed value keeps the default, as for the others
+        iwarpWriteConfirm = !"false".equalsIgnoreCase(System.getProperty("jofi.verbs.iwarpWriteConfirm", "true").trim());
     }
 
     private static int intProperty(String name, int dflt) {
@@ -138,6 +142,11 @@ public final class VerbsProvider extends AbstractFabricProvider {
 
     int pollBatch() {
         return pollBatch;
+    }
+
+    /** iWARP: whether RDMA writes are confirmed by a zero-length read ({@link VerbsSettings#iwarpWriteConfirm}). */
+    boolean iwarpWriteConfirm() {
+        return iwarpWriteConfirm;
     }
 
     int inlineSize() {

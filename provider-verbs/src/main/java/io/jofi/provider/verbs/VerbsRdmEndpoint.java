@@ -221,7 +221,7 @@ final class VerbsRdmEndpoint extends AbstractFid
         this.txBusy = new boolean[txDepth];
         this.txReg = new int[txDepth];
         this.txConn = new RdmConnection[txDepth];
-        this.rma = new RmaSlots(txDepth, iwarp);
+        this.rma = new RmaSlots(txDepth, iwarp && domain.provider().iwarpWriteConfirm());
         this.txResult = new ByteBuffer[txDepth];
         this.txResultLen = new int[txDepth];
         this.txSendFlags = new int[txDepth];

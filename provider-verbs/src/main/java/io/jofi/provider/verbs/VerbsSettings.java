@@ -32,4 +32,14 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     /** Bytes a send carries inline in its work request (the inject size; a bounce buffer beyond what the device allows). */
     @AttributeDefinition(description = "bytes sent inline in the work request (inject size)")
     int inlineSize() default DEFAULT_INLINE_SIZE;
+
+    /**
+     * iWARP only: confirm each RDMA write with a zero-length read of its target before it
+     * completes (true, the default: completion means placed, and a write the target refused
+     * completes with an error). false completes a write once the local transport took it —
+     * faster, but a refused write is seen only as the connection ending. soft-iWARP (Linux 6.1)
+     * fails a long run of such reads with {@code IBV_WC_GENERAL_ERR} (README "Limits").
+     */
+    @AttributeDefinition(description = "iWARP: confirm each RDMA write by a zero-length read before it completes")
+    boolean iwarpWriteConfirm() default true;
 }
