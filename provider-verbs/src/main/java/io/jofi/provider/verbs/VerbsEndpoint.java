@@ -94,8 +94,6 @@ final class VerbsEndpoint extends AbstractFid
     /** The endpoint's caps allow RMA / atomics (an info without caps allows everything offered). */
     private final boolean rmaCap;
     private final boolean atomicCap;
-    /** The device carries remote CQ data (immediate data; not on iWARP: cq_data_size 0). */
-    private final boolean cqData;
 
     // ---- bindings (control path, under this)
     /** The counter roles verbs counts: no FI_REMOTE_READ / FI_REMOTE_WRITE (no FI_RMA_EVENT). */
@@ -196,7 +194,6 @@ final class VerbsEndpoint extends AbstractFid
         long caps = info.caps();
         this.rmaCap = caps == 0 || (caps & Fi.FI_RMA) != 0;
         this.atomicCap = caps == 0 || (caps & Fi.FI_ATOMIC) != 0;
-        this.cqData = !domain.port().iwarp();
         this.txContext = new Object[txDepth];
         this.txFlags = new long[txDepth];
         this.txReport = new boolean[txDepth];
@@ -842,7 +839,7 @@ final class VerbsEndpoint extends AbstractFid
         if (state != CONNECTED) {
             return state == DOWN || state == IDLE ? -Errno.ENOTCONN : -Errno.EAGAIN;
         }
-        rc = RmaSlots.check(kindAndOp, withData, cqData, remoteAddr, result);
+        rc = RmaSlots.check(kindAndOp, withData, !iwarp, remoteAddr, result);
         if (rc != 0) {
             return rc;
         }

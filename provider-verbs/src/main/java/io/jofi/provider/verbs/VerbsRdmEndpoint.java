@@ -109,8 +109,6 @@ final class VerbsRdmEndpoint extends AbstractFid
     private final int batch;
     private final boolean source;
     private final boolean sourceErr;
-    /** The device carries remote CQ data (immediate data; not on iWARP: cq_data_size 0). */
-    private final boolean cqData;
     /**
      * RDM endpoints of this device offer RMA ({@link VerbsInfos#RDM_RMA_ON_IWARP}): only then do
      * its connections ask for RDMA read depths (on iWARP they stay as they were before RMA).
@@ -209,7 +207,6 @@ final class VerbsRdmEndpoint extends AbstractFid
         long caps = info.caps();
         this.source = (caps & Fi.FI_SOURCE) != 0;
         this.sourceErr = source && (caps & Fi.FI_SOURCE_ERR) != 0;
-        this.cqData = !domain.port().iwarp();
         this.iwarp = domain.port().iwarp();
         this.rmaHere = !iwarp || VerbsInfos.RDM_RMA_ON_IWARP;
         this.rmaCap = rmaHere && (caps == 0 || (caps & Fi.FI_RMA) != 0);
@@ -1101,7 +1098,7 @@ final class VerbsRdmEndpoint extends AbstractFid
         if (!enabled) {
             return -Errno.EOPBADSTATE;
         }
-        rc = RmaSlots.check(kindAndOp, withData, cqData, remoteAddr, result);
+        rc = RmaSlots.check(kindAndOp, withData, !iwarp, remoteAddr, result);
         if (rc != 0) {
             return rc;
         }
