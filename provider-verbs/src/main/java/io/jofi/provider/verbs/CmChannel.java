@@ -73,11 +73,24 @@ final class CmChannel implements ProgressEngine.Step, AutoCloseable {
         }
     }
 
-    /** Hands the events of {@code id} (e.g. the id of a connect request) to {@code handler} from now on. */
-    void adopt(long id, CmHandler handler) {
+    /**
+     * Hands the events of {@code id} (e.g. the id of a connect request) to {@code handler} from now on.
+     *
+     * @return the id's new token ({@link #tokenOf})
+     */
+    long adopt(long id, CmHandler handler) {
         long token = TOKENS.getAndIncrement();
         handlers.put(token, handler);
         new Pointer(id).setLong(RdmaCmIdDescriptor.CONTEXT, token);
+        return token;
+    }
+
+    /**
+     * The token of a live {@code id} made or adopted here: unique for the channel's life (ids'
+     * addresses are not: the allocator hands a destroyed id's memory to the next one).
+     */
+    static long tokenOf(long id) {
+        return new Pointer(id).getLong(RdmaCmIdDescriptor.CONTEXT);
     }
 
     /** Forgets the handler of {@code id} and destroys the id (its queue pair must be gone). */
@@ -124,7 +137,7 @@ final class CmChannel implements ProgressEngine.Step, AutoCloseable {
             Rdmacm.rdma_ack_cm_event(event);
             CmHandler h = handlers.get(owner);
             if (h != null) {
-                h.onCmEvent(id, type, status, data);
+                h.onCmEvent(id, owner, type, status, data);
             } else if (type == VerbsConstants.RDMA_CM_EVENT_CONNECT_REQUEST) {
                 Rdmacm.rdma_reject(id, 0, (byte) 0);
                 Rdmacm.rdma_destroy_id(id);

@@ -37,6 +37,8 @@ final class RdmConnection {
     boolean receiveOnly;
     int state;
     long id;
+    /** The id's token ({@link CmChannel#tokenOf}): tells this id's events from a stale one of an earlier id at the same address. */
+    long token;
     long qp;
     int qpNum;
     SendChain chain;

@@ -530,7 +530,7 @@ final class VerbsEndpoint extends AbstractFid
 
     /** rdma_cm events of this endpoint's id (CM thread). */
     @Override
-    public void onCmEvent(long cmId, int event, int status, byte[] privateData) {
+    public void onCmEvent(long cmId, long token, int event, int status, byte[] privateData) {
         synchronized (this) {
             // closed or departed: teardown destroyed the id (and id is 0); nothing to touch
             if (cmId != id || state() != OPEN) {

@@ -103,7 +103,7 @@ final class VerbsPassiveEndpoint extends AbstractFid implements PassiveEndpoint,
 
     /** A connect request: {@code FI_CONNREQ} with the peer's data; any other event on a listening id is ignored. */
     @Override
-    public void onCmEvent(long cmId, int event, int status, byte[] privateData) {
+    public void onCmEvent(long cmId, long token, int event, int status, byte[] privateData) {
         if (event != VerbsConstants.RDMA_CM_EVENT_CONNECT_REQUEST) {
             return;
         }

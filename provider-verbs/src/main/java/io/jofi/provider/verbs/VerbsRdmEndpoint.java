@@ -492,6 +492,9 @@ final class VerbsRdmEndpoint extends AbstractFid
      */
     private void startConnect(RdmConnection c) {
         c.state = RdmConnection.CONNECTING;
+        if (RdmTrace.ON) {
+            RdmTrace.log(name, c, "connect");
+        }
         c.connectDeadline = System.nanoTime() + connectNanos;
         if (Sockaddrs.isLoopback(c.peerName)) {
             connectionFailed(c, Errno.EHOSTUNREACH);
@@ -515,6 +518,7 @@ final class VerbsRdmEndpoint extends AbstractFid
             }
         }
         c.id = newId;
+        c.token = CmChannel.tokenOf(newId);
     }
 
     /** For tests: the bound on a connection's set-up from now on (default {@link #CONNECT_NANOS}). */
@@ -547,6 +551,9 @@ final class VerbsRdmEndpoint extends AbstractFid
             moveWaiting(existing, c);
             abandon(existing);
         } else if (existing.state == RdmConnection.CONNECTING) {
+            if (RdmTrace.ON) {
+                RdmTrace.log(name, existing, "crossed: the peer's request refused, ours is kept");
+            }
             reject(reqId, RdmHelloDescriptor.REJECT_CROSSED); // ours (the lower name's) is kept
             return;
         } else {
@@ -554,7 +561,11 @@ final class VerbsRdmEndpoint extends AbstractFid
         }
         c.chain = new SendChain(Math.min(32, txDepth), IOV_LIMIT);
         c.connectDeadline = System.nanoTime() + connectNanos;
-        cm.adopt(reqId, this);
+        if (RdmTrace.ON) {
+            RdmTrace.log(name, c, "accept" + (existing == null ? "" : ", existing conn@"
+                    + Integer.toHexString(System.identityHashCode(existing)) + " state " + existing.state));
+        }
+        c.token = cm.adopt(reqId, this);
         c.id = reqId;
         connections.add(c);
         int rc = createQueuePair(c);
@@ -576,6 +587,10 @@ final class VerbsRdmEndpoint extends AbstractFid
 
     /** Moves the sends queued on {@code from} to the end of {@code to}'s queue, in order. */
     private void moveWaiting(RdmConnection from, RdmConnection to) {
+        if (RdmTrace.ON) {
+            RdmTrace.log(name, from, "crossed: " + from.waitCount + " queued move to conn@"
+                    + Integer.toHexString(System.identityHashCode(to)));
+        }
         for (int slot = from.waitHead; slot >= 0; slot = txNext[slot]) {
             txConn[slot] = to;
         }
@@ -647,7 +662,7 @@ final class VerbsRdmEndpoint extends AbstractFid
 
     /** rdma_cm events of the listener and of every connection (CM thread). */
     @Override
-    public void onCmEvent(long cmId, int event, int status, byte[] privateData) {
+    public void onCmEvent(long cmId, long token, int event, int status, byte[] privateData) {
         synchronized (this) {
             if (state() == CLOSED || isDeparted() || cq == 0) {
                 if (event == VerbsConstants.RDMA_CM_EVENT_CONNECT_REQUEST) {
@@ -659,9 +674,12 @@ final class VerbsRdmEndpoint extends AbstractFid
                 onConnectRequest(cmId, privateData);
                 return;
             }
-            RdmConnection c = connectionOfId(cmId);
+            RdmConnection c = connectionOfId(cmId, token);
             if (c == null) {
                 return;
+            }
+            if (RdmTrace.ON) {
+                RdmTrace.log(name, c, "cm event " + event + " status " + status);
             }
             switch (event) {
                 case VerbsConstants.RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -737,10 +755,17 @@ final class VerbsRdmEndpoint extends AbstractFid
         }
     }
 
-    private RdmConnection connectionOfId(long cmId) {
+    /**
+     * The connection whose id {@code cmId} is, or null: matched with the token too, because a
+     * connection ended here destroys its id (under this lock) while the CM thread may hold an
+     * event of it, read before the destroy and waiting for this lock; the next connection's
+     * id is often allocated at the same address, and that stale event (typically the
+     * DISCONNECTED of the old connection) must not end the new one.
+     */
+    private RdmConnection connectionOfId(long cmId, long token) {
         for (int i = 0; i < connections.size(); i++) {
             RdmConnection c = connections.get(i);
-            if (c.id == cmId) {
+            if (c.id == cmId && c.token == token) {
                 return c;
             }
         }
@@ -764,6 +789,9 @@ final class VerbsRdmEndpoint extends AbstractFid
 
     /** Refused as the higher name of a crossed connect: keep the queued sends for the peer's connection. */
     private void park(RdmConnection c) {
+        if (RdmTrace.ON) {
+            RdmTrace.log(name, c, "parked (crossed: refused by the lower name)");
+        }
         destroyNative(c);
         c.state = RdmConnection.PARKED;
         c.parkDeadline = System.nanoTime() + PARK_NANOS;
@@ -771,6 +799,9 @@ final class VerbsRdmEndpoint extends AbstractFid
 
     /** Connection set-up failed: its queued sends fail with {@code err}; the next send connects again. */
     private void connectionFailed(RdmConnection c, int err) {
+        if (RdmTrace.ON) {
+            RdmTrace.log(name, c, "failed, errno " + err);
+        }
         c.state = RdmConnection.DOWN;
         sweepLater(c);
         c.failure = err;
@@ -804,6 +835,9 @@ final class VerbsRdmEndpoint extends AbstractFid
      * standby connection from that peer takes over its sends.
      */
     private void peerDown(RdmConnection c) {
+        if (RdmTrace.ON) {
+            RdmTrace.log(name, c, "down");
+        }
         Rdmacm.rdma_disconnect(c.id);
         c.state = RdmConnection.DOWN;
         c.peerGone = true;
@@ -815,6 +849,9 @@ final class VerbsRdmEndpoint extends AbstractFid
                 if (s != c && s.receiveOnly && s.state == RdmConnection.CONNECTED && Arrays.equals(s.peerName, c.peerName)
                         && !Arrays.equals(s.peerName, name)) {
                     s.receiveOnly = false;
+                    if (RdmTrace.ON) {
+                        RdmTrace.log(name, s, "the standby takes over the sends");
+                    }
                     break;
                 }
             }
@@ -875,6 +912,9 @@ final class VerbsRdmEndpoint extends AbstractFid
 
     /** Forgets {@code c}: native resources and staging memory go. */
     private void release(RdmConnection c) {
+        if (RdmTrace.ON) {
+            RdmTrace.log(name, c, "released");
+        }
         destroyNative(c);
         if (c.chain != null) {
             c.chain.close();
@@ -1292,6 +1332,9 @@ final class VerbsRdmEndpoint extends AbstractFid
         if (staging != null && staging != c) {
             postChain(staging, -1);
         }
+        if (RdmTrace.ON) {
+            RdmTrace.log(name, c, "stage slot " + slot);
+        }
         int wr = rma.stage(c.chain, slot, txSendFlags[slot], txImm[slot]);
         int base = slot * IOV_LIMIT;
         for (int i = 0; i < txSges[slot]; i++) {
@@ -1329,6 +1372,9 @@ final class VerbsRdmEndpoint extends AbstractFid
 
     /** The connection is established: the sends queued on it go out in order. */
     private void flushWaiting(RdmConnection c) {
+        if (RdmTrace.ON) {
+            RdmTrace.log(name, c, "established: posting what waits");
+        }
         int slot = c.waitHead;
         c.waitHead = -1;
         c.waitTail = -1;
@@ -1643,6 +1689,9 @@ final class VerbsRdmEndpoint extends AbstractFid
             return;
         }
         RdmConnection c = connectionOfQp(qpNum);
+        if (RdmTrace.ON) {
+            RdmTrace.log(name, c, "receive slot " + slot + " from qp " + qpNum + ", " + byteLen + " bytes");
+        }
         long src = Fi.FI_ADDR_NOTAVAIL;
         byte[] unknown = null;
         if (source && c != null) {

@@ -55,7 +55,14 @@ class VerbsRdmTest {
     private Fabric fabric;
     private Domain domain;
     private Info info;
-    private final List<Node> nodes = new ArrayList<>();
+    /**
+     * The open nodes of the running test: every wait drives the progress of all of them (R1:
+     * reading a CQ progresses its endpoints), as an application with {@code Progress.MANUAL}
+     * drives every endpoint it has, so that each end's timers and completions run while a
+     * test waits on the other.
+     */
+    private static final List<Node> nodes = new ArrayList<>();
+    private static final CqEntry[] NONE = new CqEntry[0];
 
     /** One RDM endpoint with its AV and CQs. */
     private final class Node {
@@ -147,7 +154,17 @@ class VerbsRdmTest {
             if (System.nanoTime() - end > 0) {
                 fail("timed out waiting for " + what);
             }
+            driveEveryNode();
             Thread.onSpinWait();
+        }
+    }
+
+    /** One progress pass of every open node: a read of none from each CQ (its answer is not the point). */
+    private static void driveEveryNode() {
+        for (int i = 0; i < nodes.size(); i++) {
+            Node n = nodes.get(i);
+            n.txCq.read(NONE, 0);
+            n.rxCq.read(NONE, 0);
         }
     }
 
@@ -157,6 +174,21 @@ class VerbsRdmTest {
 
     private static int sendRc(Node from, ByteBuffer b, long to, Object ctx) {
         return from.ep.send(b, null, to, ctx);
+    }
+
+    /** Which message (seed - base, as {@link #message} wrote it; '?' when none fits) each buffer holds. */
+    private static String seeds(ByteBuffer[] bufs, int base) {
+        StringBuilder b = new StringBuilder("[");
+        for (ByteBuffer x : bufs) {
+            int found = -1;
+            for (int s = 0; s < 256 && found < 0; s++) {
+                if (x.get(0) == (byte) (s * 31) && x.get(1) == (byte) (s * 31 + 1)) {
+                    found = s;
+                }
+            }
+            b.append(b.length() > 1 ? " " : "").append(found < 0 ? "?" : String.valueOf(found - base));
+        }
+        return b.append(']').toString();
     }
 
     private static ByteBuffer message(int seed, int n) {
@@ -184,6 +216,7 @@ class VerbsRdmTest {
             if (System.nanoTime() - end > 0) {
                 fail("timed out waiting for " + what);
             }
+            driveEveryNode();
             Thread.onSpinWait();
         }
     }
@@ -221,11 +254,14 @@ class VerbsRdmTest {
             CqEntry e = receive(b, src, "b's receive " + i);
             assertEquals(aAtB, src[0], "the sender's fi_addr (FI_SOURCE)");
             assertEquals(40, e.len());
-            assertEquals((byte) (i * 31), rb[i].get(0), "b's message " + i + " in order");
+            int k = i;
+            assertEquals((byte) (i * 31), rb[i].get(0), () -> "b's message " + k + " in order; the messages (seeds)"
+                    + " in b's receives, in posting order: " + seeds(rb, 0));
             src[0] = -1;
             e = receive(a, src, "a's receive " + i);
             assertEquals(bAtA, src[0], "the sender's fi_addr (FI_SOURCE)");
-            assertEquals((byte) ((100 + i) * 31), ra[i].get(0), "a's message " + i + " in order");
+            assertEquals((byte) ((100 + i) * 31), ra[i].get(0), () -> "a's message " + k + " in order; the messages"
+                    + " (seeds) in a's receives, in posting order: " + seeds(ra, 100));
         }
         CqEntry[] t = {new CqEntry()};
         int[] sent = {0, 0};
