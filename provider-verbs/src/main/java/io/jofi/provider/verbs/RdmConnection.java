@@ -25,6 +25,14 @@ final class RdmConnection {
     static final int PARKED = 4;
     /** Ended (refused, failed, disconnected, superseded); released once nothing is posted on it. */
     static final int DOWN = 5;
+    /**
+     * Active, superseded by the peer's connection (crossed connects) after its connect request
+     * went out: it never carries anything, and its id is destroyed once the request is answered
+     * (rejected, established, failed) or at its set-up bound, not at once, because destroying an
+     * iWARP id whose connect request is unanswered waits for the answer
+     * ({@link VerbsRdmEndpoint}, "Crossed connects").
+     */
+    static final int ABANDONED = 6;
 
     /** The peer's listening address (its getName()). */
     final byte[] peerName;
@@ -95,6 +103,6 @@ final class RdmConnection {
 
     /** Whether the connection is set up or being set up (can carry sends now or later). */
     boolean live() {
-        return state != DOWN;
+        return state != DOWN && state != ABANDONED;
     }
 }

@@ -59,7 +59,12 @@ import java.util.List;
  * queued sends onto it; the lower end rejects the higher's request ({@code REJECT_CROSSED}); a
  * higher end refused that way parks its sends until the lower's request arrives (or connects
  * again after {@link #PARK_NANOS}). Queued sends were never posted, so nothing is lost or
- * reordered.
+ * reordered. A superseded connection whose connect request is already out is
+ * {@link RdmConnection#ABANDONED}: its id goes when the request is answered, because
+ * {@code rdma_destroy_id} of an iWARP id with its request unanswered waits for the answer
+ * (iw_cm), which held the CM thread — the very thread that delivers the answer when both
+ * endpoints live in one process — until soft-iWARP's 10 s MPA timeout, and the peer's own
+ * connect request timed out meanwhile (its queued sends failed with {@code ETIMEDOUT}).
  *
  * <p><b>Receives.</b> One shared receive queue ({@code ibv_create_srq}) for every connection:
  * a receive is posted once, zero-copy, and takes the next message of whichever peer; each
@@ -609,10 +614,44 @@ final class VerbsRdmEndpoint extends AbstractFid
         from.waitCount = 0;
     }
 
-    /** Drops a connection superseded by the peer's (it never carried anything): its id and queue pair go. */
+    /**
+     * Drops a connection superseded by the peer's (it never carried anything): its id and
+     * queue pair go now, or, when its connect request is out (a queue pair exists only once
+     * {@code rdma_connect} is called), when the request is answered ({@link RdmConnection#ABANDONED}).
+     */
     private void abandon(RdmConnection c) {
+        if (c.active && c.state == RdmConnection.CONNECTING && c.qp != 0) {
+            c.state = RdmConnection.ABANDONED;
+            if (RdmTrace.ON) {
+                RdmTrace.log(name, c, "abandoned: released when its connect request is answered");
+            }
+            return;
+        }
         c.state = RdmConnection.DOWN;
         release(c);
+    }
+
+    /**
+     * An event of an {@link RdmConnection#ABANDONED} connection: once its connect request is
+     * answered it goes (established — the peer took it as a standby — is disconnected first);
+     * the id's destroy no longer waits.
+     */
+    private void onAbandonedEvent(RdmConnection c, int event) {
+        switch (event) {
+            case VerbsConstants.RDMA_CM_EVENT_ESTABLISHED:
+                Rdmacm.rdma_disconnect(c.id);
+                release(c);
+                break;
+            case VerbsConstants.RDMA_CM_EVENT_REJECTED:
+            case VerbsConstants.RDMA_CM_EVENT_CONNECT_ERROR:
+            case VerbsConstants.RDMA_CM_EVENT_UNREACHABLE:
+            case VerbsConstants.RDMA_CM_EVENT_DISCONNECTED:
+            case VerbsConstants.RDMA_CM_EVENT_DEVICE_REMOVAL:
+                release(c);
+                break;
+            default:
+                break;
+        }
     }
 
     /** Creates the RC queue pair of {@code c} on its id (shared CQ and SRQ); 0 or an errno. */
@@ -680,6 +719,10 @@ final class VerbsRdmEndpoint extends AbstractFid
             }
             if (RdmTrace.ON) {
                 RdmTrace.log(name, c, "cm event " + event + " status " + status);
+            }
+            if (c.state == RdmConnection.ABANDONED) {
+                onAbandonedEvent(c, event);
+                return;
             }
             switch (event) {
                 case VerbsConstants.RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -946,6 +989,8 @@ final class VerbsRdmEndpoint extends AbstractFid
                 connectionFailed(c, Errno.ETIMEDOUT);
             } else if (c.state == RdmConnection.DOWN && c.sweepAt != 0 && now - c.sweepAt >= 0) {
                 sweep(c);
+            } else if (c.state == RdmConnection.ABANDONED && now - c.connectDeadline >= 0) {
+                release(c); // its request never answered: the destroy may wait for rdma_cm's own bound
             }
         }
     }
@@ -972,7 +1017,7 @@ final class VerbsRdmEndpoint extends AbstractFid
                         continue;
                     }
                     RdmConnection c = connections.get(i);
-                    if (c.state == RdmConnection.DOWN || !Arrays.equals(c.peerName, a)) {
+                    if (!c.live() || !Arrays.equals(c.peerName, a)) {
                         continue;
                     }
                     if (c.state == RdmConnection.CONNECTED || c.state == RdmConnection.ACCEPTING) {
