@@ -45,7 +45,8 @@ final class ReceiveSlots {
     private final int[] lkey;
     /** The registration-cache entry a slot holds, or -1. */
     private final int[] reg;
-    private final int[] free;
+    /** The free slots, a stack: {@code freeList[0 .. freeCount)}. */
+    private final int[] freeList;
     private int freeCount;
 
     // ---- fixed at enable (bindings cannot change after it)
@@ -74,9 +75,9 @@ final class ReceiveSlots {
         this.len = new int[depth];
         this.lkey = new int[depth];
         this.reg = new int[depth];
-        this.free = new int[depth];
+        this.freeList = new int[depth];
         for (int i = 0; i < depth; i++) {
-            free[i] = depth - 1 - i;
+            freeList[i] = depth - 1 - i;
         }
         this.freeCount = depth;
     }
@@ -128,7 +129,7 @@ final class ReceiveSlots {
         long key;
         int r = -1;
         boolean onHeap = !b.isDirect();
-        int slot = free[freeCount - 1];
+        int slot = freeList[freeCount - 1];
         if (onHeap) {
             if (n > LocalBuffers.BOUNCE) {
                 return -Errno.EMSGSIZE;
@@ -330,7 +331,7 @@ final class ReceiveSlots {
         canceled[slot] = false;
         context[slot] = null;
         buf[slot] = null;
-        free[freeCount++] = slot;
+        freeList[freeCount++] = slot;
     }
 
     /**

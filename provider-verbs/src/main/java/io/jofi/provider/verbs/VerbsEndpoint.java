@@ -54,6 +54,7 @@ import java.nio.ByteBuffer;
  * posted with one {@code post_send}/{@code post_recv} call ({@code FI_MORE} defers the post
  * and chains). Local buffers: a registration given as {@code desc}; else
  * {@link LocalBuffers} (registration cache for direct buffers, bounce slots for heap buffers).
+ * Receive slots are {@link ReceiveSlots}, shared with RDM endpoints.
  * Receives posted before the queue pair exists wait in order and are posted when it is
  * created. Completions are polled in batches by the domain's engine ({@link #pollCompletions}).
  * Every work request is signalled, so that each slot is returned by its completion; entries

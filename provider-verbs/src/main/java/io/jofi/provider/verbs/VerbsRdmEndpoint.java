@@ -70,6 +70,7 @@ import java.util.List;
  * a receive is posted once, zero-copy, and takes the next message of whichever peer; each
  * work completion's {@code qp_num} names the connection, hence the sender. As on MSG endpoints
  * every receive ends with the domain's overflow area (truncation is {@code ETRUNC}, R12).
+ * The receive slots are {@link ReceiveSlots}, shared with MSG endpoints.
  *
  * <p><b>Failures.</b> A set-up that fails fails the sends queued on it with an error
  * completion: no listener ({@code ECONNREFUSED}), no route or a loopback name
