@@ -54,6 +54,7 @@ import java.nio.ByteBuffer;
  * posted with one {@code post_send}/{@code post_recv} call ({@code FI_MORE} defers the post
  * and chains). Local buffers: a registration given as {@code desc}; else
  * {@link LocalBuffers} (registration cache for direct buffers, bounce slots for heap buffers).
+ * Receive slots are {@link ReceiveSlots}, shared with RDM endpoints.
  * Receives posted before the queue pair exists wait in order and are posted when it is
  * created. Completions are polled in batches by the domain's engine ({@link #pollCompletions}).
  * Every work request is signalled, so that each slot is returned by its completion; entries
@@ -80,7 +81,6 @@ final class VerbsEndpoint extends AbstractFid
 
     private static final long RX_BIT = 1L << 32;
     private static final long SEND_FLAGS = Fi.FI_SEND | Fi.FI_MSG;
-    private static final long RECV_FLAGS = Fi.FI_RECV | Fi.FI_MSG;
     private static final int RESOLVE_TIMEOUT_MS = 2000;
     private static final int IOV_LIMIT = 4;
 
@@ -161,19 +161,8 @@ final class VerbsEndpoint extends AbstractFid
     private final boolean[] txBusy;
 
     // ---- receive slots (under this)
-    private final Object[] rxContext;
-    private final ByteBuffer[] rxBuf;
-    private final int[] rxBufOffset;
-    private final boolean[] rxHeap;
-    private final boolean[] rxReport;
-    private final boolean[] rxCanceled;
-    private final boolean[] rxBusy;
-    private final long[] rxAddr;
-    private final int[] rxLen;
-    private final int[] rxLkey;
-    private final int[] rxReg;
-    private final int[] rxFree;
-    private int rxFreeCount;
+    /** The receive slots (shared logic with RDM endpoints); used under this endpoint's monitor. */
+    private final ReceiveSlots rx;
     /** Receives posted before the queue pair exists, in posting order (a ring of slots). */
     private final int[] rxWaiting;
     private int rxWaitHead;
@@ -208,22 +197,7 @@ final class VerbsEndpoint extends AbstractFid
             txFree[i] = txDepth - 1 - i;
         }
         this.txFreeCount = txDepth;
-        this.rxContext = new Object[rxDepth];
-        this.rxBuf = new ByteBuffer[rxDepth];
-        this.rxBufOffset = new int[rxDepth];
-        this.rxHeap = new boolean[rxDepth];
-        this.rxReport = new boolean[rxDepth];
-        this.rxCanceled = new boolean[rxDepth];
-        this.rxBusy = new boolean[rxDepth];
-        this.rxAddr = new long[rxDepth];
-        this.rxLen = new int[rxDepth];
-        this.rxLkey = new int[rxDepth];
-        this.rxReg = new int[rxDepth];
-        this.rxFree = new int[rxDepth];
-        for (int i = 0; i < rxDepth; i++) {
-            rxFree[i] = rxDepth - 1 - i;
-        }
-        this.rxFreeCount = rxDepth;
+        this.rx = new ReceiveSlots(domain, rxDepth, txDepth); // bounce slots: transmit first, then receive
         this.rxWaiting = new int[rxDepth];
         this.bindings = new EndpointBindings(domain.engine(), COUNTER_ROLES);
     }
@@ -293,6 +267,7 @@ final class VerbsEndpoint extends AbstractFid
             sendChain = new SendChain(Math.min(32, txDepth), IOV_LIMIT);
             recvChain = new RecvChain(Math.min(32, rxDepth), IOV_LIMIT);
             buffers = new LocalBuffers(domain.pd(), txDepth + rxDepth);
+            rx.enable(rxCq, recvCntr, selectiveRx, buffers);
             connBlock = new NativeBlock(RdmaConnParamDescriptor.SIZE + ConnData.MAX_FRAME
                     + IbvQpInitAttrDescriptor.SIZE);
         } catch (RuntimeException e) {
@@ -519,7 +494,7 @@ final class VerbsEndpoint extends AbstractFid
             int slot = rxWaiting[rxWaitHead];
             rxWaitHead = (rxWaitHead + 1) % rxDepth;
             rxWaitCount--;
-            stageRecv(slot);
+            rx.stage(recvChain, slot, RX_BIT);
             if (recvChain.full()) {
                 postRecvChain();
             }
@@ -598,26 +573,17 @@ final class VerbsEndpoint extends AbstractFid
         }
         for (int k = 0; k < rxWaitCount; k++) {
             int slot = rxWaiting[(rxWaitHead + k) % rxDepth];
-            if (rxContext[slot] == context) {
+            if (rx.context(slot) == context) {
                 for (int j = k; j < rxWaitCount - 1; j++) {
                     rxWaiting[(rxWaitHead + j) % rxDepth] = rxWaiting[(rxWaitHead + j + 1) % rxDepth];
                 }
                 rxWaitCount--;
-                rxCq.completeError(context, RECV_FLAGS, 0, rxBuf[slot], rxBufOffset[slot], 0, 0, 0, Errno.ECANCELED, 0,
-                        null, 0, Fi.FI_ADDR_NOTAVAIL);
-                freeRx(slot);
+                rx.reportCanceled(slot);
+                rx.free(slot);
                 return 0;
             }
         }
-        for (int slot = 0; slot < rxDepth; slot++) {
-            if (rxBusy[slot] && !rxCanceled[slot] && rxContext[slot] == context) {
-                rxCanceled[slot] = true;
-                rxCq.completeError(context, RECV_FLAGS, 0, rxBuf[slot], rxBufOffset[slot], 0, 0, 0, Errno.ECANCELED, 0,
-                        null, 0, Fi.FI_ADDR_NOTAVAIL);
-                return 0;
-            }
-        }
-        return -Errno.ENOENT;
+        return rx.cancel(context);
     }
 
     /** {@code fi_getopt}: {@code FI_OPT_CM_DATA_SIZE} is {@link ConnData#MAX_DATA}. */
@@ -1052,75 +1018,20 @@ final class VerbsEndpoint extends AbstractFid
         if (b == null || (msg != null && msg.iovCount() != 1)) {
             return msg != null && msg.iovCount() > 1 ? -Errno.ENOSYS : -Errno.EINVAL;
         }
-        if (rxFreeCount == 0) {
-            return -Errno.EAGAIN;
+        int slot = rx.reserve(b, d, context, flags);
+        if (slot < 0) {
+            return slot;
         }
-        int len = b.remaining();
-        long addr;
-        long lkey;
-        int reg = -1;
-        boolean heap = !b.isDirect();
-        int slot = rxFree[rxFreeCount - 1];
-        if (heap) {
-            if (len > LocalBuffers.BOUNCE) {
-                return -Errno.EMSGSIZE;
-            }
-            addr = buffers.bounceAddress(txDepth + slot);
-            lkey = buffers.bounceLkey();
-        } else {
-            addr = buffers.addressOf(b) + b.position();
-            if (d != null) {
-                long[] r = domain.registration(d);
-                if (r == null) {
-                    return -Errno.EINVAL;
-                }
-                lkey = r[1];
-            } else {
-                lkey = len == 0 ? 0 : buffers.lkey(b, addr, len);
-                if (lkey < 0) {
-                    return -Errno.EAGAIN;
-                }
-                reg = len == 0 ? -1 : buffers.lastEntry;
-            }
-        }
-        rc = rxCq.reserve();
-        if (rc != 0) {
-            return rc;
-        }
-        rxFreeCount--;
-        if (reg >= 0) {
-            buffers.hold(reg);
-        }
-        rxContext[slot] = context;
-        rxBuf[slot] = b;
-        rxBufOffset[slot] = b.position();
-        rxHeap[slot] = heap;
-        rxReport[slot] = !selectiveRx || (flags & Fi.FI_COMPLETION) != 0;
-        rxCanceled[slot] = false;
-        rxBusy[slot] = true;
-        rxAddr[slot] = addr;
-        rxLen[slot] = len;
-        rxLkey[slot] = (int) lkey;
-        rxReg[slot] = reg;
         if (qp == 0) {
             rxWaiting[(rxWaitHead + rxWaitCount) % rxDepth] = slot;
             rxWaitCount++;
             return 0;
         }
-        stageRecv(slot);
+        rx.stage(recvChain, slot, RX_BIT);
         if ((flags & Fi.FI_MORE) == 0 || recvChain.full()) {
             return postRecvChain();
         }
         return 0;
-    }
-
-    private void stageRecv(int slot) {
-        int wr = recvChain.stage(RX_BIT | slot);
-        if (rxLen[slot] > 0) {
-            recvChain.sge(wr, rxAddr[slot], rxLen[slot], rxLkey[slot]);
-        }
-        // a longer message spills here: ETRUNC with olen instead of a queue pair in error (R12)
-        recvChain.sge(wr, domain.overflowAddress(), VerbsDomain.OVERFLOW, domain.overflowLkey());
     }
 
     private int postRecvChain() {
@@ -1160,7 +1071,7 @@ final class VerbsEndpoint extends AbstractFid
         }
         rxWaitCount = 0; // receives that waited for a queue pair are swept with the rest
         for (int slot = 0; slot < rxDepth; slot++) {
-            if (rxBusy[slot]) {
+            if (rx.busy(slot)) {
                 completeRx(slot, VerbsConstants.IBV_WC_WR_FLUSH_ERR, 0, 0, 0, 0);
                 n++;
             }
@@ -1231,75 +1142,18 @@ final class VerbsEndpoint extends AbstractFid
         txFree[txFreeCount++] = slot;
     }
 
+    /** A receive slot's completion: its rules are {@link ReceiveSlots}'; an MSG endpoint names no source. */
     private void completeRx(int slot, int status, int opcode, int byteLen, int immData, int wcFlags) {
-        if (slot < 0 || slot >= rxDepth || !rxBusy[slot]) {
+        if (!rx.completing(slot)) {
             return;
         }
-        int data = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.BIG_ENDIAN ? immData
-                : Integer.reverseBytes(immData);
-        Object ctx = rxContext[slot];
-        if (rxReg[slot] >= 0) {
-            buffers.release(rxReg[slot]);
-        }
-        if (rxCanceled[slot]) {
-            freeRx(slot); // its ECANCELED completion was reported at cancel time
-            return;
-        }
-        if (status == VerbsConstants.IBV_WC_SUCCESS && opcode == VerbsConstants.IBV_WC_RECV_RDMA_WITH_IMM) {
-            RmaSlots.completeRemoteWrite(rxCq, ctx, rxReport[slot], data & 0xFFFFFFFFL, Fi.FI_ADDR_NOTAVAIL);
-            freeRx(slot);
-            return;
-        }
-        ByteBuffer b = rxBuf[slot];
-        if (status == VerbsConstants.IBV_WC_SUCCESS && (byteLen & 0xFFFFFFFFL) > rxLen[slot]) {
-            // the message spilled into the overflow area: truncated (R12)
-            if (rxHeap[slot]) {
-                buffers.copyOut(txDepth + slot, b, rxLen[slot]);
-            }
-            if (recvCntr != null) {
-                recvCntr.incrementError();
-            }
-            rxCq.completeError(ctx, RECV_FLAGS, rxLen[slot], b, rxBufOffset[slot], 0, 0,
-                    (byteLen & 0xFFFFFFFFL) - rxLen[slot], Errno.ETRUNC, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
-            freeRx(slot);
-            return;
-        }
-        if (status == VerbsConstants.IBV_WC_SUCCESS) {
-            if (rxHeap[slot]) {
-                buffers.copyOut(txDepth + slot, b, byteLen);
-            }
-            long flags = RECV_FLAGS;
-            long d = 0;
-            if ((wcFlags & VerbsConstants.IBV_WC_WITH_IMM) != 0) {
-                flags |= Fi.FI_REMOTE_CQ_DATA;
-                d = data & 0xFFFFFFFFL;
-            }
-            if (recvCntr != null) {
-                recvCntr.increment();
-            }
-            if (rxReport[slot]) {
-                rxCq.complete(ctx, flags, byteLen, b, rxBufOffset[slot], d, 0, Fi.FI_ADDR_NOTAVAIL);
-            } else {
-                rxCq.unreserve();
-            }
+        if (status != VerbsConstants.IBV_WC_SUCCESS) {
+            rx.completeFailed(slot, status);
+        } else if (opcode == VerbsConstants.IBV_WC_RECV_RDMA_WITH_IMM) {
+            rx.completeRemoteWrite(slot, immData, Fi.FI_ADDR_NOTAVAIL);
         } else {
-            int err = WcErrors.errno(status);
-            if (recvCntr != null) {
-                recvCntr.incrementError();
-            }
-            long len = err == Errno.ETRUNC ? rxLen[slot] : 0;
-            rxCq.completeError(ctx, RECV_FLAGS, len, b, rxBufOffset[slot], 0, 0, 0, err, status, null, 0,
-                    Fi.FI_ADDR_NOTAVAIL);
+            rx.completeMessage(slot, byteLen, immData, wcFlags, Fi.FI_ADDR_NOTAVAIL, null);
         }
-        freeRx(slot);
-    }
-
-    private void freeRx(int slot) {
-        rxBusy[slot] = false;
-        rxCanceled[slot] = false;
-        rxContext[slot] = null;
-        rxBuf[slot] = null;
-        rxFree[rxFreeCount++] = slot;
     }
 
     // =================================================================== teardown
@@ -1332,17 +1186,7 @@ final class VerbsEndpoint extends AbstractFid
                 txBusy[slot] = false;
             }
         }
-        for (int slot = 0; slot < rxDepth; slot++) {
-            if (rxBusy[slot] && !rxCanceled[slot]) {
-                if (departing) {
-                    rxCq.completeError(rxContext[slot], RECV_FLAGS, 0, rxBuf[slot], rxBufOffset[slot], 0, 0, 0,
-                            Errno.ECANCELED, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
-                } else {
-                    rxCq.unreserve();
-                }
-            }
-            rxBusy[slot] = false;
-        }
+        rx.drain(departing);
         rxWaitCount = 0;
         if (request != null && id == 0 && request.pep.take(request)) {
             Rdmacm.rdma_reject(request.id, 0, (byte) 0);

@@ -70,6 +70,7 @@ import java.util.List;
  * a receive is posted once, zero-copy, and takes the next message of whichever peer; each
  * work completion's {@code qp_num} names the connection, hence the sender. As on MSG endpoints
  * every receive ends with the domain's overflow area (truncation is {@code ETRUNC}, R12).
+ * The receive slots are {@link ReceiveSlots}, shared with MSG endpoints.
  *
  * <p><b>Failures.</b> A set-up that fails fails the sends queued on it with an error
  * completion: no listener ({@code ECONNREFUSED}), no route or a loopback name
@@ -101,7 +102,6 @@ final class VerbsRdmEndpoint extends AbstractFid
     static final long CONNECT_NANOS = 30_000_000_000L;
     private static final long RX_BIT = 1L << 32;
     private static final long SEND_FLAGS = Fi.FI_SEND | Fi.FI_MSG;
-    private static final long RECV_FLAGS = Fi.FI_RECV | Fi.FI_MSG;
     private static final int RESOLVE_TIMEOUT_MS = 2000;
     private static final int IOV_LIMIT = 4;
     /** A transmit status meaning "failed before the device had it": the errno is in txError. */
@@ -187,17 +187,8 @@ final class VerbsRdmEndpoint extends AbstractFid
     private int txFreeCount;
 
     // ---- receive slots (under this)
-    private final Object[] rxContext;
-    private final ByteBuffer[] rxBuf;
-    private final int[] rxBufOffset;
-    private final boolean[] rxHeap;
-    private final boolean[] rxReport;
-    private final boolean[] rxCanceled;
-    private final boolean[] rxBusy;
-    private final int[] rxLen;
-    private final int[] rxReg;
-    private final int[] rxFree;
-    private int rxFreeCount;
+    /** The receive slots (shared logic with MSG endpoints); used under this endpoint's monitor. */
+    private final ReceiveSlots rx;
 
     VerbsRdmEndpoint(VerbsDomain domain, Info info, Object context) {
         super(FidClass.ENDPOINT, context);
@@ -238,20 +229,7 @@ final class VerbsRdmEndpoint extends AbstractFid
             txFree[i] = txDepth - 1 - i;
         }
         this.txFreeCount = txDepth;
-        this.rxContext = new Object[rxDepth];
-        this.rxBuf = new ByteBuffer[rxDepth];
-        this.rxBufOffset = new int[rxDepth];
-        this.rxHeap = new boolean[rxDepth];
-        this.rxReport = new boolean[rxDepth];
-        this.rxCanceled = new boolean[rxDepth];
-        this.rxBusy = new boolean[rxDepth];
-        this.rxLen = new int[rxDepth];
-        this.rxReg = new int[rxDepth];
-        this.rxFree = new int[rxDepth];
-        for (int i = 0; i < rxDepth; i++) {
-            rxFree[i] = rxDepth - 1 - i;
-        }
-        this.rxFreeCount = rxDepth;
+        this.rx = new ReceiveSlots(domain, rxDepth, txDepth); // bounce slots: transmit first, then receive
     }
 
     private static int clampDepth(long asked, int max) {
@@ -342,6 +320,7 @@ final class VerbsRdmEndpoint extends AbstractFid
             recvChain = new RecvChain(Math.min(32, rxDepth), 2);
             recvChain.sharedQueue(srq);
             buffers = new LocalBuffers(domain.pd(), txDepth + rxDepth);
+            rx.enable(rxCq, recvCntr, selectiveRx, buffers);
             connBlock = new NativeBlock(RdmaConnParamDescriptor.SIZE + ConnData.MAX_FRAME
                     + IbvQpInitAttrDescriptor.SIZE);
             listen(src);
@@ -1469,69 +1448,16 @@ final class VerbsRdmEndpoint extends AbstractFid
         if (b == null) {
             return -Errno.EINVAL;
         }
-        if (rxFreeCount == 0) {
-            return -Errno.EAGAIN;
+        int slot = rx.reserve(b, d, context, flags);
+        if (slot < 0) {
+            return slot;
         }
-        int len = b.remaining();
-        long addr;
-        long lkey;
-        int reg = -1;
-        boolean heap = !b.isDirect();
-        int slot = rxFree[rxFreeCount - 1];
-        if (heap) {
-            if (len > LocalBuffers.BOUNCE) {
-                return -Errno.EMSGSIZE;
-            }
-            addr = buffers.bounceAddress(txDepth + slot);
-            lkey = buffers.bounceLkey();
-        } else {
-            addr = buffers.addressOf(b) + b.position();
-            if (d != null) {
-                long[] r = domain.registration(d);
-                if (r == null) {
-                    return -Errno.EINVAL;
-                }
-                lkey = r[1];
-            } else {
-                lkey = len == 0 ? 0 : buffers.lkey(b, addr, len);
-                if (lkey < 0) {
-                    return -Errno.EAGAIN;
-                }
-                reg = len == 0 ? -1 : buffers.lastEntry;
-            }
-        }
-        rc = rxCq.reserve();
-        if (rc != 0) {
-            return rc;
-        }
-        rxFreeCount--;
-        if (reg >= 0) {
-            buffers.hold(reg);
-        }
-        rxContext[slot] = context;
-        rxBuf[slot] = b;
-        rxBufOffset[slot] = b.position();
-        rxHeap[slot] = heap;
-        rxReport[slot] = !selectiveRx || (flags & Fi.FI_COMPLETION) != 0;
-        rxCanceled[slot] = false;
-        rxBusy[slot] = true;
-        rxLen[slot] = len;
-        rxReg[slot] = reg;
-        int wr = recvChain.stage(RX_BIT | slot);
-        if (len > 0) {
-            recvChain.sge(wr, addr, len, (int) lkey);
-        }
-        // a longer message spills here: ETRUNC with olen instead of a queue pair in error (R12)
-        recvChain.sge(wr, domain.overflowAddress(), VerbsDomain.OVERFLOW, domain.overflowLkey());
+        rx.stage(recvChain, slot, RX_BIT);
         if ((flags & Fi.FI_MORE) == 0 || recvChain.full()) {
             rc = recvChain.post(domain.ops());
             if (rc != 0) {
                 // refused by the device: nothing of it was posted
-                if (reg >= 0) {
-                    buffers.release(reg);
-                }
-                rxCq.unreserve();
-                freeRx(slot);
+                rx.unreserve(slot);
                 return WcErrors.postRefused(rc);
             }
         }
@@ -1551,15 +1477,7 @@ final class VerbsRdmEndpoint extends AbstractFid
         if (rc != 0) {
             return rc;
         }
-        for (int slot = 0; slot < rxDepth; slot++) {
-            if (rxBusy[slot] && !rxCanceled[slot] && rxContext[slot] == context) {
-                rxCanceled[slot] = true;
-                rxCq.completeError(context, RECV_FLAGS, 0, rxBuf[slot], rxBufOffset[slot], 0, 0, 0, Errno.ECANCELED, 0,
-                        null, 0, Fi.FI_ADDR_NOTAVAIL);
-                return 0;
-            }
-        }
-        return -Errno.ENOENT;
+        return rx.cancel(context);
     }
 
     // =================================================================== not offered
@@ -1710,27 +1628,17 @@ final class VerbsRdmEndpoint extends AbstractFid
         txFree[txFreeCount++] = slot;
     }
 
+    /**
+     * A receive slot's completion: its rules are {@link ReceiveSlots}'; a message names its
+     * sender from the connection it came on ({@code qp_num}): {@code FI_SOURCE} its fi_addr,
+     * {@code FI_SOURCE_ERR} its raw name when the AV does not hold it (R10).
+     */
     private void completeRx(int slot, int status, int opcode, int byteLen, int immData, int wcFlags, int qpNum) {
-        if (slot < 0 || slot >= rxDepth || !rxBusy[slot]) {
+        if (!rx.completing(slot)) {
             return;
         }
-        if (rxReg[slot] >= 0) {
-            buffers.release(rxReg[slot]);
-        }
-        if (rxCanceled[slot]) {
-            freeRx(slot); // its ECANCELED completion was reported at cancel time
-            return;
-        }
-        Object ctx = rxContext[slot];
-        ByteBuffer b = rxBuf[slot];
         if (status != VerbsConstants.IBV_WC_SUCCESS) {
-            int err = WcErrors.errno(status);
-            if (recvCntr != null) {
-                recvCntr.incrementError();
-            }
-            rxCq.completeError(ctx, RECV_FLAGS, err == Errno.ETRUNC ? rxLen[slot] : 0, b, rxBufOffset[slot], 0, 0, 0, err,
-                    status, null, 0, Fi.FI_ADDR_NOTAVAIL);
-            freeRx(slot);
+            rx.completeFailed(slot, status);
             return;
         }
         RdmConnection c = connectionOfQp(qpNum);
@@ -1747,61 +1655,10 @@ final class VerbsRdmEndpoint extends AbstractFid
         }
         if (opcode == VerbsConstants.IBV_WC_RECV_RDMA_WITH_IMM) {
             // FI_RX_CQ_DATA: a peer's writeData consumed this receive; the data completes it
-            long d = (ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN ? immData : Integer.reverseBytes(immData))
-                    & 0xFFFFFFFFL;
-            RmaSlots.completeRemoteWrite(rxCq, ctx, rxReport[slot], d, src);
-            freeRx(slot);
-            return;
-        }
-        long n = byteLen & 0xFFFFFFFFL;
-        if (n > rxLen[slot]) {
-            // the message spilled into the overflow area: truncated (R12)
-            if (rxHeap[slot]) {
-                buffers.copyOut(txDepth + slot, b, rxLen[slot]);
-            }
-            if (recvCntr != null) {
-                recvCntr.incrementError();
-            }
-            rxCq.completeError(ctx, RECV_FLAGS, rxLen[slot], b, rxBufOffset[slot], 0, 0, n - rxLen[slot], Errno.ETRUNC,
-                    0, null, 0, src);
-            freeRx(slot);
-            return;
-        }
-        if (rxHeap[slot]) {
-            buffers.copyOut(txDepth + slot, b, (int) n);
-        }
-        long flags = RECV_FLAGS;
-        long data = 0;
-        if ((wcFlags & VerbsConstants.IBV_WC_WITH_IMM) != 0) {
-            flags |= Fi.FI_REMOTE_CQ_DATA;
-            data = (ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN ? immData : Integer.reverseBytes(immData))
-                    & 0xFFFFFFFFL;
-        }
-        if (unknown != null) {
-            if (recvCntr != null) {
-                recvCntr.incrementError();
-            }
-            rxCq.completeError(ctx, flags, n, b, rxBufOffset[slot], data, 0, 0, Errno.EADDRNOTAVAIL, 0, unknown.clone(),
-                    unknown.length, Fi.FI_ADDR_NOTAVAIL);
+            rx.completeRemoteWrite(slot, immData, src);
         } else {
-            if (recvCntr != null) {
-                recvCntr.increment();
-            }
-            if (rxReport[slot]) {
-                rxCq.complete(ctx, flags, n, b, rxBufOffset[slot], data, 0, src);
-            } else {
-                rxCq.unreserve();
-            }
+            rx.completeMessage(slot, byteLen, immData, wcFlags, src, unknown);
         }
-        freeRx(slot);
-    }
-
-    private void freeRx(int slot) {
-        rxBusy[slot] = false;
-        rxCanceled[slot] = false;
-        rxContext[slot] = null;
-        rxBuf[slot] = null;
-        rxFree[rxFreeCount++] = slot;
     }
 
     // =================================================================== teardown
@@ -1836,17 +1693,7 @@ final class VerbsRdmEndpoint extends AbstractFid
                 txBusy[slot] = false;
             }
         }
-        for (int slot = 0; slot < rxDepth; slot++) {
-            if (rxBusy[slot] && !rxCanceled[slot]) {
-                if (departing) {
-                    rxCq.completeError(rxContext[slot], RECV_FLAGS, 0, rxBuf[slot], rxBufOffset[slot], 0, 0, 0,
-                            Errno.ECANCELED, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
-                } else {
-                    rxCq.unreserve();
-                }
-            }
-            rxBusy[slot] = false;
-        }
+        rx.drain(departing);
         releaseNative();
         // once only (a close after a departure releases nothing more); a departed endpoint's
         // events stay on the EQ for the application to drain (R15)
