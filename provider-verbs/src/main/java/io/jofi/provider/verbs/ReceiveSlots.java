@@ -215,6 +215,20 @@ final class ReceiveSlots {
         return -Errno.ENOENT;
     }
 
+    /**
+     * {@code fi_cancel} of a receive the device never had (an MSG endpoint's, waiting for its
+     * queue pair): its {@code ECANCELED} completion (R13), its cached registration released
+     * (no work completion will come to do it) and the slot freed.
+     */
+    void cancelUnposted(int slot) {
+        if (reg[slot] >= 0) {
+            buffers.release(reg[slot]);
+            reg[slot] = -1;
+        }
+        reportCanceled(slot);
+        free(slot);
+    }
+
     /** The {@code ECANCELED} error completion of {@code slot}'s receive (R13, R15); the slot is not freed. */
     void reportCanceled(int slot) {
         cq.completeError(context[slot], RECV_FLAGS, 0, buf[slot], bufOffset[slot], 0, 0, 0, Errno.ECANCELED, 0,

@@ -578,8 +578,7 @@ final class VerbsEndpoint extends AbstractFid
                     rxWaiting[(rxWaitHead + j) % rxDepth] = rxWaiting[(rxWaitHead + j + 1) % rxDepth];
                 }
                 rxWaitCount--;
-                rx.reportCanceled(slot);
-                rx.free(slot);
+                rx.cancelUnposted(slot);
                 return 0;
             }
         }
@@ -941,13 +940,20 @@ final class VerbsEndpoint extends AbstractFid
                 if (lkey < 0) {
                     return -Errno.EAGAIN;
                 }
+                if (txReg[slot] >= 0) {
+                    // one cached registration per operation (the slot holds one): a second
+                    // would stay held for ever; register the others and pass them as desc
+                    return -Errno.EINVAL;
+                }
                 txReg[slot] = buffers.lastEntry;
                 buffers.hold(buffers.lastEntry);
             }
             sendChain.sge(wr, addr, len, (int) lkey);
             return 0;
         }
-        if (bounceAt + len > LocalBuffers.BOUNCE) {
+        if (bounceAt + len > LocalBuffers.BOUNCE || (copyBack && txResult[slot] != null)) {
+            // the bounce slot is copied back into one heap buffer per operation (the slot
+            // remembers one): a second would silently never receive its data
             return -Errno.EMSGSIZE;
         }
         long addr = buffers.bounceAddress(bounceSlot) + bounceAt;
