@@ -28,7 +28,11 @@ import java.util.concurrent.TimeUnit;
  * <h2>Producers</h2> (any thread of any process that mapped the region)
  * <ol>
  * <li>{@link #claim}: reads head (acquire) and tail, checks the space against the head (a
- *     record is never written over unconsumed space), CASes the tail forward. A claim that does
+ *     record is never written over unconsumed space), CASes the tail forward. The head it read
+ *     last is kept and used while it shows room: the head only grows, so an older value shows
+ *     less room than there is, never more; the shared head (a line the consumer writes after
+ *     every batch, so a cache miss) is read again only when the kept one shows too little
+ *     room. A claim that does
  *     not fit before the end of the ring also claims the rest of the ring and fills it with a
  *     padding record. Right after the CAS the producer writes type, sender, aux and the
  *     negative length (release): the space is marked as its own.</li>
@@ -88,6 +92,15 @@ public final class MpscRing {
     private SenderLiveness liveness = SenderLiveness.ALWAYS_ALIVE;
     private long abandoned;
     private volatile String failure;
+
+    // Producer-side state of this process's mapping.
+    /**
+     * The head this producer last read and found valid (-1: none yet): claims check their
+     * room against it and read the shared head only when it shows too little (see the class
+     * comment). Volatile so that threads of this process that share the mapping never see a
+     * torn value; a stale one is only conservative.
+     */
+    private volatile long knownHead = -1;
 
     /**
      * A ring over memory laid out as {@link RegionDescriptor}: the header counters at their
@@ -162,22 +175,36 @@ public final class MpscRing {
         final int length = HEADER_LENGTH + payloadLength;
         final int aligned = RingDescriptor.alignedLength(length);
         for (int attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
-            // Head first, then tail: the tail only grows, so tail >= head in any snapshot.
-            final long headSeen = (long) LONG.getAcquire(region, HEAD_OFFSET);
-            final long tail = (long) LONG.getVolatile(region, TAIL_OFFSET);
-            final long used = tail - headSeen;
-            if (used < 0 || (tail & (ALIGNMENT - 1)) != 0) {
-                return FAILED; // only a corrupt region has a tail behind its head or misaligned
-            }
-            if (used > capacity) {
-                continue; // the head moved on between the two reads; look again
-            }
-            final int index = (int) (tail & mask);
-            final int toEnd = capacity - index;
-            final int padding = aligned > toEnd ? toEnd : 0;
-            final int required = padding + aligned;
-            if (capacity - used < required) {
-                return FULL;
+            long tail = (long) LONG.getVolatile(region, TAIL_OFFSET);
+            long headSeen = knownHead;
+            // The kept head was read before this tail and the head only grows: tail >= it.
+            long used = tail - headSeen;
+            int index = (int) (tail & mask);
+            int toEnd = capacity - index;
+            int padding = aligned > toEnd ? toEnd : 0;
+            int required = padding + aligned;
+            if (headSeen < 0 || used < 0 || used > capacity || capacity - used < required) {
+                // No kept head, or it shows too little room: read the shared one. Head first,
+                // then tail: the tail only grows, so tail >= head in any snapshot.
+                headSeen = (long) LONG.getAcquire(region, HEAD_OFFSET);
+                tail = (long) LONG.getVolatile(region, TAIL_OFFSET);
+                used = tail - headSeen;
+                if (used < 0 || (tail & (ALIGNMENT - 1)) != 0) {
+                    return FAILED; // only a corrupt region has a tail behind its head or misaligned
+                }
+                if (used > capacity) {
+                    continue; // the head moved on between the two reads; look again
+                }
+                knownHead = headSeen;
+                index = (int) (tail & mask);
+                toEnd = capacity - index;
+                padding = aligned > toEnd ? toEnd : 0;
+                required = padding + aligned;
+                if (capacity - used < required) {
+                    return FULL;
+                }
+            } else if ((tail & (ALIGNMENT - 1)) != 0) {
+                return FAILED;
             }
             if (LONG.compareAndSet(region, TAIL_OFFSET, tail, tail + required)) {
                 int at = index;
