@@ -177,7 +177,10 @@ for s in "${SIZES[@]}"; do
         if [[ -z "${WHY[api]:-}" ]]; then   # a failed tool is not retried every run
             f="$TMP/api-$s-$run"
             api="$JAVA -cp benchmarks/target/benchmarks.jar io.jofi.benchmarks.ShmApiPingPong"
-            w=$(( n > 2000 ? n : 2000 ))   # large sizes: enough messages for the JIT, not just 100
+            # untimed rounds: as many as timed ones, at least JIT_WARMUP (as ./jofi's JIT warm-up):
+            # with fewer (2000, or fabtests' 10000 at 64 B) C2 compiled the data path
+            # (push, claim, finishRecv) during the timed rounds (PrintCompilation)
+            w=$(( n > JIT_WARMUP ? n : JIT_WARMUP ))
             if out="$(pair "$SRV_PIN $api pong $f $s $n $w" "$CLI_PIN $api ping $f $s $n $w" 2>"$TMP/err")"; then
                 record api "$s" <<<"$out"
             else fail api; fi

@@ -21,6 +21,8 @@ import java.nio.file.StandardCopyOption;
  * its endpoint name to {@code FILE.<role>} and inserts the other's into its AV. Then fabtests'
  * choreography: the ping side sends and waits for the echo; the pong side, a receive always
  * posted ahead, waits for the message and sends it back. Send completions are read too.
+ * The untimed rounds run the timed rounds' code and end with both sides settling the JIT
+ * (as {@code ./jofi pingpong} does): see {@link #ping} and {@link #pong}.
  *
  * <pre>
  * java -cp benchmarks.jar io.jofi.benchmarks.ShmApiPingPong pong FILE SIZE ITERS [WARMUP]
@@ -37,6 +39,10 @@ public final class ShmApiPingPong {
     private final CqEntry[] one = {new CqEntry()};
     private final CqEntry[] none = new CqEntry[0];
     private final CqErrEntry error = new CqErrEntry();
+    /** Empty CQ reads of every wait so far (see {@link #await}). */
+    private long spins;
+    /** Empty reads between two reads of the clock in {@link #await} (a power of two). */
+    private static final int CLOCK_SPINS = 1024;
 
     private ShmApiPingPong(ShmPair.Side side) {
         this.side = side;
@@ -72,7 +78,7 @@ public final class ShmApiPingPong {
             if (ping) {
                 pp.ping(peer, size, iters, warmup);
             } else {
-                pp.pong(peer, size, iters + warmup);
+                pp.pong(peer, size, iters, warmup);
             }
         } catch (IOException | FabricException | IllegalStateException e) {
             // after the endpoint is closed (its region file removed), not from inside the try
@@ -108,29 +114,68 @@ public final class ShmApiPingPong {
         return fi[0];
     }
 
+    /**
+     * The ping side: {@code warmup} untimed rounds, then {@code iters} timed ones, all through
+     * {@link #pingRounds}, so that C2 compiles the timed loop from the untimed rounds' profile
+     * (a round-number test inside one loop was first taken when the clock started: an
+     * uncommon trap, and the loop recompiled while timed). Between the last two untimed
+     * rounds this side settles ({@link JitSettle}); in the last one the pong side settles
+     * while this side waits for its answer, untimed.
+     */
     private void ping(long peer, int size, long iters, long warmup) {
         ByteBuffer tx = ByteBuffer.allocateDirect(size);
         ByteBuffer rx = ByteBuffer.allocateDirect(size);
         for (int i = 0; i < size; i++) {
             tx.put(i, (byte) i);
         }
+        if (warmup > 0) {
+            pingRounds(peer, tx, rx, warmup - 1);
+            JitSettle.awaitQuietCompiler();
+            pingRounds(peer, tx, rx, 1);
+        } else {
+            JitSettle.awaitQuietCompiler();
+        }
         long start = System.nanoTime();
-        for (long round = 0; round < iters + warmup; round++) {
-            if (round == warmup) {
-                start = System.nanoTime();
-            }
+        pingRounds(peer, tx, rx, iters);
+        long elapsed = System.nanoTime() - start;
+        FabtestsRow.print(size, iters, 2.0 * iters * size, elapsed / 1e3, elapsed / 1e3 / iters / 2);
+    }
+
+    /** {@code n} rounds of the ping side: post the receive, send, wait for the echo and the send's completion. */
+    private void pingRounds(long peer, ByteBuffer tx, ByteBuffer rx, long n) {
+        for (long round = 0; round < n; round++) {
             ShmPair.check(side.ep.recv(rx, null, Fi.FI_ADDR_UNSPEC, null), "recv");
             send(tx, peer);
             await(side.rxCq);
             await(side.txCq);
         }
-        long elapsed = System.nanoTime() - start;
-        FabtestsRow.print(size, iters, 2.0 * iters * size, elapsed / 1e3, elapsed / 1e3 / iters / 2);
     }
 
-    private void pong(long peer, int size, long rounds) {
+    /**
+     * The pong side: the rounds of {@link #ping}, each answering one message. It settles
+     * ({@link JitSettle}) in the last untimed round, between the message and its answer,
+     * where the ping side waits untimed. Without untimed rounds both sides settle before the
+     * first round (at about the same time: the ping side's first timed round may wait for
+     * the rest of this side's pause).
+     */
+    private void pong(long peer, int size, long iters, long warmup) {
         ByteBuffer buf = ByteBuffer.allocateDirect(size);
-        for (long round = 0; round < rounds; round++) {
+        if (warmup > 0) {
+            pongRounds(peer, buf, warmup - 1);
+            ShmPair.check(side.ep.recv(buf, null, Fi.FI_ADDR_UNSPEC, null), "recv");
+            await(side.rxCq);
+            JitSettle.awaitQuietCompiler();
+            send(buf, peer);
+            await(side.txCq);
+        } else {
+            JitSettle.awaitQuietCompiler();
+        }
+        pongRounds(peer, buf, iters);
+    }
+
+    /** {@code n} rounds of the pong side: post the receive, wait for the message, send it back, wait for the send's completion. */
+    private void pongRounds(long peer, ByteBuffer buf, long n) {
+        for (long round = 0; round < n; round++) {
             ShmPair.check(side.ep.recv(buf, null, Fi.FI_ADDR_UNSPEC, null), "recv");
             await(side.rxCq);
             send(buf, peer);
@@ -156,9 +201,13 @@ public final class ShmApiPingPong {
         }
     }
 
-    /** Spins on {@code cq} (its reads drive manual progress) until one completion; bounded. */
+    /**
+     * Spins on {@code cq} (its reads drive manual progress) until one completion; bounded. The
+     * clock is read every {@value #CLOCK_SPINS} empty reads counted across waits, so that the
+     * untimed rounds take that branch as often as the timed ones (a branch first taken in the
+     * timed rounds would deoptimize them) and a spin does not pay for a clock read each pass.
+     */
     private void await(CompletionQueue cq) {
-        int spins = 0;
         long deadline = 0;
         while (true) {
             int rc = cq.read(one, 1);
@@ -172,8 +221,7 @@ public final class ShmApiPingPong {
             if (rc != -Errno.EAGAIN) {
                 ShmPair.check(rc, "cq read");
             }
-            if (++spins == 1 << 16) {
-                spins = 0;
+            if ((++spins & (CLOCK_SPINS - 1)) == 0) {
                 long now = System.nanoTime();
                 if (deadline == 0) {
                     deadline = now + TIMEOUT_NANOS;

@@ -57,11 +57,13 @@ public final class BwCommand extends PerfCommand {
             settleBeforeTiming();
         }
         long start = System.nanoTime();
+        // -v: one clock read per timed iteration (its end is the next one's start), not two
+        long mark = start;
         for (long i = 0; i < total; i++) {
             if (i == warmup) {
                 start = System.nanoTime();
+                mark = start;
             }
-            long t0 = samples != null ? System.nanoTime() : 0;
             if (client && i == settleAt) {
                 settleBeforeTiming(); // before its last untimed window (the server waits untimed)
             }
@@ -86,9 +88,13 @@ public final class BwCommand extends PerfCommand {
                 c.sendAndWait(PerfConnection.FINALIZE_BYTES);
             }
             if (samples != null && i >= warmup && i - warmup < samples.length) {
-                samples[(int) (i - warmup)] = System.nanoTime() - t0;
+                long now = System.nanoTime();
+                samples[(int) (i - warmup)] = now - mark;
+                mark = now;
             }
-            progress.tick(i, total);
+            if (progress.tick(i, total)) {
+                mark = System.nanoTime(); // the printing is no iteration's time
+            }
         }
         long elapsed = System.nanoTime() - start;
         if (report == null) {

@@ -49,14 +49,20 @@ final class ProgressLine {
         this.next = System.nanoTime() + intervalNanos;
     }
 
-    /** Iteration {@code i} of {@code total} (warm-up included). */
-    void tick(long i, long total) {
+    /**
+     * Iteration {@code i} of {@code total} (warm-up included).
+     *
+     * @return whether a line was printed (the caller's next timing starts after it)
+     */
+    boolean tick(long i, long total) {
         if ((i & 63) == 0) {
             long now = System.nanoTime();
             if (now - next > 0) {
                 next = now + intervalNanos;
                 err.println(name + ": " + PerfReport.sizeText(size) + " bytes: " + i + "/" + total + " iterations");
+                return true;
             }
         }
+        return false;
     }
 }

@@ -869,6 +869,15 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                 txHeader.tag(tag);
             }
             txHeader.encode(h);
+            if (length <= TcpProvider.INJECT_SIZE) {
+                // A small message travels as one contiguous frame (one plain write): its bytes
+                // are copied now, which every completion level allows (the buffer is free at
+                // return, as for inject).
+                copyBehindHeader(op, buf, msg, iovCount);
+                h.flip();
+                op.count = 1;
+                return queueTx(op);
+            }
             h.flip();
             attachPayload(op, buf, msg, iovCount, inject);
             return queueTx(op);
@@ -935,6 +944,17 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                 op.payload(i, msg.iov(i));
             }
             op.count = 1 + iovCount;
+        }
+    }
+
+    /** Copies {@code buf} or the message's first {@code iovCount} iovs behind the op's encoded header. */
+    private static void copyBehindHeader(TxOp op, ByteBuffer buf, Msg msg, int iovCount) {
+        if (msg == null) {
+            op.payloadBehindHeader(buf);
+            return;
+        }
+        for (int i = 0; i < iovCount; i++) {
+            op.payloadBehindHeader(msg.iov(i));
         }
     }
 
@@ -1611,7 +1631,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                     op.header.put(ID_OFFSET, (byte) headerId++);
                     op.started = true;
                 }
-                ch.write(op.gather, op.first, op.count - op.first);
+                if (op.count - op.first == 1) {
+                    ch.write(op.gather[op.first]); // one buffer: a plain write, not the gathering path
+                } else {
+                    ch.write(op.gather, op.first, op.count - op.first);
+                }
                 if (!op.advance()) {
                     wantWrite(true);
                     return;

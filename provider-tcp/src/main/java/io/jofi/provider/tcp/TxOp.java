@@ -11,8 +11,14 @@ import java.nio.ByteOrder;
  * steady stream of sends allocates nothing (the caller's position and limit are never touched).
  */
 final class TxOp {
-    /** The wire header; big-endian (JOFI always declares big-endian, TCP-WIRE "Byte order"). */
-    final ByteBuffer header = ByteBuffer.allocateDirect(TcpWireDescriptor.MAX_HEADER_LENGTH).order(ByteOrder.BIG_ENDIAN);
+    /**
+     * The wire header; big-endian (JOFI always declares big-endian, TCP-WIRE "Byte order").
+     * Room for a small payload behind it ({@link #payloadBehindHeader}): a message of at most
+     * {@link TcpProvider#INJECT_SIZE} bytes leaves as one contiguous frame, so one plain
+     * {@code write} puts it on the wire instead of a gathering {@code writev} of two buffers.
+     */
+    final ByteBuffer header = ByteBuffer.allocateDirect(TcpWireDescriptor.MAX_HEADER_LENGTH + TcpProvider.INJECT_SIZE)
+            .order(ByteOrder.BIG_ENDIAN);
     /** Where inject copies its payload (FI_INJECT: the caller's buffer is free at return). */
     final ByteBuffer injectCopy = ByteBuffer.allocateDirect(TcpProvider.INJECT_SIZE);
     /** [0] = header, [1..n] = payload; what the gathering write consumes. */
@@ -74,6 +80,19 @@ final class TxOp {
         }
         v.limit(v.capacity()).position(index).limit(index + length);
         gather[1 + i] = v;
+    }
+
+    /**
+     * Copies {@code [position, limit)} of {@code src} (at most {@link TcpProvider#INJECT_SIZE}
+     * bytes) behind the encoded header (position = the header's end) and makes the header
+     * buffer the whole frame: {@link #count} 1. The caller's buffer is free at return.
+     */
+    void payloadBehindHeader(ByteBuffer src) {
+        ByteBuffer h = header;
+        int at = h.position();
+        int n = src.remaining();
+        h.put(at, src, src.position(), n);
+        h.position(at + n);
     }
 
     /** Sets payload element 0 to the inject copy. */

@@ -30,7 +30,9 @@ class TcpMessageTest {
     static Stream<Arguments> sizesAndModes() {
         Stream.Builder<Arguments> b = Stream.builder();
         for (Progress mode : new Progress[] {Progress.AUTO, Progress.MANUAL}) {
-            for (int size : new int[] {0, 1, 4096, 1 << 20}) {
+            // 128 and 129: the last size that leaves as one contiguous frame (header and a
+            // copy of the payload, one write) and the first that is gathered from the caller's buffer
+            for (int size : new int[] {0, 1, 128, 129, 4096, 1 << 20}) {
                 b.add(Arguments.of(mode, size));
             }
         }

@@ -28,7 +28,11 @@ import java.util.concurrent.TimeUnit;
  * <h2>Producers</h2> (any thread of any process that mapped the region)
  * <ol>
  * <li>{@link #claim}: reads head (acquire) and tail, checks the space against the head (a
- *     record is never written over unconsumed space), CASes the tail forward. A claim that does
+ *     record is never written over unconsumed space), CASes the tail forward. The head it read
+ *     last is kept and used while it shows room: the head only grows, so an older value shows
+ *     less room than there is, never more; the shared head (a line the consumer writes after
+ *     every batch, so a cache miss) is read again only when the kept one shows too little
+ *     room. A claim that does
  *     not fit before the end of the ring also claims the rest of the ring and fills it with a
  *     padding record. Right after the CAS the producer writes type, sender, aux and the
  *     negative length (release): the space is marked as its own.</li>
@@ -50,7 +54,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <h2>A producer that claims and dies</h2>
  * A record whose length word stays non-positive for longer than the stall timeout
- * ({@link #stallTimeoutNanos(long)}, default 1 s) is resolved by {@link SenderLiveness}: a
+ * ({@link #stallTimeoutNanos(long)}, default 1 s; timed from the second read that finds it
+ * so, since the first is almost always a live producer between its claim and its publish,
+ * which must not cost a read of the clock) is resolved by {@link SenderLiveness}: a
  * negative length names its sender, which is asked; a zero length (the producer died between
  * its CAS and its first store) is resolved only when a later record's header is visible
  * beyond a zeroed gap and the liveness answers {@code false} for
@@ -80,10 +86,21 @@ public final class MpscRing {
     private long head;
     private long stallPosition = -1;
     private long stallSince;
+    /** Whether {@link #stallSince} holds the time of the stall's second sighting. */
+    private boolean stallTimed;
     private long stallTimeoutNanos = TimeUnit.SECONDS.toNanos(1);
     private SenderLiveness liveness = SenderLiveness.ALWAYS_ALIVE;
     private long abandoned;
     private volatile String failure;
+
+    // Producer-side state of this process's mapping.
+    /**
+     * The head this producer last read and found valid (-1: none yet): claims check their
+     * room against it and read the shared head only when it shows too little (see the class
+     * comment). Volatile so that threads of this process that share the mapping never see a
+     * torn value; a stale one is only conservative.
+     */
+    private volatile long knownHead = -1;
 
     /**
      * A ring over memory laid out as {@link RegionDescriptor}: the header counters at their
@@ -158,22 +175,36 @@ public final class MpscRing {
         final int length = HEADER_LENGTH + payloadLength;
         final int aligned = RingDescriptor.alignedLength(length);
         for (int attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
-            // Head first, then tail: the tail only grows, so tail >= head in any snapshot.
-            final long headSeen = (long) LONG.getAcquire(region, HEAD_OFFSET);
-            final long tail = (long) LONG.getVolatile(region, TAIL_OFFSET);
-            final long used = tail - headSeen;
-            if (used < 0 || (tail & (ALIGNMENT - 1)) != 0) {
-                return FAILED; // only a corrupt region has a tail behind its head or misaligned
-            }
-            if (used > capacity) {
-                continue; // the head moved on between the two reads; look again
-            }
-            final int index = (int) (tail & mask);
-            final int toEnd = capacity - index;
-            final int padding = aligned > toEnd ? toEnd : 0;
-            final int required = padding + aligned;
-            if (capacity - used < required) {
-                return FULL;
+            long tail = (long) LONG.getVolatile(region, TAIL_OFFSET);
+            long headSeen = knownHead;
+            // The kept head was read before this tail and the head only grows: tail >= it.
+            long used = tail - headSeen;
+            int index = (int) (tail & mask);
+            int toEnd = capacity - index;
+            int padding = aligned > toEnd ? toEnd : 0;
+            int required = padding + aligned;
+            if (headSeen < 0 || used < 0 || used > capacity || capacity - used < required) {
+                // No kept head, or it shows too little room: read the shared one. Head first,
+                // then tail: the tail only grows, so tail >= head in any snapshot.
+                headSeen = (long) LONG.getAcquire(region, HEAD_OFFSET);
+                tail = (long) LONG.getVolatile(region, TAIL_OFFSET);
+                used = tail - headSeen;
+                if (used < 0 || (tail & (ALIGNMENT - 1)) != 0) {
+                    return FAILED; // only a corrupt region has a tail behind its head or misaligned
+                }
+                if (used > capacity) {
+                    continue; // the head moved on between the two reads; look again
+                }
+                knownHead = headSeen;
+                index = (int) (tail & mask);
+                toEnd = capacity - index;
+                padding = aligned > toEnd ? toEnd : 0;
+                required = padding + aligned;
+                if (capacity - used < required) {
+                    return FULL;
+                }
+            } else if ((tail & (ALIGNMENT - 1)) != 0) {
+                return FAILED;
             }
             if (LONG.compareAndSet(region, TAIL_OFFSET, tail, tail + required)) {
                 int at = index;
@@ -250,7 +281,10 @@ public final class MpscRing {
             while (count < limit && position < tail) {
                 final int index = (int) (position & mask);
                 final int toEnd = capacity - index;
-                final int length = (int) INT.getAcquire(ring, index);
+                int length = (int) INT.getAcquire(ring, index);
+                if (length <= 0) {
+                    length = awaitPublish(index, length);
+                }
                 if (length <= 0) {
                     final int skip = stalled(position, tail, index, length);
                     if (skip < 0) {
@@ -306,16 +340,45 @@ public final class MpscRing {
     }
 
     /**
+     * A claimed record below the tail whose length is not positive yet is nearly always being
+     * written by a live producer right now (a few stores and a copy between its claim and its
+     * publish): look again up to {@link #PUBLISH_SPINS} times before treating it as a stall.
+     * Taking it in this read saves the consumer a whole progress pass (and the caller's
+     * completion-queue round) per such record; a producer that is really stalled costs this
+     * read about a microsecond more.
+     *
+     * @return the length word as last read (positive: published)
+     */
+    private int awaitPublish(int index, int length) {
+        for (int i = 0; i < PUBLISH_SPINS && length <= 0; i++) {
+            Thread.onSpinWait();
+            length = (int) INT.getAcquire(ring, index);
+        }
+        return length;
+    }
+
+    /** Looks at a claimed record's length word before a read gives up on it for now (about 17 ns each here). */
+    private static final int PUBLISH_SPINS = 64;
+
+    /**
      * Decides what to do about a record whose length is not yet positive at {@code position}.
      *
      * @return 0 to wait, a positive number of bytes to skip (the claimer is dead), or FAILED
      */
     private int stalled(long position, long tail, int index, int length) {
-        final long now = System.nanoTime();
         if (stallPosition != position) {
+            // First sighting: nearly always a producer between its claim and its publish (the
+            // record is there at the next look). No clock for it: a read of the clock costs as
+            // much as a whole small record here, and a consumer that keeps up with a stream of
+            // sends meets such a claim at every few records.
             stallPosition = position;
-            stallSince = now;
+            stallTimed = false;
             return 0;
+        }
+        final long now = System.nanoTime();
+        if (!stallTimed) {
+            stallTimed = true;
+            stallSince = now;
         }
         if (now - stallSince < stallTimeoutNanos) {
             return 0;
