@@ -215,11 +215,12 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
      * data follows {@link CqErrEntry#setError}: copied into the caller's buffer when it set
      * one, else the provider's array by reference (the provider handed it over, so it stays
      * valid). On an overrun queue with no error at the head, reports {@code err == EOVERRUN}
-     * (on every call: the state lasts until close). {@code flags} is ignored, as libfabric's
-     * util CQ does.
+     * (on every call: the state lasts until close). fi_cq(3) defines no flags for it: any bit
+     * is {@code -EBADFLAGS} and reads nothing ({@link PostChecks}, docs/ERRORS.md).
      *
      * @return 1; {@code -EAGAIN} when no error is at the head; {@code -ENODEV} when departed
-     *         and empty; {@code -EINVAL} for a null {@code buf}; {@code -EBADF} when closed
+     *         and empty; {@code -EINVAL} for a null {@code buf}; {@code -EBADFLAGS} for flags;
+     *         {@code -EBADF} when closed
      */
     @Override
     public int readErr(CqErrEntry buf, long flags) {
@@ -228,6 +229,9 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
         }
         if (buf == null) {
             return -Errno.EINVAL;
+        }
+        if (flags != PostChecks.CQ_READ_ERR_FLAGS) {
+            return PostChecks.flags(flags, PostChecks.CQ_READ_ERR_FLAGS); // fi_cq(3) defines none: -EBADFLAGS
         }
         waitSupport.driveProgress();
         if (ring.readError(buf) == 1) {

@@ -46,9 +46,9 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * <p>Flags: {@link #read} and {@link #sread} accept 0 or {@code Fi.FI_PEEK};
- * {@link #readErr} and {@link #write} accept 0. Any other bit gives {@code -EINVAL}
- * (chosen over {@code -EBADFLAGS} because the same answer is given for every other bad
- * argument, e.g. a null entry).
+ * {@link #readErr} and {@link #write} accept 0. Any other bit gives {@code -EBADFLAGS}, the
+ * answer every call gives a flag it does not take ({@link PostChecks}, docs/ERRORS.md); a
+ * null entry is {@code -EINVAL}.
  *
  * <p>Not a hot path: one monitor guards the ring. Reads allocate nothing (the caller's entry
  * is filled in place; slots are reused). A payload is copied at post time into the slot's
@@ -65,7 +65,7 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
     /** The largest size accepted; API.md asks for at least 65 536. */
     public static final int MAX_SIZE = 1 << 20;
 
-    private static final long READ_FLAGS = Fi.FI_PEEK;
+    private static final long READ_FLAGS = PostChecks.EQ_READ_FLAGS;
     private static final long ATTR_FLAGS = Fi.FI_WRITE | Fi.FI_AFFINITY;
     private static final byte[] EMPTY = new byte[0];
     /** How many error-data bytes the generic {@link #strerror} shows in hex. */
@@ -290,13 +290,16 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
      *
      * @return 1; {@code -EAGAIN} empty (R1); {@code -EAVAIL} an error event at the head;
      *         {@code -EOVERRUN} empty and overrun (R7); {@code -ENODEV} empty and departed
-     *         (R15); {@code -EBADF} closed; {@code -EINVAL} null entry or flags other than
-     *         {@code FI_PEEK}
+     *         (R15); {@code -EBADF} closed; {@code -EINVAL} null entry; {@code -EBADFLAGS}
+     *         flags other than {@code FI_PEEK}
      */
     @Override
     public int read(EqEntry entry, long flags) {
-        if (entry == null || (flags & ~READ_FLAGS) != 0) {
+        if (entry == null) {
             return -Errno.EINVAL;
+        }
+        if ((flags & ~READ_FLAGS) != 0) {
+            return -Errno.EBADFLAGS;
         }
         if (state() == CLOSED) {
             return -Errno.EBADF;
@@ -334,12 +337,15 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
      * @return 1; {@code -EAGAIN} when no error event is at the head; on an overrun queue with
      *         nothing left, 1 with {@code err == EOVERRUN} and {@code fid} this queue (R7);
      *         {@code -ENODEV} empty and departed; {@code -EBADF} closed; {@code -EINVAL} null
-     *         entry or non-zero flags
+     *         entry; {@code -EBADFLAGS} non-zero flags
      */
     @Override
     public int readErr(EqErrEntry entry, long flags) {
-        if (entry == null || flags != 0) {
+        if (entry == null) {
             return -Errno.EINVAL;
+        }
+        if (flags != PostChecks.EQ_NO_FLAGS) {
+            return -Errno.EBADFLAGS;
         }
         if (state() == CLOSED) {
             return -Errno.EBADF;
@@ -370,8 +376,8 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
      * its array at once).
      *
      * @return 1; {@code -ENOSYS} without {@code FI_WRITE}; {@code -EOVERRUN} (R7);
-     *         {@code -EINVAL} null entry, non-zero flags or a payload length that does not fit
-     *         its array; {@code -ENODEV} departed; {@code -EBADF} closed
+     *         {@code -EINVAL} null entry or a payload length that does not fit its array;
+     *         {@code -EBADFLAGS} non-zero flags; {@code -ENODEV} departed; {@code -EBADF} closed
      */
     @Override
     public int write(EqEntry entry, long flags) {
@@ -379,8 +385,11 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
         if (rc != 0) {
             return rc;
         }
-        if (entry == null || flags != 0) {
+        if (entry == null) {
             return -Errno.EINVAL;
+        }
+        if (flags != PostChecks.EQ_NO_FLAGS) {
+            return -Errno.EBADFLAGS;
         }
         if (!writable) {
             return -Errno.ENOSYS;
@@ -399,8 +408,11 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
      */
     @Override
     public int sread(EqEntry entry, int timeoutMs, long flags) {
-        if (entry == null || (flags & ~READ_FLAGS) != 0) {
+        if (entry == null) {
             return -Errno.EINVAL;
+        }
+        if ((flags & ~READ_FLAGS) != 0) {
+            return -Errno.EBADFLAGS;
         }
         if (state() == CLOSED) {
             return -Errno.EBADF;

@@ -4,10 +4,11 @@
  * the progress engine, and an endpoint's bindings ({@link io.jofi.spi.util.EndpointBindings}).
  * Every provider uses these; none re-implements them.
  *
- * <p>1.1.0: {@code EndpointBindings} added.
+ * <p>1.1.0: {@code EndpointBindings} added. 1.2.0: {@code PostChecks} added (the errno table of
+ * docs/ERRORS.md).
  */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package io.jofi.spi.util;
 
 import org.osgi.annotation.bundle.Export;

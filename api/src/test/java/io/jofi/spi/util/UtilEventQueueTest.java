@@ -157,13 +157,13 @@ class UtilEventQueueTest {
     }
 
     @Test
-    void unknownFlagsAndNullEntriesAreEinval() throws FabricException {
+    void unknownFlagsAreEbadflagsAndNullEntriesAreEinval() throws FabricException {
         open(new EqAttr().flags(Fi.FI_WRITE).waitObj(WaitObj.UNSPEC));
         eq.post(1, fidA, null, 0, null, null, 0);
-        assertEquals(-Errno.EINVAL, eq.read(new EqEntry(), Fi.FI_SEND));
-        assertEquals(-Errno.EINVAL, eq.sread(new EqEntry(), 0, Fi.FI_SEND));
-        assertEquals(-Errno.EINVAL, eq.readErr(new EqErrEntry(), Fi.FI_PEEK));
-        assertEquals(-Errno.EINVAL, eq.write(new EqEntry(), Fi.FI_PEEK));
+        assertEquals(-Errno.EBADFLAGS, eq.read(new EqEntry(), Fi.FI_SEND));
+        assertEquals(-Errno.EBADFLAGS, eq.sread(new EqEntry(), 0, Fi.FI_SEND));
+        assertEquals(-Errno.EBADFLAGS, eq.readErr(new EqErrEntry(), Fi.FI_PEEK));
+        assertEquals(-Errno.EBADFLAGS, eq.write(new EqEntry(), Fi.FI_PEEK));
         assertEquals(-Errno.EINVAL, eq.read(null, 0));
         assertEquals(-Errno.EINVAL, eq.sread(null, 0, 0));
         assertEquals(-Errno.EINVAL, eq.readErr(null, 0));

@@ -16,6 +16,7 @@ import io.jofi.provider.shm.ring.RingDescriptor;
 import io.jofi.provider.shm.ring.SenderLiveness;
 import io.jofi.spi.util.AbstractFid;
 import io.jofi.spi.util.EndpointBindings;
+import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilAddressVector;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
@@ -458,6 +459,10 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (msg == null) {
             return -Errno.EINVAL;
         }
+        int rc = PostChecks.flags(flags, PostChecks.SEND_MSG_FLAGS);
+        if (rc != 0) {
+            return rc;
+        }
         return postMsg(null, msg, msg.addr(), false, 0, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(),
                 flags | completion(selectiveTx), msg.context());
     }
@@ -482,6 +487,10 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (msg == null) {
             return -Errno.EINVAL;
         }
+        int rc = PostChecks.flags(flags, PostChecks.SEND_MSG_FLAGS);
+        if (rc != 0) {
+            return rc;
+        }
         return postMsg(null, msg, msg.addr(), true, msg.tag(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(),
                 flags | completion(selectiveTx), msg.context());
     }
@@ -500,16 +509,14 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             return rc;
         }
         int iovs = msg == null ? 1 : msg.iovCount();
-        long length = payloadLength(buf, msg, iovs, false);
+        long length = payloadLength(buf, msg, iovs);
         if (length < 0) {
             return (int) length;
         }
         boolean inject = (flags & Fi.FI_INJECT) != 0;
-        if (inject && length > INJECT_SIZE) {
-            return -Errno.EINVAL;
-        }
-        if (length > ShmProvider.MAX_MSG_SIZE) {
-            return -Errno.EMSGSIZE;
+        rc = PostChecks.transmit(length, inject, INJECT_SIZE, ShmProvider.MAX_MSG_SIZE);
+        if (rc != 0) {
+            return rc;
         }
         Peer peer = peerFor(destAddr);
         boolean reports = !(inject && msg == null);
@@ -562,17 +569,16 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     /**
      * The bytes of a transmit's payload ({@code buf}, or {@code msg}'s first {@code iovs}
-     * iovs); {@code -EINVAL} for an iov count out of range, a missing buffer, or, when
-     * {@code writable} (an RMA read lands there), a read-only one.
+     * iovs); {@code -EINVAL} for an iov count out of range or a missing buffer.
      */
-    private static long payloadLength(ByteBuffer buf, Msg msg, int iovs, boolean writable) {
+    private static long payloadLength(ByteBuffer buf, Msg msg, int iovs) {
         if (iovs < 0 || iovs > TxOp.MAX_PARTS) {
             return -Errno.EINVAL;
         }
         long length = 0;
         for (int i = 0; i < iovs; i++) {
             ByteBuffer b = msg == null ? buf : msg.iov(i);
-            if (b == null || (writable && b.isReadOnly())) {
+            if (b == null) {
                 return -Errno.EINVAL;
             }
             length += b.remaining();
@@ -724,6 +730,10 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (msg == null) {
             return -Errno.EINVAL;
         }
+        int rc = PostChecks.flags(flags, PostChecks.RECV_MSG_FLAGS);
+        if (rc != 0) {
+            return rc;
+        }
         return postRecv(null, msg, msg.addr(), false, 0, 0, flags | completion(selectiveRx), msg.context());
     }
 
@@ -741,7 +751,15 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (msg == null) {
             return -Errno.EINVAL;
         }
+        int rc = PostChecks.flags(flags, PostChecks.TRECV_MSG_FLAGS);
+        if (rc != 0) {
+            return rc;
+        }
         if ((flags & (Fi.FI_PEEK | Fi.FI_CLAIM)) != 0) {
+            rc = PostChecks.landing(null, msg, msg.iovCount(), 0, ShmProvider.MAX_MSG_SIZE); // a claim lands there
+            if (rc != 0) {
+                return rc;
+            }
             domain.engine().drive();
             return peekOrClaim(msg, flags | completion(selectiveRx));
         }
@@ -763,10 +781,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (iovs < 0 || iovs > TxOp.MAX_PARTS || (multi && iovs != 1)) {
             return -Errno.EINVAL;
         }
-        for (int i = 0; i < iovs; i++) {
-            if ((msg == null ? buf : msg.iov(i)) == null) {
-                return -Errno.EINVAL;
-            }
+        rc = PostChecks.landing(buf, msg, iovs, flags, ShmProvider.MAX_MSG_SIZE);
+        if (rc != 0) {
+            return rc;
         }
         if (rxCq == null) {
             return -Errno.ENOCQ;
@@ -937,6 +954,10 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (msg == null) {
             return -Errno.EINVAL;
         }
+        int rc = PostChecks.flags(flags, PostChecks.READ_MSG_FLAGS);
+        if (rc != 0) {
+            return rc;
+        }
         return postRma(ShmRecordDescriptor.READ_REQ, null, msg, msg.addr(), 0, 0, false, 0, flags | completion(selectiveTx),
                 msg.context());
     }
@@ -946,6 +967,10 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     public int writeMsg(RmaMsg msg, long flags) {
         if (msg == null) {
             return -Errno.EINVAL;
+        }
+        int rc = PostChecks.flags(flags, PostChecks.WRITE_MSG_FLAGS);
+        if (rc != 0) {
+            return rc;
         }
         return postRma(ShmRecordDescriptor.WRITE, null, msg, msg.addr(), 0, 0, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(),
                 flags | completion(selectiveTx), msg.context());
@@ -969,16 +994,23 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             key = msg.rmaKey(0);
         }
         int iovs = msg == null ? 1 : msg.iovCount();
-        long length = payloadLength(buf, msg, iovs, !write);
+        long length = payloadLength(buf, msg, iovs);
         if (length < 0) {
             return (int) length;
+        }
+        if (!write) {
+            rc = PostChecks.landing(buf, msg, iovs, 0, ShmProvider.MAX_MSG_SIZE); // the read lands there
+            if (rc != 0) {
+                return rc;
+            }
         }
         if (msg != null && msg.rmaLen(0) != length) {
             return -Errno.EINVAL;
         }
         boolean inject = (flags & Fi.FI_INJECT) != 0;
-        if ((inject && length > INJECT_SIZE) || length > ShmProvider.MAX_MSG_SIZE) {
-            return inject ? -Errno.EINVAL : -Errno.EMSGSIZE;
+        rc = PostChecks.transmit(length, inject, INJECT_SIZE, ShmProvider.MAX_MSG_SIZE);
+        if (rc != 0) {
+            return rc;
         }
         Peer peer = peerFor(peerAddr);
         boolean reports = !(inject && msg == null);
@@ -1116,7 +1148,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             return -Errno.ENOSYS;
         }
         boolean fetch = result != null;
-        if ((fetch && (result.remaining() < 8 || result.isReadOnly())) || (!fetch && (aop == Fi.FI_CSWAP
+        if ((fetch && (PostChecks.writable(result) != 0 || result.remaining() < 8)) || (!fetch && (aop == Fi.FI_CSWAP
                 || aop == Fi.FI_ATOMIC_READ))) {
             return -Errno.EINVAL;
         }

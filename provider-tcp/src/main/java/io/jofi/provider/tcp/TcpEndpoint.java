@@ -32,6 +32,7 @@ import io.jofi.provider.tcp.wire.WireStatus;
 import io.jofi.spi.util.AbstractFid;
 import io.jofi.spi.util.EndpointBindings;
 import io.jofi.spi.util.MemoryRegistry;
+import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilMemoryRegion;
 import io.jofi.spi.util.UtilAddressVector;
 import io.jofi.spi.util.UtilCompletionQueue;
@@ -760,6 +761,10 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (msg == null) {
             return -Errno.EINVAL;
         }
+        int rc = PostChecks.flags(flags, PostChecks.SEND_MSG_FLAGS);
+        if (rc != 0) {
+            return rc;
+        }
         return post(null, msg, msg.iovCount(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(),
                 flags | (selectiveTx ? 0 : Fi.FI_COMPLETION), msg.context(), OP_MSG, 0);
     }
@@ -799,6 +804,10 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         }
         if (msg == null) {
             return -Errno.EINVAL;
+        }
+        int rc = PostChecks.flags(flags, PostChecks.SEND_MSG_FLAGS);
+        if (rc != 0) {
+            return rc;
         }
         return post(null, msg, msg.iovCount(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(),
                 flags | (selectiveTx ? 0 : Fi.FI_COMPLETION), msg.context(), OP_TAGGED, msg.tag());
@@ -842,11 +851,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                 }
             }
             boolean inject = (flags & Fi.FI_INJECT) != 0;
-            if (inject && (length > TcpProvider.INJECT_SIZE)) {
-                return -Errno.EINVAL;
-            }
-            if (length > TcpProvider.MAX_MSG_SIZE) {
-                return -Errno.EMSGSIZE;
+            int bad = PostChecks.transmit(length, inject, TcpProvider.INJECT_SIZE, TcpProvider.MAX_MSG_SIZE);
+            if (bad != 0) {
+                return bad;
             }
             boolean reports = !(inject && msg == null); // fi_inject never completes; sendMsg(FI_INJECT) may
             int rc = admitTx(reports);
@@ -988,8 +995,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if ((caps & Fi.FI_RMA) == 0) {
             return -Errno.ENOSYS;
         }
-        if (buf == null) {
-            return -Errno.EINVAL;
+        int rc = PostChecks.landing(buf, null, 0, 0, TcpProvider.MAX_MSG_SIZE);
+        if (rc != 0) {
+            return rc;
         }
         synchronized (lock) {
             return postRead(buf, null, 0, buf.remaining(), addr, key, null, context,
@@ -1003,6 +1011,13 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         long local = rmaMsgLength(msg, 1);
         if (local < 0) {
             return (int) local;
+        }
+        int rc = PostChecks.flags(flags, PostChecks.READ_MSG_FLAGS);
+        if (rc == 0) {
+            rc = PostChecks.landing(null, msg, msg.iovCount(), 0, TcpProvider.MAX_MSG_SIZE);
+        }
+        if (rc != 0) {
+            return rc;
         }
         synchronized (lock) {
             return postRead(null, msg, msg.iovCount(), local, 0, 0, msg, msg.context(),
@@ -1061,7 +1076,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     /**
      * The number of remote descriptors of an RMA: {@code rma}'s, or 1 ({@code addr}, {@code key})
      * without a message; {@code -EINVAL} when there are none or too many, or when their lengths
-     * do not add up to the local {@code length} or it is larger than a message may be.
+     * do not add up to the local {@code length}; {@code -EMSGSIZE} above max_msg_size.
      */
     private static int remoteIovCount(RmaMsg rma, long length) {
         int n = rma == null ? 1 : rma.rmaIovCount();
@@ -1072,10 +1087,11 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         for (int i = 0; i < n; i++) {
             remote += rma == null ? length : rma.rmaLen(i);
         }
-        if (remote != length || length > TcpProvider.MAX_MSG_SIZE) {
+        if (remote != length) {
             return -Errno.EINVAL;
         }
-        return n;
+        int rc = PostChecks.length(length, TcpProvider.MAX_MSG_SIZE);
+        return rc != 0 ? rc : n;
     }
 
     /** Writes the {@code n} remote descriptors into the transmit header: {@code rma}'s, or the one of {@code addr}/{@code key}. */
@@ -1140,6 +1156,10 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (length < 0) {
             return (int) length;
         }
+        int rc = PostChecks.flags(flags, PostChecks.WRITE_MSG_FLAGS);
+        if (rc != 0) {
+            return rc;
+        }
         synchronized (lock) {
             return postWrite(null, msg, msg.iovCount(), length, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(), 0, 0,
                     msg, msg.context(), flags | (selectiveTx ? 0 : Fi.FI_COMPLETION));
@@ -1153,8 +1173,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             return n;
         }
         boolean inject = (flags & Fi.FI_INJECT) != 0;
-        if (inject && length > TcpProvider.INJECT_SIZE) {
-            return -Errno.EINVAL;
+        int bad = PostChecks.transmit(length, inject, TcpProvider.INJECT_SIZE, TcpProvider.MAX_MSG_SIZE);
+        if (bad != 0) {
+            return bad;
         }
         boolean reports = !(inject && rma == null);
         int rc = admitTx(reports);
@@ -1198,7 +1219,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if ((caps & Fi.FI_ATOMIC) == 0) {
             return -Errno.ENOSYS;
         }
-        if (result == null || result.remaining() < Long.BYTES) {
+        if (PostChecks.writable(result) != 0 || result.remaining() < Long.BYTES) {
             return -Errno.EINVAL;
         }
         synchronized (lock) {
@@ -1213,7 +1234,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if ((caps & Fi.FI_ATOMIC) == 0) {
             return -Errno.ENOSYS;
         }
-        if (result == null || result.remaining() < Long.BYTES) {
+        if (PostChecks.writable(result) != 0 || result.remaining() < Long.BYTES) {
             return -Errno.EINVAL;
         }
         synchronized (lock) {
@@ -1272,8 +1293,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     /** {@code fi_recv}: matched in posting order (MSG). */
     @Override
     public int recv(ByteBuffer buf, MemoryRegion desc, long srcAddr, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
+        int rc = PostChecks.landing(buf, null, 1, rxOpFlags, TcpProvider.MAX_MSG_SIZE);
+        if (rc != 0) {
+            return rc;
         }
         return postRecv(buf, null, 1, rxOpFlags | (selectiveRx ? 0 : Fi.FI_COMPLETION), context, false, 0, 0, srcAddr);
     }
@@ -1292,8 +1314,12 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if ((flags & Fi.FI_MULTI_RECV) != 0 && msg.iovCount() != 1) {
             return -Errno.EINVAL;
         }
-        if (iovLength(msg, msg.iovCount()) < 0) {
-            return -Errno.EINVAL;
+        int rc = PostChecks.flags(flags, PostChecks.RECV_MSG_FLAGS);
+        if (rc == 0) {
+            rc = PostChecks.landing(null, msg, msg.iovCount(), flags, TcpProvider.MAX_MSG_SIZE);
+        }
+        if (rc != 0) {
+            return rc;
         }
         return postRecv(null, msg, msg.iovCount(), flags | (selectiveRx ? 0 : Fi.FI_COMPLETION), msg.context(), false,
                 0, 0, msg.addr());
@@ -1305,8 +1331,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if ((caps & Fi.FI_TAGGED) == 0) {
             return -Errno.ENOSYS;
         }
-        if (buf == null) {
-            return -Errno.EINVAL;
+        int rc = PostChecks.landing(buf, null, 1, 0, TcpProvider.MAX_MSG_SIZE);
+        if (rc != 0) {
+            return rc;
         }
         return postRecv(buf, null, 1, rxOpFlags | (selectiveRx ? 0 : Fi.FI_COMPLETION), context, true, tag, ignore,
                 srcAddr);
@@ -1327,11 +1354,14 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (msg == null || msg.iovCount() < 0 || msg.iovCount() > TcpProvider.IOV_LIMIT) {
             return -Errno.EINVAL;
         }
-        if (iovLength(msg, msg.iovCount()) < 0) {
-            return -Errno.EINVAL;
+        int rc = PostChecks.flags(flags, PostChecks.TRECV_MSG_FLAGS); // FI_MULTI_RECV is not for tagged receives
+        if (rc == 0) {
+            rc = PostChecks.landing(null, msg, msg.iovCount(), 0, TcpProvider.MAX_MSG_SIZE);
         }
-        long f = flags & ~Fi.FI_MULTI_RECV; // not for tagged receives
-        return postRecv(null, msg, msg.iovCount(), f | (selectiveRx ? 0 : Fi.FI_COMPLETION), msg.context(), true,
+        if (rc != 0) {
+            return rc;
+        }
+        return postRecv(null, msg, msg.iovCount(), flags | (selectiveRx ? 0 : Fi.FI_COMPLETION), msg.context(), true,
                 msg.tag(), msg.ignore(), msg.addr());
     }
 

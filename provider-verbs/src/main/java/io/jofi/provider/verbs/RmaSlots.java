@@ -6,6 +6,7 @@ import io.jofi.RmaMsg;
 import io.jofi.provider.verbs.binding.ContextOps;
 import io.jofi.provider.verbs.binding.RdmaConnParamDescriptor;
 import io.jofi.provider.verbs.binding.VerbsConstants;
+import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
 import java.nio.ByteBuffer;
@@ -95,7 +96,7 @@ final class RmaSlots {
             return -Errno.EINVAL; // 64-bit atomics need 8-byte aligned targets
         }
         boolean wantsResult = k == K_FETCH || (k == K_SWAP && (kindAndOp & FETCHING) != 0);
-        if (wantsResult && (result == null || result.remaining() < 8)) {
+        if (wantsResult && (PostChecks.writable(result) != 0 || result.remaining() < 8)) {
             return -Errno.EINVAL;
         }
         return 0;

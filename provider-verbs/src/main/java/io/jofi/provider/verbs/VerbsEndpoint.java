@@ -29,6 +29,7 @@ import io.jofi.provider.verbs.binding.Rdmacm;
 import io.jofi.provider.verbs.binding.VerbsConstants;
 import io.jofi.spi.util.AbstractFid;
 import io.jofi.spi.util.EndpointBindings;
+import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilAddressVector;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
@@ -642,6 +643,10 @@ final class VerbsEndpoint extends AbstractFid
         if (msg == null) {
             return -Errno.EINVAL;
         }
+        int rc = PostChecks.flags(flags, PostChecks.SEND_MSG_FLAGS);
+        if (rc != 0) {
+            return rc;
+        }
         return transmit(K_SEND, null, null, msg.data(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0, 0, 0, 0, 0, null, msg,
                 msg.context(), flags);
     }
@@ -649,8 +654,9 @@ final class VerbsEndpoint extends AbstractFid
     /** {@code fi_recv}. */
     @Override
     public int recv(ByteBuffer buf, MemoryRegion desc, long srcAddr, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
+        int rc = PostChecks.landing(buf, null, 1, info.rxAttr().opFlags(), info.epAttr().maxMsgSize());
+        if (rc != 0) {
+            return rc;
         }
         return receive(buf, desc, null, context, info.rxAttr().opFlags());
     }
@@ -661,8 +667,16 @@ final class VerbsEndpoint extends AbstractFid
         if (msg == null || msg.iovCount() < 1 || msg.iovCount() > IOV_LIMIT) {
             return -Errno.EINVAL;
         }
+        int rc = PostChecks.flags(flags, PostChecks.RECV_MSG_FLAGS);
+        if (rc != 0) {
+            return rc;
+        }
         if ((flags & Fi.FI_MULTI_RECV) != 0) {
             return -Errno.ENOSYS;
+        }
+        rc = PostChecks.landing(null, msg, msg.iovCount(), flags, info.epAttr().maxMsgSize());
+        if (rc != 0) {
+            return rc;
         }
         return receive(null, null, msg, msg.context(), flags);
     }
@@ -739,6 +753,7 @@ final class VerbsEndpoint extends AbstractFid
     @Override
     public int readMsg(RmaMsg msg, long flags) {
         int rc = RmaSlots.checkMsg(rmaCap, msg);
+        rc = rc != 0 ? rc : PostChecks.flags(flags, PostChecks.READ_MSG_FLAGS);
         return rc != 0 ? rc : transmit(K_READ, null, null, 0, false, msg.rmaAddr(0), msg.rmaKey(0), 0, 0, null, msg, msg.context(),
                 flags);
     }
@@ -747,6 +762,7 @@ final class VerbsEndpoint extends AbstractFid
     @Override
     public int writeMsg(RmaMsg msg, long flags) {
         int rc = RmaSlots.checkMsg(rmaCap, msg);
+        rc = rc != 0 ? rc : PostChecks.flags(flags, PostChecks.WRITE_MSG_FLAGS);
         return rc != 0 ? rc : transmit(K_WRITE, null, null, msg.data(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.rmaAddr(0),
                 msg.rmaKey(0), 0, 0, null, msg, msg.context(), flags);
     }
@@ -830,8 +846,11 @@ final class VerbsEndpoint extends AbstractFid
                 }
             }
         }
-        if (inject && length > Math.max(maxInline, LocalBuffers.BOUNCE)) {
-            return -Errno.EMSGSIZE;
+        // the one errno table (docs/ERRORS.md): a read lands in its buffers; inject_size is the advertised one
+        rc = kind == K_READ ? PostChecks.landing(buf, msg, iovs, 0, info.epAttr().maxMsgSize())
+                : PostChecks.transmit(length, inject, info.txAttr().injectSize(), info.epAttr().maxMsgSize());
+        if (rc != 0) {
+            return rc;
         }
         if (txFreeCount == 0) {
             return -Errno.EAGAIN;

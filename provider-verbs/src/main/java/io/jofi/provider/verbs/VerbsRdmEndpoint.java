@@ -31,6 +31,7 @@ import io.jofi.provider.verbs.binding.Rdmacm;
 import io.jofi.provider.verbs.binding.VerbsConstants;
 import io.jofi.spi.util.AbstractFid;
 import io.jofi.spi.util.EndpointBindings;
+import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilAddressVector;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
@@ -1051,6 +1052,10 @@ final class VerbsRdmEndpoint extends AbstractFid
         if (msg == null) {
             return -Errno.EINVAL;
         }
+        int rc = PostChecks.flags(flags, PostChecks.SEND_MSG_FLAGS);
+        if (rc != 0) {
+            return rc;
+        }
         return transmit(K_SEND, null, null, msg, msg.data(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.addr(), 0, 0, 0, 0,
                 msg.context(), flags);
     }
@@ -1095,6 +1100,7 @@ final class VerbsRdmEndpoint extends AbstractFid
     @Override
     public int readMsg(RmaMsg msg, long flags) {
         int rc = RmaSlots.checkMsg(rmaCap, msg);
+        rc = rc != 0 ? rc : PostChecks.flags(flags, PostChecks.READ_MSG_FLAGS);
         return rc != 0 ? rc : transmit(K_READ, null, null, msg, 0, false, msg.addr(), msg.rmaAddr(0), msg.rmaKey(0),
                 0, 0, msg.context(), flags);
     }
@@ -1103,6 +1109,7 @@ final class VerbsRdmEndpoint extends AbstractFid
     @Override
     public int writeMsg(RmaMsg msg, long flags) {
         int rc = RmaSlots.checkMsg(rmaCap, msg);
+        rc = rc != 0 ? rc : PostChecks.flags(flags, PostChecks.WRITE_MSG_FLAGS);
         return rc != 0 ? rc : transmit(K_WRITE, null, null, msg, msg.data(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0,
                 msg.addr(), msg.rmaAddr(0), msg.rmaKey(0), 0, 0, msg.context(), flags);
     }
@@ -1189,8 +1196,11 @@ final class VerbsRdmEndpoint extends AbstractFid
                 length += msg.iov(i).remaining();
             }
         }
-        if (length > info.epAttr().maxMsgSize() || (inject && length > LocalBuffers.BOUNCE)) {
-            return -Errno.EMSGSIZE;
+        // the one errno table (docs/ERRORS.md): a read lands in its buffers; inject_size is the advertised one
+        rc = kind == K_READ ? PostChecks.landing(buf, msg, iovs, 0, info.epAttr().maxMsgSize())
+                : PostChecks.transmit(length, inject, info.txAttr().injectSize(), info.epAttr().maxMsgSize());
+        if (rc != 0) {
+            return rc;
         }
         if (txFreeCount == 0) {
             return -Errno.EAGAIN;
@@ -1419,8 +1429,9 @@ final class VerbsRdmEndpoint extends AbstractFid
     /** {@code fi_recv}: posted to the shared receive queue; takes the next message of any peer. */
     @Override
     public int recv(ByteBuffer buf, MemoryRegion desc, long srcAddr, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
+        int rc = PostChecks.landing(buf, null, 1, info.rxAttr().opFlags(), info.epAttr().maxMsgSize());
+        if (rc != 0) {
+            return rc;
         }
         return receive(buf, desc, context, info.rxAttr().opFlags());
     }
@@ -1430,6 +1441,14 @@ final class VerbsRdmEndpoint extends AbstractFid
     public int recvMsg(Msg msg, long flags) {
         if (msg == null || msg.iovCount() < 1) {
             return -Errno.EINVAL;
+        }
+        int rc = PostChecks.flags(flags, PostChecks.RECV_MSG_FLAGS);
+        if (rc != 0) {
+            return rc;
+        }
+        rc = PostChecks.landing(null, msg, msg.iovCount(), flags, info.epAttr().maxMsgSize());
+        if (rc != 0) {
+            return rc;
         }
         if ((flags & Fi.FI_MULTI_RECV) != 0 || msg.iovCount() > 1) {
             return -Errno.ENOSYS;
