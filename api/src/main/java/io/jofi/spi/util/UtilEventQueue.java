@@ -270,11 +270,13 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
     /** Adds a manual-progress engine that reads of this queue must drive. */
     public void attachProgress(ProgressEngine engine) {
         waitSupport.addEngine(engine);
+        engine.eventQueueAttached(this); // a failure of that progress is reported here
     }
 
     /** Removes an engine added with {@link #attachProgress}. */
     public void detachProgress(ProgressEngine engine) {
         waitSupport.removeEngine(engine);
+        engine.eventQueueDetached(this);
     }
 
     /** Whether a post or write found the queue full (R7); lasts until close. */

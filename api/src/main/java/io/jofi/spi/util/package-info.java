@@ -5,9 +5,11 @@
  * Every provider uses these; none re-implements them.
  *
  * <p>1.1.0: {@code EndpointBindings} added.
+ * <p>1.2.0: a failing progress step is reported ({@code ProgressEngine.FailureHandler},
+ * {@code UtilDomain.progressFailed}, {@code AbstractFid.fail}).
  */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package io.jofi.spi.util;
 
 import org.osgi.annotation.bundle.Export;
