@@ -17,16 +17,21 @@ import io.jofi.CqErrEntry;
 import io.jofi.CqFormat;
 import io.jofi.CqWaitCond;
 import io.jofi.Endpoint;
+import io.jofi.EpType;
 import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.FidClass;
 import io.jofi.Info;
+import io.jofi.MemoryRegion;
+import io.jofi.RmaMsg;
 import io.jofi.WaitAttr;
 import io.jofi.WaitObj;
 import io.jofi.WaitObject;
 import io.jofi.WaitSet;
+import java.nio.ByteBuffer;
 import java.time.Duration;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -38,9 +43,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * interrupts and timeouts (R4), the threshold condition without completions (R5), wait
  * objects through {@code getWait}, and {@code EBUSY} on close while an endpoint is bound (R9,
  * which needs an endpoint). Completions produced by real operations are tested in
- * {@link MsgConformance} and the other endpoint suites.
+ * {@link MsgConformance} and the other endpoint suites; here only what a CQ's own rules need
+ * from them: an overrun CQ takes no more posts and reports no more completions (R6), and
+ * strerror describes an error entry that carries no provider error number (R3).
  */
-public abstract class CqConformance extends ProviderTest {
+public abstract class CqConformance extends EndpointTest {
     private static final Duration AT_ONCE = Duration.ofSeconds(10);
 
     private CompletionQueue open(CqAttr attr) throws FabricException {
@@ -341,5 +348,99 @@ public abstract class CqConformance extends ProviderTest {
         assertEquals(-Errno.EAGAIN, cq.read(entries(1), 1), "the CQ still works after the refused close (R9)");
         fx.close(ep);
         fx.close(cq);
+    }
+
+    // ------------------------------------------------------------------ R6: an overrun CQ is done
+
+    /**
+     * R6 / fi_cq(3): "overrun completion queues are considered fatal and may not be used to
+     * report additional completions". After unsolicited completions (writeData at the target)
+     * overran the target's CQ and its valid entries were read, a post whose completion would go
+     * to it returns {@code -EOVERRUN} (permanent: retrying cannot help, unlike {@code -EAGAIN}),
+     * a later unsolicited completion is not added although the reads freed room, every read
+     * answers {@code -EOVERRUN}, and readErr's EOVERRUN entry is described by strerror.
+     */
+    @Test
+    void overrunCqTakesNoMorePostsAndReportsNoMoreCompletions() throws FabricException {
+        EndpointPair p = fx.openPair(new PairSpec(RmaConformance.RMA_CAPS | Fi.FI_MSG)
+                .rxCq(new CqAttr().format(CqFormat.DATA).size(2)));
+        requireCqData(p);
+        Assumptions.assumeFalse(ConformanceFixture.consumesReceiveForCqData(p.b().info()), "provider "
+                + fx.provider() + " needs FI_RX_CQ_DATA: remote CQ data consumes a posted receive, whose"
+                + " completion has its room reserved (R6), so no unsolicited completion can overrun a CQ");
+        ByteBuffer target = zeroed(4096);
+        MemoryRegion mr = fx.register(target, Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE, "target-mr");
+        CompletionQueue cq = p.b().rxCq();
+        long room = cq.attr().size();
+        for (long i = 0; i <= room; i++) {
+            writeData(p, mr, i);
+        }
+        CqEntry[] buf = entries(1);
+        for (long i = 0; i < room; i++) {
+            assertEquals(1, await().anyRead(cq, buf, "valid entry " + i + " of the overrun CQ"),
+                    "valid entry " + i + " of an overrun CQ is still read (R6)");
+        }
+        assertEquals(-Errno.EOVERRUN, cq.read(buf, 1), "after the valid entries: -EOVERRUN (R6)");
+
+        int rc = p.b().ep().recv(zeroed(16), null, ANY, "recv-after-overrun");
+        assertEquals(-Errno.EOVERRUN, rc, "a receive whose completion would go to an overrun CQ must be refused"
+                + " with -EOVERRUN (fi_cq(3): no additional completions), got " + rc + " (" + Errno.strerror(-rc) + ")");
+
+        writeData(p, mr, room + 1); // delivered: the target has handled it when the initiator completes
+        for (int i = 0; i < 3; i++) {
+            fx.driveProgress();
+            assertEquals(-Errno.EOVERRUN, cq.read(buf, 1), "an overrun CQ reports no completion that came"
+                    + " after the overrun (fi_cq(3)), although the reads made room");
+        }
+        CqErrEntry e = new CqErrEntry();
+        assertEquals(1, cq.readErr(e, 0), "readErr of an overrun CQ");
+        assertEquals(Errno.EOVERRUN, e.err(), "err (R6)");
+        assertDescribesErr(cq.strerror(e.provErrno(), e.errData()), e.err(), e.provErrno(), "the overrun entry");
+    }
+
+    /** An RMA write with remote CQ data {@code i} from a to b, delivered (its completion awaited). */
+    private void writeData(EndpointPair p, MemoryRegion mr, long i) throws FabricException {
+        ByteBuffer src = pattern(8, (int) i);
+        RmaMsg m = new RmaMsg();
+        m.buffer(src, desc(src)).addr(p.a().peer()).context("wd" + i).data(i);
+        m.rma(mr.address() + 16 * i, 8, mr.key());
+        post(() -> p.a().ep().writeMsg(m, Fi.FI_REMOTE_CQ_DATA | Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION),
+                "writeMsg " + i);
+        txCompletion(p.a(), "delivery of writeData " + i);
+    }
+
+    // ------------------------------------------------------------------ R3: strerror of an entry
+
+    /**
+     * R3: an error entry that carries no provider error number (provErrno 0: FI_SOURCE_ERR's
+     * EADDRNOTAVAIL with the sender's address as errData) is described by its err, never as
+     * "Success" (what the text of errno 0 would say).
+     */
+    @Test
+    void strerrorOfAnEntryWithoutProviderErrnoDescribesItsErr() throws FabricException {
+        EndpointPair p = fx.openPair(new PairSpec(Fi.FI_MSG | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR).type(EpType.RDM));
+        assertEquals(0, p.b().av().remove(new long[] {p.b().peer()}, 0), "removing the sender from the receiver's AV");
+        post(() -> p.b().ep().recv(zeroed(16), null, ANY, "r"), "recv");
+        post(() -> p.a().ep().send(pattern(6, 40), null, p.a().peer(), "s"), "send");
+        CqErrEntry e = rxError(p.b(), "the EADDRNOTAVAIL completion");
+        assertEquals(Errno.EADDRNOTAVAIL, e.err(), "err with FI_SOURCE_ERR and an unknown sender (R10): " + e);
+        assertDescribesErr(p.b().rxCq().strerror(e.provErrno(), e.errData()), e.err(), e.provErrno(),
+                "the FI_SOURCE_ERR entry");
+    }
+
+    /**
+     * What strerror must say of an entry: something, never errno 0's "Success", and — when the
+     * provider had no number of its own (provErrno 0) — the text of the entry's err.
+     */
+    static void assertDescribesErr(String s, int err, int provErrno, String what) {
+        assertNotNull(s, "strerror of " + what);
+        assertFalse(s.isBlank(), "strerror of " + what + " must say something (R3)");
+        assertFalse(s.contains(Errno.strerror(0)), "strerror of " + what + " (err " + Errno.name(err)
+                + ", provErrno " + provErrno + ") must describe the error, not say \"" + Errno.strerror(0)
+                + "\": " + s);
+        if (provErrno == 0) {
+            assertTrue(s.contains(Errno.strerror(err)), "strerror of " + what + " without a provider error number"
+                    + " must describe its err " + Errno.name(err) + " (\"" + Errno.strerror(err) + "\"): " + s);
+        }
     }
 }

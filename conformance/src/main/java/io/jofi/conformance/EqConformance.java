@@ -198,6 +198,27 @@ public abstract class EqConformance extends ProviderTest {
     }
 
     /**
+     * R3 on the EQ: strerror of an error entry without a provider error number (provErrno 0:
+     * the overrun entry, a reject) describes its err, never errno 0's "Success".
+     */
+    @Test
+    void strerrorOfAnEntryWithoutProviderErrnoDescribesItsErr() throws FabricException {
+        EventQueue eq = open(new EqAttr().size(1).flags(Fi.FI_WRITE));
+        for (long i = 0; i <= eq.attr().size(); i++) {
+            eq.write(event(APP_EVENT, null, i), 0);
+        }
+        EqEntry r = new EqEntry();
+        while (eq.read(r, 0) == 1) {
+            // drain the valid events
+        }
+        EqErrEntry err = new EqErrEntry();
+        assertEquals(1, eq.readErr(err, 0), "readErr of an overrun EQ (R7)");
+        assertEquals(Errno.EOVERRUN, err.err(), "the error entry's err (R7)");
+        CqConformance.assertDescribesErr(eq.strerror(err.provErrno(), err.errData()), err.err(), err.provErrno(),
+                "the EQ's overrun entry");
+    }
+
+    /**
      * R3 on the EQ: readErr with a caller err_data buffer copies at most its length and
      * returns that array; without one, errData() is a provider array whose length covers
      * errDataSize. strerror says something about the error.

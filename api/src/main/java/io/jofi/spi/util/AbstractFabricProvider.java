@@ -113,11 +113,22 @@ public abstract class AbstractFabricProvider implements FabricProvider {
      */
     public final ProgressEngine startEngine(Progress mode, String threadName, ProgressEngine.Step step)
             throws FabricException {
+        return startEngine(mode, threadName, step, null);
+    }
+
+    /**
+     * As {@link #startEngine(Progress, String, ProgressEngine.Step)}, with the handler of a
+     * failing step (a domain passes {@link UtilDomain#progressFailed}).
+     *
+     * @throws FabricException {@code ENODEV} once the provider is departing
+     */
+    public final ProgressEngine startEngine(Progress mode, String threadName, ProgressEngine.Step step,
+                                            ProgressEngine.FailureHandler onFailure) throws FabricException {
         synchronized (engines) {
             if (stopping || resources.isDeparted()) {
                 throw new FabricException(Errno.ENODEV, name() + ": provider has departed");
             }
-            ProgressEngine engine = ProgressEngine.start(mode, threadName, step);
+            ProgressEngine engine = ProgressEngine.start(mode, threadName, step, onFailure);
             engines.add(engine);
             return engine;
         }

@@ -25,6 +25,12 @@ public abstract class AbstractFid implements Fid {
     private final FidClass fidClass;
     private final Object context;
     private volatile int state = OPEN;
+    /**
+     * Why the object failed ({@link #fail}), or null. A failed object is {@link #DEPARTED},
+     * but answers {@code EIO} where a departed one answers {@code ENODEV}. Written before
+     * {@code state}, so whoever sees the state sees the reason.
+     */
+    private volatile String failure;
     private int bindCount;
     /** Run once after close (see {@link #whenClosed}); guarded by this. */
     private Runnable closeActions;
@@ -141,6 +147,61 @@ public abstract class AbstractFid implements Fid {
         onDeparture();
     }
 
+    /**
+     * Ends the object for good because what moves it broke — its domain's progress failed
+     * ({@link UtilDomain#progressFailed}) — as a departure does: the state becomes
+     * {@link #DEPARTED} and {@link #onDeparture()} runs once (pending operations end with an
+     * error, a connected endpoint raises {@code FI_SHUTDOWN}), but with {@code EIO}: data-path
+     * calls answer {@code -EIO}, control calls throw {@code EIO} naming {@code why}, and
+     * {@link #departureError()} is {@code EIO}. Closing still works. Does nothing unless open.
+     */
+    public final void fail(String why) {
+        if (markFailed(why)) {
+            onDeparture();
+        }
+    }
+
+    /**
+     * The state change of {@link #fail} without {@link #onDeparture()}: for an object whose
+     * resources must stay until it is closed (a domain: the regions, queues and endpoints
+     * opened under it are closed after it failed, and release into it).
+     *
+     * @return whether the object was open (and is failed now)
+     */
+    protected final boolean markFailed(String why) {
+        synchronized (this) {
+            if (state != OPEN) {
+                return false;
+            }
+            failure = why == null ? "failed" : why;
+            state = DEPARTED;
+            return true;
+        }
+    }
+
+    /** Why {@link #fail} ended the object, or {@code null} when it did not. */
+    public final String failure() {
+        return failure;
+    }
+
+    /**
+     * The error {@link #onDeparture()} completes pending operations with: {@code ECANCELED}
+     * when the provider departed (R15), {@code EIO} when the object {@link #fail}ed.
+     */
+    protected final int departureError() {
+        return failure != null ? Errno.EIO : Errno.ECANCELED;
+    }
+
+    /** Departs {@code part} (an object this one owns) the way this one went: failed for the same reason, or departed. */
+    protected final void departAlong(AbstractFid part) {
+        String why = failure;
+        if (why != null) {
+            part.fail(why);
+        } else {
+            part.depart();
+        }
+    }
+
     /** Releases what the object holds; runs once, after the state became {@link #CLOSED}. */
     protected abstract void onClose() throws FabricException;
 
@@ -148,17 +209,27 @@ public abstract class AbstractFid implements Fid {
     protected void onDeparture() {
     }
 
-    /** For data-path calls: 0 when open, {@code -EBADF} when closed, {@code -ENODEV} when departed. */
+    /**
+     * For data-path calls: 0 when open, {@code -EBADF} when closed, {@code -ENODEV} when
+     * departed, {@code -EIO} when failed ({@link #fail}).
+     */
     protected final int dataPathCheck() {
         int s = state;
-        return s == OPEN ? 0 : s == DEPARTED ? -Errno.ENODEV : -Errno.EBADF;
+        return s == OPEN ? 0 : s == DEPARTED ? (failure != null ? -Errno.EIO : -Errno.ENODEV) : -Errno.EBADF;
     }
 
-    /** For control-path calls: throws {@code EBADF} when closed and {@code ENODEV} when departed. */
+    /**
+     * For control-path calls: throws {@code EBADF} when closed, {@code ENODEV} when departed
+     * and {@code EIO} with the reason when failed ({@link #fail}).
+     */
     protected final void ensureOpen(String operation) throws FabricException {
         int s = state;
         if (s == CLOSED) {
             throw new FabricException(Errno.EBADF, operation + ": " + describe() + " is closed");
+        }
+        String why = failure;
+        if (s == DEPARTED && why != null) {
+            throw new FabricException(Errno.EIO, operation + ": " + describe() + " failed: " + why);
         }
         if (s == DEPARTED) {
             throw new FabricException(Errno.ENODEV, operation + ": the provider of " + describe() + " has departed");
@@ -173,6 +244,6 @@ public abstract class AbstractFid implements Fid {
     @Override
     public String toString() {
         return getClass().getSimpleName() + "@" + Integer.toHexString(System.identityHashCode(this))
-                + "[" + (state == OPEN ? "open" : state == CLOSED ? "closed" : "departed") + "]";
+                + "[" + (state == OPEN ? "open" : state == CLOSED ? "closed" : failure != null ? "failed" : "departed") + "]";
     }
 }

@@ -1,6 +1,10 @@
 package io.jofi.spi.util;
 
 import io.jofi.Progress;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,6 +22,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The step never runs on two threads at once (single-writer principle): a thread that finds
  * another one progressing skips rather than waits, so a provider's progress state needs no
  * lock of its own.
+ *
+ * <p><b>A step that throws</b> is a broken provider, and must not end silently (issue 12):
+ * whether it threw on the auto thread or inside an application's call in manual mode, the
+ * engine catches it, stops for good ({@link #isRunning()} false, later calls do nothing),
+ * logs it once with its cause ({@link System.Logger}, level {@code ERROR}) and hands it to the
+ * provider's {@link FailureHandler} — usually {@link UtilDomain#progressFailed}, which turns
+ * it into error completions, an EQ error event and {@code -EIO} posts. Nothing is thrown to
+ * the application: a data-path call never throws.
  */
 public final class ProgressEngine implements AutoCloseable {
 
@@ -35,19 +47,44 @@ public final class ProgressEngine implements AutoCloseable {
         void wakeup();
     }
 
+    /**
+     * What a provider does when its step threw (the engine has stopped and logged it already):
+     * fail what depended on that progress, so that nothing waits for ever.
+     */
+    @FunctionalInterface
+    public interface FailureHandler {
+        /**
+         * Called once, on the thread whose step threw, while that thread still owns the step
+         * (no other thread runs it now, and none will again): the provider's progress state
+         * may be touched without a lock. Must not throw (what it throws is logged and dropped).
+         *
+         * @param engine the engine that stopped
+         * @param cause  what the step threw
+         */
+        void progressFailed(ProgressEngine engine, Throwable cause);
+    }
+
+    private static final System.Logger LOG = System.getLogger(ProgressEngine.class.getName());
+
     /** How long the auto-progress thread sleeps in one step when idle (it is woken on close). */
     static final long AUTO_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final Progress mode;
     private final Step step;
+    private final String name;
+    private final FailureHandler onFailure;
     private final AtomicBoolean busy = new AtomicBoolean();
     private final Thread thread;
     private volatile boolean running = true;
     private volatile Throwable failure;
+    /** Event queues of endpoints this engine moves, with their bind counts; guarded by itself. */
+    private final Map<UtilEventQueue, Integer> eventQueues = new IdentityHashMap<>();
 
-    private ProgressEngine(Progress mode, Step step, String threadName) {
+    private ProgressEngine(Progress mode, Step step, String threadName, FailureHandler onFailure) {
         this.mode = mode;
         this.step = step;
+        this.name = threadName;
+        this.onFailure = onFailure;
         if (mode == Progress.AUTO) {
             thread = new Thread(this::runAuto, threadName);
             thread.setDaemon(true);
@@ -63,9 +100,19 @@ public final class ProgressEngine implements AutoCloseable {
      * @param threadName the name of the auto-progress thread (e.g. {@code jofi-tcp-progress-1})
      */
     public static ProgressEngine start(Progress mode, String threadName, Step step) {
+        return start(mode, threadName, step, null);
+    }
+
+    /**
+     * Starts an engine whose step failing is handed to {@code onFailure} (see the class
+     * comment); {@code null} only logs it.
+     *
+     * @param threadName the name of the auto-progress thread; also names the engine in the log
+     */
+    public static ProgressEngine start(Progress mode, String threadName, Step step, FailureHandler onFailure) {
         Objects.requireNonNull(step, "step");
         Progress m = mode == null || mode == Progress.UNSPEC ? Progress.AUTO : mode;
-        return new ProgressEngine(m, step, threadName);
+        return new ProgressEngine(m, step, threadName, onFailure);
     }
 
     /** {@code AUTO} or {@code MANUAL}. */
@@ -80,7 +127,8 @@ public final class ProgressEngine implements AutoCloseable {
 
     /**
      * Called at the top of the application's data-path calls: one non-blocking progress pass
-     * in manual mode; nothing in auto mode. Never blocks.
+     * in manual mode; nothing in auto mode. Never blocks, never throws (a step that throws
+     * stops the engine: see the class comment).
      *
      * @return the work done, 0 if none or skipped
      */
@@ -107,6 +155,9 @@ public final class ProgressEngine implements AutoCloseable {
         }
         try {
             return step.progress(nanos);
+        } catch (Throwable t) {
+            failed(t);
+            return 0;
         } finally {
             busy.set(false);
         }
@@ -117,7 +168,7 @@ public final class ProgressEngine implements AutoCloseable {
         step.wakeup();
     }
 
-    /** The exception that stopped the auto thread, if one did. */
+    /** What a step threw and stopped the engine with (either mode), or {@code null}. */
     public Throwable failure() {
         return failure;
     }
@@ -138,29 +189,74 @@ public final class ProgressEngine implements AutoCloseable {
         }
         try {
             return step.progress(timeoutNanos);
+        } catch (Throwable t) {
+            failed(t);
+            return 0;
         } finally {
             busy.set(false);
         }
     }
 
     private void runAuto() {
-        try {
-            while (running) {
-                if (busy.compareAndSet(false, true)) {
-                    try {
-                        step.progress(AUTO_IDLE_NANOS);
-                    } finally {
-                        busy.set(false);
-                    }
-                } else {
-                    Thread.onSpinWait();
+        while (running) {
+            if (busy.compareAndSet(false, true)) {
+                try {
+                    step.progress(AUTO_IDLE_NANOS);
+                } catch (Throwable t) {
+                    failed(t);
+                } finally {
+                    busy.set(false);
                 }
+            } else {
+                Thread.onSpinWait();
             }
-        } catch (Throwable t) {
-            // A progress step must not throw; if it does the provider is broken. Keep the
-            // cause for the provider to report (it fails its objects with EIO) and stop.
-            failure = t;
-            running = false;
+        }
+    }
+
+    /**
+     * A step threw: the provider is broken. Stop for good, log once with the cause, and let the
+     * provider fail what waited on this progress. Runs while the caller still owns the step.
+     */
+    private void failed(Throwable t) {
+        if (failure != null) {
+            return; // only one thread owns the step, and after the first failure none runs it
+        }
+        failure = t;
+        running = false;
+        LOG.log(System.Logger.Level.ERROR, "JOFI progress engine " + name + " (" + mode
+                + " progress) stopped: its step threw; the provider fails the operations that waited on it", t);
+        if (onFailure == null) {
+            return;
+        }
+        try {
+            onFailure.progressFailed(this, t);
+        } catch (Throwable h) {
+            LOG.log(System.Logger.Level.ERROR, "JOFI progress engine " + name
+                    + ": the provider's failure handler threw as well", h);
+        }
+    }
+
+    /**
+     * Records that an endpoint moved by this engine was bound to {@code eq} (called by
+     * {@link UtilEventQueue#attachProgress}), so that a progress failure can be reported there.
+     */
+    void eventQueueAttached(UtilEventQueue eq) {
+        synchronized (eventQueues) {
+            eventQueues.merge(eq, 1, Integer::sum);
+        }
+    }
+
+    /** Undoes one {@link #eventQueueAttached}. */
+    void eventQueueDetached(UtilEventQueue eq) {
+        synchronized (eventQueues) {
+            eventQueues.computeIfPresent(eq, (q, n) -> n == 1 ? null : n - 1);
+        }
+    }
+
+    /** The event queues endpoints moved by this engine are bound to (a copy). */
+    List<UtilEventQueue> eventQueues() {
+        synchronized (eventQueues) {
+            return new ArrayList<>(eventQueues.keySet());
         }
     }
 

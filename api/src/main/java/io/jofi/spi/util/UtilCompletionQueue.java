@@ -26,7 +26,10 @@ import java.nio.ByteBuffer;
  * when the operation is posted ({@link #reserve()}); the write into that room
  * ({@link #complete}, {@link #completeError}) therefore never fails. Completions nobody
  * posted for ({@link #completeUnsolicited}) take room if there is any, else put the queue into
- * the overrun state for good.
+ * the overrun state for good. An overrun queue is done (fi_cq(3): "may not be used to report
+ * additional completions"): reads return the valid entries written before, then
+ * {@code -EOVERRUN}; {@link #reserve()} answers {@code -EOVERRUN}, so posts are refused; and
+ * completions written after the overrun are not added.
  *
  * <p><b>States.</b> Open; departed (R15: the provider went away — entries stay readable,
  * producers may still flush, an empty queue answers {@code -ENODEV}); closed (R9: data-path
@@ -46,6 +49,8 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
     private final CqAttr attr;
     private final boolean threshold;
     private final ErrorDescriber describer;
+    /** strerror's text, and the error readErr handed out last (R3). */
+    private final ErrorSentence errorSentence = new ErrorSentence();
     /**
      * False for {@code WaitObj.NONE}: nobody can block on such a queue (sread is ENOSYS, no FD,
      * no wait set; poll sets ask {@link #hasEvents()}), so producers skip the wake-up and its
@@ -235,11 +240,13 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
         }
         waitSupport.driveProgress();
         if (ring.readError(buf) == 1) {
+            errorSentence.remember(buf.err(), buf.provErrno(), buf.errData());
             waitSupport.afterRead();
             return 1;
         }
         if (overrun) {
             buf.setAll(null, 0L, 0L, null, 0, 0L, 0L, 0L, Errno.EOVERRUN, 0, null, 0);
+            errorSentence.remember(Errno.EOVERRUN, 0, buf.errData());
             return 1;
         }
         return state() == DEPARTED && ring.peekHead() == CompletionRing.EMPTY ? -Errno.ENODEV : -Errno.EAGAIN;
@@ -318,20 +325,15 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
     }
 
     /**
-     * {@code fi_cq_strerror} (R3): the provider's describer when it gave one, else the
-     * libfabric text of {@code provErrno} and the size of the error data.
+     * {@code fi_cq_strerror} (R3): the provider's describer sentence for a provider error
+     * number when it gives one, else the libfabric text of {@code provErrno} — or, for
+     * {@code provErrno == 0} (an {@code FI_SOURCE_ERR} entry, the overrun entry), of the
+     * {@code err} of the entry {@link #readErr} handed out last with this error data — and the
+     * error data's size and first bytes ({@link ErrorSentence}). Never errno 0's "Success".
      */
     @Override
     public String strerror(int provErrno, byte[] errData) {
-        int size = errData == null ? 0 : errData.length;
-        if (describer != null) {
-            String described = describer.describe(provErrno, errData, size);
-            if (described != null) {
-                return described;
-            }
-        }
-        String text = "provider error " + provErrno + ": " + Errno.strerror(provErrno);
-        return size == 0 ? text : text + " (" + size + " bytes of provider error data)";
+        return errorSentence.describe(describer, provErrno, errData);
     }
 
     /**
@@ -362,7 +364,10 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
      * (or {@link #unreserve()} if the post fails). Thread-safe.
      *
      * @return 0; {@code -EAGAIN} when the CQ could not hold the completion (the post returns
-     *         it: the application reads and retries); {@code -EBADF} when closed;
+     *         it: the application reads and retries); {@code -EOVERRUN} once the CQ is overrun
+     *         (R6: permanent, so not {@code -EAGAIN} — no read or retry can make room on a CQ
+     *         that may report no more completions; the post returns it and nothing is queued);
+     *         {@code -EBADF} when closed;
      *         {@code -ENODEV} when departed and full (while departing, a provider may still
      *         reserve room that is free, to flush {@code ECANCELED} completions, R15)
      */
@@ -370,6 +375,9 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
         int s = state();
         if (s == CLOSED) {
             return -Errno.EBADF;
+        }
+        if (overrun) {
+            return -Errno.EOVERRUN;
         }
         if (ring.tryTakeCredit()) {
             return 0;
@@ -384,13 +392,14 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
 
     /**
      * Writes a successful completion into room taken by {@link #reserve()} and wakes readers.
-     * Dropped when the CQ is closed (R9).
+     * Dropped when the CQ is closed (R9) or overrun (R6: an overrun CQ reports no additional
+     * completion; its room is given back).
      *
      * @param srcAddr the sender's {@code fi_addr_t}, or {@code Fi.FI_ADDR_NOTAVAIL} (R10)
      */
     public void complete(Object context, long flags, long len, ByteBuffer buf, int bufOffset, long data, long tag,
                          long srcAddr) {
-        if (state() == CLOSED) {
+        if (refusesReserved()) {
             return;
         }
         ring.write(context, flags, len, buf, bufOffset, data, tag, srcAddr);
@@ -403,7 +412,7 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
      */
     public void completeDeferred(Object context, long flags, long len, ByteBuffer buf, int bufOffset, long data,
                                  long tag, long srcAddr) {
-        if (state() == CLOSED) {
+        if (refusesReserved()) {
             return;
         }
         ring.write(context, flags, len, buf, bufOffset, data, tag, srcAddr);
@@ -420,11 +429,11 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
      * Writes an error completion into room taken by {@link #reserve()} and wakes readers
      * (R2). {@code errData} is kept by reference (R3): the provider hands it over and never
      * reuses it. An {@code err} of 0 (a provider bug: an error without a cause) is reported as
-     * {@code FI_EOTHER}; a negative one as its absolute value.
+     * {@code FI_EOTHER}; a negative one as its absolute value. Dropped as {@link #complete} is.
      */
     public void completeError(Object context, long flags, long len, ByteBuffer buf, int bufOffset, long data, long tag,
                               long olen, int err, int provErrno, byte[] errData, int errDataSize, long srcAddr) {
-        if (state() == CLOSED) {
+        if (refusesReserved()) {
             return;
         }
         ring.writeError(context, flags, len, buf, bufOffset, data, tag, olen, errnoOf(err), provErrno, errData,
@@ -435,7 +444,7 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
     /**
      * A completion nobody reserved room for (remote CQ data of an RMA write, an unexpected
      * event): takes room if there is any; else the CQ enters the overrun state for good (R6)
-     * and readers are woken to learn it.
+     * and readers are woken to learn it. Once overrun, nothing more is queued.
      *
      * @return true when queued; false when it was not (overrun, or the CQ is closed)
      */
@@ -462,9 +471,29 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
         return true;
     }
 
+    /**
+     * Whether a reserved completion is not written: the CQ is closed (R9), or overrun (R6,
+     * fi_cq(3): no additional completions) — then its reserved room is given back. A
+     * completion racing with the overrun may still land; it was produced before the producer
+     * could learn of it.
+     */
+    private boolean refusesReserved() {
+        if (state() == CLOSED) {
+            return true;
+        }
+        if (overrun) {
+            ring.returnCredits(1);
+            return true;
+        }
+        return false;
+    }
+
     private boolean takeUnsolicitedRoom() {
         if (state() == CLOSED) {
             return false;
+        }
+        if (overrun) {
+            return false; // R6: an overrun CQ takes nothing more, even where reads made room
         }
         if (ring.tryTakeCredit()) {
             return true;

@@ -19,6 +19,12 @@ import io.jofi.MemoryRegion;
 import io.jofi.PollAttr;
 import io.jofi.PollSet;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
 
 /**
  * The domain of every provider ({@code fi_domain(3)}): opens the util CQs, counters, AVs and
@@ -33,13 +39,20 @@ import java.nio.ByteBuffer;
  *     {@code info.domainAttr().mrMode()} has {@code FI_MR_PROV_KEY}; when an EQ is bound with
  *     {@code FI_REG_MR}, each registration completes with an {@code FI_MR_COMPLETE} event
  *     ({@code fid} = the region, {@code context} = the one given).</li>
+ * <li>{@link #progressFailed}: when the provider's progress step throws, the domain fails for
+ *     good and says so (issue 12) — see there.</li>
  * </ul>
  *
  * <p>A provider extends it with {@link #endpoint(Info, Object)} (opening its endpoints through
- * {@link #adopt}) and may override {@link #addressResolver()}.
+ * {@link #adopt}) and may override {@link #addressResolver()}. It starts its engine with
+ * {@code this::progressFailed} as the {@link ProgressEngine.FailureHandler}.
  */
 public abstract class UtilDomain extends AbstractFid implements Domain {
+    private static final System.Logger LOG = System.getLogger(UtilDomain.class.getName());
+
     private final UtilFabric fabric;
+    /** What was opened through {@link #adopt} and is not closed yet, oldest first; guarded by itself. */
+    private final List<AbstractFid> children = new ArrayList<>();
     private final Info info;
     private final MemoryRegistry registry = new MemoryRegistry();
     private final boolean providerKeys;
@@ -162,7 +175,77 @@ public abstract class UtilDomain extends AbstractFid implements Domain {
      * through it.
      */
     protected final <T extends AbstractFid> T adopt(T child) throws FabricException {
-        return fabric.adopt(this, child);
+        T c = fabric.adopt(this, child);
+        synchronized (children) {
+            children.add(c);
+        }
+        c.whenClosed(() -> {
+            synchronized (children) {
+                children.remove(c);
+            }
+        });
+        return c;
+    }
+
+    /**
+     * The {@link ProgressEngine.FailureHandler} of the domain's engine: its progress step threw
+     * (the engine has stopped and logged it with the cause), so nothing will move the domain's
+     * data again. Rather than let every pending operation wait for ever, the domain fails for
+     * good, in this order:
+     * <ol>
+     * <li>an error event, {@code err = EIO}, {@code fid} = this domain, {@code errData} = the
+     *     reason in UTF-8 (the cause's class and message), on every EQ bound to an endpoint the
+     *     engine moves and on the EQ bound with {@code FI_REG_MR};</li>
+     * <li>every open endpoint of the domain, newest first, {@link AbstractFid#fail}s: its
+     *     {@code onDeparture} completes each pending operation as an error entry with
+     *     {@link #departureError()} = {@code EIO} (and counts it on the error counter), a
+     *     connected MSG endpoint with an EQ raises {@code FI_SHUTDOWN}, and from then on every
+     *     post answers {@code -EIO};</li>
+     * <li>the domain itself fails ({@link #markFailed}): control calls throw {@code EIO} naming
+     *     the cause; what it holds (sockets, files, the native protection domain the regions
+     *     are registered in) stays until the application closes it, as usual, after the
+     *     objects opened under it.</li>
+     * </ol>
+     * CQs, counters, AVs and memory regions stay usable, so the application reads what was
+     * reported and closes everything as usual. Runs on the thread whose step threw, while it
+     * still owns the step (the provider's progress state needs no lock); never throws.
+     */
+    protected final void progressFailed(ProgressEngine engine, Throwable cause) {
+        String why = "the progress of the " + describe() + " failed: " + cause;
+        byte[] reason = why.getBytes(StandardCharsets.UTF_8);
+        Set<UtilEventQueue> eqs = Collections.newSetFromMap(new IdentityHashMap<>());
+        eqs.addAll(engine.eventQueues());
+        UtilEventQueue q = mrEq;
+        if (q != null) {
+            eqs.add(q);
+        }
+        for (UtilEventQueue eq : eqs) {
+            int rc = eq.postError(this, context(), 0L, Errno.EIO, 0, reason, reason.length);
+            if (rc < 0) {
+                LOG.log(System.Logger.Level.WARNING, "JOFI " + describe() + ": the progress failure could not be"
+                        + " reported on " + eq + " (" + Errno.strerror(rc) + ")");
+            }
+        }
+        List<AbstractFid> open;
+        synchronized (children) {
+            open = new ArrayList<>(children);
+        }
+        for (int i = open.size() - 1; i >= 0; i--) {
+            AbstractFid c = open.get(i);
+            if (c.fidClass() == FidClass.ENDPOINT || c.fidClass() == FidClass.PASSIVE_ENDPOINT) {
+                failQuietly(c, why);
+            }
+        }
+        markFailed(why);
+    }
+
+    /** {@link AbstractFid#fail}, logging rather than throwing: one broken object must not keep the others waiting. */
+    private static void failQuietly(AbstractFid fid, String why) {
+        try {
+            fid.fail(why);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "JOFI: failing " + fid + " after a progress failure threw", e);
+        }
     }
 
     /**

@@ -68,8 +68,6 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
     private static final long READ_FLAGS = PostChecks.EQ_READ_FLAGS;
     private static final long ATTR_FLAGS = Fi.FI_WRITE | Fi.FI_AFFINITY;
     private static final byte[] EMPTY = new byte[0];
-    /** How many error-data bytes the generic {@link #strerror} shows in hex. */
-    private static final int STRERROR_HEX_BYTES = 32;
 
     /** One queued event or error event; reused once read. */
     private static final class Slot {
@@ -111,6 +109,8 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
     private byte[] spare;
     private final boolean writable;
     private final ErrorDescriber describer;
+    /** strerror's text, and the error readErr handed out last (R3). */
+    private final ErrorSentence errorSentence = new ErrorSentence();
     private final WaitSupport waitSupport;
     /** What a blocked {@link #sread} waits for: something to read, or the queue shut down. */
     private final WaitSupport.Readiness blockingReadiness;
@@ -270,11 +270,13 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
     /** Adds a manual-progress engine that reads of this queue must drive. */
     public void attachProgress(ProgressEngine engine) {
         waitSupport.addEngine(engine);
+        engine.eventQueueAttached(this); // a failure of that progress is reported here
     }
 
     /** Removes an engine added with {@link #attachProgress}. */
     public void detachProgress(ProgressEngine engine) {
         waitSupport.removeEngine(engine);
+        engine.eventQueueDetached(this);
     }
 
     /** Whether a post or write found the queue full (R7); lasts until close. */
@@ -355,6 +357,7 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
             if (count == 0) {
                 if (overrun) {
                     entry.set(this, context(), 0L, Errno.EOVERRUN, 0, null, 0);
+                    errorSentence.remember(Errno.EOVERRUN, 0, entry.errData());
                     return 1;
                 }
                 return state() == DEPARTED ? -Errno.ENODEV : -Errno.EAGAIN;
@@ -364,6 +367,7 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
                 return -Errno.EAGAIN;
             }
             entry.set(s.fid, s.context, s.data, s.err, s.provErrno, s.errData, s.errDataSize);
+            errorSentence.remember(s.err, s.provErrno, entry.errData());
             removeHeadLocked(s);
         }
         waitSupport.afterRead();
@@ -447,32 +451,15 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
     }
 
     /**
-     * {@code fi_eq_strerror}: the provider's {@link ErrorDescriber} sentence if it gives one,
-     * else the {@link Errno#strerror} text of {@code provErrno} followed by the error data's
-     * size and first bytes in hex (R3).
+     * {@code fi_eq_strerror} (R3): the provider's {@link ErrorDescriber} sentence for a provider
+     * error number if it gives one, else the {@link Errno#strerror} text of {@code provErrno} —
+     * or, for {@code provErrno == 0} (a reject, the overrun entry), of the {@code err} of the
+     * entry {@link #readErr} handed out last with this error data — followed by the error
+     * data's size and first bytes in hex ({@link ErrorSentence}). Never errno 0's "Success".
      */
     @Override
     public String strerror(int provErrno, byte[] errData) {
-        int size = errData == null ? 0 : errData.length;
-        if (describer != null) {
-            String s = describer.describe(provErrno, errData, size);
-            if (s != null) {
-                return s;
-            }
-        }
-        StringBuilder sb = new StringBuilder(64 + 3 * Math.min(size, STRERROR_HEX_BYTES));
-        sb.append(Errno.strerror(provErrno)).append(" (provider error ").append(provErrno);
-        if (size > 0) {
-            sb.append("; ").append(size).append(" byte(s) of error data:");
-            for (int i = 0; i < Math.min(size, STRERROR_HEX_BYTES); i++) {
-                sb.append(' ').append(Character.forDigit((errData[i] >> 4) & 0xF, 16))
-                        .append(Character.forDigit(errData[i] & 0xF, 16));
-            }
-            if (size > STRERROR_HEX_BYTES) {
-                sb.append(" ...");
-            }
-        }
-        return sb.append(')').toString();
+        return errorSentence.describe(describer, provErrno, errData);
     }
 
     /** {@code fi_control(FI_GETWAIT)}: the FD channel or mutex/condition; else {@code ENOSYS}. */

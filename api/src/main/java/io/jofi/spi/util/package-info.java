@@ -4,8 +4,10 @@
  * the progress engine, and an endpoint's bindings ({@link io.jofi.spi.util.EndpointBindings}).
  * Every provider uses these; none re-implements them.
  *
- * <p>1.1.0: {@code EndpointBindings} added. 1.2.0: {@code PostChecks} added (the errno table of
- * docs/ERRORS.md).
+ * <p>1.1.0: {@code EndpointBindings} added.
+ * <p>1.2.0: {@code PostChecks} added (the errno table of docs/ERRORS.md); a failing progress
+ * step is reported ({@code ProgressEngine.FailureHandler}, {@code UtilDomain.progressFailed},
+ * {@code AbstractFid.fail}).
  */
 @Export
 @Version("1.2.0")

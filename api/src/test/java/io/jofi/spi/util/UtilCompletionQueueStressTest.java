@@ -285,8 +285,14 @@ class UtilCompletionQueueStressTest {
     private static final int UNSOLICITED_EACH = 50_000;
     private static final int RESERVED_POSTS = 20_000;
 
+    /**
+     * R6 under contention: every accepted unsolicited completion is read once; a reserved post
+     * is read once when it completed before the overrun (fi_cq(3): an overrun CQ reports no
+     * additional completion, so one written after it is dropped, never read twice or invented);
+     * once overrun, posts are refused with -EOVERRUN.
+     */
     @Test
-    void overrunLosesNoAcceptedCompletionAndReservedPostsKeepWorking() throws Exception {
+    void overrunLosesNoAcceptedCompletionAndRefusesLaterPosts() throws Exception {
         UtilCompletionQueue cq = new UtilCompletionQueue(new CqAttr().size(256), null);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(DEADLINE_S);
         int total = UNSOLICITED_PRODUCERS * UNSOLICITED_EACH + RESERVED_POSTS;
@@ -296,6 +302,8 @@ class UtilCompletionQueueStressTest {
         }
         AtomicIntegerArray accepted = new AtomicIntegerArray(total);
         AtomicIntegerArray seen = new AtomicIntegerArray(total);
+        // A reserved post that completed while the CQ was not overrun yet must be read.
+        AtomicIntegerArray mustSee = new AtomicIntegerArray(total);
         AtomicInteger producersLeft = new AtomicInteger(UNSOLICITED_PRODUCERS + 1);
         Queue<String> problems = new ConcurrentLinkedQueue<>();
         AtomicBoolean stop = new AtomicBoolean();
@@ -320,17 +328,28 @@ class UtilCompletionQueueStressTest {
         }
         threads.add(new Thread(() -> {
             int base = UNSOLICITED_PRODUCERS * UNSOLICITED_EACH;
+            posts:
             for (int i = 0; i < RESERVED_POSTS; i++) {
-                while (cq.reserve() != 0) {
+                int rc;
+                while ((rc = cq.reserve()) != 0) {
+                    if (rc == -Errno.EOVERRUN) {
+                        break posts; // R6: refused for good once overrun
+                    }
+                    if (rc != -Errno.EAGAIN) {
+                        problems.add("reserve returned " + Errno.name(rc));
+                        break posts;
+                    }
                     if (stop.get() || System.nanoTime() > deadline) {
                         problems.add("reserved post #" + i + " never found room");
-                        producersLeft.decrementAndGet();
-                        return;
+                        break posts;
                     }
                     Thread.yield();
                 }
                 accepted.set(base + i, 1);
                 cq.complete(ids[base + i], Fi.FI_SEND, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
+                if (!cq.isOverrun()) {
+                    mustSee.set(base + i, 1);
+                }
             }
             producersLeft.decrementAndGet();
         }, "reserved"));
@@ -381,12 +400,19 @@ class UtilCompletionQueueStressTest {
         assertTrue(problems.isEmpty(), () -> "problems: " + problems);
         assertTrue(cq.isOverrun());
         int lost = 0;
-        for (int id = 0; id < total; id++) {
+        int firstReserved = UNSOLICITED_PRODUCERS * UNSOLICITED_EACH;
+        for (int id = 0; id < firstReserved; id++) {
             assertEquals(accepted.get(id), seen.get(id), "#" + id + " accepted " + accepted.get(id) + " times, seen "
                     + seen.get(id) + " times");
             lost += 1 - accepted.get(id);
         }
+        for (int id = firstReserved; id < total; id++) {
+            int n = seen.get(id);
+            assertTrue(n <= accepted.get(id) && n >= mustSee.get(id), "reserved #" + id + ": accepted "
+                    + accepted.get(id) + ", completed before the overrun " + mustSee.get(id) + ", seen " + n);
+        }
         assertTrue(lost > 0, "some unsolicited completions were refused");
+        assertEquals(-Errno.EOVERRUN, cq.reserve(), "posts are refused once overrun (R6)");
         CqEntry[] buf = {new CqEntry()};
         assertEquals(-Errno.EOVERRUN, cq.read(buf, 1));
         CqErrEntry err = new CqErrEntry();

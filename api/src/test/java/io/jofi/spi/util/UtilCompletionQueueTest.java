@@ -618,13 +618,13 @@ class UtilCompletionQueueTest {
         assertFalse(cq.completeUnsolicitedError(98, 0, 0, null, 0, 0, 0, 0, Errno.EIO, 0, null, 0,
                 Fi.FI_ADDR_NOTAVAIL));
         assertTrue(cq.isOverrun());
+        // fi_cq(3): an overrun CQ "may not be used to report additional completions"
         cq.complete("reserved", 0, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
 
         CqEntry[] buf = entries(8);
-        assertEquals(4, cq.read(buf, 8), "every valid entry first");
+        assertEquals(3, cq.read(buf, 8), "every valid entry first, none written after the overrun");
         assertEquals(0, buf[0].context());
         assertEquals(2, buf[2].context());
-        assertEquals("reserved", buf[3].context());
         assertEquals(-Errno.EOVERRUN, cq.read(buf, 8));
         assertEquals(-Errno.EOVERRUN, cq.read(buf, 0));
         CqErrEntry e = new CqErrEntry();
@@ -634,11 +634,13 @@ class UtilCompletionQueueTest {
         }
         assertTrue(cq.hasEvents());
 
-        assertEquals(0, cq.reserve(), "posts keep working after the overrun");
-        cq.complete("later", 0, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
-        assertEquals(1, cq.read(buf, 8));
-        assertEquals("later", buf[0].context());
+        assertEquals(-Errno.EOVERRUN, cq.reserve(), "posts are refused, for good, once overrun (R6)");
+        assertFalse(cq.completeUnsolicited("later", 0, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL),
+                "nothing more is queued although the reads made room");
+        cq.completeError("reserved-error", 0, 0, null, 0, 0, 0, 0, Errno.EIO, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
         assertEquals(-Errno.EOVERRUN, cq.read(buf, 8), "overrun until closed");
+        assertEquals(1, cq.readErr(e, 0));
+        assertEquals(Errno.EOVERRUN, e.err(), "no error completion after the overrun either");
     }
 
     @Test

@@ -73,6 +73,8 @@ final class ShmDomain extends UtilDomain {
     /** The domain's doorbell socket; every endpoint's doorbell path is a symbolic link to it. */
     private final Doorbell doorbell;
     private final ProgressEngine engine;
+    /** Tests only ({@link #injectStepFault}): run at the top of every progress step. */
+    private volatile Runnable stepFault;
     private volatile ShmEndpoint[] endpoints = new ShmEndpoint[0];
     /** Shareable buffers handed out, by identity: what backs them; guarded by this. */
     private final Map<ByteBuffer, Backing> shareable = new IdentityHashMap<>();
@@ -124,7 +126,8 @@ final class ShmDomain extends UtilDomain {
         ProgressEngine e;
         try {
             Progress mode = info.domainAttr().dataProgress();
-            e = p.startEngine(mode, "jofi-shm-progress-" + THREADS.incrementAndGet(), new Step());
+            e = p.startEngine(mode, "jofi-shm-progress-" + THREADS.incrementAndGet(), new Step(),
+                    this::progressFailed); // a step that throws fails the domain with EIO (issue 12)
         } catch (FabricException ex) {
             closeDoorbell();
             table.close();
@@ -144,6 +147,10 @@ final class ShmDomain extends UtilDomain {
     private final class Step implements ProgressEngine.Step {
         @Override
         public int progress(long timeoutNanos) {
+            Runnable f = stepFault;
+            if (f != null) {
+                f.run();
+            }
             ShmEndpoint[] eps = endpoints;
             int work = 0;
             for (ShmEndpoint ep : eps) {
@@ -538,6 +545,14 @@ final class ShmDomain extends UtilDomain {
         } catch (IOException e) {
             // the janitor of a later run removes the socket file
         }
+    }
+
+    /**
+     * Tests only: {@code fault} runs at the top of every progress step from now on (null: none),
+     * so a test can make the real step throw, as a provider bug would.
+     */
+    void injectStepFault(Runnable fault) {
+        stepFault = fault;
     }
 
     String prefix() {

@@ -2430,29 +2430,33 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
     }
 
-    /** R15: pending operations complete with ECANCELED; the region goes away. */
+    /**
+     * R15: pending operations complete with ECANCELED; the region goes away. The same with EIO
+     * when the domain's progress failed ({@link #departureError()}).
+     */
     @Override
     protected synchronized void onDeparture() {
+        int err = departureError();
         domain.removeEndpoint(this);
         for (Peer p : peers) {
             TxOp op;
             while ((op = p.queue.pollFirst()) != null) {
-                finishFailed(op, Errno.ECANCELED);
+                finishFailed(op, err);
             }
         }
         for (TxOp t : ops) {
             if (t.kind != 0 && t.awaitsAnswer) {
-                finishFailed(t, Errno.ECANCELED);
+                finishFailed(t, err);
             }
         }
         RxOp r;
         while (!msgRecvs.isEmpty()) {
             r = msgRecvs.remove(msgRecvs.size() - 1);
-            failRecv(r, Errno.ECANCELED, false);
+            failRecv(r, err, false);
         }
         while (!tagRecvs.isEmpty()) {
             r = tagRecvs.remove(tagRecvs.size() - 1);
-            failRecv(r, Errno.ECANCELED, true);
+            failRecv(r, err, true);
         }
         releaseSharedMemory();
         enabled = false;

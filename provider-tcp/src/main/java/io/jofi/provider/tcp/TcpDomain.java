@@ -25,6 +25,8 @@ final class TcpDomain extends UtilDomain {
     private final TcpFabric fabric;
     private final NioLoop loop;
     private final ProgressEngine engine;
+    /** Tests only ({@link #injectStepFault}): run at the top of every progress step. */
+    private volatile Runnable stepFault;
 
     TcpDomain(TcpFabric fabric, Info info, Object context) throws FabricException {
         super(fabric, info, context);
@@ -33,7 +35,8 @@ final class TcpDomain extends UtilDomain {
         ProgressEngine e;
         try {
             Progress mode = info.domainAttr().dataProgress();
-            e = fabric.provider().startEngine(mode, "jofi-tcp-progress-" + THREADS.incrementAndGet(), loop);
+            e = fabric.provider().startEngine(mode, "jofi-tcp-progress-" + THREADS.incrementAndGet(), new Step(),
+                    this::progressFailed); // a step that throws fails the domain with EIO (issue 12)
         } catch (FabricException ex) {
             loop.close();
             close();
@@ -77,6 +80,31 @@ final class TcpDomain extends UtilDomain {
     public AddressVector openAv(AvAttr attr, Object context) throws FabricException {
         ensureOpen("openAv");
         return adopt(new TcpAddressVector(attr, context, info().addrFormat(), addressResolver()));
+    }
+
+    /** The engine's step: the loop's, after the test fault hook. */
+    private final class Step implements ProgressEngine.Step {
+        @Override
+        public int progress(long timeoutNanos) {
+            Runnable f = stepFault;
+            if (f != null) {
+                f.run();
+            }
+            return loop.progress(timeoutNanos);
+        }
+
+        @Override
+        public void wakeup() {
+            loop.wakeup();
+        }
+    }
+
+    /**
+     * Tests only: {@code fault} runs at the top of every progress step from now on (null: none),
+     * so a test can make the real step throw, as a provider bug would.
+     */
+    void injectStepFault(Runnable fault) {
+        stepFault = fault;
     }
 
     NioLoop loop() {

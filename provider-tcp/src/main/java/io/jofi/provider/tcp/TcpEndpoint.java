@@ -2621,19 +2621,22 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         }
     }
 
-    /** R15: pending operations fail with ECANCELED, a connected endpoint raises FI_SHUTDOWN. */
+    /**
+     * R15: pending operations fail with ECANCELED, a connected endpoint raises FI_SHUTDOWN; the
+     * same with EIO when the domain's progress failed ({@link #departureError()}).
+     */
     @Override
     protected void onDeparture() {
         synchronized (lock) {
             if (cm == IDLE) {
                 cm = DOWN;
-                failAll(Errno.ECANCELED);
+                failAll(departureError());
                 if (request != null) {
                     request.drop();
                 }
                 return;
             }
-            teardown(Errno.ECANCELED, true);
+            teardown(departureError(), true);
         }
     }
 

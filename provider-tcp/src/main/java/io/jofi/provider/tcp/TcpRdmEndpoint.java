@@ -883,15 +883,18 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
         }
     }
 
-    /** R15: every pending operation ends with {@code ECANCELED}; listener and connections close. */
+    /**
+     * R15: every pending operation ends with {@code ECANCELED}; listener and connections close.
+     * When the domain's progress failed, the connections fail alike, with {@code EIO}.
+     */
     @Override
     protected void onDeparture() {
         synchronized (this) {
             stopListening();
             for (TcpEndpoint c : connections()) {
-                c.depart();
+                departAlong(c);
             }
-            rx.depart();
+            departAlong(rx);
         }
     }
 

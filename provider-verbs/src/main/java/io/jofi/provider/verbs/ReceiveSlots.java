@@ -231,7 +231,11 @@ final class ReceiveSlots {
 
     /** The {@code ECANCELED} error completion of {@code slot}'s receive (R13, R15); the slot is not freed. */
     void reportCanceled(int slot) {
-        cq.completeError(context[slot], RECV_FLAGS, 0, buf[slot], bufOffset[slot], 0, 0, 0, Errno.ECANCELED, 0,
+        reportFailed(slot, Errno.ECANCELED);
+    }
+
+    private void reportFailed(int slot, int err) {
+        cq.completeError(context[slot], RECV_FLAGS, 0, buf[slot], bufOffset[slot], 0, 0, 0, err, 0,
                 null, 0, Fi.FI_ADDR_NOTAVAIL);
     }
 
@@ -349,15 +353,16 @@ final class ReceiveSlots {
     }
 
     /**
-     * Teardown: every pending receive not canceled already completes with {@code ECANCELED}
-     * when the endpoint departs (R15), else (close, fi_endpoint(3)) gives its reserved room back
+     * Teardown: every pending receive not canceled already completes with {@code err}
+     * ({@code ECANCELED} when the endpoint departs, R15; {@code EIO} when the domain's progress
+     * failed) when {@code departing}, else (close, fi_endpoint(3)) gives its reserved room back
      * without a completion (R9). Every slot is then idle.
      */
-    void drain(boolean departing) {
+    void drain(boolean departing, int err) {
         for (int slot = 0; slot < depth; slot++) {
             if (busy[slot] && !canceled[slot]) {
                 if (departing) {
-                    reportCanceled(slot);
+                    reportFailed(slot, err);
                 } else {
                     cq.unreserve();
                 }

@@ -131,7 +131,9 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
         pollFd.view().putInt(PollFdDescriptor.FD, compFd);
         pollFd.view().putShort(PollFdDescriptor.EVENTS, (short) VerbsConstants.POLLIN);
         Progress mode = info.domainAttr().dataProgress();
-        this.engine = ProgressEngine.start(mode, "jofi-verbs-progress-" + THREADS.incrementAndGet(), this);
+        // A step that throws fails the domain with EIO (issue 12).
+        this.engine = ProgressEngine.start(mode, "jofi-verbs-progress-" + THREADS.incrementAndGet(), this,
+                this::progressFailed);
     }
 
     private static long librdmacmContext(String device) {

@@ -1203,7 +1203,7 @@ final class VerbsEndpoint extends AbstractFid
         for (int slot = 0; slot < txDepth; slot++) {
             if (txBusy[slot]) {
                 if (departing) {
-                    txCq.completeError(txContext[slot], txFlags[slot], 0, null, 0, 0, 0, 0, Errno.ECANCELED, 0, null, 0,
+                    txCq.completeError(txContext[slot], txFlags[slot], 0, null, 0, 0, 0, 0, departureError(), 0, null, 0,
                             Fi.FI_ADDR_NOTAVAIL);
                 } else {
                     txCq.unreserve();
@@ -1211,7 +1211,7 @@ final class VerbsEndpoint extends AbstractFid
                 txBusy[slot] = false;
             }
         }
-        rx.drain(departing);
+        rx.drain(departing, departureError());
         rxWaitCount = 0;
         if (request != null && id == 0 && request.pep.take(request)) {
             Rdmacm.rdma_reject(request.id, 0, (byte) 0);

@@ -1704,7 +1704,7 @@ final class VerbsRdmEndpoint extends AbstractFid
         for (int slot = 0; slot < txDepth; slot++) {
             if (txBusy[slot]) {
                 if (departing) {
-                    txCq.completeError(txContext[slot], txFlags[slot], 0, null, 0, 0, 0, 0, Errno.ECANCELED, 0, null, 0,
+                    txCq.completeError(txContext[slot], txFlags[slot], 0, null, 0, 0, 0, 0, departureError(), 0, null, 0,
                             Fi.FI_ADDR_NOTAVAIL);
                 } else {
                     txCq.unreserve();
@@ -1712,7 +1712,7 @@ final class VerbsRdmEndpoint extends AbstractFid
                 txBusy[slot] = false;
             }
         }
-        rx.drain(departing);
+        rx.drain(departing, departureError());
         releaseNative();
         // once only (a close after a departure releases nothing more); a departed endpoint's
         // events stay on the EQ for the application to drain (R15)
