@@ -2515,6 +2515,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         key = null;
         if (k != null) {
             k.cancel();
+            domain.loop().unpoll(k); // else the loop keeps this endpoint for the domain's life
         }
         SocketChannel ch = channel;
         if (ch != null) {
