@@ -1919,10 +1919,12 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     /**
      * Consumes what {@link #rxBuf} holds after reading was re-enabled outside a selector pass
      * (a receive was posted, transmit room came back): those bytes are in no socket, so no
-     * selector would report them. Reads nothing new; the selector reports the socket.
+     * selector would report them. Reads nothing new; the selector reports the socket. A step
+     * that needs no more bytes (a 0-byte message whose header was read before it found room)
+     * is finished here too: no selector would ever report it.
      */
     private void consumeBuffered() {
-        if (rxBuf.hasRemaining() && !reading && (cm == CONNECTED || cm == ACCEPTING)) {
+        if ((rxBuf.hasRemaining() || readState != R_HEADER) && !reading && (cm == CONNECTED || cm == ACCEPTING)) {
             drained = true;
             readMessages();
         }
