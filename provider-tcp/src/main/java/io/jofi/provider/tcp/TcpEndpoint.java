@@ -247,6 +247,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     private boolean reading;
     /** Bytes read from the socket so far (tells a {@link #poll} whether it found anything). */
     private long received;
+    /** Why the connection ended ({@link EndReason}): provErrno and errData of its error completions; 0/null for a plain end. */
+    private int endProvErrno;
+    private byte[] endReason;
     /** Decoded received header; big-endian (JOFI declares big-endian, TCP-WIRE "Byte order"). */
     private final MessageHeader rxHeader = new MessageHeader(ByteOrder.BIG_ENDIAN);
     /** Encodes sent headers and acks. */
@@ -1752,7 +1755,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                         continue;
                     }
                     if (st < 0) {
-                        teardown(Errno.ECONNRESET, true); // malformed input: this connection only
+                        malformed("malformed header: " + WireStatus.describe(st)); // malformed input: this connection only
                         return;
                     }
                     onHeader();
@@ -1935,7 +1938,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (h.isAck()) {
             TxOp op = ackWait.poll();
             if (op == null || h.payloadLength() != 0) {
-                teardown(Errno.ECONNRESET, true); // an ack nobody asked for: the peer is confused
+                malformed("an acknowledgement nobody asked for"); // an ack nobody asked for: the peer is confused
                 return;
             }
             completeSend(op);
@@ -1960,7 +1963,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             case OP_READ_RESPONSE -> onResponse(h, readWait, P_READ_RESPONSE);
             case OP_ATOMIC_REQUEST -> onAtomicRequest(h);
             case OP_ATOMIC_RESPONSE -> onResponse(h, atomicWait, P_ATOMIC_RESPONSE);
-            default -> teardown(Errno.ECONNRESET, true); // the decoder lets no other op through
+            default -> malformed("unknown op " + h.op()); // the decoder lets no other op through
         }
     }
 
@@ -1971,7 +1974,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (wanted) {
             messageAckSeq = acks.assign();
             if (messageAckSeq < 0) {
-                teardown(Errno.ECONNRESET, true); // far more unacked messages than any queue allows
+                malformed("more unacknowledged messages than any queue allows"); // far more unacked messages than any queue allows
                 return false;
             }
         }
@@ -2010,14 +2013,14 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         for (int i = 0; i < n; i++) {
             UtilMemoryRegion r = target(h.rmaKey(i), h.rmaAddr(i), h.rmaLen(i), Fi.FI_REMOTE_WRITE);
             if (r == null) {
-                teardown(Errno.ECONNRESET, true);
+                malformed("an RMA write to memory this domain refuses (key, bounds or access)");
                 return;
             }
             sink.range(i, r.buffer(), r.indexOf(h.rmaAddr(i)), (int) h.rmaLen(i));
             total += h.rmaLen(i);
         }
         if (total != h.payloadLength()) {
-            teardown(Errno.ECONNRESET, true); // payload and descriptors disagree
+            malformed("an RMA write whose payload length differs from its descriptors"); // payload and descriptors disagree
             return;
         }
         sink.count = n;
@@ -2039,7 +2042,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     /** RMA read request (op 2): descriptors checked, then a response (op 3) with the regions' bytes is queued. */
     private void onReadRequest(MessageHeader h) {
         if (h.payloadLength() != 0) {
-            teardown(Errno.ECONNRESET, true);
+            malformed("an RMA read request that carries a payload");
             return;
         }
         if (txQueue.isFull()) {
@@ -2053,7 +2056,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             UtilMemoryRegion r = target(h.rmaKey(i), h.rmaAddr(i), h.rmaLen(i), Fi.FI_REMOTE_READ);
             if (r == null) {
                 giveTx(op);
-                teardown(Errno.ECONNRESET, true);
+                malformed("an RMA read request for memory this domain refuses (key, bounds or access)");
                 return;
             }
             op.region(i, r.buffer(), r.indexOf(h.rmaAddr(i)), (int) h.rmaLen(i));
@@ -2077,7 +2080,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     private void onAtomicRequest(MessageHeader h) {
         if (h.rmaIovCount() != 1 || h.rmaLen(0) != Long.BYTES
                 || h.payloadLength() != TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD) {
-            teardown(Errno.ECONNRESET, true);
+            malformed("a malformed atomic request");
             return;
         }
         if (txQueue.isFull()) {
@@ -2093,14 +2096,14 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     private void onResponse(MessageHeader h, OpRing<TxOp> waiting, int kind) {
         TxOp op = waiting.poll();
         if (op == null) {
-            teardown(Errno.ECONNRESET, true); // a response nobody asked for
+            malformed("a response nobody asked for"); // a response nobody asked for
             return;
         }
         responseFor = op;
         if (kind == P_READ_RESPONSE) {
             RxOp sink = op.sink;
             if (h.payloadLength() != sink.capacity) {
-                teardown(Errno.ECONNRESET, true);
+                malformed("a read response of another length than requested");
                 return;
             }
             sink.trimTo(sink.capacity);
@@ -2113,7 +2116,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             return;
         }
         if (h.payloadLength() != TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD) {
-            teardown(Errno.ECONNRESET, true);
+            malformed("an atomic response of the wrong length");
             return;
         }
         readPayloadInto(atomicIn, TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD, P_ATOMIC_RESPONSE);
@@ -2228,7 +2231,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         UtilMemoryRegion r = (atomicAddr & 7) != 0 || !isSupportedAtomic(aop) ? null
                 : target(atomicKey, atomicAddr, Long.BYTES, access);
         if (r == null) {
-            teardown(Errno.ECONNRESET, true);
+            malformed("an atomic request this domain refuses (key, bounds, access, alignment or op)");
             return;
         }
         long old = apply(r.buffer(), r.indexOf(atomicAddr), aop, atomicIn.getLong(8), atomicIn.getLong(16));
@@ -2369,7 +2372,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             txOutstanding--;
         }
         if (op.reports) {
-            txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
+            byte[] why = endReason;
+            txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, endProvErrno, why,
+                    why == null ? 0 : why.length, Fi.FI_ADDR_NOTAVAIL);
         }
         UtilCounter c = counterOf(op.kind);
         if (c != null) {
@@ -2402,14 +2407,14 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             RxOp c = current;
             current = null;
             if (payloadKind == P_MSG) {
-                matcher.fail(c, err);
+                matcher.fail(c, err, endProvErrno, endReason);
             }
         }
         payloadKind = P_MSG;
         if (rdm == null) {
             // An RDM connection fails only its own operations: the posted receives are the
             // endpoint's, for every peer.
-            matcher.failPosted(err);
+            matcher.failPosted(err, endProvErrno, endReason);
         }
         // Messages that arrived whole before the end stay queued: the peer sent them before its
         // shutdown, so a receive posted now still gets them (nothing the peer sent is lost).
@@ -2427,15 +2432,33 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
      * and {@code FI_SHUTDOWN} raised when it was established (R14).
      */
     private void teardown(int err, boolean report) {
+        teardown(err, report, 0, null);
+    }
+
+    /**
+     * The peer sent what the wire does not allow: the connection ends ({@code ECONNRESET},
+     * R14) and says why ({@link EndReason}, {@code provErrno} {@code EPROTO}).
+     */
+    private void malformed(String what) {
+        teardown(Errno.ECONNRESET, true, Errno.EPROTO, EndReason.of(channel, "malformed input", what));
+    }
+
+    /**
+     * As {@link #teardown(int, boolean)}, with a reason: {@code provErrno} and {@code reason}
+     * go with every error completion and {@code reason} is the payload of {@code FI_SHUTDOWN}.
+     */
+    void teardown(int err, boolean report, int provErrno, byte[] reason) {
         if (cm == DOWN) {
             return;
         }
         int was = cm;
         cm = DOWN;
+        endProvErrno = provErrno;
+        endReason = reason;
         closeChannel();
         failAll(err);
         if (report && eq != null && (was == CONNECTED || was == ACCEPTING)) {
-            eq.post(Fi.FI_SHUTDOWN, this, context(), 0, null, null, 0);
+            eq.post(Fi.FI_SHUTDOWN, this, context(), 0, null, reason, reason == null ? 0 : reason.length);
         }
         if (rdm != null) {
             rdm.connectionDown(this);
