@@ -15,8 +15,9 @@ import java.nio.channels.SocketChannel;
  * consumed) on the fabric's connection-management loop, checks that its connection data is an
  * RDM hello ({@link RdmHelloDescriptor}), and hands socket, key and the sender's name to
  * {@link TcpRdmEndpoint#incoming}, which accepts or rejects it. A request that is not a hello
- * is rejected ({@code KIND_REJECT_BAD_HELLO}); a wrong CM version or EOF closes the socket, as
- * for MSG requests.
+ * is rejected ({@code KIND_REJECT_BAD_HELLO}), and so is a hello whose name cannot be an
+ * endpoint's ({@link PeerNameCheck}); a wrong CM version or EOF closes the socket, as for MSG
+ * requests.
  */
 final class RdmIncoming implements SelectHandler {
     private final TcpRdmEndpoint owner;
@@ -68,9 +69,14 @@ final class RdmIncoming implements SelectHandler {
             reject(RdmHelloDescriptor.KIND_REJECT_BAD_HELLO);
             return;
         }
+        byte[] name = RdmHelloDescriptor.name(data, data.length);
+        if (PeerNameCheck.problem(name) != null) {
+            reject(RdmHelloDescriptor.KIND_REJECT_BAD_HELLO); // no reply could reach such a name
+            return;
+        }
         done = true;
         key.interestOps(0); // nothing more is read before the connection that takes the socket over
-        owner.incoming(this, RdmHelloDescriptor.name(data, data.length));
+        owner.incoming(this, name);
     }
 
     /** Answers with a reject of {@code kind} (an RDM hello without a name), then FIN and close. */
