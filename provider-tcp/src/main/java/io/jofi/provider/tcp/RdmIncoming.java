@@ -19,8 +19,10 @@ import java.nio.channels.SocketChannel;
  * endpoint's ({@link PeerNameCheck}); a wrong CM version or EOF closes the socket, as for MSG
  * requests.
  */
-final class RdmIncoming implements SelectHandler {
+final class RdmIncoming implements SelectHandler, ConnectionSetupTimer.Setup {
     private final TcpRdmEndpoint owner;
+    /** Closes this socket when its request has not arrived whole in time (slowloris, half-open). */
+    private final ConnectionSetupTimer timer;
     final SocketChannel channel;
     private final ByteBuffer in = ByteBuffer.allocate(TcpWireDescriptor.CM_HEADER_LENGTH + TcpWireDescriptor.CM_MAX_DATA_LENGTH);
     private final CmMessage request = new CmMessage();
@@ -28,8 +30,9 @@ final class RdmIncoming implements SelectHandler {
     /** Set once handed to the endpoint or closed; only the CM loop thread and close touch it. */
     private volatile boolean done;
 
-    RdmIncoming(TcpRdmEndpoint owner, SocketChannel channel) {
+    RdmIncoming(TcpRdmEndpoint owner, SocketChannel channel, ConnectionSetupTimer timer) {
         this.owner = owner;
+        this.timer = timer;
         this.channel = channel;
         in.limit(TcpWireDescriptor.CM_HEADER_LENGTH);
     }
@@ -75,6 +78,7 @@ final class RdmIncoming implements SelectHandler {
             return;
         }
         done = true;
+        timer.done(this);
         key.interestOps(0); // nothing more is read before the connection that takes the socket over
         owner.incoming(this, name);
     }
@@ -109,9 +113,18 @@ final class RdmIncoming implements SelectHandler {
         owner.forget(this);
     }
 
+    /** The connection request did not arrive whole within the connection-setup timeout. */
+    @Override
+    public void expire() {
+        if (!done) {
+            drop();
+        }
+    }
+
     /** Closes key and socket (also when the endpoint closes with the request unread). */
     void close() {
         done = true;
+        timer.done(this);
         if (key != null) {
             key.cancel();
         }

@@ -92,6 +92,11 @@ final class TcpDomain extends UtilDomain {
         return fabric.cmLoop();
     }
 
+    /** The fabric's connection-setup deadlines and accept back-off. */
+    ConnectionSetupTimer setupTimer() {
+        return fabric.setupTimer();
+    }
+
     ProgressEngine engine() {
         return engine;
     }

@@ -42,6 +42,31 @@ class TcpSocketOptionsTest {
             public int socketReceiveBuffer() {
                 return rcv;
             }
+
+            @Override
+            public int connectionSetupTimeout() {
+                return DEFAULT_CONNECTION_SETUP_TIMEOUT;
+            }
+
+            @Override
+            public int keepAliveIdle() {
+                return DEFAULT_KEEPALIVE_IDLE;
+            }
+
+            @Override
+            public int keepAliveInterval() {
+                return DEFAULT_KEEPALIVE_INTERVAL;
+            }
+
+            @Override
+            public int keepAliveCount() {
+                return DEFAULT_KEEPALIVE_COUNT;
+            }
+
+            @Override
+            public int progressTimeout() {
+                return DEFAULT_PROGRESS_TIMEOUT;
+            }
         };
     }
 
