@@ -184,6 +184,11 @@ final class NioLoop implements ProgressEngine.Step {
         return key;
     }
 
+    /** The polled keys: the domain's data connections (a snapshot; the array is never changed in place). */
+    SelectionKey[] polledKeys() {
+        return polled;
+    }
+
     /** How many keys are in the polled set (tests: it returns to its base once connections close). */
     int polledCount() {
         return polled.length;

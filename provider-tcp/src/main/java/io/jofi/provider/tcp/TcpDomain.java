@@ -40,6 +40,10 @@ final class TcpDomain extends UtilDomain {
             throw ex;
         }
         this.engine = e;
+        int progressTimeout = fabric.provider().progressTimeoutMillis();
+        if (progressTimeout > 0) {
+            loop.addTicker(new ProgressWatchdog(loop, progressTimeout));
+        }
     }
 
     /**

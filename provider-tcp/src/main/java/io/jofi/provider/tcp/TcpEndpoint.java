@@ -250,6 +250,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     /** Why the connection ended ({@link EndReason}): provErrno and errData of its error completions; 0/null for a plain end. */
     private int endProvErrno;
     private byte[] endReason;
+    /** Bytes written to the socket (with {@link #received}: the progress the progress timeout watches). */
+    private long sent;
+    private final StallWatch stall = new StallWatch();
     /** Decoded received header; big-endian (JOFI declares big-endian, TCP-WIRE "Byte order"). */
     private final MessageHeader rxHeader = new MessageHeader(ByteOrder.BIG_ENDIAN);
     /** Encodes sent headers and acks. */
@@ -1618,7 +1621,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                         pendingAcks--;
                         ackInFlight = true;
                     }
-                    ch.write(ackFrame);
+                    sent += ch.write(ackFrame);
                     if (ackFrame.hasRemaining()) {
                         wantWrite(true);
                         return;
@@ -1635,9 +1638,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                     op.started = true;
                 }
                 if (op.count - op.first == 1) {
-                    ch.write(op.gather[op.first]); // one buffer: a plain write, not the gathering path
+                    sent += ch.write(op.gather[op.first]); // one buffer: a plain write, not the gathering path
                 } else {
-                    ch.write(op.gather, op.first, op.count - op.first);
+                    sent += ch.write(op.gather, op.first, op.count - op.first);
                 }
                 if (!op.advance()) {
                     wantWrite(true);
@@ -2462,6 +2465,27 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         }
         if (rdm != null) {
             rdm.connectionDown(this);
+        }
+    }
+
+    /**
+     * The progress timeout ({@link ProgressWatchdog}, domain progress thread): a connection that
+     * waits for its peer — operations not yet written or awaiting an ack or a response, acks not
+     * yet written, a message arriving in parts — and moved no byte either way for
+     * {@code timeoutNanos} ends with {@code ETIMEDOUT} (error completions, {@code FI_SHUTDOWN}).
+     */
+    void checkStall(long now, long timeoutNanos) {
+        synchronized (lock) {
+            if (cm != CONNECTED) {
+                return;
+            }
+            boolean waiting = txOutstanding > 0 || pendingAcks > 0 || ackInFlight
+                    || readState == R_PAYLOAD || readState == R_UNEXPECTED || readState == R_DISCARD;
+            if (stall.stalled(received + sent, waiting, now, timeoutNanos)) {
+                teardown(Errno.ETIMEDOUT, true, Errno.ETIMEDOUT, EndReason.of(channel, "no progress",
+                        "nothing moved for " + timeoutNanos / 1_000_000 + " ms with operations pending"
+                                + " (the peer is stopped, hung or unreachable; jofi.tcp.progressTimeout)"));
+            }
         }
     }
 

@@ -98,4 +98,24 @@ class TcpSocketOptionsTest {
             assertTrue(lrcv == 80 * 1024 || lrcv == 2 * 80 * 1024, "listener SO_RCVBUF " + lrcv);
         }
     }
+
+    /** Issue 12 item 9: keepalive on every connection, libfabric's timings (5 s idle) by default; 0 turns it off. */
+    @Test
+    void keepAliveIsOnWithLibfabricsTimingsUnlessTurnedOff() throws Exception {
+        TcpProvider p = new TcpProvider();
+        try (java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open()) {
+            p.configure(ch);
+            org.junit.jupiter.api.Assertions.assertEquals(TcpSettings.DEFAULT_KEEPALIVE_IDLE, KeepAlive.idleSeconds(ch));
+        }
+        System.setProperty("jofi.tcp.keepAliveIdle", "0");
+        try {
+            TcpProvider off = new TcpProvider();
+            try (java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open()) {
+                off.configure(ch);
+                org.junit.jupiter.api.Assertions.assertEquals(-1, KeepAlive.idleSeconds(ch));
+            }
+        } finally {
+            System.clearProperty("jofi.tcp.keepAliveIdle");
+        }
+    }
 }
