@@ -123,7 +123,13 @@ final class NioLoop implements ProgressEngine.Step {
         return work;
     }
 
-    private synchronized void unpoll(SelectionKey k) {
+    /**
+     * Takes {@code k} out of the polled set (a connection closed): without it a closed
+     * connection stays reachable from the loop for the domain's life, since only a manual pass
+     * over at most {@link #MAX_POLLED} keys notices a cancelled key. A key that is not in the
+     * set (e.g. one of the CM loop) is ignored.
+     */
+    synchronized void unpoll(SelectionKey k) {
         SelectionKey[] keys = polled;
         for (int i = 0; i < keys.length; i++) {
             if (keys[i] == k) {
@@ -176,6 +182,21 @@ final class NioLoop implements ProgressEngine.Step {
             polled = more;
         }
         return key;
+    }
+
+    /** The polled keys: the domain's data connections (a snapshot; the array is never changed in place). */
+    SelectionKey[] polledKeys() {
+        return polled;
+    }
+
+    /** How many keys are in the polled set (tests: it returns to its base once connections close). */
+    int polledCount() {
+        return polled.length;
+    }
+
+    /** How many keys the selector holds, cancelled ones until its next pass included (tests). */
+    int registeredCount() {
+        return selector.keys().size();
     }
 
     /** Adds a check run after every pass, on the progress thread (it must not throw). */

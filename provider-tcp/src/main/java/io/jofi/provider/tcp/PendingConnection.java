@@ -26,9 +26,11 @@ import java.nio.channels.SocketChannel;
  * so that no data message is consumed before the endpoint owns the socket. A request of
  * another version closes the socket without an event, as libfabric does.
  */
-final class PendingConnection implements ConnReq, SelectHandler {
+final class PendingConnection implements ConnReq, SelectHandler, ConnectionSetupTimer.Setup {
     private final TcpPassiveEndpoint pep;
     private final SocketChannel channel;
+    /** Closes this socket when its request has not arrived whole in time (slowloris, half-open). */
+    private final ConnectionSetupTimer timer;
     private final ByteBuffer in = ByteBuffer.allocate(TcpWireDescriptor.CM_HEADER_LENGTH + TcpWireDescriptor.CM_MAX_DATA_LENGTH);
     private final CmMessage request = new CmMessage();
     private SelectionKey key;
@@ -37,9 +39,10 @@ final class PendingConnection implements ConnReq, SelectHandler {
     /** Set when taken by an endpoint, rejected or dropped; guarded by this. */
     private boolean done;
 
-    PendingConnection(TcpPassiveEndpoint pep, SocketChannel channel) {
+    PendingConnection(TcpPassiveEndpoint pep, SocketChannel channel, ConnectionSetupTimer timer) {
         this.pep = pep;
         this.channel = channel;
+        this.timer = timer;
         in.limit(TcpWireDescriptor.CM_HEADER_LENGTH);
     }
 
@@ -89,6 +92,7 @@ final class PendingConnection implements ConnReq, SelectHandler {
                 return;
             }
             announced = true;
+            timer.done(this); // the peer's part is done; accept or reject is the application's
             // Stop reading (nothing more may be read before accept); the key itself stays: the
             // accepting endpoint takes it over on this same CM selector. (A cancelled key would
             // make re-registering with this selector fail until its next pass.)
@@ -159,8 +163,20 @@ final class PendingConnection implements ConnReq, SelectHandler {
         }
     }
 
-    /** Closes the socket of a request nobody will take (bad request, EOF, pep closed). */
+    /** The connection request did not arrive whole within the connection-setup timeout. */
+    @Override
+    public void expire() {
+        synchronized (this) {
+            if (announced) {
+                return;
+            }
+        }
+        drop();
+    }
+
+    /** Closes the socket of a request nobody will take (bad request, EOF, pep closed, timeout). */
     void drop() {
+        timer.done(this);
         synchronized (this) {
             if (done) {
                 return;

@@ -15,11 +15,14 @@ import java.nio.channels.SocketChannel;
  * consumed) on the fabric's connection-management loop, checks that its connection data is an
  * RDM hello ({@link RdmHelloDescriptor}), and hands socket, key and the sender's name to
  * {@link TcpRdmEndpoint#incoming}, which accepts or rejects it. A request that is not a hello
- * is rejected ({@code KIND_REJECT_BAD_HELLO}); a wrong CM version or EOF closes the socket, as
- * for MSG requests.
+ * is rejected ({@code KIND_REJECT_BAD_HELLO}), and so is a hello whose name cannot be an
+ * endpoint's ({@link PeerNameCheck}); a wrong CM version or EOF closes the socket, as for MSG
+ * requests.
  */
-final class RdmIncoming implements SelectHandler {
+final class RdmIncoming implements SelectHandler, ConnectionSetupTimer.Setup {
     private final TcpRdmEndpoint owner;
+    /** Closes this socket when its request has not arrived whole in time (slowloris, half-open). */
+    private final ConnectionSetupTimer timer;
     final SocketChannel channel;
     private final ByteBuffer in = ByteBuffer.allocate(TcpWireDescriptor.CM_HEADER_LENGTH + TcpWireDescriptor.CM_MAX_DATA_LENGTH);
     private final CmMessage request = new CmMessage();
@@ -27,8 +30,9 @@ final class RdmIncoming implements SelectHandler {
     /** Set once handed to the endpoint or closed; only the CM loop thread and close touch it. */
     private volatile boolean done;
 
-    RdmIncoming(TcpRdmEndpoint owner, SocketChannel channel) {
+    RdmIncoming(TcpRdmEndpoint owner, SocketChannel channel, ConnectionSetupTimer timer) {
         this.owner = owner;
+        this.timer = timer;
         this.channel = channel;
         in.limit(TcpWireDescriptor.CM_HEADER_LENGTH);
     }
@@ -68,9 +72,15 @@ final class RdmIncoming implements SelectHandler {
             reject(RdmHelloDescriptor.KIND_REJECT_BAD_HELLO);
             return;
         }
+        byte[] name = RdmHelloDescriptor.name(data, data.length);
+        if (PeerNameCheck.problem(name) != null) {
+            reject(RdmHelloDescriptor.KIND_REJECT_BAD_HELLO); // no reply could reach such a name
+            return;
+        }
         done = true;
+        timer.done(this);
         key.interestOps(0); // nothing more is read before the connection that takes the socket over
-        owner.incoming(this, RdmHelloDescriptor.name(data, data.length));
+        owner.incoming(this, name);
     }
 
     /** Answers with a reject of {@code kind} (an RDM hello without a name), then FIN and close. */
@@ -103,9 +113,18 @@ final class RdmIncoming implements SelectHandler {
         owner.forget(this);
     }
 
+    /** The connection request did not arrive whole within the connection-setup timeout. */
+    @Override
+    public void expire() {
+        if (!done) {
+            drop();
+        }
+    }
+
     /** Closes key and socket (also when the endpoint closes with the request unread). */
     void close() {
         done = true;
+        timer.done(this);
         if (key != null) {
             key.cancel();
         }

@@ -431,10 +431,16 @@ final class RxMatcher {
 
     /** Fails a receive with {@code err} (error completion, R2) and gives it back. */
     void fail(RxOp op, int err) {
+        fail(op, err, 0, null);
+    }
+
+    /** As {@link #fail(RxOp, int)}, with the provider's errno and error data (why the connection ended). */
+    void fail(RxOp op, int err, int provErrno, byte[] errData) {
+        int errDataSize = errData == null ? 0 : errData.length;
         if (op.multi && op.parent == null) {
             // a whole multi-receive buffer (cancel, teardown): its release, as an error
-            cq.completeError(op.context, RECV_FLAGS | Fi.FI_MULTI_RECV, 0, op.buf, op.bufOffset, 0, 0, 0, err, 0, null,
-                    0, Fi.FI_ADDR_NOTAVAIL);
+            cq.completeError(op.context, RECV_FLAGS | Fi.FI_MULTI_RECV, 0, op.buf, op.bufOffset, 0, 0, 0, err,
+                    provErrno, errData, errDataSize, Fi.FI_ADDR_NOTAVAIL);
             if (counter != null) {
                 counter.incrementError();
             }
@@ -442,7 +448,8 @@ final class RxMatcher {
             return;
         }
         long flags = (op.tagged ? TRECV_FLAGS : RECV_FLAGS) | (op.releases ? Fi.FI_MULTI_RECV : 0);
-        cq.completeError(op.context, flags, 0, op.buf, op.bufOffset, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
+        cq.completeError(op.context, flags, 0, op.buf, op.bufOffset, 0, 0, 0, err, provErrno, errData, errDataSize,
+                Fi.FI_ADDR_NOTAVAIL);
         if (counter != null) {
             counter.incrementError();
         }
@@ -452,12 +459,17 @@ final class RxMatcher {
 
     /** Fails every posted receive with {@code err} (R14, R15). Unexpected messages stay. */
     void failPosted(int err) {
+        failPosted(err, 0, null);
+    }
+
+    /** As {@link #failPosted(int)}, with the provider's errno and error data (why the connection ended). */
+    void failPosted(int err, int provErrno, byte[] errData) {
         RxOp r;
         while ((r = posted.poll()) != null) {
-            fail(r, err);
+            fail(r, err, provErrno, errData);
         }
         while ((r = postedTagged.poll()) != null) {
-            fail(r, err);
+            fail(r, err, provErrno, errData);
         }
     }
 

@@ -92,11 +92,27 @@ final class Sockets {
      * cannot be configured is closed and the next one taken.
      */
     static SocketChannel acceptNext(TcpProvider provider, ServerSocketChannel server) {
+        return acceptNext(provider, server, null, null);
+    }
+
+    /**
+     * As {@link #acceptNext(TcpProvider, ServerSocketChannel)}; a failed {@code accept} (other
+     * than a closed server: e.g. {@code EMFILE}, the process is out of file descriptors) pauses
+     * {@code key}'s accepting through {@code timer} ({@link ConnectionSetupTimer#acceptFailed})
+     * instead of leaving the readiness to be selected again at once (a spinning CM thread).
+     */
+    static SocketChannel acceptNext(TcpProvider provider, ServerSocketChannel server, java.nio.channels.SelectionKey key,
+                                    ConnectionSetupTimer timer) {
         while (true) {
             SocketChannel ch;
             try {
                 ch = server.accept();
+            } catch (java.nio.channels.ClosedChannelException e) {
+                return null;
             } catch (IOException e) {
+                if (key != null && timer != null) {
+                    timer.acceptFailed(key, e);
+                }
                 return null;
             }
             if (ch == null) {

@@ -43,6 +43,10 @@ final class TcpDomain extends UtilDomain {
             throw ex;
         }
         this.engine = e;
+        int progressTimeout = fabric.provider().progressTimeoutMillis();
+        if (progressTimeout > 0) {
+            loop.addTicker(new ProgressWatchdog(loop, progressTimeout));
+        }
     }
 
     /**
@@ -118,6 +122,11 @@ final class TcpDomain extends UtilDomain {
      */
     NioLoop cmLoop() throws FabricException {
         return fabric.cmLoop();
+    }
+
+    /** The fabric's connection-setup deadlines and accept back-off. */
+    ConnectionSetupTimer setupTimer() {
+        return fabric.setupTimer();
     }
 
     ProgressEngine engine() {

@@ -248,6 +248,12 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     private boolean reading;
     /** Bytes read from the socket so far (tells a {@link #poll} whether it found anything). */
     private long received;
+    /** Why the connection ended ({@link EndReason}): provErrno and errData of its error completions; 0/null for a plain end. */
+    private int endProvErrno;
+    private byte[] endReason;
+    /** Bytes written to the socket (with {@link #received}: the progress the progress timeout watches). */
+    private long sent;
+    private final StallWatch stall = new StallWatch();
     /** Decoded received header; big-endian (JOFI declares big-endian, TCP-WIRE "Byte order"). */
     private final MessageHeader rxHeader = new MessageHeader(ByteOrder.BIG_ENDIAN);
     /** Encodes sent headers and acks. */
@@ -1645,7 +1651,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                         pendingAcks--;
                         ackInFlight = true;
                     }
-                    ch.write(ackFrame);
+                    sent += ch.write(ackFrame);
                     if (ackFrame.hasRemaining()) {
                         wantWrite(true);
                         return;
@@ -1662,9 +1668,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                     op.started = true;
                 }
                 if (op.count - op.first == 1) {
-                    ch.write(op.gather[op.first]); // one buffer: a plain write, not the gathering path
+                    sent += ch.write(op.gather[op.first]); // one buffer: a plain write, not the gathering path
                 } else {
-                    ch.write(op.gather, op.first, op.count - op.first);
+                    sent += ch.write(op.gather, op.first, op.count - op.first);
                 }
                 if (!op.advance()) {
                     wantWrite(true);
@@ -1782,7 +1788,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
                         continue;
                     }
                     if (st < 0) {
-                        teardown(Errno.ECONNRESET, true); // malformed input: this connection only
+                        malformed("malformed header: " + WireStatus.describe(st)); // malformed input: this connection only
                         return;
                     }
                     onHeader();
@@ -1949,10 +1955,12 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     /**
      * Consumes what {@link #rxBuf} holds after reading was re-enabled outside a selector pass
      * (a receive was posted, transmit room came back): those bytes are in no socket, so no
-     * selector would report them. Reads nothing new; the selector reports the socket.
+     * selector would report them. Reads nothing new; the selector reports the socket. A step
+     * that needs no more bytes (a 0-byte message whose header was read before it found room)
+     * is finished here too: no selector would ever report it.
      */
     private void consumeBuffered() {
-        if (rxBuf.hasRemaining() && !reading && (cm == CONNECTED || cm == ACCEPTING)) {
+        if ((rxBuf.hasRemaining() || readState != R_HEADER) && !reading && (cm == CONNECTED || cm == ACCEPTING)) {
             drained = true;
             readMessages();
         }
@@ -1963,7 +1971,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (h.isAck()) {
             TxOp op = ackWait.poll();
             if (op == null || h.payloadLength() != 0) {
-                teardown(Errno.ECONNRESET, true); // an ack nobody asked for: the peer is confused
+                malformed("an acknowledgement nobody asked for"); // an ack nobody asked for: the peer is confused
                 return;
             }
             completeSend(op);
@@ -1988,7 +1996,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             case OP_READ_RESPONSE -> onResponse(h, readWait, P_READ_RESPONSE);
             case OP_ATOMIC_REQUEST -> onAtomicRequest(h);
             case OP_ATOMIC_RESPONSE -> onResponse(h, atomicWait, P_ATOMIC_RESPONSE);
-            default -> teardown(Errno.ECONNRESET, true); // the decoder lets no other op through
+            default -> malformed("unknown op " + h.op()); // the decoder lets no other op through
         }
     }
 
@@ -1999,7 +2007,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (wanted) {
             messageAckSeq = acks.assign();
             if (messageAckSeq < 0) {
-                teardown(Errno.ECONNRESET, true); // far more unacked messages than any queue allows
+                malformed("more unacknowledged messages than any queue allows"); // far more unacked messages than any queue allows
                 return false;
             }
         }
@@ -2038,14 +2046,14 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         for (int i = 0; i < n; i++) {
             UtilMemoryRegion r = target(h.rmaKey(i), h.rmaAddr(i), h.rmaLen(i), Fi.FI_REMOTE_WRITE);
             if (r == null) {
-                teardown(Errno.ECONNRESET, true);
+                malformed("an RMA write to memory this domain refuses (key, bounds or access)");
                 return;
             }
             sink.range(i, r.buffer(), r.indexOf(h.rmaAddr(i)), (int) h.rmaLen(i));
             total += h.rmaLen(i);
         }
         if (total != h.payloadLength()) {
-            teardown(Errno.ECONNRESET, true); // payload and descriptors disagree
+            malformed("an RMA write whose payload length differs from its descriptors"); // payload and descriptors disagree
             return;
         }
         sink.count = n;
@@ -2067,7 +2075,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     /** RMA read request (op 2): descriptors checked, then a response (op 3) with the regions' bytes is queued. */
     private void onReadRequest(MessageHeader h) {
         if (h.payloadLength() != 0) {
-            teardown(Errno.ECONNRESET, true);
+            malformed("an RMA read request that carries a payload");
             return;
         }
         if (txQueue.isFull()) {
@@ -2081,7 +2089,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             UtilMemoryRegion r = target(h.rmaKey(i), h.rmaAddr(i), h.rmaLen(i), Fi.FI_REMOTE_READ);
             if (r == null) {
                 giveTx(op);
-                teardown(Errno.ECONNRESET, true);
+                malformed("an RMA read request for memory this domain refuses (key, bounds or access)");
                 return;
             }
             op.region(i, r.buffer(), r.indexOf(h.rmaAddr(i)), (int) h.rmaLen(i));
@@ -2105,7 +2113,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     private void onAtomicRequest(MessageHeader h) {
         if (h.rmaIovCount() != 1 || h.rmaLen(0) != Long.BYTES
                 || h.payloadLength() != TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD) {
-            teardown(Errno.ECONNRESET, true);
+            malformed("a malformed atomic request");
             return;
         }
         if (txQueue.isFull()) {
@@ -2121,14 +2129,14 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     private void onResponse(MessageHeader h, OpRing<TxOp> waiting, int kind) {
         TxOp op = waiting.poll();
         if (op == null) {
-            teardown(Errno.ECONNRESET, true); // a response nobody asked for
+            malformed("a response nobody asked for"); // a response nobody asked for
             return;
         }
         responseFor = op;
         if (kind == P_READ_RESPONSE) {
             RxOp sink = op.sink;
             if (h.payloadLength() != sink.capacity) {
-                teardown(Errno.ECONNRESET, true);
+                malformed("a read response of another length than requested");
                 return;
             }
             sink.trimTo(sink.capacity);
@@ -2141,7 +2149,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             return;
         }
         if (h.payloadLength() != TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD) {
-            teardown(Errno.ECONNRESET, true);
+            malformed("an atomic response of the wrong length");
             return;
         }
         readPayloadInto(atomicIn, TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD, P_ATOMIC_RESPONSE);
@@ -2256,7 +2264,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         UtilMemoryRegion r = (atomicAddr & 7) != 0 || !isSupportedAtomic(aop) ? null
                 : target(atomicKey, atomicAddr, Long.BYTES, access);
         if (r == null) {
-            teardown(Errno.ECONNRESET, true);
+            malformed("an atomic request this domain refuses (key, bounds, access, alignment or op)");
             return;
         }
         long old = apply(r.buffer(), r.indexOf(atomicAddr), aop, atomicIn.getLong(8), atomicIn.getLong(16));
@@ -2397,7 +2405,9 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             txOutstanding--;
         }
         if (op.reports) {
-            txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
+            byte[] why = endReason;
+            txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, endProvErrno, why,
+                    why == null ? 0 : why.length, Fi.FI_ADDR_NOTAVAIL);
         }
         UtilCounter c = counterOf(op.kind);
         if (c != null) {
@@ -2430,14 +2440,14 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
             RxOp c = current;
             current = null;
             if (payloadKind == P_MSG) {
-                matcher.fail(c, err);
+                matcher.fail(c, err, endProvErrno, endReason);
             }
         }
         payloadKind = P_MSG;
         if (rdm == null) {
             // An RDM connection fails only its own operations: the posted receives are the
             // endpoint's, for every peer.
-            matcher.failPosted(err);
+            matcher.failPosted(err, endProvErrno, endReason);
         }
         // Messages that arrived whole before the end stay queued: the peer sent them before its
         // shutdown, so a receive posted now still gets them (nothing the peer sent is lost).
@@ -2455,18 +2465,57 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
      * and {@code FI_SHUTDOWN} raised when it was established (R14).
      */
     private void teardown(int err, boolean report) {
+        teardown(err, report, 0, null);
+    }
+
+    /**
+     * The peer sent what the wire does not allow: the connection ends ({@code ECONNRESET},
+     * R14) and says why ({@link EndReason}, {@code provErrno} {@code EPROTO}).
+     */
+    private void malformed(String what) {
+        teardown(Errno.ECONNRESET, true, Errno.EPROTO, EndReason.of(channel, "malformed input", what));
+    }
+
+    /**
+     * As {@link #teardown(int, boolean)}, with a reason: {@code provErrno} and {@code reason}
+     * go with every error completion and {@code reason} is the payload of {@code FI_SHUTDOWN}.
+     */
+    void teardown(int err, boolean report, int provErrno, byte[] reason) {
         if (cm == DOWN) {
             return;
         }
         int was = cm;
         cm = DOWN;
+        endProvErrno = provErrno;
+        endReason = reason;
         closeChannel();
         failAll(err);
         if (report && eq != null && (was == CONNECTED || was == ACCEPTING)) {
-            eq.post(Fi.FI_SHUTDOWN, this, context(), 0, null, null, 0);
+            eq.post(Fi.FI_SHUTDOWN, this, context(), 0, null, reason, reason == null ? 0 : reason.length);
         }
         if (rdm != null) {
             rdm.connectionDown(this);
+        }
+    }
+
+    /**
+     * The progress timeout ({@link ProgressWatchdog}, domain progress thread): a connection that
+     * waits for its peer — operations not yet written or awaiting an ack or a response, acks not
+     * yet written, a message arriving in parts — and moved no byte either way for
+     * {@code timeoutNanos} ends with {@code ETIMEDOUT} (error completions, {@code FI_SHUTDOWN}).
+     */
+    void checkStall(long now, long timeoutNanos) {
+        synchronized (lock) {
+            if (cm != CONNECTED) {
+                return;
+            }
+            boolean waiting = txOutstanding > 0 || pendingAcks > 0 || ackInFlight
+                    || readState == R_PAYLOAD || readState == R_UNEXPECTED || readState == R_DISCARD;
+            if (stall.stalled(received + sent, waiting, now, timeoutNanos)) {
+                teardown(Errno.ETIMEDOUT, true, Errno.ETIMEDOUT, EndReason.of(channel, "no progress",
+                        "nothing moved for " + timeoutNanos / 1_000_000 + " ms with operations pending"
+                                + " (the peer is stopped, hung or unreachable; jofi.tcp.progressTimeout)"));
+            }
         }
     }
 
@@ -2545,6 +2594,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         key = null;
         if (k != null) {
             k.cancel();
+            domain.loop().unpoll(k); // else the loop keeps this endpoint for the domain's life
         }
         SocketChannel ch = channel;
         if (ch != null) {

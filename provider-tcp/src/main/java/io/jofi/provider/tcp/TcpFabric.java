@@ -29,9 +29,17 @@ final class TcpFabric extends UtilFabric {
     /** Guarded by this. */
     private ProgressEngine cmEngine;
 
+    /** Connection-setup deadlines and accept back-off, run after every pass of the CM loop. */
+    private final ConnectionSetupTimer setupTimer;
+
     TcpFabric(FabricAttr attr, Object context, ProviderResources resources, TcpProvider provider) {
         super(attr, context, resources);
         this.provider = provider;
+        this.setupTimer = new ConnectionSetupTimer(provider.connectionSetupTimeoutMillis());
+    }
+
+    ConnectionSetupTimer setupTimer() {
+        return setupTimer;
     }
 
     TcpProvider provider() {
@@ -79,6 +87,7 @@ final class TcpFabric extends UtilFabric {
         if (cmLoop == null) {
             NioLoop loop = new NioLoop();
             cmEngine = provider.startEngine(Progress.AUTO, "jofi-tcp-cm-" + CM_THREADS.incrementAndGet(), loop);
+            loop.addTicker(setupTimer);
             cmLoop = loop;
         }
         return cmLoop;

@@ -34,6 +34,8 @@ final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, S
     private UtilEventQueue eq;
     /** Guarded by this. */
     private ServerSocketChannel server;
+    /** The listening socket's key on the CM loop (accepting pauses through it after a failed accept). */
+    private volatile SelectionKey listenKey;
 
     TcpPassiveEndpoint(TcpFabric fabric, Info info, Object context) {
         super(FidClass.PASSIVE_ENDPOINT, context);
@@ -86,7 +88,7 @@ final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, S
                 : Addresses.fromSockaddr(info.srcAddr());
         ServerSocketChannel s = Sockets.listen(fabric.provider(), local, "listen");
         try {
-            fabric.cmLoop().register(s, SelectionKey.OP_ACCEPT, this);
+            listenKey = fabric.cmLoop().register(s, SelectionKey.OP_ACCEPT, this);
             server = s;
         } catch (IOException e) {
             Sockets.closeQuietly(s);
@@ -108,13 +110,15 @@ final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, S
             return;
         }
         SocketChannel ch;
-        while ((ch = Sockets.acceptNext(fabric.provider(), s)) != null) {
-            PendingConnection pc = new PendingConnection(this, ch);
+        ConnectionSetupTimer timer = fabric.setupTimer();
+        while ((ch = Sockets.acceptNext(fabric.provider(), s, listenKey, timer)) != null) {
+            PendingConnection pc = new PendingConnection(this, ch, timer);
             try {
                 synchronized (pending) {
                     pending.add(pc);
                 }
                 pc.key(fabric.cmLoop().register(ch, SelectionKey.OP_READ, pc));
+                timer.start(pc);
             } catch (IOException | FabricException e) {
                 pc.drop();
             }

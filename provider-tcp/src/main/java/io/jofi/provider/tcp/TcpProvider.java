@@ -76,6 +76,11 @@ public final class TcpProvider extends AbstractFabricProvider {
     private volatile int unexpectedMessages;
     private volatile int socketSendBuffer;
     private volatile int socketReceiveBuffer;
+    private volatile int connectionSetupTimeout;
+    private volatile int keepAliveIdle;
+    private volatile int keepAliveInterval;
+    private volatile int keepAliveCount;
+    private volatile int progressTimeout;
 
     /** For DS and {@link java.util.ServiceLoader}: settings from the system properties {@code jofi.tcp.*}. */
     public TcpProvider() {
@@ -89,11 +94,19 @@ public final class TcpProvider extends AbstractFabricProvider {
         unexpectedMessages = Math.max(0, settings.unexpectedMessages());
         socketSendBuffer = Math.max(0, settings.socketSendBuffer());
         socketReceiveBuffer = Math.max(0, settings.socketReceiveBuffer());
+        connectionSetupTimeout = Math.max(0, settings.connectionSetupTimeout());
+        keepAliveIdle = Math.max(0, settings.keepAliveIdle());
+        keepAliveInterval = Math.max(1, settings.keepAliveInterval());
+        keepAliveCount = Math.max(1, settings.keepAliveCount());
+        progressTimeout = Math.max(0, settings.progressTimeout());
     }
 
     /**
      * Reads {@code jofi.tcp.unexpectedBytes}, {@code jofi.tcp.unexpectedMessages},
-     * {@code jofi.tcp.socketSendBuffer} and {@code jofi.tcp.socketReceiveBuffer} (the
+     * {@code jofi.tcp.socketSendBuffer}, {@code jofi.tcp.socketReceiveBuffer},
+     * {@code jofi.tcp.connectionSetupTimeout}, {@code jofi.tcp.keepAliveIdle},
+     * {@code jofi.tcp.keepAliveInterval}, {@code jofi.tcp.keepAliveCount} and
+     * {@code jofi.tcp.progressTimeout} (the
      * {@link TcpSettings} of a plain JVM); absent or malformed values keep the defaults.
      */
     void fromSystemProperties() {
@@ -101,6 +114,21 @@ public final class TcpProvider extends AbstractFabricProvider {
         unexpectedMessages = intProperty("jofi.tcp.unexpectedMessages", TcpSettings.DEFAULT_UNEXPECTED_MESSAGES);
         socketSendBuffer = intProperty("jofi.tcp.socketSendBuffer", 0);
         socketReceiveBuffer = intProperty("jofi.tcp.socketReceiveBuffer", 0);
+        connectionSetupTimeout = intProperty("jofi.tcp.connectionSetupTimeout", TcpSettings.DEFAULT_CONNECTION_SETUP_TIMEOUT);
+        keepAliveIdle = intProperty("jofi.tcp.keepAliveIdle", TcpSettings.DEFAULT_KEEPALIVE_IDLE);
+        keepAliveInterval = Math.max(1, intProperty("jofi.tcp.keepAliveInterval", TcpSettings.DEFAULT_KEEPALIVE_INTERVAL));
+        keepAliveCount = Math.max(1, intProperty("jofi.tcp.keepAliveCount", TcpSettings.DEFAULT_KEEPALIVE_COUNT));
+        progressTimeout = intProperty("jofi.tcp.progressTimeout", TcpSettings.DEFAULT_PROGRESS_TIMEOUT);
+    }
+
+    /** {@link TcpSettings#connectionSetupTimeout}, ms (0: off). */
+    int connectionSetupTimeoutMillis() {
+        return connectionSetupTimeout;
+    }
+
+    /** {@link TcpSettings#progressTimeout}, ms (0: off). */
+    int progressTimeoutMillis() {
+        return progressTimeout;
     }
 
     /**
@@ -118,6 +146,7 @@ public final class TcpProvider extends AbstractFabricProvider {
         if (rcv > 0) {
             ch.setOption(java.net.StandardSocketOptions.SO_RCVBUF, rcv);
         }
+        KeepAlive.apply(ch, keepAliveIdle, keepAliveInterval, keepAliveCount);
     }
 
     /**

@@ -554,8 +554,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
             return;
         }
         SocketChannel ch;
-        while ((ch = Sockets.acceptNext(domain.provider(), s)) != null) {
-            RdmIncoming in = new RdmIncoming(this, ch);
+        ConnectionSetupTimer timer = domain.setupTimer();
+        while ((ch = Sockets.acceptNext(domain.provider(), s, listenKey, timer)) != null) {
+            RdmIncoming in = new RdmIncoming(this, ch, timer);
             try {
                 synchronized (this) {
                     if (listener == null) {
@@ -565,6 +566,7 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
                     incoming.add(in);
                 }
                 in.key = domain.cmLoop().register(ch, SelectionKey.OP_READ, in);
+                timer.start(in);
             } catch (IOException | FabricException e) {
                 in.drop();
             }

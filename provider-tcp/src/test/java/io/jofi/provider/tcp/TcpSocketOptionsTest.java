@@ -42,6 +42,31 @@ class TcpSocketOptionsTest {
             public int socketReceiveBuffer() {
                 return rcv;
             }
+
+            @Override
+            public int connectionSetupTimeout() {
+                return DEFAULT_CONNECTION_SETUP_TIMEOUT;
+            }
+
+            @Override
+            public int keepAliveIdle() {
+                return DEFAULT_KEEPALIVE_IDLE;
+            }
+
+            @Override
+            public int keepAliveInterval() {
+                return DEFAULT_KEEPALIVE_INTERVAL;
+            }
+
+            @Override
+            public int keepAliveCount() {
+                return DEFAULT_KEEPALIVE_COUNT;
+            }
+
+            @Override
+            public int progressTimeout() {
+                return DEFAULT_PROGRESS_TIMEOUT;
+            }
         };
     }
 
@@ -71,6 +96,26 @@ class TcpSocketOptionsTest {
             assertTrue(rcv == 80 * 1024 || rcv == 2 * 80 * 1024, "SO_RCVBUF " + rcv);
             int lrcv = s.getOption(StandardSocketOptions.SO_RCVBUF);
             assertTrue(lrcv == 80 * 1024 || lrcv == 2 * 80 * 1024, "listener SO_RCVBUF " + lrcv);
+        }
+    }
+
+    /** Issue 12 item 9: keepalive on every connection, libfabric's timings (5 s idle) by default; 0 turns it off. */
+    @Test
+    void keepAliveIsOnWithLibfabricsTimingsUnlessTurnedOff() throws Exception {
+        TcpProvider p = new TcpProvider();
+        try (java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open()) {
+            p.configure(ch);
+            org.junit.jupiter.api.Assertions.assertEquals(TcpSettings.DEFAULT_KEEPALIVE_IDLE, KeepAlive.idleSeconds(ch));
+        }
+        System.setProperty("jofi.tcp.keepAliveIdle", "0");
+        try {
+            TcpProvider off = new TcpProvider();
+            try (java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open()) {
+                off.configure(ch);
+                org.junit.jupiter.api.Assertions.assertEquals(-1, KeepAlive.idleSeconds(ch));
+            }
+        } finally {
+            System.clearProperty("jofi.tcp.keepAliveIdle");
         }
     }
 }

@@ -145,8 +145,8 @@ public final class MessageHeader {
         if (!bare && TcpWireDescriptor.hasTag(op, flags)) {
             WireBytes.putLong(dst, base + TcpWireDescriptor.tagOffset(op, flags), tag, byteOrder);
         }
-        // a read response or an ack is a bare base header: its rma_iov_cnt describes the request
-        final int count = bare ? 0 : rmaIovCount;
+        // only ops with descriptors carry them (a read response or an ack is a bare base header)
+        final int count = TcpWireDescriptor.usesRmaIovs(op, opData) ? rmaIovCount : 0;
         int at = base + TcpWireDescriptor.rmaIovOffset(op, flags);
         for (int i = 0; i < count; i++, at += RMA_IOV_LENGTH) {
             WireBytes.putLong(dst, at + RMA_IOV_ADDR_OFFSET, rmaAddr[i], byteOrder);
@@ -163,7 +163,9 @@ public final class MessageHeader {
      * is found early and a prefix of a header never reports a different error than the whole):
      * <ol>
      *   <li>op above 4: {@link WireStatus#UNKNOWN_OP};</li>
-     *   <li>{@code rma_iov_cnt} above 4: {@link WireStatus#TOO_MANY_RMA_IOVS};</li>
+     *   <li>{@code rma_iov_cnt} above 4: {@link WireStatus#TOO_MANY_RMA_IOVS} — only for ops
+     *       with descriptors ({@link TcpWireDescriptor#usesRmaIovs}); any other header's count is
+     *       ignored and decoded as 0;</li>
      *   <li>{@code hdr_size} below 16: {@link WireStatus#HDR_SIZE_TOO_SMALL}; above 120:
      *       {@link WireStatus#HDR_SIZE_TOO_LARGE}; other than the extensions op, flags and
      *       {@code rma_iov_cnt} imply: {@link WireStatus#HDR_SIZE_MISMATCH};</li>
@@ -206,7 +208,10 @@ public final class MessageHeader {
         if (available <= RMA_IOV_COUNT_OFFSET) {
             return WireStatus.NEED_MORE;
         }
-        final int peerRmaIovCount = src.get(base + RMA_IOV_COUNT_OFFSET) & 0xFF;
+        // rma_iov_cnt counts only for ops with descriptors: libfabric leaves a stale count in
+        // the messages and acks it sends after an RMA operation (TcpWireDescriptor.usesRmaIovs)
+        final int peerRmaIovCount = TcpWireDescriptor.usesRmaIovs(peerOp, src.get(base + OP_DATA_OFFSET) & 0xFF)
+            ? src.get(base + RMA_IOV_COUNT_OFFSET) & 0xFF : 0;
         if (peerRmaIovCount > MAX_RMA_IOV_COUNT) {
             return WireStatus.TOO_MANY_RMA_IOVS;
         }
@@ -254,8 +259,7 @@ public final class MessageHeader {
             ? WireBytes.getLong(src, base + TcpWireDescriptor.cqDataOffset(), byteOrder) : 0L;
         tag = !bare && TcpWireDescriptor.hasTag(peerOp, peerFlags)
             ? WireBytes.getLong(src, base + TcpWireDescriptor.tagOffset(peerOp, peerFlags), byteOrder) : 0L;
-        // a read response or an ack is a bare base header: its rma_iov_cnt describes the request
-        final int count = bare ? 0 : peerRmaIovCount;
+        final int count = peerRmaIovCount; // 0 unless the op has descriptors (see above)
         int at = base + TcpWireDescriptor.rmaIovOffset(peerOp, peerFlags);
         for (int i = 0; i < count; i++, at += RMA_IOV_LENGTH) {
             rmaAddr[i] = WireBytes.getLong(src, at + RMA_IOV_ADDR_OFFSET, byteOrder);

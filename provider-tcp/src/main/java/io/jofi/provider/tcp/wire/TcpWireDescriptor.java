@@ -300,7 +300,8 @@ public final class TcpWireDescriptor {
      * acknowledgement ({@link #OP_DATA_ACK}) is a bare base header whatever op, flags and
      * rma_iov_cnt it carries — libfabric 1.17 acks an RMA write with the write's rma_iov_cnt
      * copied (seen on the wire: {@code 03 00 0000 02 01 10 00 …10}) — and otherwise as
-     * {@link #headerLength(int, int, int)}.
+     * {@link #headerLength(int, int, int)} with the descriptors counted only for an op that
+     * has them ({@link #usesRmaIovs}: a message's stale rma_iov_cnt adds nothing).
      *
      * @param op          the op code
      * @param flags       the flags
@@ -309,7 +310,8 @@ public final class TcpWireDescriptor {
      * @return the header length in bytes
      */
     public static int headerLength(final int op, final int flags, final int rmaIovCount, final int opData) {
-        return opData == OP_DATA_ACK ? BASE_HEADER_LENGTH : headerLength(op, flags, rmaIovCount);
+        return opData == OP_DATA_ACK ? BASE_HEADER_LENGTH
+            : headerLength(op, flags, usesRmaIovs(op, opData) ? rmaIovCount : 0);
     }
 
     /**
@@ -322,6 +324,22 @@ public final class TcpWireDescriptor {
      */
     public static boolean isBare(final int op, final int opData) {
         return opData == OP_DATA_ACK || isBareResponse(op);
+    }
+
+    /**
+     * Whether a header of this op carries RMA descriptors, i.e. whether its {@code rma_iov_cnt}
+     * means anything: an RMA read request (op 2), an RMA write (op 4) and JOFI's atomic request
+     * (op 5), and never an acknowledgement. Every other header's {@code rma_iov_cnt} is ignored
+     * (taken as 0): libfabric 1.17 never clears the field when it reuses a transmit entry, so a
+     * message sent after an RMA operation carries that operation's count (its receiver ignores
+     * the field for messages, as JOFI does).
+     *
+     * @param op     the op code
+     * @param opData the op_data byte
+     * @return {@code true} when {@code rma_iov_cnt} descriptors follow the other extensions
+     */
+    public static boolean usesRmaIovs(final int op, final int opData) {
+        return opData != OP_DATA_ACK && (op == OP_READ_REQUEST || op == OP_WRITE || op == OP_ATOMIC_REQUEST);
     }
 
     /**

@@ -45,6 +45,32 @@ class TcpRmaInteropTest {
         }
     }
 
+    /**
+     * Issue 12 item 13: libfabric 1.17 reuses its transmit entries without clearing
+     * rma_iov_cnt, so the sends after an RMA write (of one descriptor) carry
+     * the write's count (1) in a 16-byte message header; JOFI receives them (it dropped the
+     * connection before).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void aSendAfterAnRmaWriteFromCIsReceived(Progress progress) throws FabricException {
+        try (JofiMsgPeer jofi = new JofiMsgPeer(progress)) {
+            int port = jofi.listen();
+            MemoryRegion mr = jofi.expose(REGION);
+            String at = Long.toUnsignedString(mr.address()) + ":" + Long.toUnsignedString(mr.key());
+            try (NativePeer c = NativePeer.client(port, "connect:", "expect-connected:",
+                    "write:4096:" + at, "send:100", "send:5000", "shutdown")) {
+                jofi.expectConnReq(data(""));
+                jofi.accept(data(""));
+                jofi.expectRegion(4096);
+                jofi.recv(100, 100, null);
+                jofi.recv(5000, 5000, null);
+                jofi.expectShutdown();
+                c.assertSucceeded();
+            }
+        }
+    }
+
     /** C initiates against JOFI's registered region. */
     @ParameterizedTest
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})

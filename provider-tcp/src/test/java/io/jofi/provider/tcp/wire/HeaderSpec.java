@@ -27,12 +27,20 @@ record HeaderSpec(int op, int flags, int rmaIovCount, int opData, int id, long c
         return header.payloadLength(payloadLength);
     }
 
+    /**
+     * The descriptors that travel: {@link #rmaIovCount} for an op that has them, else 0 (a
+     * message's count is stale and ignored, {@link TcpWireDescriptor#usesRmaIovs}).
+     */
+    int descriptors() {
+        return TcpWireDescriptor.usesRmaIovs(op, opData) ? rmaIovCount : 0;
+    }
+
     /** Describes how {@code decoded} differs from this spec, or returns null if it matches. */
     String mismatch(final MessageHeader decoded) {
         final int hdrSize = TcpWireDescriptor.headerLength(op, flags, rmaIovCount, opData);
         final boolean bare = TcpWireDescriptor.isBare(op, opData);
         if (decoded.op() != op || decoded.flags() != flags || decoded.opData() != opData
-            || decoded.id() != (id & 0xFF) || decoded.rmaIovCount() != rmaIovCount
+            || decoded.id() != (id & 0xFF) || decoded.rmaIovCount() != descriptors()
             || decoded.hdrSize() != hdrSize || decoded.payloadLength() != payloadLength
             || decoded.size() != hdrSize + payloadLength || decoded.version() != TcpWireDescriptor.VERSION) {
             return "base header " + decoded + " for " + this;
@@ -43,7 +51,7 @@ record HeaderSpec(int op, int flags, int rmaIovCount, int opData, int id, long c
         if (!bare && TcpWireDescriptor.hasTag(op, flags) && decoded.tag() != tag) {
             return "tag " + decoded.tag() + " for " + this;
         }
-        final int iovs = bare ? 0 : rmaIovCount;
+        final int iovs = descriptors();
         for (int i = 0; i < iovs; i++) {
             if (decoded.rmaAddr(i) != iovWords.get(3 * i) || decoded.rmaLen(i) != iovWords.get(3 * i + 1)
                 || decoded.rmaKey(i) != iovWords.get(3 * i + 2)) {

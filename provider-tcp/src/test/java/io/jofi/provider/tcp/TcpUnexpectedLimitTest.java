@@ -1,0 +1,76 @@
+package io.jofi.provider.tcp;
+
+import static io.jofi.provider.tcp.TcpTestBed.awaitCompletion;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.jofi.CqEntry;
+import io.jofi.Fi;
+import io.jofi.Msg;
+import io.jofi.Progress;
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Issue 12 item 7: once the unexpected-message limit (256) was reached, the message that
+ * found no room waited for a receive; when that message was 0 bytes long and the last one
+ * sent, a receive posted for it in AUTO progress never got it (nothing more arrived for the
+ * selector to report). 257 zero-byte messages, then 257 receives: every one completes.
+ */
+@Timeout(60)
+class TcpUnexpectedLimitTest {
+    private static final int LIMIT = TcpSettings.DEFAULT_UNEXPECTED_MESSAGES;
+
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void theLastZeroByteMessageBeyondTheLimitIsDelivered(Progress mode) throws Exception {
+        try (TcpTestBed bed = new TcpTestBed(mode).connect(null, null)) {
+            ByteBuffer empty = ByteBuffer.allocate(0);
+            Msg msg = new Msg().buffer(empty, null);
+            for (int i = 0; i <= LIMIT; i++) {
+                assertEquals(0, bed.client.sendMsg(msg, Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION));
+            }
+            // buffered unexpected = delivered (R11): the first 256 are acked, the 257th waits
+            for (int i = 0; i < LIMIT; i++) {
+                awaitCompletion(bed.clientCq);
+            }
+            ByteBuffer rx = ByteBuffer.allocate(8);
+            for (int i = 0; i <= LIMIT; i++) {
+                assertEquals(0, bed.server.recv(rx, null, Fi.FI_ADDR_UNSPEC, i));
+            }
+            for (int i = 0; i <= LIMIT; i++) {
+                CqEntry c = awaitCompletion(bed.serverCq);
+                assertEquals(i, c.context(), "in order");
+                assertEquals(0, c.len());
+            }
+            awaitCompletion(bed.clientCq); // the 257th is acked once buffered or placed
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void rdmTheLastZeroByteMessageBeyondTheLimitIsDelivered(Progress mode) throws Exception {
+        try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
+            RdmTestBed.Node a = bed.node("a");
+            RdmTestBed.Node b = bed.node("b");
+            long toB = a.insert(b);
+            ByteBuffer empty = ByteBuffer.allocate(0);
+            Msg msg = new Msg().buffer(empty, null).addr(toB);
+            for (int i = 0; i <= LIMIT; i++) {
+                assertEquals(0, a.ep.sendMsg(msg, Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION));
+            }
+            for (int i = 0; i < LIMIT; i++) {
+                awaitCompletion(a.txCq);
+            }
+            ByteBuffer rx = ByteBuffer.allocate(8);
+            for (int i = 0; i <= LIMIT; i++) {
+                assertEquals(0, b.ep.recv(rx, null, Fi.FI_ADDR_UNSPEC, i));
+            }
+            for (int i = 0; i <= LIMIT; i++) {
+                assertEquals(i, awaitCompletion(b.rxCq).context(), "in order");
+            }
+            awaitCompletion(a.txCq);
+        }
+    }
+}
