@@ -755,6 +755,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (rc != 0) {
             return rc;
         }
+        if (ringFailed) {
+            return -Errno.EIO; // nothing can arrive any more (failOwnRing)
+        }
         boolean multi = (flags & Fi.FI_MULTI_RECV) != 0;
         if (multi && (tagged || (caps & Fi.FI_MULTI_RECV) == 0)) {
             return -Errno.ENOSYS;
@@ -1558,8 +1561,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             while (work < DRAIN_BATCH && unexpectedBytes <= unexpectedLimit) {
                 int n = own.drain(this, 32);
                 if (n < 0) {
-                    ringFailed = true;
-                    failAnswersLost();
+                    failOwnRing();
                     break;
                 }
                 if (n == 0) {
@@ -1710,15 +1712,44 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     }
 
     /**
-     * Our own ring is corrupt (someone scribbled over our region): no answer can reach us any
-     * more, so every operation waiting for one fails with {@code EIO}; receives stay posted
-     * (cancel takes them back).
+     * Our own ring is corrupt (someone scribbled over our region; who cannot be told) or its
+     * mapping faulted: nothing can reach this endpoint any more, so it is failed (issue 12
+     * item 5): every operation waiting for an answer and every posted receive completes with
+     * {@code EIO}, later receives are refused with {@code -EIO} ({@link #postRecv}), and a
+     * bound EQ gets one error event ({@code EIO}, fid = this endpoint). Sends into peers' rings
+     * still work. Progress never reads the ring again (no spin: the ring lets its consumer
+     * sleep once it reported the failure). Idempotent.
      */
-    private void failAnswersLost() {
+    void failOwnRing() {
+        if (ringFailed) {
+            return;
+        }
+        ringFailed = true;
         for (TxOp t : ops) {
             if (t.kind != 0 && t.awaitsAnswer) {
                 finishFailed(t, Errno.EIO);
             }
+        }
+        for (Peer p : peers) {
+            p.rxOp = null; // the receive it was filling is failed with the lists below
+            Unexpected u = p.rxUnexpected;
+            if (u != null && u.waiting != null) {
+                RxOp r = u.waiting;
+                u.waiting = null;
+                failRecv(r, Errno.EIO, r.tagged);
+            }
+        }
+        failAll(msgRecvs);
+        failAll(tagRecvs);
+        if (eq != null) {
+            eq.postError(this, context(), 0, Errno.EIO, 0, null, 0);
+        }
+    }
+
+    private void failAll(ArrayList<RxOp> list) {
+        for (int i = list.size() - 1; i >= 0; i--) {
+            RxOp op = list.remove(i);
+            failRecv(op, Errno.EIO, op.tagged);
         }
     }
 
