@@ -1620,19 +1620,19 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     /** The domain's progress is about to sleep: false when a record is waiting (then it must not). */
     boolean prepareToSleep() {
         RingLink r = own;
-        return r == null || !enabled || r.prepareToSleep();
+        return r == null || !enabled || ringFailed || r.prepareToSleep(); // a failed ring is not touched again
     }
 
     /** Whether a record waits in this endpoint's ring: progress has something to do (fi_trywait). */
     boolean hasRecord() {
         RingLink r = own;
-        return r != null && enabled && r.hasRecord();
+        return r != null && enabled && !ringFailed && r.hasRecord();
     }
 
     /** The domain's progress runs again. */
     void awake() {
         RingLink r = own;
-        if (r != null) {
+        if (r != null && !ringFailed) {
             r.awake();
         }
     }
@@ -1644,6 +1644,13 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     private void checkLiveness() {
         for (Peer p : peers) {
+            if (watched(p) && p.mappingTruncated()) {
+                // touching it faults (issue 12 item 16): raise what an earlier access left
+                // pending here, inside the step's guard, and fail the peer before more
+                MappingFaults.deliverPending();
+                failPeer(p, Errno.EIO);
+                continue;
+            }
             if (watched(p) && p.link.peerGone(p.pid == pid)) {
                 if (p.pid != pid && !p.link.ownerAlive()) {
                     own.releaseSlotsOf((int) p.pid); // bounce slots the dead process held in our region
@@ -1667,6 +1674,12 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private void failPeer(Peer p, int err) {
         if (p.failed == 0) {
             p.failed = err;
+            if (p.mappingTruncated()) {
+                // what looked corrupt was a truncated file: the fault of the access that read
+                // it is pending in this thread; raise and take it here, inside this call
+                // (MappingFaults: Java raises it late, e.g. in the application's code)
+                MappingFaults.deliverPending();
+            }
         }
         TxOp op;
         while ((op = p.queue.pollFirst()) != null) {
@@ -1725,6 +1738,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             return;
         }
         ringFailed = true;
+        if (own != null && own.truncated()) {
+            MappingFaults.deliverPending(); // as in failPeer: take the pending fault here
+        }
         for (TxOp t : ops) {
             if (t.kind != 0 && t.awaitsAnswer) {
                 finishFailed(t, Errno.EIO);
@@ -1744,6 +1760,34 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (eq != null) {
             eq.postError(this, context(), 0, Errno.EIO, 0, null, 0);
         }
+    }
+
+    /**
+     * A memory fault surfaced in this domain's progress (issue 12 item 16; see
+     * {@link MappingFaults} for why where it surfaced says nothing): every peer whose mapped
+     * file was truncated is failed with {@code EIO} (its mappings are dropped: never touched
+     * again), and this endpoint is failed ({@link #failOwnRing}) when its own region was.
+     *
+     * @return whether some mapping of this endpoint was found truncated
+     */
+    synchronized boolean onMappingFault() {
+        boolean found = false;
+        if (own != null && !ringFailed && own.truncated()) {
+            failOwnRing();
+            found = true;
+        }
+        for (Peer p : peers) {
+            if (p.failed == 0 && p.mappingTruncated()) {
+                failPeer(p, Errno.EIO);
+                found = true;
+            }
+        }
+        return found;
+    }
+
+    /** {@link #failOwnRing} from outside the endpoint's monitor (the domain's fault handling). */
+    synchronized void failOwnRingNow() {
+        failOwnRing();
     }
 
     private void failAll(ArrayList<RxOp> list) {
