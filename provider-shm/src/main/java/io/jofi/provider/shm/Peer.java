@@ -90,6 +90,8 @@ final class Peer {
         long access;
         long fileOffset;
         MappedByteBuffer map;
+        /** The mapped file (to tell whether it was truncated under the mapping). */
+        Path file;
     }
 
     Peer(String name, long pid, long seq) {
@@ -261,11 +263,25 @@ final class Peer {
                 d.access = entry.access;
                 d.fileOffset = entry.fileOffset;
                 d.map = m;
+                d.file = file;
                 return d;
             }
         } catch (IOException | RuntimeException e) {
             return null;
         }
+    }
+
+    /** Whether a file of this peer that we map (its region, a registered buffer) was truncated under the mapping. */
+    boolean mappingTruncated() {
+        if (link != null && link.truncated()) {
+            return true;
+        }
+        for (Direct d : direct) {
+            if (d != null && d.file != null && MappingFaults.shorter(d.file, d.fileOffset + d.length)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Forgets mappings (the peer failed or the endpoint closes). */

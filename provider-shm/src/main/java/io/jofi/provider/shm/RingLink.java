@@ -245,6 +245,11 @@ final class RingLink implements AutoCloseable {
                 & RegionDescriptor.FEATURE_CMA) != 0;
     }
 
+    /** Whether the region's file is now shorter than its mapping (truncated: touching it faults). */
+    boolean truncated() {
+        return MappingFaults.shorter(region.path(), region.mapping().capacity());
+    }
+
     /** Whether the region's owner still runs (pid and start time). */
     boolean ownerAlive() {
         return region.isOwnerAlive();

@@ -151,6 +151,18 @@ final class ShmDomain extends UtilDomain {
             if (f != null) {
                 f.run();
             }
+            try {
+                return pass(timeoutNanos);
+            } catch (InternalError e) {
+                if (!MappingFaults.isFault(e)) {
+                    throw e;
+                }
+                onMappingFault(); // a mapped file was truncated: fail its peer, never this thread
+                return 1;
+            }
+        }
+
+        private int pass(long timeoutNanos) {
             ShmEndpoint[] eps = endpoints;
             int work = 0;
             for (ShmEndpoint ep : eps) {
@@ -198,6 +210,24 @@ final class ShmDomain extends UtilDomain {
         @Override
         public void wakeup() {
             doorbell.wakeup();
+        }
+    }
+
+    /**
+     * A memory fault surfaced in the progress step (issue 12 item 16): each endpoint fails the
+     * peers whose mapped files were truncated, or itself for its own region; a fault nothing
+     * explains (a file truncated and then removed) fails every endpoint of the domain with
+     * {@code EIO} rather than be swallowed.
+     */
+    private void onMappingFault() {
+        boolean found = false;
+        for (ShmEndpoint ep : endpoints) {
+            found |= ep.onMappingFault();
+        }
+        if (!found) {
+            for (ShmEndpoint ep : endpoints) {
+                ep.failOwnRingNow();
+            }
         }
     }
 

@@ -773,6 +773,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (rc != 0) {
             return rc;
         }
+        if (ringFailed) {
+            return -Errno.EIO; // nothing can arrive any more (failOwnRing)
+        }
         boolean multi = (flags & Fi.FI_MULTI_RECV) != 0;
         if (multi && (tagged || (caps & Fi.FI_MULTI_RECV) == 0)) {
             return -Errno.ENOSYS;
@@ -1590,8 +1593,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             while (work < DRAIN_BATCH && unexpectedBytes <= unexpectedLimit) {
                 int n = own.drain(this, 32);
                 if (n < 0) {
-                    ringFailed = true;
-                    failAnswersLost();
+                    failOwnRing();
                     break;
                 }
                 if (n == 0) {
@@ -1650,19 +1652,19 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     /** The domain's progress is about to sleep: false when a record is waiting (then it must not). */
     boolean prepareToSleep() {
         RingLink r = own;
-        return r == null || !enabled || r.prepareToSleep();
+        return r == null || !enabled || ringFailed || r.prepareToSleep(); // a failed ring is not touched again
     }
 
     /** Whether a record waits in this endpoint's ring: progress has something to do (fi_trywait). */
     boolean hasRecord() {
         RingLink r = own;
-        return r != null && enabled && r.hasRecord();
+        return r != null && enabled && !ringFailed && r.hasRecord();
     }
 
     /** The domain's progress runs again. */
     void awake() {
         RingLink r = own;
-        if (r != null) {
+        if (r != null && !ringFailed) {
             r.awake();
         }
     }
@@ -1674,6 +1676,13 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     private void checkLiveness() {
         for (Peer p : peers) {
+            if (watched(p) && p.mappingTruncated()) {
+                // touching it faults (issue 12 item 16): raise what an earlier access left
+                // pending here, inside the step's guard, and fail the peer before more
+                MappingFaults.deliverPending();
+                failPeer(p, Errno.EIO);
+                continue;
+            }
             if (watched(p) && p.link.peerGone(p.pid == pid)) {
                 if (p.pid != pid && !p.link.ownerAlive()) {
                     own.releaseSlotsOf((int) p.pid); // bounce slots the dead process held in our region
@@ -1697,6 +1706,12 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private void failPeer(Peer p, int err) {
         if (p.failed == 0) {
             p.failed = err;
+            if (p.mappingTruncated()) {
+                // what looked corrupt was a truncated file: the fault of the access that read
+                // it is pending in this thread; raise and take it here, inside this call
+                // (MappingFaults: Java raises it late, e.g. in the application's code)
+                MappingFaults.deliverPending();
+            }
         }
         TxOp op;
         while ((op = p.queue.pollFirst()) != null) {
@@ -1742,15 +1757,75 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     }
 
     /**
-     * Our own ring is corrupt (someone scribbled over our region): no answer can reach us any
-     * more, so every operation waiting for one fails with {@code EIO}; receives stay posted
-     * (cancel takes them back).
+     * Our own ring is corrupt (someone scribbled over our region; who cannot be told) or its
+     * mapping faulted: nothing can reach this endpoint any more, so it is failed (issue 12
+     * item 5): every operation waiting for an answer and every posted receive completes with
+     * {@code EIO}, later receives are refused with {@code -EIO} ({@link #postRecv}), and a
+     * bound EQ gets one error event ({@code EIO}, fid = this endpoint). Sends into peers' rings
+     * still work. Progress never reads the ring again (no spin: the ring lets its consumer
+     * sleep once it reported the failure). Idempotent.
      */
-    private void failAnswersLost() {
+    void failOwnRing() {
+        if (ringFailed) {
+            return;
+        }
+        ringFailed = true;
+        if (own != null && own.truncated()) {
+            MappingFaults.deliverPending(); // as in failPeer: take the pending fault here
+        }
         for (TxOp t : ops) {
             if (t.kind != 0 && t.awaitsAnswer) {
                 finishFailed(t, Errno.EIO);
             }
+        }
+        for (Peer p : peers) {
+            p.rxOp = null; // the receive it was filling is failed with the lists below
+            Unexpected u = p.rxUnexpected;
+            if (u != null && u.waiting != null) {
+                RxOp r = u.waiting;
+                u.waiting = null;
+                failRecv(r, Errno.EIO, r.tagged);
+            }
+        }
+        failAll(msgRecvs);
+        failAll(tagRecvs);
+        if (eq != null) {
+            eq.postError(this, context(), 0, Errno.EIO, 0, null, 0);
+        }
+    }
+
+    /**
+     * A memory fault surfaced in this domain's progress (issue 12 item 16; see
+     * {@link MappingFaults} for why where it surfaced says nothing): every peer whose mapped
+     * file was truncated is failed with {@code EIO} (its mappings are dropped: never touched
+     * again), and this endpoint is failed ({@link #failOwnRing}) when its own region was.
+     *
+     * @return whether some mapping of this endpoint was found truncated
+     */
+    synchronized boolean onMappingFault() {
+        boolean found = false;
+        if (own != null && !ringFailed && own.truncated()) {
+            failOwnRing();
+            found = true;
+        }
+        for (Peer p : peers) {
+            if (p.failed == 0 && p.mappingTruncated()) {
+                failPeer(p, Errno.EIO);
+                found = true;
+            }
+        }
+        return found;
+    }
+
+    /** {@link #failOwnRing} from outside the endpoint's monitor (the domain's fault handling). */
+    synchronized void failOwnRingNow() {
+        failOwnRing();
+    }
+
+    private void failAll(ArrayList<RxOp> list) {
+        for (int i = list.size() - 1; i >= 0; i--) {
+            RxOp op = list.remove(i);
+            failRecv(op, Errno.EIO, op.tagged);
         }
     }
 

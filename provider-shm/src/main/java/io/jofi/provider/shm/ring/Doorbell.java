@@ -28,12 +28,21 @@ import java.util.function.Consumer;
  * flag read and no system call. Missed rings are impossible (Dekker on flag and length); extra
  * rings only cost a spurious wake-up.
  * <p>
+ * A newly accepted producer connection counts as a ring (issue 12 item 4): a producer whose
+ * non-blocking connect found the listen queue full cannot send its byte, and relies on the
+ * consumer re-checking its rings once it accepts the connections queued before its own
+ * attempt ({@link DoorbellRinger}). It costs one spurious wake-up per new producer. Connections
+ * are accepted only while someone waits here; a consumer that only polls (MANUAL progress)
+ * leaves them queued, and producers never wait for the accept.
+ * <p>
  * Not thread-safe except {@link #wakeup()} and {@link #close()}, which any thread may call.
  */
 public final class Doorbell implements AutoCloseable {
 
     /** Longer waits are cut into pieces of this many nanoseconds (no overflow rounding up). */
     private static final long MAX_WAIT = TimeUnit.DAYS.toNanos(1);
+    /** Listen queue asked for (the kernel caps it at net.core.somaxconn); Java's default is 50. */
+    private static final int BACKLOG = 4096;
 
     private final Path path;
     private final ServerSocketChannel server;
@@ -58,11 +67,16 @@ public final class Doorbell implements AutoCloseable {
      * @throws IOException when the socket cannot be bound (e.g. path longer than ~107 bytes)
      */
     public static Doorbell bind(Path path) throws IOException {
+        return bind(path, BACKLOG);
+    }
+
+    /** {@link #bind(Path)} with a given listen queue length (tests fill a short one). */
+    static Doorbell bind(Path path, int backlog) throws IOException {
         Files.deleteIfExists(path);
         final ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         Selector selector = null;
         try {
-            server.bind(UnixDomainSocketAddress.of(path));
+            server.bind(UnixDomainSocketAddress.of(path), backlog);
             // A socket file cannot be created with a mode in Java: restrict it right after bind.
             Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
             server.configureBlocking(false);
@@ -84,7 +98,7 @@ public final class Doorbell implements AutoCloseable {
      * drains their bytes.
      *
      * @param timeoutNanos 0 = only look, otherwise at most this long (rounded up to ms)
-     * @return true when rung or woken, false on timeout or when closed
+     * @return true when rung (a byte or a new connection) or woken, false on timeout or when closed
      * @throws IOException when the selector fails
      */
     public boolean await(long timeoutNanos) throws IOException {
@@ -97,7 +111,7 @@ public final class Doorbell implements AutoCloseable {
             if (timeoutNanos <= 0) {
                 selector.selectNow(onReady);
             } else {
-                // A producer connecting is no ring: keep waiting until rung, woken or timed out.
+                // Keep waiting until rung (a byte, or a new producer connection), woken or timed out.
                 long left = timeoutNanos;
                 do {
                     selector.select(onReady, Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.min(left, MAX_WAIT) + 999_999)));
@@ -127,6 +141,7 @@ public final class Doorbell implements AutoCloseable {
                 while ((producer = server.accept()) != null) {
                     producer.configureBlocking(false);
                     producer.register(selector, SelectionKey.OP_READ);
+                    rung = true; // its producer may have published and found the queue full (class comment)
                 }
             } else if (key.isReadable()) {
                 final SocketChannel producer = (SocketChannel) key.channel();

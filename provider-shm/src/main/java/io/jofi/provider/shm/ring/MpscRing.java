@@ -448,14 +448,21 @@ public final class MpscRing {
      * after its claim never rings, and only a later {@link #read} resolves its claim. A record
      * the handler left unconsumed ({@link RecordHandler#ABORT}) keeps this answering false.
      *
+     * A failed ring lets its consumer sleep: {@link #read} has told it already, and nothing
+     * will ever be read from it again (answering "read instead" here made the consumer's
+     * progress spin at 100 % CPU for ever, issue 12 item 5). Likewise a positive word at the
+     * head counts only while the tail is ahead of the head: random bytes written at the head
+     * of an empty ring are no record (they kept the consumer awake for ever too).
+     *
      * @return false when a record is already published at the head (read instead of sleeping;
-     *         the flag is cleared again) or the ring failed
+     *         the flag is cleared again)
      */
     public boolean prepareToSleep() {
         INT.setVolatile(region, SLEEPING_OFFSET, 1);
-        // Dekker with publish(): our flag store before our length load.
+        // Dekker with publish(): our flag store before our tail and length loads (a producer
+        // CASes the tail before it stores the length, then loads the flag).
         VarHandle.fullFence();
-        if (failure != null || (int) INT.getVolatile(ring, (int) (head & mask)) > 0) {
+        if (hasRecord()) {
             INT.setRelease(region, SLEEPING_OFFSET, 0);
             return false;
         }
@@ -463,12 +470,16 @@ public final class MpscRing {
     }
 
     /**
-     * Whether a record is published at the head (or the ring failed): the consumer has
-     * something to read. Changes nothing (unlike {@link #prepareToSleep()}), so any thread
-     * that saw the consumer's latest head may ask, e.g. {@code fi_trywait} (R4).
+     * Whether a record is published at the head of a ring that has not failed: the consumer
+     * has something to read. Changes nothing (unlike {@link #prepareToSleep()}), so any thread
+     * that saw the consumer's latest head may ask, e.g. {@code fi_trywait} (R4). A tail that is
+     * not ahead of the head means nothing was claimed, whatever the word at the head says; a
+     * corrupt tail counts as "something to read", so that {@link #read} finds and reports it.
      */
     public boolean hasRecord() {
-        return failure != null || (int) INT.getVolatile(ring, (int) (head & mask)) > 0;
+        final long h = head;
+        return failure == null && (long) LONG.getVolatile(region, TAIL_OFFSET) != h
+                && (int) INT.getVolatile(ring, (int) (h & mask)) > 0;
     }
 
     /** Consumer: clears the sleeping flag (producers stop ringing). */

@@ -328,7 +328,10 @@ public final class ShmRegion implements AutoCloseable {
         }
         closed = true;
         if (owner) {
-            INT.setVolatile(mapping, STATE_OFFSET, RegionDescriptor.STATE_CLOSED);
+            if (Files.size(path) >= mapping.capacity()) {
+                // not when the file was truncated under us: the store would fault (issue 12 item 16)
+                INT.setVolatile(mapping, STATE_OFFSET, RegionDescriptor.STATE_CLOSED);
+            }
             try {
                 Files.deleteIfExists(path);
             } finally {

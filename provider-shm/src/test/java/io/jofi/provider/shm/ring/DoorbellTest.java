@@ -28,7 +28,8 @@ class DoorbellTest {
         try (Doorbell doorbell = Doorbell.bind(path);
              DoorbellRinger ringer = DoorbellRinger.connect(path)) {
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(path)));
-            assertFalse(doorbell.await(0), "nothing rung yet");
+            assertTrue(doorbell.await(0), "a new producer's connection counts as a ring");
+            assertFalse(doorbell.await(0), "nothing rung since");
             for (int i = 0; i < 1000; i++) {
                 assertEquals(0, ringer.ring());
             }
@@ -70,7 +71,10 @@ class DoorbellTest {
         Doorbell doorbell = Doorbell.bind(path);
         DoorbellRinger ringer = DoorbellRinger.connect(path);
         assertEquals(0, ringer.ring());
-        assertTrue(doorbell.await(LONG_WAIT)); // accepted and drained
+        assertTrue(doorbell.await(LONG_WAIT)); // accepted (a ring of its own) ...
+        while (doorbell.await(TimeUnit.MILLISECONDS.toNanos(20))) {
+            // ... and its byte drained
+        }
         Thread closer = new Thread(() -> {
             try {
                 Thread.sleep(20);
@@ -89,5 +93,45 @@ class DoorbellTest {
         assertEquals(-Errno.ENOTCONN, result);
         ringer.close();
         assertThrows(IOException.class, () -> DoorbellRinger.connect(path));
+    }
+
+    /**
+     * Issue 12 item 4: with the consumer's listen queue full (it has not accepted for a while)
+     * a producer's connect does not block; the producer starts unconnected, its ring while the
+     * queue is still full returns at once, and the consumer's next wait — which accepts the
+     * queued connections — is ended by them (an accept counts as a ring), so no wake-up is lost.
+     * Afterwards the unconnected producer connects at its next ring and rings normally.
+     */
+    @Test
+    void aFullListenQueueNeverBlocksAProducerAndLosesNoWakeup() throws Exception {
+        Path path = dir.resolve("jofi-q.bell");
+        java.util.List<DoorbellRinger> ringers = new java.util.ArrayList<>();
+        try (Doorbell doorbell = Doorbell.bind(path, 1)) {
+            DoorbellRinger late = null;
+            for (int i = 0; i < 8; i++) {
+                long start = System.nanoTime();
+                DoorbellRinger r = DoorbellRinger.connect(path); // blocked for ever before once the queue was full
+                assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(2), "connect #" + i + " returned promptly");
+                ringers.add(r);
+                if (!r.isConnected()) {
+                    late = r;
+                }
+            }
+            assertTrue(late != null, "the short queue filled up (some producer started unconnected)");
+            long start = System.nanoTime();
+            assertEquals(0, late.ring(), "ringing while the queue is full returns at once");
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(2));
+            assertTrue(doorbell.await(LONG_WAIT), "the queued connections end the consumer's wait");
+            while (doorbell.await(TimeUnit.MILLISECONDS.toNanos(20))) {
+                // accept whatever else is queued
+            }
+            assertEquals(0, late.ring(), "now it connects and rings");
+            assertTrue(late.isConnected());
+            assertTrue(doorbell.await(LONG_WAIT), "its ring arrives");
+        } finally {
+            for (DoorbellRinger r : ringers) {
+                r.close();
+            }
+        }
     }
 }

@@ -110,7 +110,10 @@ class MultiProcessRingTest {
                 ring.buffer().putLong(index + RingDescriptor.HEADER_LENGTH, 4242L);
                 assertTrue(ring.publish(index), "the producer sees the sleeping flag");
                 assertEquals(0, bell.ring());
-                assertEquals("GOT 4242 wakeups=1", child.await("GOT"));
+                // our ring, and possibly one more for our new connection (an accept counts as a
+                // ring: DoorbellRinger, issue 12 item 4), never more
+                String got = child.await("GOT");
+                assertTrue(got.equals("GOT 4242 wakeups=1") || got.equals("GOT 4242 wakeups=2"), got);
                 assertEquals(0, child.awaitExit());
             }
         }

@@ -43,7 +43,20 @@ class RingValidationTest {
         assertEquals(why, ring.failure());
         assertEquals(RegionDescriptor.STATE_FAILED, memory.getInt(RegionDescriptor.STATE_OFFSET));
         assertEquals(MpscRing.FAILED, ring.read(collect, 10), "failed for good");
-        assertFalse(ring.prepareToSleep(), "a failed ring does not sleep");
+        // read reported it; a consumer kept awake by a failed ring spun for ever (issue 12 item 5)
+        assertTrue(ring.prepareToSleep(), "a failed ring lets its consumer sleep");
+        assertFalse(ring.hasRecord(), "nothing to read from a failed ring");
+    }
+
+    /** Issue 12 item 5: garbage at the head of an empty ring is no record and must not keep the consumer awake. */
+    @Test
+    void garbageAtTheHeadOfAnEmptyRingIsNoRecord() {
+        ring.buffer().putInt(0, 4711);
+        ring.buffer().putInt(RingDescriptor.TYPE_OFFSET, 1);
+        assertFalse(ring.hasRecord());
+        assertTrue(ring.prepareToSleep(), "nothing claimed: the consumer may sleep");
+        ring.awake();
+        assertEquals(0, ring.read(collect, 10), "and nothing is read");
     }
 
     @Test
