@@ -165,8 +165,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private int rxFreeCount;
     private final ArrayList<RxOp> msgRecvs;
     private final ArrayList<RxOp> tagRecvs;
-    private final ArrayList<Unexpected> msgUnexpected = new ArrayList<>();
-    private final ArrayList<Unexpected> tagUnexpected = new ArrayList<>();
+    private final UnexpectedList msgUnexpected = new UnexpectedList(false);
+    private final UnexpectedList tagUnexpected = new UnexpectedList(true);
     private long unexpectedBytes;
     private long lastLiveness = System.nanoTime();
 
@@ -403,7 +403,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
      * A receive that took an unexpected message whose last fragments are still to come: it is
      * cancelled, and the message goes back to the unexpected list for a later receive.
      */
-    private boolean cancelWaiting(ArrayList<Unexpected> list, Object context) {
+    private boolean cancelWaiting(UnexpectedList list, Object context) {
         for (Peer p : peers) {
             Unexpected u = p.rxUnexpected;
             if (u != null && u.waiting != null && u.waiting.context == context && (u.tagged == (list == tagUnexpected))) {
@@ -792,25 +792,33 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
         op.buf = iovs > 0 ? (msg == null ? buf : msg.iov(0)) : null;
         op.bufOffset = op.buf == null ? 0 : op.buf.position();
-        ArrayList<Unexpected> unexpected = tagged ? tagUnexpected : msgUnexpected;
-        for (int i = 0; i < unexpected.size(); i++) {
-            Unexpected u = unexpected.get(i);
+        UnexpectedList unexpected = tagged ? tagUnexpected : msgUnexpected;
+        // an exact tag walks only that tag's chain (O(1) for the oldest such message)
+        boolean exact = tagged && ignore == 0;
+        Unexpected u = exact ? unexpected.firstWithTag(tag) : unexpected.head();
+        while (u != null) {
+            Unexpected following = exact ? unexpected.nextWithTag(u) : u.next;
             if (u.claimedBy != null || u.waiting != null || !op.matches(u.tagged, u.tag) || !srcMatches(op, u.sender)) {
+                u = following;
                 continue;
             }
             if (!u.isWhole()) {
                 if (multi) {
+                    u = following;
                     continue; // a multi-receive takes whole messages only
                 }
-                unexpected.remove(i);
+                unexpected.remove(u);
                 u.waiting = op; // completes when its last fragment arrives
                 return 0;
             }
-            unexpected.remove(i);
+            unexpected.remove(u);
             if (deliverUnexpected(op, u)) {
                 return 0;
             }
-            i--; // a multi-receive with room left takes the next one too
+            // a multi-receive with room left takes the next one too (from the start if the
+            // delivery changed the list: a peer failed by it takes its entries along)
+            u = following == null || unexpected.contains(following) ? following
+                    : exact ? unexpected.firstWithTag(tag) : unexpected.head();
         }
         (tagged ? tagRecvs : msgRecvs).add(op);
         return 0;
@@ -836,14 +844,13 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         boolean peek = (flags & Fi.FI_PEEK) != 0;
         if (!peek) {
             // FI_CLAIM: the message set aside for this context
-            for (int i = 0; i < tagUnexpected.size(); i++) {
-                Unexpected u = tagUnexpected.get(i);
+            for (Unexpected u = tagUnexpected.head(); u != null; u = u.next) {
                 if (u.claimedBy == ctx) {
                     rc = rxCq.reserve();
                     if (rc != 0) {
                         return rc;
                     }
-                    tagUnexpected.remove(i);
+                    tagUnexpected.remove(u);
                     if ((flags & Fi.FI_DISCARD) != 0) {
                         dropUnexpected(u);
                         rxCq.complete(ctx, Fi.FI_RECV | Fi.FI_TAGGED, 0, null, 0, u.data, u.tag, Fi.FI_ADDR_NOTAVAIL);
@@ -876,15 +883,14 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             return rc;
         }
         long src = directed ? msg.addr() : Fi.FI_ADDR_UNSPEC;
-        for (int i = 0; i < tagUnexpected.size(); i++) {
-            Unexpected u = tagUnexpected.get(i);
+        for (Unexpected u = tagUnexpected.head(); u != null; u = u.next) {
             if (u.claimedBy != null || u.waiting != null || ((u.tag ^ msg.tag()) & ~msg.ignore()) != 0
                     || !(src == Fi.FI_ADDR_UNSPEC || u.sender.fiAddrIn(av) == src)) {
                 continue;
             }
             long f = Fi.FI_RECV | Fi.FI_TAGGED | (u.hasData ? Fi.FI_REMOTE_CQ_DATA : 0);
             if ((flags & Fi.FI_DISCARD) != 0) {
-                tagUnexpected.remove(i);
+                tagUnexpected.remove(u);
                 dropUnexpected(u);
             } else if ((flags & Fi.FI_CLAIM) != 0) {
                 u.claimedBy = ctx;
@@ -1699,11 +1705,11 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         p.release();
     }
 
-    private void dropCmaOf(Peer p, ArrayList<Unexpected> list) {
-        for (int i = list.size() - 1; i >= 0; i--) {
-            Unexpected u = list.get(i);
+    private void dropCmaOf(Peer p, UnexpectedList list) {
+        for (Unexpected u = list.head(), next; u != null; u = next) {
+            next = u.next;
             if (u.cma && u.sender == p) {
-                list.remove(i);
+                list.remove(u);
                 unexpectedBytes -= u.footprint();
             }
         }

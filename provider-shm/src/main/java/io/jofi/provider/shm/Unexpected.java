@@ -25,6 +25,12 @@ final class Unexpected {
     Object claimedBy;
     /** A receive waiting for the rest of the message's fragments. */
     RxOp waiting;
+    /** The {@link UnexpectedList} it is on (null when on none) and its links there: arrival order, tag chain. */
+    UnexpectedList list;
+    Unexpected prev;
+    Unexpected next;
+    Unexpected bprev;
+    Unexpected bnext;
     /** Bytes a CMA descriptor counts against the unexpected-bytes limit (it bounds their number). */
     static final int CMA_FOOTPRINT = 256;
     /** A CMA message: its bytes stay in the sender (pid, iovecs); {@link #bytes} is empty. */
