@@ -29,10 +29,12 @@ import java.nio.file.Path;
 final class RingLink implements AutoCloseable {
     /**
      * What {@link #drain} calls for each record: the payload is {@code buf[at, at + length)};
-     * {@code aux} is the producer's free word (0, or a bounce slot index + 1).
+     * {@code aux} is the producer's free word (0, or a bounce slot index + 1). It answers
+     * false to leave the record in the ring (not consumed: delivered again by the next drain,
+     * which ends this one) — the receiver's push-back when its unexpected budget is spent.
      */
     interface Handler {
-        void onRecord(ByteBuffer buf, int at, int length, int aux);
+        boolean onRecord(ByteBuffer buf, int at, int length, int aux);
     }
 
     /** {@link #claim}: the ring is full (retry later). */
@@ -164,8 +166,7 @@ final class RingLink implements AutoCloseable {
         if (type != TYPE) {
             return RecordHandler.CONTINUE; // not ours: skipped
         }
-        handler.onRecord(buffer, payloadOffset, payloadLength, aux);
-        return RecordHandler.CONTINUE;
+        return handler.onRecord(buffer, payloadOffset, payloadLength, aux) ? RecordHandler.CONTINUE : RecordHandler.ABORT;
     }
 
     // ------------------------------------------------------------------ bounce buffers

@@ -168,6 +168,14 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private final UnexpectedList msgUnexpected = new UnexpectedList(false);
     private final UnexpectedList tagUnexpected = new UnexpectedList(true);
     private long unexpectedBytes;
+    /**
+     * A message record was left in the ring because the unexpected budget is spent (volatile:
+     * the MANUAL wait bridge reads it): the ring is not slept on (the record would wake the
+     * step at once) and posting a receive wakes the progress to try it again.
+     */
+    private volatile boolean held;
+    /** Set by the handler of the record at hand: leave it in the ring. */
+    private boolean holdRecord;
     private long lastLiveness = System.nanoTime();
 
     ShmEndpoint(ShmDomain domain, Info info, Object context) {
@@ -778,6 +786,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (rc != 0) {
             return rc;
         }
+        budgetFreed(); // it may take a buffered message, or the one held in the ring
         RxOp op = takeRx();
         op.context = context;
         op.tagged = tagged;
@@ -851,6 +860,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                         return rc;
                     }
                     tagUnexpected.remove(u);
+                    budgetFreed();
                     if ((flags & Fi.FI_DISCARD) != 0) {
                         dropUnexpected(u);
                         rxCq.complete(ctx, Fi.FI_RECV | Fi.FI_TAGGED, 0, null, 0, u.data, u.tag, Fi.FI_ADDR_NOTAVAIL);
@@ -905,6 +915,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     private void dropUnexpected(Unexpected u) {
         unexpectedBytes -= u.footprint();
+        budgetFreed();
         // a discarded CMA message is acknowledged too: its sender completes (nothing was read)
         if (u.cma || (u.wireFlags & ShmRecordDescriptor.ACK_MATCH) != 0) {
             sendAnswer(u.sender, ShmRecordDescriptor.ACK, u.token, 0, 0, 0);
@@ -1561,17 +1572,18 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
         int work = 0;
         if (!ringFailed) {
-            while (work < DRAIN_BATCH && unexpectedBytes <= unexpectedLimit) {
+            held = false;
+            while (work < DRAIN_BATCH) {
                 int n = own.drain(this, 32);
                 if (n < 0) {
                     ringFailed = true;
                     failAnswersLost();
                     break;
                 }
-                if (n == 0) {
-                    break;
-                }
                 work += n;
+                if (n == 0 || held) {
+                    break; // empty, or a message waits at the head for the budget (push-back)
+                }
             }
         }
         boolean watched = false;
@@ -1621,16 +1633,43 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         return sender > 0 && ProcessHandle.of(sender).isPresent();
     }
 
-    /** The domain's progress is about to sleep: false when a record is waiting (then it must not). */
+    /**
+     * The domain's progress is about to sleep: false when a record is waiting (then it must
+     * not). A record held back for the budget does not count: a posted receive wakes the
+     * progress ({@link #budgetFreed}).
+     */
     boolean prepareToSleep() {
         RingLink r = own;
-        return r == null || !enabled || r.prepareToSleep();
+        return r == null || !enabled || held || r.prepareToSleep();
     }
 
     /** Whether a record waits in this endpoint's ring: progress has something to do (fi_trywait). */
     boolean hasRecord() {
         RingLink r = own;
-        return r != null && enabled && r.hasRecord();
+        return r != null && enabled && !held && r.hasRecord();
+    }
+
+    /** A receive may have freed unexpected budget: a progress holding a record back tries it again. */
+    private void budgetFreed() {
+        if (held) {
+            held = false;
+            domain.engine().wakeup();
+        }
+    }
+
+    /**
+     * Whether a new unexpected message of {@code cost} bytes ({@link Unexpected#footprint()})
+     * fits the budget; the first one always does (so FI_PEEK sees something). When it does not,
+     * the record at hand stays in the ring ({@link #holdRecord}): the ring fills and its
+     * senders are pushed back (their queues fill, posts answer -EAGAIN); nothing is lost.
+     */
+    private boolean admitUnexpected(long cost) {
+        if (unexpectedBytes + cost <= unexpectedLimit || (msgUnexpected.isEmpty() && tagUnexpected.isEmpty())) {
+            return true;
+        }
+        holdRecord = true;
+        held = true;
+        return false;
     }
 
     /** The domain's progress runs again. */
@@ -1752,10 +1791,11 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private int payloadAt;
 
     @Override
-    public void onRecord(ByteBuffer b, int at, int length, int aux) {
+    public boolean onRecord(ByteBuffer b, int at, int length, int aux) {
         if (length < ShmRecordDescriptor.HEADER) {
-            return;
+            return true;
         }
+        holdRecord = false;
         int kf = b.getInt(at + ShmRecordDescriptor.KIND_FLAGS);
         long senderPid = b.getLong(at + ShmRecordDescriptor.SENDER_PID);
         Peer p = peerOf(senderPid, b.getLong(at + ShmRecordDescriptor.SENDER_SEQ));
@@ -1771,7 +1811,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                 if (p != null) {
                     failPeer(p, Errno.EPROTO);
                 }
-                return;
+                return true;
             }
             slot = s;
             n = len;
@@ -1780,7 +1820,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
         try {
             if (p == null || p.failed != 0) {
-                return;
+                return true;
             }
             switch (ShmRecordDescriptor.kind(kf)) {
                 case ShmRecordDescriptor.MSG -> onMessage(p, kf, b, at, n);
@@ -1799,10 +1839,11 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             // endpoint's or the progress thread's (bad input from shared memory, issue 4).
             failPeer(p, Errno.EPROTO);
         } finally {
-            if (slot >= 0) {
-                own.releaseSlot(slot);
+            if (slot >= 0 && !holdRecord) {
+                own.releaseSlot(slot); // a held record keeps its slot until it is taken
             }
         }
+        return !holdRecord;
     }
 
     private void onMessage(Peer p, int kf, ByteBuffer b, int at, int n) {
@@ -1836,9 +1877,12 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                     sendAnswer(p, ShmRecordDescriptor.ACK, p.rxToken, 0, 0, 0);
                 }
             } else {
+                if (!admitUnexpected(Unexpected.footprintOf(total))) {
+                    return; // stays in the ring until receives take what is buffered
+                }
                 Unexpected u = new Unexpected(p, tagged, p.rxTag, (kf & ShmRecordDescriptor.HAS_DATA) != 0, p.rxData, (int) total,
                         p.rxToken, kf);
-                unexpectedBytes += total;
+                unexpectedBytes += u.footprint();
                 (tagged ? tagUnexpected : msgUnexpected).add(u);
                 p.rxUnexpected = u;
             }
@@ -1937,6 +1981,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (op != null) {
             placeCma(op, p, (int) p.pid, cmaAddrs, cmaLens, count, total, token, tagged, tag, hasData, data);
         } else {
+            if (!admitUnexpected(Unexpected.CMA_FOOTPRINT)) {
+                return; // stays in the ring until receives take what is buffered
+            }
             Unexpected u = new Unexpected(p, tagged, tag, hasData, data, total, token, kf, (int) p.pid, cmaAddrs, cmaLens,
                     count);
             unexpectedBytes += u.footprint();
@@ -2031,7 +2078,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                     u.hasData, u.data);
         }
         int total = u.bytes.capacity();
-        unexpectedBytes -= total;
+        unexpectedBytes -= u.footprint();
         int placed = op.place(0, u.bytes, 0, total);
         if ((u.wireFlags & ShmRecordDescriptor.ACK_MATCH) != 0) {
             sendAnswer(u.sender, ShmRecordDescriptor.ACK, u.token, 0, 0, 0);
@@ -2441,6 +2488,11 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     /** Descriptors created so far (tests prove the pools stop growing in steady state). */
     synchronized int descriptorsCreated() {
         return ops.length;
+    }
+
+    /** Messages buffered as unexpected (tests). */
+    synchronized int unexpectedCount() {
+        return msgUnexpected.size() + tagUnexpected.size();
     }
 
     /** The endpoint's region name, or null before enable (tests). */

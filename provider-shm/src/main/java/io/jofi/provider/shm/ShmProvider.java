@@ -159,6 +159,12 @@ public final class ShmProvider extends AbstractFabricProvider {
         return this;
     }
 
+    /** Tests: another unexpected-message budget (bytes, each message counted with its overhead). */
+    ShmProvider unexpectedBytes(int bytes) {
+        this.unexpectedBytes = Math.max(0, bytes);
+        return this;
+    }
+
     /** Tests: make the CMA probes of this provider's endpoints fail (the peer reads an unexpected value). */
     ShmProvider cmaProbeFault(boolean fault) {
         this.cmaProbeFault = fault;

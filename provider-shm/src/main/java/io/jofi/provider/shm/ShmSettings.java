@@ -52,8 +52,13 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     @AttributeDefinition(description = "largest payload of one ring record (fragment size)")
     int inlineThreshold() default DEFAULT_INLINE_THRESHOLD;
 
-    /** Bytes of unexpected messages an endpoint buffers before it stops draining its ring. */
-    @AttributeDefinition(description = "bytes of unexpected messages buffered per endpoint")
+    /**
+     * Budget of unexpected messages per endpoint, in bytes: each buffered message counts its
+     * payload plus a fixed overhead of 256 bytes (so 0-byte messages are bounded too). A
+     * message that does not fit stays in the ring (the first one always fits); the ring fills
+     * and senders are pushed back until receives take buffered messages.
+     */
+    @AttributeDefinition(description = "bytes of unexpected messages buffered per endpoint (payload + 256 per message)")
     int unexpectedBytes() default DEFAULT_UNEXPECTED_BYTES;
 
     /**
