@@ -2033,11 +2033,16 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             recvCntr.incrementError();
         }
         if (op.multi) {
-            rxCq.completeUnsolicitedError(op.context, flags, 0, op.buf, op.bufOffset + op.multiOffset, data, tag, 0, err, 0,
-                    null, 0, src);
-            return false;
+            if (rxCq.reserve() == 0) {
+                rxCq.completeError(op.context, flags, 0, op.buf, op.bufOffset + op.multiOffset, data, tag, 0, err, 0,
+                        null, 0, src);
+                return false; // the buffer stays posted
+            }
+            // no room for an entry of its own (R6): the error releases the buffer
+            msgRecvs.remove(op);
+            flags |= Fi.FI_MULTI_RECV;
         }
-        rxCq.completeError(op.context, flags, 0, op.buf, op.bufOffset, data, tag, 0, err, 0, null, 0, src);
+        rxCq.completeError(op.context, flags, 0, op.buf, op.bufOffset + op.multiOffset, data, tag, 0, err, 0, null, 0, src);
         giveRx(op);
         return true;
     }
@@ -2102,13 +2107,16 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         boolean reservedUsed = true;
         if (op.multi) {
             op.multiOffset += (int) len;
-            release = op.room() < minMultiRecv;
+            boolean entry = op.complete || dropped > 0 || (sourceErr && source && src == Fi.FI_ADDR_NOTAVAIL);
+            // R6: a message landing in the buffer writes its entry into room of its own; when
+            // the CQ has none, this message releases the buffer early (its entry takes the room
+            // the buffer reserved at posting) and further messages wait for the next receive
+            release = op.room() < minMultiRecv || (entry && cq.reserve() != 0);
             if (release) {
                 flags |= Fi.FI_MULTI_RECV;
                 msgRecvs.remove(op);
-            } else {
-                reservedUsed = false;
             }
+            reservedUsed = release || entry;
         }
         if (dropped > 0) {
             writeRx(cq, reservedUsed, true, op.context, flags, len, buf, bufOffset, data, tag, dropped, Errno.ETRUNC, null,
