@@ -246,6 +246,19 @@ final class RingLink implements AutoCloseable {
                 & RegionDescriptor.FEATURE_CMA) != 0;
     }
 
+    private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteBufferViewVarHandle(
+            long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    /** Peer region: the ring bytes its owner consumed so far (the head it stores after each batch; unvalidated). */
+    long consumedHead() {
+        return (long) LONGS.getAcquire(region.mapping(), RegionDescriptor.HEAD_OFFSET);
+    }
+
+    /** Peer region: the ring bytes claimed so far by all producers (the tail; unvalidated). */
+    long claimedTail() {
+        return (long) LONGS.getVolatile(region.mapping(), RegionDescriptor.TAIL_OFFSET);
+    }
+
     /** Whether the region's owner still runs (pid and start time). */
     boolean ownerAlive() {
         return region.isOwnerAlive();

@@ -30,7 +30,6 @@ import java.nio.MappedByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
 
 /**
  * An RDM endpoint of the shm provider ({@code fi_endpoint(3)}, {@code fi_msg(3)},
@@ -86,8 +85,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     /** Bytes an inject copies (fi_inject). */
     static final int INJECT_SIZE = 4096;
     /** How often peers with pending operations are checked for life. */
-    static final long LIVENESS_MILLIS = 50;
-    private static final long LIVENESS_NANOS = TimeUnit.MILLISECONDS.toNanos(LIVENESS_MILLIS);
+    static final long LIVENESS_MILLIS = PeerLiveness.WATCHED_MILLIS;
+    /** {@link #admitTx}: the peer failed earlier; a completion room is reserved for the error entry. */
+    private static final int PEER_FAILED = 1;
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
     /** Records drained per progress pass (bounded, so that sends get their turn). */
     private static final int DRAIN_BATCH = 256;
@@ -176,7 +176,10 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private volatile boolean held;
     /** Set by the handler of the record at hand: leave it in the ring. */
     private boolean holdRecord;
-    private long lastLiveness = System.nanoTime();
+    /** When peers are looked at for life and progress (issue 12 items 9, 10). */
+    private final PeerLiveness liveness;
+    /** FI_TRANSMIT_COMPLETE operations waiting for a life check of their peer ({@link Peer#unconfirmed}, summed). */
+    private int unconfirmed;
 
     ShmEndpoint(ShmDomain domain, Info info, Object context) {
         super(FidClass.ENDPOINT, context);
@@ -189,6 +192,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         ShmProvider p = domain.provider();
         this.fragment = p.inlineThreshold();
         this.unexpectedLimit = p.unexpectedBytes();
+        this.liveness = new PeerLiveness(p.peerCheckMillis(), p.progressTimeoutMillis());
         this.dir = p.directory();
         this.txOpFlags = info.txAttr().opFlags();
         this.rxOpFlags = info.rxAttr().opFlags();
@@ -522,6 +526,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         Peer peer = peerFor(destAddr);
         boolean reports = !(inject && msg == null);
         rc = admitTx(peer, reports);
+        if (rc == PEER_FAILED) {
+            return failLocally(true, context, Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG), peer.failed, sendCntr);
+        }
         if (rc != 0) {
             return rc;
         }
@@ -547,6 +554,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                 startProbe(peer); // ahead of this message, which takes the bounce path
             }
         }
+        // FI_TRANSMIT_COMPLETE: "delivered to the peer" must mean the peer lived to take it: the
+        // completion waits for a life check made after the publish (an ACK level proves it anyway)
+        op.awaitsAlive = reports && !op.awaitsAnswer && (flags & Fi.FI_TRANSMIT_COMPLETE) != 0;
         pendingTx++;
         enqueue(peer, op);
         return 0;
@@ -589,19 +599,26 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     }
 
     /**
-     * Admits a transmit towards {@code peer}: {@code -EINVAL} for no peer, the peer's failure
-     * when it cannot be reached, {@code -ENOCQ} when a reporting operation has no transmit CQ,
-     * {@code -EAGAIN} when the queue is full; then a CQ slot reserved for a reporting one.
+     * Admits a transmit towards {@code peer}: {@code -EINVAL} for no peer, {@code -ENOCQ} when
+     * a reporting operation has no transmit CQ, {@code -EHOSTUNREACH} when the peer was never
+     * reachable, {@link #PEER_FAILED} (with a CQ slot reserved) when it failed earlier (died,
+     * stalled, misbehaved: the operation completes with that error as an entry, as those pending
+     * then did; an inject, which has no completion, gets {@code -errno}), {@code -EAGAIN} when
+     * the queue is full; then a CQ slot reserved for a reporting one.
      */
     private int admitTx(Peer peer, boolean reports) {
         if (peer == null) {
             return -Errno.EINVAL;
         }
-        if (!linked(peer)) {
-            return -peer.failed; // unreachable (no such endpoint, refused region) or failed earlier
-        }
         if (reports && txCq == null) {
             return -Errno.ENOCQ;
+        }
+        if (!linked(peer)) {
+            if (peer.failed == Errno.EHOSTUNREACH || !reports) {
+                return -peer.failed; // unreachable (no such endpoint, refused region), or an inject
+            }
+            int rc = txCq.reserve();
+            return rc != 0 ? rc : PEER_FAILED;
         }
         if (pendingTx >= queueSize) {
             return -Errno.EAGAIN;
@@ -1000,10 +1017,13 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         Peer peer = peerFor(peerAddr);
         boolean reports = !(inject && msg == null);
         rc = admitTx(peer, reports);
+        long cqFlags = Fi.FI_RMA | (write ? Fi.FI_WRITE : Fi.FI_READ);
+        if (rc == PEER_FAILED) {
+            return failLocally(true, context, cqFlags, peer.failed, write ? writeCntr : readCntr);
+        }
         if (rc != 0) {
             return rc;
         }
-        long cqFlags = Fi.FI_RMA | (write ? Fi.FI_WRITE : Fi.FI_READ);
         boolean commit = (flags & Fi.FI_COMMIT_COMPLETE) != 0;
         // One-sided: the target publishes the region; only when nothing is queued towards the
         // peer ahead of it (so that FI_FENCE and the order of operations hold).
@@ -1142,10 +1162,13 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
         Peer peer = peerFor(peerAddr);
         rc = admitTx(peer, true);
+        long cqFlags = Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE);
+        if (rc == PEER_FAILED) {
+            return failLocally(true, context, cqFlags, peer.failed, fetch ? readCntr : writeCntr);
+        }
         if (rc != 0) {
             return rc;
         }
-        long cqFlags = Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE);
         long need = accessFor(aop, fetch);
         if (peer.queue.isEmpty() && peer.outstanding == 0) {
             Peer.Direct d = peer.direct(dir, key, addr, 8, need);
@@ -1483,6 +1506,15 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     /** The op's last fragment is in the peer's ring. */
     private void afterSent(TxOp op) {
+        if (op.awaitsAlive) {
+            // awaitsAnswer: fails with its peer (failPeer) and at departure like any op awaiting it
+            op.awaitsAnswer = true;
+            op.peer.unconfirmed++;
+            if (unconfirmed++ == 0 && !domain.engine().isManual()) {
+                domain.engine().wakeup(); // the progress thread makes the check (MANUAL: the next read)
+            }
+            return;
+        }
         if (op.awaitsAnswer) {
             op.counted = true;
             op.peer.outstanding++;
@@ -1593,15 +1625,56 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             }
             watched |= watched(p);
         }
-        // The clock only when some peer has something the liveness check would fail: reading
-        // it costs 40-100 ns here (as much as a whole 64 B message), and a pass over peers
-        // with nothing pending (every pass of a spinning reader, most passes of a stream of
-        // sends that complete when published) has nothing to check.
-        if (watched) {
+        if (unconfirmed > 0) {
+            work += confirmPeers();
+        }
+        // The clock only when some peer has something the liveness check would fail, or on
+        // every 64th pass (idle peers are looked at too, PeerLiveness): reading it costs
+        // 40-100 ns here (as much as a whole 64 B message).
+        if (liveness.clockWanted(watched)) {
             long now = System.nanoTime();
-            if (now - lastLiveness > LIVENESS_NANOS) {
-                lastLiveness = now;
-                checkLiveness();
+            boolean all = liveness.allDue(now);
+            if (all || (watched && liveness.watchedDue(now))) {
+                checkLiveness(now, all);
+            }
+        }
+        return work;
+    }
+
+    /**
+     * The domain's progress is about to sleep (it found no work): every mapped peer is looked
+     * at when due, so that an idle peer's death is found while nobody progresses actively.
+     */
+    synchronized void beforeSleep() {
+        if (!enabled || own == null || !isOpen()) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (liveness.allDue(now)) {
+            checkLiveness(now, true);
+        }
+    }
+
+    /**
+     * FI_TRANSMIT_COMPLETE operations whose records are in their peers' rings: one life check
+     * per peer (made now, after every such publish) completes all of them, or fails the peer.
+     */
+    private int confirmPeers() {
+        int work = 0;
+        for (Peer p : peers) {
+            if (p.unconfirmed == 0 || p.failed != 0 || p.link == null) {
+                continue;
+            }
+            if (p.link.peerGone(p.pid == pid)) {
+                peerDied(p);
+                work++;
+                continue;
+            }
+            for (TxOp t : ops) {
+                if (t.kind != 0 && t.peer == p && t.awaitsAlive && t.awaitsAnswer) {
+                    completeTx(t);
+                    work++;
+                }
             }
         }
         return work;
@@ -1685,21 +1758,43 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         return p.failed == 0 && p.link != null && (hasPending(p) || p.rxOp != null || p.rxUnexpected != null);
     }
 
-    private void checkLiveness() {
+    /**
+     * Looks at the watched peers (or, with {@code all}, every peer whose region is mapped): a
+     * peer whose endpoint closed or whose process died fails with {@code ECONNRESET}; a
+     * watched one that made no progress for the progress timeout with {@code ETIMEDOUT}.
+     */
+    private void checkLiveness(long now, boolean all) {
         for (Peer p : peers) {
-            if (watched(p) && p.link.peerGone(p.pid == pid)) {
-                if (p.pid != pid && !p.link.ownerAlive()) {
-                    own.releaseSlotsOf((int) p.pid); // bounce slots the dead process held in our region
+            if (p.failed != 0 || p.link == null) {
+                continue;
+            }
+            boolean w = watched(p);
+            if (!w) {
+                PeerLiveness.unwatched(p);
+                if (!all) {
+                    continue;
                 }
-                // files first: whoever reads the error completions finds them gone already
-                ShmJanitor.clean(dir);
-                failPeer(p, Errno.ECONNRESET);
+            }
+            if (p.link.peerGone(p.pid == pid)) {
+                peerDied(p);
+            } else if (w && liveness.stalled(p, now)) {
+                failPeer(p, Errno.ETIMEDOUT);
             }
         }
     }
 
+    /** The peer's endpoint closed or its process died: its files go, then it fails with ECONNRESET. */
+    private void peerDied(Peer p) {
+        if (p.pid != pid && !p.link.ownerAlive()) {
+            own.releaseSlotsOf((int) p.pid); // bounce slots the dead process held in our region
+        }
+        // files first: whoever reads the error completions finds them gone already
+        ShmJanitor.clean(dir);
+        failPeer(p, Errno.ECONNRESET);
+    }
+
     private static boolean hasPending(Peer p) {
-        return !p.queue.isEmpty() || p.outstanding > 0;
+        return !p.queue.isEmpty() || p.outstanding > 0 || p.unconfirmed > 0;
     }
 
     /**
@@ -1761,7 +1856,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
      */
     private void failAnswersLost() {
         for (TxOp t : ops) {
-            if (t.kind != 0 && t.awaitsAnswer) {
+            if (t.kind != 0 && t.awaitsAnswer && !t.awaitsAlive) {
                 finishFailed(t, Errno.EIO);
             }
         }
@@ -1799,6 +1894,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         int kf = b.getInt(at + ShmRecordDescriptor.KIND_FLAGS);
         long senderPid = b.getLong(at + ShmRecordDescriptor.SENDER_PID);
         Peer p = peerOf(senderPid, b.getLong(at + ShmRecordDescriptor.SENDER_SEQ));
+        if (p != null) {
+            p.activity++; // a sign of its progress (PeerLiveness.stalled)
+        }
         int slot = -1;
         int n = length - ShmRecordDescriptor.HEADER;
         payloadBuf = b;
@@ -2398,6 +2496,10 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private void giveOp(TxOp op) {
         if (op.counted) {
             op.peer.outstanding--;
+        }
+        if (op.awaitsAlive && op.awaitsAnswer) {
+            op.peer.unconfirmed--;
+            unconfirmed--;
         }
         op.reset();
         freeOps[freeOpCount++] = op.index;
