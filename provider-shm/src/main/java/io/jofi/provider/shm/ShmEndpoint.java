@@ -56,9 +56,9 @@ import java.util.Arrays;
  * ({@code FI_SOURCE}), and with {@code FI_SOURCE_ERR} an unknown sender is an
  * {@code EADDRNOTAVAIL} error carrying its {@code fi_shm://} address (R10).
  *
- * <p><b>Completion levels (R11).</b> A send completes when its last fragment is in the
- * peer's ring ({@code FI_INJECT_COMPLETE}, {@code FI_TRANSMIT_COMPLETE}: the peer's provider
- * has it); with {@code FI_DELIVERY_COMPLETE} or {@code FI_COMMIT_COMPLETE} when the receiver
+ * <p><b>Completion levels (R11).</b> A plain send is {@code FI_INJECT_COMPLETE}: it completes
+ * when its last fragment is in the peer's ring; {@code FI_TRANSMIT_COMPLETE} waits in addition
+ * for a life check of the peer made after the publish; with {@code FI_DELIVERY_COMPLETE} or {@code FI_COMMIT_COMPLETE} when the receiver
  * acknowledged that it placed or buffered it; with {@code FI_MATCH_COMPLETE} when the
  * receiver matched it with a receive. RMA writes complete when the target (or, one-sided,
  * this side) placed the data; with {@code FI_COMMIT_COMPLETE} into a file-backed region the
@@ -72,9 +72,11 @@ import java.util.Arrays;
  * answered by ACK / READ_RESP / ATOMIC_RESP).
  *
  * <p><b>Peer failure.</b> A peer whose process died (pid and start time no longer alive) is
- * found by the progress step (checked every {@value #LIVENESS_MILLIS} ms while operations
- * towards it are pending): they complete with {@code ECONNRESET} errors, its mappings are
- * dropped and the files of dead processes removed; other peers are unaffected.
+ * found by the progress step ({@link PeerLiveness}: checked every {@value #LIVENESS_MILLIS} ms
+ * while operations towards it are pending, every {@code peerCheckMillis} otherwise): they
+ * complete with {@code ECONNRESET} errors, so do later operations towards it, its mappings are
+ * dropped and the files of dead processes removed; other peers are unaffected. A live peer
+ * that makes no progress for {@code progressTimeoutMillis} fails with {@code ETIMEDOUT}.
  *
  * <p><b>Threads.</b> One lock (this endpoint's monitor) guards the queues and the peers; the
  * progress step takes it per pass, the application's calls per operation. Nothing is

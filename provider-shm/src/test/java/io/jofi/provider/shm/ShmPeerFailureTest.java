@@ -72,12 +72,12 @@ class ShmPeerFailureTest {
             long killed = System.nanoTime();
             // nothing is pending towards it: the periodic check of mapped peers finds it
             CqEntry[] none = new CqEntry[0];
-            while (Files.exists(file)) {
+            while (Files.exists(file) || Files.exists(table)) {
                 bed.txCq.read(none, 0); // drives progress in MANUAL; the AUTO thread needs nothing
-                assertTrue(System.nanoTime() - killed < BOUND_NANOS, "the dead idle peer's region file removed within 5 s");
+                assertTrue(System.nanoTime() - killed < BOUND_NANOS, "the dead idle peer's region file ("
+                        + Files.exists(file) + ") and registration table (" + Files.exists(table) + ") removed within 5 s");
                 Thread.onSpinWait();
             }
-            assertFalse(Files.exists(table), "and its registration table");
             expectReset(bed, () -> bed.ep.sendMsg(new Msg().buffer(ShmCrossProcessTest.pattern(16, 3), null).addr(peer)
                     .context("tc"), Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION), "tc");
             expectReset(bed, () -> bed.ep.send(ShmCrossProcessTest.pattern(16, 4), null, peer, "plain"), "plain");
@@ -142,6 +142,31 @@ class ShmPeerFailureTest {
     private static void signal(ChildPeer child, String sig) throws Exception {
         Process kill = new ProcessBuilder("kill", sig, Long.toString(child.pid())).inheritIO().start();
         assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill " + sig);
+        // the signal is delivered asynchronously: wait until every thread of the child is stopped
+        long deadline = System.nanoTime() + BOUND_NANOS;
+        while (!allStopped(child.pid())) {
+            assertTrue(System.nanoTime() < deadline, "the child stopped within 5 s");
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Whether every thread of {@code pid} is in state T (stopped), read from /proc. */
+    private static boolean allStopped(long pid) throws IOException {
+        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path t : (Iterable<Path>) tasks::iterator) {
+                String stat;
+                try {
+                    stat = Files.readString(t.resolve("stat"));
+                } catch (IOException e) {
+                    continue; // a thread that ended meanwhile
+                }
+                char state = stat.charAt(stat.lastIndexOf(')') + 2);
+                if (state != 'T' && state != 't') {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private static void expectReset(ShmTestBed bed, java.util.function.IntSupplier post, String ctx) {
