@@ -422,6 +422,57 @@ public abstract class MsgConformance extends EndpointTest {
         assertTrue(released, "the buffer is released (FI_MULTI_RECV) once less than FI_OPT_MIN_MULTI_RECV remains");
     }
 
+    /**
+     * R6 with FI_MULTI_RECV (issue 12 item 11): every message that lands in a multi-receive
+     * buffer needs room in the CQ like a posted receive. On a CQ of two entries, one buffer with
+     * room for all, five messages: each arrives with its completion and the CQ never overruns
+     * — the provider releases the buffer early (FI_MULTI_RECV) when the CQ has no room left,
+     * holding further messages until the next buffer is posted, which this test does whenever
+     * it sees a release, reading completions as they come.
+     */
+    @Test
+    void multiReceiveOnASmallCqLosesNothing() throws FabricException {
+        EndpointPair p = fx.openPair(new PairSpec(Fi.FI_MSG | Fi.FI_MULTI_RECV)
+                .rxCq(new CqAttr().format(CqFormat.TAGGED).size(2))
+                .beforeEnable(s -> s.ep().setOpt(Fi.FI_OPT_ENDPOINT, Fi.FI_OPT_MIN_MULTI_RECV, 16)));
+        List<ByteBuffer> buffers = new ArrayList<>();
+        ByteBuffer first = zeroed(1024);
+        buffers.add(first);
+        Msg m = new Msg().buffer(first, desc(first)).addr(ANY).context(first);
+        post(() -> p.b().ep().recvMsg(m, Fi.FI_MULTI_RECV), "recvMsg with FI_MULTI_RECV");
+        for (int i = 0; i < 5; i++) {
+            ByteBuffer s = pattern(40, 50 * i);
+            post(() -> p.a().ep().send(s, null, p.a().peer(), "s"), "send " + i);
+        }
+        boolean[] seen = new boolean[5];
+        int messages = 0;
+        while (messages < 5) {
+            CqEntry rx = rxCompletion(p.b(), "multi-receive completion on a CQ of 2 (messages so far " + messages
+                    + "; an overrun or a lost message ends here)");
+            if ((rx.flags() & Fi.FI_RECV) != 0) {
+                ByteBuffer big = (ByteBuffer) rx.context();
+                assertTrue(buffers.contains(big), "the context is one of the posted buffers");
+                assertSame(big, rx.buf(), "buf() is the posted buffer");
+                assertEquals(40, rx.len(), "len");
+                int seed = big.get(rx.bufOffset()) & 0xff;
+                assertTrue(seed % 50 == 0 && seed / 50 < 5 && !seen[seed / 50], "message at offset " + rx.bufOffset()
+                        + " is a fresh one (seed " + seed + ")");
+                seen[seed / 50] = true;
+                assertPattern(big, rx.bufOffset(), 40, seed, "message at offset " + rx.bufOffset());
+                messages++;
+            }
+            if ((rx.flags() & Fi.FI_MULTI_RECV) != 0 && messages < 5) {
+                ByteBuffer next = zeroed(1024); // released early: the rest needs another buffer
+                buffers.add(next);
+                Msg n = new Msg().buffer(next, desc(next)).addr(ANY).context(next);
+                post(() -> p.b().ep().recvMsg(n, Fi.FI_MULTI_RECV), "another multi-receive buffer");
+            }
+        }
+        for (int i = 0; i < 5; i++) {
+            txCompletion(p.a(), "send " + i);
+        }
+    }
+
     /** R6: a posted receive reserves room in its CQ: posting beyond the CQ's room returns -EAGAIN, and room comes back when read. */
     @Test
     void postBeyondTheCqsRoomIsEagain() throws FabricException {

@@ -36,6 +36,14 @@ final class Peer {
      * and {@link #queue} are empty, so it never overtakes an earlier operation (FI_FENCE, order).
      */
     int outstanding;
+    /** FI_TRANSMIT_COMPLETE operations in its ring waiting for a life check made after their publish. */
+    int unconfirmed;
+    /** Records received from it (progress of a live peer, {@link PeerLiveness#stalled}). */
+    long activity;
+    /** {@link PeerLiveness}: {@link #activity} at the last look, the ring tail seen then, when progress was last seen (0: not timed). */
+    long activitySeen;
+    long stallMark;
+    long progressAt;
 
     // ---- cross-memory attach towards this peer (we send, it reads our memory)
     /** Not known yet: a message that qualifies sends the probe (and takes the bounce path). */

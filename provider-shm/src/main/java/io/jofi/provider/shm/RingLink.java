@@ -29,10 +29,12 @@ import java.nio.file.Path;
 final class RingLink implements AutoCloseable {
     /**
      * What {@link #drain} calls for each record: the payload is {@code buf[at, at + length)};
-     * {@code aux} is the producer's free word (0, or a bounce slot index + 1).
+     * {@code aux} is the producer's free word (0, or a bounce slot index + 1). It answers
+     * false to leave the record in the ring (not consumed: delivered again by the next drain,
+     * which ends this one) — the receiver's push-back when its unexpected budget is spent.
      */
     interface Handler {
-        void onRecord(ByteBuffer buf, int at, int length, int aux);
+        boolean onRecord(ByteBuffer buf, int at, int length, int aux);
     }
 
     /** {@link #claim}: the ring is full (retry later). */
@@ -164,8 +166,7 @@ final class RingLink implements AutoCloseable {
         if (type != TYPE) {
             return RecordHandler.CONTINUE; // not ours: skipped
         }
-        handler.onRecord(buffer, payloadOffset, payloadLength, aux);
-        return RecordHandler.CONTINUE;
+        return handler.onRecord(buffer, payloadOffset, payloadLength, aux) ? RecordHandler.CONTINUE : RecordHandler.ABORT;
     }
 
     // ------------------------------------------------------------------ bounce buffers
@@ -248,6 +249,19 @@ final class RingLink implements AutoCloseable {
     /** Whether the region's file is now shorter than its mapping (truncated: touching it faults). */
     boolean truncated() {
         return MappingFaults.shorter(region.path(), region.mapping().capacity());
+    }
+
+    private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteBufferViewVarHandle(
+            long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    /** Peer region: the ring bytes its owner consumed so far (the head it stores after each batch; unvalidated). */
+    long consumedHead() {
+        return (long) LONGS.getAcquire(region.mapping(), RegionDescriptor.HEAD_OFFSET);
+    }
+
+    /** Peer region: the ring bytes claimed so far by all producers (the tail; unvalidated). */
+    long claimedTail() {
+        return (long) LONGS.getVolatile(region.mapping(), RegionDescriptor.TAIL_OFFSET);
     }
 
     /** Whether the region's owner still runs (pid and start time). */

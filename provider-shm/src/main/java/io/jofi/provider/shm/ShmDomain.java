@@ -169,6 +169,9 @@ final class ShmDomain extends UtilDomain {
                 work += ep.progress();
             }
             if (work == 0 && timeoutNanos > 0) {
+                for (ShmEndpoint ep : eps) {
+                    ep.beforeSleep(); // idle peers looked at for life (issue 12 item 10)
+                }
                 sleep(eps, timeoutNanos);
             }
             return work;

@@ -31,7 +31,6 @@ import java.nio.MappedByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
 
 /**
  * An RDM endpoint of the shm provider ({@code fi_endpoint(3)}, {@code fi_msg(3)},
@@ -58,9 +57,9 @@ import java.util.concurrent.TimeUnit;
  * ({@code FI_SOURCE}), and with {@code FI_SOURCE_ERR} an unknown sender is an
  * {@code EADDRNOTAVAIL} error carrying its {@code fi_shm://} address (R10).
  *
- * <p><b>Completion levels (R11).</b> A send completes when its last fragment is in the
- * peer's ring ({@code FI_INJECT_COMPLETE}, {@code FI_TRANSMIT_COMPLETE}: the peer's provider
- * has it); with {@code FI_DELIVERY_COMPLETE} or {@code FI_COMMIT_COMPLETE} when the receiver
+ * <p><b>Completion levels (R11).</b> A plain send is {@code FI_INJECT_COMPLETE}: it completes
+ * when its last fragment is in the peer's ring; {@code FI_TRANSMIT_COMPLETE} waits in addition
+ * for a life check of the peer made after the publish; with {@code FI_DELIVERY_COMPLETE} or {@code FI_COMMIT_COMPLETE} when the receiver
  * acknowledged that it placed or buffered it; with {@code FI_MATCH_COMPLETE} when the
  * receiver matched it with a receive. RMA writes complete when the target (or, one-sided,
  * this side) placed the data; with {@code FI_COMMIT_COMPLETE} into a file-backed region the
@@ -74,9 +73,11 @@ import java.util.concurrent.TimeUnit;
  * answered by ACK / READ_RESP / ATOMIC_RESP).
  *
  * <p><b>Peer failure.</b> A peer whose process died (pid and start time no longer alive) is
- * found by the progress step (checked every {@value #LIVENESS_MILLIS} ms while operations
- * towards it are pending): they complete with {@code ECONNRESET} errors, its mappings are
- * dropped and the files of dead processes removed; other peers are unaffected.
+ * found by the progress step ({@link PeerLiveness}: checked every {@value #LIVENESS_MILLIS} ms
+ * while operations towards it are pending, every {@code peerCheckMillis} otherwise): they
+ * complete with {@code ECONNRESET} errors, so do later operations towards it, its mappings are
+ * dropped and the files of dead processes removed; other peers are unaffected. A live peer
+ * that makes no progress for {@code progressTimeoutMillis} fails with {@code ETIMEDOUT}.
  *
  * <p><b>Threads.</b> One lock (this endpoint's monitor) guards the queues and the peers; the
  * progress step takes it per pass, the application's calls per operation. Nothing is
@@ -87,8 +88,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     /** Bytes an inject copies (fi_inject). */
     static final int INJECT_SIZE = 4096;
     /** How often peers with pending operations are checked for life. */
-    static final long LIVENESS_MILLIS = 50;
-    private static final long LIVENESS_NANOS = TimeUnit.MILLISECONDS.toNanos(LIVENESS_MILLIS);
+    static final long LIVENESS_MILLIS = PeerLiveness.WATCHED_MILLIS;
+    /** {@link #admitTx}: the peer failed earlier; a completion room is reserved for the error entry. */
+    private static final int PEER_FAILED = 1;
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
     /** Records drained per progress pass (bounded, so that sends get their turn). */
     private static final int DRAIN_BATCH = 256;
@@ -166,10 +168,21 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private int rxFreeCount;
     private final ArrayList<RxOp> msgRecvs;
     private final ArrayList<RxOp> tagRecvs;
-    private final ArrayList<Unexpected> msgUnexpected = new ArrayList<>();
-    private final ArrayList<Unexpected> tagUnexpected = new ArrayList<>();
+    private final UnexpectedList msgUnexpected = new UnexpectedList(false);
+    private final UnexpectedList tagUnexpected = new UnexpectedList(true);
     private long unexpectedBytes;
-    private long lastLiveness = System.nanoTime();
+    /**
+     * A message record was left in the ring because the unexpected budget is spent (volatile:
+     * the MANUAL wait bridge reads it): the ring is not slept on (the record would wake the
+     * step at once) and posting a receive wakes the progress to try it again.
+     */
+    private volatile boolean held;
+    /** Set by the handler of the record at hand: leave it in the ring. */
+    private boolean holdRecord;
+    /** When peers are looked at for life and progress (issue 12 items 9, 10). */
+    private final PeerLiveness liveness;
+    /** FI_TRANSMIT_COMPLETE operations waiting for a life check of their peer ({@link Peer#unconfirmed}, summed). */
+    private int unconfirmed;
 
     ShmEndpoint(ShmDomain domain, Info info, Object context) {
         super(FidClass.ENDPOINT, context);
@@ -182,6 +195,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         ShmProvider p = domain.provider();
         this.fragment = p.inlineThreshold();
         this.unexpectedLimit = p.unexpectedBytes();
+        this.liveness = new PeerLiveness(p.peerCheckMillis(), p.progressTimeoutMillis());
         this.dir = p.directory();
         this.txOpFlags = info.txAttr().opFlags();
         this.rxOpFlags = info.rxAttr().opFlags();
@@ -404,7 +418,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
      * A receive that took an unexpected message whose last fragments are still to come: it is
      * cancelled, and the message goes back to the unexpected list for a later receive.
      */
-    private boolean cancelWaiting(ArrayList<Unexpected> list, Object context) {
+    private boolean cancelWaiting(UnexpectedList list, Object context) {
         for (Peer p : peers) {
             Unexpected u = p.rxUnexpected;
             if (u != null && u.waiting != null && u.waiting.context == context && (u.tagged == (list == tagUnexpected))) {
@@ -521,6 +535,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         Peer peer = peerFor(destAddr);
         boolean reports = !(inject && msg == null);
         rc = admitTx(peer, reports);
+        if (rc == PEER_FAILED) {
+            return failLocally(true, context, Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG), peer.failed, sendCntr);
+        }
         if (rc != 0) {
             return rc;
         }
@@ -546,6 +563,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                 startProbe(peer); // ahead of this message, which takes the bounce path
             }
         }
+        // FI_TRANSMIT_COMPLETE: "delivered to the peer" must mean the peer lived to take it: the
+        // completion waits for a life check made after the publish (an ACK level proves it anyway)
+        op.awaitsAlive = reports && !op.awaitsAnswer && (flags & Fi.FI_TRANSMIT_COMPLETE) != 0;
         pendingTx++;
         enqueue(peer, op);
         return 0;
@@ -587,19 +607,26 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     }
 
     /**
-     * Admits a transmit towards {@code peer}: {@code -EINVAL} for no peer, the peer's failure
-     * when it cannot be reached, {@code -ENOCQ} when a reporting operation has no transmit CQ,
-     * {@code -EAGAIN} when the queue is full; then a CQ slot reserved for a reporting one.
+     * Admits a transmit towards {@code peer}: {@code -EINVAL} for no peer, {@code -ENOCQ} when
+     * a reporting operation has no transmit CQ, {@code -EHOSTUNREACH} when the peer was never
+     * reachable, {@link #PEER_FAILED} (with a CQ slot reserved) when it failed earlier (died,
+     * stalled, misbehaved: the operation completes with that error as an entry, as those pending
+     * then did; an inject, which has no completion, gets {@code -errno}), {@code -EAGAIN} when
+     * the queue is full; then a CQ slot reserved for a reporting one.
      */
     private int admitTx(Peer peer, boolean reports) {
         if (peer == null) {
             return -Errno.EINVAL;
         }
-        if (!linked(peer)) {
-            return -peer.failed; // unreachable (no such endpoint, refused region) or failed earlier
-        }
         if (reports && txCq == null) {
             return -Errno.ENOCQ;
+        }
+        if (!linked(peer)) {
+            if (peer.failed == Errno.EHOSTUNREACH || !reports) {
+                return -peer.failed; // unreachable (no such endpoint, refused region), or an inject
+            }
+            int rc = txCq.reserve();
+            return rc != 0 ? rc : PEER_FAILED;
         }
         if (pendingTx >= queueSize) {
             return -Errno.EAGAIN;
@@ -798,6 +825,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (rc != 0) {
             return rc;
         }
+        budgetFreed(); // it may take a buffered message, or the one held in the ring
         RxOp op = takeRx();
         op.context = context;
         op.tagged = tagged;
@@ -812,25 +840,33 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
         op.buf = iovs > 0 ? (msg == null ? buf : msg.iov(0)) : null;
         op.bufOffset = op.buf == null ? 0 : op.buf.position();
-        ArrayList<Unexpected> unexpected = tagged ? tagUnexpected : msgUnexpected;
-        for (int i = 0; i < unexpected.size(); i++) {
-            Unexpected u = unexpected.get(i);
+        UnexpectedList unexpected = tagged ? tagUnexpected : msgUnexpected;
+        // an exact tag walks only that tag's chain (O(1) for the oldest such message)
+        boolean exact = tagged && ignore == 0;
+        Unexpected u = exact ? unexpected.firstWithTag(tag) : unexpected.head();
+        while (u != null) {
+            Unexpected following = exact ? unexpected.nextWithTag(u) : u.next;
             if (u.claimedBy != null || u.waiting != null || !op.matches(u.tagged, u.tag) || !srcMatches(op, u.sender)) {
+                u = following;
                 continue;
             }
             if (!u.isWhole()) {
                 if (multi) {
+                    u = following;
                     continue; // a multi-receive takes whole messages only
                 }
-                unexpected.remove(i);
+                unexpected.remove(u);
                 u.waiting = op; // completes when its last fragment arrives
                 return 0;
             }
-            unexpected.remove(i);
+            unexpected.remove(u);
             if (deliverUnexpected(op, u)) {
                 return 0;
             }
-            i--; // a multi-receive with room left takes the next one too
+            // a multi-receive with room left takes the next one too (from the start if the
+            // delivery changed the list: a peer failed by it takes its entries along)
+            u = following == null || unexpected.contains(following) ? following
+                    : exact ? unexpected.firstWithTag(tag) : unexpected.head();
         }
         (tagged ? tagRecvs : msgRecvs).add(op);
         return 0;
@@ -856,14 +892,14 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         boolean peek = (flags & Fi.FI_PEEK) != 0;
         if (!peek) {
             // FI_CLAIM: the message set aside for this context
-            for (int i = 0; i < tagUnexpected.size(); i++) {
-                Unexpected u = tagUnexpected.get(i);
+            for (Unexpected u = tagUnexpected.head(); u != null; u = u.next) {
                 if (u.claimedBy == ctx) {
                     rc = rxCq.reserve();
                     if (rc != 0) {
                         return rc;
                     }
-                    tagUnexpected.remove(i);
+                    tagUnexpected.remove(u);
+                    budgetFreed();
                     if ((flags & Fi.FI_DISCARD) != 0) {
                         dropUnexpected(u);
                         rxCq.complete(ctx, Fi.FI_RECV | Fi.FI_TAGGED, 0, null, 0, u.data, u.tag, Fi.FI_ADDR_NOTAVAIL);
@@ -896,15 +932,14 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             return rc;
         }
         long src = directed ? msg.addr() : Fi.FI_ADDR_UNSPEC;
-        for (int i = 0; i < tagUnexpected.size(); i++) {
-            Unexpected u = tagUnexpected.get(i);
+        for (Unexpected u = tagUnexpected.head(); u != null; u = u.next) {
             if (u.claimedBy != null || u.waiting != null || ((u.tag ^ msg.tag()) & ~msg.ignore()) != 0
                     || !(src == Fi.FI_ADDR_UNSPEC || u.sender.fiAddrIn(av) == src)) {
                 continue;
             }
             long f = Fi.FI_RECV | Fi.FI_TAGGED | (u.hasData ? Fi.FI_REMOTE_CQ_DATA : 0);
             if ((flags & Fi.FI_DISCARD) != 0) {
-                tagUnexpected.remove(i);
+                tagUnexpected.remove(u);
                 dropUnexpected(u);
             } else if ((flags & Fi.FI_CLAIM) != 0) {
                 u.claimedBy = ctx;
@@ -919,6 +954,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     private void dropUnexpected(Unexpected u) {
         unexpectedBytes -= u.footprint();
+        budgetFreed();
         // a discarded CMA message is acknowledged too: its sender completes (nothing was read)
         if (u.cma || (u.wireFlags & ShmRecordDescriptor.ACK_MATCH) != 0) {
             sendAnswer(u.sender, ShmRecordDescriptor.ACK, u.token, 0, 0, 0);
@@ -1018,10 +1054,13 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         Peer peer = peerFor(peerAddr);
         boolean reports = !(inject && msg == null);
         rc = admitTx(peer, reports);
+        long cqFlags = Fi.FI_RMA | (write ? Fi.FI_WRITE : Fi.FI_READ);
+        if (rc == PEER_FAILED) {
+            return failLocally(true, context, cqFlags, peer.failed, write ? writeCntr : readCntr);
+        }
         if (rc != 0) {
             return rc;
         }
-        long cqFlags = Fi.FI_RMA | (write ? Fi.FI_WRITE : Fi.FI_READ);
         boolean commit = (flags & Fi.FI_COMMIT_COMPLETE) != 0;
         // One-sided: the target publishes the region; only when nothing is queued towards the
         // peer ahead of it (so that FI_FENCE and the order of operations hold).
@@ -1160,10 +1199,13 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
         Peer peer = peerFor(peerAddr);
         rc = admitTx(peer, true);
+        long cqFlags = Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE);
+        if (rc == PEER_FAILED) {
+            return failLocally(true, context, cqFlags, peer.failed, fetch ? readCntr : writeCntr);
+        }
         if (rc != 0) {
             return rc;
         }
-        long cqFlags = Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE);
         long need = accessFor(aop, fetch);
         if (peer.queue.isEmpty() && peer.outstanding == 0) {
             Peer.Direct d = peer.direct(dir, key, addr, 8, need);
@@ -1501,6 +1543,15 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
 
     /** The op's last fragment is in the peer's ring. */
     private void afterSent(TxOp op) {
+        if (op.awaitsAlive) {
+            // awaitsAnswer: fails with its peer (failPeer) and at departure like any op awaiting it
+            op.awaitsAnswer = true;
+            op.peer.unconfirmed++;
+            if (unconfirmed++ == 0 && !domain.engine().isManual()) {
+                domain.engine().wakeup(); // the progress thread makes the check (MANUAL: the next read)
+            }
+            return;
+        }
         if (op.awaitsAnswer) {
             op.counted = true;
             op.peer.outstanding++;
@@ -1590,16 +1641,17 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
         int work = 0;
         if (!ringFailed) {
-            while (work < DRAIN_BATCH && unexpectedBytes <= unexpectedLimit) {
+            held = false;
+            while (work < DRAIN_BATCH) {
                 int n = own.drain(this, 32);
                 if (n < 0) {
                     failOwnRing();
                     break;
                 }
-                if (n == 0) {
-                    break;
-                }
                 work += n;
+                if (n == 0 || held) {
+                    break; // empty, or a message waits at the head for the budget (push-back)
+                }
             }
         }
         boolean watched = false;
@@ -1609,15 +1661,63 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             }
             watched |= watched(p);
         }
-        // The clock only when some peer has something the liveness check would fail: reading
-        // it costs 40-100 ns here (as much as a whole 64 B message), and a pass over peers
-        // with nothing pending (every pass of a spinning reader, most passes of a stream of
-        // sends that complete when published) has nothing to check.
-        if (watched) {
+        if (unconfirmed > 0) {
+            work += confirmPeers();
+        }
+        // The clock only when some peer has something the liveness check would fail, or on
+        // every 64th pass (idle peers are looked at too, PeerLiveness): reading it costs
+        // 40-100 ns here (as much as a whole 64 B message).
+        if (liveness.clockWanted(watched)) {
             long now = System.nanoTime();
-            if (now - lastLiveness > LIVENESS_NANOS) {
-                lastLiveness = now;
-                checkLiveness();
+            boolean all = liveness.allDue(now);
+            if (all || (watched && liveness.watchedDue(now))) {
+                checkLiveness(now, all);
+            }
+        }
+        return work;
+    }
+
+    /**
+     * The domain's progress is about to sleep (it found no work): every mapped peer is looked
+     * at when due, so that an idle peer's death is found while nobody progresses actively.
+     */
+    synchronized void beforeSleep() {
+        if (!enabled || own == null || !isOpen()) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (liveness.allDue(now)) {
+            checkLiveness(now, true);
+        }
+    }
+
+    /**
+     * FI_TRANSMIT_COMPLETE operations whose records are in their peers' rings: one life check
+     * per peer (made now, after every such publish) completes all of them, or fails the peer.
+     */
+    private int confirmPeers() {
+        int work = 0;
+        for (Peer p : peers) {
+            if (p.unconfirmed == 0 || p.failed != 0 || p.link == null) {
+                continue;
+            }
+            if (p.mappingTruncated()) {
+                // touching it faults (issue 12 item 16): raise what an earlier access left
+                // pending here, inside the step's guard, and fail the peer before more
+                MappingFaults.deliverPending();
+                failPeer(p, Errno.EIO);
+                continue;
+            }
+            if (p.link.peerGone(p.pid == pid)) {
+                peerDied(p);
+                work++;
+                continue;
+            }
+            for (TxOp t : ops) {
+                if (t.kind != 0 && t.peer == p && t.awaitsAlive && t.awaitsAnswer) {
+                    completeTx(t);
+                    work++;
+                }
             }
         }
         return work;
@@ -1649,16 +1749,43 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         return sender > 0 && ProcessHandle.of(sender).isPresent();
     }
 
-    /** The domain's progress is about to sleep: false when a record is waiting (then it must not). */
+    /**
+     * The domain's progress is about to sleep: false when a record is waiting (then it must
+     * not). A record held back for the budget does not count: a posted receive wakes the
+     * progress ({@link #budgetFreed}).
+     */
     boolean prepareToSleep() {
         RingLink r = own;
-        return r == null || !enabled || ringFailed || r.prepareToSleep(); // a failed ring is not touched again
+        return r == null || !enabled || ringFailed || held || r.prepareToSleep(); // a failed ring is not touched again
     }
 
     /** Whether a record waits in this endpoint's ring: progress has something to do (fi_trywait). */
     boolean hasRecord() {
         RingLink r = own;
-        return r != null && enabled && !ringFailed && r.hasRecord();
+        return r != null && enabled && !ringFailed && !held && r.hasRecord();
+    }
+
+    /** A receive may have freed unexpected budget: a progress holding a record back tries it again. */
+    private void budgetFreed() {
+        if (held) {
+            held = false;
+            domain.engine().wakeup();
+        }
+    }
+
+    /**
+     * Whether a new unexpected message of {@code cost} bytes ({@link Unexpected#footprint()})
+     * fits the budget; the first one always does (so FI_PEEK sees something). When it does not,
+     * the record at hand stays in the ring ({@link #holdRecord}): the ring fills and its
+     * senders are pushed back (their queues fill, posts answer -EAGAIN); nothing is lost.
+     */
+    private boolean admitUnexpected(long cost) {
+        if (unexpectedBytes + cost <= unexpectedLimit || (msgUnexpected.isEmpty() && tagUnexpected.isEmpty())) {
+            return true;
+        }
+        holdRecord = true;
+        held = true;
+        return false;
     }
 
     /** The domain's progress runs again. */
@@ -1674,28 +1801,50 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         return p.failed == 0 && p.link != null && (hasPending(p) || p.rxOp != null || p.rxUnexpected != null);
     }
 
-    private void checkLiveness() {
+    /**
+     * Looks at the watched peers (or, with {@code all}, every peer whose region is mapped): a
+     * peer whose endpoint closed or whose process died fails with {@code ECONNRESET}; a
+     * watched one that made no progress for the progress timeout with {@code ETIMEDOUT}.
+     */
+    private void checkLiveness(long now, boolean all) {
         for (Peer p : peers) {
-            if (watched(p) && p.mappingTruncated()) {
+            if (p.failed != 0 || p.link == null) {
+                continue;
+            }
+            boolean w = watched(p);
+            if (!w) {
+                PeerLiveness.unwatched(p);
+                if (!all) {
+                    continue;
+                }
+            }
+            if (p.mappingTruncated()) {
                 // touching it faults (issue 12 item 16): raise what an earlier access left
                 // pending here, inside the step's guard, and fail the peer before more
                 MappingFaults.deliverPending();
                 failPeer(p, Errno.EIO);
                 continue;
             }
-            if (watched(p) && p.link.peerGone(p.pid == pid)) {
-                if (p.pid != pid && !p.link.ownerAlive()) {
-                    own.releaseSlotsOf((int) p.pid); // bounce slots the dead process held in our region
-                }
-                // files first: whoever reads the error completions finds them gone already
-                ShmJanitor.clean(dir);
-                failPeer(p, Errno.ECONNRESET);
+            if (p.link.peerGone(p.pid == pid)) {
+                peerDied(p);
+            } else if (w && liveness.stalled(p, now)) {
+                failPeer(p, Errno.ETIMEDOUT);
             }
         }
     }
 
+    /** The peer's endpoint closed or its process died: its files go, then it fails with ECONNRESET. */
+    private void peerDied(Peer p) {
+        if (p.pid != pid && !p.link.ownerAlive()) {
+            own.releaseSlotsOf((int) p.pid); // bounce slots the dead process held in our region
+        }
+        // files first: whoever reads the error completions finds them gone already
+        ShmJanitor.clean(dir);
+        failPeer(p, Errno.ECONNRESET);
+    }
+
     private static boolean hasPending(Peer p) {
-        return !p.queue.isEmpty() || p.outstanding > 0;
+        return !p.queue.isEmpty() || p.outstanding > 0 || p.unconfirmed > 0;
     }
 
     /**
@@ -1746,11 +1895,11 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         p.release();
     }
 
-    private void dropCmaOf(Peer p, ArrayList<Unexpected> list) {
-        for (int i = list.size() - 1; i >= 0; i--) {
-            Unexpected u = list.get(i);
+    private void dropCmaOf(Peer p, UnexpectedList list) {
+        for (Unexpected u = list.head(), next; u != null; u = next) {
+            next = u.next;
             if (u.cma && u.sender == p) {
-                list.remove(i);
+                list.remove(u);
                 unexpectedBytes -= u.footprint();
             }
         }
@@ -1774,7 +1923,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             MappingFaults.deliverPending(); // as in failPeer: take the pending fault here
         }
         for (TxOp t : ops) {
-            if (t.kind != 0 && t.awaitsAnswer) {
+            if (t.kind != 0 && t.awaitsAnswer && !t.awaitsAlive) {
                 finishFailed(t, Errno.EIO);
             }
         }
@@ -1853,13 +2002,17 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private int payloadAt;
 
     @Override
-    public void onRecord(ByteBuffer b, int at, int length, int aux) {
+    public boolean onRecord(ByteBuffer b, int at, int length, int aux) {
         if (length < ShmRecordDescriptor.HEADER) {
-            return;
+            return true;
         }
+        holdRecord = false;
         int kf = b.getInt(at + ShmRecordDescriptor.KIND_FLAGS);
         long senderPid = b.getLong(at + ShmRecordDescriptor.SENDER_PID);
         Peer p = peerOf(senderPid, b.getLong(at + ShmRecordDescriptor.SENDER_SEQ));
+        if (p != null) {
+            p.activity++; // a sign of its progress (PeerLiveness.stalled)
+        }
         int slot = -1;
         int n = length - ShmRecordDescriptor.HEADER;
         payloadBuf = b;
@@ -1872,7 +2025,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                 if (p != null) {
                     failPeer(p, Errno.EPROTO);
                 }
-                return;
+                return true;
             }
             slot = s;
             n = len;
@@ -1881,7 +2034,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
         try {
             if (p == null || p.failed != 0) {
-                return;
+                return true;
             }
             switch (ShmRecordDescriptor.kind(kf)) {
                 case ShmRecordDescriptor.MSG -> onMessage(p, kf, b, at, n);
@@ -1900,10 +2053,11 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             // endpoint's or the progress thread's (bad input from shared memory, issue 4).
             failPeer(p, Errno.EPROTO);
         } finally {
-            if (slot >= 0) {
-                own.releaseSlot(slot);
+            if (slot >= 0 && !holdRecord) {
+                own.releaseSlot(slot); // a held record keeps its slot until it is taken
             }
         }
+        return !holdRecord;
     }
 
     private void onMessage(Peer p, int kf, ByteBuffer b, int at, int n) {
@@ -1937,9 +2091,12 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                     sendAnswer(p, ShmRecordDescriptor.ACK, p.rxToken, 0, 0, 0);
                 }
             } else {
+                if (!admitUnexpected(Unexpected.footprintOf(total))) {
+                    return; // stays in the ring until receives take what is buffered
+                }
                 Unexpected u = new Unexpected(p, tagged, p.rxTag, (kf & ShmRecordDescriptor.HAS_DATA) != 0, p.rxData, (int) total,
                         p.rxToken, kf);
-                unexpectedBytes += total;
+                unexpectedBytes += u.footprint();
                 (tagged ? tagUnexpected : msgUnexpected).add(u);
                 p.rxUnexpected = u;
             }
@@ -2038,6 +2195,9 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (op != null) {
             placeCma(op, p, (int) p.pid, cmaAddrs, cmaLens, count, total, token, tagged, tag, hasData, data);
         } else {
+            if (!admitUnexpected(Unexpected.CMA_FOOTPRINT)) {
+                return; // stays in the ring until receives take what is buffered
+            }
             Unexpected u = new Unexpected(p, tagged, tag, hasData, data, total, token, kf, (int) p.pid, cmaAddrs, cmaLens,
                     count);
             unexpectedBytes += u.footprint();
@@ -2087,11 +2247,16 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             recvCntr.incrementError();
         }
         if (op.multi) {
-            rxCq.completeUnsolicitedError(op.context, flags, 0, op.buf, op.bufOffset + op.multiOffset, data, tag, 0, err, 0,
-                    null, 0, src);
-            return false;
+            if (rxCq.reserve() == 0) {
+                rxCq.completeError(op.context, flags, 0, op.buf, op.bufOffset + op.multiOffset, data, tag, 0, err, 0,
+                        null, 0, src);
+                return false; // the buffer stays posted
+            }
+            // no room for an entry of its own (R6): the error releases the buffer
+            msgRecvs.remove(op);
+            flags |= Fi.FI_MULTI_RECV;
         }
-        rxCq.completeError(op.context, flags, 0, op.buf, op.bufOffset, data, tag, 0, err, 0, null, 0, src);
+        rxCq.completeError(op.context, flags, 0, op.buf, op.bufOffset + op.multiOffset, data, tag, 0, err, 0, null, 0, src);
         giveRx(op);
         return true;
     }
@@ -2132,7 +2297,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                     u.hasData, u.data);
         }
         int total = u.bytes.capacity();
-        unexpectedBytes -= total;
+        unexpectedBytes -= u.footprint();
         int placed = op.place(0, u.bytes, 0, total);
         if ((u.wireFlags & ShmRecordDescriptor.ACK_MATCH) != 0) {
             sendAnswer(u.sender, ShmRecordDescriptor.ACK, u.token, 0, 0, 0);
@@ -2156,13 +2321,16 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         boolean reservedUsed = true;
         if (op.multi) {
             op.multiOffset += (int) len;
-            release = op.room() < minMultiRecv;
+            boolean entry = op.complete || dropped > 0 || (sourceErr && source && src == Fi.FI_ADDR_NOTAVAIL);
+            // R6: a message landing in the buffer writes its entry into room of its own; when
+            // the CQ has none, this message releases the buffer early (its entry takes the room
+            // the buffer reserved at posting) and further messages wait for the next receive
+            release = op.room() < minMultiRecv || (entry && cq.reserve() != 0);
             if (release) {
                 flags |= Fi.FI_MULTI_RECV;
                 msgRecvs.remove(op);
-            } else {
-                reservedUsed = false;
             }
+            reservedUsed = release || entry;
         }
         if (dropped > 0) {
             writeRx(cq, reservedUsed, true, op.context, flags, len, buf, bufOffset, data, tag, dropped, Errno.ETRUNC, null,
@@ -2445,6 +2613,10 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (op.counted) {
             op.peer.outstanding--;
         }
+        if (op.awaitsAlive && op.awaitsAnswer) {
+            op.peer.unconfirmed--;
+            unconfirmed--;
+        }
         op.reset();
         freeOps[freeOpCount++] = op.index;
     }
@@ -2546,6 +2718,11 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     /** Descriptors created so far (tests prove the pools stop growing in steady state). */
     synchronized int descriptorsCreated() {
         return ops.length;
+    }
+
+    /** Messages buffered as unexpected (tests). */
+    synchronized int unexpectedCount() {
+        return msgUnexpected.size() + tagUnexpected.size();
     }
 
     /** The endpoint's region name, or null before enable (tests). */

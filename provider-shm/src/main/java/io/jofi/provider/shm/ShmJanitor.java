@@ -6,13 +6,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import io.jofi.provider.shm.ring.ProcessLiveness;
 import io.jofi.provider.shm.ring.RegionJanitor;
 
 /**
  * Removes what dead processes left in a region directory: region files and their doorbell
  * sockets through {@link RegionJanitor} (owner pid and start time), then every other file
  * named {@code jofi-<pid>-...} (registration tables, shareable buffers) whose {@code <pid>} is
- * no longer alive (a pid that is alive keeps its files, even if reused by another program).
+ * no longer alive (a pid that is alive keeps its files, even if reused by another program; a
+ * zombie is dead, as for the regions).
  * Runs once per directory per JVM, when the first domain opens, and again when a peer is
  * found dead.
  */
@@ -52,7 +54,9 @@ final class ShmJanitor {
                     continue; // a chosen name (ShmAlias): its digits are no pid; a stale one goes at its next claim
                 }
                 long pid = ShmNames.pidOf(n);
-                if (pid <= 0 || pid == self || ProcessHandle.of(pid).isPresent()) {
+                // a zombie counts as dead, as for RegionJanitor: a process killed but not yet
+                // reaped must not keep its table and buffers after its region went
+                if (pid <= 0 || pid == self || ProcessLiveness.startTime(pid) != ProcessLiveness.NO_PROCESS) {
                     continue;
                 }
                 try {

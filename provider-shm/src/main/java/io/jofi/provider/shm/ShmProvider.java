@@ -74,6 +74,8 @@ public final class ShmProvider extends AbstractFabricProvider {
     private volatile int inlineThreshold;
     private volatile int unexpectedBytes;
     private volatile int cmaThreshold;
+    private volatile int peerCheckMillis = ShmSettings.DEFAULT_PEER_CHECK_MILLIS;
+    private volatile int progressTimeoutMillis = ShmSettings.DEFAULT_PROGRESS_TIMEOUT_MILLIS;
     /** Tests: the CMA probe this provider's endpoints send expects a wrong value (so it fails). */
     private volatile boolean cmaProbeFault;
 
@@ -100,6 +102,9 @@ public final class ShmProvider extends AbstractFabricProvider {
                 orProperty(s.inlineThreshold(), "jofi.shm.inlineThreshold", ShmSettings.DEFAULT_INLINE_THRESHOLD),
                 orProperty(s.unexpectedBytes(), "jofi.shm.unexpectedBytes", ShmSettings.DEFAULT_UNEXPECTED_BYTES),
                 orProperty(s.cmaThreshold(), "jofi.shm.cmaThreshold", ShmSettings.DEFAULT_CMA_THRESHOLD));
+        failureSettings(orProperty(s.peerCheckMillis(), "jofi.shm.peerCheckMillis", ShmSettings.DEFAULT_PEER_CHECK_MILLIS),
+                orProperty(s.progressTimeoutMillis(), "jofi.shm.progressTimeoutMillis",
+                        ShmSettings.DEFAULT_PROGRESS_TIMEOUT_MILLIS));
     }
 
     /** A configured value, or (when it is the default) the system property {@code name} if set. */
@@ -110,7 +115,8 @@ public final class ShmProvider extends AbstractFabricProvider {
     /**
      * Reads {@code jofi.shm.directory}, {@code jofi.shm.ringSize}, {@code jofi.shm.bounceSlotSize},
      * {@code jofi.shm.bounceSlotCount}, {@code jofi.shm.inlineThreshold},
-     * {@code jofi.shm.unexpectedBytes} and {@code jofi.shm.cmaThreshold} (the {@link ShmSettings} of a plain JVM); absent or
+     * {@code jofi.shm.unexpectedBytes}, {@code jofi.shm.cmaThreshold}, {@code jofi.shm.peerCheckMillis} and
+     * {@code jofi.shm.progressTimeoutMillis} (the {@link ShmSettings} of a plain JVM); absent or
      * malformed values keep the defaults.
      */
     void fromSystemProperties() {
@@ -121,6 +127,14 @@ public final class ShmProvider extends AbstractFabricProvider {
                 intProperty("jofi.shm.inlineThreshold", ShmSettings.DEFAULT_INLINE_THRESHOLD),
                 intProperty("jofi.shm.unexpectedBytes", ShmSettings.DEFAULT_UNEXPECTED_BYTES),
                 intProperty("jofi.shm.cmaThreshold", ShmSettings.DEFAULT_CMA_THRESHOLD));
+        failureSettings(intProperty("jofi.shm.peerCheckMillis", ShmSettings.DEFAULT_PEER_CHECK_MILLIS),
+                intProperty("jofi.shm.progressTimeoutMillis", ShmSettings.DEFAULT_PROGRESS_TIMEOUT_MILLIS));
+    }
+
+    /** {@code peerCheckMillis} (at least 10) and {@code progressTimeoutMillis} (0 = off, else at least 100). */
+    private void failureSettings(int peerCheck, int progressTimeout) {
+        peerCheckMillis = Math.max(10, peerCheck);
+        progressTimeoutMillis = progressTimeout <= 0 ? 0 : Math.max(100, progressTimeout);
     }
 
     private void apply(String dir, int ring, int slotSize, int slotCount, int inline, int unexpected, int cma) {
@@ -156,6 +170,26 @@ public final class ShmProvider extends AbstractFabricProvider {
     /** Tests: another CMA threshold (0 disables CMA). */
     ShmProvider cmaThreshold(int bytes) {
         this.cmaThreshold = Math.max(0, bytes);
+        return this;
+    }
+
+    /** Tests: the failure settings ({@link ShmSettings#peerCheckMillis()}, {@link ShmSettings#progressTimeoutMillis()}). */
+    ShmProvider failureTimes(int peerCheck, int progressTimeout) {
+        failureSettings(peerCheck, progressTimeout);
+        return this;
+    }
+
+    int peerCheckMillis() {
+        return peerCheckMillis;
+    }
+
+    int progressTimeoutMillis() {
+        return progressTimeoutMillis;
+    }
+
+    /** Tests: another unexpected-message budget (bytes, each message counted with its overhead). */
+    ShmProvider unexpectedBytes(int bytes) {
+        this.unexpectedBytes = Math.max(0, bytes);
         return this;
     }
 

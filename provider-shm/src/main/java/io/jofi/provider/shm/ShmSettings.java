@@ -24,6 +24,10 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     int DEFAULT_UNEXPECTED_BYTES = 64 << 20;
     /** Default of {@link #cmaThreshold()}: 32 KiB. */
     int DEFAULT_CMA_THRESHOLD = 32 << 10;
+    /** Default of {@link #peerCheckMillis()}: 500 ms. */
+    int DEFAULT_PEER_CHECK_MILLIS = 500;
+    /** Default of {@link #progressTimeoutMillis()}: 60 s. */
+    int DEFAULT_PROGRESS_TIMEOUT_MILLIS = 60_000;
 
     /** Where region files (and doorbell sockets) live: a tmpfs, usually. */
     @AttributeDefinition(description = "directory of the region files (a tmpfs such as /dev/shm)")
@@ -52,8 +56,13 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     @AttributeDefinition(description = "largest payload of one ring record (fragment size)")
     int inlineThreshold() default DEFAULT_INLINE_THRESHOLD;
 
-    /** Bytes of unexpected messages an endpoint buffers before it stops draining its ring. */
-    @AttributeDefinition(description = "bytes of unexpected messages buffered per endpoint")
+    /**
+     * Budget of unexpected messages per endpoint, in bytes: each buffered message counts its
+     * payload plus a fixed overhead of 256 bytes (so 0-byte messages are bounded too). A
+     * message that does not fit stays in the ring (the first one always fits); the ring fills
+     * and senders are pushed back until receives take buffered messages.
+     */
+    @AttributeDefinition(description = "bytes of unexpected messages buffered per endpoint (payload + 256 per message)")
     int unexpectedBytes() default DEFAULT_UNEXPECTED_BYTES;
 
     /**
@@ -63,4 +72,25 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
      */
     @AttributeDefinition(description = "smallest message sent by cross-memory attach (process_vm_readv); 0 disables it")
     int cmaThreshold() default DEFAULT_CMA_THRESHOLD;
+
+    /**
+     * How often (milliseconds) an endpoint checks every peer whose region it mapped for life
+     * (pid and start time of the region's owner, region state) while nothing is pending
+     * towards it — so that a peer that died while idle is found, its files removed and later
+     * operations towards it fail. Peers with operations pending are checked every 50 ms.
+     * A check reads {@code /proc/<pid>/stat}; at least 10.
+     */
+    @AttributeDefinition(description = "milliseconds between life checks of idle peers (pid + start time)")
+    int peerCheckMillis() default DEFAULT_PEER_CHECK_MILLIS;
+
+    /**
+     * How long (milliseconds) operations pending towards a live peer may make no progress
+     * before they fail with {@code ETIMEDOUT} and the peer is treated as failed: no progress
+     * means the peer consumed none of the ring records that were there at the previous look
+     * and sent us nothing (a stopped or hung process; also a receiver that holds its ring
+     * full for that long). Operations waiting for the peer's application (a receive to match
+     * a message) do not count once the peer consumed the record. 0 disables the bound.
+     */
+    @AttributeDefinition(description = "milliseconds without progress before operations towards a peer fail with ETIMEDOUT (0: never)")
+    int progressTimeoutMillis() default DEFAULT_PROGRESS_TIMEOUT_MILLIS;
 }

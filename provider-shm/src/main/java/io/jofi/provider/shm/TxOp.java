@@ -32,6 +32,11 @@ final class TxOp {
     boolean awaitsAnswer;
     /** Whether it is counted in its peer's {@link Peer#outstanding}. */
     boolean counted;
+    /**
+     * FI_TRANSMIT_COMPLETE: after its last record is published it completes only once a life
+     * check of the peer made after the publish found it alive (counted in {@link Peer#unconfirmed}).
+     */
+    boolean awaitsAlive;
     /** Which counter a completion counts: 0 none, else Fi.FI_SEND / FI_READ / FI_WRITE. */
     long counter;
     long token;
@@ -132,6 +137,7 @@ final class TxOp {
         complete = false;
         awaitsAnswer = false;
         counted = false;
+        awaitsAlive = false;
         counter = 0;
         token = 0;
         a = b = c = d = e = 0;

@@ -25,8 +25,20 @@ final class Unexpected {
     Object claimedBy;
     /** A receive waiting for the rest of the message's fragments. */
     RxOp waiting;
+    /** The {@link UnexpectedList} it is on (null when on none) and its links there: arrival order, tag chain. */
+    UnexpectedList list;
+    Unexpected prev;
+    Unexpected next;
+    Unexpected bprev;
+    Unexpected bnext;
+    /**
+     * Bytes every buffered message counts against the unexpected-bytes budget on top of its
+     * payload: about what the entry costs in the heap (this object, its buffer object and
+     * array header). Without it a stream of 0-byte messages cost nothing and filled the heap.
+     */
+    static final int ENTRY_OVERHEAD = 256;
     /** Bytes a CMA descriptor counts against the unexpected-bytes limit (it bounds their number). */
-    static final int CMA_FOOTPRINT = 256;
+    static final int CMA_FOOTPRINT = ENTRY_OVERHEAD;
     /** A CMA message: its bytes stay in the sender (pid, iovecs); {@link #bytes} is empty. */
     final boolean cma;
     final long length;
@@ -73,9 +85,14 @@ final class Unexpected {
         return length;
     }
 
-    /** Bytes it counts against the endpoint's unexpected-bytes limit. */
+    /** Bytes a message of {@code length} payload bytes counts against the budget (as {@link #footprint()}). */
+    static long footprintOf(long length) {
+        return length + ENTRY_OVERHEAD;
+    }
+
+    /** Bytes it counts against the endpoint's unexpected-bytes limit: payload plus {@link #ENTRY_OVERHEAD}. */
     long footprint() {
-        return cma ? CMA_FOOTPRINT : bytes.capacity();
+        return cma ? CMA_FOOTPRINT : bytes.capacity() + ENTRY_OVERHEAD;
     }
 
     boolean isWhole() {

@@ -221,8 +221,13 @@ class ShmEndpointTest {
             io.jofi.CqErrEntry e = a.error(a.txCq, "the send to a closed endpoint");
             assertEquals("dc", e.context());
             assertEquals(Errno.ECONNRESET, e.err());
-            assertEquals(-Errno.ECONNRESET, a.ep.send(ShmCrossProcessTest.pattern(8, 0), null, toB, "late"),
-                    "later posts to the gone peer");
+            // later operations to the gone peer complete with the same error (issue 12: an entry, not a bare errno)
+            assertEquals(0, a.ep.send(ShmCrossProcessTest.pattern(8, 0), null, toB, "late"), "a later post is accepted");
+            io.jofi.CqErrEntry late = a.error(a.txCq, "a later send to the gone peer");
+            assertEquals("late", late.context());
+            assertEquals(Errno.ECONNRESET, late.err());
+            assertEquals(-Errno.ECONNRESET, a.ep.inject(ShmCrossProcessTest.pattern(8, 0), toB),
+                    "an inject has no completion: refused with the errno");
         }
     }
 

@@ -46,6 +46,18 @@ class ShmSettingsTest {
         assertEquals(256 << 10, p.cmaThreshold());
     }
 
+    /** The failure settings' defaults: idle peers checked every 500 ms, 60 s without progress is ETIMEDOUT. */
+    @Test
+    void failureSettingsHaveTheirDefaults() {
+        ShmProvider p = new ShmProvider();
+        p.activate(settings(ShmSettings.DEFAULT_CMA_THRESHOLD, ShmSettings.DEFAULT_BOUNCE_SLOT_COUNT));
+        assertEquals(500, p.peerCheckMillis());
+        assertEquals(60_000, p.progressTimeoutMillis());
+        p.failureTimes(1, -5);
+        assertEquals(10, p.peerCheckMillis(), "at least 10 ms");
+        assertEquals(0, p.progressTimeoutMillis(), "0 or less: no bound");
+    }
+
     /** Settings as DS passes them: the annotation's defaults but for the two given values. */
     private static ShmSettings settings(int cmaThreshold, int bounceSlotCount) {
         return new ShmSettings() {
@@ -87,6 +99,16 @@ class ShmSettingsTest {
             @Override
             public int cmaThreshold() {
                 return cmaThreshold;
+            }
+
+            @Override
+            public int peerCheckMillis() {
+                return ShmSettings.DEFAULT_PEER_CHECK_MILLIS;
+            }
+
+            @Override
+            public int progressTimeoutMillis() {
+                return ShmSettings.DEFAULT_PROGRESS_TIMEOUT_MILLIS;
             }
         };
     }

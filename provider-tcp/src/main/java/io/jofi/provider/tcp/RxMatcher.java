@@ -140,8 +140,9 @@ final class RxMatcher {
             Unexpected u;
             while ((u = takeUnexpected(op)) != null) {
                 RxOp part = part(op, u.data.remaining(), null);
+                boolean last = part.releases; // read first: deliver gives the part back (reset)
                 deliver(part, u);
-                if (part.releases) {
+                if (last) {
                     return true;
                 }
             }
