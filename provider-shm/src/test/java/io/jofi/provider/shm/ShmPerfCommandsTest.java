@@ -100,6 +100,11 @@ class ShmPerfCommandsTest {
                     "-I", "20", "-w", "2", "-B", svc));
             Run client = client(server, "pingpong", "-p", "shm", "-e", "rdm", "-c", mode, "-S", "1k", "-I", "20",
                     "-w", "2", "-P", svc, "localhost");
+            if (client.status() != 0 && server.isDone()) {
+                Run srv = server.get();
+                assertEquals(0, client.status(), () -> "client failed; client stderr:\n" + client.err()
+                        + "server status " + srv.status() + ", stderr:\n" + srv.err());
+            }
             assertTable(client, "1k");
             assertTable(server.get(60, TimeUnit.SECONDS), "1k");
         }

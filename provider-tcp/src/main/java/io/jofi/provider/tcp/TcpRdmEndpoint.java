@@ -395,6 +395,15 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
         target = null;
         if (targetFresh) {
             targetFresh = false;
+            if (rc < 0) {
+                // refused (PostChecks, a full CQ): nothing was queued, so no connection is
+                // opened either — a refused call changes nothing
+                if (c.peer.conn == c) {
+                    c.peer.conn = null;
+                    c.peer.active = false;
+                }
+                return rc;
+            }
             try {
                 c.connect(c.peer.name, hello);
             } catch (FabricException e) {
