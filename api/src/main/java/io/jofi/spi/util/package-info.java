@@ -5,9 +5,11 @@
  * Every provider uses these; none re-implements them.
  *
  * <p>1.1.0: {@code EndpointBindings} added.
+ * <p>1.2.0: {@code WaitBridge} (waking MANUAL-progress wait objects) and
+ * {@code TryWait.tryWait(Collection, Fid...)} added.
  */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package io.jofi.spi.util;
 
 import org.osgi.annotation.bundle.Export;
