@@ -241,15 +241,17 @@ public final class WaitSupport implements AutoCloseable {
         engines = n.length == 0 ? NO_ENGINES : n;
     }
 
-    /**
-     * Drives the progress of every attached manual engine once (non-blocking); for a wait
-     * set's own wait object, that of every member's engines.
-     */
+    /** Drives the progress of every attached manual engine once (non-blocking). */
     public void driveProgress() {
         ProgressEngine[] es = engines;
         for (int i = 0; i < es.length; i++) {
             es[i].drive();
         }
+    }
+
+    /** What a waiter drives: {@link #driveProgress()}, and for a wait set's own wait object its members'. */
+    private void driveForWait() {
+        driveProgress();
         UtilWaitSet set = membersOf;
         if (set != null) {
             set.driveMembers();
@@ -387,7 +389,7 @@ public final class WaitSupport implements AutoCloseable {
         final long signalsAtStart = (long) SIGNALS.getVolatile(this);
         try {
             while (true) {
-                driveProgress();
+                driveForWait();
                 if (ready(r1, r2, a, b)) {
                     return 0;
                 }

@@ -125,9 +125,14 @@ class BlockingWaitAllocationTest {
         try {
             run(what, call, expected, producer); // warm-up: let the JIT compile the paths
             long tid = caller.getId();
-            long before = bean.getThreadAllocatedBytes(tid);
-            run(what, call, expected, producer);
-            long allocated = bean.getThreadAllocatedBytes(tid) - before;
+            // two measured passes, the smaller counts: a one-time JVM event cannot fail it,
+            // anything allocated per call shows in both
+            long allocated = Long.MAX_VALUE;
+            for (int pass = 0; pass < 2; pass++) {
+                long before = bean.getThreadAllocatedBytes(tid);
+                run(what, call, expected, producer);
+                allocated = Math.min(allocated, bean.getThreadAllocatedBytes(tid) - before);
+            }
             assertTrue(allocated <= TOLERANCE_BYTES, what + " (" + path + "): " + allocated + " bytes allocated by "
                     + CALLS + " blocking calls (" + (double) allocated / CALLS + " B/call)");
         } finally {
