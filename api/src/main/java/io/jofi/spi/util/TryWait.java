@@ -2,6 +2,7 @@ package io.jofi.spi.util;
 
 import io.jofi.Errno;
 import io.jofi.Fid;
+import java.util.Collection;
 
 /** {@code fi_trywait} over util objects: whether it is safe to block on their wait objects. */
 public final class TryWait {
@@ -31,5 +32,29 @@ public final class TryWait {
             }
         }
         return 0;
+    }
+
+    /**
+     * {@code fi_trywait} for a fabric whose {@code MANUAL} domains have {@link WaitBridge}s:
+     * {@link #tryWait}, then each queue's FD falls silent unless it has something to read (a
+     * spurious signal of a bridge is reset here, as fi_trywait resets a provider's fd), then
+     * every bridge is armed with the queues' wait objects, so that what arrives while the
+     * application sleeps on them signals them. A bridge whose transport holds something
+     * progress can take answers {@code -EAGAIN}.
+     *
+     * @param bridges the bridges of the fabric's {@code MANUAL} domains (empty: as {@link #tryWait})
+     * @return as {@link #tryWait}
+     */
+    public static int tryWait(Collection<WaitBridge> bridges, Fid... fids) {
+        int rc = tryWait(fids);
+        if (rc != 0 || bridges.isEmpty()) {
+            return rc;
+        }
+        WaitSupport[] waits = new WaitSupport[fids.length];
+        for (int i = 0; i < fids.length; i++) {
+            waits[i] = ((Pollable) fids[i]).waitSupport(); // tryWait checked: Pollable, can block
+            waits[i].afterRead();
+        }
+        return WaitBridge.armAll(bridges, waits);
     }
 }

@@ -57,6 +57,9 @@ public class UtilCounter extends AbstractFid implements Counter, Pollable, WaitS
     /** Only FD and SET consult {@link #isReady}; other wait objects skip the read bookkeeping. */
     private final boolean tracksReads;
 
+    /** What a blocked {@link #await} waits for; one instance, so that a wait allocates nothing. */
+    private final ThresholdReached thresholdReached = new ThresholdReached();
+
     private final Object pollLock = new Object();
     private long polledCount;
     private long polledErrors;
@@ -184,10 +187,7 @@ public class UtilCounter extends AbstractFid implements Counter, Pollable, WaitS
         if ((long) CELLS.getVolatile(cells, COUNT) >= threshold) {
             return 0; // fast path: no waiting, no allocation
         }
-        // Blocking is the slow path: a small capturing lambda is acceptable here.
-        rc = waitSupport.await(arg -> (long) CELLS.getVolatile(cells, COUNT) >= threshold
-                || (long) CELLS.getVolatile(cells, ERRORS) != errorsAtStart
-                || state() != OPEN, threshold, timeoutMs);
+        rc = waitSupport.await(thresholdReached, threshold, errorsAtStart, timeoutMs);
         // Threshold first, as libfabric's util counter: success beats an error seen meanwhile.
         if ((long) CELLS.getVolatile(cells, COUNT) >= threshold) {
             return 0;
@@ -261,6 +261,16 @@ public class UtilCounter extends AbstractFid implements Counter, Pollable, WaitS
     }
 
     // ---------------------------------------------------------------- internals
+
+    /** {@link #await}'s condition: the threshold reached, the error count changed, or the counter shut. */
+    private final class ThresholdReached implements WaitSupport.Readiness2 {
+        @Override
+        public boolean isReady(long threshold, long errorsAtStart) {
+            return (long) CELLS.getVolatile(cells, COUNT) >= threshold
+                    || (long) CELLS.getVolatile(cells, ERRORS) != errorsAtStart
+                    || state() != OPEN;
+        }
+    }
 
     private int change(int cell, long value, boolean add) {
         int rc = dataPathCheck();

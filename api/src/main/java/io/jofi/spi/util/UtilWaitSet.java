@@ -14,7 +14,9 @@ import java.util.Arrays;
 /**
  * A wait set ({@code fi_wait}): queues opened with {@code WaitObj.SET} and this set signal
  * it. {@link #await} is level-triggered: it returns at once while any member has something
- * to read, else blocks until a member signals.
+ * to read, else blocks until a member signals; in {@code MANUAL} progress it drives the
+ * progress of its members' domains while it waits (as a CQ's sread does), so that data
+ * arriving for a member ends the wait.
  */
 public final class UtilWaitSet extends AbstractFid implements WaitSet, WaitSupport.Readiness, Pollable {
     private static final WaitSupport[] NONE = new WaitSupport[0];
@@ -44,6 +46,7 @@ public final class UtilWaitSet extends AbstractFid implements WaitSet, WaitSuppo
         }
         this.own = WaitSupport.open(w, null);
         own.attach(this);
+        own.drivesMembersOf(this); // MANUAL progress: await moves its members' data (as sread does)
     }
 
     /**
@@ -104,10 +107,7 @@ public final class UtilWaitSet extends AbstractFid implements WaitSet, WaitSuppo
      */
     @Override
     public boolean hasEvents() {
-        WaitSupport[] ms = members;
-        for (int i = 0; i < ms.length; i++) {
-            ms[i].driveProgress();
-        }
+        driveMembers();
         boolean signalled = (boolean) PENDING.getAndSet(this, false);
         own.afterRead(); // the FD falls silent unless a member still has something
         return signalled || isReady(0);
@@ -140,6 +140,34 @@ public final class UtilWaitSet extends AbstractFid implements WaitSet, WaitSuppo
         // Only a member that joined holds a count on this set (join retains before adding).
         if (found) {
             release();
+        }
+    }
+
+    /** Drives every member's manual progress once (the set's waiters call it). */
+    void driveMembers() {
+        WaitSupport[] ms = members;
+        for (int i = 0; i < ms.length; i++) {
+            ms[i].driveProgress();
+        }
+    }
+
+    /** The first engine of a member that a blocked waiter may sleep in; null if none. */
+    ProgressEngine firstMemberEngine() {
+        WaitSupport[] ms = members;
+        for (int i = 0; i < ms.length; i++) {
+            ProgressEngine e = ms[i].firstEngine();
+            if (e != null) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /** Wakes the members' engines, one of which a waiter of the set may sleep in. */
+    void wakeMemberEngines() {
+        WaitSupport[] ms = members;
+        for (int i = 0; i < ms.length; i++) {
+            ms[i].wakeEngines();
         }
     }
 

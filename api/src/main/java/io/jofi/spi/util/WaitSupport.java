@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.Pipe;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -19,9 +20,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <ul>
  * <li>{@code NONE}, {@code SET}: blocking reads answer {@code -ENOSYS} at once; {@code SET}
  *     signals its {@link UtilWaitSet} instead;</li>
- * <li>{@code UNSPEC}, {@code MUTEX_COND}: waiters block on a lock and condition
- *     ({@code MUTEX_COND} exports them);</li>
- * <li>{@code FD}: as {@code MUTEX_COND} internally, plus a pipe whose source channel an
+ * <li>{@code UNSPEC}, {@code MUTEX_COND}: waiters park ({@code MUTEX_COND} also exports a
+ *     lock and condition, signalled on every publish once exported);</li>
+ * <li>{@code FD}: as {@code UNSPEC} internally, plus a pipe whose source channel an
  *     application selector sees readable while the queue has something to read;</li>
  * <li>{@code YIELD}: waiters spin with {@link Thread#yield()}.</li>
  * </ul>
@@ -30,7 +31,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * already readable, that costs a fence and two volatile reads: no lock, no system call.
  * The protocol is Dekker-style — a waiter announces itself ({@code waiters++}) before its
  * last readiness check; a producer publishes, fences, then looks for waiters — so a wake-up
- * is never lost.
+ * is never lost. In {@code MANUAL} progress a waiter moves data itself: it drives its
+ * engines (a wait set's own wait object: its members' engines) and sleeps in one of them a
+ * slice at a time. A blocking wait allocates nothing.
  */
 public final class WaitSupport implements AutoCloseable {
 
@@ -38,6 +41,15 @@ public final class WaitSupport implements AutoCloseable {
     public interface Readiness {
         /** @param arg e.g. the threshold of a CQ read; 0 when unused */
         boolean isReady(long arg);
+    }
+
+    /**
+     * A wait condition of two arguments, for a waiter whose condition depends on its own start
+     * (a counter's threshold and the error count when the wait began): one instance per
+     * queue serves every call, so a blocking wait allocates nothing (no capturing lambda).
+     */
+    interface Readiness2 {
+        boolean isReady(long a, long b);
     }
 
     private static final VarHandle WAITERS;
@@ -67,6 +79,17 @@ public final class WaitSupport implements AutoCloseable {
     private final ByteBuffer pipeByte;
     private final ByteBuffer pipeDrain;
     private final Object fdLock = new Object();
+    /**
+     * The threads blocked in {@link #block} (the first {@link #parkedCount}; guarded by
+     * {@link #parkedLock}): producers unpark them. Parking instead of {@code Condition.awaitNanos} keeps a
+     * blocking wait allocation-free (the JDK allocates a node per condition wait); the array
+     * grows only when more threads wait at once than ever before.
+     */
+    private Thread[] parked = new Thread[2];
+    private final Object parkedLock = new Object();
+    private int parkedCount;
+    /** For a wait set's own wait object: the set, whose members' progress its waiters drive. */
+    private volatile UtilWaitSet membersOf;
 
     @SuppressWarnings("unused") // accessed through WAITERS
     private volatile int waiters;
@@ -226,6 +249,45 @@ public final class WaitSupport implements AutoCloseable {
         }
     }
 
+    /** What a waiter drives: {@link #driveProgress()}, and for a wait set's own wait object its members'. */
+    private void driveForWait() {
+        driveProgress();
+        UtilWaitSet set = membersOf;
+        if (set != null) {
+            set.driveMembers();
+        }
+    }
+
+    /**
+     * Makes this (a wait set's own wait object) drive the progress of {@code set}'s members
+     * while it waits, as a CQ's sread drives its endpoints' (MANUAL progress).
+     */
+    void drivesMembersOf(UtilWaitSet set) {
+        this.membersOf = set;
+    }
+
+    /** The first engine a blocked waiter may sleep in (its own, else a wait set member's); null if none. */
+    ProgressEngine firstEngine() {
+        ProgressEngine[] es = engines;
+        if (es.length > 0) {
+            return es[0];
+        }
+        UtilWaitSet set = membersOf;
+        return set == null ? null : set.firstMemberEngine();
+    }
+
+    /** Wakes every engine a waiter may sleep in ({@link #firstEngine}). */
+    void wakeEngines() {
+        ProgressEngine[] es = engines;
+        for (int i = 0; i < es.length; i++) {
+            es[i].wakeup();
+        }
+        UtilWaitSet set = membersOf;
+        if (set != null) {
+            set.wakeMemberEngines();
+        }
+    }
+
     /**
      * Producer side: something was published. Call after the publishing store; batching
      * producers call it once per batch.
@@ -302,6 +364,23 @@ public final class WaitSupport implements AutoCloseable {
      *         kept); {@code -ENOSYS} for {@code NONE}/{@code SET}
      */
     public int await(Readiness queue, long arg, int timeoutMs) {
+        return await(queue, null, arg, 0L, timeoutMs);
+    }
+
+    /**
+     * As {@link #await(Readiness, long, int)} with a two-argument condition
+     * ({@code queue.isReady(a, b)}).
+     */
+    int await(Readiness2 queue, long a, long b, int timeoutMs) {
+        return await(null, queue, a, b, timeoutMs);
+    }
+
+    private static boolean ready(Readiness r1, Readiness2 r2, long a, long b) {
+        return r1 != null ? r1.isReady(a) : r2.isReady(a, b);
+    }
+
+    /** The wait of both forms: exactly one of {@code r1}, {@code r2} is non-null. Allocates nothing. */
+    private int await(Readiness r1, Readiness2 r2, long a, long b, int timeoutMs) {
         if (!canBlock()) {
             return -Errno.ENOSYS;
         }
@@ -310,8 +389,8 @@ public final class WaitSupport implements AutoCloseable {
         final long signalsAtStart = (long) SIGNALS.getVolatile(this);
         try {
             while (true) {
-                driveProgress();
-                if (queue.isReady(arg)) {
+                driveForWait();
+                if (ready(r1, r2, a, b)) {
                     return 0;
                 }
                 if ((long) SIGNALS.getVolatile(this) != signalsAtStart) {
@@ -329,40 +408,53 @@ public final class WaitSupport implements AutoCloseable {
                 if (remaining <= 0) {
                     return -Errno.EAGAIN;
                 }
-                block(queue, arg, remaining, signalsAtStart);
+                block(r1, r2, a, b, remaining, signalsAtStart);
             }
         } finally {
             WAITERS.getAndAdd(this, -1);
         }
     }
 
-    private void block(Readiness queue, long arg, long remaining, long signalsAtStart) {
+    private void block(Readiness r1, Readiness2 r2, long a, long b, long remaining, long signalsAtStart) {
         if (waitObj == WaitObj.YIELD) {
             Thread.yield();
             return;
         }
-        ProgressEngine[] es = engines;
-        if (es.length > 0) {
+        ProgressEngine engine = firstEngine();
+        if (engine != null) {
             // Manual progress: the waiter itself must move data. Block in the first engine's
             // I/O wait for a slice; producers and signal() wake engines.
             long slice = Math.min(remaining, MANUAL_SLICE_NANOS);
-            if (es[0].await(slice) >= 0) {
+            if (engine.await(slice) >= 0) {
                 return;
             }
-            remaining = slice; // another thread is progressing: wait on the condition instead
+            remaining = slice; // another thread is progressing: park instead, and look again
         }
-        lock.lock();
+        // Register, re-check, park: a producer that published before the registration is
+        // seen by the re-check; one after it unparks this thread (a permit if not yet parked).
+        Thread me = Thread.currentThread();
+        synchronized (parkedLock) {
+            if (parkedCount == parked.length) {
+                parked = java.util.Arrays.copyOf(parked, parked.length * 2);
+            }
+            parked[parkedCount++] = me;
+        }
         try {
-            if (queue.isReady(arg) || (boolean) SIGNALLED.getVolatile(this)
+            if (ready(r1, r2, a, b) || (boolean) SIGNALLED.getVolatile(this)
                     || (long) SIGNALS.getVolatile(this) != signalsAtStart || closed) {
                 return;
             }
-            cond.awaitNanos(remaining);
-        } catch (InterruptedException e) {
-            // The Java "signal from an external source": keep the status, the loop returns -EAGAIN.
-            Thread.currentThread().interrupt();
+            LockSupport.parkNanos(this, remaining); // an interrupt ends it too; the loop sees it
         } finally {
-            lock.unlock();
+            synchronized (parkedLock) {
+                for (int i = 0; i < parkedCount; i++) {
+                    if (parked[i] == me) {
+                        parked[i] = parked[--parkedCount];
+                        parked[parkedCount] = null;
+                        break;
+                    }
+                }
+            }
         }
     }
 
@@ -375,15 +467,20 @@ public final class WaitSupport implements AutoCloseable {
         if (waitObj == WaitObj.YIELD) {
             return;
         }
-        ProgressEngine[] es = engines;
-        for (int i = 0; i < es.length; i++) {
-            es[i].wakeup();
+        wakeEngines();
+        synchronized (parkedLock) {
+            for (int i = 0; i < parkedCount; i++) {
+                LockSupport.unpark(parked[i]);
+            }
         }
-        lock.lock();
-        try {
-            cond.signalAll();
-        } finally {
-            lock.unlock();
+        if (condExported) {
+            // The application may wait on the exported condition itself (FI_WAIT_MUTEX_COND).
+            lock.lock();
+            try {
+                cond.signalAll();
+            } finally {
+                lock.unlock();
+            }
         }
     }
 

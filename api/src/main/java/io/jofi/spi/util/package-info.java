@@ -7,7 +7,8 @@
  * <p>1.1.0: {@code EndpointBindings} added.
  * <p>1.2.0: {@code PostChecks} added (the errno table of docs/ERRORS.md); a failing progress
  * step is reported ({@code ProgressEngine.FailureHandler}, {@code UtilDomain.progressFailed},
- * {@code AbstractFid.fail}).
+ * {@code AbstractFid.fail}); {@code WaitBridge} (waking MANUAL-progress wait objects) and
+ * {@code TryWait.tryWait(Collection, Fid...)} added.
  */
 @Export
 @Version("1.2.0")

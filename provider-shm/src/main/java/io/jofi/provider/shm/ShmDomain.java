@@ -14,7 +14,7 @@ import io.jofi.spi.util.AddressResolver;
 import io.jofi.spi.util.ProgressEngine;
 import io.jofi.spi.util.UtilDomain;
 import io.jofi.spi.util.UtilMemoryRegion;
-import io.jofi.spi.util.WaitSupport;
+import io.jofi.spi.util.WaitBridge;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
@@ -49,12 +49,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *     published there, so that initiators in other processes access it directly (one-sided
  *     RMA, README "RMA path");</li>
  * <li>the AVs' {@link ShmAddressResolver} for {@code fi_shm://} names;</li>
- * <li>in MANUAL progress, the <em>wait bridge</em> (thread {@code jofi-shm-fdwait-N}, started
- *     by the first {@code fi_trywait} that arms it): while queues armed by
- *     {@link #armForWait} wait, it sleeps on the domain's doorbell with every ring's sleeping
- *     flag set, and when a producer of any process rings, signals those queues' wait objects
- *     (an {@code FI_WAIT_FD} channel becomes readable, R4). It moves no data: the
- *     application's next read does (MANUAL).</li>
+ * <li>in MANUAL progress, the transport of the domain's {@link WaitBridge} (thread
+ *     {@code jofi-shm-fdwait-N}, started by the first {@code fi_trywait} that arms it): its
+ *     readiness wait sleeps on the domain's doorbell with every ring's sleeping flag set, and
+ *     counts a producer's ring (of any process) whose record is still there; the bridge
+ *     then signals the armed queues' wait objects (an {@code FI_WAIT_FD} channel becomes
+ *     readable, R4). It moves no data: the application's next read does (MANUAL).</li>
  * </ul>
  * Only one thread at a time sleeps on the doorbell ({@link #bellLock}): the step or the bridge.
  */
@@ -62,10 +62,7 @@ final class ShmDomain extends UtilDomain {
     private static final AtomicInteger THREADS = new AtomicInteger();
     /** How long the step parks when it has no endpoint to sleep on (or the doorbell broke). */
     private static final long IDLE_NO_ENDPOINT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** The wait bridge re-checks its state (stop, endpoints added) at least this often. */
-    private static final long BRIDGE_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final AtomicInteger BRIDGES = new AtomicInteger();
-    private static final WaitSupport[] NOT_ARMED = new WaitSupport[0];
 
     private final ShmFabric fabric;
     private final String prefix;
@@ -82,16 +79,10 @@ final class ShmDomain extends UtilDomain {
     private int buffers;
     /** Held by the one thread sleeping on {@link #doorbell}: the step or the wait bridge. */
     private final ReentrantLock bellLock = new ReentrantLock();
-    /** The wait objects to signal when the doorbell rings (MANUAL, armed by fi_trywait); guarded by this. */
-    private WaitSupport[] armed = NOT_ARMED;
-    /** Counts armings; guarded by this. A bridge pass fires only if no arming came during it. */
-    private long armings;
-    /** The wait bridge thread (MANUAL only, started lazily); guarded by this. */
-    private Thread bridge;
-    private volatile boolean bridgeRunning;
+    /** Signals MANUAL queues' wait objects when the doorbell rings (armed by fi_trywait); null in AUTO. */
+    private final WaitBridge bridge;
     /** Set by a step that found the bell taken by the bridge; the bridge then leaves it alone. */
     private volatile boolean stepWantsBell;
-    private boolean stopped;
 
     /** What backs a shareable buffer: its file and the file offset of the buffer's index 0. */
     record Backing(Path file, long fileOffset) {
@@ -135,7 +126,10 @@ final class ShmDomain extends UtilDomain {
             throw ex;
         }
         this.engine = e;
-        fabric.addDomain(this);
+        this.bridge = e.isManual() ? new WaitBridge("jofi-shm-fdwait-" + BRIDGES.incrementAndGet(), new BellWait()) : null;
+        if (bridge != null) {
+            fabric.addBridge(bridge);
+        }
     }
 
     /**
@@ -235,140 +229,65 @@ final class ShmDomain extends UtilDomain {
     }
 
     /**
-     * {@code fi_trywait} for this domain (R4, API.md "FI_WAIT_FD ... use Fabric.tryWait before
-     * blocking"): in MANUAL progress nobody moves data while the application sleeps on a wait
-     * object, so a record from another process would not make it ready. This answers
-     * {@code -EAGAIN} when an endpoint's ring holds a record (progress has work: read
-     * instead of sleeping); otherwise it arms the wait bridge, which signals every one of
-     * {@code waits} (FD readable, condition waiters woken) once a producer rings the doorbell.
-     * The bridge's own prepare-to-sleep re-checks the rings, so a record published between
-     * this check and its sleep is not lost. In AUTO progress the progress thread completes
-     * operations and signals the queues itself: nothing to arm.
-     *
-     * @return 0 (safe to block) or {@code -EAGAIN}
+     * The doorbell as the {@link WaitBridge}'s readiness wait: with every ring's sleeping flag
+     * set, sleep on the doorbell; a producer's ring whose record is still there counts (a late
+     * byte of a producer that published while an earlier pass slept, or a record the
+     * application's own progress took, is no reason to signal), as does a record found while
+     * preparing. Only one thread at a time sleeps on the bell ({@link #bellLock}): a step that
+     * finds it taken sets {@link #stepWantsBell} and rings, and the bridge leaves it alone for
+     * a moment. {@code fi_trywait} answers {@code -EAGAIN} while a ring holds a record
+     * ({@link #hasPending}); the bridge's prepare-to-sleep re-checks the rings, so a record
+     * published between that check and its sleep is not lost.
      */
-    int armForWait(WaitSupport[] waits) {
-        if (!engine.isManual()) {
-            return 0;
-        }
-        for (ShmEndpoint ep : endpoints) {
-            if (ep.hasRecord()) {
-                return -Errno.EAGAIN;
-            }
-        }
-        Thread start = null;
-        synchronized (this) {
-            if (stopped) {
-                return 0;
-            }
-            WaitSupport[] a = armed;
-            for (WaitSupport w : waits) {
-                boolean known = false;
-                for (WaitSupport x : a) {
-                    known |= x == w;
-                }
-                if (!known) {
-                    a = java.util.Arrays.copyOf(a, a.length + 1);
-                    a[a.length - 1] = w;
-                }
-            }
-            armed = a;
-            armings++;
-
-            if (bridge == null) {
-                bridgeRunning = true;
-                bridge = start = new Thread(this::bridgeLoop, "jofi-shm-fdwait-" + BRIDGES.incrementAndGet());
-                bridge.setDaemon(true);
-            }
-            if (start == null) {
-                LockSupport.unpark(bridge);
-            }
-        }
-        if (start != null) {
-            start.start();
-        }
-        return 0;
-    }
-
-    /**
-     * The wait bridge: while queues are armed, sleep on the doorbell with every ring's sleeping
-     * flag set; when rung (or a ring already holds a record, or the step takes the bell over),
-     * signal the armed queues once and disarm — unless a {@code tryWait} armed during the pass
-     * (it checked the rings after what woke the pass; the next pass sleeps for it). Spurious
-     * signals are harmless: the application reads, finds nothing, and calls {@code tryWait}
-     * again, which resets the FD.
-     */
-    private void bridgeLoop() {
-        while (bridgeRunning) {
-            WaitSupport[] waits;
-            long pass;
-            synchronized (this) {
-                waits = armed;
-                pass = armings;
-            }
-            if (waits.length == 0) {
-                LockSupport.parkNanos(this, BRIDGE_SLICE_NANOS);
-                continue;
-            }
+    private final class BellWait implements WaitBridge.Transport {
+        @Override
+        public boolean awaitReadiness(long timeoutNanos) throws IOException {
             if (stepWantsBell) {
                 // a blocking read of the application wants the bell: leave it one slice to take
                 // it (cleared here, so a step that stopped wanting it cannot lock us out)
                 stepWantsBell = false;
                 LockSupport.parkNanos(this, IDLE_NO_ENDPOINT_NANOS);
-                continue;
+                return false;
             }
             if (!bellLock.tryLock()) {
                 // the application's blocking read sleeps on the bell: it is awake for its queues
                 LockSupport.parkNanos(this, IDLE_NO_ENDPOINT_NANOS);
-                continue;
+                return false;
             }
-            boolean fire = false;
             ShmEndpoint[] eps = endpoints;
             int prepared = 0;
             try {
                 for (ShmEndpoint ep : eps) {
                     if (!ep.prepareToSleep()) {
-                        fire = true;
-                        break;
+                        return true;
                     }
                     prepared++;
                 }
-                if (!fire) {
-                    // only a producer's ring counts: a wakeup() (a new endpoint, the step
-                    // wanting the bell, close) just ends the pass
-                    fire = doorbell.await(BRIDGE_SLICE_NANOS) && doorbell.wasRung() && anyRecord(eps);
-                }
-            } catch (IOException e) {
-                fire = true; // the doorbell broke: let the application look (and progress) itself
+                // only a producer's ring counts: a wakeup() (a new endpoint, the step wanting
+                // the bell, close) just ends the pass
+                return doorbell.await(timeoutNanos) && doorbell.wasRung() && anyRecord(eps);
             } finally {
                 for (int i = 0; i < prepared; i++) {
                     eps[i].awake();
                 }
                 bellLock.unlock();
             }
-            if (fire && bridgeRunning) {
-                synchronized (this) {
-                    if (armings != pass) {
-                        // A tryWait armed meanwhile: it drove progress and checked the rings
-                        // after what woke this pass; the next pass sleeps for it.
-                        continue;
-                    }
-                    waits = armed;
-                    armed = NOT_ARMED;
-                }
+        }
 
-                for (WaitSupport w : waits) {
-                    w.notifyReady();
-                }
-            }
+        @Override
+        public void wakeup() {
+            doorbell.wakeup();
+        }
+
+        @Override
+        public boolean hasPending() {
+            return anyRecord(endpoints);
         }
     }
 
     /**
-     * Whether a ring holds a record: a ring whose record is gone already (a late byte of a
-     * producer that published while an earlier pass slept, or a record the application's own
-     * progress took) is no reason to signal. The head read here is the one of the last
-     * progress pass before the arming (published to this thread through the monitor).
+     * Whether a ring holds a record. The head read here is the one of the last progress pass
+     * before the arming (published to the bridge thread through its monitor).
      */
     private static boolean anyRecord(ShmEndpoint[] eps) {
         for (ShmEndpoint ep : eps) {
@@ -377,33 +296,6 @@ final class ShmDomain extends UtilDomain {
             }
         }
         return false;
-    }
-
-    private void stopBridge() {
-        Thread t;
-        synchronized (this) {
-            stopped = true;
-            bridgeRunning = false;
-            armed = NOT_ARMED;
-            t = bridge;
-        }
-        if (t == null || t == Thread.currentThread()) {
-            return;
-        }
-        boolean interrupted = false;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (t.isAlive() && System.nanoTime() < deadline) {
-            LockSupport.unpark(t);
-            doorbell.wakeup();
-            try {
-                t.join(100);
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /**
@@ -601,12 +493,16 @@ final class ShmDomain extends UtilDomain {
     }
 
     private void stop() {
-        fabric.removeDomain(this);
+        if (bridge != null) {
+            fabric.removeBridge(bridge);
+        }
         if (engine != null) {
             fabric.provider().stopEngine(engine);
         }
         if (doorbell != null) {
-            stopBridge();
+            if (bridge != null) {
+                bridge.close(); // before the doorbell it sleeps on (R15: it never outlives the domain)
+            }
             closeDoorbell();
         }
         if (table != null) {

@@ -7,10 +7,10 @@ import io.jofi.FabricAttr;
 import io.jofi.FabricException;
 import io.jofi.Fid;
 import io.jofi.Info;
-import io.jofi.spi.util.Pollable;
 import io.jofi.spi.util.ProviderResources;
+import io.jofi.spi.util.TryWait;
 import io.jofi.spi.util.UtilFabric;
-import io.jofi.spi.util.WaitSupport;
+import io.jofi.spi.util.WaitBridge;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -25,43 +25,28 @@ final class ShmFabric extends UtilFabric {
         this.provider = provider;
     }
 
-    /** Open domains, for {@link #tryWait}. */
-    private final CopyOnWriteArrayList<ShmDomain> domains = new CopyOnWriteArrayList<>();
+    /** The wait bridges of the open MANUAL domains, for {@link #tryWait}. */
+    private final CopyOnWriteArrayList<WaitBridge> bridges = new CopyOnWriteArrayList<>();
 
-    void addDomain(ShmDomain d) {
-        domains.add(d);
+    void addBridge(WaitBridge b) {
+        bridges.add(b);
     }
 
-    void removeDomain(ShmDomain d) {
-        domains.remove(d);
+    void removeBridge(WaitBridge b) {
+        bridges.remove(b);
     }
 
     /**
      * {@code fi_trywait} (R4): the util answer (progress driven once; {@code -EAGAIN} when a
-     * queue has something to read), then for each queue the FD falls silent unless it has
-     * something to read (a spurious signal of the wait bridge is reset here, as fi_trywait
-     * resets a provider's fd), and every MANUAL domain of this fabric answers {@code -EAGAIN}
-     * when a ring holds a record, or arms its wait bridge so that a record from another
-     * process signals the queues ({@link ShmDomain#armForWait}).
+     * queue has something to read); then each queue's FD falls silent unless it has something
+     * to read, and every MANUAL domain of this fabric answers {@code -EAGAIN} when a ring
+     * holds a record, or arms its {@link WaitBridge} so that a record from another process
+     * signals the queues ({@link TryWait#tryWait(java.util.Collection, Fid...)}).
      */
     @Override
     public int tryWait(Fid... fids) {
-        int rc = super.tryWait(fids);
-        if (rc != 0 || domains.isEmpty()) {
-            return rc;
-        }
-        WaitSupport[] waits = new WaitSupport[fids.length];
-        for (int i = 0; i < fids.length; i++) {
-            waits[i] = ((Pollable) fids[i]).waitSupport(); // super checked: Pollable, can block
-            waits[i].afterRead();
-        }
-        for (ShmDomain d : domains) {
-            rc = d.armForWait(waits);
-            if (rc != 0) {
-                return rc;
-            }
-        }
-        return 0;
+        int rc = dataPathCheck();
+        return rc != 0 ? rc : TryWait.tryWait(bridges, fids);
     }
 
     ShmProvider provider() {

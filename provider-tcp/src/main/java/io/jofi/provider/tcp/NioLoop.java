@@ -49,6 +49,8 @@ final class NioLoop implements ProgressEngine.Step {
     private volatile SelectionKey[] polled = new SelectionKey[0];
     /** Manual passes served by polling since the last selector pass (progress thread only). */
     private int polledPasses;
+    /** The MANUAL domain's wait-bridge selector, told of every registration; null if none. */
+    private volatile NioReadiness watcher;
 
     NioLoop() {
         try {
@@ -165,6 +167,10 @@ final class NioLoop implements ProgressEngine.Step {
     SelectionKey register(SelectableChannel channel, int ops, SelectHandler handler) throws ClosedChannelException {
         SelectionKey key = channel.register(selector, ops, handler);
         selector.wakeup();
+        NioReadiness w = watcher;
+        if (w != null) {
+            w.registrationsChanged(); // an armed wait bridge must watch the new channel too
+        }
         return key;
     }
 
@@ -199,6 +205,26 @@ final class NioLoop implements ProgressEngine.Step {
         return selector.keys().size();
     }
 
+    /**
+     * The readiness wait of a MANUAL domain's wait bridge, on a selector of its own that
+     * mirrors this loop's registrations (see {@link NioReadiness} for why not this one).
+     */
+    synchronized NioReadiness readiness() {
+        if (watcher == null) {
+            watcher = new NioReadiness(this);
+        }
+        return watcher;
+    }
+
+    /** The registered keys (thread-safe to iterate: the JDK's key set is concurrent). */
+    java.util.Set<SelectionKey> keys() {
+        return selector.keys();
+    }
+
+    Selector selector() {
+        return selector;
+    }
+
     /** Adds a check run after every pass, on the progress thread (it must not throw). */
     void addTicker(Runnable ticker) {
         tickers.addIfAbsent(ticker);
@@ -209,8 +235,12 @@ final class NioLoop implements ProgressEngine.Step {
         tickers.remove(ticker);
     }
 
-    /** Closes the selector (after the engine stopped); registered channels stay open. */
+    /** Closes the selector (after the engine and the wait bridge stopped); registered channels stay open. */
     void close() {
+        NioReadiness w = watcher;
+        if (w != null) {
+            w.close();
+        }
         try {
             selector.close();
         } catch (IOException e) {

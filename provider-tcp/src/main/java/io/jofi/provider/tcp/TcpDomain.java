@@ -10,6 +10,7 @@ import io.jofi.Info;
 import io.jofi.Progress;
 import io.jofi.spi.util.ProgressEngine;
 import io.jofi.spi.util.UtilDomain;
+import io.jofi.spi.util.WaitBridge;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -17,16 +18,22 @@ import java.util.concurrent.atomic.AtomicInteger;
  * one {@link NioLoop} and the {@link ProgressEngine} that runs it in the info's data-progress
  * mode ({@code AUTO}: thread {@code jofi-tcp-progress-N}; {@code MANUAL}: inside the
  * application's CQ/EQ/counter reads and endpoint calls). Every endpoint's sockets are
- * registered with this loop.
+ * registered with this loop. In MANUAL progress it also owns a {@link WaitBridge} (thread
+ * {@code jofi-tcp-fdwait-N}, started by the first {@code fi_trywait}) whose readiness wait
+ * ({@link NioReadiness}) watches the loop's sockets without reading them, so that a message
+ * arriving while the application sleeps on a queue's wait object signals it (R4).
  */
 final class TcpDomain extends UtilDomain {
     private static final AtomicInteger THREADS = new AtomicInteger();
+    private static final AtomicInteger BRIDGES = new AtomicInteger();
 
     private final TcpFabric fabric;
     private final NioLoop loop;
     private final ProgressEngine engine;
     /** Tests only ({@link #injectStepFault}): run at the top of every progress step. */
     private volatile Runnable stepFault;
+    /** MANUAL only: wakes the wait objects armed by fi_trywait when a socket is ready; else null. */
+    private final WaitBridge bridge;
 
     TcpDomain(TcpFabric fabric, Info info, Object context) throws FabricException {
         super(fabric, info, context);
@@ -46,6 +53,10 @@ final class TcpDomain extends UtilDomain {
         int progressTimeout = fabric.provider().progressTimeoutMillis();
         if (progressTimeout > 0) {
             loop.addTicker(new ProgressWatchdog(loop, progressTimeout));
+        }
+        this.bridge = e.isManual() ? new WaitBridge("jofi-tcp-fdwait-" + BRIDGES.incrementAndGet(), loop.readiness()) : null;
+        if (bridge != null) {
+            fabric.addBridge(bridge);
         }
     }
 
@@ -138,8 +149,14 @@ final class TcpDomain extends UtilDomain {
     }
 
     private void stop() {
+        if (bridge != null) {
+            fabric.removeBridge(bridge);
+        }
         if (engine != null) {
             fabric.provider().stopEngine(engine);
+        }
+        if (bridge != null) {
+            bridge.close(); // before the selectors it waits on (R15: it never outlives the domain)
         }
         loop.close();
     }

@@ -56,6 +56,11 @@ final class TcpTestBed implements AutoCloseable {
 
     /** A bed whose endpoints ask for {@code caps} (e.g. FI_TAGGED | FI_RMA | FI_ATOMIC). */
     TcpTestBed(Progress mode, long caps) throws FabricException {
+        this(mode, caps, io.jofi.WaitObj.NONE);
+    }
+
+    /** As {@link #TcpTestBed(Progress, long)}, the CQs with wait object {@code cqWait} (e.g. for sread). */
+    TcpTestBed(Progress mode, long caps, io.jofi.WaitObj cqWait) throws FabricException {
         Info hints = new Info().caps(caps);
         hints.epAttr().type(EpType.MSG);
         hints.domainAttr().dataProgress(mode);
@@ -69,8 +74,8 @@ final class TcpTestBed implements AutoCloseable {
         pep = fabric.passiveEndpoint(info, "pep");
         pep.bind(pepEq, 0);
         pep.listen();
-        clientCq = domain.openCq(new CqAttr().format(CqFormat.DATA), "client-cq");
-        serverCq = domain.openCq(new CqAttr().format(CqFormat.DATA), "server-cq");
+        clientCq = domain.openCq(new CqAttr().format(CqFormat.DATA).waitObj(cqWait), "client-cq");
+        serverCq = domain.openCq(new CqAttr().format(CqFormat.DATA).waitObj(cqWait), "server-cq");
     }
 
     /** What a test binds to an endpoint before it is enabled (counters, ...). */
