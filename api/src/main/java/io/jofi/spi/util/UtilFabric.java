@@ -35,6 +35,9 @@ import java.util.Objects;
  * endpoints, {@link #passiveEndpoint}.
  */
 public abstract class UtilFabric extends AbstractFid implements Fabric {
+    /** The wait bridges of this fabric's open MANUAL domains, for {@link #tryWait}. */
+    private final java.util.concurrent.CopyOnWriteArrayList<WaitBridge> bridges = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private final FabricAttr attr;
     private final ProviderResources resources;
 
@@ -83,14 +86,30 @@ public abstract class UtilFabric extends AbstractFid implements Fabric {
     }
 
     /**
-     * {@code fi_trywait} ({@link TryWait#tryWait}): 0 when it is safe to block, {@code -EAGAIN}
-     * when something is to be read, {@code -EINVAL} for an object without a wait object;
-     * {@code -EBADF}/{@code -ENODEV} when this fabric is closed/departed.
+     * A {@code MANUAL} domain's {@link WaitBridge}, armed by {@link #tryWait} from now on (the
+     * domain removes it when it closes, before it stops it).
+     */
+    public void addBridge(WaitBridge bridge) {
+        bridges.add(Objects.requireNonNull(bridge, "bridge"));
+    }
+
+    /** Takes back what {@link #addBridge} added. */
+    public void removeBridge(WaitBridge bridge) {
+        bridges.remove(bridge);
+    }
+
+    /**
+     * {@code fi_trywait} (R4): 0 when it is safe to block, {@code -EAGAIN} when something is to
+     * be read, {@code -EINVAL} for an object without a wait object; {@code -EBADF}/{@code -ENODEV}
+     * when this fabric is closed/departed. Then each queue's FD falls silent unless it has
+     * something to read, and the {@link WaitBridge} of every {@code MANUAL} domain of this
+     * fabric is armed, so that what arrives while the application sleeps on the queues' wait
+     * objects signals them ({@link TryWait#tryWait(java.util.Collection, Fid...)}).
      */
     @Override
     public int tryWait(Fid... fids) {
         int rc = dataPathCheck();
-        return rc != 0 ? rc : TryWait.tryWait(fids);
+        return rc != 0 ? rc : TryWait.tryWait(bridges, fids);
     }
 
     /**

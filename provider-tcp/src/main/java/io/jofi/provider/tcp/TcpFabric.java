@@ -5,16 +5,12 @@ import io.jofi.EpType;
 import io.jofi.Errno;
 import io.jofi.FabricAttr;
 import io.jofi.FabricException;
-import io.jofi.Fid;
 import io.jofi.Info;
 import io.jofi.PassiveEndpoint;
 import io.jofi.Progress;
 import io.jofi.spi.util.ProgressEngine;
 import io.jofi.spi.util.ProviderResources;
-import io.jofi.spi.util.TryWait;
 import io.jofi.spi.util.UtilFabric;
-import io.jofi.spi.util.WaitBridge;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -32,8 +28,6 @@ final class TcpFabric extends UtilFabric {
     private NioLoop cmLoop;
     /** Guarded by this. */
     private ProgressEngine cmEngine;
-    /** The wait bridges of the open MANUAL domains, for {@link #tryWait}. */
-    private final CopyOnWriteArrayList<WaitBridge> bridges = new CopyOnWriteArrayList<>();
 
     /** Connection-setup deadlines and accept back-off, run after every pass of the CM loop. */
     private final ConnectionSetupTimer setupTimer;
@@ -84,26 +78,8 @@ final class TcpFabric extends UtilFabric {
         return adopt(this, new TcpPassiveEndpoint(this, info, context));
     }
 
-    void addBridge(WaitBridge b) {
-        bridges.add(b);
-    }
 
-    void removeBridge(WaitBridge b) {
-        bridges.remove(b);
-    }
 
-    /**
-     * {@code fi_trywait} (R4): the util answer (progress driven once; {@code -EAGAIN} when a
-     * queue has something to read); then each queue's FD falls silent unless it has something
-     * to read, and the {@link WaitBridge} of every MANUAL domain of this fabric is armed, so
-     * that a message arriving while the application sleeps on the queues' wait objects
-     * signals them ({@link TryWait#tryWait(java.util.Collection, Fid...)}).
-     */
-    @Override
-    public int tryWait(Fid... fids) {
-        int rc = dataPathCheck();
-        return rc != 0 ? rc : TryWait.tryWait(bridges, fids);
-    }
 
     /**
      * The connection-management loop, started on first use.

@@ -30,12 +30,14 @@ import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilDomain;
 import io.jofi.spi.util.UtilEventQueue;
 import io.jofi.spi.util.UtilMemoryRegion;
+import io.jofi.spi.util.WaitBridge;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The verbs domain: one device context (librdmacm's own, so that rdma_cm ids, queue pairs,
@@ -50,6 +52,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
     private static final AtomicInteger THREADS = new AtomicInteger();
+    private static final AtomicInteger BRIDGES = new AtomicInteger();
+    /** How long the wait bridge leaves the step to an application thread that is running it. */
+    private static final long BRIDGE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Bytes of the receive overflow area: how much of a truncated message may be discarded. */
     static final int OVERFLOW = 4 << 20;
 
@@ -65,6 +70,8 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
     private final Map<MemoryRegion, long[]> registrations = new ConcurrentHashMap<>();
     private final ActivePort port;
     private final ProgressEngine engine;
+    /** MANUAL only: wakes the wait objects armed by fi_trywait when a completion arrives; else null. */
+    private WaitBridge bridge;
     private volatile UtilEventQueue mrEq;
     /**
      * The overflow area every receive ends with (a second SGE): a message longer than the
@@ -134,6 +141,12 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
         // A step that throws fails the domain with EIO (issue 12).
         this.engine = ProgressEngine.start(mode, "jofi-verbs-progress-" + THREADS.incrementAndGet(), this,
                 this::progressFailed);
+        this.bridge = engine.isManual()
+                ? new WaitBridge("jofi-verbs-fdwait-" + BRIDGES.incrementAndGet(), new CompletionWait())
+                : null;
+        if (bridge != null) {
+            fabric.addBridge(bridge);
+        }
     }
 
     private static long librdmacmContext(String device) {
@@ -374,7 +387,39 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
         // poll() sleeps at most 100 ms
     }
 
+    /**
+     * The readiness wait of the MANUAL domain's {@link WaitBridge}: one pass of this domain's
+     * step through the engine's single-runner slot ({@link ProgressEngine#await}), which arms the
+     * native CQs and sleeps in {@code poll} on the completion channel. A native CQ cannot be
+     * looked at without polling it, and a completion that arrived before the CQ was armed raises
+     * no channel event, so waiting on the channel alone could sleep through it; the pass drains
+     * what the device already placed into the util CQs, which signal their own wait objects —
+     * the application's next read finds it, as MANUAL progress wants. While an application
+     * thread runs the step, the bridge leaves it the slot.
+     */
+    private final class CompletionWait implements WaitBridge.Transport {
+        @Override
+        public boolean awaitReadiness(long timeoutNanos) {
+            int work = engine.await(timeoutNanos);
+            if (work < 0) {
+                LockSupport.parkNanos(BRIDGE_PAUSE_NANOS);
+                return false;
+            }
+            return work > 0;
+        }
+
+        @Override
+        public void wakeup() {
+            // the pass sleeps in poll() at most 100 ms
+        }
+    }
+
     private void stop() {
+        if (bridge != null) {
+            fabric.removeBridge(bridge);
+            bridge.close(); // before the engine and the channel it sleeps on (R15)
+            bridge = null;
+        }
         if (engine != null) {
             engine.close();
         }
