@@ -41,6 +41,7 @@ class ShmTruncatedPeerTest {
 
     enum Target { REGION, BOUNCE, REGISTRATION }
 
+    /** Every target in both modes; {@code -Dtrunc.case=REGION-MANUAL} (say) runs one alone. */
     static java.util.stream.Stream<Arguments> cases() {
         return java.util.stream.Stream.of(Progress.AUTO, Progress.MANUAL).flatMap(
                 p -> java.util.stream.Stream.of(Target.values()).map(t -> Arguments.of(p, t)))
