@@ -1,33 +1,113 @@
 package io.jofi.provider.shm;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
- * Recognises and attributes memory faults on mapped files (issue 12 item 16): a region,
- * bounce-buffer or registration file truncated while mapped makes the next access beyond its
- * new end raise SIGBUS, which the JVM turns into a {@link InternalError} "a fault occurred in
- * a (recent) unsafe memory access operation".
+ * Recognises, raises at a chosen point, and attributes memory faults on mapped files (issue 12
+ * item 16): a region, bounce-buffer or registration file truncated while mapped makes the
+ * next access beyond its new end raise SIGBUS.
+ *
+ * <h2>What HotSpot 17 does with that SIGBUS (sources: jdk17u {@code src/hotspot})</h2>
+ * <ul>
+ * <li>Compiled code (C1/C2, {@code nmethod::has_unsafe_access}), the interpreter's guarded
+ *     Unsafe get/put natives ({@code GuardUnsafeAccess} in {@code prims/unsafe.cpp}) and the
+ *     {@code copyMemory} stubs ({@code UnsafeCopyMemory} marks): the signal handler
+ *     ({@code os_cpu/linux_x86/os_linux_x86.cpp}) calls
+ *     {@code SharedRuntime::handle_unsafe_access}, which only records
+ *     {@code _async_unsafe_access_error} in the thread ({@code set_pending_unsafe_access_error})
+ *     and resumes after the faulting instruction — a load yields a stale register, a store is
+ *     lost; a {@code copyMemory} stub resumes at its error exit, so the copy stops.</li>
+ * <li>The {@link InternalError} is thrown only by {@code JavaThread::check_and_handle_async_exceptions}
+ *     ({@code runtime/thread.cpp}), reached from {@code ThreadInVMfromJava} on the way back
+ *     from a runtime entry ({@code JRT_ENTRY}/{@code JRT_BLOCK}: a slow-path allocation, a
+ *     TLAB refill, a call-site resolution ...). A JNI or Unsafe native's return does
+ *     <em>not</em> raise it ({@code check_special_condition_for_native_trans} passes
+ *     {@code check unsafe access error = false}), nor does an unarmed safepoint poll. So the
+ *     error surfaces at the thread's next such entry: possibly after our method returned, in
+ *     the application's code. Nothing cheap in Java forces that entry.</li>
+ * <li>Worse, the interpreter's {@code Unsafe_CompareAndSet*} / {@code CompareAndExchange*}
+ *     on off-heap memory take no {@code GuardUnsafeAccess}: a CAS on a truncated mapping that
+ *     runs interpreted (before compilation, or after a deoptimisation) is a fatal SIGBUS in
+ *     the VM — the process dies (seen: {@code hs_err} in {@code Unsafe_CompareAndSetLong}
+ *     from {@code MpscRing.claim}).</li>
+ * </ul>
+ *
+ * <h2>What this class does about it</h2>
+ * {@link #check} probes a mapping's last word by copying it with {@code copyMemory} (a bulk
+ * {@link ByteBuffer#put(int, ByteBuffer, int, int)}) into a per-thread scratch word preset
+ * to a sentinel: a fault stops the copy, the sentinel stays, and the probe knows — at once,
+ * in the calling thread, with no system call and no allocation (one 8-byte stub copy). Only
+ * then does it force the pending error out with {@link #deliverPending()} (a slow-path
+ * allocation, a {@code JRT_BLOCK} entry) and throw it, inside the data-path call whose
+ * {@code catch} turns it into a failed peer (or a failed endpoint for our own region). The
+ * shm code probes each foreign mapping before an atomic on it (so a CAS never runs on a
+ * mapping already truncated) and after each access sequence (so a fault raised by plain
+ * loads and stores comes out before the call returns). Truncation to any length below the
+ * mapping's end removes its last page, so the last word is the one to probe.
  * <p>
- * Java 17 raises it <em>asynchronously</em> in compiled code: the faulting access returns
- * (a load yields garbage, a store is lost) and the error is thrown at the thread's next
- * transition into the VM — possibly after the method that did the access has returned, so a
- * {@code catch} around the access does not see it. Hence: the shm progress step catches it
- * around its whole pass (so the AUTO thread and MANUAL progress inside {@code cq.read}
- * survive it), and whoever catches it does not trust where it surfaced but asks which
- * mapping is now shorter than what was mapped ({@link #shorter}): that peer is failed with
- * {@code EIO}, or our endpoint when it is our own region. {@link #deliverPending()} forces a
- * pending fault out at a chosen point (inside a {@code try}) once a truncation has been
- * seen, e.g. by the periodic check.
+ * What remains: a truncation that lands between the probe before an atomic and the atomic
+ * itself (a window of nanoseconds) still faults there — delivered by the probe after it when
+ * compiled, fatal for the process when that code runs interpreted. Only a file that cannot
+ * shrink (a sealed memfd, {@code F_SEAL_SHRINK}) would close that window.
+ * <p>
+ * Whoever catches a fault does not trust where it surfaced but asks which mapping is now
+ * shorter than what was mapped ({@link #shorter}).
  */
 final class MappingFaults {
     /** Larger than any TLAB fast path: its allocation enters the VM, which raises a pending fault. */
     private static final int SLOW_PATH_BYTES = 2 << 20;
 
+    /** What a probe presets its scratch to; a second, different one tells a word equal to the first from a fault. */
+    private static final long SENTINEL = 0x6a6f66692d736867L;
+    /** Each thread's 8-byte scratch word for {@link #readable} (direct: the copy is memory to memory). */
+    private static final ThreadLocal<ByteBuffer> SCRATCH =
+            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder()));
+
     private MappingFaults() {
+    }
+
+    /**
+     * Whether the last word of {@code mapping} can be read: false when its file was truncated
+     * below the mapping's end (the {@code copyMemory} faulted and left the sentinel). A fault
+     * seen here is also pending in this thread: raise it with {@link #raise()}.
+     */
+    static boolean readable(ByteBuffer mapping) {
+        int at = mapping.capacity() - Long.BYTES;
+        if (at < 0) {
+            return true;
+        }
+        ByteBuffer s = SCRATCH.get();
+        s.putLong(0, SENTINEL);
+        s.put(0, mapping, at, Long.BYTES);
+        if (s.getLong(0) != SENTINEL) {
+            return true;
+        }
+        s.putLong(0, ~SENTINEL); // the word may hold the sentinel itself: it cannot hold both
+        s.put(0, mapping, at, Long.BYTES);
+        return s.getLong(0) != ~SENTINEL;
+    }
+
+    /**
+     * Probes {@code mapping} ({@link #readable}) and, when it faulted, throws the fault here
+     * ({@link #raise()}), inside the caller's {@code try}.
+     */
+    static void check(ByteBuffer mapping) {
+        if (!readable(mapping)) {
+            throw raise();
+        }
+    }
+
+    /** The fault pending in this thread, forced out now ({@link #deliverPending()}), or one made for it. */
+    static InternalError raise() {
+        InternalError e = deliverPending();
+        return e != null ? e : new InternalError("a fault occurred in an unsafe memory access operation: "
+                + "a mapped file was truncated");
     }
 
     /** Whether {@code t} is the JVM's report of a fault on mapped memory. */

@@ -172,7 +172,9 @@ final class Peer {
         directError = 0;
         for (Direct d : direct) {
             if (d.key == key) {
-                if (table.seq(d.entryIndex) == d.seq) {
+                boolean same = table.seq(d.entryIndex) == d.seq;
+                table.check();
+                if (same) {
                     return fits(d, addr, len, need);
                 }
                 drop(d);
@@ -180,7 +182,12 @@ final class Peer {
             }
         }
         RegistrationTable t = table(dir);
-        if (t == null || !t.find(key, entry)) {
+        if (t == null) {
+            return null;
+        }
+        boolean found = t.find(key, entry);
+        t.check(); // what a truncated table yielded is garbage: fault here, inside the post
+        if (!found) {
             return null;
         }
         Direct d = mapEntry();
@@ -196,7 +203,12 @@ final class Peer {
     /** Whether the peer's domain wants to hear of direct accesses (remote counters bound). */
     boolean wantsEvents(Path dir) {
         RegistrationTable t = table(dir);
-        return t != null && t.eventsWanted();
+        if (t == null) {
+            return false;
+        }
+        boolean wanted = t.eventsWanted();
+        t.check();
+        return wanted;
     }
 
     private Direct fits(Direct d, long addr, long len, long need) {
@@ -281,7 +293,7 @@ final class Peer {
 
     /** Whether a file of this peer that we map (its region, a registered buffer) was truncated under the mapping. */
     boolean mappingTruncated() {
-        if (link != null && link.truncated()) {
+        if (link != null && link.truncated() || table != null && table.truncated()) {
             return true;
         }
         for (Direct d : direct) {

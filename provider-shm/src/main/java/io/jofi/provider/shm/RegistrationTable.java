@@ -131,6 +131,16 @@ final class RegistrationTable implements AutoCloseable {
     }
 
     /** Initiator: whether the target domain counts remote accesses. */
+    /** Throws the pending fault ({@link MappingFaults#check}) when the table's file was truncated under the mapping. */
+    void check() {
+        MappingFaults.check(map);
+    }
+
+    /** Whether the table's file is now shorter than its mapping (truncated: reading it faults). */
+    boolean truncated() {
+        return MappingFaults.shorter(file, map.capacity());
+    }
+
     boolean eventsWanted() {
         VarHandle.acquireFence();
         return map.getInt(EVENTS) != 0;

@@ -52,6 +52,8 @@ final class RingLink implements AutoCloseable {
     private final MpscRing ring;
     private final Doorbell doorbell;
     private final BounceSlots slots;
+    /** A view of the whole mapping for {@link #check} (made once: {@code region.mapping()} makes a new one). */
+    private final ByteBuffer whole;
     private final DoorbellRinger ringer;
     private Handler handler;
     private final RecordHandler adapter = this::onRecord;
@@ -60,6 +62,7 @@ final class RingLink implements AutoCloseable {
         this.region = region;
         this.ring = region.ring();
         this.slots = region.bounceSlots();
+        this.whole = region.mapping();
         this.doorbell = doorbell;
         this.ringer = ringer;
     }
@@ -137,6 +140,7 @@ final class RingLink implements AutoCloseable {
 
     /** {@link #claim(int)} with the record's aux word (a bounce slot index + 1). */
     int claim(int length, int aux) {
+        check(); // never CAS on a truncated file (fatal when interpreted, see MappingFaults)
         int index = ring.claim(TYPE, SENDER, aux, length);
         if (index >= 0) {
             return index + RingDescriptor.HEADER_LENGTH;
@@ -146,9 +150,19 @@ final class RingLink implements AutoCloseable {
 
     /** Publishes the record claimed at payload offset {@code at}; rings the doorbell if the consumer sleeps. */
     void publish(int at) {
-        if (ring.publish(at - RingDescriptor.HEADER_LENGTH) && ringer != null) {
+        boolean sleeping = ring.publish(at - RingDescriptor.HEADER_LENGTH);
+        check(); // a fault of the record's stores comes out here, in the sender's call
+        if (sleeping && ringer != null) {
             ringer.ring();
         }
+    }
+
+    /**
+     * Probes the region's mapping ({@link MappingFaults#check}): throws the pending fault
+     * (an {@link InternalError}) when its file was truncated.
+     */
+    void check() {
+        MappingFaults.check(whole);
     }
 
     /**
@@ -158,7 +172,9 @@ final class RingLink implements AutoCloseable {
      */
     int drain(Handler h, int limit) {
         handler = h;
+        check();
         int n = ring.read(adapter, limit);
+        check(); // faults of the reads (and slot releases) come out inside the progress pass
         return n < 0 ? -1 : n;
     }
 
@@ -185,7 +201,11 @@ final class RingLink implements AutoCloseable {
 
     /** Producer: takes a free slot of the peer's region, or a negative value when none is free. */
     int acquireSlot() {
-        return slots.slotCount() == 0 ? -1 : slots.acquire(HOLDER);
+        if (slots.slotCount() == 0) {
+            return -1;
+        }
+        check(); // the acquire is a CAS
+        return slots.acquire(HOLDER);
     }
 
     /** The slot area (little-endian) and a slot's offset in it. */

@@ -164,6 +164,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     private int freeOpCount;
     /** Application operations in flight (queued or awaiting an answer). */
     private int pendingTx;
+    /** Ops started ({@code startOp}): tells a post's fault handling whether its op is recorded. */
+    private long opsStarted;
     private final RxOp[] rxFree;
     private int rxFreeCount;
     private final ArrayList<RxOp> msgRecvs;
@@ -513,8 +515,19 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         return selective ? 0 : Fi.FI_COMPLETION;
     }
 
-    private synchronized int postMsg(ByteBuffer buf, Msg msg, long destAddr, boolean tagged, long tag, boolean withData,
-                                     long data, long flags, Object context) {
+    /** {@link #postMsgUnguarded}; a memory fault on a peer's mapping fails that peer, never throws (MappingFaults). */
+    private int postMsg(ByteBuffer buf, Msg msg, long destAddr, boolean tagged, long tag, boolean withData,
+                        long data, long flags, Object context) {
+        long started = opsStarted;
+        try {
+            return postMsgUnguarded(buf, msg, destAddr, tagged, tag, withData, data, flags, context);
+        } catch (InternalError e) {
+            return onPostFault(e, started);
+        }
+    }
+
+    private synchronized int postMsgUnguarded(ByteBuffer buf, Msg msg, long destAddr, boolean tagged, long tag,
+                                              boolean withData, long data, long flags, Object context) {
         if (buf == null && msg == null) {
             return -Errno.EINVAL; // a one-buffer call without its buffer: refused before anything else
         }
@@ -637,6 +650,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     /** A pooled descriptor set up for a transmit of {@code kind}; the completion flag comes from {@code flags}. */
     private TxOp startOp(int kind, Peer peer, Object context, boolean reports, long flags, long cqFlags, long counter) {
         TxOp op = takeOp();
+        opsStarted++;
         op.kind = kind;
         op.peer = peer;
         op.context = context;
@@ -1015,8 +1029,19 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                 flags | completion(selectiveTx), msg.context());
     }
 
-    private synchronized int postRma(int kind, ByteBuffer buf, RmaMsg msg, long peerAddr, long addr, long key,
-                                     boolean withData, long data, long flags, Object context) {
+    /** {@link #postRmaUnguarded}; a memory fault on a peer's mapping fails that peer, never throws (MappingFaults). */
+    private int postRma(int kind, ByteBuffer buf, RmaMsg msg, long peerAddr, long addr, long key,
+                        boolean withData, long data, long flags, Object context) {
+        long started = opsStarted;
+        try {
+            return postRmaUnguarded(kind, buf, msg, peerAddr, addr, key, withData, data, flags, context);
+        } catch (InternalError e) {
+            return onPostFault(e, started);
+        }
+    }
+
+    private synchronized int postRmaUnguarded(int kind, ByteBuffer buf, RmaMsg msg, long peerAddr, long addr, long key,
+                                              boolean withData, long data, long flags, Object context) {
         if (buf == null && msg == null) {
             return -Errno.EINVAL; // a one-buffer call without its buffer: refused before anything else
         }
@@ -1069,6 +1094,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             if (d != null) {
                 int at = (int) (addr - d.base);
                 try {
+                    MappingFaults.check(d.map); // truncated already: fail the peer, touch nothing
                     for (int i = 0; i < iovs; i++) {
                         ByteBuffer b = msg == null ? buf : msg.iov(i);
                         int n = b.remaining();
@@ -1082,9 +1108,13 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                     if (write && commit) {
                         d.map.force((int) (addr - d.base), (int) length);
                     }
+                    MappingFaults.check(d.map); // a fault of the copy comes out here, not in the caller's code
                 } catch (InternalError | java.io.UncheckedIOException e) {
                     // the peer truncated the file under its mapping (SIGBUS) or the force failed
                     peer.forget(d);
+                    if (e instanceof InternalError && MappingFaults.isFault(e)) {
+                        failPeer(peer, Errno.EIO); // a fault on a peer's mapping fails that peer
+                    }
                     return failLocally(reports, context, cqFlags, Errno.EIO, write ? writeCntr : readCntr);
                 }
                 VarHandle.fullFence();
@@ -1177,8 +1207,19 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         return fetch ? Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE : Fi.FI_REMOTE_WRITE;
     }
 
-    private synchronized int postAtomic(int aop, long operand, long compare, ByteBuffer result, long peerAddr, long addr,
-                                        long key, long flags, Object context) {
+    /** {@link #postAtomicUnguarded}; a memory fault on a peer's mapping fails that peer, never throws (MappingFaults). */
+    private int postAtomic(int aop, long operand, long compare, ByteBuffer result, long peerAddr, long addr,
+                           long key, long flags, Object context) {
+        long started = opsStarted;
+        try {
+            return postAtomicUnguarded(aop, operand, compare, result, peerAddr, addr, key, flags, context);
+        } catch (InternalError e) {
+            return onPostFault(e, started);
+        }
+    }
+
+    private synchronized int postAtomicUnguarded(int aop, long operand, long compare, ByteBuffer result, long peerAddr,
+                                                 long addr, long key, long flags, Object context) {
         int rc = dataPathCheck();
         if (rc != 0) {
             return rc;
@@ -1214,9 +1255,14 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                 if (d.map.alignmentOffset(at, 8) == 0) {
                     long old;
                     try {
+                        MappingFaults.check(d.map); // never an atomic on a truncated file (MappingFaults)
                         old = apply(d.map, at, true, aop, operand, compare);
+                        MappingFaults.check(d.map);
                     } catch (InternalError e) {
                         peer.forget(d); // the peer truncated the file under its mapping (SIGBUS)
+                        if (MappingFaults.isFault(e)) {
+                            failPeer(peer, Errno.EIO);
+                        }
                         return failLocally(true, context, cqFlags, Errno.EIO, fetch ? readCntr : writeCntr);
                     }
                     if (fetch) {
@@ -1964,6 +2010,20 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             }
         }
         return found;
+    }
+
+    /**
+     * A memory fault came out of a post (raised inside it by a {@link MappingFaults#check}, or
+     * delivered there late): the truncated peers are failed ({@link #onMappingFault}), which
+     * completes the op with {@code EIO} when it was started ({@code opsStarted} moved past
+     * {@code started}); one not started yet is refused with {@code -EIO}.
+     */
+    private int onPostFault(InternalError e, long started) {
+        if (!MappingFaults.isFault(e)) {
+            throw e;
+        }
+        onMappingFault();
+        return opsStarted != started ? 0 : -Errno.EIO;
     }
 
     /** {@link #failOwnRing} from outside the endpoint's monitor (the domain's fault handling). */

@@ -38,6 +38,8 @@ import java.nio.charset.StandardCharsets;
  *       check &lt;off&gt; &lt;len&gt; &lt;seed&gt; verify a pattern in it (no progress) -> OK | BAD &lt;i&gt;
  *       get &lt;off&gt;               the long at off (native order) -> VALUE &lt;v&gt;
  *       atomics &lt;key&gt; &lt;n&gt;        n fetching FI_SUM +1 at the parent's region, offset 0 -> DONE
+ *       flood &lt;len&gt;             send until a send fails -> FAILED &lt;errno&gt; | NOFAIL | THREW ...
+ *       engine                  RUNNING when the domain's progress (and its AUTO thread) lives
  *       quit                    close everything and exit 0
  * </pre>
  */
@@ -123,6 +125,12 @@ public final class ShmPeerMain {
                     }
                     say("DONE");
                 }
+                case "flood" -> flood(ep, txCq, peer, Integer.parseInt(w[1]));
+                case "engine" -> {
+                    io.jofi.spi.util.ProgressEngine engine = ((ShmDomain) domain).engine();
+                    boolean alive = engine.isRunning() && (progress != Progress.AUTO || engine.thread().isAlive());
+                    say(alive ? "RUNNING" : "STOPPED " + engine.failure());
+                }
                 case "alloc" -> {
                     shared = domain.allocateBuffer(Long.parseLong(w[1])).order(ByteOrder.nativeOrder());
                     MemoryRegion mr = sharedMr = domain.register(shared, Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE, 0,
@@ -181,6 +189,39 @@ public final class ShmPeerMain {
                 }
                 default -> say("BAD command " + line);
             }
+        }
+    }
+
+    /**
+     * Sends {@code len}-byte messages to the peer until one fails (issue 12 item 16: its region
+     * is truncated meanwhile): FAILED errno, NOFAIL after 20 s, or THREW when a call or the
+     * code after it (an allocation that enters the VM raises a late fault) threw.
+     */
+    private static void flood(Endpoint ep, CompletionQueue txCq, long peer, int len) {
+        try {
+            ByteBuffer out = ByteBuffer.allocateDirect(len);
+            CqEntry[] one = {new CqEntry()};
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            int err = 0;
+            while (err == 0 && System.nanoTime() < deadline) {
+                int rc = ep.send(out.duplicate(), null, peer, "s");
+                if (rc != 0 && rc != -Errno.EAGAIN) {
+                    err = -rc;
+                }
+                int r;
+                while ((r = txCq.read(one, 1)) == 1) {
+                    // sent
+                }
+                if (r == -Errno.EAVAIL) {
+                    CqErrEntry x = new CqErrEntry();
+                    txCq.readErr(x, 0);
+                    err = x.err();
+                }
+            }
+            byte[] enter = new byte[4 << 20]; // a fault still pending comes out here
+            say(err == 0 ? "NOFAIL" : "FAILED " + err + (enter.length > 0 ? "" : "?"));
+        } catch (Throwable t) {
+            say("THREW " + t);
         }
     }
 
