@@ -151,9 +151,27 @@ final class ShmDomain extends UtilDomain {
                 if (!MappingFaults.isFault(e)) {
                     throw e;
                 }
-                onMappingFault(); // a mapped file was truncated: fail its peer, never this thread
-                return 1;
+                return recoverFromFault();
             }
+        }
+
+        /**
+         * A mapped file was truncated: fail its peer (or our endpoint), never this thread. Failing
+         * touches the same mappings, so a further fault may surface while it does: it is the same
+         * cause, taken here again (bounded: every pass fails what it found, so few remain).
+         */
+        private int recoverFromFault() {
+            for (int attempt = 0; attempt < 8; attempt++) {
+                try {
+                    onMappingFault();
+                    return 1;
+                } catch (InternalError e) {
+                    if (!MappingFaults.isFault(e)) {
+                        throw e;
+                    }
+                }
+            }
+            return 1;
         }
 
         private int pass(long timeoutNanos) {

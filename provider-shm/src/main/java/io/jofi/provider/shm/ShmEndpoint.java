@@ -1864,7 +1864,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                     continue;
                 }
             }
-            if (p.mappingTruncated()) {
+            // on the sweep only (peerCheckMillis): the stat allocates, and accesses probe anyway
+            if (all && p.mappingTruncated()) {
                 // touching it faults (issue 12 item 16): raise what an earlier access left
                 // pending here, inside the step's guard, and fail the peer before more
                 MappingFaults.deliverPending();
