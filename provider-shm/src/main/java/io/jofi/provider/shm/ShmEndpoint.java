@@ -1836,14 +1836,43 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         }
     }
 
-    /** The peer's endpoint closed or its process died: its files go, then it fails with ECONNRESET. */
+    /**
+     * The peer's endpoint closed or its process died: what it published into our ring before
+     * it went is taken first (records of a failed peer are dropped), then its files go and it
+     * fails with ECONNRESET.
+     */
     private void peerDied(Peer p) {
+        drainPublishedBefore();
         if (p.pid != pid && !p.link.ownerAlive()) {
             own.releaseSlotsOf((int) p.pid); // bounce slots the dead process held in our region
         }
         // files first: whoever reads the error completions finds them gone already
         ShmJanitor.clean(dir);
         failPeer(p, Errno.ECONNRESET);
+    }
+
+    /**
+     * Takes the records in our ring up to its tail as of now (called after a peer was seen gone:
+     * everything it published before it went is below that tail), so that a peer that sent a
+     * message and then closed — e.g. past the bound of one progress pass, or between the pass's
+     * drain and its liveness check — has that message delivered, not dropped with the peer.
+     * Bounded by the ring's size; stops at a record held back for the unexpected budget.
+     */
+    private void drainPublishedBefore() {
+        if (ringFailed || own == null || held) {
+            return;
+        }
+        long until = own.claimedTail();
+        long head;
+        while ((head = own.consumedHead()) - until < 0) {
+            if (own.drain(this, 32) < 0) {
+                failOwnRing();
+                return;
+            }
+            if (held || own.consumedHead() == head) {
+                return; // the budget, or a claim not yet published (its producer's stall timeout decides)
+            }
+        }
     }
 
     private static boolean hasPending(Peer p) {

@@ -273,6 +273,37 @@ class ShmEndpointTest {
     }
 
     /**
+     * A peer that sent messages and then closed: every message it published before it went is
+     * delivered, also those beyond what one progress pass drains (the pass's liveness check
+     * finds the peer gone: before, its records still in the ring were dropped with it — the
+     * finalize message jofi pingpong's client then waited 60 s for).
+     */
+    @Test
+    void messagesAPeerSentBeforeItClosedAreDelivered() throws Exception {
+        try (ShmTestBed a = new ShmTestBed(dir, Progress.MANUAL); ShmTestBed b = new ShmTestBed(dir, Progress.MANUAL)) {
+            int count = 600; // more than two progress passes drain
+            ByteBuffer into = ByteBuffer.allocateDirect(8 * count);
+            for (int i = 0; i < count; i++) {
+                assertEquals(0, a.ep.recv(into.slice(8 * i, 8), null, Fi.FI_ADDR_UNSPEC, i));
+            }
+            long toB = a.insert(b.ep.getName());
+            long toA = b.insert(a.ep.getName());
+            // something towards b awaits b's life check, so a's first pass looks at b
+            io.jofi.Msg m = new io.jofi.Msg().buffer(ShmCrossProcessTest.pattern(4, 0), null).addr(toB).context("tc");
+            a.post(() -> a.ep.sendMsg(m, Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION), "sendMsg to b");
+            for (int i = 0; i < count; i++) {
+                int n = i;
+                b.post(() -> b.ep.inject(ShmCrossProcessTest.pattern(8, n), toA), "inject " + i);
+            }
+            b.ep.close();
+            for (int i = 0; i < count; i++) {
+                assertEquals(i, a.completion(a.rxCq, "message " + i + " of the closed peer").context());
+            }
+            assertEquals(Errno.ECONNRESET, a.error(a.txCq, "the send b never took").err());
+        }
+    }
+
+    /**
      * R13 for a receive that took a message still arriving in fragments: it is cancelled, and
      * the message, once whole, goes to the next receive intact.
      */
