@@ -148,6 +148,14 @@ final class RingLink implements AutoCloseable {
         return index == MpscRing.FULL ? FULL : BROKEN;
     }
 
+    /**
+     * Where the record of this link's last successful claim ends in the peer's ring
+     * ({@link MpscRing#lastClaimEnd}): the peer took it once {@link #consumedHead()} reaches it.
+     */
+    long lastClaimEnd() {
+        return ring.lastClaimEnd();
+    }
+
     /** Publishes the record claimed at payload offset {@code at}; rings the doorbell if the consumer sleeps. */
     void publish(int at) {
         boolean sleeping = ring.publish(at - RingDescriptor.HEADER_LENGTH);

@@ -37,6 +37,11 @@ final class TxOp {
      * check of the peer made after the publish found it alive (counted in {@link Peer#unconfirmed}).
      */
     boolean awaitsAlive;
+    /**
+     * FI_TRANSMIT_COMPLETE: where its last record ends in the peer's ring
+     * ({@link RingLink#lastClaimEnd}); the peer took the message once its consumed head reaches it.
+     */
+    long recordEnd;
     /** Which counter a completion counts: 0 none, else Fi.FI_SEND / FI_READ / FI_WRITE. */
     long counter;
     long token;
@@ -138,6 +143,7 @@ final class TxOp {
         awaitsAnswer = false;
         counted = false;
         awaitsAlive = false;
+        recordEnd = 0;
         counter = 0;
         token = 0;
         a = b = c = d = e = 0;

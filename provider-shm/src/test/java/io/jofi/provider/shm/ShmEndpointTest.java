@@ -232,6 +232,78 @@ class ShmEndpointTest {
     }
 
     /**
+     * FI_TRANSMIT_COMPLETE to a peer that took the message and then closed (fabtests' finalize:
+     * the peer receives, closes at once): the message was delivered, so the send completes with
+     * success, also when the sender's life check of the peer only runs after the close; a
+     * message the closing peer never took still fails with ECONNRESET. (Before: both failed
+     * with ECONNRESET, as jofi pingpong's finalize did now and then in ShmPerfCommandsTest.)
+     */
+    @Test
+    void transmitCompleteToAPeerThatTookTheMessageAndClosedSucceeds() throws Exception {
+        try (ShmTestBed a = new ShmTestBed(dir, Progress.MANUAL); ShmTestBed b = new ShmTestBed(dir, Progress.MANUAL);
+             ShmTestBed c = new ShmTestBed(dir, Progress.MANUAL)) {
+            long toB = a.insert(b.ep.getName());
+            long toC = a.insert(c.ep.getName());
+            ByteBuffer into = ByteBuffer.allocateDirect(16);
+            assertEquals(0, b.ep.recv(into, null, Fi.FI_ADDR_UNSPEC, "rb"));
+            io.jofi.Msg m = new io.jofi.Msg().buffer(ShmCrossProcessTest.pattern(4, 0), null).addr(toB).context("tc");
+            a.post(() -> a.ep.sendMsg(m, Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION), "sendMsg to b");
+            io.jofi.Msg mc = new io.jofi.Msg().buffer(ShmCrossProcessTest.pattern(4, 0), null).addr(toC).context("lost");
+            a.post(() -> a.ep.sendMsg(mc, Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION), "sendMsg to c");
+            // a does not progress until both peers closed: its life check comes after the closes
+            assertEquals("rb", b.completion(b.rxCq, "b's receive").context());
+            b.ep.close(); // took the message, then went away
+            c.ep.close(); // never progressed: the message was not delivered
+            java.util.Map<Object, Integer> outcome = new java.util.HashMap<>(); // context -> 0 or its errno
+            CqEntry[] one = {new CqEntry()};
+            long deadline = System.nanoTime() + ShmTestBed.WAIT_NANOS;
+            while (outcome.size() < 2 && System.nanoTime() < deadline) {
+                int rc = a.txCq.read(one, 1);
+                if (rc == 1) {
+                    outcome.put(one[0].context(), 0);
+                } else if (rc == -Errno.EAVAIL) {
+                    io.jofi.CqErrEntry e = new io.jofi.CqErrEntry();
+                    assertEquals(1, a.txCq.readErr(e, 0));
+                    outcome.put(e.context(), e.err());
+                }
+            }
+            assertEquals(java.util.Map.of("tc", 0, "lost", Errno.ECONNRESET), outcome,
+                    "the send b took succeeds (before: ECONNRESET); the one c never took fails");
+        }
+    }
+
+    /**
+     * A peer that sent messages and then closed: every message it published before it went is
+     * delivered, also those beyond what one progress pass drains (the pass's liveness check
+     * finds the peer gone: before, its records still in the ring were dropped with it — the
+     * finalize message jofi pingpong's client then waited 60 s for).
+     */
+    @Test
+    void messagesAPeerSentBeforeItClosedAreDelivered() throws Exception {
+        try (ShmTestBed a = new ShmTestBed(dir, Progress.MANUAL); ShmTestBed b = new ShmTestBed(dir, Progress.MANUAL)) {
+            int count = 600; // more than two progress passes drain
+            ByteBuffer into = ByteBuffer.allocateDirect(8 * count);
+            for (int i = 0; i < count; i++) {
+                assertEquals(0, a.ep.recv(into.slice(8 * i, 8), null, Fi.FI_ADDR_UNSPEC, i));
+            }
+            long toB = a.insert(b.ep.getName());
+            long toA = b.insert(a.ep.getName());
+            // something towards b awaits b's life check, so a's first pass looks at b
+            io.jofi.Msg m = new io.jofi.Msg().buffer(ShmCrossProcessTest.pattern(4, 0), null).addr(toB).context("tc");
+            a.post(() -> a.ep.sendMsg(m, Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION), "sendMsg to b");
+            for (int i = 0; i < count; i++) {
+                int n = i;
+                b.post(() -> b.ep.inject(ShmCrossProcessTest.pattern(8, n), toA), "inject " + i);
+            }
+            b.ep.close();
+            for (int i = 0; i < count; i++) {
+                assertEquals(i, a.completion(a.rxCq, "message " + i + " of the closed peer").context());
+            }
+            assertEquals(Errno.ECONNRESET, a.error(a.txCq, "the send b never took").err());
+        }
+    }
+
+    /**
      * R13 for a receive that took a message still arriving in fragments: it is cancelled, and
      * the message, once whole, goes to the next receive intact.
      */

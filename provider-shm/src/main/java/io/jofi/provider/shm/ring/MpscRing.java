@@ -101,6 +101,8 @@ public final class MpscRing {
      * torn value; a stale one is only conservative.
      */
     private volatile long knownHead = -1;
+    /** Where the last successful {@link #claim} of this mapping ends in ring bytes ({@link #lastClaimEnd()}). */
+    private long lastClaimEnd;
 
     /**
      * A ring over memory laid out as {@link RegionDescriptor}: the header counters at their
@@ -207,6 +209,7 @@ public final class MpscRing {
                 return FAILED;
             }
             if (LONG.compareAndSet(region, TAIL_OFFSET, tail, tail + required)) {
+                lastClaimEnd = tail + required;
                 int at = index;
                 if (padding != 0) {
                     INT.set(ring, at + TYPE_OFFSET, TYPE_PADDING);
@@ -221,6 +224,17 @@ public final class MpscRing {
             }
         }
         return FULL;
+    }
+
+    /**
+     * Where the record of the last successful {@link #claim} made through this mapping ends,
+     * in ring bytes since the ring was created (its padding included): once the consumer's head
+     * ({@code HEAD_OFFSET}) reaches it, the consumer has taken that record. Meaningful to a
+     * producer that claims through this mapping from one thread at a time (as an endpoint does
+     * under its lock), right after its claim.
+     */
+    public long lastClaimEnd() {
+        return lastClaimEnd;
     }
 
     /**
