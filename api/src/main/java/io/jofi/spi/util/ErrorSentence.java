@@ -1,6 +1,7 @@
 package io.jofi.spi.util;
 
 import io.jofi.Errno;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Writes the generic {@code strerror} sentence of the util CQ and EQ (R3), and remembers the
@@ -39,7 +40,8 @@ final class ErrorSentence {
      * {@code strerror}: the provider's {@code describer} sentence for a provider error number
      * when it gives one; otherwise the generic sentence — the errno text of {@code provErrno},
      * or for {@code provErrno == 0} the text of the remembered entry's {@code err} — followed by
-     * the error data's size and first bytes in hex.
+     * the error data: quoted when it is text (a reason the provider wrote), else its size and
+     * first bytes in hex.
      */
     String describe(ErrorDescriber describer, int provErrno, byte[] errData) {
         int size = errData == null ? 0 : errData.length;
@@ -61,7 +63,10 @@ final class ErrorSentence {
                 sb.append("No provider-specific error: the entry's err tells the cause (provider error 0");
             }
         }
-        if (size > 0) {
+        if (size > 0 && isText(errData, size)) {
+            // a reason the provider wrote as text (a dropped connection's cause, a progress failure)
+            sb.append(": \"").append(new String(errData, 0, size, StandardCharsets.UTF_8)).append('"');
+        } else if (size > 0) {
             sb.append("; ").append(size).append(size == 1 ? " byte" : " bytes").append(" of error data:");
             for (int i = 0; i < Math.min(size, HEX_BYTES); i++) {
                 sb.append(' ').append(Character.forDigit((errData[i] >> 4) & 0xF, 16))
@@ -72,5 +77,16 @@ final class ErrorSentence {
             }
         }
         return sb.append(')').toString();
+    }
+
+    /** Whether {@code data} is printable text (ASCII or UTF-8 beyond it), not a binary address or blob. */
+    private static boolean isText(byte[] data, int size) {
+        for (int i = 0; i < size; i++) {
+            int b = data[i] & 0xFF;
+            if (b < 0x20 && b != '\t' || b == 0x7F) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -273,6 +273,18 @@ class UtilCompletionQueueTest {
         assertEquals("verbs status 12 with 0 bytes", described.strerror(12, null));
     }
 
+    @Test
+    void r3StrerrorQuotesErrorDataThatIsText() throws Exception {
+        UtilCompletionQueue generic = open(new CqAttr());
+        byte[] reason = "malformed input from /127.0.0.1:4000: op above 4".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        String s = generic.strerror(Errno.EPROTO, reason);
+        assertTrue(s.contains(Errno.strerror(Errno.EPROTO)) && s.contains("\"malformed input from /127.0.0.1:4000: op above 4\""),
+                "a reason the provider wrote as text is shown as text: " + s);
+        byte[] sockaddr = {2, 0, 0x0f, (byte) 0xa0, 127, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};
+        String b = generic.strerror(Errno.EADDRNOTAVAIL, sockaddr);
+        assertTrue(b.contains("16 bytes") && b.contains("02 00 0f a0") && !b.contains("\""), "binary data stays hex: " + b);
+    }
+
     // ------------------------------------------------------------------ R4
 
     @ParameterizedTest
