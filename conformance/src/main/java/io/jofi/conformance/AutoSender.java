@@ -43,6 +43,8 @@ public final class AutoSender implements AutoCloseable {
             this.txCq = own.openCq(new CqAttr(), "sender-txcq");
             this.ep = own.openEndpoint(info, "sender-ep");
             ep.bind(txCq, Fi.FI_TRANSMIT);
+            // a receive CQ too: some providers enable an RDM endpoint only with both (verbs: ENOCQ)
+            ep.bind(own.openCq(new CqAttr(), "sender-rxcq"), Fi.FI_RECV);
             AddressVector av = own.openAv(new AvAttr().type(info.domainAttr().avType()), "sender-av");
             ep.bind(av, 0);
             ep.enable();
