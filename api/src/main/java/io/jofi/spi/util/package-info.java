@@ -8,7 +8,8 @@
  * <p>1.2.0: {@code PostChecks} added (the errno table of docs/ERRORS.md); a failing progress
  * step is reported ({@code ProgressEngine.FailureHandler}, {@code UtilDomain.progressFailed},
  * {@code AbstractFid.fail}); {@code WaitBridge} (waking MANUAL-progress wait objects) and
- * {@code TryWait.tryWait(Collection, Fid...)} added.
+ * {@code TryWait.tryWait(Collection, Fid...)} added; {@code Atomics} added (the target-side
+ * arithmetic of fi_atomic(3), one for every provider).
  */
 @Export
 @Version("1.2.0")

@@ -15,6 +15,7 @@ import io.jofi.provider.shm.cma.CrossMemoryAttach;
 import io.jofi.provider.shm.ring.RingDescriptor;
 import io.jofi.provider.shm.ring.SenderLiveness;
 import io.jofi.spi.util.AbstractFid;
+import io.jofi.spi.util.Atomics;
 import io.jofi.spi.util.EndpointBindings;
 import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilAddressVector;
@@ -23,7 +24,6 @@ import io.jofi.spi.util.UtilCounter;
 import io.jofi.spi.util.UtilEventQueue;
 import io.jofi.spi.util.UtilMemoryRegion;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -92,7 +92,6 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
     static final long LIVENESS_MILLIS = PeerLiveness.WATCHED_MILLIS;
     /** {@link #admitTx}: the peer failed earlier; a completion room is reserved for the error entry. */
     private static final int PEER_FAILED = 1;
-    private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
     /** Records drained per progress pass (bounded, so that sends get their turn). */
     private static final int DRAIN_BATCH = 256;
     /** Replies owed to one peer beyond which it is declared failed (a peer that never drains). */
@@ -1196,18 +1195,6 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                 context);
     }
 
-    private static boolean supported(int op) {
-        return op == Fi.FI_SUM || op == Fi.FI_MIN || op == Fi.FI_MAX || op == Fi.FI_BOR || op == Fi.FI_BAND
-                || op == Fi.FI_BXOR || op == Fi.FI_ATOMIC_READ || op == Fi.FI_ATOMIC_WRITE || op == Fi.FI_CSWAP;
-    }
-
-    private static long accessFor(int op, boolean fetch) {
-        if (op == Fi.FI_ATOMIC_READ) {
-            return Fi.FI_REMOTE_READ;
-        }
-        return fetch ? Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE : Fi.FI_REMOTE_WRITE;
-    }
-
     /** {@link #postAtomicUnguarded}; a memory fault on a peer's mapping fails that peer, never throws (MappingFaults). */
     private int postAtomic(int aop, long operand, long compare, ByteBuffer result, long peerAddr, long addr,
                            long key, long flags, Object context) {
@@ -1228,7 +1215,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if ((caps & Fi.FI_ATOMIC) == 0) {
             return -Errno.ENOSYS;
         }
-        if (!supported(aop)) {
+        if (!Atomics.supported(aop)) {
             return -Errno.ENOSYS;
         }
         boolean fetch = result != null;
@@ -1248,7 +1235,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         if (rc != 0) {
             return rc;
         }
-        long need = accessFor(aop, fetch);
+        long need = Atomics.access(aop, fetch);
         if (peer.queue.isEmpty() && peer.outstanding == 0) {
             Peer.Direct d = peer.direct(dir, key, addr, 8, need);
             if (d != null) {
@@ -1257,7 +1244,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
                     long old;
                     try {
                         MappingFaults.check(d.map); // never an atomic on a truncated file (MappingFaults)
-                        old = apply(d.map, at, true, aop, operand, compare);
+                        old = Atomics.apply(d.map, at, aop, operand, compare);
                         MappingFaults.check(d.map);
                     } catch (InternalError e) {
                         peer.forget(d); // the peer truncated the file under its mapping (SIGBUS)
@@ -1294,71 +1281,6 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         pendingTx++;
         enqueue(peer, op);
         return 0;
-    }
-
-    /**
-     * Applies a 64-bit atomic at {@code buf[at]} (native order): with {@code VarHandle}
-     * atomics when the location is aligned in a direct buffer (atomic with every other process
-     * mapping it), else plainly (only this endpoint's progress touches it then).
-     *
-     * @return the old value
-     */
-    static long apply(ByteBuffer buf, int at, boolean aligned, int aop, long operand, long compare) {
-        if (!aligned) {
-            // plain (misaligned-capable) VarHandle access: native order, no duplicate buffer
-            long old = (long) LONGS.get(buf, at);
-            long now = combine(aop, old, operand, compare);
-            if (now != old || aop == Fi.FI_ATOMIC_WRITE) {
-                LONGS.set(buf, at, now);
-            }
-            return old;
-        }
-        switch (aop) {
-            case Fi.FI_SUM:
-                return (long) LONGS.getAndAdd(buf, at, operand);
-            case Fi.FI_BOR:
-                return (long) LONGS.getAndBitwiseOr(buf, at, operand);
-            case Fi.FI_BAND:
-                return (long) LONGS.getAndBitwiseAnd(buf, at, operand);
-            case Fi.FI_BXOR:
-                return (long) LONGS.getAndBitwiseXor(buf, at, operand);
-            case Fi.FI_ATOMIC_READ:
-                return (long) LONGS.getVolatile(buf, at);
-            case Fi.FI_ATOMIC_WRITE:
-                return (long) LONGS.getAndSet(buf, at, operand);
-            case Fi.FI_CSWAP:
-                return (long) LONGS.compareAndExchange(buf, at, compare, operand);
-            default: {
-                long old;
-                do {
-                    old = (long) LONGS.getVolatile(buf, at);
-                } while (!LONGS.compareAndSet(buf, at, old, combine(aop, old, operand, compare)));
-                return old;
-            }
-        }
-    }
-
-    private static long combine(int aop, long old, long operand, long compare) {
-        switch (aop) {
-            case Fi.FI_SUM:
-                return old + operand;
-            case Fi.FI_MIN:
-                return Math.min(old, operand);
-            case Fi.FI_MAX:
-                return Math.max(old, operand);
-            case Fi.FI_BOR:
-                return old | operand;
-            case Fi.FI_BAND:
-                return old & operand;
-            case Fi.FI_BXOR:
-                return old ^ operand;
-            case Fi.FI_ATOMIC_WRITE:
-                return operand;
-            case Fi.FI_CSWAP:
-                return old == compare ? operand : old;
-            default:
-                return old;
-        }
     }
 
     // =================================================================== peers
@@ -2634,21 +2556,18 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
         int aop = (int) b.getLong(at + ShmRecordDescriptor.ATOMIC_OP);
         boolean fetch = (kf & ShmRecordDescriptor.FETCH) != 0;
         long token = b.getLong(at + ShmRecordDescriptor.TOKEN);
-        if (!supported(aop)) {
+        if (!Atomics.supported(aop)) {
             sendAnswer(p, ShmRecordDescriptor.ATOMIC_RESP, token, Errno.EOPNOTSUPP, 0, 0);
             return;
         }
-        long need = accessFor(aop, fetch);
+        long need = Atomics.access(aop, fetch);
         long idx = domain.memoryRegistry().targetIndex(key, addr, 8, need);
         UtilMemoryRegion r = idx < 0 ? null : domain.memoryRegistry().lookup(key);
         if (r == null) {
             sendAnswer(p, ShmRecordDescriptor.ATOMIC_RESP, token, idx < 0 ? (int) -idx : Errno.ENOKEY, 0, 0);
             return;
         }
-        ByteBuffer target = r.buffer();
-        int i = (int) idx;
-        boolean aligned = target.isDirect() && target.alignmentOffset(i, 8) == 0;
-        long old = apply(target, i, aligned, aop, b.getLong(at + ShmRecordDescriptor.ATOMIC_OPERAND), b.getLong(at + ShmRecordDescriptor.ATOMIC_COMPARE));
+        long old = Atomics.apply(r.buffer(), (int) idx, aop, b.getLong(at + ShmRecordDescriptor.ATOMIC_OPERAND), b.getLong(at + ShmRecordDescriptor.ATOMIC_COMPARE));
         if ((need & Fi.FI_REMOTE_WRITE) != 0) {
             count(remoteWriteCntr);
         } else {

@@ -30,6 +30,7 @@ import io.jofi.provider.tcp.wire.RdmHelloDescriptor;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.provider.tcp.wire.WireStatus;
 import io.jofi.spi.util.AbstractFid;
+import io.jofi.spi.util.Atomics;
 import io.jofi.spi.util.EndpointBindings;
 import io.jofi.spi.util.MemoryRegistry;
 import io.jofi.spi.util.PostChecks;
@@ -39,8 +40,6 @@ import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
 import io.jofi.spi.util.UtilEventQueue;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -148,8 +147,6 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
     private static final long REMOTE_WRITE_FLAGS = Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA;
     /** Op word bit of an atomic request: the initiator fetches (the target checks FI_REMOTE_READ too). */
     private static final int ATOMIC_FETCH_BIT = TcpWireDescriptor.ATOMIC_FETCH;
-    /** fi_atomic(3) on the registered bytes: 64-bit words in the host's order (libfabric's). */
-    private static final VarHandle WORDS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
     /** Default FI_OPT_MIN_MULTI_RECV. */
     static final long DEFAULT_MIN_MULTI_RECV = 64;
 
@@ -1248,14 +1245,6 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         }
     }
 
-    private static boolean isSupportedAtomic(int op) {
-        return switch (op) {
-            case Fi.FI_MIN, Fi.FI_MAX, Fi.FI_SUM, Fi.FI_BOR, Fi.FI_BAND, Fi.FI_BXOR, Fi.FI_ATOMIC_READ,
-                 Fi.FI_ATOMIC_WRITE, Fi.FI_CSWAP -> true;
-            default -> false;
-        };
-    }
-
     /**
      * An atomic request (JOFI op 5). libfabric's tcp wire has no atomics, so only a peer that
      * announced JOFI in the CM handshake can take one: any other peer gets
@@ -1267,7 +1256,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         if (rc != 0) {
             return rc;
         }
-        if (!jofiPeer || !isSupportedAtomic(atomicOp)) {
+        if (!jofiPeer || !Atomics.supported(atomicOp)) {
             return -Errno.EOPNOTSUPP;
         }
         rc = txCq.reserve();
@@ -2259,15 +2248,13 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         long word = atomicIn.getLong(0);
         int aop = (int) (word & 0xFF);
         boolean fetch = (word & ATOMIC_FETCH_BIT) != 0;
-        long access = aop == Fi.FI_ATOMIC_READ ? Fi.FI_REMOTE_READ
-                : Fi.FI_REMOTE_WRITE | (fetch ? Fi.FI_REMOTE_READ : 0);
-        UtilMemoryRegion r = (atomicAddr & 7) != 0 || !isSupportedAtomic(aop) ? null
-                : target(atomicKey, atomicAddr, Long.BYTES, access);
+        UtilMemoryRegion r = (atomicAddr & 7) != 0 || !Atomics.supported(aop) ? null
+                : target(atomicKey, atomicAddr, Long.BYTES, Atomics.access(aop, fetch));
         if (r == null) {
             malformed("an atomic request this domain refuses (key, bounds, access, alignment or op)");
             return;
         }
-        long old = apply(r.buffer(), r.indexOf(atomicAddr), aop, atomicIn.getLong(8), atomicIn.getLong(16));
+        long old = Atomics.apply(r.buffer(), r.indexOf(atomicAddr), aop, atomicIn.getLong(8), atomicIn.getLong(16));
         UtilCounter c = aop == Fi.FI_ATOMIC_READ ? remoteReadCntr : remoteWriteCntr;
         if (c != null) {
             c.increment();
@@ -2286,56 +2273,6 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, SelectHandler, 
         op.gather[1] = p;
         op.count = 2;
         queueTx(op);
-    }
-
-    /**
-     * One 64-bit atomic on {@code b[index]} through a byte-buffer VarHandle in the host's order;
-     * the caller holds the endpoint's lock, which serialises the provider's own accesses (the
-     * VarHandle makes them atomic against the application's accesses through the same memory).
-     *
-     * @return the old value
-     */
-    private static long apply(ByteBuffer b, int index, int op, long operand, long compare) {
-        try {
-            return switch (op) {
-                case Fi.FI_SUM -> (long) WORDS.getAndAdd(b, index, operand);
-                case Fi.FI_BOR -> (long) WORDS.getAndBitwiseOr(b, index, operand);
-                case Fi.FI_BAND -> (long) WORDS.getAndBitwiseAnd(b, index, operand);
-                case Fi.FI_BXOR -> (long) WORDS.getAndBitwiseXor(b, index, operand);
-                case Fi.FI_ATOMIC_READ -> (long) WORDS.getVolatile(b, index);
-                case Fi.FI_ATOMIC_WRITE -> (long) WORDS.getAndSet(b, index, operand);
-                case Fi.FI_CSWAP -> (long) WORDS.compareAndExchange(b, index, compare, operand);
-                case Fi.FI_MIN, Fi.FI_MAX -> {
-                    long cur = (long) WORDS.getVolatile(b, index);
-                    while (true) {
-                        long want = op == Fi.FI_MIN ? Math.min(cur, operand) : Math.max(cur, operand);
-                        long seen = (long) WORDS.compareAndExchange(b, index, cur, want);
-                        if (seen == cur) {
-                            yield cur;
-                        }
-                        cur = seen;
-                    }
-                }
-                default -> throw new IllegalArgumentException("atomic op " + op);
-            };
-        } catch (IllegalStateException | UnsupportedOperationException notAtomic) {
-            // A heap region whose word is not 8-byte aligned in memory: plain access, still
-            // serialised against the provider's other accesses by the endpoint's lock.
-            long cur = (long) WORDS.get(b, index);
-            long next = switch (op) {
-                case Fi.FI_SUM -> cur + operand;
-                case Fi.FI_BOR -> cur | operand;
-                case Fi.FI_BAND -> cur & operand;
-                case Fi.FI_BXOR -> cur ^ operand;
-                case Fi.FI_ATOMIC_READ -> cur;
-                case Fi.FI_ATOMIC_WRITE -> operand;
-                case Fi.FI_CSWAP -> cur == compare ? operand : cur;
-                case Fi.FI_MIN -> Math.min(cur, operand);
-                default -> Math.max(cur, operand);
-            };
-            WORDS.set(b, index, next);
-            return cur;
-        }
     }
 
     /**
