@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jofi.CqEntry;
 import io.jofi.CqErrEntry;
+import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.MemoryRegion;
@@ -86,6 +87,24 @@ public abstract class AtomicConformance extends EndpointTest {
         txCompletion(p.a(), "the matching cswap");
         assertEquals(7, result.getLong(0), "cswap returns the old value");
         assertEquals(100, fetch(p, 0, Fi.FI_ATOMIC_READ, "read"), "swapped on a match");
+    }
+
+    /**
+     * An operation the provider does not offer (FI_PROD: none does) is {@code -EOPNOTSUPP}
+     * (docs/ERRORS.md, as libfabric's util layer answers), fetching or not; nothing is posted
+     * and the endpoint goes on.
+     */
+    @Test
+    void anOperationNotOfferedIsEopnotsupp() throws FabricException {
+        EndpointPair p = atomicPair();
+        store(p, 3);
+        assertEquals(-Errno.EOPNOTSUPP, p.a().ep().atomic(5, p.a().peer(), mr.address() + 8, mr.key(), Fi.FI_PROD, "prod"),
+                "fi_atomic FI_PROD");
+        ByteBuffer result = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
+        assertEquals(-Errno.EOPNOTSUPP, p.a().ep().fetchAtomic(5, result, desc(result), p.a().peer(), mr.address() + 8,
+                mr.key(), Fi.FI_PROD, "fetch-prod"), "fi_fetch_atomic FI_PROD");
+        assertEquals(3, fetch(p, 0, Fi.FI_ATOMIC_READ, "FI_ATOMIC_READ after the refused ones"),
+                "nothing was applied and the endpoint still works");
     }
 
     /** A wrong key fails the atomic with an error completion carrying its context. */

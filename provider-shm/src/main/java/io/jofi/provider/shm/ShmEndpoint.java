@@ -1216,7 +1216,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint, RingLink.Handle
             return -Errno.ENOSYS;
         }
         if (!Atomics.supported(aop)) {
-            return -Errno.ENOSYS;
+            return -Errno.EOPNOTSUPP; // an operation not offered (docs/ERRORS.md)
         }
         boolean fetch = result != null;
         if ((fetch && (PostChecks.writable(result) != 0 || result.remaining() < 8)) || (!fetch && (aop == Fi.FI_CSWAP

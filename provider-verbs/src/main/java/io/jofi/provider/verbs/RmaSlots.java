@@ -114,7 +114,7 @@ final class RmaSlots {
      * The {@code kindAndOp} of {@code fi_atomic} ({@code fetch} false: FI_SUM,
      * FI_ATOMIC_WRITE) or {@code fi_fetch_atomic} (FI_SUM, FI_ATOMIC_READ, FI_ATOMIC_WRITE), or
      * -1 for an operation verbs' 64-bit fetch-and-add and compare-and-swap cannot build
-     * ({@code -ENOSYS}).
+     * ({@code -EOPNOTSUPP}).
      */
     static int atomicKind(int op, boolean fetch) {
         if (op == Fi.FI_ATOMIC_WRITE) {

@@ -769,13 +769,16 @@ final class VerbsEndpoint extends AbstractFid
 
     /**
      * {@code fi_atomic}: {@code FI_SUM} (fetch-and-add, result discarded), {@code FI_ATOMIC_WRITE}
-     * (a swap built from read and compare-and-swap, {@link RmaSlots}); others {@code -ENOSYS}.
+     * (a swap built from read and compare-and-swap, {@link RmaSlots}); others {@code -EOPNOTSUPP}.
      */
     @Override
     public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
         int kind = RmaSlots.atomicKind(op, false);
-        if (!atomicCap || kind < 0) {
+        if (!atomicCap) {
             return -Errno.ENOSYS;
+        }
+        if (kind < 0) {
+            return -Errno.EOPNOTSUPP; // an operation not offered (docs/ERRORS.md)
         }
         return transmit(kind, null, null, 0, false, addr, key, operand, 0, null, null, context, info.txAttr().opFlags());
     }
@@ -788,8 +791,11 @@ final class VerbsEndpoint extends AbstractFid
     public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                            int op, Object context) {
         int kind = RmaSlots.atomicKind(op, true);
-        if (!atomicCap || kind < 0) {
+        if (!atomicCap) {
             return -Errno.ENOSYS;
+        }
+        if (kind < 0) {
+            return -Errno.EOPNOTSUPP; // an operation not offered (docs/ERRORS.md)
         }
         return transmit(kind, result, resultDesc, 0, false, addr, key, op == Fi.FI_ATOMIC_READ ? 0 : operand, 0,
                 result, null, context, info.txAttr().opFlags());

@@ -1116,12 +1116,15 @@ final class VerbsRdmEndpoint extends AbstractFid
 
     /**
      * {@code fi_atomic} on a 64-bit target of {@code destAddr}: {@code FI_SUM}, {@code FI_ATOMIC_WRITE}
-     * (the swap of {@link RmaSlots}); others {@code -ENOSYS}.
+     * (the swap of {@link RmaSlots}); others {@code -EOPNOTSUPP}.
      */
     @Override
     public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
-        int kind = atomicCap ? RmaSlots.atomicKind(op, false) : -1;
-        return kind < 0 ? -Errno.ENOSYS : transmit(kind, null, null, null, 0, false, destAddr, addr, key, operand, 0,
+        if (!atomicCap) {
+            return -Errno.ENOSYS;
+        }
+        int kind = RmaSlots.atomicKind(op, false);
+        return kind < 0 ? -Errno.EOPNOTSUPP : transmit(kind, null, null, null, 0, false, destAddr, addr, key, operand, 0,
                 context, info.txAttr().opFlags(), null, null);
     }
 
@@ -1132,9 +1135,12 @@ final class VerbsRdmEndpoint extends AbstractFid
     @Override
     public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                            int op, Object context) {
-        int kind = atomicCap ? RmaSlots.atomicKind(op, true) : -1;
+        if (!atomicCap) {
+            return -Errno.ENOSYS;
+        }
+        int kind = RmaSlots.atomicKind(op, true);
         long add = op == Fi.FI_ATOMIC_READ ? 0 : operand;
-        return kind < 0 ? -Errno.ENOSYS : transmit(kind, null, null, null, 0, false, destAddr, addr, key, add, 0,
+        return kind < 0 ? -Errno.EOPNOTSUPP : transmit(kind, null, null, null, 0, false, destAddr, addr, key, add, 0,
                 context, info.txAttr().opFlags(), result, resultDesc);
     }
 
