@@ -40,9 +40,14 @@ class TcpAllocationTest {
             Object ctx = "ctx";
             run(bed, tx, rx, small, dc, ctx, WARMUP);
             long tid = Thread.currentThread().getId();
-            long before = mx.getThreadAllocatedBytes(tid);
-            run(bed, tx, rx, small, dc, ctx, ROUNDS);
-            long allocated = mx.getThreadAllocatedBytes(tid) - before;
+            // two measured passes, the smaller counts: a one-time JVM allocation (a class
+            // loaded, a lazily grown table) lands in one of them, one per operation in both
+            long allocated = Long.MAX_VALUE;
+            for (int pass = 0; pass < 2; pass++) {
+                long before = mx.getThreadAllocatedBytes(tid);
+                run(bed, tx, rx, small, dc, ctx, ROUNDS);
+                allocated = Math.min(allocated, mx.getThreadAllocatedBytes(tid) - before);
+            }
             // A few bytes may come from the JDK's lazily grown internals; per operation it is 0.
             assertTrue(allocated < 4096, allocated + " bytes allocated over " + ROUNDS
                     + " round trips (send, inject, delivery-complete sendMsg, recv)");
@@ -66,12 +71,15 @@ class TcpAllocationTest {
             Object ctx = "ctx";
             runOps(bed, tx, rx, result, mr, ctx, WARMUP);
             long tid = Thread.currentThread().getId();
-            long before = mx.getThreadAllocatedBytes(tid);
-            runOps(bed, tx, rx, result, mr, ctx, ROUNDS);
-            long allocated = mx.getThreadAllocatedBytes(tid) - before;
+            long allocated = Long.MAX_VALUE; // two passes, the smaller counts (as above)
+            for (int pass = 0; pass < 2; pass++) {
+                long before = mx.getThreadAllocatedBytes(tid);
+                runOps(bed, tx, rx, result, mr, ctx, ROUNDS);
+                allocated = Math.min(allocated, mx.getThreadAllocatedBytes(tid) - before);
+            }
             assertTrue(allocated < 4096, allocated + " bytes allocated over " + ROUNDS
                     + " rounds (tsend/trecv, write, read, fetching atomic)");
-            assertEquals(ROUNDS + WARMUP, result.getLong(0) + 1, "the atomics ran");
+            assertEquals(2 * ROUNDS + WARMUP, result.getLong(0) + 1, "the atomics ran");
             mr.close();
         }
     }
