@@ -76,8 +76,8 @@ public final class PostedReceive {
      * @param src     the sender it accepts ({@code FI_DIRECTED_RECV}), or
      *                {@code Fi.FI_ADDR_UNSPEC}; ignored unless the queue is directed
      * @param flags   the post's flags: {@code FI_COMPLETION} asks for a successful
-     *                completion (add it when the CQ is not bound with
-     *                {@code FI_SELECTIVE_COMPLETION}, R2)
+     *                completion where the CQ is bound with {@code FI_SELECTIVE_COMPLETION}
+     *                (R2; {@link ReceiveCompletion#bind})
      * @return this
      */
     public PostedReceive untagged(Object context, long src, long flags) {
@@ -140,6 +140,16 @@ public final class PostedReceive {
      */
     public static boolean tagMatches(long tag, long ignore, long msgTag) {
         return ((tag ^ msgTag) & ~ignore) == 0;
+    }
+
+    /**
+     * Empties a receive the provider owns itself (e.g. the sink an RMA payload is read into)
+     * for its next use. Never for one taken from a {@link ReceiveQueue}: those go back with
+     * {@link ReceiveQueue#recycle}.
+     */
+    public PostedReceive clear() {
+        reset();
+        return this;
     }
 
     /** Whether it accepts {@code m} (kind, tag; the sender only when {@code directed}). */

@@ -39,13 +39,20 @@ public final class ReceiveCompletion {
     public static final long TRECV_FLAGS = Fi.FI_RECV | Fi.FI_TAGGED;
 
     private UtilCompletionQueue cq;
+    private boolean selective;
     private UtilCounter counter;
     private boolean source;
     private boolean sourceErr;
 
-    /** The CQ bound with {@code FI_RECV} and the {@code FI_RECV} counter (either may be null until bound). */
-    public void bind(UtilCompletionQueue recvCq, UtilCounter recvCounter) {
+    /**
+     * The endpoint's bindings: the CQ bound with {@code FI_RECV} (null until bound), whether
+     * it was bound with {@code FI_SELECTIVE_COMPLETION} (then a successful receive is reported
+     * only when posted with {@code FI_COMPLETION}, R2), and the {@code FI_RECV} counter (or
+     * null).
+     */
+    public void bind(UtilCompletionQueue recvCq, boolean selectiveCompletion, UtilCounter recvCounter) {
         this.cq = recvCq;
+        this.selective = selectiveCompletion;
         this.counter = recvCounter;
     }
 
@@ -63,6 +70,11 @@ public final class ReceiveCompletion {
         return cq;
     }
 
+    /** Whether the CQ is bound with {@code FI_SELECTIVE_COMPLETION}. */
+    public boolean selective() {
+        return selective;
+    }
+
     /** The {@code FI_RECV} counter, or null. */
     public UtilCounter counter() {
         return counter;
@@ -76,7 +88,10 @@ public final class ReceiveCompletion {
      *                      {@code FI_REMOTE_CQ_DATA} when the message carries data and
      *                      {@code FI_MULTI_RECV} when this completion releases a multi-receive
      *                      buffer
-     * @param report        whether a success entry is written (else its room is given back)
+     * @param report        whether the receive asked for a success entry ({@code FI_COMPLETION},
+     *                      or it releases a multi-receive buffer); without
+     *                      {@code FI_SELECTIVE_COMPLETION} one is written anyway. Else its room
+     *                      is given back.
      * @param buf           the buffer the completion names, and {@code bufOffset} the index
      *                      in it where the message starts
      * @param len           the bytes placed
@@ -101,7 +116,7 @@ public final class ReceiveCompletion {
             countError();
             return;
         }
-        if (report) {
+        if (report || !selective) {
             cq.complete(context, flags, len, buf, bufOffset, d, t, from);
         } else {
             cq.unreserve();

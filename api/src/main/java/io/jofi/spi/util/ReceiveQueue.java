@@ -32,7 +32,7 @@ import io.jofi.Fi;
  * <p><b>How a provider uses it.</b>
  * <pre>{@code
  * // bind and enable
- * rq.completion().bind(rxCq, recvCounter);
+ * rq.completion().bind(rxCq, boundWithFiSelectiveCompletion, recvCounter);
  * rq.completion().reportSource(caps has FI_SOURCE, caps has FI_SOURCE_ERR);
  * rq.directed(caps has FI_DIRECTED_RECV);
  *
@@ -127,7 +127,10 @@ public final class ReceiveQueue {
         return new PostedReceive(maxSegments);
     }
 
-    /** Gives back a receive that was never posted (or that the provider completed itself). */
+    /**
+     * Gives back a receive that was never posted (or that the provider completed itself).
+     * Never one the queue still holds, nor a multi-receive buffer whose parts are being filled.
+     */
     public void recycle(PostedReceive r) {
         r.reset();
         r.next = freeReceives;

@@ -64,6 +64,14 @@ class ReceiveCompletionTest {
     }
 
     @Test
+    void withoutSelectiveCompletionEverySuccessIsWritten() {
+        f.rq.completion().bind(f.cq, false, f.counter);
+        f.post(f.rq.newReceive().untagged("n", Fi.FI_ADDR_UNSPEC, 0).buffer(ByteBuffer.allocate(4)));
+        f.arrive(bytes(1, 0));
+        assertEquals("n", f.read().context(), "R2: FI_COMPLETION only gates on a selective CQ");
+    }
+
+    @Test
     void theSenderIsReportedOnlyWithFiSource() {
         f.post(f.recv(ByteBuffer.allocate(4), "a"));
         f.arrive(false, 0, bytes(1, 0), 5);

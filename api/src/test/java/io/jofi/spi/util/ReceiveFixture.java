@@ -30,7 +30,7 @@ final class ReceiveFixture implements AutoCloseable {
         cq = new UtilCompletionQueue(new CqAttr().size(cqSize).format(CqFormat.TAGGED), "cq");
         counter = new UtilCounter(new CounterAttr(), "cntr");
         rq = new ReceiveQueue(queueSize, 4, maxUnexpected, maxBytes);
-        rq.completion().bind(cq, counter);
+        rq.completion().bind(cq, true, counter);
     }
 
     ReceiveFixture() throws FabricException {

@@ -195,6 +195,31 @@ class ReceiveQueueMultiRecvTest {
     }
 
     @Test
+    void aPartWhoseMessageCannotBeReadFailsAndTheBufferStaysPosted() {
+        f.post(multi(ByteBuffer.allocate(64), "m", 8, Fi.FI_COMPLETION));
+        UnexpectedMessage u = f.rq.newUnexpected(16);
+        u.set(false, 0, true, 5, Fi.FI_ADDR_NOTAVAIL, null, 16).payload(f.payload, null, -Errno.ECONNRESET);
+        f.rq.arrived(u);
+        CqErrEntry e = f.readErr();
+        assertEquals(Errno.ECONNRESET, e.err());
+        assertEquals(Fi.FI_RECV | Fi.FI_MSG | Fi.FI_REMOTE_CQ_DATA, e.flags());
+        assertEquals(5, e.data());
+        assertEquals(1, f.rq.postedCount(false), "the buffer stays posted");
+        f.arrive(bytes(4, 1));
+        assertEquals(16, f.read().bufOffset(), "the failed message's bytes stay used");
+    }
+
+    @Test
+    void withoutSelectiveCompletionEveryPartIsWritten() {
+        f.rq.completion().bind(f.cq, false, f.counter);
+        f.post(multi(ByteBuffer.allocate(30), "m", 11, 0));
+        f.arrive(bytes(10, 1));
+        assertEquals(0, f.read().flags() & Fi.FI_MULTI_RECV);
+        f.arrive(bytes(10, 1));
+        assertEquals(Fi.FI_MULTI_RECV, f.read().flags() & Fi.FI_MULTI_RECV);
+    }
+
+    @Test
     void failPostedReleasesBuffers() {
         f.post(multi(ByteBuffer.allocate(20), "m", 5, Fi.FI_COMPLETION));
         f.rq.failPosted(Errno.ECANCELED, 0, null);

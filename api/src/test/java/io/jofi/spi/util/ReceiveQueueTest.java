@@ -125,6 +125,18 @@ class ReceiveQueueTest {
     }
 
     @Test
+    void aDirectedPeekSeesOnlyItsSender() {
+        f.rq.directed(true);
+        f.arrive(true, 4, bytes(2, 0), 3);
+        assertEquals(0, f.cq.reserve());
+        f.rq.peek(f.rq.newReceive().tagged("p7", 7, 4, 0, Fi.FI_COMPLETION), Fi.FI_PEEK);
+        assertEquals(Errno.ENOMSG, f.readErr().err());
+        assertEquals(0, f.cq.reserve());
+        f.rq.peek(f.rq.newReceive().tagged("p3", 3, 4, 0, Fi.FI_COMPLETION), Fi.FI_PEEK);
+        assertEquals(2, f.read().len());
+    }
+
+    @Test
     void withoutDirectedRecvTheSourceOfAReceiveIsIgnored() {
         f.post(f.rq.newReceive().untagged("from7", 7, Fi.FI_COMPLETION).buffer(ByteBuffer.allocate(4)));
         f.arrive(false, 0, bytes(1, 0), 3);
