@@ -153,7 +153,7 @@ public final class PostedReceive {
     }
 
     /** Whether it accepts {@code m} (kind, tag; the sender only when {@code directed}). */
-    boolean accepts(MessageHeader m, boolean directed) {
+    boolean accepts(ArrivingMessage m, boolean directed) {
         if (tagged != m.tagged) {
             return false;
         }

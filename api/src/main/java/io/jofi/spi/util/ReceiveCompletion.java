@@ -151,7 +151,7 @@ public final class ReceiveCompletion {
      * data and sender, into the room the peek reserved; nothing copied, nothing counted. Also
      * the completion of {@code FI_CLAIM | FI_DISCARD} ({@code len} 0).
      */
-    public void peeked(Object context, MessageHeader m, long len) {
+    public void peeked(Object context, ArrivingMessage m, long len) {
         long flags = TRECV_FLAGS | (m.hasData ? Fi.FI_REMOTE_CQ_DATA : 0);
         cq.complete(context, flags, len, null, 0, m.data, m.tag, source ? m.src : Fi.FI_ADDR_NOTAVAIL);
     }

@@ -10,7 +10,7 @@ import io.jofi.Fi;
  * {@code FI_PEEK}/{@code FI_CLAIM}/{@code FI_DISCARD}, multi-receive buffers, cancel (R13),
  * failing what is posted (R14, R15), and the completions through its
  * {@link ReceiveCompletion} (R10, R12). The provider keeps the wire: it decodes a message's
- * header into a {@link MessageHeader}, moves the bytes, and stores unexpected payloads behind
+ * header into a {@link ArrivingMessage}, moves the bytes, and stores unexpected payloads behind
  * an {@link UnexpectedPayload}.
  *
  * <p><b>Invariant.</b> No posted receive accepts a queued unexpected message that it could
@@ -287,7 +287,7 @@ public final class ReceiveQueue {
      * message (the buffer stays posted until used up) — or null (buffer the message, or stop
      * reading its sender). Read the bytes into it and call {@link #complete} (or {@link #fail}).
      */
-    public PostedReceive match(MessageHeader m) {
+    public PostedReceive match(ArrivingMessage m) {
         PostedReceiveQueue q = m.tagged ? postedTagged : posted;
         for (PostedReceive r = q.head(); r != null; r = r.next) {
             if (r.accepts(m, directed)) {
@@ -308,7 +308,7 @@ public final class ReceiveQueue {
      * back to the pool — with its multi-receive buffer when it was the last part of a
      * released one.
      */
-    public void complete(PostedReceive r, MessageHeader m, long placed) {
+    public void complete(PostedReceive r, ArrivingMessage m, long placed) {
         long flags = kind(r) | (m.hasData ? Fi.FI_REMOTE_CQ_DATA : 0) | partDone(r);
         boolean releases = (flags & Fi.FI_MULTI_RECV) != 0;
         completion.received(r.context, flags, r.report || releases, r.buf, r.bufOffset, placed,
@@ -321,7 +321,7 @@ public final class ReceiveQueue {
      * an error completion with {@code err} naming the message (tag, data, sender), nothing
      * received; then as {@link #complete}.
      */
-    public void failMessage(PostedReceive r, MessageHeader m, int err) {
+    public void failMessage(PostedReceive r, ArrivingMessage m, int err) {
         long flags = kind(r) | (m.hasData ? Fi.FI_REMOTE_CQ_DATA : 0) | partDone(r);
         completion.failed(r.context, flags, r.buf, r.bufOffset, m.data, m.tag, m.src, err, 0, null);
         finish(r, (flags & Fi.FI_MULTI_RECV) != 0);

@@ -12,7 +12,7 @@ package io.jofi.spi.util;
  * a descriptor, the connection it came on) and a number (a slot index, an ack sequence
  * number, a wire token) — so that one {@link UnexpectedPayload} serves every message.
  */
-public final class UnexpectedMessage extends MessageHeader {
+public final class UnexpectedMessage extends ArrivingMessage {
     UnexpectedPayload payload;
     Object handle;
     long handleValue;
@@ -39,7 +39,7 @@ public final class UnexpectedMessage extends MessageHeader {
     UnexpectedMessage() {
     }
 
-    /** As {@link MessageHeader#set}; returns this message. */
+    /** As {@link ArrivingMessage#set}; returns this message. */
     @Override
     public UnexpectedMessage set(boolean tagged, long tag, boolean hasData, long data, long src, byte[] sourceAddress,
                                  long length) {

@@ -21,7 +21,7 @@ final class ReceiveFixture implements AutoCloseable {
     final UtilCounter counter;
     final ReceiveQueue rq;
     final HeapPayload payload = new HeapPayload();
-    final MessageHeader header = new MessageHeader();
+    final ArrivingMessage header = new ArrivingMessage();
     final CqEntry[] entries = {new CqEntry()};
     final long[] from = new long[1];
     final CqErrEntry err = new CqErrEntry();

@@ -54,7 +54,7 @@ class ReceiveQueueAllocationTest {
         final ByteBuffer tiny = ByteBuffer.allocate(4);
         final ByteBuffer multi = ByteBuffer.allocate(64);
         final ByteBuffer payload = ByteBuffer.allocate(16);
-        final MessageHeader header = new MessageHeader();
+        final ArrivingMessage header = new ArrivingMessage();
         final CqEntry[] entries = {new CqEntry(), new CqEntry(), new CqEntry(), new CqEntry()};
         final long[] from = new long[4];
         final CqErrEntry err = new CqErrEntry();

@@ -129,8 +129,8 @@ class ReceiveQueueMultiRecvTest {
     void partsFilledAtTheSameTimeReleaseTheBufferWhenTheLastCompletes() {
         ByteBuffer buf = ByteBuffer.allocate(20);
         f.post(multi(buf, "m", 5, Fi.FI_COMPLETION));
-        MessageHeader h1 = new MessageHeader().set(false, 0, false, 0, 1, null, 10);
-        MessageHeader h2 = new MessageHeader().set(false, 0, false, 0, 2, null, 10);
+        ArrivingMessage h1 = new ArrivingMessage().set(false, 0, false, 0, 1, null, 10);
+        ArrivingMessage h2 = new ArrivingMessage().set(false, 0, false, 0, 2, null, 10);
         PostedReceive p1 = f.rq.match(h1);
         PostedReceive p2 = f.rq.match(h2);
         assertNotNull(p1);
@@ -168,7 +168,7 @@ class ReceiveQueueMultiRecvTest {
     @Test
     void cancelingABufferWhosePartIsBeingFilledLeavesTheReleaseToThePart() {
         f.post(multi(ByteBuffer.allocate(100), "m", 5, Fi.FI_COMPLETION));
-        MessageHeader h = new MessageHeader().set(false, 0, false, 0, 1, null, 10);
+        ArrivingMessage h = new ArrivingMessage().set(false, 0, false, 0, 1, null, 10);
         PostedReceive p = f.rq.match(h);
         assertEquals(0, f.rq.cancel("m"));
         CqErrEntry e = f.readErr();

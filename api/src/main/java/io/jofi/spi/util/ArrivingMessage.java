@@ -10,7 +10,7 @@ import io.jofi.Fi;
  * sets it for each message ({@link #set}); {@link UnexpectedMessage} is one that waits for a
  * receive. Mutable and reused: nothing is allocated per message.
  */
-public class MessageHeader {
+public class ArrivingMessage {
     boolean tagged;
     long tag;
     boolean hasData;
@@ -37,7 +37,7 @@ public class MessageHeader {
      * @param length        its payload length in bytes
      * @return this
      */
-    public MessageHeader set(boolean tagged, long tag, boolean hasData, long data, long src, byte[] sourceAddress,
+    public ArrivingMessage set(boolean tagged, long tag, boolean hasData, long data, long src, byte[] sourceAddress,
                              long length) {
         this.tagged = tagged;
         this.tag = tagged ? tag : 0;
@@ -85,7 +85,7 @@ public class MessageHeader {
     }
 
     /** Copies {@code other}'s fields into this one. */
-    void copy(MessageHeader other) {
+    void copy(ArrivingMessage other) {
         tagged = other.tagged;
         tag = other.tag;
         hasData = other.hasData;
