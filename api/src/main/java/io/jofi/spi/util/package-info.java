@@ -12,7 +12,7 @@
  * arithmetic of fi_atomic(3), one for every provider).
  */
 @Export
-@Version("1.2.0")
+@Version("1.3.0")
 package io.jofi.spi.util;
 
 import org.osgi.annotation.bundle.Export;
