@@ -345,29 +345,6 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         return selectiveRx ? 0 : Fi.FI_COMPLETION;
     }
 
-    /**
-     * The bytes of a one-buffer call's {@code buf} or of {@code msg}'s iovs; {@code -EINVAL}
-     * for a missing buffer or an iov count outside {@code [0, iovLimit]}.
-     */
-    private long payload(ByteBuffer buf, Msg msg) {
-        if (msg == null) {
-            return buf == null ? -Errno.EINVAL : buf.remaining();
-        }
-        int n = msg.iovCount();
-        if (n > iovLimit) {
-            return -Errno.EINVAL;
-        }
-        long length = 0;
-        for (int i = 0; i < n; i++) {
-            ByteBuffer b = msg.iov(i);
-            if (b == null) {
-                return -Errno.EINVAL;
-            }
-            length += b.remaining();
-        }
-        return length;
-    }
-
     // =================================================================== messages (fi_msg(3), fi_tagged(3))
 
     @Override
@@ -434,7 +411,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         if (rc != 0) {
             return rc;
         }
-        long length = payload(buf, msg);
+        long length = PostChecks.payload(buf, msg, iovLimit);
         if (length < 0) {
             return (int) length;
         }
@@ -570,7 +547,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         if (rc != 0) {
             return rc;
         }
-        long length = payload(buf, msg);
+        long length = PostChecks.payload(buf, msg, iovLimit);
         if (length < 0) {
             return (int) length;
         }
