@@ -3,16 +3,13 @@ package io.jofi.provider.verbs;
 import static io.jofi.provider.verbs.RmaSlots.K_ATOMIC;
 import static io.jofi.provider.verbs.RmaSlots.K_FETCH;
 import static io.jofi.provider.verbs.RmaSlots.K_READ;
-import static io.jofi.provider.verbs.RmaSlots.K_SEND;
 import static io.jofi.provider.verbs.RmaSlots.K_SWAP;
-import static io.jofi.provider.verbs.RmaSlots.K_WRITE;
 
 import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.provider.verbs.binding.VerbsConstants;
-import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
 import java.nio.ByteBuffer;
@@ -26,9 +23,10 @@ import java.nio.ByteOrder;
  * what its completion must report ({@code fi_msg(3)}, {@code fi_rma(3)}, {@code fi_atomic(3)},
  * {@code fi_cq(3)}).
  *
- * <p>An operation goes {@link #check} (the post checks, before anything is taken) →
+ * <p>An operation, past the util post checks, goes {@link #check} (verbs' own) →
  * {@link #open} (a slot and CQ room, R6) → {@link #addPayload} (SGEs: a registration given as
- * {@code desc}, the registration cache, or the slot's bounce slot for heap buffers and inject)
+ * {@code desc} or covering the buffer, the registration cache, or the slot's bounce slot for
+ * heap buffers and inject)
  * → {@link #stage} on a {@link SendChain} → {@link #post}; then a work completion →
  * {@link #step} (an RMA/atomic operation may continue with another work request) →
  * {@link #complete} (copy-back of heap results, the counter, the CQ entry) or {@link #fail}.
@@ -142,47 +140,18 @@ final class TransmitSlots {
     }
 
     /**
-     * The checks of an operation before anything is taken (the one errno table, docs/ERRORS.md):
-     * the {@link RmaSlots#check} of its kind, the iov count, null buffers, then a read's landing
-     * buffers or a transmit's length against {@code inject_size} and {@code max_msg_size}; and
-     * {@code -EAGAIN} when no slot is free.
+     * Verbs' own checks of an operation past the util post checks, before anything is taken:
+     * {@link RmaSlots#check} (remote CQ data where the device has none, an atomic's alignment
+     * and result), and {@code -EAGAIN} when no slot is free.
      *
-     * @return the payload length (0 for atomics), or a negative errno
+     * @return 0 or a negative errno
      */
-    long check(int kindAndOp, ByteBuffer buf, Msg msg, boolean withData, long remoteAddr, ByteBuffer res,
-               long flags, long injectSize, long maxMsgSize) {
+    int check(int kindAndOp, boolean withData, long remoteAddr, ByteBuffer res) {
         int rc = RmaSlots.check(kindAndOp, withData, !iwarp, remoteAddr, res);
         if (rc != 0) {
             return rc;
         }
-        int kind = kindAndOp & 0xFF;
-        int iovs = msg == null ? 1 : msg.iovCount();
-        if (iovs < 0 || iovs > IOV_LIMIT) {
-            return -Errno.EINVAL;
-        }
-        long length = 0;
-        if (kind == K_SEND || kind == K_WRITE || kind == K_READ) {
-            if (msg == null) {
-                if (buf == null) {
-                    return -Errno.EINVAL;
-                }
-                length = buf.remaining();
-            } else {
-                for (int i = 0; i < iovs; i++) {
-                    if (msg.iov(i) == null) {
-                        return -Errno.EINVAL;
-                    }
-                    length += msg.iov(i).remaining();
-                }
-            }
-        }
-        // a read lands in its buffers; inject_size is the advertised one
-        rc = kind == K_READ ? PostChecks.landing(buf, msg, iovs, 0, maxMsgSize)
-                : PostChecks.transmit(length, (flags & Fi.FI_INJECT) != 0, injectSize, maxMsgSize);
-        if (rc != 0) {
-            return rc;
-        }
-        return freeCount == 0 ? -Errno.EAGAIN : length;
+        return freeCount == 0 ? -Errno.EAGAIN : 0;
     }
 
     /**
@@ -237,8 +206,8 @@ final class TransmitSlots {
 
     /**
      * The local buffers of {@code slot}'s operation as its SGEs: the 8-byte result of a fetch
-     * ({@code res}, {@code resDesc}), the bounce slot for an atomic without one, else {@code buf}
-     * or {@code msg}'s iovs of {@code length} bytes. {@code inject} copies the data at once (the
+     * ({@code res}), the bounce slot for an atomic without one, else {@code buf} or {@code msg}'s
+     * iovs (with their {@code desc}s) of {@code length} bytes. {@code inject} copies the data at once (the
      * buffer is reusable when the call returns); {@code inline} needs no key. On failure the
      * slot is taken back (nothing happened).
      *
@@ -246,12 +215,12 @@ final class TransmitSlots {
      *         registration, {@code -EAGAIN} the registration cache full, {@code -EMSGSIZE} heap
      *         data beyond the bounce slot)
      */
-    int addPayload(int slot, int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long length, boolean inject,
-                   boolean inline, ByteBuffer res, MemoryRegion resDesc) {
+    int addPayload(int slot, int kindAndOp, ByteBuffer buf, Msg msg, long length, boolean inject, boolean inline,
+                   ByteBuffer res) {
         int kind = kindAndOp & 0xFF;
         int rc = 0;
         if (kind == K_FETCH) {
-            rc = addLocal(slot, res, 8, resDesc, 0, false, false, true);
+            rc = addLocal(slot, res, 8, null, 0, false, false, true);
         } else if (kind == K_ATOMIC || kind == K_SWAP) {
             // fetch-and-add without a result, or the swap: the old value lands in the bounce slot
             int k = slot * IOV_LIMIT;
@@ -265,7 +234,7 @@ final class TransmitSlots {
             }
         } else if (msg == null) {
             if (length > 0) {
-                rc = addLocal(slot, buf, (int) length, desc, 0, inject && !inline, inline, kind == K_READ);
+                rc = addLocal(slot, buf, (int) length, null, 0, inject && !inline, inline, kind == K_READ);
             }
         } else {
             int bounceUsed = 0;
@@ -286,9 +255,10 @@ final class TransmitSlots {
     }
 
     /**
-     * One local buffer as an SGE of {@code slot}: a registration given as {@code desc}, the
-     * registration cache for other direct buffers (held until the completion), else (heap
-     * buffers, or {@code copy}) the slot's bounce slot at {@code bounceAt} — copied in now, or
+     * One local buffer as an SGE of {@code slot}: a registration given as {@code desc}, else the
+     * application's registration that covers it ({@link VerbsDomain#registeredLkey}), else the
+     * registration cache (held until the completion); for heap buffers (or {@code copy}) the
+     * slot's bounce slot at {@code bounceAt} — copied in now, or
      * with {@code copyBack} (the device writes it: reads, fetches) copied out when the operation
      * succeeded.
      *
@@ -308,6 +278,8 @@ final class TransmitSlots {
                     return -Errno.EINVAL;
                 }
                 lkey = registration[1];
+            } else if ((lkey = domain.registeredLkey(addr, len)) >= 0) {
+                // registered by the application: its key, nothing to hold
             } else {
                 lkey = buffers.lkey(b, addr, len);
                 if (lkey < 0) {

@@ -7,10 +7,8 @@ import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Info;
-import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.provider.verbs.binding.VerbsConstants;
-import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilEventQueue;
 import java.nio.ByteBuffer;
 
@@ -48,7 +46,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
     private int rxWaitCount;
 
     VerbsEndpoint(VerbsDomain domain, Info info, Object context) throws FabricException {
-        super(domain, info, context, true);
+        super(domain, info, context, VerbsInfos.CAPS, true);
         this.conn = new MsgConnection(this, domain, this.info, (VerbsConnReq) info.handle());
         this.rxWaiting = new int[rxDepth];
     }
@@ -68,7 +66,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
         if (enabled) {
             return;
         }
-        UtilEventQueue eq = bindings.eq();
+        UtilEventQueue eq = eq();
         if (eq == null) {
             throw new FabricException(Errno.ENOEQ, "enable: an MSG endpoint needs a bound event queue");
         }
@@ -78,7 +76,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
         conn.enable(cm, queues, eq);
         domain.attach(this);
         enabled = true;
-        bindings.seal();
+        sealBindings();
     }
 
     /** {@code fi_getname}: the local address of the connection, else the info's source address. */
@@ -229,34 +227,14 @@ final class VerbsEndpoint extends VerbsEndpointCore {
         throw new FabricException(Errno.ENOPROTOOPT, "setOpt: option " + name + " at level " + level + " is not supported");
     }    // =================================================================== data path: transmit
 
-    /** {@code fi_recvmsg}: {@code FI_MULTI_RECV} is not offered. */
-    @Override
-    public int recvMsg(Msg msg, long flags) {
-        if (msg == null || msg.iovCount() < 1 || msg.iovCount() > TransmitSlots.IOV_LIMIT) {
-            return -Errno.EINVAL;
-        }
-        int rc = PostChecks.flags(flags, PostChecks.RECV_MSG_FLAGS);
-        if (rc != 0) {
-            return rc;
-        }
-        if ((flags & Fi.FI_MULTI_RECV) != 0) {
-            return -Errno.ENOSYS;
-        }
-        rc = PostChecks.landing(null, msg, msg.iovCount(), flags, info.epAttr().maxMsgSize());
-        if (rc != 0) {
-            return rc;
-        }
-        return receive(null, null, msg, msg.context(), flags);
-    }
-
     /**
      * Every transmit operation: checks, a slot and CQ room, the work request staged and
      * posted (unless {@code FI_MORE}). {@code kindAndOp}: an {@link RmaSlots} kind and its marks.
      */
     @Override
-    synchronized int transmit(int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long data, boolean withData,
+    synchronized int transmit(int kindAndOp, ByteBuffer buf, Msg msg, long length, long data, boolean withData,
                               long dest, long remoteAddr, long rkey, long compareAdd, long swap, Object context,
-                              long flags, ByteBuffer result, MemoryRegion resultDesc) {
+                              long flags, ByteBuffer result) {
         int rc = dataPathCheck();
         if (rc != 0) {
             return rc;
@@ -265,10 +243,9 @@ final class VerbsEndpoint extends VerbsEndpointCore {
         if (state != MsgConnection.CONNECTED) {
             return state == MsgConnection.DOWN || state == MsgConnection.IDLE ? -Errno.ENOTCONN : -Errno.EAGAIN;
         }
-        long length = tx.check(kindAndOp, buf, msg, withData, remoteAddr, result, flags, info.txAttr().injectSize(),
-                info.epAttr().maxMsgSize());
-        if (length < 0) {
-            return (int) length;
+        rc = tx.check(kindAndOp, withData, remoteAddr, result);
+        if (rc != 0) {
+            return rc;
         }
         if (tx.fenceWaits(flags)) {
             if (sendChain.staged() > 0) {
@@ -285,7 +262,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
         if (slot < 0) {
             return slot;
         }
-        rc = tx.addPayload(slot, kindAndOp, buf, desc, msg, length, inject, inline, result, resultDesc);
+        rc = tx.addPayload(slot, kindAndOp, buf, msg, length, inject, inline, result);
         if (rc != 0) {
             return rc;
         }
@@ -298,9 +275,13 @@ final class VerbsEndpoint extends VerbsEndpointCore {
 
     // =================================================================== data path: receive
 
+    /**
+     * A receive on the queue pair, or waiting in order for it to exist; one iov
+     * ({@code -ENOSYS} for more).
+     */
     @Override
-    synchronized int receive(ByteBuffer buf, MemoryRegion desc, Msg msg, Object context, long flags) {
-        int rc = postable();
+    synchronized int receive(ByteBuffer buf, Msg msg, Object context, long flags) {
+        int rc = receivable(buf, msg);
         if (rc != 0) {
             return rc;
         }
@@ -308,11 +289,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
             return -Errno.ENOTCONN;
         }
         ByteBuffer b = msg == null ? buf : msg.iov(0);
-        MemoryRegion d = msg == null ? desc : msg.desc(0);
-        if (b == null || (msg != null && msg.iovCount() != 1)) {
-            return msg != null && msg.iovCount() > 1 ? -Errno.ENOSYS : -Errno.EINVAL;
-        }
-        int slot = rx.reserve(b, d, context, flags);
+        int slot = rx.reserve(b, msg == null ? null : msg.desc(0), context, flags);
         if (slot < 0) {
             return slot;
         }

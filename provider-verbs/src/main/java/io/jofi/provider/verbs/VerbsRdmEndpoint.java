@@ -6,10 +6,8 @@ import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Fid;
 import io.jofi.Info;
-import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.provider.verbs.binding.VerbsConstants;
-import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilAddressVector;
 import java.nio.ByteBuffer;
 
@@ -51,12 +49,22 @@ final class VerbsRdmEndpoint extends VerbsEndpointCore implements VerbsAddressVe
     private final RdmTransmitter transmitter;
 
     VerbsRdmEndpoint(VerbsDomain domain, Info info, Object context) {
-        super(domain, info, context, rmaHere(domain));
+        super(domain, info, context, VerbsInfos.RDM_CAPS, rmaHere(domain));
         long caps = info.caps();
         this.source = (caps & Fi.FI_SOURCE) != 0;
         this.sourceErr = source && (caps & Fi.FI_SOURCE_ERR) != 0;
         this.rmaHere = rmaHere(domain);
         this.transmitter = new RdmTransmitter(tx);
+    }
+
+    @Override
+    boolean reportsSource() {
+        return source;
+    }
+
+    @Override
+    boolean reportsSourceErr() {
+        return sourceErr;
     }
 
     private static boolean rmaHere(VerbsDomain domain) {
@@ -67,8 +75,8 @@ final class VerbsRdmEndpoint extends VerbsEndpointCore implements VerbsAddressVe
 
     /** The AV, once bound: its removals end the connections to the removed peers ({@link #removed}). */
     @Override
-    void onBind(Fid fid) {
-        av = bindings.av();
+    protected void onBind(Fid fid, long flags) {
+        av = av();
         if (av instanceof VerbsAddressVector v && v == fid) {
             v.addRemovalListener(this);
         }
@@ -93,7 +101,7 @@ final class VerbsRdmEndpoint extends VerbsEndpointCore implements VerbsAddressVe
         if (av == null) {
             throw new FabricException(Errno.ENOAV, "enable: an RDM endpoint needs a bound address vector");
         }
-        if (bindings.txCq() == null || bindings.rxCq() == null) {
+        if (txCq() == null || rxCq() == null) {
             throw new FabricException(Errno.ENOCQ, "enable: bind CQs for FI_TRANSMIT and FI_RECV first");
         }
         if (!domain.ops().hasSharedReceiveQueue()) {
@@ -122,7 +130,7 @@ final class VerbsRdmEndpoint extends VerbsEndpointCore implements VerbsAddressVe
             }
             throw new FabricException(Errno.ENOMEM, "enable: " + e.getMessage(), e);
         }
-        bindings.seal();
+        sealBindings();
         domain.attach(this);
         enabled = true;
     }
@@ -196,17 +204,16 @@ final class VerbsRdmEndpoint extends VerbsEndpointCore implements VerbsAddressVe
      * it, else queued on the connection in order ({@link RdmTransmitter}).
      */
     @Override
-    synchronized int transmit(int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long data, boolean withData,
+    synchronized int transmit(int kindAndOp, ByteBuffer buf, Msg msg, long length, long data, boolean withData,
                               long dest, long remoteAddr, long rkey, long compareAdd, long swap, Object context,
-                              long flags, ByteBuffer result, MemoryRegion resultDesc) {
+                              long flags, ByteBuffer result) {
         int rc = postable();
         if (rc != 0) {
             return rc;
         }
-        long length = tx.check(kindAndOp, buf, msg, withData, remoteAddr, result, flags, info.txAttr().injectSize(),
-                info.epAttr().maxMsgSize());
-        if (length < 0) {
-            return (int) length;
+        rc = tx.check(kindAndOp, withData, remoteAddr, result);
+        if (rc != 0) {
+            return rc;
         }
         if (tx.fenceWaits(flags)) {
             transmitter.postStaged();
@@ -226,8 +233,7 @@ final class VerbsRdmEndpoint extends VerbsEndpointCore implements VerbsAddressVe
             transmitter.failNow(slot, c.failure);
             return 0;
         }
-        rc = tx.addPayload(slot, kindAndOp, buf, desc, msg, length, (flags & Fi.FI_INJECT) != 0, false, result,
-                resultDesc);
+        rc = tx.addPayload(slot, kindAndOp, buf, msg, length, (flags & Fi.FI_INJECT) != 0, false, result);
         if (rc != 0) {
             return rc;
         }
@@ -236,37 +242,15 @@ final class VerbsRdmEndpoint extends VerbsEndpointCore implements VerbsAddressVe
 
     // =================================================================== data path: receive
 
-    /** {@code fi_recvmsg}: one iov; {@code FI_MULTI_RECV} is not offered. */
-    @Override
-    public int recvMsg(Msg msg, long flags) {
-        if (msg == null || msg.iovCount() < 1 || msg.iovCount() > TransmitSlots.IOV_LIMIT) {
-            return -Errno.EINVAL; // more than iov_limit: -EINVAL as on MSG (docs/ERRORS.md), not -ENOSYS below
-        }
-        int rc = PostChecks.flags(flags, PostChecks.RECV_MSG_FLAGS);
-        if (rc != 0) {
-            return rc;
-        }
-        rc = PostChecks.landing(null, msg, msg.iovCount(), flags, info.epAttr().maxMsgSize());
-        if (rc != 0) {
-            return rc;
-        }
-        if ((flags & Fi.FI_MULTI_RECV) != 0 || msg.iovCount() > 1) {
-            return -Errno.ENOSYS;
-        }
-        return receive(msg.iov(0), msg.desc(0), null, msg.context(), flags);
-    }
-
     /** A receive posted to the shared receive queue: it takes the next message of any peer. */
     @Override
-    synchronized int receive(ByteBuffer b, MemoryRegion d, Msg msg, Object context, long flags) {
-        int rc = postable();
+    synchronized int receive(ByteBuffer buf, Msg msg, Object context, long flags) {
+        int rc = receivable(buf, msg);
         if (rc != 0) {
             return rc;
         }
-        if (b == null) {
-            return -Errno.EINVAL;
-        }
-        int slot = rx.reserve(b, d, context, flags);
+        ByteBuffer b = msg == null ? buf : msg.iov(0);
+        int slot = rx.reserve(b, msg == null ? null : msg.desc(0), context, flags);
         if (slot < 0) {
             return slot;
         }
