@@ -76,12 +76,20 @@ abstract class VerbsEndpointCore extends UtilEndpoint
     /**
      * What the util post checks measure against: the info's caps (an info without caps gets
      * everything offered; no RMA or atomics where the endpoint type has none here), op flags,
-     * inject and message size, {@link TransmitSlots#IOV_LIMIT} iovs, one RMA iov.
+     * inject and message size, {@link TransmitSlots#IOV_LIMIT} iovs, one RMA iov. Under
+     * {@code FI_RX_CQ_DATA} (fi_getinfo(3): remote CQ data consumes a posted receive) an RMA
+     * target posts receives without {@code FI_MSG} in its caps: the caps gate lets its
+     * receives through ({@code FI_MSG | FI_RECV}; sends stay refused unless the caps name
+     * {@code FI_SEND}).
      */
     private static Limits limits(Info info, long offered, boolean rmaHere) {
         long caps = info.caps() == 0 ? offered : info.caps();
         if (!rmaHere) {
             caps &= ~(Fi.FI_RMA | Fi.FI_ATOMIC);
+        }
+        long mode = info.mode() | (info.rxAttr() == null ? 0 : info.rxAttr().mode());
+        if ((mode & Fi.FI_RX_CQ_DATA) != 0 && (caps & Fi.FI_RMA) != 0 && (caps & Fi.FI_MSG) == 0) {
+            caps |= Fi.FI_MSG | Fi.FI_RECV;
         }
         return new Limits(caps, info.txAttr().opFlags(), info.rxAttr().opFlags(), info.txAttr().injectSize(),
                 info.epAttr().maxMsgSize(), TransmitSlots.IOV_LIMIT, 1);
