@@ -4,7 +4,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * The incremental decoder of one connection's inbound message stream: header bytes arrive
+ * A test harness (the endpoint's receiver, io.jofi.provider.tcp.TcpReceiver, reads frames its
+ * own way, straight from the socket into posted buffers): the incremental decoder of one connection's inbound message stream: header bytes arrive
  * in pieces, and once a header is complete the payload length is known, so the endpoint can
  * move the payload straight into a posted receive buffer (or discard it, or stage it as an
  * unexpected message) without a copy through an intermediate frame.
