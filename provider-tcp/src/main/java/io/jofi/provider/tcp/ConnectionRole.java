@@ -43,6 +43,9 @@ interface ConnectionRole {
     /** The sender's fi_addr for matching and {@code readFrom} (R10): {@code FI_ADDR_NOTAVAIL} on MSG. */
     long source();
 
-    /** With {@code FI_SOURCE_ERR}, the raw name of a sender not in the AV (R10); else null. */
+    /**
+     * With {@code FI_SOURCE_ERR}, the raw name of a sender not in the AV (R10: its receive
+     * completions become {@code EADDRNOTAVAIL} errors carrying a copy); else null.
+     */
     byte[] unknownSender();
 }

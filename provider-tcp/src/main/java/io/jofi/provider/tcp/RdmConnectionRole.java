@@ -73,6 +73,6 @@ final class RdmConnectionRole implements ConnectionRole {
 
     @Override
     public byte[] unknownSender() {
-        return endpoint.sourceErr() && endpoint.sourceOf(peer) == Fi.FI_ADDR_NOTAVAIL ? peer.name.clone() : null;
+        return endpoint.sourceErr() && endpoint.sourceOf(peer) == Fi.FI_ADDR_NOTAVAIL ? peer.name : null; // the completion copies it
     }
 }

@@ -5,6 +5,7 @@ import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.provider.tcp.wire.TcpRdmHelloDescriptor;
+import io.jofi.spi.util.ReceiveQueue;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -27,7 +28,7 @@ final class RdmPeers {
     private final TcpDomain domain;
     private final Info info;
     private final DataPathBindings bound;
-    private final RxMatcher matcher;
+    private final ReceiveQueue queue;
     private final int queueSize;
 
     private final Map<RdmPeer, RdmPeer> byName = new HashMap<>();
@@ -42,19 +43,19 @@ final class RdmPeers {
     /** Peers whose sends are parked (crossed-connect reject); read without the lock by {@link #checkParked}. */
     private volatile int parkedCount;
 
-    RdmPeers(TcpRdmEndpoint endpoint, TcpDomain domain, Info info, DataPathBindings bound, RxMatcher matcher) {
+    RdmPeers(TcpRdmEndpoint endpoint, TcpDomain domain, Info info, DataPathBindings bound, ReceiveQueue queue) {
         this.endpoint = endpoint;
         this.domain = domain;
         this.info = info;
         this.bound = bound;
-        this.matcher = matcher;
+        this.queue = queue;
         this.queueSize = TcpConnection.queueSize(info);
         Arrays.fill(cachedAddr, Fi.FI_ADDR_NOTAVAIL);
     }
 
     private TcpConnection newConnection(RdmPeer p) {
         // both ends of an RDM connection are JOFI (the hello), from the first operation on
-        return new TcpConnection(domain, info, endpoint, new RdmConnectionRole(endpoint, this, p), bound, matcher,
+        return new TcpConnection(domain, info, endpoint, new RdmConnectionRole(endpoint, this, p), bound, queue,
                 queueSize, true);
     }
 

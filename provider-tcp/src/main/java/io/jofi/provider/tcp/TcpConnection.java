@@ -8,6 +8,7 @@ import io.jofi.Info;
 import io.jofi.provider.tcp.wire.CmMessage;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.provider.tcp.wire.WireStatus;
+import io.jofi.spi.util.ReceiveQueue;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -36,7 +37,7 @@ import java.nio.channels.SocketChannel;
  * connections) guards this object and its parts; the progress step takes it per selected key,
  * the application's calls per operation.
  */
-final class TcpConnection implements SelectHandler, RxMatcher.Source {
+final class TcpConnection implements SelectHandler {
     static final int IDLE = 0;
     static final int CONNECTING = 1;
     static final int REQ_SENT = 2;
@@ -51,7 +52,8 @@ final class TcpConnection implements SelectHandler, RxMatcher.Source {
     final Object lock;
     final ConnectionRole role;
     final DataPathBindings bound;
-    final RxMatcher matcher;
+    /** The endpoint's receive queue this connection delivers into (an RDM endpoint's is every peer's). */
+    final ReceiveQueue queue;
     /** The info's caps: operations outside them return -ENOSYS (API.md "Endpoints"). */
     final long caps;
     /** The info's transmit op flags (the default completion level). */
@@ -83,13 +85,13 @@ final class TcpConnection implements SelectHandler, RxMatcher.Source {
      *                 both ends announced it in the hello); else the CM handshake tells
      */
     TcpConnection(TcpDomain domain, Info info, Object lock, ConnectionRole role, DataPathBindings bound,
-                  RxMatcher matcher, int queueSize, boolean jofiPeer) {
+                  ReceiveQueue queue, int queueSize, boolean jofiPeer) {
         this.domain = domain;
         this.info = info;
         this.lock = lock;
         this.role = role;
         this.bound = bound;
-        this.matcher = matcher;
+        this.queue = queue;
         this.caps = info.caps();
         this.txOpFlags = info.txAttr().opFlags();
         this.jofiPeer = jofiPeer;
@@ -559,9 +561,9 @@ final class TcpConnection implements SelectHandler, RxMatcher.Source {
         if (role.ownsPostedReceives()) {
             // An RDM connection fails only its own operations: the posted receives are the
             // endpoint's, for every peer.
-            matcher.failPosted(err, endProvErrno, endReason);
+            queue.failPosted(err, endProvErrno, endReason);
         }
-        rx.abandonBuffering();
+        rx.abandonBuffering(err);
         tx.resetAcks();
     }
 
@@ -673,30 +675,14 @@ final class TcpConnection implements SelectHandler, RxMatcher.Source {
         }
     }
 
-    // =================================================================== RxMatcher.Source
-
-    /** A receive took a buffered message of this connection that asked for an ack (R11). */
-    @Override
-    public void ackTaken() {
-        if (cm != DOWN) {
-            tx.ackOne();
-        }
-    }
-
-    /** A receive took (or discarded) a buffered message whose ack waited for the match (ack order kept). */
-    @Override
-    public void ackTaken(long seq) {
+    /**
+     * A receive took (or discarded) a buffered message of this connection whose ack waited for
+     * the match ({@code FI_MATCH_COMPLETE}; {@code seq} its place in the ack order, -1 when no
+     * ack is owed).
+     */
+    void ackMatched(long seq) {
         if (cm != DOWN && seq >= 0) {
             tx.ackReady(seq);
         }
-    }
-
-    /**
-     * With {@code FI_SOURCE_ERR}, the raw name of a sender that is not in the AV (its
-     * completion becomes {@code EADDRNOTAVAIL} with this as errData, R10); else null.
-     */
-    @Override
-    public byte[] unknownSender() {
-        return role.unknownSender();
     }
 }

@@ -1,20 +1,18 @@
 package io.jofi.provider.tcp;
 
 import io.jofi.Addresses;
-import io.jofi.Endpoint;
 import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Fid;
-import io.jofi.FidClass;
 import io.jofi.Info;
-import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
 import io.jofi.provider.tcp.wire.CmMessage;
-import io.jofi.spi.util.AbstractFid;
+import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.spi.util.EndpointBindings;
+import io.jofi.spi.util.UtilEndpoint;
 import io.jofi.spi.util.UtilEventQueue;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -25,62 +23,53 @@ import java.nio.channels.SocketChannel;
  * {@code fi_msg(3)}, {@code fi_tagged(3)}, {@code fi_rma(3)}, {@code fi_atomic(3)}): the
  * public face of one {@link TcpConnection}, speaking libfabric's tcp wire format (TCP-WIRE.md).
  *
- * <p>It owns the bindings ({@link EndpointBindings}, copied for the data path into
- * {@link DataPathBindings}), the receive posts ({@link TcpReceiveSide}) and the connection,
- * and is the connection's {@link ConnectionRole}: its connection events go to the bound EQ
- * ({@code FI_CONNECTED}, {@code FI_SHUTDOWN}, connect errors; R14), and the end of the
- * connection fails its posted receives. Transmit posts go to the connection's
- * {@link TcpMessageInitiator} and {@link TcpRmaInitiator}.
+ * <p>{@link UtilEndpoint} owns the bindings (copied for the connection's data path into
+ * {@link DataPathBindings}) and checks every post; its funnels hand what passes to the
+ * connection's {@link TcpMessageInitiator} and {@link TcpRmaInitiator} and to the receive
+ * posts ({@link TcpReceiveSide}). This class owns the connection and is its
+ * {@link ConnectionRole}: its connection events go to the bound EQ ({@code FI_CONNECTED},
+ * {@code FI_SHUTDOWN}, connect errors; R14), and the end of the connection fails its posted
+ * receives.
  *
  * <p><b>Threads.</b> This object's monitor guards it and its connection; the progress step
  * takes it per selected key, the application's calls per operation. Completions are written
  * under it (the util CQ has its own synchronisation).
  */
-final class TcpEndpoint extends AbstractFid implements Endpoint, ConnectionRole, TcpReceiveSide.Owner {
+final class TcpEndpoint extends UtilEndpoint implements ConnectionRole, TcpReceiveSide.Owner {
     private final Info info;
     /** The connection request this endpoint was opened for (passive side), or null. */
     private final PendingConnection request;
-    /**
-     * fi_ep_bind's rules, retains and progress attach (util); {@link #bound} holds the data
-     * path's copies of what it holds.
-     */
-    private final EndpointBindings bindings;
+    /** The data path's copies of what is bound ({@link #onBind}). */
     private final DataPathBindings bound = new DataPathBindings();
     private final TcpReceiveSide receives;
     private final TcpConnection conn;
     private boolean enabled;
 
     TcpEndpoint(TcpDomain domain, Info info, Object context) {
-        super(FidClass.ENDPOINT, context);
+        super(context, domain.engine(), EndpointBindings.ALL_COUNTER_ROLES, limits(info));
         this.info = info.copy();
         this.request = (PendingConnection) info.handle();
         this.info.handle(null);
-        this.bindings = new EndpointBindings(domain.engine(), EndpointBindings.ALL_COUNTER_ROLES);
         this.receives = new TcpReceiveSide(this, this, bound, this.info, domain.provider());
-        this.conn = new TcpConnection(domain, this.info, this, this, bound, receives.matcher,
+        this.conn = new TcpConnection(domain, this.info, this, this, bound, receives.queue,
                 TcpConnection.queueSize(this.info), false);
+    }
+
+    /** What the post checks measure an endpoint of {@code info} against (the provider's limits, its caps). */
+    static Limits limits(Info info) {
+        return new Limits(info.caps(), info.txAttr().opFlags(), info.rxAttr().opFlags(), TcpProvider.INJECT_SIZE,
+                TcpProvider.MAX_MSG_SIZE, TcpProvider.IOV_LIMIT, TcpWireDescriptor.MAX_RMA_IOV_COUNT);
     }
 
     // =================================================================== control path
 
-    /**
-     * {@code fi_ep_bind}: a CQ ({@code FI_TRANSMIT}, {@code FI_RECV},
-     * {@code FI_SELECTIVE_COMPLETION}), an EQ, a counter (every role of
-     * {@link EndpointBindings#ALL_COUNTER_ROLES}) or an AV (accepted, unused by MSG endpoints),
-     * with the rules of {@link EndpointBindings}. Each bound object is retained until this
-     * endpoint closes (R9) and is driven by the domain's engine in manual progress.
-     *
-     * @throws FabricException {@code EINVAL} for a foreign object, wrong flags or a second bind
-     *         of the same role; {@code EOPBADSTATE} after {@code enable}
-     */
+    /** After {@code fi_ep_bind}: the connection's data path and the receive queue see what is bound. */
     @Override
-    public void bind(Fid fid, long flags) throws FabricException {
-        synchronized (this) {
-            ensureOpen("bind");
-            bindings.bind(fid, flags);
-            bound.update(bindings);
-            receives.bound();
-        }
+    protected void onBind(Fid fid, long flags) {
+        bound.update(txCq(), rxCq(), selectiveTx(), selectiveRx(), eq(), counterFor(Fi.FI_SEND),
+                counterFor(Fi.FI_RECV), counterFor(Fi.FI_READ), counterFor(Fi.FI_WRITE), counterFor(Fi.FI_REMOTE_READ),
+                counterFor(Fi.FI_REMOTE_WRITE));
+        receives.bound();
     }
 
     /**
@@ -97,7 +86,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, ConnectionRole,
                 throw new FabricException(Errno.ENOEQ, "enable: an MSG endpoint needs a bound event queue");
             }
             enabled = true;
-            bindings.seal();
+            sealBindings();
         }
     }
 
@@ -213,119 +202,35 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, ConnectionRole,
         receives.setOpt(level, name, value);
     }
 
-    // =================================================================== data path
+    // =================================================================== data path (UtilEndpoint's funnels)
 
     @Override
-    public int send(ByteBuffer buf, MemoryRegion desc, long destAddr, Object context) {
-        return conn.messages.send(buf, desc, destAddr, context);
+    protected int postSend(ByteBuffer buf, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
+                           long flags, Object context) {
+        return conn.messages.post(buf, msg, length, tagged, tag, data, flags, context);
     }
 
     @Override
-    public int sendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, Object context) {
-        return conn.messages.sendData(buf, desc, data, destAddr, context);
+    protected int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags,
+                           Object context) {
+        return receives.postRecv(buf, msg, srcAddr, tagged, tag, ignore, flags, context);
     }
 
     @Override
-    public int inject(ByteBuffer buf, long destAddr) {
-        return conn.messages.inject(buf, destAddr);
+    protected int postPeek(TaggedMsg msg, long flags) {
+        return receives.postPeek(msg, flags);
     }
 
     @Override
-    public int injectData(ByteBuffer buf, long data, long destAddr) {
-        return conn.messages.injectData(buf, data, destAddr);
+    protected int postRma(boolean read, ByteBuffer buf, RmaMsg msg, long length, long peerAddr, long addr, long key,
+                          long data, long flags, Object context) {
+        return conn.rma.post(read, buf, msg, length, addr, key, data, flags, context);
     }
 
     @Override
-    public int sendMsg(Msg msg, long flags) {
-        return conn.messages.sendMsg(msg, flags);
-    }
-
-    @Override
-    public int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
-        return conn.messages.tsend(buf, desc, destAddr, tag, context);
-    }
-
-    @Override
-    public int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
-        return conn.messages.tsendData(buf, desc, data, destAddr, tag, context);
-    }
-
-    @Override
-    public int tinject(ByteBuffer buf, long destAddr, long tag) {
-        return conn.messages.tinject(buf, destAddr, tag);
-    }
-
-    @Override
-    public int tsendMsg(TaggedMsg msg, long flags) {
-        return conn.messages.tsendMsg(msg, flags);
-    }
-
-    @Override
-    public int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
-        return conn.rma.read(buf, desc, srcAddr, addr, key, context);
-    }
-
-    @Override
-    public int readMsg(RmaMsg msg, long flags) {
-        return conn.rma.readMsg(msg, flags);
-    }
-
-    @Override
-    public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
-        return conn.rma.write(buf, desc, destAddr, addr, key, context);
-    }
-
-    @Override
-    public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
-                         Object context) {
-        return conn.rma.writeData(buf, desc, data, destAddr, addr, key, context);
-    }
-
-    @Override
-    public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
-        return conn.rma.injectWrite(buf, destAddr, addr, key);
-    }
-
-    @Override
-    public int writeMsg(RmaMsg msg, long flags) {
-        return conn.rma.writeMsg(msg, flags);
-    }
-
-    @Override
-    public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
-        return conn.rma.atomic(operand, destAddr, addr, key, op, context);
-    }
-
-    @Override
-    public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
-                           int op, Object context) {
-        return conn.rma.fetchAtomic(operand, result, resultDesc, destAddr, addr, key, op, context);
-    }
-
-    @Override
-    public int compareAtomic(long compare, long swap, ByteBuffer result, MemoryRegion resultDesc, long destAddr,
-                             long addr, long key, Object context) {
-        return conn.rma.compareAtomic(compare, swap, result, resultDesc, destAddr, addr, key, context);
-    }
-
-    @Override
-    public int recv(ByteBuffer buf, MemoryRegion desc, long srcAddr, Object context) {
-        return receives.recv(buf, desc, srcAddr, context);
-    }
-
-    @Override
-    public int recvMsg(Msg msg, long flags) {
-        return receives.recvMsg(msg, flags);
-    }
-
-    @Override
-    public int trecv(ByteBuffer buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object context) {
-        return receives.trecv(buf, desc, srcAddr, tag, ignore, context);
-    }
-
-    @Override
-    public int trecvMsg(TaggedMsg msg, long flags) {
-        return receives.trecvMsg(msg, flags);
+    protected int postAtomic(int op, long operand, long compare, ByteBuffer result, long destAddr, long addr, long key,
+                             long flags, Object context) {
+        return conn.rma.atomic(op, operand, compare, result, addr, key, flags, context);
     }
 
     // =================================================================== TcpReceiveSide.Owner
@@ -337,7 +242,7 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, ConnectionRole,
 
     @Override
     public boolean receiving() {
-        return enabled && (conn.cm != TcpConnection.DOWN || receives.matcher.hasUnexpected());
+        return enabled && (conn.cm != TcpConnection.DOWN || receives.queue.hasUnexpected());
     }
 
     @Override
@@ -413,12 +318,12 @@ final class TcpEndpoint extends AbstractFid implements Endpoint, ConnectionRole,
         synchronized (this) {
             conn.discard();
             if (bound.rxCq != null) {
-                receives.matcher.discardPosted();
+                receives.queue.discardPosted();
             }
             if (request != null) {
                 request.drop();
             }
-            bindings.releaseAll(this);
+            releaseBindings(this);
         }
     }
 

@@ -1,20 +1,17 @@
 package io.jofi.provider.tcp;
 
 import io.jofi.Addresses;
-import io.jofi.Endpoint;
 import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Fid;
-import io.jofi.FidClass;
 import io.jofi.Info;
-import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
 import io.jofi.provider.tcp.wire.TcpRdmHelloDescriptor;
-import io.jofi.spi.util.AbstractFid;
 import io.jofi.spi.util.EndpointBindings;
+import io.jofi.spi.util.UtilEndpoint;
 import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -57,7 +54,7 @@ import java.util.Set;
  * sends were never started.
  *
  * <p><b>Parts.</b> This class is the public face: it owns the bindings, the listener and the
- * receive posts ({@link TcpReceiveSide}, one {@link RxMatcher} all connections deliver into).
+ * receive posts ({@link TcpReceiveSide}, one {@link io.jofi.spi.util.ReceiveQueue} all connections deliver into).
  * {@link RdmPeers} keeps the peers and their connections; each connection is a
  * {@link TcpConnection} (framing, transmit path, acks and receive path as for MSG) in the
  * {@link RdmConnectionRole}, so every operation the MSG endpoint offers is offered here with
@@ -71,7 +68,7 @@ import java.util.Set;
  * <p><b>Threads.</b> This object's monitor guards all of it (the connections' {@code lock});
  * the progress step, the CM loop and the application's calls take it per event/operation.
  */
-final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandler, TcpAddressVector.RemovalListener,
+final class TcpRdmEndpoint extends UtilEndpoint implements SelectHandler, TcpAddressVector.RemovalListener,
         TcpReceiveSide.Owner {
     /**
      * How long sends parked by a crossed-connect reject wait for the peer's connection before
@@ -85,12 +82,7 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     private final boolean source;
     private final boolean sourceErr;
     private final boolean directed;
-    /** Operations the caps cover; others answer {@code -ENOSYS} before any address is looked at. */
-    private final boolean tagged;
-    private final boolean rma;
-    private final boolean atomics;
-    /** fi_ep_bind's rules and retains (util); {@link #bound} holds the data path's copies. */
-    private final EndpointBindings bindings;
+    /** The data path's copies of what is bound ({@link #onBind}), shared by every connection. */
     private final DataPathBindings bound = new DataPathBindings();
     private final TcpReceiveSide receives;
     private final RdmPeers peers;
@@ -108,7 +100,7 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
     private NioLoop cmLoop;
 
     TcpRdmEndpoint(TcpDomain domain, Info info, Object context) {
-        super(FidClass.ENDPOINT, context);
+        super(context, domain.engine(), EndpointBindings.ALL_COUNTER_ROLES, TcpEndpoint.limits(info));
         this.domain = domain;
         this.info = info.copy();
         this.info.handle(null);
@@ -116,44 +108,27 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
         this.source = (caps & Fi.FI_SOURCE) != 0;
         this.sourceErr = source && (caps & Fi.FI_SOURCE_ERR) != 0;
         this.directed = (caps & Fi.FI_DIRECTED_RECV) != 0;
-        this.tagged = (caps & Fi.FI_TAGGED) != 0;
-        this.rma = (caps & Fi.FI_RMA) != 0;
-        this.atomics = (caps & Fi.FI_ATOMIC) != 0;
-        this.bindings = new EndpointBindings(domain.engine(), EndpointBindings.ALL_COUNTER_ROLES);
         this.receives = new TcpReceiveSide(this, this, bound, this.info, domain.provider());
-        this.peers = new RdmPeers(this, domain, this.info, bound, receives.matcher);
+        this.peers = new RdmPeers(this, domain, this.info, bound, receives.queue);
     }
 
     // =================================================================== control path
 
     /**
-     * {@code fi_ep_bind}: an AV (required before {@code enable}; this provider's), CQs
-     * ({@code FI_TRANSMIT}, {@code FI_RECV}, {@code FI_SELECTIVE_COMPLETION}) and counters as for
-     * MSG endpoints; an EQ is accepted (RDM endpoints raise no connection events). Each bound
-     * object is retained until close (R9).
-     *
-     * @throws FabricException {@code EINVAL} for a foreign object, wrong flags or a second bind;
-     *         {@code EOPBADSTATE} after {@code enable}
+     * After {@code fi_ep_bind} (an AV, required before {@code enable}; CQs and counters as for
+     * MSG endpoints; an EQ is accepted, RDM endpoints raise no connection events): the
+     * connections' data path and the receive queue see what is bound; this endpoint listens to
+     * the removals of its AV.
      */
     @Override
-    public void bind(Fid fid, long flags) throws FabricException {
-        synchronized (this) {
-            ensureOpen("bind");
-            if (enabled) {
-                throw new FabricException(Errno.EOPBADSTATE, "bind: the endpoint is enabled already; bind before enable");
-            }
-            if (fid instanceof io.jofi.spi.util.UtilAddressVector && !(fid instanceof TcpAddressVector)) {
-                throw new FabricException(Errno.EINVAL, "bind: " + fid + " is not an address vector of a tcp domain");
-            }
-            // The bindings keep every binding, the AV too (EndpointBindings' rules and retains);
-            // this endpoint only listens to the AV's removals.
-            bindings.bind(fid, flags);
-            bound.update(bindings);
-            receives.bound();
-            if (fid instanceof TcpAddressVector a) {
-                av = a;
-                a.addRemovalListener(this);
-            }
+    protected void onBind(Fid fid, long flags) {
+        bound.update(txCq(), rxCq(), selectiveTx(), selectiveRx(), eq(), counterFor(Fi.FI_SEND),
+                counterFor(Fi.FI_RECV), counterFor(Fi.FI_READ), counterFor(Fi.FI_WRITE), counterFor(Fi.FI_REMOTE_READ),
+                counterFor(Fi.FI_REMOTE_WRITE));
+        receives.bound();
+        if (fid instanceof TcpAddressVector a) {
+            av = a;
+            a.addRemovalListener(this);
         }
     }
 
@@ -162,7 +137,8 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
      * port; none: every address) so that peers can connect; {@link #getName()} is then the
      * concrete address. A second call does nothing.
      *
-     * @throws FabricException {@code ENOAV} without a bound AV; {@code EADDRINUSE} /
+     * @throws FabricException {@code ENOAV} without a bound AV, {@code EINVAL} when it is not a
+     *         tcp domain's; {@code EADDRINUSE} /
      *         {@code EADDRNOTAVAIL} when the address cannot be bound; {@code ENODEV} after departure
      */
     @Override
@@ -171,6 +147,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
             ensureOpen("enable");
             if (enabled) {
                 return;
+            }
+            if (av == null && av() != null) {
+                throw new FabricException(Errno.EINVAL, "enable: " + av() + " is not an address vector of a tcp domain");
             }
             if (av == null) {
                 throw new FabricException(Errno.ENOAV, "enable: an RDM endpoint needs a bound address vector"
@@ -195,7 +174,7 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
                 throw e;
             }
             receives.directed(directed);
-            bindings.seal();
+            sealBindings();
             enabled = true;
         }
     }
@@ -400,58 +379,32 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
         return rc;
     }
 
-    /** {@code fi_recv}: from any peer, or with {@code FI_DIRECTED_RECV} only from {@code srcAddr}. */
+    /** From any peer, or with {@code FI_DIRECTED_RECV} only from {@code srcAddr}. */
     @Override
-    public int recv(ByteBuffer buf, MemoryRegion desc, long srcAddr, Object context) {
+    protected int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags,
+                           Object context) {
         synchronized (this) {
-            return resumed(receives.recv(buf, desc, srcAddr, context));
+            return resumed(receives.postRecv(buf, msg, srcAddr, tagged, tag, ignore, flags, context));
         }
     }
 
-    /** {@code fi_recvmsg}: as MSG endpoints; {@code msg.addr()} directs it with {@code FI_DIRECTED_RECV}. */
     @Override
-    public int recvMsg(Msg msg, long flags) {
+    protected int postPeek(TaggedMsg msg, long flags) {
         synchronized (this) {
-            return resumed(receives.recvMsg(msg, flags));
+            return resumed(receives.postPeek(msg, flags));
         }
     }
 
-    /** {@code fi_trecv}: as MSG endpoints, directed as {@link #recv}. */
-    @Override
-    public int trecv(ByteBuffer buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object context) {
-        if (!tagged) {
-            return -Errno.ENOSYS;
-        }
-        synchronized (this) {
-            return resumed(receives.trecv(buf, desc, srcAddr, tag, ignore, context));
-        }
-    }
-
-    /** {@code fi_trecvmsg}: as MSG endpoints. */
-    @Override
-    public int trecvMsg(TaggedMsg msg, long flags) {
-        if (!tagged) {
-            return -Errno.ENOSYS;
-        }
-        synchronized (this) {
-            return resumed(receives.trecvMsg(msg, flags));
-        }
-    }
-
-    // =================================================================== data path: transmit
+    // =================================================================== data path: transmit (UtilEndpoint's funnels)
 
     /**
-     * Picks the connection for {@code dest} ({@link RdmPeers#target}) after the checks every
-     * transmit makes first. Caller holds the lock.
+     * Picks the connection for {@code dest} into {@link RdmPeers#target}, created and not yet
+     * connected on first use. Caller holds the lock.
      *
-     * @return 0, or {@code -ENOSYS} without the capability, {@code -EBADF}/{@code -ENODEV}
-     *         (closed/departed), {@code -EOPBADSTATE} (not enabled), {@code -EINVAL}
-     *         ({@code dest} is not in the AV)
+     * @return 0, or {@code -EBADF}/{@code -ENODEV} (closed/departed), {@code -EOPBADSTATE}
+     *         (not enabled), {@code -EINVAL} ({@code dest} is not in the AV)
      */
-    private int target(boolean capable, long dest) {
-        if (!capable) {
-            return -Errno.ENOSYS;
-        }
+    private int target(long dest) {
         int rc = dataPathCheck();
         if (rc != 0) {
             return rc;
@@ -462,170 +415,37 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
         return peers.target(dest, av);
     }
 
-    /** {@link #target(boolean, long)} of a message's address ({@code -EINVAL} without a message). */
-    private int target(boolean capable, Msg msg) {
-        if (!capable) {
-            return -Errno.ENOSYS;
-        }
-        return msg == null ? -Errno.EINVAL : target(true, msg.addr());
-    }
-
     /** After the operation was handed to the chosen connection: a new connection connects now. */
     private int launched(int rc) {
         return peers.launched(rc, hello);
     }
 
-    /** {@code fi_send} to {@code destAddr} (connects on first use). */
+    /** A send to {@code destAddr} (connects on first use). */
     @Override
-    public int send(ByteBuffer buf, MemoryRegion desc, long destAddr, Object context) {
+    protected int postSend(ByteBuffer buf, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
+                           long flags, Object context) {
         synchronized (this) {
-            int rc = target(true, destAddr);
-            return rc != 0 ? rc : launched(peers.target.messages.send(buf, desc, destAddr, context));
+            int rc = target(destAddr);
+            return rc != 0 ? rc : launched(peers.target.messages.post(buf, msg, length, tagged, tag, data, flags, context));
+        }
+    }
+
+    /** An RMA read from or write to {@code peerAddr}'s registered memory. */
+    @Override
+    protected int postRma(boolean read, ByteBuffer buf, RmaMsg msg, long length, long peerAddr, long addr, long key,
+                          long data, long flags, Object context) {
+        synchronized (this) {
+            int rc = target(peerAddr);
+            return rc != 0 ? rc : launched(peers.target.rma.post(read, buf, msg, length, addr, key, data, flags, context));
         }
     }
 
     @Override
-    public int sendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, Object context) {
+    protected int postAtomic(int op, long operand, long compare, ByteBuffer result, long destAddr, long addr, long key,
+                             long flags, Object context) {
         synchronized (this) {
-            int rc = target(true, destAddr);
-            return rc != 0 ? rc : launched(peers.target.messages.sendData(buf, desc, data, destAddr, context));
-        }
-    }
-
-    @Override
-    public int inject(ByteBuffer buf, long destAddr) {
-        synchronized (this) {
-            int rc = target(true, destAddr);
-            return rc != 0 ? rc : launched(peers.target.messages.inject(buf, destAddr));
-        }
-    }
-
-    @Override
-    public int injectData(ByteBuffer buf, long data, long destAddr) {
-        synchronized (this) {
-            int rc = target(true, destAddr);
-            return rc != 0 ? rc : launched(peers.target.messages.injectData(buf, data, destAddr));
-        }
-    }
-
-    /** {@code fi_sendmsg} to {@code msg.addr()}. */
-    @Override
-    public int sendMsg(Msg msg, long flags) {
-        synchronized (this) {
-            int rc = target(true, msg);
-            return rc != 0 ? rc : launched(peers.target.messages.sendMsg(msg, flags));
-        }
-    }
-
-    @Override
-    public int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
-        synchronized (this) {
-            int rc = target(tagged, destAddr);
-            return rc != 0 ? rc : launched(peers.target.messages.tsend(buf, desc, destAddr, tag, context));
-        }
-    }
-
-    @Override
-    public int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
-        synchronized (this) {
-            int rc = target(tagged, destAddr);
-            return rc != 0 ? rc : launched(peers.target.messages.tsendData(buf, desc, data, destAddr, tag, context));
-        }
-    }
-
-    @Override
-    public int tinject(ByteBuffer buf, long destAddr, long tag) {
-        synchronized (this) {
-            int rc = target(tagged, destAddr);
-            return rc != 0 ? rc : launched(peers.target.messages.tinject(buf, destAddr, tag));
-        }
-    }
-
-    @Override
-    public int tsendMsg(TaggedMsg msg, long flags) {
-        synchronized (this) {
-            int rc = target(tagged, msg);
-            return rc != 0 ? rc : launched(peers.target.messages.tsendMsg(msg, flags));
-        }
-    }
-
-    /** {@code fi_read} from {@code srcAddr}'s registered memory. */
-    @Override
-    public int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
-        synchronized (this) {
-            int rc = target(rma, srcAddr);
-            return rc != 0 ? rc : launched(peers.target.rma.read(buf, desc, srcAddr, addr, key, context));
-        }
-    }
-
-    @Override
-    public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
-        synchronized (this) {
-            int rc = target(rma, destAddr);
-            return rc != 0 ? rc : launched(peers.target.rma.write(buf, desc, destAddr, addr, key, context));
-        }
-    }
-
-    @Override
-    public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
-                         Object context) {
-        synchronized (this) {
-            int rc = target(rma, destAddr);
-            return rc != 0 ? rc : launched(peers.target.rma.writeData(buf, desc, data, destAddr, addr, key, context));
-        }
-    }
-
-    @Override
-    public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
-        synchronized (this) {
-            int rc = target(rma, destAddr);
-            return rc != 0 ? rc : launched(peers.target.rma.injectWrite(buf, destAddr, addr, key));
-        }
-    }
-
-    /** {@code fi_readmsg} from {@code msg.addr()}. */
-    @Override
-    public int readMsg(RmaMsg msg, long flags) {
-        synchronized (this) {
-            int rc = target(rma, msg);
-            return rc != 0 ? rc : launched(peers.target.rma.readMsg(msg, flags));
-        }
-    }
-
-    /** {@code fi_writemsg} to {@code msg.addr()}. */
-    @Override
-    public int writeMsg(RmaMsg msg, long flags) {
-        synchronized (this) {
-            int rc = target(rma, msg);
-            return rc != 0 ? rc : launched(peers.target.rma.writeMsg(msg, flags));
-        }
-    }
-
-    @Override
-    public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
-        synchronized (this) {
-            int rc = target(atomics, destAddr);
-            return rc != 0 ? rc : launched(peers.target.rma.atomic(operand, destAddr, addr, key, op, context));
-        }
-    }
-
-    @Override
-    public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
-                           int op, Object context) {
-        synchronized (this) {
-            int rc = target(atomics, destAddr);
-            return rc != 0 ? rc
-                    : launched(peers.target.rma.fetchAtomic(operand, result, resultDesc, destAddr, addr, key, op, context));
-        }
-    }
-
-    @Override
-    public int compareAtomic(long compare, long swap, ByteBuffer result, MemoryRegion resultDesc, long destAddr,
-                             long addr, long key, Object context) {
-        synchronized (this) {
-            int rc = target(atomics, destAddr);
-            return rc != 0 ? rc
-                    : launched(peers.target.rma.compareAtomic(compare, swap, result, resultDesc, destAddr, addr, key, context));
+            int rc = target(destAddr);
+            return rc != 0 ? rc : launched(peers.target.rma.atomic(op, operand, compare, result, addr, key, flags, context));
         }
     }
 
@@ -663,9 +483,9 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
                 av = null;
             }
             if (bound.rxCq != null) {
-                receives.matcher.discardPosted();
+                receives.queue.discardPosted();
             }
-            bindings.releaseAll(this); // the AV's too
+            releaseBindings(this); // the AV's too
         }
     }
 
@@ -679,7 +499,7 @@ final class TcpRdmEndpoint extends AbstractFid implements Endpoint, SelectHandle
             stopListening();
             int err = departureError();
             peers.departAll(err);
-            receives.matcher.failPosted(err, 0, null);
+            receives.queue.failPosted(err, 0, null);
         }
     }
 

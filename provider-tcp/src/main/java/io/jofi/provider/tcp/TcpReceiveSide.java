@@ -4,18 +4,18 @@ import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Info;
-import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.TaggedMsg;
-import io.jofi.spi.util.PostChecks;
+import io.jofi.spi.util.PostedReceive;
+import io.jofi.spi.util.ReceiveQueue;
 import java.nio.ByteBuffer;
 
 /**
  * A tcp endpoint's receive posts ({@code fi_recv}, {@code fi_recvmsg}, {@code fi_trecv},
- * {@code fi_trecvmsg}, {@code fi_cancel}) into the {@link RxMatcher} its connections deliver
- * into — one connection for an MSG endpoint, every peer's for an RDM endpoint — and the
- * endpoint options ({@code FI_OPT_MIN_MULTI_RECV}, {@code FI_OPT_CM_DATA_SIZE}). Posts take the
- * endpoint's lock.
+ * {@code fi_trecvmsg} as {@link io.jofi.spi.util.UtilEndpoint} checked them, and
+ * {@code fi_cancel}) into the util {@link ReceiveQueue} its connections deliver into — one
+ * connection for an MSG endpoint, every peer's for an RDM endpoint — and the endpoint options
+ * ({@code FI_OPT_MIN_MULTI_RECV}, {@code FI_OPT_CM_DATA_SIZE}). Posts take the endpoint's lock.
  */
 final class TcpReceiveSide {
     /** Default FI_OPT_MIN_MULTI_RECV (fi_endpoint(3) leaves it to the provider). */
@@ -39,101 +39,52 @@ final class TcpReceiveSide {
     private final Object lock;
     private final Owner owner;
     private final DataPathBindings bound;
-    final RxMatcher matcher;
-    private final long caps;
-    private final long rxOpFlags;
-    /** {@code FI_DIRECTED_RECV} (RDM): a receive's source address restricts it to that peer. */
-    private boolean directed;
+    final ReceiveQueue queue;
     private long minMultiRecv = DEFAULT_MIN_MULTI_RECV;
 
     TcpReceiveSide(Object lock, Owner owner, DataPathBindings bound, Info info, TcpProvider provider) {
         this.lock = lock;
         this.owner = owner;
         this.bound = bound;
-        this.caps = info.caps();
-        this.rxOpFlags = info.rxAttr().opFlags();
-        this.matcher = new RxMatcher(TcpConnection.queueSize(info), provider.unexpectedMessages(),
-                provider.unexpectedBytes());
+        long caps = info.caps();
+        this.queue = new ReceiveQueue(TcpConnection.queueSize(info), TcpProvider.IOV_LIMIT,
+                provider.unexpectedMessages(), provider.unexpectedBytes());
+        boolean source = (caps & Fi.FI_SOURCE) != 0;
+        queue.completion().reportSource(source, source && (caps & Fi.FI_SOURCE_ERR) != 0);
     }
 
     /** With {@code FI_DIRECTED_RECV} a receive's source address restricts it to that peer (RDM). Under lock. */
     void directed(boolean on) {
-        directed = on;
+        queue.directed(on);
     }
 
-    /** After each {@code bind}: the matcher completes into the receive CQ and counter. Under lock. */
+    /** After each {@code bind}: the receive queue completes into the receive CQ and counter. Under lock. */
     void bound() {
-        matcher.cq(bound.rxCq);
-        matcher.counter(bound.recvCntr);
-    }
-
-    /** {@code fi_recv}: matched in posting order. */
-    int recv(ByteBuffer buf, MemoryRegion desc, long srcAddr, Object context) {
-        int rc = PostChecks.landing(buf, null, 1, rxOpFlags, TcpProvider.MAX_MSG_SIZE);
-        if (rc != 0) {
-            return rc;
-        }
-        return post(buf, null, 1, rxOpFlags | bound.rxCompletion(), context, false, 0, 0, srcAddr);
+        queue.completion().bind(bound.rxCq, bound.selectiveRx, bound.recvCntr);
     }
 
     /**
-     * {@code fi_recvmsg}: flags {@code FI_COMPLETION}, {@code FI_MULTI_RECV} (one buffer, one
-     * iov: messages are placed one after another, each completion points into it with
-     * {@code buf}/{@code bufOffset}; the completion that leaves less than
-     * {@code FI_OPT_MIN_MULTI_RECV} bytes carries {@code FI_MULTI_RECV} and releases it).
+     * Posts a receive the endpoint checked ({@link io.jofi.spi.util.UtilEndpoint#postRecv}:
+     * caps, arguments, flags, the buffers' writability and size, the CQ). Untagged receives
+     * with {@code FI_MULTI_RECV} are multi-receive buffers: messages are placed one after
+     * another, each completion points into it with {@code buf}/{@code bufOffset}; the
+     * completion that leaves less than {@code FI_OPT_MIN_MULTI_RECV} bytes carries
+     * {@code FI_MULTI_RECV} and releases it.
      */
-    int recvMsg(Msg msg, long flags) {
-        if (msg == null || msg.iovCount() < 0 || msg.iovCount() > TcpProvider.IOV_LIMIT) {
-            return -Errno.EINVAL;
-        }
-        if ((flags & Fi.FI_MULTI_RECV) != 0 && msg.iovCount() != 1) {
-            return -Errno.EINVAL;
-        }
-        int rc = PostChecks.flags(flags, PostChecks.RECV_MSG_FLAGS);
-        if (rc == 0) {
-            rc = PostChecks.landing(null, msg, msg.iovCount(), flags, TcpProvider.MAX_MSG_SIZE);
-        }
-        if (rc != 0) {
-            return rc;
-        }
-        return post(null, msg, msg.iovCount(), flags | bound.rxCompletion(), msg.context(), false, 0, 0, msg.addr());
-    }
-
-    /** {@code fi_trecv}: matches a tagged message whose tag equals {@code tag} outside the {@code ignore} bits. */
-    int trecv(ByteBuffer buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object context) {
-        if ((caps & Fi.FI_TAGGED) == 0) {
-            return -Errno.ENOSYS;
-        }
-        int rc = PostChecks.landing(buf, null, 1, 0, TcpProvider.MAX_MSG_SIZE);
-        if (rc != 0) {
-            return rc;
-        }
-        return post(buf, null, 1, rxOpFlags | bound.rxCompletion(), context, true, tag, ignore, srcAddr);
+    int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags,
+                 Object context) {
+        return post(buf, msg, msg == null ? 1 : msg.iovCount(), flags, context, tagged, tag, ignore, srcAddr);
     }
 
     /**
-     * {@code fi_trecvmsg}: as {@link #trecv}; with {@code FI_PEEK} (and {@code FI_CLAIM} /
-     * {@code FI_DISCARD}) looks at the unexpected messages without receiving: a completion
-     * with len/tag/data of the first match, or an error completion {@code ENOMSG}; with
-     * {@code FI_CLAIM} alone receives the message a peek claimed for the same context
-     * ({@code -ENOMSG} when there is none); {@code FI_CLAIM|FI_DISCARD} drops it.
+     * {@code fi_trecvmsg} with {@code FI_PEEK} (and {@code FI_CLAIM} / {@code FI_DISCARD}):
+     * looks at the unexpected messages without receiving — a completion with len/tag/data of
+     * the first match, or an error completion {@code ENOMSG}; with {@code FI_CLAIM} alone
+     * receives the message a peek claimed for the same context ({@code -ENOMSG} when there is
+     * none); {@code FI_CLAIM|FI_DISCARD} drops it.
      */
-    int trecvMsg(TaggedMsg msg, long flags) {
-        if ((caps & Fi.FI_TAGGED) == 0) {
-            return -Errno.ENOSYS;
-        }
-        if (msg == null || msg.iovCount() < 0 || msg.iovCount() > TcpProvider.IOV_LIMIT) {
-            return -Errno.EINVAL;
-        }
-        int rc = PostChecks.flags(flags, PostChecks.TRECV_MSG_FLAGS); // FI_MULTI_RECV is not for tagged receives
-        if (rc == 0) {
-            rc = PostChecks.landing(null, msg, msg.iovCount(), 0, TcpProvider.MAX_MSG_SIZE);
-        }
-        if (rc != 0) {
-            return rc;
-        }
-        return post(null, msg, msg.iovCount(), flags | bound.rxCompletion(), msg.context(), true,
-                msg.tag(), msg.ignore(), msg.addr());
+    int postPeek(TaggedMsg msg, long flags) {
+        return post(null, msg, msg.iovCount(), flags, msg.context(), true, msg.tag(), msg.ignore(), msg.addr());
     }
 
     private int post(ByteBuffer buf, Msg msg, int iovCount, long flags, Object context, boolean tagged, long tag,
@@ -152,55 +103,43 @@ final class TcpReceiveSide {
             if (bound.rxCq == null) {
                 return -Errno.ENOCQ;
             }
-            if (!peek && !claim && !matcher.canPost(tagged)) {
+            if (!peek && !claim && !queue.canPost(tagged)) {
                 return -Errno.EAGAIN;
             }
             rc = bound.rxCq.reserve();
             if (rc != 0) {
                 return rc;
             }
-            RxOp op = matcher.take();
-            op.context = context;
-            op.src = directed ? srcAddr : Fi.FI_ADDR_UNSPEC;
-            op.complete = (flags & Fi.FI_COMPLETION) != 0;
-            op.tagged = tagged;
-            op.tag = tag;
-            op.ignore = ignore;
-            long cap = 0;
+            PostedReceive r = queue.newReceive();
+            if (tagged) {
+                r.tagged(context, srcAddr, tag, ignore, flags);
+            } else {
+                r.untagged(context, srcAddr, flags);
+            }
             if (msg == null) {
-                op.buffer(0, buf);
-                op.count = 1;
-                op.buf = buf;
-                op.bufOffset = buf.position();
-                cap = buf.remaining();
+                r.buffer(buf);
             } else {
                 for (int i = 0; i < iovCount; i++) {
-                    op.buffer(i, msg.iov(i));
-                    cap += msg.iov(i).remaining();
+                    r.buffer(msg.iov(i));
                 }
-                op.count = iovCount;
-                op.buf = iovCount > 0 ? msg.iov(0) : null;
-                op.bufOffset = iovCount > 0 ? msg.iov(0).position() : 0;
             }
-            op.capacity = cap;
             if (peek) {
-                matcher.peek(op, flags);
+                queue.peek(r, flags);
                 return 0;
             }
             if (claim) {
-                if (!matcher.claim(op, flags)) {
+                if (!queue.claim(r, flags)) {
                     bound.rxCq.unreserve();
-                    matcher.give(op);
+                    queue.recycle(r);
                     return -Errno.ENOMSG;
                 }
                 return 0;
             }
             if (!tagged && (flags & Fi.FI_MULTI_RECV) != 0) {
-                op.multi = true;
-                op.minFree = minMultiRecv;
+                r.multiReceive(minMultiRecv);
             }
             // An earlier message that waits is this receive's (in order); else it is queued.
-            matcher.post(op);
+            queue.post(r);
             owner.receivePosted();
             return 0;
         }
@@ -218,7 +157,7 @@ final class TcpReceiveSide {
             if (rc != 0) {
                 return rc;
             }
-            return matcher.cancel(context);
+            return queue.cancel(context);
         }
     }
 

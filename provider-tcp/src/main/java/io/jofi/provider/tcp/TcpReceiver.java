@@ -12,6 +12,11 @@ import io.jofi.Errno;
 import io.jofi.provider.tcp.wire.MessageHeader;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.provider.tcp.wire.WireStatus;
+import io.jofi.spi.util.ArrivingMessage;
+import io.jofi.spi.util.PostedReceive;
+import io.jofi.spi.util.ReceiveQueue;
+import io.jofi.spi.util.UnexpectedMessage;
+import io.jofi.spi.util.UnexpectedPayload;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -20,8 +25,10 @@ import java.nio.channels.SocketChannel;
 /**
  * A tcp connection's receive side: reads the socket into its read buffer, decodes each frame
  * into the connection's {@link InboundFrame} and moves its payload to where it belongs — a
- * posted receive or the unexpected queue ({@link RxMatcher}), a registered region
- * ({@link TcpRmaTarget}), this side's read or atomic ({@link TcpRmaInitiator}).
+ * posted receive or the unexpected queue (the endpoint's {@link ReceiveQueue}), a registered
+ * region ({@link TcpRmaTarget}), this side's read or atomic ({@link TcpRmaInitiator}). As the
+ * {@link UnexpectedPayload} of its messages it keeps their bytes in a heap buffer each and
+ * sends the ack a receive's match owes.
  *
  * <p>One {@code read} fetches as much as the socket has: headers, small payloads (copied from
  * the read buffer into their destination), the start of the next frame. A payload with at
@@ -30,7 +37,7 @@ import java.nio.channels.SocketChannel;
  * that did not fill the room it was offered marks the socket drained: no read until the
  * selector (or a poll) reports it readable again. Guarded by the connection's lock.
  */
-final class TcpReceiver {
+final class TcpReceiver implements UnexpectedPayload {
     /**
      * Bytes of the per-connection read buffer: many small messages per read, and at most this
      * much of a large payload copied (what arrived with its header).
@@ -46,7 +53,7 @@ final class TcpReceiver {
     private final TcpConnection conn;
     private final InboundFrame frame;
     private final TcpTransmitter tx;
-    private final RxMatcher matcher;
+    private final ReceiveQueue queue;
 
     /**
      * The read buffer, in read mode between calls (position = first byte not consumed, limit =
@@ -70,7 +77,7 @@ final class TcpReceiver {
         this.conn = conn;
         this.frame = conn.frame;
         this.tx = conn.tx;
-        this.matcher = conn.matcher;
+        this.queue = conn.queue;
     }
 
     /** The selector reports the socket readable (or ended): read. */
@@ -130,15 +137,14 @@ final class TcpReceiver {
                     onHeader();
                 }
                 case InboundFrame.PAYLOAD -> {
-                    RxOp op = f.sink;
-                    if (!op.advance()) {
-                        copyInto(op.views, op.first, op.count);
-                        if (!op.advance()) {
+                    if (!f.placed()) {
+                        copyInto(f.views, f.first, f.count);
+                        if (!f.placed()) {
                             long due = 0;
-                            for (int i = op.first; i < op.count; i++) {
-                                due += op.views[i].remaining();
+                            for (int i = f.first; i < f.count; i++) {
+                                due += f.views[i].remaining();
                             }
-                            if (!readMore(ch, op.views, op.first, op.count, due)) {
+                            if (!readMore(ch, f.views, f.first, f.count, due)) {
                                 return;
                             }
                             continue;
@@ -163,7 +169,7 @@ final class TcpReceiver {
                     endFrame();
                 }
                 case InboundFrame.UNEXPECTED -> {
-                    ByteBuffer d = f.unexpected.data;
+                    ByteBuffer d = f.unexpectedData;
                     if (d.hasRemaining()) {
                         ByteBuffer[] one = scatterViews;
                         one[0] = d;
@@ -176,15 +182,16 @@ final class TcpReceiver {
                         }
                     }
                     d.flip();
-                    Unexpected u = f.unexpected;
+                    UnexpectedMessage u = f.unexpected;
                     f.unexpected = null;
+                    f.unexpectedData = null;
                     f.state = InboundFrame.HEADER;
                     if (f.ack && !f.matchAck) {
                         // buffered at the target: delivery/transmit complete are met (R11)
                         tx.ackReady(f.ackSeq);
                     }
                     // A receive posted while this message was being buffered takes it now.
-                    matcher.arrived(u);
+                    queue.arrived(u);
                 }
                 default -> {
                     return; // PAUSED, BLOCKED
@@ -330,10 +337,8 @@ final class TcpReceiver {
     private void onMessage(MessageHeader h) {
         InboundFrame f = frame;
         f.length = h.payloadLength();
-        f.hasData = h.hasCqData();
-        f.data = f.hasData ? h.cqData() : 0;
-        f.tagged = h.hasTag();
-        f.tag = f.tagged ? h.tag() : 0;
+        f.message.set(h.hasTag(), h.hasTag() ? h.tag() : 0, h.hasCqData(), h.hasCqData() ? h.cqData() : 0,
+                conn.role.source(), conn.role.unknownSender(), f.length);
         f.matchAck = conn.jofiPeer && (h.flags() & TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE) != 0;
         if (!assignAck(h.ackRequested())) {
             return;
@@ -360,21 +365,28 @@ final class TcpReceiver {
     /** Picks where the message's payload goes: the next posted receive, the unexpected buffer, or nowhere yet (pause). */
     private void beginMessage() {
         InboundFrame f = frame;
-        RxOp op = matcher.match(conn.role.source(), f.tagged, f.tag, f.length);
-        if (op != null) {
-            f.sink = op;
-            long placed = Math.min(f.length, op.capacity);
-            op.trimTo(placed);
+        ArrivingMessage m = f.message;
+        PostedReceive r = queue.match(m);
+        if (r != null) {
+            long placed = Math.min(f.length, r.capacity());
+            f.receive = r;
+            f.views = r.scatterViews(placed);
+            f.first = 0;
+            f.count = r.segmentCount();
             f.discardLeft = f.length - placed;
             f.discarded = f.discardLeft;
             f.state = InboundFrame.PAYLOAD;
             return;
         }
-        if (matcher.hasRoomFor(f.length)) {
-            // FI_MATCH_COMPLETE (JOFI bit 1): the ack waits for the receive; else it goes once buffered
-            f.unexpected = matcher.buffer(f.length, f.hasData, f.data, f.ack && f.matchAck, conn.role.source(), conn,
-                    f.tagged, f.tag);
-            f.unexpected.ackSeq = f.ackSeq;
+        if (queue.admits(f.length)) {
+            // FI_MATCH_COMPLETE (JOFI bit 1): the ack waits for the receive (its sequence number
+            // travels as the handle's value); else it goes once buffered
+            ByteBuffer data = ByteBuffer.allocate((int) f.length); // the only allocation: a message before its receive
+            UnexpectedMessage u = queue.newUnexpected(f.length);
+            u.set(m.tagged(), m.tag(), m.hasData(), m.data(), m.src(), m.sourceAddress(), m.length());
+            u.payload(this, data, f.ack && f.matchAck ? f.ackSeq : -1);
+            f.unexpected = u;
+            f.unexpectedData = data;
             f.state = InboundFrame.UNEXPECTED;
             return;
         }
@@ -385,12 +397,9 @@ final class TcpReceiver {
     /** The frame's payload is all moved: finish what it was for. */
     private void endFrame() {
         InboundFrame f = frame;
-        RxOp op = f.sink;
-        f.sink = null;
+        PostedReceive r = f.receive;
         long discarded = f.discarded;
-        f.discardLeft = 0;
-        f.discarded = 0;
-        f.state = InboundFrame.HEADER;
+        f.landed();
         switch (f.kind) {
             case InboundFrame.WRITE -> conn.rmaTarget.endWrite();
             case InboundFrame.READ_RESPONSE -> conn.rma.endReadResponse();
@@ -401,8 +410,7 @@ final class TcpReceiver {
                     // ack after placing the data, before this side's own completion (R11)
                     tx.ackReady(f.ackSeq);
                 }
-                matcher.complete(op, f.length - discarded, discarded, f.hasData, f.data,
-                        conn.role.source(), f.tag, conn.role.unknownSender());
+                queue.complete(r, f.message, f.length - discarded);
             }
         }
         f.kind = InboundFrame.MSG;
@@ -453,12 +461,11 @@ final class TcpReceiver {
             f.responseFor = null;
             tx.fail(r, err);
         }
-        if (f.sink != null) {
-            RxOp c = f.sink;
-            f.sink = null;
-            if (f.kind == InboundFrame.MSG) {
-                matcher.fail(c, err, conn.endProvErrno, conn.endReason);
-            }
+        PostedReceive r = f.receive;
+        f.receive = null;
+        f.views = null;
+        if (r != null && f.kind == InboundFrame.MSG) {
+            queue.fail(r, err, conn.endProvErrno, conn.endReason);
         }
         f.kind = InboundFrame.MSG;
     }
@@ -468,10 +475,11 @@ final class TcpReceiver {
      * shutdown, so a receive posted now still gets them (nothing the peer sent is lost). Only
      * the message cut off mid-payload goes.
      */
-    void abandonBuffering() {
+    void abandonBuffering(int err) {
         if (frame.unexpected != null) {
-            matcher.abandon(frame.unexpected);
+            queue.abandon(frame.unexpected, err);
             frame.unexpected = null;
+            frame.unexpectedData = null;
         }
     }
 
@@ -482,11 +490,31 @@ final class TcpReceiver {
             conn.bound.txCq.unreserve();
             f.responseFor = null;
         }
-        if (f.sink != null) {
-            if (f.kind == InboundFrame.MSG) {
-                conn.bound.rxCq.unreserve();
-            }
-            f.sink = null;
+        if (f.receive != null && f.kind == InboundFrame.MSG) {
+            conn.bound.rxCq.unreserve();
         }
+        f.receive = null;
+        f.views = null;
+    }
+
+    // =================================================================== UnexpectedPayload
+
+    /**
+     * A receive takes a buffered message of this connection: its bytes are copied into the
+     * receive, and an ack owed at match time ({@code FI_MATCH_COMPLETE}) goes before the
+     * receive's completion (R11).
+     */
+    @Override
+    public long copyTo(UnexpectedMessage message, PostedReceive into) {
+        ByteBuffer d = (ByteBuffer) message.handle();
+        long placed = into.place(0, d, d.position(), d.remaining());
+        conn.ackMatched(message.handleValue());
+        return placed;
+    }
+
+    /** A buffered message is dropped ({@code FI_DISCARD}): an ack owed at match time goes now. */
+    @Override
+    public void discard(UnexpectedMessage message) {
+        conn.ackMatched(message.handleValue());
     }
 }

@@ -30,9 +30,9 @@ final class TcpRmaTarget {
     private final DataPathBindings bound;
     private final MemoryRegistry registry;
     /** Where a write's payload goes: views of the target regions. */
-    private final RxOp writeSink = new RxOp();
+    private final TcpPayloadViews writeSink = new TcpPayloadViews();
     /** Where an atomic request's payload goes ({@link #atomicIn}; its own view, never re-made). */
-    private final RxOp atomicSink = new RxOp();
+    private final TcpPayloadViews atomicSink = new TcpPayloadViews();
     /** An atomic request's payload: the op word, the operand, the compare value. */
     private final ByteBuffer atomicIn = ByteBuffer.allocateDirect(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD)
             .order(ByteOrder.BIG_ENDIAN);
@@ -63,7 +63,7 @@ final class TcpRmaTarget {
     void onWrite(MessageHeader h) {
         int n = h.rmaIovCount();
         long total = 0;
-        RxOp sink = writeSink;
+        TcpPayloadViews sink = writeSink;
         for (int i = 0; i < n; i++) {
             UtilMemoryRegion r = region(h.rmaKey(i), h.rmaAddr(i), h.rmaLen(i), Fi.FI_REMOTE_WRITE);
             if (r == null) {
@@ -78,10 +78,9 @@ final class TcpRmaTarget {
             return;
         }
         sink.count = n;
-        sink.first = 0;
         InboundFrame f = frame;
-        f.hasData = h.hasCqData();
-        f.data = f.hasData ? h.cqData() : 0;
+        // the sender is looked up only if a completion reports it (endWrite)
+        f.message.set(false, 0, h.hasCqData(), h.hasCqData() ? h.cqData() : 0, Fi.FI_ADDR_NOTAVAIL, null, total);
         f.matchAck = false;
         f.length = total;
         if (!conn.rx.assignAck(h.ackRequested() || (h.flags() & TcpWireDescriptor.FLAG_COMMIT_COMPLETE) != 0)) {
@@ -99,9 +98,10 @@ final class TcpRmaTarget {
         if (bound.remoteWriteCntr != null) {
             bound.remoteWriteCntr.increment();
         }
-        if (f.hasData && bound.rxCq != null) {
+        if (f.message.hasData() && bound.rxCq != null) {
             // no posted receive is used: an unsolicited completion (R6 overrun if the CQ is full)
-            bound.rxCq.completeUnsolicited(null, REMOTE_WRITE_FLAGS, f.length, null, 0, f.data, 0, conn.role.source());
+            bound.rxCq.completeUnsolicited(null, REMOTE_WRITE_FLAGS, f.length, null, 0, f.message.data(), 0,
+                    conn.role.source());
         }
     }
 
@@ -159,7 +159,6 @@ final class TcpRmaTarget {
         f.ack = false;
         atomicSink.range(0, atomicIn, 0, TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
         atomicSink.count = 1;
-        atomicSink.first = 0;
         f.payloadInto(atomicSink, TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD, InboundFrame.ATOMIC_REQUEST);
     }
 

@@ -58,8 +58,8 @@ final class TcpTransmitOp {
 
     /** What it is ({@link #SEND} ... {@link #RESPONSE}): decides the counter and what follows the write. */
     int kind;
-    /** RMA read: the local buffers the response's payload is read into (a pooled receive descriptor). */
-    RxOp sink;
+    /** RMA read: views of the local buffers the response's payload is read into (made on first use, kept with the op). */
+    private TcpPayloadViews landing;
     /** Fetching atomic: where the old value goes (the caller's buffer, at its position). */
     ByteBuffer result;
 
@@ -116,6 +116,16 @@ final class TcpTransmitOp {
         gather[1] = injectCopy;
     }
 
+    /** Where an RMA read's response lands: views of its local buffers (reused with this op). */
+    TcpPayloadViews landing() {
+        TcpPayloadViews l = landing;
+        if (l == null) {
+            l = new TcpPayloadViews();
+            landing = l;
+        }
+        return l;
+    }
+
     /** Whether every byte of the frame is written. */
     boolean advance() {
         while (first < count && !gather[first].hasRemaining()) {
@@ -128,7 +138,6 @@ final class TcpTransmitOp {
     void reset() {
         context = null;
         started = false;
-        sink = null;
         result = null;
         kind = 0;
         ackWanted = false;

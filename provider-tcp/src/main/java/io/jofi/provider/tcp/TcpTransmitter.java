@@ -132,9 +132,6 @@ final class TcpTransmitter {
     }
 
     void give(TcpTransmitOp op) {
-        if (op.sink != null) {
-            conn.matcher.give(op.sink);
-        }
         op.reset();
         if (freeCount < free.length) {
             free[freeCount++] = op;
@@ -216,12 +213,6 @@ final class TcpTransmitter {
             pendingAcks += n;
             conn.flush();
         }
-    }
-
-    /** One more ack may go at once (a buffered message whose ack was owed, taken by a receive). */
-    void ackOne() {
-        pendingAcks++;
-        conn.flush();
     }
 
     /** Forgets the acks owed (the connection ended). */
