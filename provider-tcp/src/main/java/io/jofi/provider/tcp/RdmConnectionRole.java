@@ -9,14 +9,14 @@ import io.jofi.provider.tcp.wire.TcpRdmHelloDescriptor;
  * queue from its creation until it is up, the acceptor must answer with an RDM hello, its end
  * fails only its own operations and raises no event (the next send connects again), and what
  * it receives comes from the peer's fi_addr in the endpoint's AV (R10). Its outcomes go to the
- * endpoint's {@link RdmPeers}.
+ * endpoint's {@link TcpRdmPeers}.
  */
 final class RdmConnectionRole implements ConnectionRole {
     private final TcpRdmEndpoint endpoint;
-    private final RdmPeers peers;
+    private final TcpRdmPeers peers;
     final RdmPeer peer;
 
-    RdmConnectionRole(TcpRdmEndpoint endpoint, RdmPeers peers, RdmPeer peer) {
+    RdmConnectionRole(TcpRdmEndpoint endpoint, TcpRdmPeers peers, RdmPeer peer) {
         this.endpoint = endpoint;
         this.peers = peers;
         this.peer = peer;

@@ -54,10 +54,6 @@ final class TcpConnection implements SelectHandler {
     final DataPathBindings bound;
     /** The endpoint's receive queue this connection delivers into (an RDM endpoint's is every peer's). */
     final ReceiveQueue queue;
-    /** The info's caps: operations outside them return -ENOSYS (API.md "Endpoints"). */
-    final long caps;
-    /** The info's transmit op flags (the default completion level). */
-    final long txOpFlags;
     final InboundFrame frame = new InboundFrame();
     final TcpTransmitter tx;
     final TcpRmaTarget rmaTarget;
@@ -92,8 +88,6 @@ final class TcpConnection implements SelectHandler {
         this.role = role;
         this.bound = bound;
         this.queue = queue;
-        this.caps = info.caps();
-        this.txOpFlags = info.txAttr().opFlags();
         this.jofiPeer = jofiPeer;
         this.tx = new TcpTransmitter(this, queueSize);
         this.rmaTarget = new TcpRmaTarget(this, domain.memoryRegistry());

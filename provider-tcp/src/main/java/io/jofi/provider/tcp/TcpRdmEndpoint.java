@@ -55,7 +55,7 @@ import java.util.Set;
  *
  * <p><b>Parts.</b> This class is the public face: it owns the bindings, the listener and the
  * receive posts ({@link TcpReceiveSide}, one {@link io.jofi.spi.util.ReceiveQueue} all connections deliver into).
- * {@link RdmPeers} keeps the peers and their connections; each connection is a
+ * {@link TcpRdmPeers} keeps the peers and their connections; each connection is a
  * {@link TcpConnection} (framing, transmit path, acks and receive path as for MSG) in the
  * {@link RdmConnectionRole}, so every operation the MSG endpoint offers is offered here with
  * the same semantics.
@@ -85,7 +85,7 @@ final class TcpRdmEndpoint extends UtilEndpoint implements SelectHandler, TcpAdd
     /** The data path's copies of what is bound ({@link #onBind}), shared by every connection. */
     private final DataPathBindings bound = new DataPathBindings();
     private final TcpReceiveSide receives;
-    private final RdmPeers peers;
+    private final TcpRdmPeers peers;
 
     // ---- under this
     private TcpAddressVector av;
@@ -109,7 +109,7 @@ final class TcpRdmEndpoint extends UtilEndpoint implements SelectHandler, TcpAdd
         this.sourceErr = source && (caps & Fi.FI_SOURCE_ERR) != 0;
         this.directed = (caps & Fi.FI_DIRECTED_RECV) != 0;
         this.receives = new TcpReceiveSide(this, this, bound, this.info, domain.provider());
-        this.peers = new RdmPeers(this, domain, this.info, bound, receives.queue);
+        this.peers = new TcpRdmPeers(this, domain, this.info, bound, receives.queue);
     }
 
     // =================================================================== control path
@@ -270,7 +270,7 @@ final class TcpRdmEndpoint extends UtilEndpoint implements SelectHandler, TcpAdd
         receives.setOpt(level, name, value);
     }
 
-    // =================================================================== peers (called by RdmPeers, RdmIncoming, RdmConnectionRole)
+    // =================================================================== peers (called by TcpRdmPeers, RdmIncoming, RdmConnectionRole)
 
     /** 0 or the negative errno of this endpoint's fid state, for data-path calls. */
     @Override
@@ -288,7 +288,7 @@ final class TcpRdmEndpoint extends UtilEndpoint implements SelectHandler, TcpAdd
         return sourceErr;
     }
 
-    /** CM loop, after every pass: sends parked too long connect again ({@link RdmPeers#checkParked}). */
+    /** CM loop, after every pass: sends parked too long connect again ({@link TcpRdmPeers#checkParked}). */
     private void checkParked() {
         if (!peers.anyParked()) {
             return;
@@ -398,7 +398,7 @@ final class TcpRdmEndpoint extends UtilEndpoint implements SelectHandler, TcpAdd
     // =================================================================== data path: transmit (UtilEndpoint's funnels)
 
     /**
-     * Picks the connection for {@code dest} into {@link RdmPeers#target}, created and not yet
+     * Picks the connection for {@code dest} into {@link TcpRdmPeers#target}, created and not yet
      * connected on first use. Caller holds the lock.
      *
      * @return 0, or {@code -EBADF}/{@code -ENODEV} (closed/departed), {@code -EOPBADSTATE}

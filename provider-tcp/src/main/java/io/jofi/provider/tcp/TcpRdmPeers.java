@@ -20,7 +20,7 @@ import java.util.Map;
  * closes the connections of peers removed from the AV (README "RDM endpoints"). Guarded by the
  * endpoint's lock.
  */
-final class RdmPeers {
+final class TcpRdmPeers {
     /** fi_addr → peer cache covers slots below this; beyond, the AV lookup allocates a key. */
     private static final int MAX_CACHED_SLOT = 1 << 20;
 
@@ -43,7 +43,7 @@ final class RdmPeers {
     /** Peers whose sends are parked (crossed-connect reject); read without the lock by {@link #checkParked}. */
     private volatile int parkedCount;
 
-    RdmPeers(TcpRdmEndpoint endpoint, TcpDomain domain, Info info, DataPathBindings bound, ReceiveQueue queue) {
+    TcpRdmPeers(TcpRdmEndpoint endpoint, TcpDomain domain, Info info, DataPathBindings bound, ReceiveQueue queue) {
         this.endpoint = endpoint;
         this.domain = domain;
         this.info = info;
