@@ -6,21 +6,18 @@ import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.provider.tcp.wire.CmMessage;
-import io.jofi.provider.tcp.wire.TcpWireDescriptor;
-import io.jofi.provider.tcp.wire.WireStatus;
 import io.jofi.spi.util.ReceiveQueue;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
 /**
- * One tcp connection's life: its connection-management states, socket and selection key, the
- * CM handshake (connect, accept, shutdown), and its single end (teardown, {@link EndReason},
- * the progress timeout). The frames it carries are its {@link TcpTransmitter}'s and
- * {@link TcpReceiver}'s; its {@link ConnectionRole} (an MSG endpoint, or an RDM endpoint's
- * peer) decides what its events mean.
+ * One tcp connection's life: its connection-management states, socket and selection key,
+ * connect, accept and shutdown (the handshake's bytes are {@link TcpCmHandshake}'s), and its
+ * single end (teardown, {@link EndReason}, the progress timeout). The frames it carries are
+ * its {@link TcpTransmitter}'s and {@link TcpReceiver}'s; its {@link ConnectionRole} (an MSG
+ * endpoint, or an RDM endpoint's peer) decides what its events mean.
  *
  * <p><b>States.</b> Active: {@link #connect} → CONNECTING (socket connect) → REQ_SENT (CM
  * request written, response awaited) → CONNECTED, or refused. Passive: {@link #accept} →
@@ -64,9 +61,7 @@ final class TcpConnection implements SelectHandler {
     int cm = IDLE;
     SocketChannel channel;
     private SelectionKey key;
-    private final CmMessage cmMessage = new CmMessage();
-    private final ByteBuffer cmOut = ByteBuffer.allocate(TcpWireDescriptor.CM_HEADER_LENGTH + TcpWireDescriptor.CM_MAX_DATA_LENGTH);
-    private final ByteBuffer cmIn = ByteBuffer.allocate(TcpWireDescriptor.CM_HEADER_LENGTH + TcpWireDescriptor.CM_MAX_DATA_LENGTH);
+    private final TcpCmHandshake handshake = new TcpCmHandshake();
     boolean interestWrite;
     boolean interestRead;
     /** Both CM messages carried JOFI's marker: atomics (ops 5/6) and flag bit 1 may be used. */
@@ -94,7 +89,6 @@ final class TcpConnection implements SelectHandler {
         this.rma = new TcpRmaInitiator(this);
         this.messages = new TcpMessageInitiator(this);
         this.rx = new TcpReceiver(this);
-        cmIn.limit(TcpWireDescriptor.CM_HEADER_LENGTH);
     }
 
     /** The transmit queue depth of an endpoint opened with {@code info}: its tx/rx size, within 16..65536. */
@@ -132,10 +126,7 @@ final class TcpConnection implements SelectHandler {
             if (role.bindsSourceAddress()) {
                 bindSource(ch, dest);
             }
-            cmOut.clear();
-            cmMessage.set(TcpWireDescriptor.CM_TYPE_REQUEST, param, 0, len).msgId(TcpWireDescriptor.CM_JOFI_MARKER)
-                    .encode(cmOut);
-            cmOut.flip();
+            handshake.request(param, len);
             channel = ch;
             cm = CONNECTING;
             boolean done;
@@ -214,11 +205,8 @@ final class TcpConnection implements SelectHandler {
      */
     void accept(SocketChannel ch, SelectionKey k, byte[] param, int len, boolean jofi) throws FabricException {
         channel = ch;
-        cmOut.clear();
         jofiPeer = jofi;
-        cmMessage.set(TcpWireDescriptor.CM_TYPE_ACCEPT, param, 0, len)
-                .msgId(jofiPeer ? TcpWireDescriptor.CM_JOFI_MARKER : 0L).encode(cmOut);
-        cmOut.flip();
+        handshake.accept(param, len, jofi);
         cm = ACCEPTING;
         // Take over the request's key on the CM loop: the response is written there, then the
         // socket moves to this domain's loop (moveToDataLoop).
@@ -363,54 +351,29 @@ final class TcpConnection implements SelectHandler {
         }
     }
 
-    /** Active side: reads exactly the CM response (header, then its data) and acts on it. */
+    /** Active side: reads exactly the CM response ({@link TcpCmHandshake}) and acts on it. */
     private void readResponse() {
-        try {
-            int n = channel.read(cmIn);
-            if (n < 0) {
-                failConnect(Errno.ECONNREFUSED, null, 0);
-                return;
-            }
-        } catch (IOException e) {
-            failConnect(Errno.ECONNREFUSED, null, 0);
+        int status = handshake.readResponse(channel);
+        if (status == 0) {
             return;
         }
-        ByteBuffer view = cmIn.duplicate().flip();
-        int status = cmMessage.decode(view);
-        if (status == WireStatus.NEED_MORE) {
-            if (cmIn.limit() == TcpWireDescriptor.CM_HEADER_LENGTH && cmIn.position() == cmIn.limit()) {
-                // header complete but decode wants the data: extend to seg_size
-                int seg = ((cmIn.get(TcpWireDescriptor.CM_SEG_SIZE_OFFSET) & 0xFF) << 8)
-                        | (cmIn.get(TcpWireDescriptor.CM_SEG_SIZE_OFFSET + 1) & 0xFF);
-                cmIn.limit(TcpWireDescriptor.CM_HEADER_LENGTH + seg);
-                readResponse();
-            }
+        if (status < 0) {
+            byte[] data = handshake.rejectData();
+            failConnect(-status, data, data == null ? 0 : data.length);
             return;
         }
-        if (status == WireStatus.CM_WRONG_VERSION) {
-            failConnect(Errno.ENOPROTOOPT, null, 0);
-            return;
-        }
-        if (WireStatus.isError(status)) {
-            failConnect(Errno.ECONNREFUSED, null, 0);
-            return;
-        }
-        if (cmMessage.type() == TcpWireDescriptor.CM_TYPE_REJECT) {
-            byte[] data = cmMessage.dataCopy();
-            failConnect(Errno.ECONNREFUSED, data, data.length);
-            return;
-        }
-        if (cmMessage.type() != TcpWireDescriptor.CM_TYPE_ACCEPT || !role.acceptable(cmMessage)) {
+        CmMessage accept = handshake.message();
+        if (!role.acceptable(accept)) {
             failConnect(Errno.ECONNREFUSED, null, 0);
             return;
         }
         cm = CONNECTED;
-        jofiPeer = cmMessage.isJofi();
+        jofiPeer = accept.isJofi();
         if (!moveToDataLoop()) {
             return;
         }
         flush(); // sends queued before the connection was up (RDM) go out now, in order
-        role.connected(this, cmMessage);
+        role.connected(this, accept);
     }
 
     /**
@@ -450,9 +413,9 @@ final class TcpConnection implements SelectHandler {
             return;
         }
         try {
-            if (cmOut.hasRemaining()) {
-                ch.write(cmOut);
-                if (cmOut.hasRemaining()) {
+            if (handshake.writing()) {
+                handshake.write(ch);
+                if (handshake.writing()) {
                     wantWrite(true);
                     return;
                 }
