@@ -53,9 +53,11 @@ import java.util.Set;
  * {@link #PARK_RETRY_NANOS}, then it connects again). Nothing is lost or reordered: queued
  * sends were never started.
  *
- * <p><b>Parts.</b> This class is the public face: it owns the bindings, the listener and the
- * receive posts ({@link TcpReceiveSide}, one {@link io.jofi.spi.util.ReceiveQueue} all connections deliver into).
- * {@link TcpRdmPeers} keeps the peers and their connections; each connection is a
+ * <p><b>Parts.</b> This class is the public face: {@link UtilEndpoint} owns the bindings and
+ * checks every post; this class owns the listener and the receive posts
+ * ({@link TcpReceiveSide}: one {@link io.jofi.spi.util.ReceiveQueue} all connections deliver
+ * into), and its funnels hand each transmit to the peer's connection. {@link TcpRdmPeers}
+ * keeps the peers and their connections; each connection is a
  * {@link TcpConnection} (framing, transmit path, acks and receive path as for MSG) in the
  * {@link RdmConnectionRole}, so every operation the MSG endpoint offers is offered here with
  * the same semantics.
