@@ -198,6 +198,50 @@ class FabtestsChoreographyTest {
         }
     }
 
+    /**
+     * The RDM choreographies JOFI to JOFI over tcp RDM endpoints (libfabric's tcp RDM is rxm,
+     * whose wire is another issue's part): fabtests' in-band address exchange, then
+     * fi_rdm_pingpong, fi_rdm_tagged_pingpong / fi_rdm_tagged_bw (--tagged: each message's tag
+     * its ordinal in its direction) and fi_rma_bw -e rdm, with the data check.
+     */
+    static Stream<Arguments> rdmChoreographies() {
+        return Stream.of(
+                Arguments.of("pingpong", List.of("-S", "r:1,3000,9001", "-I", "20", "-w", "2", "-v")),
+                Arguments.of("pingpong", List.of("--tagged", "-S", "r:1,3000,9001", "-I", "20", "-w", "2", "-v")),
+                Arguments.of("bw", List.of("--tagged", "-S", "r:100,4000,8100", "-I", "45", "-w", "3", "-W", "8", "-v")),
+                Arguments.of("bw", List.of("-S", "64k", "-I", "30", "-w", "3", "-W", "16", "-v")),
+                Arguments.of("rma_bw", List.of("-o", "write", "-S", "4k", "-I", "30", "-w", "2", "-W", "8", "-v")),
+                Arguments.of("rma_bw", List.of("-o", "read", "-S", "4k", "-I", "30", "-w", "2", "-W", "8", "-v")),
+                Arguments.of("rma_bw", List.of("-o", "writedata", "-U", "-S", "r:64,4000,8100", "-I", "30", "-w", "2", "-W", "8", "-v")));
+    }
+
+    @ParameterizedTest(name = "jofi to jofi over tcp RDM: {0} {1}")
+    @MethodSource("rdmChoreographies")
+    void rdmJofiToJofi(String mode, List<String> options) throws Exception {
+        String port = Integer.toString(freePort());
+        List<String> common = new ArrayList<>(List.of("-p", "tcp", "-e", "rdm", "--jit-warmup", "0", "--timeout", "30"));
+        common.addAll(options);
+        List<String> serverArgs = new ArrayList<>(common);
+        serverArgs.addAll(List.of("-B", port, "-s", NativePeer.HOST));
+        Future<Run> server = SERVERS.submit(() -> jofi(mode, serverArgs));
+        List<String> clientArgs = new ArrayList<>(common);
+        clientArgs.addAll(List.of("-P", port, NativePeer.HOST));
+        Run client = null;
+        for (int attempt = 0; attempt < 50; attempt++) {
+            client = jofi(mode, clientArgs);
+            if (client.status() == 0 || server.isDone()) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        Run c = client;
+        Run s = server.get(60, TimeUnit.SECONDS);
+        assertEquals(0, c.status(), () -> "client: " + c.err() + c.out());
+        assertEquals(0, s.status(), () -> "server: " + s.err() + s.out());
+        assertEquals(s.rows().size(), c.rows().size(), () -> c.out() + s.out());
+        assertTrue(!c.rows().isEmpty(), c::out);
+    }
+
     /** {@code -W} beyond the endpoint's queues is a usage error before anything is connected. */
     @Test
     void aWindowBeyondTheQueuesIsAUsageError() throws Exception {
