@@ -968,6 +968,7 @@ static int pp_active;          /* fabtests' FT_OPT_ACTIVE: between the start and
 static struct fid_mr *pp_rx_mr, *pp_tx_mr;
 static void *pp_rx_desc, *pp_tx_desc;
 static uint64_t pp_remote_addr, pp_remote_key;
+static int rx_cq_data_mode;    /* the endpoint has FI_RX_CQ_DATA: a write with CQ data consumes a receive */
 
 static const char ft_alphabet[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
@@ -1207,8 +1208,13 @@ static void pp_rma_bw(int client, size_t size, long iterations, const struct pp_
 			pp_timer_start();
 		if (!writedata || client)
 			rma_post(o->rma_op, size, &pending);
-		else
-			pending++; /* a remote write with CQ data to wait for (tcp: no receive consumed) */
+		else {
+			/* a remote write with CQ data to wait for; it consumes a receive only where
+			 * the provider asks for FI_RX_CQ_DATA (verbs), as fabtests posts one then */
+			if (rx_cq_data_mode)
+				POST(fi_recv(ep, pp_rx_buf, 0, pp_rx_desc, 0, &pp_rx_ctx));
+			pending++;
+		}
 		if (++in_window == o->window) {
 			if (writedata && client)
 				bw_client_window(&pending, o->verify);
@@ -1313,8 +1319,7 @@ static int run_fabtests(enum ft_mode mode, int argc, char **argv)
 	while ((opt = getopt(argc, argv, "p:e:S:I:w:W:vXo:UB:P:s:t:")) != -1) {
 		switch (opt) {
 		case 'p':
-			if (strcmp(optarg, "tcp"))
-				usage("only -p tcp");
+			provider_name = optarg; /* tcp, or verbs in provider-verbs' VM */
 			break;
 		case 'e':
 			if (strcmp(optarg, "msg"))
@@ -1397,6 +1402,7 @@ static int run_fabtests(enum ft_mode mode, int argc, char **argv)
 			fi_freeinfo(it->info);
 	}
 	fprintf(stderr, "connected\n");
+	rx_cq_data_mode = (info->mode & FI_RX_CQ_DATA) != 0;
 	if (mode == FT_RMA_BW)
 		pp_exchange_keys(client, info->domain_attr->mr_mode);
 
