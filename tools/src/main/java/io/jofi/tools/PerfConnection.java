@@ -42,10 +42,15 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Or one RDM endpoint with an AV and the same choreography: the server's endpoint listens
  * on its source address and port ({@code -B}); the client inserts the server's address
- * ({@code destAddr} of its info) and sends first (the sync); the server learns the client from
- * that first message — opened with {@code FI_SOURCE_ERR}, the message of a sender not in its AV
- * completes with {@code EADDRNOTAVAIL} and the sender's address, which it inserts (R10) — and
- * answers it at that {@code fi_addr}. No connection events, no shutdown.
+ * ({@code destAddr} of its info) and sends its own name, fabtests' in-band address exchange
+ * ({@link #exchangeAddresses}); the server inserts that name — or, opened with
+ * {@code FI_SOURCE_ERR}, the sender's address with which the message of a sender not in its AV
+ * completes ({@code EADDRNOTAVAIL}, R10) — and answers with 1 byte at that {@code fi_addr}. No
+ * connection events, no shutdown.
+ *
+ * <p>With {@code --tagged} every message is a tagged one carrying its ordinal in its direction
+ * (fabtests' {@code tx_seq}/{@code rx_seq}); the transmit buffer always holds fabtests' data
+ * pattern ({@link DataPattern}), and {@link #checkReceived} checks the receive buffer for -v.
  *
  * <p>The data path ({@link #send}, {@link #awaitReceive}, {@link #awaitSend}) allocates
  * nothing: buffer views, contexts and the completion entry are made once here. Every wait is
