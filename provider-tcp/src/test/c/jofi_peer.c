@@ -1065,9 +1065,9 @@ static void size_text(char *buf, size_t cap, long long size)
 
 static void count_text(char *buf, size_t cap, long long n)
 {
-	if (n > 1000000000LL) snprintf(buf, cap, "%lldb", n / 1000000000LL);
-	else if (n > 1000000LL) snprintf(buf, cap, "%lldm", n / 1000000LL);
-	else if (n > 1000LL) snprintf(buf, cap, "%lldk", n / 1000LL);
+	if (n >= 1000000000LL) snprintf(buf, cap, "%lldb", n / 1000000000LL);
+	else if (n >= 1000000LL) snprintf(buf, cap, "%lldm", n / 1000000LL);
+	else if (n >= 1000LL) snprintf(buf, cap, "%lldk", n / 1000LL);
 	else snprintf(buf, cap, "%lld", n);
 }
 

@@ -121,13 +121,13 @@ final class PerfReport {
 
     /** fabtests' cnt_str: 10k, 1m, 100. */
     static String countText(long n) {
-        if (n > 1_000_000_000L) {
+        if (n >= 1_000_000_000L) {
             return n / 1_000_000_000L + "b";
         }
-        if (n > 1_000_000L) {
+        if (n >= 1_000_000L) {
             return n / 1_000_000L + "m";
         }
-        if (n > 1000L) {
+        if (n >= 1000L) {
             return n / 1000L + "k";
         }
         return Long.toString(n);

@@ -82,7 +82,9 @@ final class RmaPeer {
         local.clear().limit(size);
         msg.buffer(local, null).addr(c.peer()).context(local).data(op == RmaOp.WRITEDATA ? CQ_DATA : 0)
                 .rma(remoteAddr, size, remoteKey);
-        long flags = Fi.FI_COMPLETION | deliveryComplete | (op == RmaOp.WRITEDATA ? Fi.FI_REMOTE_CQ_DATA : 0);
+        // a read is complete when its data has arrived: delivery complete is a write's flag
+        // (-U asks it of every write; JOFI refuses it on a read, libfabric's tcp ignores it)
+        long flags = Fi.FI_COMPLETION | (op == RmaOp.READ ? 0 : deliveryComplete) | (op == RmaOp.WRITEDATA ? Fi.FI_REMOTE_CQ_DATA : 0);
         while ((rc = op == RmaOp.READ ? c.endpoint().readMsg(msg, flags) : c.endpoint().writeMsg(msg, flags)) == -Errno.EAGAIN) {
             deadline = c.awaitRoom(deadline, "room to post " + op.label);
         }

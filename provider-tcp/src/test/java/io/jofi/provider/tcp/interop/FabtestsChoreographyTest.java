@@ -80,14 +80,15 @@ class FabtestsChoreographyTest {
     static Stream<Arguments> choreographies() {
         return Stream.of(
                 Arguments.of("pingpong", List.of("-S", "r:1,500,2001", "-I", "20", "-w", "2", "-v")),
-                Arguments.of("pingpong", List.of("-S", "64k", "-I", "10", "-w", "1", "-v")),
+                Arguments.of("pingpong", List.of("-S", "65536", "-I", "10", "-w", "1", "-v")),
                 Arguments.of("bw", List.of("-S", "r:100,4000,8100", "-I", "45", "-w", "3", "-W", "8", "-v")),
-                Arguments.of("bw", List.of("-S", "256k", "-I", "20", "-w", "0", "-W", "16", "-v")),
+                Arguments.of("bw", List.of("-S", "262144", "-I", "20", "-w", "0", "-W", "16", "-v")),
                 Arguments.of("rma_bw", List.of("-o", "write", "-S", "r:64,4000,8100", "-I", "30", "-w", "2", "-W", "8", "-v")),
-                Arguments.of("rma_bw", List.of("-o", "write", "-U", "-S", "4k", "-I", "30", "-w", "2", "-W", "8", "-v")),
+                Arguments.of("rma_bw", List.of("-o", "write", "-U", "-S", "4096", "-I", "30", "-w", "2", "-W", "8", "-v")),
                 Arguments.of("rma_bw", List.of("-o", "read", "-S", "r:64,4000,8100", "-I", "30", "-w", "2", "-W", "8", "-v")),
+                Arguments.of("rma_bw", List.of("-o", "read", "-U", "-S", "4096", "-I", "30", "-w", "2", "-W", "8", "-v")),
                 Arguments.of("rma_bw", List.of("-o", "writedata", "-S", "r:64,4000,8100", "-I", "30", "-w", "2", "-W", "8", "-v")),
-                Arguments.of("rma_bw", List.of("-o", "writedata", "-U", "-S", "64k", "-I", "21", "-w", "1", "-W", "4", "-v")));
+                Arguments.of("rma_bw", List.of("-o", "writedata", "-U", "-S", "65536", "-I", "21", "-w", "1", "-W", "4", "-v")));
     }
 
     private static List<String> jofiArgs(List<String> options, String... more) {
@@ -166,12 +167,12 @@ class FabtestsChoreographyTest {
     void aWrongByteIsADataCheckError() throws Exception {
         NativePeer.assumeNativeLibfabric();
         for (String mode : new String[] {"pingpong", "bw"}) {
-            List<String> options = List.of("-S", "1k", "-I", "5", "-w", "1", "-W", "4");
-            List<String> cOptions = new ArrayList<>(mode.equals("pingpong") ? List.of("-S", "1k", "-I", "5", "-w", "1")
+            List<String> options = List.of("-S", "1024", "-I", "5", "-w", "1", "-W", "4");
+            List<String> cOptions = new ArrayList<>(mode.equals("pingpong") ? List.of("-S", "1024", "-I", "5", "-w", "1")
                     : options);
             cOptions.add("-X");
             try (NativePeer peer = NativePeer.fabtestsServer(mode, cOptions.toArray(String[]::new))) {
-                Run client = jofi(mode, jofiArgs(mode.equals("pingpong") ? List.of("-S", "1k", "-I", "5", "-w", "1") : options,
+                Run client = jofi(mode, jofiArgs(mode.equals("pingpong") ? List.of("-S", "1024", "-I", "5", "-w", "1") : options,
                         "-v", "-P", Integer.toString(peer.port()), NativePeer.HOST));
                 if (mode.equals("pingpong")) {
                     assertEquals(1, client.status(), () -> client.err() + client.out());
@@ -186,9 +187,9 @@ class FabtestsChoreographyTest {
         // the other way: the C peer with -v finds JOFI's data right (every test above) and a
         // JOFI server finds the C client's wrong byte in its window check
         String port = Integer.toString(freePort());
-        Future<Run> server = SERVERS.submit(() -> jofi("bw", jofiArgs(List.of("-S", "1k", "-I", "5", "-w", "1", "-W", "4", "-v"),
+        Future<Run> server = SERVERS.submit(() -> jofi("bw", jofiArgs(List.of("-S", "1024", "-I", "5", "-w", "1", "-W", "4", "-v"),
                 "-B", port, "-s", NativePeer.HOST)));
-        NativePeer peer = connectWithRetry("bw", Integer.parseInt(port), List.of("-S", "1k", "-I", "5", "-w", "1", "-W", "4", "-X"));
+        NativePeer peer = connectWithRetry("bw", Integer.parseInt(port), List.of("-S", "1024", "-I", "5", "-w", "1", "-W", "4", "-X"));
         try {
             Run s = server.get(60, TimeUnit.SECONDS);
             assertEquals(1, s.status(), () -> s.err() + s.out());
@@ -209,9 +210,9 @@ class FabtestsChoreographyTest {
                 Arguments.of("pingpong", List.of("-S", "r:1,3000,9001", "-I", "20", "-w", "2", "-v")),
                 Arguments.of("pingpong", List.of("--tagged", "-S", "r:1,3000,9001", "-I", "20", "-w", "2", "-v")),
                 Arguments.of("bw", List.of("--tagged", "-S", "r:100,4000,8100", "-I", "45", "-w", "3", "-W", "8", "-v")),
-                Arguments.of("bw", List.of("-S", "64k", "-I", "30", "-w", "3", "-W", "16", "-v")),
-                Arguments.of("rma_bw", List.of("-o", "write", "-S", "4k", "-I", "30", "-w", "2", "-W", "8", "-v")),
-                Arguments.of("rma_bw", List.of("-o", "read", "-S", "4k", "-I", "30", "-w", "2", "-W", "8", "-v")),
+                Arguments.of("bw", List.of("-S", "65536", "-I", "30", "-w", "3", "-W", "16", "-v")),
+                Arguments.of("rma_bw", List.of("-o", "write", "-S", "4096", "-I", "30", "-w", "2", "-W", "8", "-v")),
+                Arguments.of("rma_bw", List.of("-o", "read", "-S", "4096", "-I", "30", "-w", "2", "-W", "8", "-v")),
                 Arguments.of("rma_bw", List.of("-o", "writedata", "-U", "-S", "r:64,4000,8100", "-I", "30", "-w", "2", "-W", "8", "-v")));
     }
 
