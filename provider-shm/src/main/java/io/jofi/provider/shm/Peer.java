@@ -30,7 +30,7 @@ final class Peer {
     RingLink link;
     /** Why mapping failed / the peer failed: 0 while fine, else the errno its operations fail with. */
     int failed;
-    final ArrayDeque<OutboundOp> queue = new ArrayDeque<>();
+    final ArrayDeque<ShmOutboundOp> queue = new ArrayDeque<>();
     /**
      * Operations sent to it that wait for its answer. One-sided RMA is taken only while this
      * and {@link #queue} are empty, so it never overtakes an earlier operation (FI_FENCE, order).
@@ -59,8 +59,8 @@ final class Peer {
     String cmaReason;
 
     // ---- receive side: the message or write this peer is sending us
-    PostedReceive rxOp;
-    UnexpectedMessage rxUnexpected;
+    ShmPostedReceive rxOp;
+    ShmUnexpectedMessage rxUnexpected;
     /** Total length and flags of the message in reassembly. */
     long rxTotal;
     int rxFlags;

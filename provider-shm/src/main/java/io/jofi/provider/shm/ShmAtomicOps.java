@@ -95,7 +95,7 @@ final class ShmAtomicOps {
                 return tx.failLocally(true, context, cqFlags, peer.directError, counter);
             }
         }
-        OutboundOp op = tx.start(ShmRecordDescriptor.ATOMIC_REQ, peer, context, true, flags, cqFlags,
+        ShmOutboundOp op = tx.start(ShmRecordDescriptor.ATOMIC_REQ, peer, context, true, flags, cqFlags,
                 fetch ? Fi.FI_READ : Fi.FI_WRITE);
         op.awaitsAnswer = true;
         op.wireFlags = fetch ? ShmRecordDescriptor.FETCH : 0;
@@ -141,7 +141,7 @@ final class ShmAtomicOps {
     /** The ATOMIC_RESP to our request: the old value into the fetch buffer (host order), or the error. */
     void onResponse(Peer p, ShmRecord r) {
         ShmTransmitter tx = ep.transmitter;
-        OutboundOp op = tx.answered(p, r.token());
+        ShmOutboundOp op = tx.answered(p, r.token());
         if (op == null) {
             return;
         }

@@ -19,8 +19,8 @@ final class ShmCmaReceiver {
     /** The binding (null when CMA is off here: cmaThreshold 0 or CrossMemoryAttach unavailable). */
     private final CrossMemoryAttach cma;
     /** The iovecs of the CMA record being handled (validated copies of shared memory). */
-    private final long[] addrs = new long[OutboundOp.MAX_PARTS];
-    private final long[] lens = new long[OutboundOp.MAX_PARTS];
+    private final long[] addrs = new long[ShmOutboundOp.MAX_PARTS];
+    private final long[] lens = new long[ShmOutboundOp.MAX_PARTS];
     /** CMA messages read into receives: tests and logs. */
     long cmaRead;
 
@@ -49,7 +49,7 @@ final class ShmCmaReceiver {
         long total = r.totalLength();
         int whole = ShmRecordDescriptor.FIRST | ShmRecordDescriptor.LAST;
         if ((kf & whole) != whole || p.rxOp != null || p.rxUnexpected != null || count < 1
-                || count > OutboundOp.MAX_PARTS || r.payloadLength() != count * ShmRecordDescriptor.CMA_IOV
+                || count > ShmOutboundOp.MAX_PARTS || r.payloadLength() != count * ShmRecordDescriptor.CMA_IOV
                 || total < 0 || total > ShmProvider.MAX_MSG_SIZE) {
             ep.peers.failPeer(p, Errno.EPROTO);
             return;
@@ -80,14 +80,14 @@ final class ShmCmaReceiver {
         long tag = r.tag();
         long data = r.messageData();
         ShmReceiver rx = ep.receiver;
-        PostedReceive op = rx.match(tagged, tag, p);
+        ShmPostedReceive op = rx.match(tagged, tag, p);
         if (op != null) {
             place(op, p, (int) p.pid, addrs, lens, count, total, token, tagged, tag, hasData, data);
         } else {
-            if (!rx.admitUnexpected(UnexpectedMessage.CMA_FOOTPRINT)) {
+            if (!rx.admitUnexpected(ShmUnexpectedMessage.CMA_FOOTPRINT)) {
                 return; // stays in the ring until receives take what is buffered
             }
-            rx.buffer(new UnexpectedMessage(p, tagged, tag, hasData, data, total, token, kf, (int) p.pid, addrs, lens,
+            rx.buffer(new ShmUnexpectedMessage(p, tagged, tag, hasData, data, total, token, kf, (int) p.pid, addrs, lens,
                     count));
         }
     }
@@ -98,7 +98,7 @@ final class ShmCmaReceiver {
      *
      * @return true when the receive is done (a multi-receive: released)
      */
-    boolean deliver(PostedReceive op, UnexpectedMessage u) {
+    boolean deliver(ShmPostedReceive op, ShmUnexpectedMessage u) {
         Peer s = u.sender;
         if (s.failed != 0 || (s.link != null && s.link.peerGone(s.pid == ep.pid))) {
             // the sender is gone: its memory with it (and its pid may be another process's now)
@@ -114,7 +114,7 @@ final class ShmCmaReceiver {
      *
      * @return true when the receive is done (as {@link ShmReceiveCompletions#finish})
      */
-    private boolean place(PostedReceive op, Peer sender, int rpid, long[] addrs, long[] lens, int count, long total,
+    private boolean place(ShmPostedReceive op, Peer sender, int rpid, long[] addrs, long[] lens, int count, long total,
                           long token, boolean tagged, long tag, boolean hasData, long data) {
         long want = Math.min(total, Math.max(0, op.room()));
         long skip = op.multiOffset;

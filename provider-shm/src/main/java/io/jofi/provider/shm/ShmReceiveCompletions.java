@@ -39,7 +39,7 @@ final class ShmReceiveCompletions {
      *
      * @return true when the receive is given back (a multi-receive: released)
      */
-    boolean finish(PostedReceive op, Peer sender, boolean tagged, long tag, boolean hasData, long data, long len,
+    boolean finish(ShmPostedReceive op, Peer sender, boolean tagged, long tag, boolean hasData, long data, long len,
                    long dropped) {
         long flags = Fi.FI_RECV | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG) | (hasData ? Fi.FI_REMOTE_CQ_DATA : 0);
         long src = sourceOf(sender);
@@ -112,7 +112,7 @@ final class ShmReceiveCompletions {
      *
      * @return true when the receive is given back
      */
-    boolean failMessage(PostedReceive op, Peer sender, boolean tagged, long tag, boolean hasData, long data, int err) {
+    boolean failMessage(ShmPostedReceive op, Peer sender, boolean tagged, long tag, boolean hasData, long data, int err) {
         long flags = Fi.FI_RECV | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG) | (hasData ? Fi.FI_REMOTE_CQ_DATA : 0);
         long src = sourceOf(sender);
         UtilCompletionQueue cq = ep.rxCq;
@@ -135,7 +135,7 @@ final class ShmReceiveCompletions {
     }
 
     /** A receive that ends without a message (failed peer or ring, cancel, departure): {@code err}, and it is given back. */
-    void fail(PostedReceive op, int err, boolean tagged) {
+    void fail(ShmPostedReceive op, int err, boolean tagged) {
         ep.rxCq.completeError(op.context, Fi.FI_RECV | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG)
                         | (op.multi ? Fi.FI_MULTI_RECV : 0), 0, op.buf, op.bufOffset, 0, 0, 0, err, 0, null, 0,
                 Fi.FI_ADDR_NOTAVAIL);

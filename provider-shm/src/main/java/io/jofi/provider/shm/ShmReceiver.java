@@ -25,13 +25,13 @@ final class ShmReceiver {
     private final ShmReceiveCompletions completions;
     /** FI_DIRECTED_RECV: a receive's source address filters senders. */
     private final boolean directed;
-    private final PostedReceive[] free;
+    private final ShmPostedReceive[] free;
     private int freeCount;
-    private final ArrayList<PostedReceive> msgRecvs;
-    private final ArrayList<PostedReceive> tagRecvs;
+    private final ArrayList<ShmPostedReceive> msgRecvs;
+    private final ArrayList<ShmPostedReceive> tagRecvs;
     final UnexpectedList msgUnexpected = new UnexpectedList(false);
     final UnexpectedList tagUnexpected = new UnexpectedList(true);
-    /** Bytes the buffered unexpected messages count ({@link UnexpectedMessage#footprint()}), and the budget for them. */
+    /** Bytes the buffered unexpected messages count ({@link ShmUnexpectedMessage#footprint()}), and the budget for them. */
     private long unexpectedBytes;
     private final long unexpectedLimit;
     /** FI_OPT_MIN_MULTI_RECV: a multi-receive buffer is released once less than this is left. */
@@ -51,7 +51,7 @@ final class ShmReceiver {
         this.completions = completions;
         this.unexpectedLimit = unexpectedLimit;
         this.directed = directed;
-        this.free = new PostedReceive[queueSize];
+        this.free = new ShmPostedReceive[queueSize];
         this.msgRecvs = new ArrayList<>(queueSize);
         this.tagRecvs = new ArrayList<>(queueSize);
     }
@@ -76,7 +76,7 @@ final class ShmReceiver {
             return -Errno.ENOSYS;
         }
         int iovs = msg == null ? 1 : msg.iovCount();
-        if (iovs < 0 || iovs > OutboundOp.MAX_PARTS || (multi && iovs != 1)) {
+        if (iovs < 0 || iovs > ShmOutboundOp.MAX_PARTS || (multi && iovs != 1)) {
             return -Errno.EINVAL;
         }
         rc = PostChecks.landing(buf, msg, iovs, flags, ShmProvider.MAX_MSG_SIZE);
@@ -95,7 +95,7 @@ final class ShmReceiver {
             return rc;
         }
         budgetFreed(); // it may take a buffered message, or the one held in the ring
-        PostedReceive op = take();
+        ShmPostedReceive op = take();
         op.context = context;
         op.tagged = tagged;
         op.tag = tag;
@@ -112,9 +112,9 @@ final class ShmReceiver {
         UnexpectedList unexpected = tagged ? tagUnexpected : msgUnexpected;
         // an exact tag walks only that tag's chain (O(1) for the oldest such message)
         boolean exact = tagged && ignore == 0;
-        UnexpectedMessage u = exact ? unexpected.firstWithTag(tag) : unexpected.head();
+        ShmUnexpectedMessage u = exact ? unexpected.firstWithTag(tag) : unexpected.head();
         while (u != null) {
-            UnexpectedMessage following = exact ? unexpected.nextWithTag(u) : u.next;
+            ShmUnexpectedMessage following = exact ? unexpected.nextWithTag(u) : u.next;
             if (u.claimedBy != null || u.waiting != null || !op.matches(u.tagged, u.tag) || !srcMatches(op, u.sender)) {
                 u = following;
                 continue;
@@ -141,7 +141,7 @@ final class ShmReceiver {
         return 0;
     }
 
-    private boolean srcMatches(PostedReceive op, Peer sender) {
+    private boolean srcMatches(ShmPostedReceive op, Peer sender) {
         return op.src == Fi.FI_ADDR_UNSPEC || sender.fiAddrIn(ep.av) == op.src;
     }
 
@@ -162,7 +162,7 @@ final class ShmReceiver {
         boolean peek = (flags & Fi.FI_PEEK) != 0;
         if (!peek) {
             // FI_CLAIM: the message set aside for this context
-            for (UnexpectedMessage u = tagUnexpected.head(); u != null; u = u.next) {
+            for (ShmUnexpectedMessage u = tagUnexpected.head(); u != null; u = u.next) {
                 if (u.claimedBy == ctx) {
                     rc = rxCq.reserve();
                     if (rc != 0) {
@@ -175,7 +175,7 @@ final class ShmReceiver {
                         rxCq.complete(ctx, Fi.FI_RECV | Fi.FI_TAGGED, 0, null, 0, u.data, u.tag, Fi.FI_ADDR_NOTAVAIL);
                         return 0;
                     }
-                    PostedReceive op = take();
+                    ShmPostedReceive op = take();
                     op.context = ctx;
                     op.tagged = true;
                     op.tag = u.tag;
@@ -202,7 +202,7 @@ final class ShmReceiver {
             return rc;
         }
         long src = directed ? msg.addr() : Fi.FI_ADDR_UNSPEC;
-        for (UnexpectedMessage u = tagUnexpected.head(); u != null; u = u.next) {
+        for (ShmUnexpectedMessage u = tagUnexpected.head(); u != null; u = u.next) {
             if (u.claimedBy != null || u.waiting != null || ((u.tag ^ msg.tag()) & ~msg.ignore()) != 0
                     || !(src == Fi.FI_ADDR_UNSPEC || u.sender.fiAddrIn(ep.av) == src)) {
                 continue;
@@ -222,7 +222,7 @@ final class ShmReceiver {
         return 0;
     }
 
-    private void dropUnexpected(UnexpectedMessage u) {
+    private void dropUnexpected(ShmUnexpectedMessage u) {
         unexpectedBytes -= u.footprint();
         budgetFreed();
         // a discarded CMA message is acknowledged too: its sender completes (nothing was read)
@@ -242,9 +242,9 @@ final class ShmReceiver {
                 || cancelWaiting(msgUnexpected, context) || cancelWaiting(tagUnexpected, context);
     }
 
-    private boolean cancelIn(ArrayList<PostedReceive> list, Object context) {
+    private boolean cancelIn(ArrayList<ShmPostedReceive> list, Object context) {
         for (int i = 0, n = list.size(); i < n; i++) {
-            PostedReceive op = list.get(i);
+            ShmPostedReceive op = list.get(i);
             if (op.context == context && !isFilling(op)) {
                 list.remove(i);
                 completions.fail(op, Errno.ECANCELED, op.tagged);
@@ -260,9 +260,9 @@ final class ShmReceiver {
      */
     private boolean cancelWaiting(UnexpectedList list, Object context) {
         for (Peer p : ep.peers.all()) {
-            UnexpectedMessage u = p.rxUnexpected;
+            ShmUnexpectedMessage u = p.rxUnexpected;
             if (u != null && u.waiting != null && u.waiting.context == context && (u.tagged == (list == tagUnexpected))) {
-                PostedReceive op = u.waiting;
+                ShmPostedReceive op = u.waiting;
                 u.waiting = null;
                 list.add(u);
                 completions.fail(op, Errno.ECANCELED, u.tagged);
@@ -272,7 +272,7 @@ final class ShmReceiver {
         return false;
     }
 
-    private boolean isFilling(PostedReceive op) {
+    private boolean isFilling(ShmPostedReceive op) {
         for (Peer p : ep.peers.all()) {
             if (p.rxOp == op) {
                 return true;
@@ -308,7 +308,7 @@ final class ShmReceiver {
             p.rxTag = r.tag();
             p.rxData = r.messageData();
             p.rxDropped = 0;
-            PostedReceive op = match(tagged, p.rxTag, p);
+            ShmPostedReceive op = match(tagged, p.rxTag, p);
             if (op != null) {
                 p.rxOp = op;
                 op.placed = 0;
@@ -316,10 +316,10 @@ final class ShmReceiver {
                     ep.transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, p.rxToken, 0, 0, 0);
                 }
             } else {
-                if (!admitUnexpected(UnexpectedMessage.footprintOf(total))) {
+                if (!admitUnexpected(ShmUnexpectedMessage.footprintOf(total))) {
                     return; // stays in the ring until receives take what is buffered
                 }
-                UnexpectedMessage u = new UnexpectedMessage(p, tagged, p.rxTag, (kf & ShmRecordDescriptor.HAS_DATA) != 0,
+                ShmUnexpectedMessage u = new ShmUnexpectedMessage(p, tagged, p.rxTag, (kf & ShmRecordDescriptor.HAS_DATA) != 0,
                         p.rxData, (int) total, p.rxToken, kf);
                 buffer(u);
                 p.rxUnexpected = u;
@@ -352,16 +352,16 @@ final class ShmReceiver {
             ep.transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, p.rxToken, 0, 0, 0);
         }
         if (p.rxOp != null) {
-            PostedReceive op = p.rxOp;
+            ShmPostedReceive op = p.rxOp;
             p.rxOp = null;
             boolean tagged = (p.rxFlags & ShmRecordDescriptor.TAGGED) != 0;
             completions.finish(op, p, tagged, p.rxTag, (p.rxFlags & ShmRecordDescriptor.HAS_DATA) != 0, p.rxData,
                     op.placed, p.rxDropped);
         } else {
-            UnexpectedMessage u = p.rxUnexpected;
+            ShmUnexpectedMessage u = p.rxUnexpected;
             p.rxUnexpected = null;
             if (u.waiting != null) {
-                PostedReceive w = u.waiting;
+                ShmPostedReceive w = u.waiting;
                 u.waiting = null;
                 deliverUnexpected(w, u);
             }
@@ -369,10 +369,10 @@ final class ShmReceiver {
     }
 
     /** The first posted receive that takes a message (ordered; a multi-receive being filled is skipped). */
-    PostedReceive match(boolean tagged, long tag, Peer sender) {
-        ArrayList<PostedReceive> list = tagged ? tagRecvs : msgRecvs;
+    ShmPostedReceive match(boolean tagged, long tag, Peer sender) {
+        ArrayList<ShmPostedReceive> list = tagged ? tagRecvs : msgRecvs;
         for (int i = 0, n = list.size(); i < n; i++) {
-            PostedReceive op = list.get(i);
+            ShmPostedReceive op = list.get(i);
             if (op.matches(tagged, tag) && srcMatches(op, sender)) {
                 if (op.multi) {
                     if (isFilling(op)) {
@@ -392,7 +392,7 @@ final class ShmReceiver {
      *
      * @return true when the receive is done (a multi-receive: released)
      */
-    private boolean deliverUnexpected(PostedReceive op, UnexpectedMessage u) {
+    private boolean deliverUnexpected(ShmPostedReceive op, ShmUnexpectedMessage u) {
         unexpectedBytes -= u.footprint();
         if (u.cma) {
             return ep.cmaReceiver.deliver(op, u);
@@ -406,14 +406,14 @@ final class ShmReceiver {
     }
 
     /** A multi-receive buffer released (it is no longer posted). */
-    void unpost(PostedReceive op) {
+    void unpost(ShmPostedReceive op) {
         msgRecvs.remove(op);
     }
 
     // =================================================================== the unexpected budget
 
     /**
-     * Whether a new unexpected message of {@code cost} bytes ({@link UnexpectedMessage#footprint()})
+     * Whether a new unexpected message of {@code cost} bytes ({@link ShmUnexpectedMessage#footprint()})
      * fits the budget; the first one always does (so FI_PEEK sees something). When it does not,
      * the record at hand stays in the ring ({@link #holdRecord}): the ring fills and its
      * senders are pushed back (their queues fill, posts answer -EAGAIN); nothing is lost.
@@ -428,7 +428,7 @@ final class ShmReceiver {
     }
 
     /** Puts an admitted message on its unexpected list and counts it against the budget. */
-    void buffer(UnexpectedMessage u) {
+    void buffer(ShmUnexpectedMessage u) {
         unexpectedBytes += u.footprint();
         (u.tagged ? tagUnexpected : msgUnexpected).add(u);
     }
@@ -455,7 +455,7 @@ final class ShmReceiver {
      */
     void failPeerReceives(Peer p, int err) {
         if (p.rxOp != null) {
-            PostedReceive r = p.rxOp;
+            ShmPostedReceive r = p.rxOp;
             p.rxOp = null;
             if (r.multi) {
                 r.placed = 0; // a multi-receive that lost its filling peer stays posted for others
@@ -464,7 +464,7 @@ final class ShmReceiver {
             }
         }
         if (p.rxUnexpected != null) {
-            UnexpectedMessage u = p.rxUnexpected;
+            ShmUnexpectedMessage u = p.rxUnexpected;
             p.rxUnexpected = null;
             (u.tagged ? tagUnexpected : msgUnexpected).remove(u);
             unexpectedBytes -= u.footprint();
@@ -477,7 +477,7 @@ final class ShmReceiver {
     }
 
     private void dropCmaOf(Peer p, UnexpectedList list) {
-        for (UnexpectedMessage u = list.head(), next; u != null; u = next) {
+        for (ShmUnexpectedMessage u = list.head(), next; u != null; u = next) {
             next = u.next;
             if (u.cma && u.sender == p) {
                 list.remove(u);
@@ -490,9 +490,9 @@ final class ShmReceiver {
     void failOwnRing() {
         for (Peer p : ep.peers.all()) {
             p.rxOp = null; // the receive it was filling is failed with the lists below
-            UnexpectedMessage u = p.rxUnexpected;
+            ShmUnexpectedMessage u = p.rxUnexpected;
             if (u != null && u.waiting != null) {
-                PostedReceive r = u.waiting;
+                ShmPostedReceive r = u.waiting;
                 u.waiting = null;
                 completions.fail(r, Errno.EIO, r.tagged);
             }
@@ -507,9 +507,9 @@ final class ShmReceiver {
         failAll(tagRecvs, err);
     }
 
-    private void failAll(ArrayList<PostedReceive> list, int err) {
+    private void failAll(ArrayList<ShmPostedReceive> list, int err) {
         for (int i = list.size() - 1; i >= 0; i--) {
-            PostedReceive op = list.remove(i);
+            ShmPostedReceive op = list.remove(i);
             completions.fail(op, err, op.tagged);
         }
     }
@@ -525,19 +525,19 @@ final class ShmReceiver {
 
     // =================================================================== the pool
 
-    private PostedReceive take() {
+    private ShmPostedReceive take() {
         if (freeCount > 0) {
-            PostedReceive op = free[--freeCount];
+            ShmPostedReceive op = free[--freeCount];
             free[freeCount] = null;
             return op;
         }
-        PostedReceive op = new PostedReceive();
+        ShmPostedReceive op = new ShmPostedReceive();
         op.reset();
         return op;
     }
 
     /** Returns a finished receive to the pool. */
-    void give(PostedReceive op) {
+    void give(ShmPostedReceive op) {
         op.reset();
         if (freeCount < free.length) {
             free[freeCount++] = op;

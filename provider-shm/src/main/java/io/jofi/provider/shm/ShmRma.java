@@ -124,7 +124,7 @@ final class ShmRma {
                 return tx.failLocally(reports, context, cqFlags, peer.directError, counter);
             }
         }
-        OutboundOp op = tx.start(kind, peer, context, reports, flags, cqFlags, write ? Fi.FI_WRITE : Fi.FI_READ);
+        ShmOutboundOp op = tx.start(kind, peer, context, reports, flags, cqFlags, write ? Fi.FI_WRITE : Fi.FI_READ);
         op.awaitsAnswer = true;
         op.wireFlags = (withData ? ShmRecordDescriptor.HAS_DATA : 0) | (commit ? ShmRecordDescriptor.COMMIT : 0);
         op.a = key;
@@ -146,7 +146,7 @@ final class ShmRma {
     /** Tells the target of a one-sided access: remote counters and remote CQ data (fire and forget). */
     void notifyDirect(Peer peer, boolean write, boolean withData, long data) {
         ShmTransmitter tx = ep.transmitter;
-        OutboundOp op = tx.take();
+        ShmOutboundOp op = tx.take();
         op.kind = ShmRecordDescriptor.NOTIFY;
         op.peer = peer;
         op.wireFlags = (write ? ShmRecordDescriptor.REMOTE_WRITE : ShmRecordDescriptor.REMOTE_READ)
@@ -158,7 +158,7 @@ final class ShmRma {
     /** A READ_RESP fragment (or its error) for our read: placed; the last completes the read. */
     void onReadResponse(Peer p, ShmRecord r) {
         ShmTransmitter tx = ep.transmitter;
-        OutboundOp op = tx.awaiting(p, r.token());
+        ShmOutboundOp op = tx.awaiting(p, r.token());
         if (op == null || op.kind != ShmRecordDescriptor.READ_REQ) {
             return;
         }
@@ -254,7 +254,7 @@ final class ShmRma {
                 : ep.domain.memoryRegistry().targetIndex(key, addr, len, Fi.FI_REMOTE_READ);
         UtilMemoryRegion region = idx < 0 ? null : ep.domain.memoryRegistry().lookup(key);
         ShmTransmitter tx = ep.transmitter;
-        OutboundOp op = tx.take();
+        ShmOutboundOp op = tx.take();
         op.kind = ShmRecordDescriptor.READ_RESP;
         op.peer = p;
         op.token = r.token();

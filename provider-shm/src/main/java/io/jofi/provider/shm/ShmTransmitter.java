@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
- * Sends: it posts messages, keeps the table of outgoing operations ({@link OutboundOp},
+ * Sends: it posts messages, keeps the table of outgoing operations ({@link ShmOutboundOp},
  * pooled, found again by the token an answer echoes), queues them towards their peers in order
  * and writes them into the peers' rings (inline, through bounce slots, or as one CMA record),
  * and completes them — at once, on a life check of the peer ({@code FI_TRANSMIT_COMPLETE}), or
@@ -29,7 +29,7 @@ final class ShmTransmitter {
     private static final long ACK_LEVELS = Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMMIT_COMPLETE;
 
     private final ShmEndpoint ep;
-    private OutboundOp[] ops = new OutboundOp[0];
+    private ShmOutboundOp[] ops = new ShmOutboundOp[0];
     private int[] freeOps = new int[0];
     private int freeOpCount;
     /** Application operations in flight (queued or awaiting an answer). */
@@ -87,7 +87,7 @@ final class ShmTransmitter {
         if (rc != 0) {
             return rc;
         }
-        OutboundOp op = start(ShmRecordDescriptor.MSG, peer, context, reports, flags,
+        ShmOutboundOp op = start(ShmRecordDescriptor.MSG, peer, context, reports, flags,
                 Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG), Fi.FI_SEND);
         int wf = (tagged ? ShmRecordDescriptor.TAGGED : 0) | (withData ? ShmRecordDescriptor.HAS_DATA : 0);
         if ((flags & ACK_LEVELS) != 0) {
@@ -121,7 +121,7 @@ final class ShmTransmitter {
      * iovs); {@code -EINVAL} for an iov count out of range or a missing buffer.
      */
     static long payloadLength(ByteBuffer buf, Msg msg, int iovs) {
-        if (iovs < 0 || iovs > OutboundOp.MAX_PARTS) {
+        if (iovs < 0 || iovs > ShmOutboundOp.MAX_PARTS) {
             return -Errno.EINVAL;
         }
         long length = 0;
@@ -165,8 +165,8 @@ final class ShmTransmitter {
     }
 
     /** A pooled descriptor set up for a transmit of {@code kind}; the completion flag comes from {@code flags}. */
-    OutboundOp start(int kind, Peer peer, Object context, boolean reports, long flags, long cqFlags, long counter) {
-        OutboundOp op = take();
+    ShmOutboundOp start(int kind, Peer peer, Object context, boolean reports, long flags, long cqFlags, long counter) {
+        ShmOutboundOp op = take();
         opsStarted++;
         op.kind = kind;
         op.peer = peer;
@@ -179,7 +179,7 @@ final class ShmTransmitter {
     }
 
     /** Queues an application operation ({@link #start}ed) towards its peer: it counts as pending until it completes. */
-    void queue(Peer peer, OutboundOp op) {
+    void queue(Peer peer, ShmOutboundOp op) {
         pendingTx++;
         enqueue(peer, op);
     }
@@ -189,7 +189,7 @@ final class ShmTransmitter {
      * with {@code inject} copied now (the caller may reuse the buffer at once). The op's
      * {@code c} is the payload's length.
      */
-    static void attachPayload(OutboundOp op, ByteBuffer buf, Msg msg, int iovs, boolean inject) {
+    static void attachPayload(ShmOutboundOp op, ByteBuffer buf, Msg msg, int iovs, boolean inject) {
         if (inject) {
             if (op.injectCopy == null) {
                 op.injectCopy = ByteBuffer.allocateDirect(ShmEndpoint.INJECT_SIZE);
@@ -243,7 +243,7 @@ final class ShmTransmitter {
     }
 
     /** Whether every payload part is a direct buffer with a native address (CMA reads it where it is). */
-    private boolean allDirect(OutboundOp op) {
+    private boolean allDirect(ShmOutboundOp op) {
         for (int i = 0; i < op.partCount; i++) {
             if (cma.address(op.parts[i]) == 0) {
                 return false;
@@ -263,7 +263,7 @@ final class ShmTransmitter {
             peer.cmaReason = "the peer's region does not offer CMA (cmaThreshold 0 or CMA unavailable there)";
             return;
         }
-        OutboundOp op = take();
+        ShmOutboundOp op = take();
         op.kind = ShmRecordDescriptor.PROBE;
         op.peer = peer;
         op.a = cma.probeAddress();
@@ -278,7 +278,7 @@ final class ShmTransmitter {
         if (peer == null || peer.failed != 0) {
             return;
         }
-        OutboundOp op = take();
+        ShmOutboundOp op = take();
         op.kind = kind;
         op.peer = peer;
         op.token = token;
@@ -291,7 +291,7 @@ final class ShmTransmitter {
     // =================================================================== into the peers' rings
 
     /** Queues {@code op} towards {@code peer}, and writes it at once when nothing is ahead of it. */
-    void enqueue(Peer peer, OutboundOp op) {
+    void enqueue(Peer peer, ShmOutboundOp op) {
         boolean idle = peer.queue.isEmpty();
         peer.queue.addLast(op);
         if (peer.queue.size() > MAX_QUEUED_PER_PEER) {
@@ -313,7 +313,7 @@ final class ShmTransmitter {
             ep.peers.failPeer(peer, Errno.EHOSTUNREACH);
             return 1;
         }
-        OutboundOp op;
+        ShmOutboundOp op;
         while ((op = peer.queue.peekFirst()) != null) {
             if (!push(peer, op)) {
                 break;
@@ -330,7 +330,7 @@ final class ShmTransmitter {
      * fragment longer than the inline threshold goes into a bounce slot of the peer's region
      * while one is free (the record then carries only the header), inline otherwise.
      */
-    private boolean push(Peer peer, OutboundOp op) {
+    private boolean push(Peer peer, ShmOutboundOp op) {
         RingLink link = peer.link;
         if ((op.wireFlags & ShmRecordDescriptor.CMA) != 0) {
             return pushCma(peer, op);
@@ -388,7 +388,7 @@ final class ShmTransmitter {
      * A CMA message: one record whose payload is the (address, length) of each of our
      * buffers; the bytes stay where they are until the receiver has read them (ACK).
      */
-    private boolean pushCma(Peer peer, OutboundOp op) {
+    private boolean pushCma(Peer peer, ShmOutboundOp op) {
         RingLink link = peer.link;
         int at = link.claim(ShmRecordDescriptor.HEADER + ShmRecordDescriptor.CMA_IOV * op.partCount);
         if (at == RingLink.FULL) {
@@ -423,7 +423,7 @@ final class ShmTransmitter {
     }
 
     /** The op's last fragment is in the peer's ring. */
-    private void afterSent(OutboundOp op) {
+    private void afterSent(ShmOutboundOp op) {
         if (op.awaitsAlive) {
             // awaitsAnswer: fails with its peer (failPeer) and at departure like any op awaiting it
             op.awaitsAnswer = true;
@@ -449,7 +449,7 @@ final class ShmTransmitter {
     // =================================================================== completion
 
     /** The op succeeded: its completion (or its reserved room given back) and its counter. */
-    void complete(OutboundOp op) {
+    void complete(ShmOutboundOp op) {
         if (op.reports) {
             if (op.complete) {
                 ep.txCq.complete(op.context, op.cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
@@ -465,7 +465,7 @@ final class ShmTransmitter {
     }
 
     /** The op failed with {@code err}: its error completion and its counter's error count. */
-    void fail(OutboundOp op, int err) {
+    void fail(ShmOutboundOp op, int err) {
         if (op.reports) {
             ep.txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
         }
@@ -479,7 +479,7 @@ final class ShmTransmitter {
         give(op);
     }
 
-    private void finishFailed(OutboundOp op, int err) {
+    private void finishFailed(ShmOutboundOp op, int err) {
         if (op.counter != 0 || op.reports) {
             fail(op, err);
         } else {
@@ -487,7 +487,7 @@ final class ShmTransmitter {
         }
     }
 
-    private UtilCounter counterOf(OutboundOp op) {
+    private UtilCounter counterOf(ShmOutboundOp op) {
         if (op.counter == Fi.FI_SEND) {
             return ep.sendCntr;
         }
@@ -505,8 +505,8 @@ final class ShmTransmitter {
      * the answer; null for a late answer (to an operation failed meanwhile). A token outside
      * the table fails the peer.
      */
-    OutboundOp answered(Peer p, long token) {
-        OutboundOp op = awaiting(p, token);
+    ShmOutboundOp answered(Peer p, long token) {
+        ShmOutboundOp op = awaiting(p, token);
         if (op != null) {
             op.awaitsAnswer = false;
         }
@@ -517,13 +517,13 @@ final class ShmTransmitter {
      * The operation {@code token} names if it still waits for {@code p}'s answer, else null
      * (a token outside the table fails the peer: {@code EPROTO}).
      */
-    OutboundOp awaiting(Peer p, long token) {
+    ShmOutboundOp awaiting(Peer p, long token) {
         int index = (int) (token & 0xFFFFFFFFL);
         if (index < 0 || index >= ops.length) {
             ep.peers.failPeer(p, Errno.EPROTO);
             return null;
         }
-        OutboundOp op = ops[index];
+        ShmOutboundOp op = ops[index];
         if (op.token != token || !op.awaitsAnswer || op.peer != p) {
             return null; // a late answer to an operation failed meanwhile
         }
@@ -532,7 +532,7 @@ final class ShmTransmitter {
 
     /** An ACK: a probe's verdict (CMA on or off towards {@code p}), or an operation's completion. */
     void onAck(Peer p, long token, int status) {
-        OutboundOp op = answered(p, token);
+        ShmOutboundOp op = answered(p, token);
         if (op == null) {
             return;
         }
@@ -553,7 +553,7 @@ final class ShmTransmitter {
     /** FI_TRANSMIT_COMPLETE operations towards {@code p}, which a life check found alive: they complete. */
     int completeConfirmed(Peer p) {
         int work = 0;
-        for (OutboundOp t : ops) {
+        for (ShmOutboundOp t : ops) {
             if (t.kind != 0 && t.peer == p && t.awaitsAlive && t.awaitsAnswer) {
                 complete(t);
                 work++;
@@ -571,13 +571,13 @@ final class ShmTransmitter {
      * before our life check runs).
      */
     void failPeerOps(Peer p, int err) {
-        OutboundOp op;
+        ShmOutboundOp op;
         while ((op = p.queue.pollFirst()) != null) {
             finishFailed(op, err);
         }
         boolean headReadable = p.unconfirmed > 0 && p.link != null && !p.link.truncated();
         long head = headReadable ? p.link.consumedHead() : 0;
-        for (OutboundOp t : ops) {
+        for (ShmOutboundOp t : ops) {
             if (t.peer == p && t.awaitsAnswer && t.kind != 0) {
                 if (t.awaitsAlive && headReadable && head - t.recordEnd >= 0) {
                     complete(t);
@@ -590,7 +590,7 @@ final class ShmTransmitter {
 
     /** Our ring failed: every operation waiting for an answer (which can no longer come) fails with {@code err}. */
     void failAwaitingAnswers(int err) {
-        for (OutboundOp t : ops) {
+        for (ShmOutboundOp t : ops) {
             if (t.kind != 0 && t.awaitsAnswer && !t.awaitsAlive) {
                 finishFailed(t, err);
             }
@@ -600,12 +600,12 @@ final class ShmTransmitter {
     /** R15: everything queued or awaiting an answer completes with {@code err}. */
     void depart(int err) {
         for (Peer p : ep.peers.all()) {
-            OutboundOp op;
+            ShmOutboundOp op;
             while ((op = p.queue.pollFirst()) != null) {
                 finishFailed(op, err);
             }
         }
-        for (OutboundOp t : ops) {
+        for (ShmOutboundOp t : ops) {
             if (t.kind != 0 && t.awaitsAnswer) {
                 finishFailed(t, err);
             }
@@ -615,7 +615,7 @@ final class ShmTransmitter {
     /** Close: pending operations go without completions; the CQ room they reserved is returned. */
     void discardAll() {
         UtilCompletionQueue txCq = ep.txCq;
-        for (OutboundOp op : ops) {
+        for (ShmOutboundOp op : ops) {
             if (op.kind != 0 && op.reports && txCq != null) {
                 txCq.unreserve();
             }
@@ -630,24 +630,24 @@ final class ShmTransmitter {
     // =================================================================== the operation table
 
     /** A free descriptor with a fresh token (the table doubles when none is free). */
-    OutboundOp take() {
+    ShmOutboundOp take() {
         if (freeOpCount == 0) {
             int n = ops.length;
             int grown = Math.max(64, n * 2);
             ops = Arrays.copyOf(ops, grown);
             freeOps = Arrays.copyOf(freeOps, grown);
             for (int i = grown - 1; i >= n; i--) {
-                ops[i] = new OutboundOp(i);
+                ops[i] = new ShmOutboundOp(i);
                 freeOps[freeOpCount++] = i;
             }
         }
-        OutboundOp op = ops[freeOps[--freeOpCount]];
+        ShmOutboundOp op = ops[freeOps[--freeOpCount]];
         op.token = ((long) (op.generation & 0x7FFFFFFF) << 32) | op.index;
         return op;
     }
 
     /** Returns a descriptor to the table (its peer's counts of it undone). */
-    void give(OutboundOp op) {
+    void give(ShmOutboundOp op) {
         if (op.counted) {
             op.peer.outstanding--;
         }

@@ -5,7 +5,7 @@ import java.util.Arrays;
 /**
  * The unexpected messages of one kind (untagged or tagged) in arrival order, as an intrusive
  * doubly-linked list: appending and removing any entry cost O(1) and allocate nothing (the
- * links are fields of {@link UnexpectedMessage}). A former array list made each removal from its
+ * links are fields of {@link ShmUnexpectedMessage}). A former array list made each removal from its
  * front cost the whole list (issue 12: 1.06 M buffered messages drained at ~330/s).
  *
  * <p>The tagged list also keeps a tag index: every entry is on a second chain of the entries
@@ -14,7 +14,7 @@ import java.util.Arrays;
  * ({@link #firstWithTag}, {@link #nextWithTag}) — O(1) expected while the bucket table is at
  * least as large as the list (it doubles, rehashing in arrival order, amortized O(1); it
  * never shrinks). Receives with ignore bits walk the whole list in arrival order
- * ({@link #head()}, {@link UnexpectedMessage#next}).
+ * ({@link #head()}, {@link ShmUnexpectedMessage#next}).
  *
  * <p>Not thread-safe: guarded by the endpoint's lock.
  */
@@ -22,23 +22,23 @@ final class UnexpectedList {
     private static final int MIN_BUCKETS = 64;
 
     private final boolean indexed;
-    private UnexpectedMessage head;
-    private UnexpectedMessage tail;
+    private ShmUnexpectedMessage head;
+    private ShmUnexpectedMessage tail;
     private int size;
-    private UnexpectedMessage[] bucketHeads;
-    private UnexpectedMessage[] bucketTails;
+    private ShmUnexpectedMessage[] bucketHeads;
+    private ShmUnexpectedMessage[] bucketTails;
 
     /** @param indexed whether to keep the tag index (tagged messages) */
     UnexpectedList(boolean indexed) {
         this.indexed = indexed;
         if (indexed) {
-            bucketHeads = new UnexpectedMessage[MIN_BUCKETS];
-            bucketTails = new UnexpectedMessage[MIN_BUCKETS];
+            bucketHeads = new ShmUnexpectedMessage[MIN_BUCKETS];
+            bucketTails = new ShmUnexpectedMessage[MIN_BUCKETS];
         }
     }
 
     /** The oldest entry, or null. */
-    UnexpectedMessage head() {
+    ShmUnexpectedMessage head() {
         return head;
     }
 
@@ -51,12 +51,12 @@ final class UnexpectedList {
     }
 
     /** Whether {@code u} is on this list. */
-    boolean contains(UnexpectedMessage u) {
+    boolean contains(ShmUnexpectedMessage u) {
         return u != null && u.list == this;
     }
 
     /** Appends {@code u} (newest); it must not be on a list. */
-    void add(UnexpectedMessage u) {
+    void add(ShmUnexpectedMessage u) {
         if (u.list != null) {
             throw new IllegalStateException("the entry is on a list already");
         }
@@ -84,7 +84,7 @@ final class UnexpectedList {
      *
      * @return whether it was
      */
-    boolean remove(UnexpectedMessage u) {
+    boolean remove(ShmUnexpectedMessage u) {
         if (u == null || u.list != this) {
             return false;
         }
@@ -118,8 +118,8 @@ final class UnexpectedList {
     }
 
     /** The oldest entry with exactly {@code tag} (tag index), or null; the list must be indexed. */
-    UnexpectedMessage firstWithTag(long tag) {
-        UnexpectedMessage u = bucketHeads[bucket(tag, bucketHeads.length)];
+    ShmUnexpectedMessage firstWithTag(long tag) {
+        ShmUnexpectedMessage u = bucketHeads[bucket(tag, bucketHeads.length)];
         while (u != null && u.tag != tag) {
             u = u.bnext;
         }
@@ -127,16 +127,16 @@ final class UnexpectedList {
     }
 
     /** The next entry after {@code u} with the same tag, in arrival order, or null. */
-    UnexpectedMessage nextWithTag(UnexpectedMessage u) {
+    ShmUnexpectedMessage nextWithTag(ShmUnexpectedMessage u) {
         long tag = u.tag;
-        UnexpectedMessage n = u.bnext;
+        ShmUnexpectedMessage n = u.bnext;
         while (n != null && n.tag != tag) {
             n = n.bnext;
         }
         return n;
     }
 
-    private void link(UnexpectedMessage u, int b) {
+    private void link(ShmUnexpectedMessage u, int b) {
         u.bnext = null;
         u.bprev = bucketTails[b];
         if (bucketTails[b] == null) {
@@ -149,9 +149,9 @@ final class UnexpectedList {
 
     /** Rebuilds the tag chains for {@code buckets} buckets, in arrival order (so each chain stays ordered). */
     private void rehash(int buckets) {
-        bucketHeads = new UnexpectedMessage[buckets];
-        bucketTails = new UnexpectedMessage[buckets];
-        for (UnexpectedMessage u = head; u != null; u = u.next) {
+        bucketHeads = new ShmUnexpectedMessage[buckets];
+        bucketTails = new ShmUnexpectedMessage[buckets];
+        for (ShmUnexpectedMessage u = head; u != null; u = u.next) {
             link(u, bucket(u.tag, buckets));
         }
     }
@@ -168,10 +168,10 @@ final class UnexpectedList {
     }
 
     /** Test support: every entry from head to tail. */
-    UnexpectedMessage[] toArray() {
-        UnexpectedMessage[] a = new UnexpectedMessage[size];
+    ShmUnexpectedMessage[] toArray() {
+        ShmUnexpectedMessage[] a = new ShmUnexpectedMessage[size];
         int i = 0;
-        for (UnexpectedMessage u = head; u != null; u = u.next) {
+        for (ShmUnexpectedMessage u = head; u != null; u = u.next) {
             a[i++] = u;
         }
         return Arrays.copyOf(a, i);

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 /** {@link UnexpectedList}: arrival order, O(1) removal anywhere, the tag chains, growth. */
 class UnexpectedListTest {
 
-    private static UnexpectedMessage entry(long tag) {
-        return new UnexpectedMessage(null, true, tag, false, 0, 0, 0, 0);
+    private static ShmUnexpectedMessage entry(long tag) {
+        return new ShmUnexpectedMessage(null, true, tag, false, 0, 0, 0, 0);
     }
 
     @Test
@@ -25,23 +25,23 @@ class UnexpectedListTest {
         UnexpectedList l = new UnexpectedList(false);
         assertTrue(l.isEmpty());
         assertNull(l.head());
-        UnexpectedMessage a = entry(0);
-        UnexpectedMessage b = entry(0);
-        UnexpectedMessage c = entry(0);
-        UnexpectedMessage d = entry(0);
+        ShmUnexpectedMessage a = entry(0);
+        ShmUnexpectedMessage b = entry(0);
+        ShmUnexpectedMessage c = entry(0);
+        ShmUnexpectedMessage d = entry(0);
         l.add(a);
         l.add(b);
         l.add(c);
         l.add(d);
-        assertArrayEquals(new UnexpectedMessage[] {a, b, c, d}, l.toArray());
+        assertArrayEquals(new ShmUnexpectedMessage[] {a, b, c, d}, l.toArray());
         assertTrue(l.remove(c)); // middle
-        assertArrayEquals(new UnexpectedMessage[] {a, b, d}, l.toArray());
+        assertArrayEquals(new ShmUnexpectedMessage[] {a, b, d}, l.toArray());
         assertTrue(l.remove(a)); // head
         assertSame(b, l.head());
         assertTrue(l.remove(d)); // tail
-        assertArrayEquals(new UnexpectedMessage[] {b}, l.toArray());
+        assertArrayEquals(new ShmUnexpectedMessage[] {b}, l.toArray());
         l.add(a);
-        assertArrayEquals(new UnexpectedMessage[] {b, a}, l.toArray(), "a removed entry can be appended again");
+        assertArrayEquals(new ShmUnexpectedMessage[] {b, a}, l.toArray(), "a removed entry can be appended again");
         assertEquals(2, l.size());
     }
 
@@ -49,8 +49,8 @@ class UnexpectedListTest {
     void removingWhatIsNotOnTheListChangesNothing() {
         UnexpectedList l = new UnexpectedList(true);
         UnexpectedList other = new UnexpectedList(true);
-        UnexpectedMessage a = entry(1);
-        UnexpectedMessage b = entry(1);
+        ShmUnexpectedMessage a = entry(1);
+        ShmUnexpectedMessage b = entry(1);
         l.add(a);
         other.add(b);
         assertFalse(l.remove(b), "an entry of another list");
@@ -68,16 +68,16 @@ class UnexpectedListTest {
     @Test
     void tagChainsFindTheOldestOfATagInOrder() {
         UnexpectedList l = new UnexpectedList(true);
-        List<UnexpectedMessage> sevens = new ArrayList<>();
+        List<ShmUnexpectedMessage> sevens = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
-            UnexpectedMessage u = entry(i % 10 == 3 ? 7 : i + 100);
+            ShmUnexpectedMessage u = entry(i % 10 == 3 ? 7 : i + 100);
             l.add(u);
             if (u.tag == 7) {
                 sevens.add(u);
             }
         }
-        List<UnexpectedMessage> walked = new ArrayList<>();
-        for (UnexpectedMessage u = l.firstWithTag(7); u != null; u = l.nextWithTag(u)) {
+        List<ShmUnexpectedMessage> walked = new ArrayList<>();
+        for (ShmUnexpectedMessage u = l.firstWithTag(7); u != null; u = l.nextWithTag(u)) {
             walked.add(u);
         }
         assertEquals(sevens, walked, "the tag chain holds every message of the tag, oldest first, after growth");
@@ -93,20 +93,20 @@ class UnexpectedListTest {
     void randomOperationsAgreeWithAReferenceList() {
         Random r = new Random(12);
         UnexpectedList l = new UnexpectedList(true);
-        List<UnexpectedMessage> ref = new ArrayList<>();
+        List<ShmUnexpectedMessage> ref = new ArrayList<>();
         for (int step = 0; step < 200_000; step++) {
             if (ref.isEmpty() || r.nextInt(3) != 0) {
-                UnexpectedMessage u = entry(r.nextInt(50) * 0x1_0000_0000L);
+                ShmUnexpectedMessage u = entry(r.nextInt(50) * 0x1_0000_0000L);
                 l.add(u);
                 ref.add(u);
             } else {
-                UnexpectedMessage u = ref.remove(r.nextInt(ref.size()));
+                ShmUnexpectedMessage u = ref.remove(r.nextInt(ref.size()));
                 assertTrue(l.remove(u));
             }
             if (step % 20_000 == 0) {
                 assertArrayEquals(ref.toArray(), l.toArray());
                 long tag = r.nextInt(50) * 0x1_0000_0000L;
-                UnexpectedMessage expected = ref.stream().filter(u -> u.tag == tag).findFirst().orElse(null);
+                ShmUnexpectedMessage expected = ref.stream().filter(u -> u.tag == tag).findFirst().orElse(null);
                 assertSame(expected, l.firstWithTag(tag));
             }
         }
@@ -123,7 +123,7 @@ class UnexpectedListTest {
         }
         long start = System.nanoTime();
         for (int i = 0; i < n; i++) {
-            UnexpectedMessage u = l.firstWithTag(i & 7);
+            ShmUnexpectedMessage u = l.firstWithTag(i & 7);
             assertTrue(l.remove(u));
         }
         long took = System.nanoTime() - start;

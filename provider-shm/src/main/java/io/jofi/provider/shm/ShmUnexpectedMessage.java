@@ -10,7 +10,7 @@ import java.nio.ByteBuffer;
  * remembers what its sender asked for (an acknowledgement once matched) and whether
  * {@code FI_PEEK | FI_CLAIM} set it aside for a context.
  */
-final class UnexpectedMessage {
+final class ShmUnexpectedMessage {
     final Peer sender;
     final boolean tagged;
     final long tag;
@@ -24,13 +24,13 @@ final class UnexpectedMessage {
     /** Set by FI_PEEK | FI_CLAIM: only FI_CLAIM with this context takes it. */
     Object claimedBy;
     /** A receive waiting for the rest of the message's fragments. */
-    PostedReceive waiting;
+    ShmPostedReceive waiting;
     /** The {@link UnexpectedList} it is on (null when on none) and its links there: arrival order, tag chain. */
     UnexpectedList list;
-    UnexpectedMessage prev;
-    UnexpectedMessage next;
-    UnexpectedMessage bprev;
-    UnexpectedMessage bnext;
+    ShmUnexpectedMessage prev;
+    ShmUnexpectedMessage next;
+    ShmUnexpectedMessage bprev;
+    ShmUnexpectedMessage bnext;
     /**
      * Bytes every buffered message counts against the unexpected-bytes budget on top of its
      * payload: about what the entry costs in the heap (this object, its buffer object and
@@ -47,7 +47,7 @@ final class UnexpectedMessage {
     long[] cmaLens;
     int cmaCount;
 
-    UnexpectedMessage(Peer sender, boolean tagged, long tag, boolean hasData, long data, int length, long token,
+    ShmUnexpectedMessage(Peer sender, boolean tagged, long tag, boolean hasData, long data, int length, long token,
                int wireFlags) {
         this.sender = sender;
         this.tagged = tagged;
@@ -62,7 +62,7 @@ final class UnexpectedMessage {
     }
 
     /** A CMA message's descriptor (copies the iovecs). */
-    UnexpectedMessage(Peer sender, boolean tagged, long tag, boolean hasData, long data, long length, long token,
+    ShmUnexpectedMessage(Peer sender, boolean tagged, long tag, boolean hasData, long data, long length, long token,
                int wireFlags, int pid, long[] addrs, long[] lens, int count) {
         this.sender = sender;
         this.tagged = tagged;

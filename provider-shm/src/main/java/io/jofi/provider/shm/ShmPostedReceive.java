@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
  * a tagged receive, the source filter of {@code FI_DIRECTED_RECV}, and the state of a
  * multi-receive buffer (the offset where the next message goes).
  */
-final class PostedReceive {
+final class ShmPostedReceive {
     Object context;
     boolean tagged;
     long tag;
@@ -21,9 +21,9 @@ final class PostedReceive {
     /** The buffer reported in completions ({@code buf()}) and its position at posting. */
     ByteBuffer buf;
     int bufOffset;
-    final ByteBuffer[] parts = new ByteBuffer[OutboundOp.MAX_PARTS];
-    final int[] starts = new int[OutboundOp.MAX_PARTS];
-    final int[] lengths = new int[OutboundOp.MAX_PARTS];
+    final ByteBuffer[] parts = new ByteBuffer[ShmOutboundOp.MAX_PARTS];
+    final int[] starts = new int[ShmOutboundOp.MAX_PARTS];
+    final int[] lengths = new int[ShmOutboundOp.MAX_PARTS];
     int partCount;
     long capacity;
     /** Bytes of the current message placed so far (fragments). */
@@ -82,7 +82,7 @@ final class PostedReceive {
         multiOffset = 0;
         buf = null;
         bufOffset = 0;
-        for (int i = 0; i < OutboundOp.MAX_PARTS; i++) {
+        for (int i = 0; i < ShmOutboundOp.MAX_PARTS; i++) {
             parts[i] = null;
         }
         partCount = 0;

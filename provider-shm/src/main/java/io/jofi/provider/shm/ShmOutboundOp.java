@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
  * buffers. It waits in its peer's queue until every fragment is in the peer's ring, then —
  * when it expects an answer — in the endpoint's table of operations under its {@link #token}.
  */
-final class OutboundOp {
+final class ShmOutboundOp {
     static final int MAX_PARTS = 4;
 
     /** Index in the endpoint's operation table (the low bits of the token). */
@@ -68,7 +68,7 @@ final class OutboundOp {
     /** The copy of an injected payload (allocated once per descriptor, on first inject). */
     ByteBuffer injectCopy;
 
-    OutboundOp(int index) {
+    ShmOutboundOp(int index) {
         this.index = index;
     }
 
