@@ -58,20 +58,13 @@ final class Peer {
     /** Why CMA is off towards this peer (for logs and the README), null while not off. */
     String cmaReason;
 
-    // ---- receive side: the message or write this peer is sending us
-    ShmPostedReceive rxOp;
-    ShmUnexpectedMessage rxUnexpected;
-    /** Total length and flags of the message in reassembly. */
-    long rxTotal;
-    int rxFlags;
-    long rxToken;
-    long rxData;
-    long rxTag;
-    /** Bytes of the current message dropped (truncation, R12). */
-    long rxDropped;
-    /** The target region of the RMA write in reassembly, its index, or the error found on its first fragment. */
+    // ---- receive side: the message or RMA write this peer is sending us (it never interleaves two)
+    /** The message in reassembly, from its first fragment to its last ({@link ShmInboundMessage#inProgress}). */
+    final ShmInboundMessage inbound = new ShmInboundMessage();
+    /** The target region of the RMA write in reassembly, its index, its total length, or the error found on its first fragment. */
     UtilMemoryRegion wRegion;
     int wIndex;
+    long wTotal;
     int wStatus;
 
     // ---- FI_SOURCE cache: a hit, or a miss valid while the AV's change count is unchanged

@@ -48,7 +48,7 @@ final class ShmCmaReceiver {
         int count = r.status();
         long total = r.totalLength();
         int whole = ShmRecordDescriptor.FIRST | ShmRecordDescriptor.LAST;
-        if ((kf & whole) != whole || p.rxOp != null || p.rxUnexpected != null || count < 1
+        if ((kf & whole) != whole || p.inbound.inProgress() || count < 1
                 || count > ShmOutboundOp.MAX_PARTS || r.payloadLength() != count * ShmRecordDescriptor.CMA_IOV
                 || total < 0 || total > ShmProvider.MAX_MSG_SIZE) {
             ep.peers.failPeer(p, Errno.EPROTO);

@@ -247,7 +247,7 @@ final class ShmPeers implements SenderLiveness {
 
     /** Whether {@link #checkLiveness} would look at {@code p}: it has operations or a message in progress. */
     private static boolean watched(Peer p) {
-        return p.failed == 0 && p.link != null && (hasPending(p) || p.rxOp != null || p.rxUnexpected != null);
+        return p.failed == 0 && p.link != null && (hasPending(p) || p.inbound.inProgress());
     }
 
     private static boolean hasPending(Peer p) {

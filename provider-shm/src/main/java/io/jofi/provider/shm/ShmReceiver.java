@@ -260,7 +260,7 @@ final class ShmReceiver {
      */
     private boolean cancelWaiting(UnexpectedList list, Object context) {
         for (Peer p : ep.peers.all()) {
-            ShmUnexpectedMessage u = p.rxUnexpected;
+            ShmUnexpectedMessage u = p.inbound.unexpected;
             if (u != null && u.waiting != null && u.waiting.context == context && (u.tagged == (list == tagUnexpected))) {
                 ShmPostedReceive op = u.waiting;
                 u.waiting = null;
@@ -274,7 +274,7 @@ final class ShmReceiver {
 
     private boolean isFilling(ShmPostedReceive op) {
         for (Peer p : ep.peers.all()) {
-            if (p.rxOp == op) {
+            if (p.inbound.receive == op) {
                 return true;
             }
         }
@@ -289,10 +289,10 @@ final class ShmReceiver {
      * is placed at its offset; the last completes the receive (or the waiting one).
      */
     void onMessage(Peer p, ShmRecord r) {
-        int kf = r.kindFlags();
+        ShmInboundMessage m = p.inbound;
         long offset = r.fragmentOffset();
-        if ((kf & ShmRecordDescriptor.FIRST) != 0) {
-            if (p.rxOp != null || p.rxUnexpected != null) {
+        if (r.has(ShmRecordDescriptor.FIRST)) {
+            if (m.inProgress()) {
                 ep.peers.failPeer(p, Errno.EPROTO); // a new message before the last one ended
                 return;
             }
@@ -301,65 +301,58 @@ final class ShmReceiver {
                 ep.peers.failPeer(p, Errno.EPROTO);
                 return;
             }
-            boolean tagged = (kf & ShmRecordDescriptor.TAGGED) != 0;
-            p.rxTotal = total;
-            p.rxFlags = kf;
-            p.rxToken = r.token();
-            p.rxTag = r.tag();
-            p.rxData = r.messageData();
-            p.rxDropped = 0;
-            ShmPostedReceive op = match(tagged, p.rxTag, p);
+            m.start(r);
+            ShmPostedReceive op = match(m.tagged(), m.tag, p);
             if (op != null) {
-                p.rxOp = op;
+                m.receive = op;
                 op.placed = 0;
-                if ((kf & ShmRecordDescriptor.ACK_MATCH) != 0) {
-                    ep.transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, p.rxToken, 0, 0, 0);
+                if (r.has(ShmRecordDescriptor.ACK_MATCH)) {
+                    ep.transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, m.token, 0, 0, 0);
                 }
             } else {
                 if (!admitUnexpected(ShmUnexpectedMessage.footprintOf(total))) {
                     return; // stays in the ring until receives take what is buffered
                 }
-                ShmUnexpectedMessage u = new ShmUnexpectedMessage(p, tagged, p.rxTag, (kf & ShmRecordDescriptor.HAS_DATA) != 0,
-                        p.rxData, (int) total, p.rxToken, kf);
+                ShmUnexpectedMessage u = new ShmUnexpectedMessage(p, m.tagged(), m.tag, m.hasData(), m.data, (int) total,
+                        m.token, m.kindFlags);
                 buffer(u);
-                p.rxUnexpected = u;
+                m.unexpected = u;
             }
-        } else if (p.rxOp == null && p.rxUnexpected == null) {
+        } else if (!m.inProgress()) {
             ep.peers.failPeer(p, Errno.EPROTO);
             return;
         }
         int n = r.payloadLength();
-        if (offset < 0 || n > p.rxTotal - offset) {
+        if (offset < 0 || n > m.total - offset) {
             ep.peers.failPeer(p, Errno.EPROTO);
             return;
         }
-        if (p.rxOp != null) {
-            int placed = p.rxOp.place(offset, r.payloadBuffer(), r.payloadAt(), n);
-            p.rxOp.placed += placed;
-            p.rxDropped += n - placed;
+        ShmPostedReceive op = m.receive;
+        if (op != null) {
+            int placed = op.place(offset, r.payloadBuffer(), r.payloadAt(), n);
+            op.placed += placed;
+            m.dropped += n - placed;
         } else {
-            p.rxUnexpected.bytes.put((int) offset, r.payloadBuffer(), r.payloadAt(), n);
-            p.rxUnexpected.arrived += n;
+            m.unexpected.bytes.put((int) offset, r.payloadBuffer(), r.payloadAt(), n);
+            m.unexpected.arrived += n;
         }
-        if ((kf & ShmRecordDescriptor.LAST) == 0) {
+        if (!r.has(ShmRecordDescriptor.LAST)) {
             return;
         }
-        if (p.rxOp == null && p.rxUnexpected.arrived != p.rxTotal) {
+        if (op == null && m.unexpected.arrived != m.total) {
             ep.peers.failPeer(p, Errno.EPROTO);
             return;
         }
-        if ((p.rxFlags & ShmRecordDescriptor.ACK_ARRIVAL) != 0) {
-            ep.transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, p.rxToken, 0, 0, 0);
+        if ((m.kindFlags & ShmRecordDescriptor.ACK_ARRIVAL) != 0) {
+            ep.transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, m.token, 0, 0, 0);
         }
-        if (p.rxOp != null) {
-            ShmPostedReceive op = p.rxOp;
-            p.rxOp = null;
-            boolean tagged = (p.rxFlags & ShmRecordDescriptor.TAGGED) != 0;
-            completions.finish(op, p, tagged, p.rxTag, (p.rxFlags & ShmRecordDescriptor.HAS_DATA) != 0, p.rxData,
-                    op.placed, p.rxDropped);
+        op = m.receive; // again: the answer may have failed the peer, and the receive with it
+        if (op != null) {
+            m.receive = null;
+            completions.finish(op, p, m.tagged(), m.tag, m.hasData(), m.data, op.placed, m.dropped);
         } else {
-            ShmUnexpectedMessage u = p.rxUnexpected;
-            p.rxUnexpected = null;
+            ShmUnexpectedMessage u = m.unexpected;
+            m.unexpected = null;
             if (u.waiting != null) {
                 ShmPostedReceive w = u.waiting;
                 u.waiting = null;
@@ -454,18 +447,19 @@ final class ShmReceiver {
      * and so are its CMA messages not yet matched (they can never be read now).
      */
     void failPeerReceives(Peer p, int err) {
-        if (p.rxOp != null) {
-            ShmPostedReceive r = p.rxOp;
-            p.rxOp = null;
+        ShmInboundMessage m = p.inbound;
+        if (m.receive != null) {
+            ShmPostedReceive r = m.receive;
+            m.receive = null;
             if (r.multi) {
                 r.placed = 0; // a multi-receive that lost its filling peer stays posted for others
             } else {
                 completions.fail(r, err, r.tagged);
             }
         }
-        if (p.rxUnexpected != null) {
-            ShmUnexpectedMessage u = p.rxUnexpected;
-            p.rxUnexpected = null;
+        if (m.unexpected != null) {
+            ShmUnexpectedMessage u = m.unexpected;
+            m.unexpected = null;
             (u.tagged ? tagUnexpected : msgUnexpected).remove(u);
             unexpectedBytes -= u.footprint();
             if (u.waiting != null) {
@@ -489,8 +483,8 @@ final class ShmReceiver {
     /** Our ring failed: nothing can arrive any more, so every receive posted or filling fails with {@code EIO}. */
     void failOwnRing() {
         for (Peer p : ep.peers.all()) {
-            p.rxOp = null; // the receive it was filling is failed with the lists below
-            ShmUnexpectedMessage u = p.rxUnexpected;
+            p.inbound.receive = null; // the receive it was filling is failed with the lists below
+            ShmUnexpectedMessage u = p.inbound.unexpected;
             if (u != null && u.waiting != null) {
                 ShmPostedReceive r = u.waiting;
                 u.waiting = null;

@@ -216,10 +216,10 @@ final class ShmRma {
                     }
                 }
             }
-            p.rxTotal = total;
+            p.wTotal = total;
         }
         int n = r.payloadLength();
-        if (offset < 0 || n > p.rxTotal - offset) {
+        if (offset < 0 || n > p.wTotal - offset) {
             ep.peers.failPeer(p, Errno.EPROTO);
             return;
         }
@@ -233,8 +233,8 @@ final class ShmRma {
         UtilMemoryRegion region = p.wRegion;
         p.wRegion = null;
         if (status == 0 && region != null) {
-            if ((kf & ShmRecordDescriptor.COMMIT) != 0 && region.buffer() instanceof MappedByteBuffer m && p.rxTotal > 0) {
-                m.force(p.wIndex, (int) p.rxTotal);
+            if ((kf & ShmRecordDescriptor.COMMIT) != 0 && region.buffer() instanceof MappedByteBuffer m && p.wTotal > 0) {
+                m.force(p.wIndex, (int) p.wTotal);
             }
             ShmEndpoint.count(ep.remoteWriteCntr);
             if ((kf & ShmRecordDescriptor.HAS_DATA) != 0 && ep.rxCq != null) {
