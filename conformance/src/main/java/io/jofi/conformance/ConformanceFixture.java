@@ -461,10 +461,15 @@ public final class ConformanceFixture implements AutoCloseable {
     }
 
     private void bindQueues(PeerSide s, PairSpec spec) throws FabricException {
-        s.txCq = openCq(spec.txCq.copy(), "txcq-" + s.label());
-        s.rxCq = openCq(spec.rxCq.copy(), "rxcq-" + s.label());
-        s.ep.bind(s.txCq, spec.txBindFlags);
-        s.ep.bind(s.rxCq, spec.rxBindFlags);
+        long unbound = "a".equals(s.label()) ? spec.unboundOnA : 0;
+        if ((unbound & Fi.FI_TRANSMIT) == 0) {
+            s.txCq = openCq(spec.txCq.copy(), "txcq-" + s.label());
+            s.ep.bind(s.txCq, spec.txBindFlags);
+        }
+        if ((unbound & Fi.FI_RECV) == 0) {
+            s.rxCq = openCq(spec.rxCq.copy(), "rxcq-" + s.label());
+            s.ep.bind(s.rxCq, spec.rxBindFlags);
+        }
     }
 
     // ------------------------------------------------------------------ teardown

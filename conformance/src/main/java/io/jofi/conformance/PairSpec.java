@@ -21,6 +21,8 @@ public final class PairSpec {
     long txBindFlags = Fi.FI_TRANSMIT;
     long rxBindFlags = Fi.FI_RECV;
     PeerSetup beforeEnable;
+    /** The CQ roles ({@code FI_TRANSMIT}, {@code FI_RECV}) side a leaves unbound. */
+    long unboundOnA;
     byte[] connectData;
     byte[] acceptData;
 
@@ -62,6 +64,16 @@ public final class PairSpec {
     /** Extra flags for binding the receive CQ, e.g. {@code FI_SELECTIVE_COMPLETION}. */
     public PairSpec rxBindFlags(long extra) {
         this.rxBindFlags = Fi.FI_RECV | extra;
+        return this;
+    }
+
+    /**
+     * Side a binds no CQ for {@code roles} ({@code FI_TRANSMIT} and/or {@code FI_RECV}); its
+     * {@code txCq()} / {@code rxCq()} is then null. For the tests of an unbound CQ
+     * ({@code ENOCQ}, at enable or at post).
+     */
+    public PairSpec unboundOnSideA(long roles) {
+        this.unboundOnA = roles;
         return this;
     }
 

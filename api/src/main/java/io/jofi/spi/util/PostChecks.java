@@ -20,7 +20,9 @@ import java.nio.ByteBuffer;
  *     answer (its tcp, rxm and shm providers only assert);</li>
  * <li>a flag bit the call does not take (unknown, or belonging to another call such as
  *     {@code FI_MULTI_RECV} on a send or {@code FI_REMOTE_CQ_DATA} on a receive):
- *     {@code -EBADFLAGS}, as libfabric's util layer and its cxi and ucx providers answer.</li>
+ *     {@code -EBADFLAGS}, as libfabric's util layer and its cxi and ucx providers answer;</li>
+ * <li>a missing buffer, message or iov, or more iovs than {@code iov_limit}: {@code -EINVAL}
+ *     ({@link #payload}).</li>
  * </ul>
  * A refused call changes nothing: providers call these before they reserve CQ room, take a
  * descriptor, open a connection or queue anything. Each check is a few branches and
@@ -81,6 +83,30 @@ public final class PostChecks {
      */
     public static int transmit(long length, boolean inject, long injectSize, long maxMsgSize) {
         return length > maxMsgSize || (inject && length > injectSize) ? -Errno.EMSGSIZE : 0;
+    }
+
+    /**
+     * The bytes of a transmit's payload: {@code buf}'s, or without it those of the first
+     * {@code msg.iovCount()} iovs of {@code msg}; {@code -EINVAL} when the buffer, the message
+     * or one of its iovs is missing, or it has more than {@code iovLimit} iovs.
+     */
+    public static long payload(ByteBuffer buf, Msg msg, int iovLimit) {
+        if (msg == null) {
+            return buf == null ? -Errno.EINVAL : buf.remaining();
+        }
+        int n = msg.iovCount();
+        if (n > iovLimit) {
+            return -Errno.EINVAL;
+        }
+        long length = 0;
+        for (int i = 0; i < n; i++) {
+            ByteBuffer b = msg.iov(i);
+            if (b == null) {
+                return -Errno.EINVAL;
+            }
+            length += b.remaining();
+        }
+        return length;
     }
 
     /**

@@ -58,6 +58,8 @@ public abstract class UtilDomain extends AbstractFid implements Domain {
     private final boolean providerKeys;
     /** The EQ bound with FI_REG_MR; guarded by this, read without lock by register. */
     private volatile UtilEventQueue mrEq;
+    /** Tests only ({@link #injectStepFault}): run at the top of every progress step, or null. */
+    private volatile Runnable stepFault;
 
     /**
      * Opens the domain: retains {@code fabric} until closed and records the domain in the
@@ -237,6 +239,23 @@ public abstract class UtilDomain extends AbstractFid implements Domain {
             }
         }
         markFailed(why);
+    }
+
+    /**
+     * Tests only: {@code fault} runs at the top of every progress step from now on (null:
+     * none), so that a test can make the real step throw, as a provider bug would, and see
+     * {@link #progressFailed} at work. The provider's step calls {@link #runStepFault()} first.
+     */
+    public final void injectStepFault(Runnable fault) {
+        stepFault = fault;
+    }
+
+    /** Runs the fault a test injected ({@link #injectStepFault}), if any: the first thing of every progress step. */
+    protected final void runStepFault() {
+        Runnable f = stepFault;
+        if (f != null) {
+            f.run();
+        }
     }
 
     /** {@link AbstractFid#fail}, logging rather than throwing: one broken object must not keep the others waiting. */

@@ -10,9 +10,13 @@
  * {@code AbstractFid.fail}); {@code WaitBridge} (waking MANUAL-progress wait objects) and
  * {@code TryWait.tryWait(Collection, Fid...)} added; {@code Atomics} added (the target-side
  * arithmetic of fi_atomic(3), one for every provider).
+ * <p>1.3.0: {@code UtilEndpoint} added (an endpoint's bindings, caps gate, post checks and
+ * convenience calls, once for every provider); {@code PostChecks.payload} (a transmit's bytes,
+ * or {@code -EINVAL} for a missing buffer or too many iovs); {@code UtilDomain.injectStepFault}
+ * (the test hook that makes a progress step throw, formerly in each provider's domain).
  */
 @Export
-@Version("1.2.0")
+@Version("1.3.0")
 package io.jofi.spi.util;
 
 import org.osgi.annotation.bundle.Export;

@@ -70,8 +70,6 @@ final class ShmDomain extends UtilDomain {
     /** The domain's doorbell socket; every endpoint's doorbell path is a symbolic link to it. */
     private final Doorbell doorbell;
     private final ProgressEngine engine;
-    /** Tests only ({@link #injectStepFault}): run at the top of every progress step. */
-    private volatile Runnable stepFault;
     private volatile ShmEndpoint[] endpoints = new ShmEndpoint[0];
     /** Shareable buffers handed out, by identity: what backs them; guarded by this. */
     private final Map<ByteBuffer, Backing> shareable = new IdentityHashMap<>();
@@ -141,10 +139,7 @@ final class ShmDomain extends UtilDomain {
     private final class Step implements ProgressEngine.Step {
         @Override
         public int progress(long timeoutNanos) {
-            Runnable f = stepFault;
-            if (f != null) {
-                f.run();
-            }
+            runStepFault(); // tests only (UtilDomain.injectStepFault)
             try {
                 return pass(timeoutNanos);
             } catch (InternalError e) {
@@ -488,14 +483,6 @@ final class ShmDomain extends UtilDomain {
         } catch (IOException e) {
             // the janitor of a later run removes the socket file
         }
-    }
-
-    /**
-     * Tests only: {@code fault} runs at the top of every progress step from now on (null: none),
-     * so a test can make the real step throw, as a provider bug would.
-     */
-    void injectStepFault(Runnable fault) {
-        stepFault = fault;
     }
 
     String prefix() {

@@ -30,8 +30,6 @@ final class TcpDomain extends UtilDomain {
     private final TcpFabric fabric;
     private final NioLoop loop;
     private final ProgressEngine engine;
-    /** Tests only ({@link #injectStepFault}): run at the top of every progress step. */
-    private volatile Runnable stepFault;
     /** MANUAL only: wakes the wait objects armed by fi_trywait when a socket is ready; else null. */
     private final WaitBridge bridge;
 
@@ -101,10 +99,7 @@ final class TcpDomain extends UtilDomain {
     private final class Step implements ProgressEngine.Step {
         @Override
         public int progress(long timeoutNanos) {
-            Runnable f = stepFault;
-            if (f != null) {
-                f.run();
-            }
+            runStepFault(); // tests only (UtilDomain.injectStepFault)
             return loop.progress(timeoutNanos);
         }
 
@@ -112,14 +107,6 @@ final class TcpDomain extends UtilDomain {
         public void wakeup() {
             loop.wakeup();
         }
-    }
-
-    /**
-     * Tests only: {@code fault} runs at the top of every progress step from now on (null: none),
-     * so a test can make the real step throw, as a provider bug would.
-     */
-    void injectStepFault(Runnable fault) {
-        stepFault = fault;
     }
 
     NioLoop loop() {

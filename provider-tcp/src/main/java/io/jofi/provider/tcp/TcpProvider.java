@@ -13,6 +13,7 @@ import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.Progress;
 import io.jofi.Threading;
+import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.spi.FabricProvider;
 import io.jofi.spi.util.AbstractFabricProvider;
 import java.net.Inet4Address;
@@ -370,7 +371,7 @@ public final class TcpProvider extends AbstractFabricProvider {
                 .addrFormat(l.address instanceof Inet6Address ? AddrFormat.SOCKADDR_IN6 : AddrFormat.SOCKADDR_IN);
         info.epAttr().type(EpType.MSG).protocol(Fi.FI_PROTO_SOCK_TCP).maxMsgSize(MAX_MSG_SIZE).txCtxCnt(1).rxCtxCnt(1);
         info.txAttr().caps(TX_CAPS).injectSize(INJECT_SIZE).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
-                .msgOrder(Fi.FI_ORDER_SAS);
+                .rmaIovLimit(TcpWireDescriptor.MAX_RMA_IOV_COUNT).msgOrder(Fi.FI_ORDER_SAS);
         info.rxAttr().caps(RX_CAPS).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
                 .msgOrder(Fi.FI_ORDER_SAS); // one stream, receives matched in order
         info.domainAttr().name(l.ifName).threading(Threading.SAFE)

@@ -1445,8 +1445,8 @@ final class VerbsRdmEndpoint extends AbstractFid
     /** {@code fi_recvmsg}: one iov; {@code FI_MULTI_RECV} is not offered. */
     @Override
     public int recvMsg(Msg msg, long flags) {
-        if (msg == null || msg.iovCount() < 1) {
-            return -Errno.EINVAL;
+        if (msg == null || msg.iovCount() < 1 || msg.iovCount() > IOV_LIMIT) {
+            return -Errno.EINVAL; // more than iov_limit: -EINVAL as on MSG (docs/ERRORS.md), not -ENOSYS below
         }
         int rc = PostChecks.flags(flags, PostChecks.RECV_MSG_FLAGS);
         if (rc != 0) {

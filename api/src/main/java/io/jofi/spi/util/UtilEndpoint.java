@@ -1,0 +1,609 @@
+package io.jofi.spi.util;
+
+import io.jofi.Endpoint;
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Fid;
+import io.jofi.FidClass;
+import io.jofi.MemoryRegion;
+import io.jofi.Msg;
+import io.jofi.RmaMsg;
+import io.jofi.TaggedMsg;
+import java.nio.ByteBuffer;
+import java.util.Objects;
+
+/**
+ * The part of an active endpoint every provider shares: it owns the endpoint's
+ * {@link EndpointBindings}, answers every convenience call of {@link Endpoint} with the same
+ * post checks and the same errno on every provider (docs/ERRORS.md), and hands what passes to
+ * five funnels the provider writes.
+ *
+ * <p><b>What a call goes through</b>, in this order; the first that fails is the answer and
+ * no funnel runs (nothing reserved, queued or sent):
+ * <ol>
+ * <li>the endpoint is open: {@code -EBADF} closed, {@code -ENODEV} departed, {@code -EIO}
+ *     failed ({@link #dataPathCheck()});</li>
+ * <li>the caps gate: the operation's primary capability ({@code FI_MSG}, {@code FI_TAGGED},
+ *     {@code FI_RMA}, {@code FI_ATOMIC}) and its direction modifier ({@code FI_SEND} /
+ *     {@code FI_RECV} for messages, {@code FI_READ} / {@code FI_WRITE} for RMA and atomics;
+ *     caps that name neither modifier of a pair imply both, fi_getinfo(3) "primary
+ *     modifiers"): else {@code -ENOSYS};</li>
+ * <li>the arguments: a null {@code Msg}, a null buffer of a one-buffer call, a null iov, an
+ *     iov count outside {@code [0, iovLimit]}, an RMA iov count outside
+ *     {@code [1, rmaIovLimit]}, remote RMA lengths that do not add up to the local one, a
+ *     fetching atomic's result that is missing, read-only or shorter than 8 bytes:
+ *     {@code -EINVAL};</li>
+ * <li>the flags of a {@code *Msg} call ({@link PostChecks#flags}): {@code -EBADFLAGS};
+ *     {@code FI_MULTI_RECV} without that capability: {@code -ENOSYS}, with more than one
+ *     iov: {@code -EINVAL};</li>
+ * <li>the lengths: a receive (or RMA read) buffer that is read-only {@code -EINVAL}, above
+ *     {@code maxMsgSize} {@code -EMSGSIZE} ({@link PostChecks#landing}); a transmit above
+ *     {@code maxMsgSize}, or an inject above {@code injectSize}: {@code -EMSGSIZE}
+ *     ({@link PostChecks#transmit});</li>
+ * <li>a CQ for the completion: an operation that reports one (every call but the one-buffer
+ *     injects) without a bound CQ of its direction: {@code -ENOCQ}.</li>
+ * </ol>
+ * What stays the provider's (in its funnel): the enable and connection state
+ * ({@code -EOPBADSTATE}, {@code -ENOTCONN}), the peer an address names, the atomic operations
+ * it offers ({@code -EOPNOTSUPP}), queue and CQ room ({@code -EAGAIN}).
+ *
+ * <p><b>The funnels</b> get the checked call in one form for all its overloads. A one-buffer
+ * call passes its buffer and a null message (no {@code Msg} is made: zero allocation); a
+ * {@code *Msg} call a null buffer and the message, whose scalars (address, context, data,
+ * tag) are already taken out into the arguments. {@code flags} is the operation's: the
+ * endpoint's op flags for the plain calls, the caller's for the {@code *Msg} calls,
+ * {@code FI_INJECT} alone for an inject; {@code FI_COMPLETION} is added unless the CQ of that
+ * direction was bound with {@code FI_SELECTIVE_COMPLETION}, and {@code FI_REMOTE_CQ_DATA}
+ * when the call carries remote CQ data.
+ *
+ * <p><b>Adopting it.</b> A provider endpoint {@code extends UtilEndpoint} instead of
+ * {@code AbstractFid implements Endpoint}, passes its {@link Limits} and progress engine to
+ * the constructor, deletes its {@code bind} and every convenience overload, and renames its
+ * post paths to the funnels ({@link #postSend}, {@link #postRecv}, {@link #postPeek},
+ * {@link #postRma}, {@link #postAtomic}), dropping the checks above from them. It reads the
+ * bound objects from {@link #txCq()}, {@link #rxCq()}, {@link #eq()}, {@link #av()} and
+ * {@link #counterFor}, or copies them into its own data-path fields in {@link #onBind};
+ * calls {@link #sealBindings()} when enabled and {@link #releaseBindings} when closed or
+ * departed. The funnels still take the provider's own lock: this class adds none on the
+ * data path, and costs one virtual call.
+ */
+public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
+    /** What the post checks measure against: one object, fixed at open. */
+    public record Limits(long caps, long txOpFlags, long rxOpFlags, long injectSize, long maxMsgSize, int iovLimit,
+                         int rmaIovLimit) {
+        /**
+         * @param caps        the endpoint's capabilities, resolved (no "0 means all")
+         * @param txOpFlags   the transmit op flags ({@code TxAttr.opFlags})
+         * @param rxOpFlags   the receive op flags ({@code RxAttr.opFlags})
+         * @param injectSize  the inject size the provider advertises
+         * @param maxMsgSize  the largest message, receive buffer or RMA transfer
+         * @param iovLimit    the most iovs a {@code *Msg} call may carry
+         * @param rmaIovLimit the most remote segments an {@link RmaMsg} may carry
+         */
+        public Limits {
+            if (iovLimit < 1 || rmaIovLimit < 1 || injectSize < 0 || maxMsgSize < 0) {
+                throw new IllegalArgumentException("limits must be positive: " + iovLimit + ", " + rmaIovLimit + ", "
+                        + injectSize + ", " + maxMsgSize);
+            }
+        }
+    }
+
+    private static final long MSG_DIRECTIONS = Fi.FI_SEND | Fi.FI_RECV;
+    private static final long RMA_DIRECTIONS = Fi.FI_READ | Fi.FI_WRITE;
+    /** Flags fi_sendmsg and fi_tsendmsg take (PostChecks); the same for fi_writemsg. */
+    private static final long SEND_FLAGS = PostChecks.SEND_MSG_FLAGS;
+
+    private final EndpointBindings bindings;
+    private final long caps;
+    /** Op flags of the plain sends and writes, without FI_REMOTE_CQ_DATA (only the *Data calls carry data). */
+    private final long txOpFlags;
+    private final long rxOpFlags;
+    private final long injectSize;
+    private final long maxMsgSize;
+    private final int iovLimit;
+    private final int rmaIovLimit;
+
+    // Data-path copies of the bindings, written under this object's monitor by bind and read
+    // by the overloads without a lock: volatile, as a posting thread need not have bound.
+    private volatile UtilCompletionQueue txCq;
+    private volatile UtilCompletionQueue rxCq;
+    private volatile boolean selectiveTx;
+    private volatile boolean selectiveRx;
+    private UtilEventQueue eq;
+    private UtilAddressVector av;
+    private UtilCounter sendCntr;
+    private UtilCounter recvCntr;
+    private UtilCounter readCntr;
+    private UtilCounter writeCntr;
+    private UtilCounter remoteReadCntr;
+    private UtilCounter remoteWriteCntr;
+
+    /**
+     * @param context      the application's context of the endpoint
+     * @param engine       the progress engine of its domain (attached to what is bound)
+     * @param counterRoles the counter roles the provider counts ({@link EndpointBindings})
+     * @param limits       what the post checks measure against
+     */
+    protected UtilEndpoint(Object context, ProgressEngine engine, long counterRoles, Limits limits) {
+        super(FidClass.ENDPOINT, context);
+        Objects.requireNonNull(limits, "limits");
+        this.bindings = new EndpointBindings(engine, counterRoles);
+        this.caps = limits.caps();
+        this.txOpFlags = limits.txOpFlags() & ~Fi.FI_REMOTE_CQ_DATA;
+        this.rxOpFlags = limits.rxOpFlags();
+        this.injectSize = limits.injectSize();
+        this.maxMsgSize = limits.maxMsgSize();
+        this.iovLimit = limits.iovLimit();
+        this.rmaIovLimit = limits.rmaIovLimit();
+    }
+
+    // =================================================================== the funnels
+
+    /**
+     * Every send: {@code send}, {@code sendData}, {@code inject}, {@code injectData},
+     * {@code sendMsg} and their tagged twins. Checked already: caps, arguments, flags,
+     * {@code length} against {@code maxMsgSize} and, with {@code FI_INJECT}, the inject size;
+     * the transmit CQ when the operation reports (all but a one-buffer inject, i.e.
+     * {@code msg == null && (flags & FI_INJECT) != 0}).
+     *
+     * @param buf    the payload of a one-buffer call, or null
+     * @param msg    the message of a {@code *Msg} call (its first {@code msg.iovCount()} iovs), or null
+     * @param length the payload's bytes
+     * @param data   remote CQ data, meaningful when {@code flags} has {@code FI_REMOTE_CQ_DATA}
+     * @return 0 or a negative errno
+     */
+    protected abstract int postSend(ByteBuffer buf, Msg msg, long length, long destAddr, boolean tagged, long tag,
+                                    long data, long flags, Object context);
+
+    /**
+     * Every receive that posts a buffer: {@code recv}, {@code recvMsg}, {@code trecv}, and
+     * {@code trecvMsg} without {@code FI_PEEK}/{@code FI_CLAIM}. Checked already: caps,
+     * arguments, flags, the buffers' writability and size, {@code FI_MULTI_RECV}'s capability
+     * and single iov, the receive CQ.
+     *
+     * @return 0 or a negative errno
+     */
+    protected abstract int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore,
+                                    long flags, Object context);
+
+    /**
+     * {@code trecvMsg} with {@code FI_PEEK} or {@code FI_CLAIM} (and {@code FI_DISCARD}): looks
+     * at, claims or drops an unexpected tagged message. Checked as {@link #postRecv}.
+     *
+     * @return 0 or a negative errno ({@code -ENOMSG} for a claim without a message)
+     */
+    protected abstract int postPeek(TaggedMsg msg, long flags);
+
+    /**
+     * Every RMA: {@code read}, {@code readMsg}, {@code write}, {@code writeData},
+     * {@code injectWrite}, {@code writeMsg}. Checked already: caps, arguments, flags, the local
+     * {@code length} (a read's buffers writable and within {@code maxMsgSize}; a write's
+     * within {@code maxMsgSize} and the inject size), a message's remote segments (count
+     * within {@code [1, rmaIovLimit]}, adding up to {@code length}), the transmit CQ when it
+     * reports.
+     *
+     * @param addr the remote address of a one-buffer call (a message carries its segments)
+     * @param key  the remote key of a one-buffer call
+     * @return 0 or a negative errno
+     */
+    protected abstract int postRma(boolean read, ByteBuffer buf, RmaMsg msg, long length, long peerAddr, long addr,
+                                   long key, long data, long flags, Object context);
+
+    /**
+     * Every atomic: {@code atomic} ({@code result} null), {@code fetchAtomic},
+     * {@code compareAtomic} ({@code op} {@code FI_CSWAP}, {@code operand} the swap value).
+     * Checked already: caps, the result buffer (writable, 8 bytes), the transmit CQ. Not
+     * checked: whether the provider offers {@code op} ({@code -EOPNOTSUPP} is its answer).
+     *
+     * @return 0 or a negative errno
+     */
+    protected abstract int postAtomic(int op, long operand, long compare, ByteBuffer result, long destAddr, long addr,
+                                      long key, long flags, Object context);
+
+    // =================================================================== bindings (control path)
+
+    /**
+     * {@code fi_ep_bind} with the rules of {@link EndpointBindings}; then {@link #onBind}.
+     *
+     * @throws FabricException as {@link EndpointBindings#bind}; {@code EBADF}/{@code ENODEV}
+     *         when the endpoint is closed/departed
+     */
+    @Override
+    public final void bind(Fid fid, long flags) throws FabricException {
+        synchronized (this) {
+            ensureOpen("bind");
+            bindings.bind(fid, flags);
+            txCq = bindings.txCq();
+            rxCq = bindings.rxCq();
+            selectiveTx = bindings.selectiveTx();
+            selectiveRx = bindings.selectiveRx();
+            eq = bindings.eq();
+            av = bindings.av();
+            sendCntr = bindings.counter(Fi.FI_SEND);
+            recvCntr = bindings.counter(Fi.FI_RECV);
+            readCntr = bindings.counter(Fi.FI_READ);
+            writeCntr = bindings.counter(Fi.FI_WRITE);
+            remoteReadCntr = bindings.counter(Fi.FI_REMOTE_READ);
+            remoteWriteCntr = bindings.counter(Fi.FI_REMOTE_WRITE);
+            onBind(fid, flags);
+        }
+    }
+
+    /**
+     * What the provider does after a successful bind, under this object's monitor: copy the
+     * bound objects into its data-path fields, hand the receive CQ to its receive side, ...
+     * Must not fail: the binding has been made. The default does nothing.
+     */
+    protected void onBind(Fid fid, long flags) {
+    }
+
+    /** Ends binding (every later bind is {@code EOPBADSTATE}): call when the endpoint is enabled. */
+    protected final void sealBindings() {
+        synchronized (this) {
+            bindings.seal();
+        }
+    }
+
+    /**
+     * Undoes every binding once ({@link EndpointBindings#releaseAll}): {@code closing} this
+     * endpoint when it is closed, null on departure. The data-path copies stay (every call
+     * answers from the endpoint's state first).
+     */
+    protected final void releaseBindings(Fid closing) {
+        synchronized (this) {
+            bindings.releaseAll(closing);
+        }
+    }
+
+    /** The CQ bound with {@code FI_TRANSMIT}, or null. */
+    protected final UtilCompletionQueue txCq() {
+        return txCq;
+    }
+
+    /** The CQ bound with {@code FI_RECV}, or null. */
+    protected final UtilCompletionQueue rxCq() {
+        return rxCq;
+    }
+
+    /** Whether the transmit CQ was bound with {@code FI_SELECTIVE_COMPLETION}. */
+    protected final boolean selectiveTx() {
+        return selectiveTx;
+    }
+
+    /** Whether the receive CQ was bound with {@code FI_SELECTIVE_COMPLETION}. */
+    protected final boolean selectiveRx() {
+        return selectiveRx;
+    }
+
+    /** The bound EQ, or null. */
+    protected final UtilEventQueue eq() {
+        return eq;
+    }
+
+    /** The bound AV, or null. */
+    protected final UtilAddressVector av() {
+        return av;
+    }
+
+    /** The endpoint's capabilities ({@link Limits#caps()}). */
+    protected final long caps() {
+        return caps;
+    }
+
+    /**
+     * The counter an operation counts on, by its completion flags (fi_cntr(3)): a receive
+     * ({@code FI_RECV}) the receive counter; a send ({@code FI_SEND}) the send counter; a
+     * target-side access ({@code FI_REMOTE_WRITE}, {@code FI_REMOTE_READ}) the remote
+     * counters; an RMA read or fetching atomic ({@code FI_READ}) the read counter; an RMA
+     * write or atomic ({@code FI_WRITE}) the write counter. Null when none is bound.
+     */
+    protected final UtilCounter counterFor(long completionFlags) {
+        if ((completionFlags & Fi.FI_RECV) != 0) {
+            return recvCntr;
+        }
+        if ((completionFlags & Fi.FI_SEND) != 0) {
+            return sendCntr;
+        }
+        if ((completionFlags & Fi.FI_REMOTE_WRITE) != 0) {
+            return remoteWriteCntr;
+        }
+        if ((completionFlags & Fi.FI_REMOTE_READ) != 0) {
+            return remoteReadCntr;
+        }
+        if ((completionFlags & Fi.FI_READ) != 0) {
+            return readCntr;
+        }
+        return (completionFlags & Fi.FI_WRITE) != 0 ? writeCntr : null;
+    }
+
+    // =================================================================== the caps gate
+
+    /**
+     * 0 when the caps hold {@code primary} and the direction {@code direction} of the modifier
+     * pair {@code pair} (a pair the caps do not name at all implies both), else {@code -ENOSYS}.
+     */
+    private int gate(long primary, long direction, long pair) {
+        if ((caps & primary) == 0) {
+            return -Errno.ENOSYS;
+        }
+        long named = caps & pair;
+        return named == 0 || (named & direction) != 0 ? 0 : -Errno.ENOSYS;
+    }
+
+    /** The open check, then the caps gate; 0 or the negative errno. */
+    private int admit(long primary, long direction, long pair) {
+        int rc = dataPathCheck();
+        return rc != 0 ? rc : gate(primary, direction, pair);
+    }
+
+    private long txCompletion() {
+        return selectiveTx ? 0 : Fi.FI_COMPLETION;
+    }
+
+    private long rxCompletion() {
+        return selectiveRx ? 0 : Fi.FI_COMPLETION;
+    }
+
+    // =================================================================== messages (fi_msg(3), fi_tagged(3))
+
+    @Override
+    public final int send(ByteBuffer buf, MemoryRegion desc, long destAddr, Object context) {
+        return send(buf, null, destAddr, false, 0, 0, txOpFlags | txCompletion(), context);
+    }
+
+    @Override
+    public final int sendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, Object context) {
+        return send(buf, null, destAddr, false, 0, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(), context);
+    }
+
+    @Override
+    public final int inject(ByteBuffer buf, long destAddr) {
+        return send(buf, null, destAddr, false, 0, 0, Fi.FI_INJECT, null);
+    }
+
+    @Override
+    public final int injectData(ByteBuffer buf, long data, long destAddr) {
+        return send(buf, null, destAddr, false, 0, data, Fi.FI_INJECT | Fi.FI_REMOTE_CQ_DATA, null);
+    }
+
+    @Override
+    public final int sendMsg(Msg msg, long flags) {
+        int rc = sendMsgCheck(msg, flags, Fi.FI_MSG);
+        return rc != 0 ? rc : send(null, msg, msg.addr(), false, 0, msg.data(), flags | txCompletion(), msg.context());
+    }
+
+    @Override
+    public final int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
+        return send(buf, null, destAddr, true, tag, 0, txOpFlags | txCompletion(), context);
+    }
+
+    @Override
+    public final int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
+        return send(buf, null, destAddr, true, tag, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(), context);
+    }
+
+    @Override
+    public final int tinject(ByteBuffer buf, long destAddr, long tag) {
+        return send(buf, null, destAddr, true, tag, 0, Fi.FI_INJECT, null);
+    }
+
+    @Override
+    public final int tsendMsg(TaggedMsg msg, long flags) {
+        int rc = sendMsgCheck(msg, flags, Fi.FI_TAGGED);
+        return rc != 0 ? rc : send(null, msg, msg.addr(), true, msg.tag(), msg.data(), flags | txCompletion(),
+                msg.context());
+    }
+
+    /** A {@code *sendMsg}'s own checks (open, caps, message, flags) ahead of {@link #send}'s. */
+    private int sendMsgCheck(Msg msg, long flags, long primary) {
+        int rc = admit(primary, Fi.FI_SEND, MSG_DIRECTIONS);
+        if (rc != 0) {
+            return rc;
+        }
+        return msg == null ? -Errno.EINVAL : PostChecks.flags(flags, SEND_FLAGS);
+    }
+
+    /** Every send: the checks, then {@link #postSend}. */
+    private int send(ByteBuffer buf, Msg msg, long destAddr, boolean tagged, long tag, long data, long flags,
+                     Object context) {
+        int rc = admit(tagged ? Fi.FI_TAGGED : Fi.FI_MSG, Fi.FI_SEND, MSG_DIRECTIONS);
+        if (rc != 0) {
+            return rc;
+        }
+        long length = PostChecks.payload(buf, msg, iovLimit);
+        if (length < 0) {
+            return (int) length;
+        }
+        boolean inject = (flags & Fi.FI_INJECT) != 0;
+        rc = PostChecks.transmit(length, inject, injectSize, maxMsgSize);
+        if (rc != 0) {
+            return rc;
+        }
+        if (txCq == null && !(inject && msg == null)) {
+            return -Errno.ENOCQ;
+        }
+        return postSend(buf, msg, length, destAddr, tagged, tag, data, flags, context);
+    }
+
+    @Override
+    public final int recv(ByteBuffer buf, MemoryRegion desc, long srcAddr, Object context) {
+        long flags = rxOpFlags | rxCompletion();
+        int rc = recvCheck(buf, null, Fi.FI_MSG, flags);
+        return rc != 0 ? rc : postRecv(buf, null, srcAddr, false, 0, 0, flags, context);
+    }
+
+    @Override
+    public final int recvMsg(Msg msg, long flags) {
+        int rc = recvMsgCheck(msg, flags, Fi.FI_MSG, PostChecks.RECV_MSG_FLAGS);
+        if (rc == 0 && (flags & Fi.FI_MULTI_RECV) != 0) {
+            rc = (caps & Fi.FI_MULTI_RECV) == 0 ? -Errno.ENOSYS : msg.iovCount() != 1 ? -Errno.EINVAL : 0;
+        }
+        rc = rc != 0 ? rc : recvCheck(null, msg, Fi.FI_MSG, flags);
+        return rc != 0 ? rc : postRecv(null, msg, msg.addr(), false, 0, 0, flags | rxCompletion(), msg.context());
+    }
+
+    @Override
+    public final int trecv(ByteBuffer buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object context) {
+        // a tagged receive is never a multi-receive: the op flags' FI_MULTI_RECV does not exempt it
+        int rc = recvCheck(buf, null, Fi.FI_TAGGED, 0);
+        return rc != 0 ? rc : postRecv(buf, null, srcAddr, true, tag, ignore, rxOpFlags | rxCompletion(), context);
+    }
+
+    @Override
+    public final int trecvMsg(TaggedMsg msg, long flags) {
+        int rc = recvMsgCheck(msg, flags, Fi.FI_TAGGED, PostChecks.TRECV_MSG_FLAGS);
+        rc = rc != 0 ? rc : recvCheck(null, msg, Fi.FI_TAGGED, flags);
+        if (rc != 0) {
+            return rc;
+        }
+        if ((flags & (Fi.FI_PEEK | Fi.FI_CLAIM)) != 0) {
+            return postPeek(msg, flags | rxCompletion());
+        }
+        return postRecv(null, msg, msg.addr(), true, msg.tag(), msg.ignore(), flags | rxCompletion(), msg.context());
+    }
+
+    /** A {@code *recvMsg}'s own checks (open, caps, message, iov count, flags) ahead of {@link #recvCheck}'s. */
+    private int recvMsgCheck(Msg msg, long flags, long primary, long validFlags) {
+        int rc = admit(primary, Fi.FI_RECV, MSG_DIRECTIONS);
+        if (rc != 0) {
+            return rc;
+        }
+        if (msg == null || msg.iovCount() > iovLimit) {
+            return -Errno.EINVAL;
+        }
+        return PostChecks.flags(flags, validFlags);
+    }
+
+    /**
+     * Every receive: open, caps, the landing buffers ({@link PostChecks#landing}, with
+     * {@code flags} deciding the multi-receive exemption), the receive CQ.
+     */
+    private int recvCheck(ByteBuffer buf, Msg msg, long primary, long flags) {
+        int rc = admit(primary, Fi.FI_RECV, MSG_DIRECTIONS);
+        if (rc != 0) {
+            return rc;
+        }
+        rc = PostChecks.landing(buf, msg, msg == null ? 1 : msg.iovCount(), flags, maxMsgSize);
+        if (rc != 0) {
+            return rc;
+        }
+        return rxCq == null ? -Errno.ENOCQ : 0;
+    }
+
+    // =================================================================== RMA (fi_rma(3))
+
+    @Override
+    public final int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
+        return rma(true, buf, null, srcAddr, addr, key, 0, txOpFlags | txCompletion(), context);
+    }
+
+    @Override
+    public final int readMsg(RmaMsg msg, long flags) {
+        int rc = rmaMsgCheck(true, msg, flags, PostChecks.READ_MSG_FLAGS);
+        return rc != 0 ? rc : rma(true, null, msg, msg.addr(), 0, 0, 0, flags | txCompletion(), msg.context());
+    }
+
+    @Override
+    public final int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
+        return rma(false, buf, null, destAddr, addr, key, 0, txOpFlags | txCompletion(), context);
+    }
+
+    @Override
+    public final int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
+                               Object context) {
+        return rma(false, buf, null, destAddr, addr, key, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(),
+                context);
+    }
+
+    @Override
+    public final int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
+        return rma(false, buf, null, destAddr, addr, key, 0, Fi.FI_INJECT, null);
+    }
+
+    @Override
+    public final int writeMsg(RmaMsg msg, long flags) {
+        int rc = rmaMsgCheck(false, msg, flags, PostChecks.WRITE_MSG_FLAGS);
+        return rc != 0 ? rc : rma(false, null, msg, msg.addr(), 0, 0, msg.data(), flags | txCompletion(),
+                msg.context());
+    }
+
+    /** An RMA message's own checks (open, caps, message, remote segment count, flags) ahead of {@link #rma}'s. */
+    private int rmaMsgCheck(boolean read, RmaMsg msg, long flags, long validFlags) {
+        int rc = admit(Fi.FI_RMA, read ? Fi.FI_READ : Fi.FI_WRITE, RMA_DIRECTIONS);
+        if (rc != 0) {
+            return rc;
+        }
+        if (msg == null || msg.rmaIovCount() < 1 || msg.rmaIovCount() > rmaIovLimit) {
+            return -Errno.EINVAL;
+        }
+        return PostChecks.flags(flags, validFlags);
+    }
+
+    /** Every RMA: the checks, then {@link #postRma}. */
+    private int rma(boolean read, ByteBuffer buf, RmaMsg msg, long peerAddr, long addr, long key, long data, long flags,
+                    Object context) {
+        int rc = admit(Fi.FI_RMA, read ? Fi.FI_READ : Fi.FI_WRITE, RMA_DIRECTIONS);
+        if (rc != 0) {
+            return rc;
+        }
+        long length = PostChecks.payload(buf, msg, iovLimit);
+        if (length < 0) {
+            return (int) length;
+        }
+        if (msg != null) {
+            long remote = 0;
+            for (int i = 0; i < msg.rmaIovCount(); i++) {
+                remote += msg.rmaLen(i);
+            }
+            if (remote != length) {
+                return -Errno.EINVAL;
+            }
+        }
+        boolean inject = (flags & Fi.FI_INJECT) != 0;
+        rc = read ? PostChecks.landing(buf, msg, msg == null ? 1 : msg.iovCount(), 0, maxMsgSize)
+                : PostChecks.transmit(length, inject, injectSize, maxMsgSize);
+        if (rc != 0) {
+            return rc;
+        }
+        if (txCq == null && !(inject && msg == null)) {
+            return -Errno.ENOCQ;
+        }
+        return postRma(read, buf, msg, length, peerAddr, addr, key, data, flags, context);
+    }
+
+    // =================================================================== atomics (fi_atomic(3))
+
+    @Override
+    public final int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
+        return atomic(op, operand, 0, null, false, destAddr, addr, key, context);
+    }
+
+    @Override
+    public final int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr,
+                                 long key, int op, Object context) {
+        return atomic(op, operand, 0, result, true, destAddr, addr, key, context);
+    }
+
+    @Override
+    public final int compareAtomic(long compare, long swap, ByteBuffer result, MemoryRegion resultDesc, long destAddr,
+                                   long addr, long key, Object context) {
+        return atomic(Fi.FI_CSWAP, swap, compare, result, true, destAddr, addr, key, context);
+    }
+
+    /** Every atomic: open, caps ({@code FI_WRITE} a plain one, {@code FI_READ} a fetching one), the result, the CQ. */
+    private int atomic(int op, long operand, long compare, ByteBuffer result, boolean fetch, long destAddr, long addr,
+                       long key, Object context) {
+        int rc = admit(Fi.FI_ATOMIC, fetch ? Fi.FI_READ : Fi.FI_WRITE, RMA_DIRECTIONS);
+        if (rc != 0) {
+            return rc;
+        }
+        if (fetch && (PostChecks.writable(result) != 0 || result.remaining() < Long.BYTES)) {
+            return -Errno.EINVAL;
+        }
+        if (txCq == null) {
+            return -Errno.ENOCQ;
+        }
+        return postAtomic(op, operand, compare, result, destAddr, addr, key, txOpFlags | txCompletion(), context);
+    }
+}
