@@ -3,7 +3,6 @@ package io.jofi.provider.shm;
 import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.spi.util.Atomics;
-import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilCounter;
 import io.jofi.spi.util.UtilMemoryRegion;
 import java.nio.ByteBuffer;
@@ -30,31 +29,24 @@ final class ShmAtomicOps {
 
     /**
      * {@code fi_atomic}, {@code fi_fetch_atomic}, {@code fi_compare_atomic} (a {@code result}
-     * buffer for the fetching ones); 0 or a negative errno (nothing posted then).
+     * buffer for the fetching ones; {@link io.jofi.spi.util.UtilEndpoint} checked it); 0 or a
+     * negative errno (nothing posted then).
      */
     int post(int aop, long operand, long compare, ByteBuffer result, long peerAddr, long addr, long key, long flags,
              Object context) {
-        int rc = ep.dataPathState();
-        if (rc != 0) {
-            return rc;
-        }
-        if ((ep.caps & Fi.FI_ATOMIC) == 0) {
-            return -Errno.ENOSYS;
-        }
         if (!Atomics.supported(aop)) {
             return -Errno.EOPNOTSUPP; // an operation not offered (docs/ERRORS.md)
         }
         boolean fetch = result != null;
-        if ((fetch && (PostChecks.writable(result) != 0 || result.remaining() < 8)) || (!fetch && (aop == Fi.FI_CSWAP
-                || aop == Fi.FI_ATOMIC_READ))) {
-            return -Errno.EINVAL;
+        if (!fetch && (aop == Fi.FI_CSWAP || aop == Fi.FI_ATOMIC_READ)) {
+            return -Errno.EINVAL; // these return a value: fetchAtomic / compareAtomic
         }
         if (!ep.enabled) {
             return -Errno.EOPBADSTATE;
         }
         ShmTransmitter tx = ep.transmitter;
         Peer peer = ep.peers.peerFor(peerAddr);
-        rc = tx.admit(peer, true);
+        int rc = tx.admit(peer, true);
         long cqFlags = Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE);
         UtilCounter counter = fetch ? ep.readCntr : ep.writeCntr;
         if (rc == ShmTransmitter.PEER_FAILED) {

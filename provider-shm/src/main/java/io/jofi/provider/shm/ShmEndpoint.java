@@ -1,33 +1,30 @@
 package io.jofi.provider.shm;
 
-import io.jofi.Endpoint;
 import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Fid;
-import io.jofi.FidClass;
 import io.jofi.Info;
-import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
 import io.jofi.provider.shm.cma.CrossMemoryAttach;
-import io.jofi.spi.util.AbstractFid;
 import io.jofi.spi.util.EndpointBindings;
-import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilAddressVector;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
+import io.jofi.spi.util.UtilEndpoint;
 import io.jofi.spi.util.UtilEventQueue;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 
 /**
- * The shm provider's RDM endpoint as the application sees it: the public {@link Endpoint}
- * calls ({@code fi_endpoint(3)}, {@code fi_msg(3)}, {@code fi_tagged(3)}, {@code fi_rma(3)},
- * {@code fi_atomic(3)}), bind, enable, close, the options, and the domain's progress hooks,
- * each handed to the part of the endpoint that does it.
+ * The shm provider's RDM endpoint as the application sees it: enable, close, the options,
+ * cancel, the five data-path funnels of {@link UtilEndpoint} ({@code fi_msg(3)},
+ * {@code fi_tagged(3)}, {@code fi_rma(3)}, {@code fi_atomic(3)}) and the domain's progress
+ * hooks, each handed to the part of the endpoint that does it. {@link UtilEndpoint} owns the
+ * bindings and answers every convenience call with the shared post checks before a funnel.
  *
  * <p><b>Parts.</b> {@link ShmTransmitter} (posting messages, the operation table, the peers'
  * queues into their rings, transmit completions); {@link ShmRingReader} (the own ring: each
@@ -89,7 +86,7 @@ import java.nio.file.Path;
  * allocated per operation in steady state (descriptors are pooled); the first contact with a
  * peer, unexpected messages and growth of the pools allocate.
  */
-final class ShmEndpoint extends AbstractFid implements Endpoint {
+final class ShmEndpoint extends UtilEndpoint {
     /** Bytes an inject copies (fi_inject). */
     static final int INJECT_SIZE = 4096;
 
@@ -101,12 +98,8 @@ final class ShmEndpoint extends AbstractFid implements Endpoint {
     /** The largest payload of one ring record (the inline threshold, fitted to the ring at enable). */
     int fragment;
     final Path dir;
-    private final long txOpFlags;
-    private final long rxOpFlags;
 
-    // ---- bindings (control path, under this): fi_ep_bind's rules, retains and progress attach
-    // (util); the fields below are the data path's copies, read by the parts
-    private final EndpointBindings bindings;
+    // ---- the bindings (UtilEndpoint owns them): the data path's copies, read by the parts
     UtilCompletionQueue txCq;
     UtilCompletionQueue rxCq;
     UtilCounter sendCntr;
@@ -117,8 +110,6 @@ final class ShmEndpoint extends AbstractFid implements Endpoint {
     UtilCounter remoteWriteCntr;
     UtilEventQueue eq;
     UtilAddressVector av;
-    private boolean selectiveTx;
-    private boolean selectiveRx;
     volatile boolean enabled;
 
     // ---- identity and the own ring
@@ -145,21 +136,18 @@ final class ShmEndpoint extends AbstractFid implements Endpoint {
     final ShmFaults faults;
 
     ShmEndpoint(ShmDomain domain, Info info, Object context) {
-        super(FidClass.ENDPOINT, context);
+        super(context, domain.engine(), EndpointBindings.ALL_COUNTER_ROLES, limits(info));
         this.domain = domain;
         this.info = info.copy();
-        this.caps = info.caps() == 0 ? ShmProvider.CAPS : info.caps();
+        this.caps = caps();
         long tx = info.txAttr().size();
         long rx = info.rxAttr().size();
         this.queueSize = (int) Math.max(16, Math.min(65536, Math.max(tx, rx) == 0 ? ShmProvider.QUEUE_SIZE : Math.max(tx, rx)));
         ShmProvider p = domain.provider();
         this.fragment = p.inlineThreshold();
         this.dir = p.directory();
-        this.txOpFlags = info.txAttr().opFlags();
-        this.rxOpFlags = info.rxAttr().opFlags();
         int cmaThreshold = p.cmaThreshold();
         CrossMemoryAttach cma = cmaThreshold > 0 && CrossMemoryAttach.available() ? new CrossMemoryAttach() : null;
-        this.bindings = new EndpointBindings(domain.engine(), EndpointBindings.ALL_COUNTER_ROLES);
         this.peers = new ShmPeers(this, dir, new PeerLiveness(p.peerCheckMillis(), p.progressTimeoutMillis()));
         this.transmitter = new ShmTransmitter(this, cma, cmaThreshold, p.cmaProbeFault());
         this.rxCompletions = new ShmReceiveCompletions(this, (caps & Fi.FI_SOURCE) != 0, (caps & Fi.FI_SOURCE_ERR) != 0);
@@ -174,33 +162,28 @@ final class ShmEndpoint extends AbstractFid implements Endpoint {
 
     // =================================================================== control path
 
-    /**
-     * {@code fi_ep_bind}: a CQ ({@code FI_TRANSMIT}, {@code FI_RECV},
-     * {@code FI_SELECTIVE_COMPLETION}), an AV, an EQ (accepted, unused), or a counter
-     * ({@code FI_SEND}, {@code FI_RECV}, {@code FI_READ}, {@code FI_WRITE},
-     * {@code FI_REMOTE_READ}, {@code FI_REMOTE_WRITE}), with the rules of
-     * {@link EndpointBindings}. Each bound object is retained until this endpoint closes (R9).
-     *
-     * @throws FabricException {@code EINVAL} for a foreign object, wrong flags or a second bind
-     *         of the same role; {@code EOPBADSTATE} after {@code enable}
-     */
-    @Override
-    public synchronized void bind(Fid fid, long flags) throws FabricException {
-        ensureOpen("bind");
-        bindings.bind(fid, flags);
-        txCq = bindings.txCq();
-        rxCq = bindings.rxCq();
-        selectiveTx = bindings.selectiveTx();
-        selectiveRx = bindings.selectiveRx();
-        eq = bindings.eq();
-        av = bindings.av();
-        sendCntr = bindings.counter(Fi.FI_SEND);
-        recvCntr = bindings.counter(Fi.FI_RECV);
-        readCntr = bindings.counter(Fi.FI_READ);
-        writeCntr = bindings.counter(Fi.FI_WRITE);
-        remoteReadCntr = bindings.counter(Fi.FI_REMOTE_READ);
-        remoteWriteCntr = bindings.counter(Fi.FI_REMOTE_WRITE);
+    /** What the post checks of {@link UtilEndpoint} measure against: shm's limits. */
+    private static Limits limits(Info info) {
+        long caps = info.caps() == 0 ? ShmProvider.CAPS : info.caps();
+        return new Limits(caps, info.txAttr().opFlags(), info.rxAttr().opFlags(), INJECT_SIZE, ShmProvider.MAX_MSG_SIZE,
+                ShmProvider.IOV_LIMIT, 1);
     }
+
+    /** {@code fi_ep_bind} ({@link UtilEndpoint#bind}) made a binding: the parts read the bound objects from here. */
+    @Override
+    protected void onBind(Fid fid, long flags) {
+        txCq = txCq();
+        rxCq = rxCq();
+        eq = eq();
+        av = av();
+        sendCntr = counterFor(Fi.FI_SEND);
+        recvCntr = counterFor(Fi.FI_RECV);
+        readCntr = counterFor(Fi.FI_READ);
+        writeCntr = counterFor(Fi.FI_WRITE);
+        remoteReadCntr = counterFor(Fi.FI_REMOTE_READ);
+        remoteWriteCntr = counterFor(Fi.FI_REMOTE_WRITE);
+    }
+
     /**
      * {@code fi_enable}: creates the endpoint's region (its ring and doorbell) and starts
      * serving it in the domain's progress.
@@ -266,7 +249,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint {
             domain.eventsWanted();
         }
         enabled = true;
-        bindings.seal();
+        sealBindings();
         domain.addEndpoint(this);
     }
 
@@ -357,85 +340,18 @@ final class ShmEndpoint extends AbstractFid implements Endpoint {
         return receiver.cancel(context) ? 0 : -Errno.ENOENT;
     }
 
-    // =================================================================== data path: messages
+    // =================================================================== the data path (UtilEndpoint's funnels)
+    // UtilEndpoint checked the call (open, caps, arguments, flags, lengths, CQ); each funnel
+    // takes this endpoint's lock and hands it to its part. A memory fault on a peer's mapping
+    // fails that peer and never throws out of a post (MappingFaults).
 
     @Override
-    public int send(ByteBuffer buf, MemoryRegion desc, long destAddr, Object context) {
-        return postMsg(buf, null, destAddr, false, 0, false, 0, txOpFlags | completion(selectiveTx), context);
-    }
-
-    @Override
-    public int sendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, Object context) {
-        return postMsg(buf, null, destAddr, false, 0, true, data, txOpFlags | completion(selectiveTx), context);
-    }
-
-    @Override
-    public int inject(ByteBuffer buf, long destAddr) {
-        return postMsg(buf, null, destAddr, false, 0, false, 0, Fi.FI_INJECT, null);
-    }
-
-    @Override
-    public int injectData(ByteBuffer buf, long data, long destAddr) {
-        return postMsg(buf, null, destAddr, false, 0, true, data, Fi.FI_INJECT, null);
-    }
-
-    /**
-     * {@code fi_sendmsg}: flags {@code FI_REMOTE_CQ_DATA}, {@code FI_INJECT},
-     * {@code FI_COMPLETION}, the completion levels of R11, {@code FI_FENCE}/{@code FI_MORE}
-     * (ordered anyway).
-     */
-    @Override
-    public int sendMsg(Msg msg, long flags) {
-        if (msg == null) {
-            return -Errno.EINVAL;
-        }
-        int rc = PostChecks.flags(flags, PostChecks.SEND_MSG_FLAGS);
-        if (rc != 0) {
-            return rc;
-        }
-        return postMsg(null, msg, msg.addr(), false, 0, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(),
-                flags | completion(selectiveTx), msg.context());
-    }
-
-    @Override
-    public int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
-        return postMsg(buf, null, destAddr, true, tag, false, 0, txOpFlags | completion(selectiveTx), context);
-    }
-
-    @Override
-    public int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
-        return postMsg(buf, null, destAddr, true, tag, true, data, txOpFlags | completion(selectiveTx), context);
-    }
-
-    @Override
-    public int tinject(ByteBuffer buf, long destAddr, long tag) {
-        return postMsg(buf, null, destAddr, true, tag, false, 0, Fi.FI_INJECT, null);
-    }
-
-    @Override
-    public int tsendMsg(TaggedMsg msg, long flags) {
-        if (msg == null) {
-            return -Errno.EINVAL;
-        }
-        int rc = PostChecks.flags(flags, PostChecks.SEND_MSG_FLAGS);
-        if (rc != 0) {
-            return rc;
-        }
-        return postMsg(null, msg, msg.addr(), true, msg.tag(), (flags & Fi.FI_REMOTE_CQ_DATA) != 0, msg.data(),
-                flags | completion(selectiveTx), msg.context());
-    }
-
-    private static long completion(boolean selective) {
-        return selective ? 0 : Fi.FI_COMPLETION;
-    }
-
-    /** {@link ShmTransmitter#postMsg} under the lock; a memory fault on a peer's mapping fails that peer, never throws (MappingFaults). */
-    private int postMsg(ByteBuffer buf, Msg msg, long destAddr, boolean tagged, long tag, boolean withData,
-                        long data, long flags, Object context) {
+    protected int postSend(ByteBuffer buf, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
+                           long flags, Object context) {
         long started = transmitter.opsStarted;
         try {
             synchronized (this) {
-                return transmitter.postMsg(buf, msg, destAddr, tagged, tag, withData, data, flags, context);
+                return transmitter.postMsg(buf, msg, length, destAddr, tagged, tag, data, flags, context);
             }
         } catch (InternalError e) {
             return faults.onPostFault(e, started);
@@ -443,124 +359,27 @@ final class ShmEndpoint extends AbstractFid implements Endpoint {
     }
 
     @Override
-    public int recv(ByteBuffer buf, MemoryRegion desc, long srcAddr, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
-        return postRecv(buf, null, srcAddr, false, 0, 0, rxOpFlags | completion(selectiveRx), context);
-    }
-
-    /** {@code fi_recvmsg}: flags {@code FI_COMPLETION}, {@code FI_MULTI_RECV}. */
-    @Override
-    public int recvMsg(Msg msg, long flags) {
-        if (msg == null) {
-            return -Errno.EINVAL;
-        }
-        int rc = PostChecks.flags(flags, PostChecks.RECV_MSG_FLAGS);
-        if (rc != 0) {
-            return rc;
-        }
-        return postRecv(null, msg, msg.addr(), false, 0, 0, flags | completion(selectiveRx), msg.context());
-    }
-
-    @Override
-    public int trecv(ByteBuffer buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object context) {
-        if (buf == null) {
-            return -Errno.EINVAL;
-        }
-        return postRecv(buf, null, srcAddr, true, tag, ignore, rxOpFlags | completion(selectiveRx), context);
-    }
-
-    /** {@code fi_trecvmsg}: flags {@code FI_COMPLETION}, {@code FI_PEEK}, {@code FI_CLAIM}, {@code FI_DISCARD}. */
-    @Override
-    public int trecvMsg(TaggedMsg msg, long flags) {
-        if (msg == null) {
-            return -Errno.EINVAL;
-        }
-        int rc = PostChecks.flags(flags, PostChecks.TRECV_MSG_FLAGS);
-        if (rc != 0) {
-            return rc;
-        }
-        if ((flags & (Fi.FI_PEEK | Fi.FI_CLAIM)) != 0) {
-            rc = PostChecks.landing(null, msg, msg.iovCount(), 0, ShmProvider.MAX_MSG_SIZE); // a claim lands there
-            if (rc != 0) {
-                return rc;
-            }
-            domain.engine().drive();
-            synchronized (this) {
-                return receiver.peekOrClaim(msg, flags | completion(selectiveRx));
-            }
-        }
-        return postRecv(null, msg, msg.addr(), true, msg.tag(), msg.ignore(), flags | completion(selectiveRx),
-                msg.context());
-    }
-
-    private synchronized int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore,
-                                      long flags, Object context) {
+    protected synchronized int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore,
+                                        long flags, Object context) {
         return receiver.post(buf, msg, srcAddr, tagged, tag, ignore, flags, context);
     }
 
-    // =================================================================== data path: RMA and atomics
-
+    /** {@code FI_PEEK}/{@code FI_CLAIM}: progress first (MANUAL), so that what arrived is seen. */
     @Override
-    public int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
-        return postRma(ShmRecordDescriptor.READ_REQ, buf, null, srcAddr, addr, key, false, 0,
-                txOpFlags | completion(selectiveTx), context);
-    }
-
-    @Override
-    public int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
-        return postRma(ShmRecordDescriptor.WRITE, buf, null, destAddr, addr, key, false, 0,
-                txOpFlags | completion(selectiveTx), context);
-    }
-
-    @Override
-    public int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
-                         Object context) {
-        return postRma(ShmRecordDescriptor.WRITE, buf, null, destAddr, addr, key, true, data,
-                txOpFlags | completion(selectiveTx), context);
-    }
-
-    @Override
-    public int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
-        return postRma(ShmRecordDescriptor.WRITE, buf, null, destAddr, addr, key, false, 0, Fi.FI_INJECT, null);
-    }
-
-    /** {@code fi_readmsg}: one RMA iov; flags {@code FI_COMPLETION}, {@code FI_FENCE} (ordered anyway). */
-    @Override
-    public int readMsg(RmaMsg msg, long flags) {
-        if (msg == null) {
-            return -Errno.EINVAL;
+    protected int postPeek(TaggedMsg msg, long flags) {
+        domain.engine().drive();
+        synchronized (this) {
+            return receiver.peekOrClaim(msg, flags);
         }
-        int rc = PostChecks.flags(flags, PostChecks.READ_MSG_FLAGS);
-        if (rc != 0) {
-            return rc;
-        }
-        return postRma(ShmRecordDescriptor.READ_REQ, null, msg, msg.addr(), 0, 0, false, 0,
-                flags | completion(selectiveTx), msg.context());
     }
 
-    /** {@code fi_writemsg}: one RMA iov; flags {@code FI_REMOTE_CQ_DATA}, {@code FI_INJECT}, levels (R11). */
     @Override
-    public int writeMsg(RmaMsg msg, long flags) {
-        if (msg == null) {
-            return -Errno.EINVAL;
-        }
-        int rc = PostChecks.flags(flags, PostChecks.WRITE_MSG_FLAGS);
-        if (rc != 0) {
-            return rc;
-        }
-        return postRma(ShmRecordDescriptor.WRITE, null, msg, msg.addr(), 0, 0, (flags & Fi.FI_REMOTE_CQ_DATA) != 0,
-                msg.data(), flags | completion(selectiveTx), msg.context());
-    }
-
-    /** {@link ShmRma#post} under the lock; a memory fault on a peer's mapping fails that peer, never throws (MappingFaults). */
-    private int postRma(int kind, ByteBuffer buf, RmaMsg msg, long peerAddr, long addr, long key,
-                        boolean withData, long data, long flags, Object context) {
+    protected int postRma(boolean read, ByteBuffer buf, RmaMsg msg, long length, long peerAddr, long addr, long key,
+                          long data, long flags, Object context) {
         long started = transmitter.opsStarted;
         try {
             synchronized (this) {
-                return rma.post(kind, buf, msg, peerAddr, addr, key, withData, data, flags, context);
+                return rma.post(read, buf, msg, length, peerAddr, addr, key, data, flags, context);
             }
         } catch (InternalError e) {
             return faults.onPostFault(e, started);
@@ -568,36 +387,12 @@ final class ShmEndpoint extends AbstractFid implements Endpoint {
     }
 
     @Override
-    public int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
-        return postAtomic(op, operand, 0, null, destAddr, addr, key, txOpFlags | completion(selectiveTx), context);
-    }
-
-    @Override
-    public int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
-                           int op, Object context) {
-        if (result == null) {
-            return -Errno.EINVAL;
-        }
-        return postAtomic(op, operand, 0, result, destAddr, addr, key, txOpFlags | completion(selectiveTx), context);
-    }
-
-    @Override
-    public int compareAtomic(long compare, long swap, ByteBuffer result, MemoryRegion resultDesc, long destAddr,
-                             long addr, long key, Object context) {
-        if (result == null) {
-            return -Errno.EINVAL;
-        }
-        return postAtomic(Fi.FI_CSWAP, swap, compare, result, destAddr, addr, key, txOpFlags | completion(selectiveTx),
-                context);
-    }
-
-    /** {@link ShmAtomicOps#post} under the lock; a memory fault on a peer's mapping fails that peer, never throws (MappingFaults). */
-    private int postAtomic(int aop, long operand, long compare, ByteBuffer result, long peerAddr, long addr,
-                           long key, long flags, Object context) {
+    protected int postAtomic(int op, long operand, long compare, ByteBuffer result, long destAddr, long addr, long key,
+                             long flags, Object context) {
         long started = transmitter.opsStarted;
         try {
             synchronized (this) {
-                return atomics.post(aop, operand, compare, result, peerAddr, addr, key, flags, context);
+                return atomics.post(op, operand, compare, result, destAddr, addr, key, flags, context);
             }
         } catch (InternalError e) {
             return faults.onPostFault(e, started);
@@ -605,27 +400,6 @@ final class ShmEndpoint extends AbstractFid implements Endpoint {
     }
 
     // =================================================================== what the parts share
-
-    /**
-     * What every post checks first: the endpoint's data-path state ({@link #dataPathState}),
-     * then {@code -ENOSYS} unless its caps hold every bit of {@code needed}, then
-     * {@code -EOPBADSTATE} before {@code enable}; 0 when the post may go on.
-     */
-    int postCheck(long needed) {
-        int rc = dataPathCheck();
-        if (rc != 0) {
-            return rc;
-        }
-        if ((caps & needed) != needed) {
-            return -Errno.ENOSYS;
-        }
-        return enabled ? 0 : -Errno.EOPBADSTATE;
-    }
-
-    /** 0 while the endpoint is open, else the errno of a data-path call on it ({@code AbstractFid}). */
-    int dataPathState() {
-        return dataPathCheck();
-    }
 
     /** Counts a success on {@code c} when one is bound. */
     static void count(UtilCounter c) {
@@ -709,7 +483,7 @@ final class ShmEndpoint extends AbstractFid implements Endpoint {
         transmitter.discardAll();
         receiver.discardAll();
         releaseSharedMemory();
-        bindings.releaseAll(this);
+        releaseBindings(this);
     }
 
     /** Lets go of the peers' mappings, this endpoint's own region and its alias (close and departure). */

@@ -4,7 +4,6 @@ import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Msg;
 import io.jofi.TaggedMsg;
-import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilCompletionQueue;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -64,9 +63,8 @@ final class ShmReceiver {
      * errno (nothing posted then).
      */
     int post(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags, Object context) {
-        int rc = ep.postCheck(tagged ? Fi.FI_TAGGED : Fi.FI_MSG);
-        if (rc != 0) {
-            return rc;
+        if (!ep.enabled) {
+            return -Errno.EOPBADSTATE;
         }
         if (ep.ringFailed) {
             return -Errno.EIO; // nothing can arrive any more (ShmFaults.failOwnRing)
@@ -76,21 +74,11 @@ final class ShmReceiver {
             return -Errno.ENOSYS;
         }
         int iovs = msg == null ? 1 : msg.iovCount();
-        if (iovs < 0 || iovs > ShmOutboundOp.MAX_PARTS || (multi && iovs != 1)) {
-            return -Errno.EINVAL;
-        }
-        rc = PostChecks.landing(buf, msg, iovs, flags, ShmProvider.MAX_MSG_SIZE);
-        if (rc != 0) {
-            return rc;
-        }
-        UtilCompletionQueue rxCq = ep.rxCq;
-        if (rxCq == null) {
-            return -Errno.ENOCQ;
-        }
+        UtilCompletionQueue rxCq = ep.rxCq; // bound (UtilEndpoint: -ENOCQ)
         if (freeCount == 0 && msgRecvs.size() + tagRecvs.size() >= ep.queueSize) {
             return -Errno.EAGAIN;
         }
-        rc = rxCq.reserve();
+        int rc = rxCq.reserve();
         if (rc != 0) {
             return rc;
         }
@@ -145,19 +133,10 @@ final class ShmReceiver {
         return op.src == Fi.FI_ADDR_UNSPEC || sender.fiAddrIn(ep.av) == op.src;
     }
 
-    /** FI_PEEK (with FI_CLAIM / FI_DISCARD) and FI_CLAIM on the unexpected tagged messages. */
+    /** FI_PEEK (with FI_CLAIM / FI_DISCARD) and FI_CLAIM on the unexpected tagged messages ({@link io.jofi.spi.util.UtilEndpoint} checked the call). */
     int peekOrClaim(TaggedMsg msg, long flags) {
-        int rc = ep.dataPathState();
-        if (rc != 0) {
-            return rc;
-        }
-        if ((ep.caps & Fi.FI_TAGGED) == 0) {
-            return -Errno.ENOSYS;
-        }
-        UtilCompletionQueue rxCq = ep.rxCq;
-        if (rxCq == null) {
-            return -Errno.ENOCQ;
-        }
+        UtilCompletionQueue rxCq = ep.rxCq; // bound (UtilEndpoint: -ENOCQ)
+        int rc;
         Object ctx = msg.context();
         boolean peek = (flags & Fi.FI_PEEK) != 0;
         if (!peek) {

@@ -3,7 +3,6 @@ package io.jofi.provider.shm;
 import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.RmaMsg;
-import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilCounter;
 import io.jofi.spi.util.UtilMemoryRegion;
 import java.lang.invoke.VarHandle;
@@ -31,50 +30,28 @@ final class ShmRma {
     // =================================================================== initiator
 
     /**
-     * An RMA read ({@code kind} READ_REQ) or write (WRITE): checks, then one-sided when the
-     * target publishes the region, else queued towards the peer; 0 or a negative errno
-     * (nothing posted then).
+     * An RMA read or write ({@link io.jofi.spi.util.UtilEndpoint} checked it; one remote
+     * segment): one-sided when the target publishes the region, else queued towards the peer;
+     * 0 or a negative errno (nothing posted then).
      */
-    int post(int kind, ByteBuffer buf, RmaMsg msg, long peerAddr, long addr, long key, boolean withData, long data,
+    int post(boolean read, ByteBuffer buf, RmaMsg msg, long length, long peerAddr, long addr, long key, long data,
              long flags, Object context) {
-        if (buf == null && msg == null) {
-            return -Errno.EINVAL; // a one-buffer call without its buffer: refused before anything else
+        if (!ep.enabled) {
+            return -Errno.EOPBADSTATE;
         }
-        boolean write = kind == ShmRecordDescriptor.WRITE;
-        int rc = ep.postCheck(Fi.FI_RMA | (write ? Fi.FI_WRITE : Fi.FI_READ));
-        if (rc != 0) {
-            return rc;
-        }
+        boolean write = !read;
+        int kind = read ? ShmRecordDescriptor.READ_REQ : ShmRecordDescriptor.WRITE;
+        boolean withData = (flags & Fi.FI_REMOTE_CQ_DATA) != 0;
         if (msg != null) {
-            if (msg.rmaIovCount() != 1) {
-                return -Errno.EINVAL;
-            }
             addr = msg.rmaAddr(0);
             key = msg.rmaKey(0);
         }
         int iovs = msg == null ? 1 : msg.iovCount();
-        long length = ShmTransmitter.payloadLength(buf, msg, iovs);
-        if (length < 0) {
-            return (int) length;
-        }
-        if (!write) {
-            rc = PostChecks.landing(buf, msg, iovs, 0, ShmProvider.MAX_MSG_SIZE); // the read lands there
-            if (rc != 0) {
-                return rc;
-            }
-        }
-        if (msg != null && msg.rmaLen(0) != length) {
-            return -Errno.EINVAL;
-        }
         boolean inject = (flags & Fi.FI_INJECT) != 0;
-        rc = PostChecks.transmit(length, inject, ShmEndpoint.INJECT_SIZE, ShmProvider.MAX_MSG_SIZE);
-        if (rc != 0) {
-            return rc;
-        }
         ShmTransmitter tx = ep.transmitter;
         Peer peer = ep.peers.peerFor(peerAddr);
         boolean reports = !(inject && msg == null);
-        rc = tx.admit(peer, reports);
+        int rc = tx.admit(peer, reports);
         long cqFlags = Fi.FI_RMA | (write ? Fi.FI_WRITE : Fi.FI_READ);
         UtilCounter counter = write ? ep.writeCntr : ep.readCntr;
         if (rc == ShmTransmitter.PEER_FAILED) {

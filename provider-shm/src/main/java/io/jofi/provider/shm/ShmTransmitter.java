@@ -4,7 +4,6 @@ import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Msg;
 import io.jofi.provider.shm.cma.CrossMemoryAttach;
-import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
 import java.nio.ByteBuffer;
@@ -56,31 +55,21 @@ final class ShmTransmitter {
     // =================================================================== posting
 
     /**
-     * A message ({@code fi_send} family, {@code fi_tsend} family): checks, admits and queues it
-     * towards its peer; 0 or a negative errno (nothing posted then).
+     * A message ({@code fi_send} family, {@code fi_tsend} family; {@link io.jofi.spi.util.UtilEndpoint}
+     * checked it): admits it and queues it towards its peer; 0 or a negative errno (nothing
+     * posted then).
      */
-    int postMsg(ByteBuffer buf, Msg msg, long destAddr, boolean tagged, long tag, boolean withData, long data,
-                long flags, Object context) {
-        if (buf == null && msg == null) {
-            return -Errno.EINVAL; // a one-buffer call without its buffer: refused before anything else
-        }
-        int rc = ep.postCheck(tagged ? Fi.FI_TAGGED : Fi.FI_MSG);
-        if (rc != 0) {
-            return rc;
+    int postMsg(ByteBuffer buf, Msg msg, long length, long destAddr, boolean tagged, long tag, long data, long flags,
+                Object context) {
+        if (!ep.enabled) {
+            return -Errno.EOPBADSTATE;
         }
         int iovs = msg == null ? 1 : msg.iovCount();
-        long length = payloadLength(buf, msg, iovs);
-        if (length < 0) {
-            return (int) length;
-        }
         boolean inject = (flags & Fi.FI_INJECT) != 0;
-        rc = PostChecks.transmit(length, inject, ShmEndpoint.INJECT_SIZE, ShmProvider.MAX_MSG_SIZE);
-        if (rc != 0) {
-            return rc;
-        }
+        boolean withData = (flags & Fi.FI_REMOTE_CQ_DATA) != 0;
         Peer peer = ep.peers.peerFor(destAddr);
         boolean reports = !(inject && msg == null);
-        rc = admit(peer, reports);
+        int rc = admit(peer, reports);
         if (rc == PEER_FAILED) {
             return failLocally(true, context, Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG), peer.failed, ep.sendCntr);
         }
@@ -117,27 +106,7 @@ final class ShmTransmitter {
     }
 
     /**
-     * The bytes of a transmit's payload ({@code buf}, or {@code msg}'s first {@code iovs}
-     * iovs); {@code -EINVAL} for an iov count out of range or a missing buffer.
-     */
-    static long payloadLength(ByteBuffer buf, Msg msg, int iovs) {
-        if (iovs < 0 || iovs > ShmOutboundOp.MAX_PARTS) {
-            return -Errno.EINVAL;
-        }
-        long length = 0;
-        for (int i = 0; i < iovs; i++) {
-            ByteBuffer b = msg == null ? buf : msg.iov(i);
-            if (b == null) {
-                return -Errno.EINVAL;
-            }
-            length += b.remaining();
-        }
-        return length;
-    }
-
-    /**
-     * Admits a transmit towards {@code peer}: {@code -EINVAL} for no peer, {@code -ENOCQ} when
-     * a reporting operation has no transmit CQ, {@code -EHOSTUNREACH} when the peer was never
+     * Admits a transmit towards {@code peer}: {@code -EINVAL} for no peer, {@code -EHOSTUNREACH} when the peer was never
      * reachable, {@link #PEER_FAILED} (with a CQ slot reserved) when it failed earlier (died,
      * stalled, misbehaved: the operation completes with that error as an entry, as those pending
      * then did; an inject, which has no completion, gets {@code -errno}), {@code -EAGAIN} when
@@ -147,10 +116,7 @@ final class ShmTransmitter {
         if (peer == null) {
             return -Errno.EINVAL;
         }
-        UtilCompletionQueue txCq = ep.txCq;
-        if (reports && txCq == null) {
-            return -Errno.ENOCQ;
-        }
+        UtilCompletionQueue txCq = ep.txCq; // bound when it reports (UtilEndpoint: -ENOCQ)
         if (!ep.peers.linked(peer)) {
             if (peer.failed == Errno.EHOSTUNREACH || !reports) {
                 return -peer.failed; // unreachable (no such endpoint, refused region), or an inject
