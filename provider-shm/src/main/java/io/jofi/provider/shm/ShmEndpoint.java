@@ -127,7 +127,6 @@ final class ShmEndpoint extends UtilEndpoint {
     // ---- the parts
     final ShmPeers peers;
     final ShmTransmitter transmitter;
-    final ShmReceiveCompletions rxCompletions;
     final ShmReceiver receiver;
     final ShmCmaReceiver cmaReceiver;
     final ShmRma rma;
@@ -150,10 +149,9 @@ final class ShmEndpoint extends UtilEndpoint {
         CrossMemoryAttach cma = cmaThreshold > 0 && CrossMemoryAttach.available() ? new CrossMemoryAttach() : null;
         this.peers = new ShmPeers(this, dir, new PeerLiveness(p.peerCheckMillis(), p.progressTimeoutMillis()));
         this.transmitter = new ShmTransmitter(this, cma, cmaThreshold, p.cmaProbeFault());
-        this.rxCompletions = new ShmReceiveCompletions(this, (caps & Fi.FI_SOURCE) != 0, (caps & Fi.FI_SOURCE_ERR) != 0);
-        this.receiver = new ShmReceiver(this, rxCompletions, queueSize, p.unexpectedBytes(),
-                (caps & Fi.FI_DIRECTED_RECV) != 0);
-        this.cmaReceiver = new ShmCmaReceiver(this, rxCompletions, cma);
+        this.receiver = new ShmReceiver(this, queueSize, p.unexpectedBytes(), (caps & Fi.FI_SOURCE) != 0,
+                (caps & Fi.FI_SOURCE_ERR) != 0, (caps & Fi.FI_DIRECTED_RECV) != 0);
+        this.cmaReceiver = new ShmCmaReceiver(this, cma);
         this.rma = new ShmRma(this);
         this.atomics = new ShmAtomicOps(this);
         this.reader = new ShmRingReader(this);
@@ -182,6 +180,7 @@ final class ShmEndpoint extends UtilEndpoint {
         writeCntr = counterFor(Fi.FI_WRITE);
         remoteReadCntr = counterFor(Fi.FI_REMOTE_READ);
         remoteWriteCntr = counterFor(Fi.FI_REMOTE_WRITE);
+        receiver.bind(rxCq, selectiveRx(), recvCntr);
     }
 
     /**
@@ -337,7 +336,7 @@ final class ShmEndpoint extends UtilEndpoint {
         if (rc != 0) {
             return rc;
         }
-        return receiver.cancel(context) ? 0 : -Errno.ENOENT;
+        return receiver.cancel(context);
     }
 
     // =================================================================== the data path (UtilEndpoint's funnels)

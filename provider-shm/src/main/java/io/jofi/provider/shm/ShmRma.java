@@ -216,7 +216,7 @@ final class ShmRma {
             ShmEndpoint.count(ep.remoteWriteCntr);
             if ((kf & ShmRecordDescriptor.HAS_DATA) != 0 && ep.rxCq != null) {
                 ep.rxCq.completeUnsolicited(null, Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA, 0, null, 0,
-                        r.rmaData(), 0, ep.rxCompletions.sourceOf(p));
+                        r.rmaData(), 0, ep.receiver.sourceOf(p));
             }
         }
         ep.transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, r.token(), status, 0, 0);
@@ -257,7 +257,7 @@ final class ShmRma {
         }
         if ((kf & ShmRecordDescriptor.HAS_DATA) != 0 && ep.rxCq != null) {
             ep.rxCq.completeUnsolicited(null, Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA, 0, null, 0,
-                    r.rmaData(), 0, ep.rxCompletions.sourceOf(p));
+                    r.rmaData(), 0, ep.receiver.sourceOf(p));
         }
     }
 }
