@@ -7,14 +7,12 @@ import io.jofi.provider.shm.cma.CrossMemoryAttach;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 
 /**
- * Sends: it posts messages, keeps the table of outgoing operations ({@link ShmOutboundOp},
- * pooled, found again by the token an answer echoes), queues them towards their peers in order
- * and writes them into the peers' rings (inline, through bounce slots, or as one CMA record),
- * and completes them — at once, on a life check of the peer ({@code FI_TRANSMIT_COMPLETE}), or
- * on the peer's answer.
+ * Sends: it posts messages, queues outgoing operations towards their peers in order, writes
+ * them into the peers' rings (inline, through bounce slots, or as one CMA record), and
+ * completes them — at once, on a life check of the peer ({@code FI_TRANSMIT_COMPLETE}), or on
+ * the peer's answer (found again by its token in the {@link ShmOperationTable}).
  *
  * <p>A full ring leaves the rest queued towards that peer until the progress flushes it again
  * (the ring's capacity is the flow control). Runs under the endpoint's lock; nothing is
@@ -28,9 +26,7 @@ final class ShmTransmitter {
     private static final long ACK_LEVELS = Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMMIT_COMPLETE;
 
     private final ShmEndpoint ep;
-    private ShmOutboundOp[] ops = new ShmOutboundOp[0];
-    private int[] freeOps = new int[0];
-    private int freeOpCount;
+    private final ShmOperationTable table = new ShmOperationTable();
     /** Application operations in flight (queued or awaiting an answer). */
     private int pendingTx;
     /** Ops started ({@link #start}): tells a post's fault handling whether its op is recorded (read unlocked). */
@@ -484,12 +480,11 @@ final class ShmTransmitter {
      * (a token outside the table fails the peer: {@code EPROTO}).
      */
     ShmOutboundOp awaiting(Peer p, long token) {
-        int index = (int) (token & 0xFFFFFFFFL);
-        if (index < 0 || index >= ops.length) {
+        ShmOutboundOp op = table.at(token);
+        if (op == null) {
             ep.peers.failPeer(p, Errno.EPROTO);
             return null;
         }
-        ShmOutboundOp op = ops[index];
         if (op.token != token || !op.awaitsAnswer || op.peer != p) {
             return null; // a late answer to an operation failed meanwhile
         }
@@ -519,7 +514,7 @@ final class ShmTransmitter {
     /** FI_TRANSMIT_COMPLETE operations towards {@code p}, which a life check found alive: they complete. */
     int completeConfirmed(Peer p) {
         int work = 0;
-        for (ShmOutboundOp t : ops) {
+        for (ShmOutboundOp t : table.all()) {
             if (t.kind != 0 && t.peer == p && t.awaitsAlive && t.awaitsAnswer) {
                 complete(t);
                 work++;
@@ -543,7 +538,7 @@ final class ShmTransmitter {
         }
         boolean headReadable = p.unconfirmed > 0 && p.link != null && !p.link.truncated();
         long head = headReadable ? p.link.consumedHead() : 0;
-        for (ShmOutboundOp t : ops) {
+        for (ShmOutboundOp t : table.all()) {
             if (t.peer == p && t.awaitsAnswer && t.kind != 0) {
                 if (t.awaitsAlive && headReadable && head - t.recordEnd >= 0) {
                     complete(t);
@@ -556,7 +551,7 @@ final class ShmTransmitter {
 
     /** Our ring failed: every operation waiting for an answer (which can no longer come) fails with {@code err}. */
     void failAwaitingAnswers(int err) {
-        for (ShmOutboundOp t : ops) {
+        for (ShmOutboundOp t : table.all()) {
             if (t.kind != 0 && t.awaitsAnswer && !t.awaitsAlive) {
                 finishFailed(t, err);
             }
@@ -571,7 +566,7 @@ final class ShmTransmitter {
                 finishFailed(op, err);
             }
         }
-        for (ShmOutboundOp t : ops) {
+        for (ShmOutboundOp t : table.all()) {
             if (t.kind != 0 && t.awaitsAnswer) {
                 finishFailed(t, err);
             }
@@ -581,7 +576,7 @@ final class ShmTransmitter {
     /** Close: pending operations go without completions; the CQ room they reserved is returned. */
     void discardAll() {
         UtilCompletionQueue txCq = ep.txCq;
-        for (ShmOutboundOp op : ops) {
+        for (ShmOutboundOp op : table.all()) {
             if (op.kind != 0 && op.reports && txCq != null) {
                 txCq.unreserve();
             }
@@ -590,29 +585,15 @@ final class ShmTransmitter {
 
     /** Descriptors created so far (tests prove the table stops growing in steady state). */
     int created() {
-        return ops.length;
+        return table.created();
     }
 
-    // =================================================================== the operation table
-
-    /** A free descriptor with a fresh token (the table doubles when none is free). */
+    /** A free descriptor with a fresh token ({@link ShmOperationTable}). */
     ShmOutboundOp take() {
-        if (freeOpCount == 0) {
-            int n = ops.length;
-            int grown = Math.max(64, n * 2);
-            ops = Arrays.copyOf(ops, grown);
-            freeOps = Arrays.copyOf(freeOps, grown);
-            for (int i = grown - 1; i >= n; i--) {
-                ops[i] = new ShmOutboundOp(i);
-                freeOps[freeOpCount++] = i;
-            }
-        }
-        ShmOutboundOp op = ops[freeOps[--freeOpCount]];
-        op.token = ((long) (op.generation & 0x7FFFFFFF) << 32) | op.index;
-        return op;
+        return table.take();
     }
 
-    /** Returns a descriptor to the table (its peer's counts of it undone). */
+    /** Returns a descriptor to the table, its peer's counts of it undone. */
     void give(ShmOutboundOp op) {
         if (op.counted) {
             op.peer.outstanding--;
@@ -621,7 +602,6 @@ final class ShmTransmitter {
             op.peer.unconfirmed--;
             unconfirmed--;
         }
-        op.reset();
-        freeOps[freeOpCount++] = op.index;
+        table.release(op);
     }
 }
