@@ -82,9 +82,9 @@ import java.nio.file.Path;
  * that makes no progress for {@code progressTimeoutMillis} fails with {@code ETIMEDOUT}.
  *
  * <p><b>Threads.</b> One lock (this endpoint's monitor) guards the state of every part; the
- * parts never lock: this facade takes it per application call, the progress step per pass. Nothing is
- * allocated per operation in steady state (descriptors are pooled); the first contact with a
- * peer, unexpected messages and growth of the pools allocate.
+ * parts never lock: this facade takes it per application call, the progress step per pass.
+ * Nothing is allocated per operation in steady state (descriptors are pooled); the first
+ * contact with a peer, unexpected messages and growth of the pools allocate.
  */
 final class ShmEndpoint extends UtilEndpoint {
     /** Bytes an inject copies (fi_inject). */

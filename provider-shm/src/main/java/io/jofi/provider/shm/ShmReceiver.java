@@ -13,11 +13,11 @@ import io.jofi.spi.util.UtilCounter;
 import java.nio.ByteBuffer;
 
 /**
- * Receives messages: it puts shm's posts and records onto the receive side of
- * {@code io.jofi.spi.util} ({@link ReceiveQueue}: posted receives, the unexpected queue,
- * matching, multi-receive, PEEK/CLAIM/DISCARD, cancel, the receive completions R10/R12) — it
- * posts receives, places each message's fragments (reassembled per sender, {@link ShmInboundMessage})
- * into the receive that matched it or into the heap bytes of an unexpected message, keeps the
+ * Receives messages from shm's wire into the receive side of {@code io.jofi.spi.util}: it
+ * posts receives to the {@link ReceiveQueue} (which matches, queues unexpected messages,
+ * serves multi-receive, PEEK/CLAIM/DISCARD and cancel, and writes the R10/R12 completions),
+ * places each message's fragments, reassembled per sender ({@link ShmInboundMessage}), into
+ * the receive that matched it or into the heap bytes of an unexpected message, keeps the
  * unexpected budget, and acknowledges what senders asked for.
  *
  * <p>The budget: every buffered message counts its payload plus {@link #ENTRY_OVERHEAD}; one
