@@ -5,6 +5,7 @@ import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Fid;
 import io.jofi.Info;
+import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
@@ -345,7 +346,7 @@ final class ShmEndpoint extends UtilEndpoint {
     // fails that peer and never throws out of a post (MappingFaults).
 
     @Override
-    protected int postSend(ByteBuffer buf, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
+    protected int postSend(ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
                            long flags, Object context) {
         long started = transmitter.opsStarted;
         try {
@@ -358,7 +359,7 @@ final class ShmEndpoint extends UtilEndpoint {
     }
 
     @Override
-    protected synchronized int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore,
+    protected synchronized int postRecv(ByteBuffer buf, MemoryRegion desc, Msg msg, long srcAddr, boolean tagged, long tag, long ignore,
                                         long flags, Object context) {
         return receiver.post(buf, msg, srcAddr, tagged, tag, ignore, flags, context);
     }
@@ -373,7 +374,7 @@ final class ShmEndpoint extends UtilEndpoint {
     }
 
     @Override
-    protected int postRma(boolean read, ByteBuffer buf, RmaMsg msg, long length, long peerAddr, long addr, long key,
+    protected int postRma(boolean read, ByteBuffer buf, MemoryRegion desc, RmaMsg msg, long length, long peerAddr, long addr, long key,
                           long data, long flags, Object context) {
         long started = transmitter.opsStarted;
         try {
@@ -386,7 +387,7 @@ final class ShmEndpoint extends UtilEndpoint {
     }
 
     @Override
-    protected int postAtomic(int op, long operand, long compare, ByteBuffer result, long destAddr, long addr, long key,
+    protected int postAtomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                              long flags, Object context) {
         long started = transmitter.opsStarted;
         try {

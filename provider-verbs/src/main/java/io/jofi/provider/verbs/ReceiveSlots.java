@@ -124,9 +124,8 @@ final class ReceiveSlots {
      * Takes a slot for a receive into {@code b} ({@code [position, limit)}): resolves how the
      * device reaches it — a heap buffer through the slot's 4 KiB bounce slot (larger:
      * {@code -EMSGSIZE}), a direct one by the registration given as {@code desc} (unknown:
-     * {@code -EINVAL}), else the application's registration covering it
-     * ({@link VerbsDomain#registeredLkey}), else the registration cache (held until the
-     * completion; full: {@code -EAGAIN}) — and reserves room in the CQ (R6). Completions are reported unless the
+     * {@code -EINVAL}), else the registration cache (held until the completion; full:
+     * {@code -EAGAIN}) — and reserves room in the CQ (R6). Completions are reported unless the
      * CQ is selective and {@code flags} lack {@code FI_COMPLETION} (R2). On any failure nothing
      * has changed.
      *
@@ -156,8 +155,6 @@ final class ReceiveSlots {
                     return -Errno.EINVAL;
                 }
                 key = registration[1];
-            } else if (n > 0 && (key = domain.registeredLkey(a, n)) >= 0) {
-                // registered by the application: its key, nothing to hold
             } else {
                 key = n == 0 ? 0 : buffers.lkey(b, a, n);
                 if (key < 0) {

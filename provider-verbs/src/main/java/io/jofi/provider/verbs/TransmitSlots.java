@@ -206,8 +206,9 @@ final class TransmitSlots {
 
     /**
      * The local buffers of {@code slot}'s operation as its SGEs: the 8-byte result of a fetch
-     * ({@code res}), the bounce slot for an atomic without one, else {@code buf} or {@code msg}'s
-     * iovs (with their {@code desc}s) of {@code length} bytes. {@code inject} copies the data at once (the
+     * ({@code res}, registered as {@code desc}), the bounce slot for an atomic without one, else
+     * {@code buf} (registered as {@code desc}) or {@code msg}'s iovs (with their {@code desc}s) of
+     * {@code length} bytes. {@code inject} copies the data at once (the
      * buffer is reusable when the call returns); {@code inline} needs no key. On failure the
      * slot is taken back (nothing happened).
      *
@@ -215,12 +216,12 @@ final class TransmitSlots {
      *         registration, {@code -EAGAIN} the registration cache full, {@code -EMSGSIZE} heap
      *         data beyond the bounce slot)
      */
-    int addPayload(int slot, int kindAndOp, ByteBuffer buf, Msg msg, long length, boolean inject, boolean inline,
-                   ByteBuffer res) {
+    int addPayload(int slot, int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long length, boolean inject,
+                   boolean inline, ByteBuffer res) {
         int kind = kindAndOp & 0xFF;
         int rc = 0;
         if (kind == K_FETCH) {
-            rc = addLocal(slot, res, 8, null, 0, false, false, true);
+            rc = addLocal(slot, res, 8, desc, 0, false, false, true);
         } else if (kind == K_ATOMIC || kind == K_SWAP) {
             // fetch-and-add without a result, or the swap: the old value lands in the bounce slot
             int k = slot * IOV_LIMIT;
@@ -234,7 +235,7 @@ final class TransmitSlots {
             }
         } else if (msg == null) {
             if (length > 0) {
-                rc = addLocal(slot, buf, (int) length, null, 0, inject && !inline, inline, kind == K_READ);
+                rc = addLocal(slot, buf, (int) length, desc, 0, inject && !inline, inline, kind == K_READ);
             }
         } else {
             int bounceUsed = 0;
@@ -256,7 +257,6 @@ final class TransmitSlots {
 
     /**
      * One local buffer as an SGE of {@code slot}: a registration given as {@code desc}, else the
-     * application's registration that covers it ({@link VerbsDomain#registeredLkey}), else the
      * registration cache (held until the completion); for heap buffers (or {@code copy}) the
      * slot's bounce slot at {@code bounceAt} — copied in now, or
      * with {@code copyBack} (the device writes it: reads, fetches) copied out when the operation
@@ -278,8 +278,6 @@ final class TransmitSlots {
                     return -Errno.EINVAL;
                 }
                 lkey = registration[1];
-            } else if ((lkey = domain.registeredLkey(addr, len)) >= 0) {
-                // registered by the application: its key, nothing to hold
             } else {
                 lkey = buffers.lkey(b, addr, len);
                 if (lkey < 0) {

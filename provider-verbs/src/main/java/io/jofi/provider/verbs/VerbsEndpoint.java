@@ -7,6 +7,7 @@ import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Info;
+import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.provider.verbs.binding.VerbsConstants;
 import io.jofi.spi.util.UtilEventQueue;
@@ -232,7 +233,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
      * posted (unless {@code FI_MORE}). {@code kindAndOp}: an {@link RmaSlots} kind and its marks.
      */
     @Override
-    synchronized int transmit(int kindAndOp, ByteBuffer buf, Msg msg, long length, long data, boolean withData,
+    synchronized int transmit(int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long data, boolean withData,
                               long dest, long remoteAddr, long rkey, long compareAdd, long swap, Object context,
                               long flags, ByteBuffer result) {
         int rc = dataPathCheck();
@@ -262,7 +263,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
         if (slot < 0) {
             return slot;
         }
-        rc = tx.addPayload(slot, kindAndOp, buf, msg, length, inject, inline, result);
+        rc = tx.addPayload(slot, kindAndOp, buf, desc, msg, length, inject, inline, result);
         if (rc != 0) {
             return rc;
         }
@@ -280,7 +281,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
      * ({@code -ENOSYS} for more).
      */
     @Override
-    synchronized int receive(ByteBuffer buf, Msg msg, Object context, long flags) {
+    synchronized int receive(ByteBuffer buf, MemoryRegion desc, Msg msg, Object context, long flags) {
         int rc = receivable(buf, msg);
         if (rc != 0) {
             return rc;
@@ -289,7 +290,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
             return -Errno.ENOTCONN;
         }
         ByteBuffer b = msg == null ? buf : msg.iov(0);
-        int slot = rx.reserve(b, msg == null ? null : msg.desc(0), context, flags);
+        int slot = rx.reserve(b, msg == null ? desc : msg.desc(0), context, flags);
         if (slot < 0) {
             return slot;
         }

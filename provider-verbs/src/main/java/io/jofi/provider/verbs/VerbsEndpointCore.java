@@ -9,6 +9,7 @@ import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Info;
+import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
@@ -128,19 +129,19 @@ abstract class VerbsEndpointCore extends UtilEndpoint
 
     /** Every send ({@link UtilEndpoint} checked it): a {@code K_SEND} transmit; tagged sends never pass the caps gate. */
     @Override
-    protected final int postSend(ByteBuffer buf, Msg msg, long length, long destAddr, boolean tagged, long tag,
+    protected final int postSend(ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long destAddr, boolean tagged, long tag,
                                  long data, long flags, Object context) {
-        return transmit(K_SEND, buf, msg, length, data, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, destAddr, 0, 0, 0, 0,
+        return transmit(K_SEND, buf, desc, msg, length, data, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, destAddr, 0, 0, 0, 0,
                 context, flags, null);
     }
 
     /** Every RMA: a read or a write of the message's one RMA iov (or the call's address and key). */
     @Override
-    protected final int postRma(boolean read, ByteBuffer buf, RmaMsg msg, long length, long peerAddr, long addr,
+    protected final int postRma(boolean read, ByteBuffer buf, MemoryRegion desc, RmaMsg msg, long length, long peerAddr, long addr,
                                 long key, long data, long flags, Object context) {
         long remoteAddr = msg == null ? addr : msg.rmaAddr(0);
         long rkey = msg == null ? key : msg.rmaKey(0);
-        return transmit(read ? K_READ : K_WRITE, buf, msg, length, data, (flags & Fi.FI_REMOTE_CQ_DATA) != 0,
+        return transmit(read ? K_READ : K_WRITE, buf, desc, msg, length, data, (flags & Fi.FI_REMOTE_CQ_DATA) != 0,
                 peerAddr, remoteAddr, rkey, 0, 0, context, flags, null);
     }
 
@@ -151,10 +152,10 @@ abstract class VerbsEndpointCore extends UtilEndpoint
      * {@code -EOPNOTSUPP}.
      */
     @Override
-    protected final int postAtomic(int op, long operand, long compare, ByteBuffer result, long destAddr, long addr,
+    protected final int postAtomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr,
                                    long key, long flags, Object context) {
         if (op == Fi.FI_CSWAP && result != null) {
-            return transmit(K_FETCH | RmaSlots.CSWAP, null, null, 0, 0, false, destAddr, addr, key, compare, operand,
+            return transmit(K_FETCH | RmaSlots.CSWAP, null, resultDesc, null, 0, 0, false, destAddr, addr, key, compare, operand,
                     context, flags, result);
         }
         int kind = RmaSlots.atomicKind(op, result != null);
@@ -162,14 +163,14 @@ abstract class VerbsEndpointCore extends UtilEndpoint
             return -Errno.EOPNOTSUPP; // an operation not offered (docs/ERRORS.md)
         }
         long add = op == Fi.FI_ATOMIC_READ ? 0 : operand;
-        return transmit(kind, null, null, 0, 0, false, destAddr, addr, key, add, 0, context, flags, result);
+        return transmit(kind, null, resultDesc, null, 0, 0, false, destAddr, addr, key, add, 0, context, flags, result);
     }
 
     /** Every receive that posts a buffer (tagged ones never pass the caps gate). */
     @Override
-    protected final int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore,
+    protected final int postRecv(ByteBuffer buf, MemoryRegion desc, Msg msg, long srcAddr, boolean tagged, long tag, long ignore,
                                  long flags, Object context) {
-        return receive(buf, msg, context, flags);
+        return receive(buf, desc, msg, context, flags);
     }
 
     /** Tagged messages are not offered (the caps gate answers {@code -ENOSYS} before this). */
@@ -196,7 +197,7 @@ abstract class VerbsEndpointCore extends UtilEndpoint
      *
      * @return 0 or a negative errno
      */
-    abstract int transmit(int kindAndOp, ByteBuffer buf, Msg msg, long length, long data, boolean withData, long dest,
+    abstract int transmit(int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long data, boolean withData, long dest,
                           long remoteAddr, long rkey, long compareAdd, long swap, Object context, long flags,
                           ByteBuffer result);
 
@@ -232,7 +233,7 @@ abstract class VerbsEndpointCore extends UtilEndpoint
     }
 
     /** Every receive past the util post checks: into {@code buf}, or {@code msg}'s iov; 0 or a negative errno. */
-    abstract int receive(ByteBuffer buf, Msg msg, Object context, long flags);
+    abstract int receive(ByteBuffer buf, MemoryRegion desc, Msg msg, Object context, long flags);
 
     // =================================================================== completions
 

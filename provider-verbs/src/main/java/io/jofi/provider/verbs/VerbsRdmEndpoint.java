@@ -6,6 +6,7 @@ import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Fid;
 import io.jofi.Info;
+import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.provider.verbs.binding.VerbsConstants;
 import io.jofi.spi.util.UtilAddressVector;
@@ -204,7 +205,7 @@ final class VerbsRdmEndpoint extends VerbsEndpointCore implements VerbsAddressVe
      * it, else queued on the connection in order ({@link RdmTransmitter}).
      */
     @Override
-    synchronized int transmit(int kindAndOp, ByteBuffer buf, Msg msg, long length, long data, boolean withData,
+    synchronized int transmit(int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long data, boolean withData,
                               long dest, long remoteAddr, long rkey, long compareAdd, long swap, Object context,
                               long flags, ByteBuffer result) {
         int rc = postable();
@@ -233,7 +234,7 @@ final class VerbsRdmEndpoint extends VerbsEndpointCore implements VerbsAddressVe
             transmitter.failNow(slot, c.failure);
             return 0;
         }
-        rc = tx.addPayload(slot, kindAndOp, buf, msg, length, (flags & Fi.FI_INJECT) != 0, false, result);
+        rc = tx.addPayload(slot, kindAndOp, buf, desc, msg, length, (flags & Fi.FI_INJECT) != 0, false, result);
         if (rc != 0) {
             return rc;
         }
@@ -244,13 +245,13 @@ final class VerbsRdmEndpoint extends VerbsEndpointCore implements VerbsAddressVe
 
     /** A receive posted to the shared receive queue: it takes the next message of any peer. */
     @Override
-    synchronized int receive(ByteBuffer buf, Msg msg, Object context, long flags) {
+    synchronized int receive(ByteBuffer buf, MemoryRegion desc, Msg msg, Object context, long flags) {
         int rc = receivable(buf, msg);
         if (rc != 0) {
             return rc;
         }
         ByteBuffer b = msg == null ? buf : msg.iov(0);
-        int slot = rx.reserve(b, msg == null ? null : msg.desc(0), context, flags);
+        int slot = rx.reserve(b, msg == null ? desc : msg.desc(0), context, flags);
         if (slot < 0) {
             return slot;
         }
