@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
  * The progress timeout of a domain's connections ({@link TcpSettings#progressTimeout}): after
  * the domain loop's passes (at most every {@link #periodNanos}), every data connection that
  * waits for its peer and has moved no byte for the timeout is failed with {@code ETIMEDOUT}
- * ({@link TcpEndpoint#checkStall}). This is what finds a peer that is alive but stopped
+ * ({@link TcpConnection#checkStall}). This is what finds a peer that is alive but stopped
  * ({@code SIGSTOP}), hung, or not driving its progress: its kernel still acknowledges TCP, so
  * neither keepalive nor a reset ever comes.
  */
@@ -34,7 +34,7 @@ final class ProgressWatchdog implements Runnable {
         next = now + periodNanos;
         SelectionKey[] keys = loop.polledKeys();
         for (SelectionKey k : keys) {
-            if (k.attachment() instanceof TcpEndpoint ep) {
+            if (k.attachment() instanceof TcpConnection ep) {
                 ep.checkStall(now, timeoutNanos);
             }
         }

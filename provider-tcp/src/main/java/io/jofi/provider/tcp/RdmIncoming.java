@@ -1,7 +1,7 @@
 package io.jofi.provider.tcp;
 
 import io.jofi.provider.tcp.wire.CmMessage;
-import io.jofi.provider.tcp.wire.RdmHelloDescriptor;
+import io.jofi.provider.tcp.wire.TcpRdmHelloDescriptor;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.provider.tcp.wire.WireStatus;
 import java.io.IOException;
@@ -13,7 +13,7 @@ import java.nio.channels.SocketChannel;
  * A socket a tcp RDM endpoint's listener accepted, until its connection request is read: it
  * reads exactly the CM message (header, then {@code seg_size} bytes — no data message is
  * consumed) on the fabric's connection-management loop, checks that its connection data is an
- * RDM hello ({@link RdmHelloDescriptor}), and hands socket, key and the sender's name to
+ * RDM hello ({@link TcpRdmHelloDescriptor}), and hands socket, key and the sender's name to
  * {@link TcpRdmEndpoint#incoming}, which accepts or rejects it. A request that is not a hello
  * is rejected ({@code KIND_REJECT_BAD_HELLO}), and so is a hello whose name cannot be an
  * endpoint's ({@link PeerNameCheck}); a wrong CM version or EOF closes the socket, as for MSG
@@ -68,13 +68,13 @@ final class RdmIncoming implements SelectHandler, ConnectionSetupTimer.Setup {
             return;
         }
         byte[] data = request.dataCopy();
-        if (RdmHelloDescriptor.kind(data, data.length) != RdmHelloDescriptor.KIND_HELLO) {
-            reject(RdmHelloDescriptor.KIND_REJECT_BAD_HELLO);
+        if (TcpRdmHelloDescriptor.kind(data, data.length) != TcpRdmHelloDescriptor.KIND_HELLO) {
+            reject(TcpRdmHelloDescriptor.KIND_REJECT_BAD_HELLO);
             return;
         }
-        byte[] name = RdmHelloDescriptor.name(data, data.length);
+        byte[] name = TcpRdmHelloDescriptor.name(data, data.length);
         if (PeerNameCheck.problem(name) != null) {
-            reject(RdmHelloDescriptor.KIND_REJECT_BAD_HELLO); // no reply could reach such a name
+            reject(TcpRdmHelloDescriptor.KIND_REJECT_BAD_HELLO); // no reply could reach such a name
             return;
         }
         done = true;
@@ -86,7 +86,7 @@ final class RdmIncoming implements SelectHandler, ConnectionSetupTimer.Setup {
     /** Answers with a reject of {@code kind} (an RDM hello without a name), then FIN and close. */
     void reject(int kind) {
         done = true;
-        byte[] data = RdmHelloDescriptor.encode(kind, null);
+        byte[] data = TcpRdmHelloDescriptor.encode(kind, null);
         CmMessage reject = new CmMessage().set(TcpWireDescriptor.CM_TYPE_REJECT, data, 0, data.length);
         ByteBuffer out = ByteBuffer.allocate(reject.encodedLength());
         reject.encode(out);

@@ -5,7 +5,7 @@ import java.util.Arrays;
 
 /**
  * One peer of a tcp RDM endpoint, known by its name (the listening sockaddr it announces in
- * its hello, {@code RdmHelloDescriptor}): the connection to it (at most one that is not down,
+ * its hello, {@code TcpRdmHelloDescriptor}): the connection to it (at most one that is not down,
  * in either direction) and its {@code fi_addr} in the endpoint's AV, cached per AV version so
  * that the data path looks nothing up (FI_SOURCE, R10). Guarded by the RDM endpoint's lock.
  */
@@ -14,7 +14,7 @@ final class RdmPeer {
     final byte[] name;
     private final int hash;
     /** The connection in use (connecting, connected, or awaiting the peer's crossed connection), or null. */
-    TcpEndpoint conn;
+    TcpConnection conn;
     /** Whether {@link #conn} is one this endpoint initiated (else the peer's, accepted). */
     boolean active;
     /**
@@ -22,7 +22,7 @@ final class RdmPeer {
      * or the late request of crossed connects): it receives, and replaces {@link #conn} for
      * sends once that one goes down. Null when none.
      */
-    TcpEndpoint standby;
+    TcpConnection standby;
     /** When {@link #conn} was parked by a crossed-connect reject ({@code System.nanoTime()}). */
     long parkedAt;
     private long fiAddr = Fi.FI_ADDR_NOTAVAIL;

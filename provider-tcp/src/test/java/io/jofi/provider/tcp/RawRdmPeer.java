@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jofi.Addresses;
 import io.jofi.provider.tcp.wire.CmMessage;
-import io.jofi.provider.tcp.wire.RdmHelloDescriptor;
+import io.jofi.provider.tcp.wire.TcpRdmHelloDescriptor;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -35,7 +35,7 @@ final class RawRdmPeer implements AutoCloseable {
     }
 
     byte[] hello() {
-        return RdmHelloDescriptor.encode(RdmHelloDescriptor.KIND_HELLO, name);
+        return TcpRdmHelloDescriptor.encode(TcpRdmHelloDescriptor.KIND_HELLO, name);
     }
 
     /** Accepts the endpoint's connection. */

@@ -10,7 +10,7 @@ import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.Progress;
 import io.jofi.provider.tcp.wire.CmMessage;
-import io.jofi.provider.tcp.wire.RdmHelloDescriptor;
+import io.jofi.provider.tcp.wire.TcpRdmHelloDescriptor;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -46,14 +46,14 @@ class TcpRdmCrossedConnectTest {
                     CmMessage req = RawRdmPeer.readCm(fromJ);
                     assertEquals(TcpWireDescriptor.CM_TYPE_REQUEST, req.type());
                     byte[] hello = req.dataCopy();
-                    assertEquals(RdmHelloDescriptor.KIND_HELLO, RdmHelloDescriptor.kind(hello, hello.length));
-                    assertArrayEquals(j.name, RdmHelloDescriptor.name(hello, hello.length), "the hello names the endpoint");
+                    assertEquals(TcpRdmHelloDescriptor.KIND_HELLO, TcpRdmHelloDescriptor.kind(hello, hello.length));
+                    assertArrayEquals(j.name, TcpRdmHelloDescriptor.name(hello, hello.length), "the hello names the endpoint");
                     // x's own request crosses j's
                     RawRdmPeer.writeCm(toJ, TcpWireDescriptor.CM_TYPE_REQUEST, x.hello());
                     CmMessage answer = RawRdmPeer.readCm(toJ);
                     assertEquals(TcpWireDescriptor.CM_TYPE_REJECT, answer.type());
                     byte[] reason = answer.dataCopy();
-                    assertEquals(RdmHelloDescriptor.KIND_REJECT_CROSSED, RdmHelloDescriptor.kind(reason, reason.length));
+                    assertEquals(TcpRdmHelloDescriptor.KIND_REJECT_CROSSED, TcpRdmHelloDescriptor.kind(reason, reason.length));
                     RawRdmPeer.assertEnds(toJ);
                     // x accepts j's request: j's queued sends arrive there, in order
                     RawRdmPeer.writeCm(fromJ, TcpWireDescriptor.CM_TYPE_ACCEPT, x.hello());
@@ -79,7 +79,7 @@ class TcpRdmCrossedConnectTest {
                     CmMessage answer = RawRdmPeer.readCm(toJ);
                     assertEquals(TcpWireDescriptor.CM_TYPE_ACCEPT, answer.type());
                     byte[] hello = answer.dataCopy();
-                    assertArrayEquals(j.name, RdmHelloDescriptor.name(hello, hello.length), "the accept carries j's hello");
+                    assertArrayEquals(j.name, TcpRdmHelloDescriptor.name(hello, hello.length), "the accept carries j's hello");
                     assertEquals("m1", RawRdmPeer.readMessage(toJ), "j's queued sends moved to x's connection");
                     assertEquals("m2", RawRdmPeer.readMessage(toJ));
                     RawRdmPeer.assertEnds(fromJ);
@@ -106,7 +106,7 @@ class TcpRdmCrossedConnectTest {
             try (RawRdmPeer x = new RawRdmPeer("127.0.0.1", 0)) {
                 RdmTestBed.Node j = higherThan(bed, x);
                 long xInJ = insert(j, x.name);
-                TcpEndpoint parked = parkedByACrossedReject(j, x, xInJ);
+                TcpConnection parked = parkedByACrossedReject(j, x, xInJ);
                 TcpTestBed.assertNothing(j.txCq, 20);
                 try (Socket toJ = RawRdmPeer.connect(j.name)) {
                     RawRdmPeer.writeCm(toJ, TcpWireDescriptor.CM_TYPE_REQUEST, x.hello());
@@ -169,23 +169,23 @@ class TcpRdmCrossedConnectTest {
      *
      * @return the parked connection
      */
-    private static TcpEndpoint parkedByACrossedReject(RdmTestBed.Node j, RawRdmPeer x, long xInJ) throws Exception {
+    private static TcpConnection parkedByACrossedReject(RdmTestBed.Node j, RawRdmPeer x, long xInJ) throws Exception {
         send(j, xInJ, "m1");
         try (Socket fromJ = x.accept()) {
             RawRdmPeer.readCm(fromJ);
             RawRdmPeer.writeCm(fromJ, TcpWireDescriptor.CM_TYPE_REJECT,
-                    RdmHelloDescriptor.encode(RdmHelloDescriptor.KIND_REJECT_CROSSED, null));
+                    TcpRdmHelloDescriptor.encode(TcpRdmHelloDescriptor.KIND_REJECT_CROSSED, null));
             RawRdmPeer.assertEnds(fromJ);
         }
-        TcpEndpoint parked = awaitParked(j);
+        TcpConnection parked = awaitParked(j);
         send(j, xInJ, "m2");
         return parked;
     }
 
-    private static TcpEndpoint awaitParked(RdmTestBed.Node j) {
+    private static TcpConnection awaitParked(RdmTestBed.Node j) {
         long deadline = System.currentTimeMillis() + TcpTestBed.TIMEOUT_MS;
         while (true) {
-            TcpEndpoint c = ((TcpRdmEndpoint) j.ep).awaitingPeer();
+            TcpConnection c = ((TcpRdmEndpoint) j.ep).awaitingPeer();
             if (c != null) {
                 return c;
             }

@@ -8,7 +8,7 @@ import io.jofi.CqEntry;
 import io.jofi.Fi;
 import io.jofi.Progress;
 import io.jofi.provider.tcp.wire.CmMessage;
-import io.jofi.provider.tcp.wire.RdmHelloDescriptor;
+import io.jofi.provider.tcp.wire.TcpRdmHelloDescriptor;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -57,12 +57,12 @@ class TcpRdmPeerNameTest {
             for (byte[] name : bad) {
                 try (Socket s = RawRdmPeer.connect(j.name)) {
                     RawRdmPeer.writeCm(s, TcpWireDescriptor.CM_TYPE_REQUEST,
-                            RdmHelloDescriptor.encode(RdmHelloDescriptor.KIND_HELLO, name));
+                            TcpRdmHelloDescriptor.encode(TcpRdmHelloDescriptor.KIND_HELLO, name));
                     CmMessage answer = RawRdmPeer.readCm(s);
                     String what = Addresses.toString(name);
                     assertEquals(TcpWireDescriptor.CM_TYPE_REJECT, answer.type(), "refused: " + what);
                     byte[] reason = answer.dataCopy();
-                    assertEquals(RdmHelloDescriptor.KIND_REJECT_BAD_HELLO, RdmHelloDescriptor.kind(reason, reason.length),
+                    assertEquals(TcpRdmHelloDescriptor.KIND_REJECT_BAD_HELLO, TcpRdmHelloDescriptor.kind(reason, reason.length),
                             what);
                     try {
                         RawRdmPeer.writeMessage(s, "smuggled");

@@ -13,16 +13,16 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The receive path's read buffer ({@link TcpEndpoint#READ_BUFFER_BYTES}): bursts of messages of
- * mixed sizes — below and above {@link TcpEndpoint#COPY_THRESHOLD}, below and above the read
+ * The receive path's read buffer ({@link TcpReceiver#READ_BUFFER_BYTES}): bursts of messages of
+ * mixed sizes — below and above {@link TcpReceiver#COPY_THRESHOLD}, below and above the read
  * buffer, empty ones — arrive whole and in order whether many come in one read (copied from
  * the read buffer), a payload is read straight into the posted buffer (scattering read with the
  * read buffer last) or into the unexpected buffer, and whether the receives were posted before
  * the burst or after it arrived. Heap and direct receive buffers alternate.
  */
 class TcpReceivePathTest {
-    private static final int[] SIZES = {0, 1, 64, TcpEndpoint.COPY_THRESHOLD - 1, TcpEndpoint.COPY_THRESHOLD, 5000,
-        TcpEndpoint.READ_BUFFER_BYTES, TcpEndpoint.READ_BUFFER_BYTES + 1, 70_000, 17, 300_000, 3};
+    private static final int[] SIZES = {0, 1, 64, TcpReceiver.COPY_THRESHOLD - 1, TcpReceiver.COPY_THRESHOLD, 5000,
+        TcpReceiver.READ_BUFFER_BYTES, TcpReceiver.READ_BUFFER_BYTES + 1, 70_000, 17, 300_000, 3};
     private static final int ROUNDS = 4;
 
     private static ByteBuffer pattern(int size, long seed) {

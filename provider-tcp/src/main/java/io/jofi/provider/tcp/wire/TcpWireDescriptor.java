@@ -4,8 +4,7 @@ package io.jofi.provider.tcp.wire;
  * The one place of every byte layout of libfabric's tcp wire format (header version 3), as
  * the project's TCP-WIRE spec states it: the connection-management (CM) message of the MSG
  * handshake and the header of every data message. Offsets and sizes are named here and
- * nowhere else; {@link CmMessage}, {@link MessageHeader} and {@link FrameReader} use only
- * these names.
+ * nowhere else; {@link CmMessage} and {@link MessageHeader} use only these names.
  *
  * <h2>CM message (handshake, TCP-WIRE "Connection handshake")</h2>
  * <pre>

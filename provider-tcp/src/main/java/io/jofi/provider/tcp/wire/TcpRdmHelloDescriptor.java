@@ -31,9 +31,9 @@ import java.nio.ByteOrder;
  * whole hello is at most {@link #MAX_LENGTH} bytes, far below the 256 bytes of connection data a
  * CM message carries.
  */
-public final class RdmHelloDescriptor {
+public final class TcpRdmHelloDescriptor {
 
-    private RdmHelloDescriptor() {
+    private TcpRdmHelloDescriptor() {
     }
 
     /** Offset of the four-byte magic. */

@@ -4,7 +4,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * The incremental decoder of one connection's inbound message stream: header bytes arrive
+ * The incremental decoder of one connection's inbound message stream, as the wire tests and
+ * the fuzz checks drive it (a test harness: the provider's {@code TcpReceiver} reads frames
+ * straight from the socket into posted buffers its own way): header bytes arrive
  * in pieces, and once a header is complete the payload length is known, so the endpoint can
  * move the payload straight into a posted receive buffer (or discard it, or stage it as an
  * unexpected message) without a copy through an intermediate frame.

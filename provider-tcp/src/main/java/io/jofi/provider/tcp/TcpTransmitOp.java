@@ -5,12 +5,25 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * A pooled send descriptor: the header and the payload views that one gathering write puts on
- * the wire, and what its completion needs. The views are duplicates of the caller's buffers,
+ * One pooled transmit of a tcp connection: the header and the payload views that one gathering
+ * write puts on the wire, and what its completion needs. The views are duplicates of the caller's buffers,
  * cached per descriptor and reused while the caller posts the same buffer again, so that a
  * steady stream of sends allocates nothing (the caller's position and limit are never touched).
  */
-final class TxOp {
+final class TcpTransmitOp {
+    /** {@link #kind}: a message (fi_msg, fi_tagged); completes on the write or the ack, counts on FI_SEND. */
+    static final int SEND = 0;
+    /** {@link #kind}: an RMA write; completes on the ack, counts on FI_WRITE. */
+    static final int WRITE = 1;
+    /** {@link #kind}: an RMA read request; completes when its response is placed, counts on FI_READ. */
+    static final int READ = 2;
+    /** {@link #kind}: a non-fetching atomic; completes on its response, counts on FI_WRITE. */
+    static final int ATOMIC = 3;
+    /** {@link #kind}: a fetching atomic; completes on its response, counts on FI_READ. */
+    static final int ATOMIC_FETCH = 4;
+    /** {@link #kind}: a read or atomic response this side sends: no completion, no counter. */
+    static final int RESPONSE = 5;
+
     /**
      * The wire header; big-endian (JOFI always declares big-endian, TCP-WIRE "Byte order").
      * Room for a small payload behind it ({@link #payloadBehindHeader}): a message of at most
@@ -43,14 +56,14 @@ final class TxOp {
     /** Whether any byte went out (acks may no longer be interleaved before it). */
     boolean started;
 
-    /** What it is: decides the counter and what follows the write (see {@code TcpEndpoint}). */
+    /** What it is ({@link #SEND} ... {@link #RESPONSE}): decides the counter and what follows the write. */
     int kind;
-    /** RMA read: the local buffers the response's payload is read into (a pooled receive descriptor). */
-    RxOp sink;
+    /** RMA read: views of the local buffers the response's payload is read into (made on first use, kept with the op). */
+    private TcpPayloadViews landing;
     /** Fetching atomic: where the old value goes (the caller's buffer, at its position). */
     ByteBuffer result;
 
-    TxOp() {
+    TcpTransmitOp() {
         gather[0] = header;
     }
 
@@ -103,6 +116,16 @@ final class TxOp {
         gather[1] = injectCopy;
     }
 
+    /** Where an RMA read's response lands: views of its local buffers (reused with this op). */
+    TcpPayloadViews landing() {
+        TcpPayloadViews l = landing;
+        if (l == null) {
+            l = new TcpPayloadViews();
+            landing = l;
+        }
+        return l;
+    }
+
     /** Whether every byte of the frame is written. */
     boolean advance() {
         while (first < count && !gather[first].hasRemaining()) {
@@ -115,7 +138,6 @@ final class TxOp {
     void reset() {
         context = null;
         started = false;
-        sink = null;
         result = null;
         kind = 0;
         ackWanted = false;

@@ -1,0 +1,645 @@
+package io.jofi.provider.tcp;
+
+import io.jofi.Addresses;
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Info;
+import io.jofi.provider.tcp.wire.CmMessage;
+import io.jofi.spi.util.ReceiveQueue;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+
+/**
+ * One tcp connection's life: its connection-management states, socket and selection key,
+ * connect, accept and shutdown (the handshake's bytes are {@link TcpCmHandshake}'s), and its
+ * single end (teardown, {@link EndReason}, the progress timeout). The frames it carries are
+ * its {@link TcpTransmitter}'s and {@link TcpReceiver}'s; its {@link ConnectionRole} (an MSG
+ * endpoint, or an RDM endpoint's peer) decides what its events mean.
+ *
+ * <p><b>States.</b> Active: {@link #connect} → CONNECTING (socket connect) → REQ_SENT (CM
+ * request written, response awaited) → CONNECTED, or refused. Passive: {@link #accept} →
+ * ACCEPTING (response being written) → CONNECTED. Every end — local {@code shutdown}, the
+ * peer's FIN or reset, malformed input, the progress timeout, departure — goes to DOWN once
+ * ({@link #teardown}): socket closed, every pending operation failed, the role told (R14).
+ * PARKED: an RDM connection whose connect lost a crossed connect; its queued sends wait for
+ * the peer's connection ({@link #moveQueuedSendsTo}).
+ *
+ * <p><b>Loops.</b> Set-up runs on the fabric's CM loop; once established the socket moves to
+ * the domain's data loop ({@link #moveToDataLoop}), progressed in the domain's mode.
+ *
+ * <p><b>Threads.</b> One lock ({@link #lock}: the MSG endpoint, or the RDM endpoint for all its
+ * connections) guards this object and its parts; the progress step takes it per selected key,
+ * the application's calls per operation.
+ */
+final class TcpConnection implements SelectHandler {
+    static final int IDLE = 0;
+    static final int CONNECTING = 1;
+    static final int REQ_SENT = 2;
+    static final int ACCEPTING = 3;
+    static final int CONNECTED = 4;
+    static final int DOWN = 5;
+    /** RDM: the connect lost a crossed connect; the queued sends wait for the peer's connection. */
+    static final int PARKED = 6;
+
+    final TcpDomain domain;
+    final Info info;
+    final Object lock;
+    final ConnectionRole role;
+    final DataPathBindings bound;
+    /** The endpoint's receive queue this connection delivers into (an RDM endpoint's is every peer's). */
+    final ReceiveQueue queue;
+    final InboundFrame frame = new InboundFrame();
+    final TcpTransmitter tx;
+    final TcpRmaTarget rmaTarget;
+    final TcpRmaInitiator rma;
+    final TcpMessageInitiator messages;
+    final TcpReceiver rx;
+
+    int cm = IDLE;
+    SocketChannel channel;
+    private SelectionKey key;
+    private final TcpCmHandshake handshake = new TcpCmHandshake();
+    boolean interestWrite;
+    boolean interestRead;
+    /** Both CM messages carried JOFI's marker: atomics (ops 5/6) and flag bit 1 may be used. */
+    boolean jofiPeer;
+    /** Why the connection ended ({@link EndReason}): provErrno and errData of its error completions; 0/null for a plain end. */
+    int endProvErrno;
+    byte[] endReason;
+    private final StallWatch stall = new StallWatch();
+
+    /**
+     * @param jofiPeer whether the peer is known to be JOFI from the first operation on (RDM:
+     *                 both ends announced it in the hello); else the CM handshake tells
+     */
+    TcpConnection(TcpDomain domain, Info info, Object lock, ConnectionRole role, DataPathBindings bound,
+                  ReceiveQueue queue, int queueSize, boolean jofiPeer) {
+        this.domain = domain;
+        this.info = info;
+        this.lock = lock;
+        this.role = role;
+        this.bound = bound;
+        this.queue = queue;
+        this.jofiPeer = jofiPeer;
+        this.tx = new TcpTransmitter(this, queueSize);
+        this.rmaTarget = new TcpRmaTarget(this, domain.memoryRegistry());
+        this.rma = new TcpRmaInitiator(this);
+        this.messages = new TcpMessageInitiator(this);
+        this.rx = new TcpReceiver(this);
+    }
+
+    /** The transmit queue depth of an endpoint opened with {@code info}: its tx/rx size, within 16..65536. */
+    static int queueSize(Info info) {
+        long tx = info.txAttr().size();
+        long rx = info.rxAttr().size();
+        return (int) Math.max(16, Math.min(65536, Math.max(tx, rx) == 0 ? TcpProvider.QUEUE_SIZE : Math.max(tx, rx)));
+    }
+
+    // =================================================================== set-up (control path, under lock)
+
+    /**
+     * Starts connecting to {@code addr} with up to 256 bytes of connection data; the outcome
+     * goes to the role ({@link ConnectionRole#connected} / {@link ConnectionRole#connectFailed}).
+     *
+     * @throws FabricException {@code EOPBADSTATE} when not idle; {@code EINVAL} for a bad
+     *         address or too much data; {@code EIO} when no socket can be opened
+     */
+    void connect(byte[] addr, byte[] param) throws FabricException {
+        if (cm != IDLE) {
+            throw new FabricException(Errno.EOPBADSTATE, "connect: the endpoint is not idle (connect once, on an endpoint not opened for a connection request)");
+        }
+        int len = checkConnectionData("connect", param);
+        InetSocketAddress dest;
+        try {
+            dest = Addresses.fromSockaddr(addr);
+        } catch (RuntimeException e) {
+            throw new FabricException(Errno.EINVAL, "connect: not a socket address: " + e.getMessage(), e);
+        }
+        SocketChannel ch = null;
+        try {
+            ch = SocketChannel.open(Sockets.family(dest.getAddress()));
+            ch.configureBlocking(false);
+            domain.provider().configure(ch); // before connect: the window scale covers SO_RCVBUF
+            if (role.bindsSourceAddress()) {
+                bindSource(ch, dest);
+            }
+            handshake.request(param, len);
+            channel = ch;
+            cm = CONNECTING;
+            boolean done;
+            try {
+                done = ch.connect(dest);
+            } catch (java.net.ConnectException refused) {
+                // Refused at once (possible on loopback): the outcome goes to the role as always.
+                failConnect(Errno.ECONNREFUSED, null, 0);
+                return;
+            }
+            cm = done ? REQ_SENT : CONNECTING;
+            interestRead = done;
+            interestWrite = done;
+            // Connection set-up runs on the fabric's CM loop (control progress is AUTO even when
+            // data progress is MANUAL); the socket moves to the domain's loop once connected.
+            key = domain.cmLoop().register(ch, done ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT, this);
+        } catch (FabricException e) {
+            cm = IDLE;
+            channel = null;
+            Sockets.closeQuietly(ch);
+            throw e;
+        } catch (IOException e) {
+            cm = IDLE;
+            channel = null;
+            Sockets.closeQuietly(ch);
+            throw new FabricException(Errno.EIO, "connect: cannot open a socket to " + dest + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The length of {@code param}, at most 256 bytes ({@code EINVAL} beyond). */
+    static int checkConnectionData(String operation, byte[] param) throws FabricException {
+        int len = param == null ? 0 : param.length;
+        if (len > TcpProvider.CM_DATA_SIZE) {
+            throw new FabricException(Errno.EINVAL, operation + ": " + len + " bytes of connection data; at most "
+                    + TcpProvider.CM_DATA_SIZE);
+        }
+        return len;
+    }
+
+    /**
+     * The endpoint's source address ({@code info.srcAddr()}, fi_getinfo(3) {@code src_addr}) is
+     * the local end of its connection: an application that names a port or an interface there
+     * gets exactly that, as libfabric's tcp provider binds it. A wildcard address with port 0
+     * (nothing named) leaves the choice to the kernel; so does an address of the other family
+     * than the destination's (the kernel could not route it).
+     *
+     * @throws FabricException {@code EADDRINUSE} for a port in use, {@code EADDRNOTAVAIL} for
+     *         an address this host does not have; nothing is connected then
+     */
+    private void bindSource(SocketChannel ch, InetSocketAddress dest) throws FabricException, IOException {
+        byte[] src = info.srcAddr();
+        if (src == null) {
+            return;
+        }
+        InetSocketAddress local;
+        try {
+            local = Addresses.fromSockaddr(src);
+        } catch (RuntimeException e) {
+            throw new FabricException(Errno.EINVAL, "connect: the source address is not a socket address: " + e.getMessage(), e);
+        }
+        if ((local.getAddress() instanceof java.net.Inet6Address) != (dest.getAddress() instanceof java.net.Inet6Address)
+                || (local.getAddress().isAnyLocalAddress() && local.getPort() == 0)) {
+            return;
+        }
+        try {
+            ch.bind(local);
+        } catch (java.net.BindException e) {
+            throw Sockets.bindFailed("connect: cannot bind the source address", local, e);
+        }
+    }
+
+    /**
+     * Accepts the request read from {@code ch} (key {@code k} on the CM loop, taken over here):
+     * the CM accept with {@code param} is written there, then the socket moves to the data loop.
+     * {@code jofi}: the request carried JOFI's marker (only then is it answered with it).
+     */
+    void accept(SocketChannel ch, SelectionKey k, byte[] param, int len, boolean jofi) throws FabricException {
+        channel = ch;
+        jofiPeer = jofi;
+        handshake.accept(param, len, jofi);
+        cm = ACCEPTING;
+        // Take over the request's key on the CM loop: the response is written there, then the
+        // socket moves to this domain's loop (moveToDataLoop).
+        if (k == null || !k.isValid()) {
+            teardown(Errno.ECONNRESET, true);
+            return;
+        }
+        k.attach(this);
+        key = k;
+        interestRead = true;
+        interestWrite = true;
+        updateInterest();
+        domain.cmLoop().wakeup();
+        flush();
+    }
+
+    /**
+     * {@code fi_shutdown}: FIN to the peer; the connection ends with {@code ECANCELED} and
+     * {@code FI_SHUTDOWN} (R14). A second call does nothing.
+     *
+     * @throws FabricException {@code ENOTCONN} when it never connected
+     */
+    void shutdown() throws FabricException {
+        if (cm == DOWN) {
+            return;
+        }
+        if (cm == IDLE) {
+            throw new FabricException(Errno.ENOTCONN, "shutdown: the endpoint is not connected");
+        }
+        if (channel != null) {
+            try {
+                channel.shutdownOutput();
+            } catch (IOException e) {
+                // already reset by the peer: teardown below reports the end all the same
+            }
+        }
+        teardown(Errno.ECANCELED, cm == CONNECTED || cm == ACCEPTING);
+    }
+
+    /** The socket's local address, or null without a socket. @throws FabricException {@code ENOTCONN} when closed */
+    InetSocketAddress localAddress() throws FabricException {
+        if (channel == null) {
+            return null;
+        }
+        try {
+            return (InetSocketAddress) channel.getLocalAddress();
+        } catch (IOException e) {
+            throw new FabricException(Errno.ENOTCONN, "getName: the socket is closed", e);
+        }
+    }
+
+    /** The peer's address. @throws FabricException {@code ENOTCONN} when not connected */
+    InetSocketAddress remoteAddress() throws FabricException {
+        try {
+            InetSocketAddress a = channel == null ? null : (InetSocketAddress) channel.getRemoteAddress();
+            if (a == null) {
+                throw new FabricException(Errno.ENOTCONN, "getPeer: not connected");
+            }
+            return a;
+        } catch (IOException e) {
+            throw new FabricException(Errno.ENOTCONN, "getPeer: the socket is closed", e);
+        }
+    }
+
+    /** 0 when sends may be queued now; else {@code -ENOTCONN} or {@code -EAGAIN}. */
+    int sendable() {
+        if (cm != CONNECTED && (!role.queuesUntilConnected() || cm == DOWN)) {
+            return cm == DOWN || cm == IDLE ? -Errno.ENOTCONN : -Errno.EAGAIN;
+        }
+        return 0;
+    }
+
+    // =================================================================== progress
+
+    /** The selector found the socket ready: finish the connect, read, write. */
+    @Override
+    public void onSelected(int readyOps) {
+        synchronized (lock) {
+            try {
+                onSelectedLocked(readyOps);
+            } catch (java.nio.channels.CancelledKeyException e) {
+                // The socket was closed while this key was selected: the connection is down already.
+            } catch (RuntimeException e) {
+                // A defect must not stop the domain's progress thread for every other endpoint:
+                // this connection ends (FI_SHUTDOWN, error completions), the others go on.
+                teardown(Errno.EIO, true);
+            }
+        }
+    }
+
+    /**
+     * Manual progress without a selector pass ({@link NioLoop#registerPolled}): reads what has
+     * arrived on a connected socket. Needs the selector (-1) while a write waits for room or
+     * the connection is not established.
+     */
+    @Override
+    public int poll() {
+        synchronized (lock) {
+            try {
+                if (cm != CONNECTED || channel == null || interestWrite) {
+                    return -1;
+                }
+                if (!interestRead) {
+                    return 0; // paused or blocked: a posted receive or transmit room resumes it
+                }
+                return rx.readNow() ? 1 : 0;
+            } catch (java.nio.channels.CancelledKeyException e) {
+                return -1;
+            } catch (RuntimeException e) {
+                teardown(Errno.EIO, true);
+                return 1;
+            }
+        }
+    }
+
+    private void onSelectedLocked(int readyOps) {
+        if (cm == DOWN || channel == null) {
+            return;
+        }
+        if ((readyOps & SelectionKey.OP_CONNECT) != 0 && cm == CONNECTING) {
+            try {
+                channel.finishConnect();
+            } catch (IOException e) {
+                failConnect(Errno.ECONNREFUSED, null, 0);
+                return;
+            }
+            cm = REQ_SENT;
+            interestRead = true;
+            interestWrite = true;
+            updateInterest();
+        }
+        if ((readyOps & SelectionKey.OP_WRITE) != 0) {
+            flush();
+        }
+        if ((readyOps & SelectionKey.OP_READ) != 0 && cm != DOWN) {
+            if (cm == REQ_SENT) {
+                readResponse();
+            }
+            if (cm == CONNECTED || cm == ACCEPTING) {
+                rx.readReady();
+            }
+        }
+    }
+
+    /** Active side: reads exactly the CM response ({@link TcpCmHandshake}) and acts on it. */
+    private void readResponse() {
+        int status = handshake.readResponse(channel);
+        if (status == 0) {
+            return;
+        }
+        if (status < 0) {
+            byte[] data = handshake.rejectData();
+            failConnect(-status, data, data == null ? 0 : data.length);
+            return;
+        }
+        CmMessage accept = handshake.message();
+        if (!role.acceptable(accept)) {
+            failConnect(Errno.ECONNREFUSED, null, 0);
+            return;
+        }
+        cm = CONNECTED;
+        jofiPeer = accept.isJofi();
+        if (!moveToDataLoop()) {
+            return;
+        }
+        flush(); // sends queued before the connection was up (RDM) go out now, in order
+        role.connected(this, accept);
+    }
+
+    /**
+     * The connection is established: its socket leaves the fabric's CM loop for the domain's
+     * data loop (progressed in the domain's mode). Nothing of the stream is lost: the CM
+     * response was read exactly, and the passive side's response is written completely.
+     *
+     * @return false when the socket is gone (torn down, R14)
+     */
+    private boolean moveToDataLoop() {
+        SelectionKey old = key;
+        if (old != null) {
+            old.cancel();
+        }
+        interestRead = true;
+        interestWrite = false;
+        try {
+            key = domain.loop().registerPolled(channel, SelectionKey.OP_READ, this);
+            return true;
+        } catch (IOException e) {
+            key = null;
+            teardown(Errno.ECONNRESET, true);
+            return false;
+        }
+    }
+
+    private void failConnect(int err, byte[] errData, int errDataSize) {
+        cm = DOWN;
+        closeChannel();
+        role.connectFailed(this, err, errData, errDataSize);
+    }
+
+    /** Writes what is queued: the CM message, then the transmitter's frames and acks. */
+    void flush() {
+        SocketChannel ch = channel;
+        if (ch == null || cm == DOWN || cm == CONNECTING) {
+            return;
+        }
+        try {
+            if (handshake.writing()) {
+                handshake.write(ch);
+                if (handshake.writing()) {
+                    wantWrite(true);
+                    return;
+                }
+                if (cm == ACCEPTING) {
+                    cm = CONNECTED;
+                    if (!moveToDataLoop()) {
+                        return;
+                    }
+                    role.connected(this, null);
+                }
+            }
+            if (cm != CONNECTED) {
+                wantWrite(false);
+                return;
+            }
+            tx.writeFrames(ch);
+        } catch (IOException e) {
+            teardown(Errno.ECONNRESET, true);
+        }
+    }
+
+    void wantWrite(boolean on) {
+        if (interestWrite != on) {
+            interestWrite = on;
+            updateInterest();
+            if (on) {
+                domain.loop().wakeup();
+            }
+        }
+    }
+
+    /** Reading goes on: read interest back on, and the loop woken to see it (it may be asleep in select). */
+    void wantRead() {
+        if (!interestRead) {
+            interestRead = true;
+            updateInterest();
+            domain.loop().wakeup();
+        }
+    }
+
+    /** Reading stops until {@link #wantRead} (a receive is posted, transmit room comes back). */
+    void stopReading() {
+        if (interestRead) {
+            interestRead = false;
+            updateInterest();
+        }
+    }
+
+    private void updateInterest() {
+        SelectionKey k = key;
+        if (k != null && k.isValid()) {
+            k.interestOps((interestRead ? SelectionKey.OP_READ : 0) | (interestWrite ? SelectionKey.OP_WRITE : 0));
+        }
+    }
+
+    /** Whether frames are read now (connected, or accepting with the response on its way). */
+    boolean carriesData() {
+        return cm == CONNECTED || cm == ACCEPTING;
+    }
+
+    // =================================================================== the end
+
+    /**
+     * The connection ends (once): socket closed, pending operations failed with {@code err},
+     * and {@code FI_SHUTDOWN} raised when it was established (R14).
+     */
+    void teardown(int err, boolean report) {
+        teardown(err, report, 0, null);
+    }
+
+    /**
+     * The peer sent what the wire does not allow: the connection ends ({@code ECONNRESET},
+     * R14) and says why ({@link EndReason}, {@code provErrno} {@code EPROTO}).
+     */
+    void malformed(String what) {
+        teardown(Errno.ECONNRESET, true, Errno.EPROTO, EndReason.of(channel, "malformed input", what));
+    }
+
+    /**
+     * As {@link #teardown(int, boolean)}, with a reason: {@code provErrno} and {@code reason}
+     * go with every error completion and {@code reason} is the payload of {@code FI_SHUTDOWN}.
+     */
+    void teardown(int err, boolean report, int provErrno, byte[] reason) {
+        if (cm == DOWN) {
+            return;
+        }
+        int was = cm;
+        cm = DOWN;
+        endProvErrno = provErrno;
+        endReason = reason;
+        closeChannel();
+        failAll(err);
+        role.ended(this, report && (was == CONNECTED || was == ACCEPTING), reason);
+    }
+
+    /** Fails every pending operation with {@code err} (R14). */
+    void failAll(int err) {
+        tx.failAll(err);
+        rx.failCurrent(err);
+        if (role.ownsPostedReceives()) {
+            // An RDM connection fails only its own operations: the posted receives are the
+            // endpoint's, for every peer.
+            queue.failPosted(err, endProvErrno, endReason);
+        }
+        rx.abandonBuffering(err);
+        tx.resetAcks();
+    }
+
+    /**
+     * The progress timeout ({@link ProgressWatchdog}, domain progress thread): a connection that
+     * waits for its peer — operations not yet written or awaiting an ack or a response, acks not
+     * yet written, a message arriving in parts — and moved no byte either way for
+     * {@code timeoutNanos} ends with {@code ETIMEDOUT} (error completions, {@code FI_SHUTDOWN}).
+     */
+    void checkStall(long now, long timeoutNanos) {
+        synchronized (lock) {
+            if (cm != CONNECTED) {
+                return;
+            }
+            boolean waiting = tx.waiting() || frame.inPayload();
+            if (stall.stalled(rx.received + tx.sent, waiting, now, timeoutNanos)) {
+                teardown(Errno.ETIMEDOUT, true, Errno.ETIMEDOUT, EndReason.of(channel, "no progress",
+                        "nothing moved for " + timeoutNanos / 1_000_000 + " ms with operations pending"
+                                + " (the peer is stopped, hung or unreachable; jofi.tcp.progressTimeout)"));
+            }
+        }
+    }
+
+    /**
+     * Closing discards what is pending without completions (fi_endpoint(3)) and gives back the
+     * CQ room those operations reserved; the posted receives stay the owner's. Under lock.
+     */
+    void discard() {
+        cm = DOWN;
+        closeChannel();
+        tx.discard();
+        rx.discardCurrent();
+    }
+
+    /** Departure (R15): pending operations fail with {@code err}; an established connection ends with FI_SHUTDOWN. */
+    void depart(int err) {
+        if (cm == IDLE) {
+            cm = DOWN;
+            failAll(err);
+            return;
+        }
+        teardown(err, true);
+    }
+
+    private void closeChannel() {
+        SelectionKey k = key;
+        key = null;
+        if (k != null) {
+            k.cancel();
+            domain.loop().unpoll(k); // else the loop keeps this connection for the domain's life
+        }
+        SocketChannel ch = channel;
+        if (ch != null) {
+            Sockets.closeQuietly(ch);
+        }
+    }
+
+    // =================================================================== RDM: crossed connects
+
+    /**
+     * Crossed connects: our request was rejected because the peer's connection to us wins.
+     * The queued sends stay, not started, until that connection arrives and takes them
+     * ({@link #moveQueuedSendsTo}). Caller holds the lock.
+     */
+    void park() {
+        cm = PARKED;
+        closeChannel();
+        channel = null;
+    }
+
+    /** Whether this connection waits for the peer's crossed connection. */
+    boolean isParked() {
+        return cm == PARKED;
+    }
+
+    /** Whether this connection is up and running (CONNECTED). */
+    boolean isEstablished() {
+        return cm == CONNECTED;
+    }
+
+    /** Whether this connection is still usable for sends (not down). */
+    boolean isUp() {
+        return cm != DOWN;
+    }
+
+    /**
+     * Hands every queued, not yet started send to {@code to} (the connection that replaces this
+     * one), in order, and closes this one without failing anything. Caller holds the lock.
+     */
+    void moveQueuedSendsTo(TcpConnection to) {
+        tx.moveQueuedTo(to.tx);
+        cm = DOWN;
+        closeChannel();
+        failAll(Errno.ECONNRESET); // what it had received or was acking (an accepted socket replaced)
+        to.flush();
+    }
+
+    /**
+     * Ends an RDM connection: its pending operations fail with {@code err} (ECONNREFUSED for a
+     * connect that failed, ECONNRESET for a dead peer, ECANCELED when the endpoint ends it).
+     */
+    void fail(int err) {
+        synchronized (lock) {
+            if (cm == DOWN) {
+                failAll(err); // failConnect left the queued sends for the endpoint to decide
+                return;
+            }
+            teardown(err, false);
+        }
+    }
+
+    /**
+     * A receive took (or discarded) a buffered message of this connection whose ack waited for
+     * the match ({@code FI_MATCH_COMPLETE}; {@code seq} its place in the ack order, -1 when no
+     * ack is owed).
+     */
+    void ackMatched(long seq) {
+        if (cm != DOWN && seq >= 0) {
+            tx.ackReady(seq);
+        }
+    }
+}

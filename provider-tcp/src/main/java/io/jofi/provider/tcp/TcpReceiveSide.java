@@ -1,0 +1,207 @@
+package io.jofi.provider.tcp;
+
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Info;
+import io.jofi.Msg;
+import io.jofi.TaggedMsg;
+import io.jofi.spi.util.PostedReceive;
+import io.jofi.spi.util.ReceiveQueue;
+import java.nio.ByteBuffer;
+
+/**
+ * A tcp endpoint's receive posts ({@code fi_recv}, {@code fi_recvmsg}, {@code fi_trecv},
+ * {@code fi_trecvmsg} as {@link io.jofi.spi.util.UtilEndpoint} checked them, and
+ * {@code fi_cancel}) into the util {@link ReceiveQueue} its connections deliver into — one
+ * connection for an MSG endpoint, every peer's for an RDM endpoint — and the endpoint options
+ * ({@code FI_OPT_MIN_MULTI_RECV}, {@code FI_OPT_CM_DATA_SIZE}). Posts take the endpoint's lock.
+ */
+final class TcpReceiveSide {
+    /** Default FI_OPT_MIN_MULTI_RECV (fi_endpoint(3) leaves it to the provider). */
+    static final long DEFAULT_MIN_MULTI_RECV = 64;
+
+    /** What the endpoint says about posting a receive now. */
+    interface Owner {
+        /** 0, or the negative errno of the endpoint's fid state (closed, departed, failed). */
+        int postState();
+
+        /**
+         * Whether receives may be posted: enabled, and (MSG) the connection not ended with
+         * nothing left to receive; else {@code -EOPBADSTATE}.
+         */
+        boolean receiving();
+
+        /** A receive was queued: a connection whose message waited for one reads on. */
+        void receivePosted();
+    }
+
+    private final Object lock;
+    private final Owner owner;
+    private final DataPathBindings bound;
+    final ReceiveQueue queue;
+    private long minMultiRecv = DEFAULT_MIN_MULTI_RECV;
+
+    TcpReceiveSide(Object lock, Owner owner, DataPathBindings bound, Info info, TcpProvider provider) {
+        this.lock = lock;
+        this.owner = owner;
+        this.bound = bound;
+        long caps = info.caps();
+        this.queue = new ReceiveQueue(TcpConnection.queueSize(info), TcpProvider.IOV_LIMIT,
+                provider.unexpectedMessages(), provider.unexpectedBytes());
+        boolean source = (caps & Fi.FI_SOURCE) != 0;
+        queue.completion().reportSource(source, source && (caps & Fi.FI_SOURCE_ERR) != 0);
+    }
+
+    /** With {@code FI_DIRECTED_RECV} a receive's source address restricts it to that peer (RDM). Under lock. */
+    void directed(boolean on) {
+        queue.directed(on);
+    }
+
+    /** After each {@code bind}: the receive queue completes into the receive CQ and counter. Under lock. */
+    void bound() {
+        queue.completion().bind(bound.rxCq, bound.selectiveRx, bound.recvCntr);
+    }
+
+    /**
+     * Posts a receive the endpoint checked ({@link io.jofi.spi.util.UtilEndpoint#postRecv}:
+     * caps, arguments, flags, the buffers' writability and size, the CQ). Untagged receives
+     * with {@code FI_MULTI_RECV} are multi-receive buffers: messages are placed one after
+     * another, each completion points into it with {@code buf}/{@code bufOffset}; the
+     * completion that leaves less than {@code FI_OPT_MIN_MULTI_RECV} bytes carries
+     * {@code FI_MULTI_RECV} and releases it.
+     */
+    int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags,
+                 Object context) {
+        return post(buf, msg, msg == null ? 1 : msg.iovCount(), flags, context, tagged, tag, ignore, srcAddr);
+    }
+
+    /**
+     * {@code fi_trecvmsg} with {@code FI_PEEK} (and {@code FI_CLAIM} / {@code FI_DISCARD}):
+     * looks at the unexpected messages without receiving — a completion with len/tag/data of
+     * the first match, or an error completion {@code ENOMSG}; with {@code FI_CLAIM} alone
+     * receives the message a peek claimed for the same context ({@code -ENOMSG} when there is
+     * none); {@code FI_CLAIM|FI_DISCARD} drops it.
+     */
+    int postPeek(TaggedMsg msg, long flags) {
+        return post(null, msg, msg.iovCount(), flags, msg.context(), true, msg.tag(), msg.ignore(), msg.addr());
+    }
+
+    private int post(ByteBuffer buf, Msg msg, int iovCount, long flags, Object context, boolean tagged, long tag,
+                     long ignore, long srcAddr) {
+        synchronized (lock) {
+            int rc = owner.postState();
+            if (rc != 0) {
+                return rc;
+            }
+            boolean peek = tagged && (flags & Fi.FI_PEEK) != 0;
+            boolean claim = tagged && !peek && (flags & Fi.FI_CLAIM) != 0;
+            if (!owner.receiving()) {
+                // After the connection ended, only messages that had arrived can still be received.
+                return -Errno.EOPBADSTATE;
+            }
+            if (bound.rxCq == null) {
+                return -Errno.ENOCQ;
+            }
+            if (!peek && !claim && !queue.canPost(tagged)) {
+                return -Errno.EAGAIN;
+            }
+            rc = bound.rxCq.reserve();
+            if (rc != 0) {
+                return rc;
+            }
+            PostedReceive r = queue.newReceive();
+            if (tagged) {
+                r.tagged(context, srcAddr, tag, ignore, flags);
+            } else {
+                r.untagged(context, srcAddr, flags);
+            }
+            if (msg == null) {
+                r.buffer(buf);
+            } else {
+                for (int i = 0; i < iovCount; i++) {
+                    r.buffer(msg.iov(i));
+                }
+            }
+            if (peek) {
+                queue.peek(r, flags);
+                return 0;
+            }
+            if (claim) {
+                if (!queue.claim(r, flags)) {
+                    bound.rxCq.unreserve();
+                    queue.recycle(r);
+                    return -Errno.ENOMSG;
+                }
+                return 0;
+            }
+            if (!tagged && (flags & Fi.FI_MULTI_RECV) != 0) {
+                r.multiReceive(minMultiRecv);
+            }
+            // An earlier message that waits is this receive's (in order); else it is queued.
+            queue.post(r);
+            owner.receivePosted();
+            return 0;
+        }
+    }
+
+    /**
+     * {@code fi_cancel}: a pending receive with this context completes with {@code ECANCELED}
+     * (R13).
+     *
+     * @return 0, or {@code -ENOENT} when no such receive is pending
+     */
+    int cancel(Object context) {
+        synchronized (lock) {
+            int rc = owner.postState();
+            if (rc != 0) {
+                return rc;
+            }
+            return queue.cancel(context);
+        }
+    }
+
+    /**
+     * {@code fi_getopt}: {@code FI_OPT_CM_DATA_SIZE} (256), {@code FI_OPT_MIN_MULTI_RECV}.
+     *
+     * @throws FabricException {@code ENOPROTOOPT} for other levels/options
+     */
+    long getOpt(int level, int name) throws FabricException {
+        if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_CM_DATA_SIZE) {
+            return TcpProvider.CM_DATA_SIZE;
+        }
+        if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_MIN_MULTI_RECV) {
+            synchronized (lock) {
+                return minMultiRecv;
+            }
+        }
+        throw new FabricException(Errno.ENOPROTOOPT, "getOpt: option " + name + " at level " + level
+                + " is not supported (FI_OPT_CM_DATA_SIZE is)");
+    }
+
+    /**
+     * {@code fi_setopt}: {@code FI_OPT_CM_DATA_SIZE} may be set to at most 256 (the wire's
+     * limit); {@code FI_OPT_MIN_MULTI_RECV} applies to multi-receive buffers posted afterwards.
+     *
+     * @throws FabricException {@code EINVAL} for a larger size; {@code ENOPROTOOPT} for other options
+     */
+    void setOpt(int level, int name, long value) throws FabricException {
+        if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_CM_DATA_SIZE) {
+            if (value < 0 || value > TcpProvider.CM_DATA_SIZE) {
+                throw new FabricException(Errno.EINVAL, "setOpt: FI_OPT_CM_DATA_SIZE " + value + " is outside 0..256");
+            }
+            return;
+        }
+        if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_MIN_MULTI_RECV) {
+            if (value < 0) {
+                throw new FabricException(Errno.EINVAL, "setOpt: FI_OPT_MIN_MULTI_RECV " + value + " is negative");
+            }
+            synchronized (lock) {
+                // applies to multi-receive buffers posted from now on (fi_endpoint(3))
+                minMultiRecv = value;
+            }
+            return;
+        }
+        throw new FabricException(Errno.ENOPROTOOPT, "setOpt: option " + name + " at level " + level + " is not supported");
+    }
+}

@@ -1,0 +1,244 @@
+package io.jofi.provider.tcp;
+
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.FLAG_DELIVERY_COMPLETE;
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.FLAG_REMOTE_CQ_DATA;
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_ATOMIC_REQUEST;
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_READ_REQUEST;
+import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_WRITE;
+
+import io.jofi.Errno;
+import io.jofi.Fi;
+import io.jofi.Msg;
+import io.jofi.RmaMsg;
+import io.jofi.provider.tcp.wire.MessageHeader;
+import io.jofi.provider.tcp.wire.TcpWireDescriptor;
+import io.jofi.spi.util.Atomics;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The initiator side of RMA and atomics on a tcp connection ({@code fi_rma(3)},
+ * {@code fi_atomic(3)}): posts reads (op 2), writes (op 4) and JOFI atomics (op 5), and takes
+ * their answers — read responses (op 3) straight into the local buffers, atomic responses
+ * (op 6) into the caller's result buffer — in request order. Every write asks for the ack
+ * (flag bit 2; R11 allows the stronger level), so that a write the target refuses fails here
+ * with an error completion instead of completing before the target looked at it. Posts take
+ * the connection's lock.
+ */
+final class TcpRmaInitiator {
+    private static final long WRITE_FLAGS = Fi.FI_RMA | Fi.FI_WRITE;
+    private static final long READ_FLAGS = Fi.FI_RMA | Fi.FI_READ;
+
+    private final TcpConnection conn;
+    private final Object lock;
+    private final TcpTransmitter tx;
+    private final DataPathBindings bound;
+    /** Where an atomic response's payload goes ({@link #atomicIn}; its own view, never re-made). */
+    private final TcpPayloadViews atomicSink = new TcpPayloadViews();
+    /** An atomic response's payload: the old value. */
+    private final ByteBuffer atomicIn = ByteBuffer.allocateDirect(TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD)
+            .order(ByteOrder.BIG_ENDIAN);
+
+    TcpRmaInitiator(TcpConnection conn) {
+        this.conn = conn;
+        this.lock = conn.lock;
+        this.tx = conn.tx;
+        this.bound = conn.bound;
+    }
+
+    // =================================================================== reads
+
+    /**
+     * Posts an RMA the endpoint checked ({@link io.jofi.spi.util.UtilEndpoint#postRma}: caps,
+     * arguments, flags, lengths, remote segments, the CQ): a read (op 2, completes
+     * {@code FI_RMA|FI_READ} when the op 3 response is placed) or a write (op 4, payload
+     * follows; completes {@code FI_RMA|FI_WRITE} on the ack, a one-buffer inject never).
+     * {@code msg} carries the local iovs and up to 4 remote segments; without it one segment
+     * {@code addr}/{@code key} of {@code length} bytes.
+     */
+    int post(boolean read, ByteBuffer buf, RmaMsg msg, long length, long addr, long key, long data, long flags,
+             Object context) {
+        int iovCount = msg == null ? 0 : msg.iovCount();
+        synchronized (lock) {
+            if (read) {
+                return postRead(buf, msg, iovCount, length, addr, key, msg, context, flags);
+            }
+            return postWrite(buf, msg, iovCount, length, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, data, addr, key, msg,
+                    context, flags);
+        }
+    }
+
+    private int postRead(ByteBuffer buf, Msg local, int iovCount, long length, long addr, long key, RmaMsg rma,
+                         Object context, long flags) {
+        int n = rma == null ? 1 : rma.rmaIovCount();
+        int rc = tx.admit(true);
+        if (rc != 0) {
+            return rc;
+        }
+        TcpTransmitOp op = tx.start(TcpTransmitOp.READ, context, true, flags, READ_FLAGS, length);
+        TcpPayloadViews landing = op.landing();
+        if (local == null) {
+            landing.buffer(0, buf);
+            landing.count = 1;
+        } else {
+            for (int i = 0; i < iovCount; i++) {
+                landing.buffer(i, local.iov(i));
+            }
+            landing.count = iovCount;
+        }
+        landing.capacity = length;
+        ByteBuffer h = op.header;
+        h.clear();
+        tx.header.clear().op(OP_READ_REQUEST).rmaIovCount(n).payloadLength(0);
+        putRmaIovs(n, rma, addr, length, key);
+        tx.header.encode(h);
+        h.flip();
+        op.count = 1;
+        return tx.queue(op);
+    }
+
+    /** Writes the {@code n} remote descriptors into the transmit header: {@code rma}'s, or the one of {@code addr}/{@code key}. */
+    private void putRmaIovs(int n, RmaMsg rma, long addr, long length, long key) {
+        for (int i = 0; i < n; i++) {
+            if (rma == null) {
+                tx.header.rmaIov(i, addr, length, key);
+            } else {
+                tx.header.rmaIov(i, rma.rmaAddr(i), rma.rmaLen(i), rma.rmaKey(i));
+            }
+        }
+    }
+
+    /** A read response (op 3): the oldest read gets it (responses come in order), straight into its buffers. */
+    void onReadResponse(MessageHeader h) {
+        TcpTransmitOp op = tx.readAnswered();
+        if (op == null) {
+            conn.malformed("a response nobody asked for");
+            return;
+        }
+        InboundFrame f = conn.frame;
+        f.responseFor = op;
+        TcpPayloadViews landing = op.landing();
+        if (h.payloadLength() != landing.capacity) {
+            conn.malformed("a read response of another length than requested");
+            return;
+        }
+        f.payloadInto(landing, landing.capacity, InboundFrame.READ_RESPONSE);
+    }
+
+    /** The read's data is placed: it completes. */
+    void endReadResponse() {
+        InboundFrame f = conn.frame;
+        TcpTransmitOp r = f.responseFor;
+        f.responseFor = null;
+        tx.complete(r);
+    }
+
+    // =================================================================== writes
+
+    private int postWrite(ByteBuffer buf, Msg local, int iovCount, long length, boolean withData, long data, long addr,
+                          long key, RmaMsg rma, Object context, long flags) {
+        int n = rma == null ? 1 : rma.rmaIovCount();
+        boolean inject = (flags & Fi.FI_INJECT) != 0;
+        boolean reports = !(inject && rma == null);
+        int rc = tx.admit(reports);
+        if (rc != 0) {
+            return rc;
+        }
+        TcpTransmitOp op = tx.start(TcpTransmitOp.WRITE, context, reports, flags, WRITE_FLAGS, length);
+        op.ackWanted = reports;
+        int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (op.ackWanted ? FLAG_DELIVERY_COMPLETE : 0)
+                | ((flags & Fi.FI_COMMIT_COMPLETE) != 0 ? TcpWireDescriptor.FLAG_COMMIT_COMPLETE : 0);
+        ByteBuffer h = op.header;
+        h.clear();
+        tx.header.clear().op(OP_WRITE).flags(wireFlags).rmaIovCount(n).payloadLength(length);
+        if (withData) {
+            tx.header.cqData(data);
+        }
+        putRmaIovs(n, rma, addr, length, key);
+        tx.header.encode(h);
+        h.flip();
+        TcpMessageInitiator.attachPayload(op, buf, local, iovCount, inject);
+        return tx.queue(op);
+    }
+
+    // =================================================================== atomics
+
+    /**
+     * Posts an atomic the endpoint checked ({@link io.jofi.spi.util.UtilEndpoint#postAtomic}):
+     * a JOFI atomic request (op 5) on a 64-bit word, completing {@code FI_ATOMIC|FI_WRITE}, or
+     * with a {@code result} buffer (fetching; {@code FI_CSWAP} swaps {@code operand} in when
+     * the word equals {@code compare}) {@code FI_ATOMIC|FI_READ}, when the target answered.
+     * libfabric's tcp wire has no atomics, so only a peer that announced JOFI in the CM
+     * handshake can take one: any other peer gets {@code -EOPNOTSUPP}, as does an op this
+     * provider does not implement.
+     */
+    int atomic(int atomicOp, long operand, long compare, ByteBuffer result, long addr, long key, long flags,
+               Object context) {
+        synchronized (lock) {
+            return postAtomic(atomicOp, operand, compare, result, addr, key, flags, context, result != null);
+        }
+    }
+
+    private int postAtomic(int atomicOp, long operand, long compare, ByteBuffer result, long addr, long key,
+                           long flags, Object context, boolean fetch) {
+        int rc = tx.check(true);
+        if (rc != 0) {
+            return rc;
+        }
+        if (!conn.jofiPeer || !Atomics.supported(atomicOp)) {
+            return -Errno.EOPNOTSUPP;
+        }
+        rc = bound.txCq.reserve();
+        if (rc != 0) {
+            return rc;
+        }
+        TcpTransmitOp op = tx.start(fetch ? TcpTransmitOp.ATOMIC_FETCH : TcpTransmitOp.ATOMIC, context, true,
+                flags, Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE), Long.BYTES);
+        op.result = result;
+        ByteBuffer h = op.header;
+        h.clear();
+        tx.header.clear().op(OP_ATOMIC_REQUEST).rmaIovCount(1)
+                .rmaIov(0, addr, Long.BYTES, key).payloadLength(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
+        tx.header.encode(h);
+        h.flip();
+        ByteBuffer p = op.injectCopy;
+        p.clear();
+        p.putLong(0, atomicOp | (fetch ? TcpWireDescriptor.ATOMIC_FETCH : 0)); // a direct buffer is big-endian: the header's order
+        p.putLong(8, operand);
+        p.putLong(16, compare);
+        p.limit(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
+        op.gather[1] = p;
+        op.count = 2;
+        return tx.queue(op);
+    }
+
+    /** An atomic response (op 6): the oldest atomic gets it; its old value is read into {@link #atomicIn}. */
+    void onAtomicResponse(MessageHeader h) {
+        TcpTransmitOp op = tx.atomicAnswered();
+        if (op == null) {
+            conn.malformed("a response nobody asked for");
+            return;
+        }
+        InboundFrame f = conn.frame;
+        f.responseFor = op;
+        if (h.payloadLength() != TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD) {
+            conn.malformed("an atomic response of the wrong length");
+            return;
+        }
+        f.ack = false;
+        atomicSink.range(0, atomicIn, 0, TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD);
+        atomicSink.count = 1;
+        f.payloadInto(atomicSink, TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD, InboundFrame.ATOMIC_RESPONSE);
+    }
+
+    /** The old value arrived: into the caller's result buffer (its order), and the atomic completes. */
+    void endAtomicResponse() {
+        InboundFrame f = conn.frame;
+        TcpTransmitOp a = f.responseFor;
+        f.responseFor = null;
+        if (a.result != null) {
+            a.result.putLong(a.result.position(), atomicIn.getLong(0)); // the caller's buffer order
+        }
+        tx.complete(a);
+    }
+}
