@@ -65,7 +65,7 @@ public final class MsgClientServer {
     }
 
     /** Accepts one connection, answers one message, waits for the client's shutdown. */
-    static void server(Fabrics fabrics, Info hints, CompletableFuture<InetSocketAddress> listening, PrintStream out)
+    public static void server(Fabrics fabrics, Info hints, CompletableFuture<InetSocketAddress> listening, PrintStream out)
             throws FabricException {
         Info info = fabrics.getInfo(null, null, 0, hints).get(0);
         // Connection events of the passive and the accepted endpoint arrive on the EQ.
@@ -96,8 +96,8 @@ public final class MsgClientServer {
                 out.println("server: FI_CONNECTED");
 
                 long len = Waits.forCompletion(cq).len();
-                out.println("server: received '" + text(in, (int) len) + "'");
-                ByteBuffer reply = ByteBuffer.wrap("pong".getBytes(StandardCharsets.UTF_8));
+                out.println("server: received '" + Text.of(in, 0, (int) len) + "'");
+                ByteBuffer reply = Text.direct("pong");
                 Waits.post(cq, () -> ep.send(reply, null, Fi.FI_ADDR_UNSPEC, "server-send"), "send");
                 Waits.forCompletion(cq);
 
@@ -109,7 +109,7 @@ public final class MsgClientServer {
     }
 
     /** Connects to {@code node}:{@code service}, sends "ping", returns the answer, shuts down. */
-    static String client(Fabrics fabrics, Info hints, String node, String service, PrintStream out)
+    public static String client(Fabrics fabrics, Info hints, String node, String service, PrintStream out)
             throws FabricException {
         // Like fi_getinfo(node, service): the Info's destAddr() is the server's address.
         Info info = fabrics.getInfo(node, service, 0, hints).get(0);
@@ -127,14 +127,14 @@ public final class MsgClientServer {
             Waits.forEvent(eq, Fi.FI_CONNECTED);
             out.println("client: FI_CONNECTED");
 
-            ByteBuffer ping = ByteBuffer.wrap("ping".getBytes(StandardCharsets.UTF_8));
+            ByteBuffer ping = Text.direct("ping");
             Waits.post(cq, () -> ep.send(ping, null, Fi.FI_ADDR_UNSPEC, "client-send"), "send");
             // One CQ for both directions: the context says which operation completed.
             String answer = null;
             for (int i = 0; i < 2; i++) {
                 CqEntry done = Waits.forCompletion(cq);
                 if ("client-recv".equals(done.context())) {
-                    answer = text(in, (int) done.len());
+                    answer = Text.of(in, 0, (int) done.len());
                 }
             }
             out.println("client: received '" + answer + "'");
@@ -147,9 +147,4 @@ public final class MsgClientServer {
         return bytes == null ? "" : new String(bytes, 0, length, StandardCharsets.UTF_8);
     }
 
-    private static String text(ByteBuffer buf, int length) {
-        byte[] bytes = new byte[length];
-        buf.get(0, bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
-    }
 }

@@ -11,7 +11,6 @@ import io.jofi.Info;
 import io.jofi.WaitObj;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -63,7 +62,7 @@ public final class RdmTagged {
             String[] texts = {"two", "one", "group member 0x142"};
             long[] tags = {2, 1, 0x142};
             for (int i = 0; i < texts.length; i++) {
-                ByteBuffer msg = ByteBuffer.wrap(texts[i].getBytes(StandardCharsets.UTF_8));
+                ByteBuffer msg = Text.direct(texts[i]);
                 long tag = tags[i];
                 Waits.post(sender.cq(), () -> sender.ep().tsend(msg, null, toReceiver, tag, "send " + tag), "tsend");
             }
@@ -75,9 +74,7 @@ public final class RdmTagged {
             for (int i = 0; i < texts.length; i++) {
                 CqEntry done = Waits.forCompletion(receiver.cq());
                 ByteBuffer buf = (ByteBuffer) done.context(); // the receive's context: its buffer
-                byte[] bytes = new byte[(int) done.len()];
-                buf.get(0, bytes);
-                String text = new String(bytes, StandardCharsets.UTF_8);
+                String text = Text.of(buf, 0, (int) done.len());
                 out.printf("received tag 0x%x into receive #%d: '%s'%n", done.tag(), indexOf(buffers, buf), text);
                 received.put(done.tag(), text);
             }

@@ -73,12 +73,12 @@ public final class RmaWriteRead {
                 out.printf("initiator: region at 0x%x, key 0x%x%n", base, key);
 
                 // fi_write to region offset 0, delivered (in the target's memory) when it completes.
-                ByteBuffer src = ByteBuffer.allocateDirect(64).put("written by fi_write".getBytes(StandardCharsets.UTF_8)).flip();
+                ByteBuffer src = Text.direct("written by fi_write");
                 RmaMsg write = new RmaMsg().buffer(src, null).addr(toTarget).context("write");
                 write.rma(base, src.remaining(), key);
                 Waits.post(initiator.cq(), () -> initiator.ep().writeMsg(write, Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION), "write");
                 Waits.forCompletion(initiator.cq());
-                String written = text(region, 0, src.remaining());
+                String written = Text.of(region, 0, src.remaining());
                 out.println("target: its region now holds '" + written + "'");
 
                 // fi_read of region offset 1024 into a local buffer.
@@ -86,16 +86,11 @@ public final class RmaWriteRead {
                 Waits.post(initiator.cq(), () -> initiator.ep().read(dst, null, toTarget,
                         base + 1024, key, "read"), "read");
                 Waits.forCompletion(initiator.cq());
-                String read = text(dst, 0, dst.capacity());
+                String read = Text.of(dst, 0, dst.capacity());
                 out.println("initiator: fi_read returned '" + read + "'");
                 return new Result(written, read);
             }
         }
     }
 
-    private static String text(ByteBuffer buf, int offset, int length) {
-        byte[] bytes = new byte[length];
-        buf.get(offset, bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
-    }
 }

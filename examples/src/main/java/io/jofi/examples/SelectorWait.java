@@ -102,9 +102,7 @@ public final class SelectorWait {
                 while ((n = receiver.cq().read(entries, entries.length)) > 0) {
                     for (int i = 0; i < n; i++) {
                         ByteBuffer buf = (ByteBuffer) entries[i].context();
-                        byte[] bytes = new byte[(int) entries[i].len()];
-                        buf.get(0, bytes);
-                        out.println("received '" + new String(bytes, StandardCharsets.UTF_8) + "'");
+                        out.println("received '" + Text.of(buf, 0, (int) entries[i].len()) + "'");
                     }
                     received += n;
                 }
@@ -123,7 +121,7 @@ public final class SelectorWait {
         try {
             for (int i = 1; i <= MESSAGES; i++) {
                 Thread.sleep(50);
-                ByteBuffer msg = ByteBuffer.wrap(("message " + i).getBytes(StandardCharsets.UTF_8));
+                ByteBuffer msg = Text.direct("message " + i);
                 Waits.post(sender.cq(), () -> sender.ep().send(msg, null, to, "send"), "send");
                 Waits.forCompletion(sender.cq());
             }
