@@ -146,5 +146,4 @@ public final class MsgClientServer {
     private static String text(byte[] bytes, int length) {
         return bytes == null ? "" : new String(bytes, 0, length, StandardCharsets.UTF_8);
     }
-
 }
