@@ -1,0 +1,474 @@
+package io.jofi.spi.util.rxm;
+
+import io.jofi.CompletionQueue;
+import io.jofi.CqAttr;
+import io.jofi.CqEntry;
+import io.jofi.CqErrEntry;
+import io.jofi.CqFormat;
+import io.jofi.Domain;
+import io.jofi.EqAttr;
+import io.jofi.Errno;
+import io.jofi.EventQueue;
+import io.jofi.Fabric;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Info;
+import io.jofi.MemoryRegion;
+import io.jofi.Msg;
+import io.jofi.PassiveEndpoint;
+import io.jofi.Progress;
+import io.jofi.RmaMsg;
+import io.jofi.TaggedMsg;
+import io.jofi.WaitObj;
+import io.jofi.spi.util.EndpointBindings;
+import io.jofi.spi.util.ProgressEngine;
+import io.jofi.spi.util.UtilCompletionQueue;
+import io.jofi.spi.util.UtilCounter;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * An RDM endpoint over any provider's MSG endpoints that speaks libfabric 1.17's
+ * {@code ofi_rxm} wire: a C program using {@code tcp;ofi_rxm} is its peer. The application
+ * binds an AV, CQs and counters of the MSG provider's domain as to any endpoint; the endpoint
+ * listens on a passive endpoint of that provider (its name is the listening address), opens one
+ * MSG connection per peer on the first send (rxm's connection data, crossed requests settled as
+ * rxm does, {@link RxmConnectionManager}) and moves messages eagerly up to the eager limit and
+ * by rendezvous (the receiver reads the sender's registered buffers) above it. The receive side
+ * is {@link io.jofi.spi.util.ReceiveQueue}, so tagged messages, {@code FI_MULTI_RECV},
+ * {@code FI_DIRECTED_RECV}, {@code FI_SOURCE}/{@code FI_SOURCE_ERR} and peek/claim behave as on
+ * every JOFI provider.
+ *
+ * <p><b>Progress.</b> Its own {@link ProgressEngine}, in the MSG domain's progress mode, is
+ * attached to what the application binds: reading the application's CQ (manual mode) or its
+ * thread (auto mode) reads the MSG event queue and the internal MSG CQ and turns their entries
+ * into packets and completions ({@link RxmPacketHandler}).
+ *
+ * <p><b>Threads.</b> One lock serialises posts and progress. The MSG provider never calls back
+ * into this endpoint, so holding the lock while posting to it cannot deadlock.
+ *
+ * <p>Not done yet (see the module README): segmented messages ({@code rxm_ctrl_seg}, which
+ * rxm over tcp does not send), rendezvous by write, credits, atomics, RMA, tagged messages
+ * that rxm over tcp sends as raw tcp tagged messages.
+ */
+public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
+    /** What this endpoint offers. */
+    public static final long CAPS = Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_SOURCE
+            | Fi.FI_SOURCE_ERR | Fi.FI_DIRECTED_RECV | Fi.FI_MULTI_RECV;
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+    /** How long the auto-progress thread sleeps in one wait on the MSG CQ (the MSG EQ is polled between). */
+    private static final long MAX_WAIT_NANOS = 5_000_000L;
+
+    private final Fabric fabric;
+    private final Domain domain;
+    private final Info msgInfo;
+    private final RxmSettings settings;
+    private final ProgressEngine engine;
+    private final StepHolder step;
+    final Object lock = new Object();
+    final RxmTransmitPool transmits;
+    final io.jofi.spi.util.ReceiveQueue receives;
+    private final RxmPacketHandler packets;
+    private final CqEntry[] entries = new CqEntry[64];
+    private final CqErrEntry errEntry = new CqErrEntry();
+    private final RxmPacketHeader txHeader = new RxmPacketHeader();
+
+    private EventQueue msgEq;
+    private CompletionQueue msgCq;
+    private PassiveEndpoint pep;
+    RxmConnectionManager connections;
+    private volatile boolean enabled;
+    private long minMultiRecv;
+    private long nextKey = 0x52584d0000L; // "RXM": keys of rendezvous registrations
+
+    /** Runs the step once the endpoint exists (the engine starts before it, in the super constructor). */
+    private static final class StepHolder implements ProgressEngine.Step {
+        volatile RxmEndpoint endpoint;
+
+        @Override
+        public int progress(long timeoutNanos) {
+            RxmEndpoint ep = endpoint;
+            if (ep == null || !ep.enabled) {
+                if (timeoutNanos > 0) {
+                    LockSupport.parkNanos(Math.min(timeoutNanos, MAX_WAIT_NANOS));
+                }
+                return 0;
+            }
+            return ep.progress(timeoutNanos);
+        }
+
+        @Override
+        public void wakeup() {
+            RxmEndpoint ep = endpoint;
+            CompletionQueue cq = ep == null ? null : ep.msgCq;
+            if (cq != null) {
+                cq.signal();
+            }
+        }
+    }
+
+    /**
+     * An RDM endpoint over the MSG endpoints of {@code domain}.
+     *
+     * @param msgInfo  a MSG info of that provider whose {@code srcAddr} is a concrete address
+     *                 (port 0: any); the endpoint listens there
+     * @param caps     the capabilities asked for (0: all of {@link #CAPS})
+     * @param settings sizes and the eager limit
+     */
+    public static RxmEndpoint open(Fabric fabric, Domain domain, Info msgInfo, long caps, RxmSettings settings,
+                                   Object context) {
+        StepHolder step = new StepHolder();
+        Progress mode = msgInfo.domainAttr().dataProgress();
+        ProgressEngine engine = ProgressEngine.start(mode, "jofi-rxm-progress-" + SEQUENCE.incrementAndGet(), step);
+        RxmEndpoint ep = new RxmEndpoint(fabric, domain, msgInfo, caps, settings, context, engine, step);
+        step.endpoint = ep;
+        return ep;
+    }
+
+    private RxmEndpoint(Fabric fabric, Domain domain, Info msgInfo, long caps, RxmSettings settings, Object context,
+                        ProgressEngine engine, StepHolder step) {
+        super(context, engine, EndpointBindings.ALL_COUNTER_ROLES, limits(caps, msgInfo, settings));
+        this.fabric = fabric;
+        this.domain = domain;
+        this.msgInfo = msgInfo.copy();
+        this.settings = settings;
+        this.engine = engine;
+        this.step = step;
+        this.transmits = new RxmTransmitPool(settings.transmitOps(), settings.eagerLimit());
+        this.receives = new io.jofi.spi.util.ReceiveQueue(settings.receiveQueueSize(), RxmWireDescriptor.IOV_LIMIT,
+                settings.maxUnexpectedMessages(), settings.maxUnexpectedBytes());
+        this.packets = new RxmPacketHandler(this);
+        this.minMultiRecv = settings.eagerLimit();
+        for (int i = 0; i < entries.length; i++) {
+            entries[i] = new CqEntry();
+        }
+    }
+
+    private static Limits limits(long caps, Info msgInfo, RxmSettings settings) {
+        long c = caps == 0 ? CAPS : caps & CAPS;
+        long max = msgInfo.epAttr().maxMsgSize() > 0 ? msgInfo.epAttr().maxMsgSize() : Integer.MAX_VALUE;
+        return new Limits(c, 0, 0, settings.eagerLimit(), max, RxmWireDescriptor.IOV_LIMIT, RxmWireDescriptor.IOV_LIMIT);
+    }
+
+    /** The settings it was opened with. */
+    public RxmSettings settings() {
+        return settings;
+    }
+
+    // =================================================================== control path
+
+    @Override
+    public void enable() throws FabricException {
+        synchronized (lock) {
+            ensureOpen("enable");
+            if (enabled) {
+                return;
+            }
+            if (av() == null) {
+                throw new FabricException(Errno.ENOAV, "enable: an RDM endpoint needs an address vector bound first");
+            }
+            if (txCq() == null && rxCq() == null) {
+                throw new FabricException(Errno.ENOCQ, "enable: bind a CQ first");
+            }
+            msgEq = fabric.openEq(new EqAttr().size(1024), "rxm-msg-eq");
+            msgCq = domain.openCq(new CqAttr().format(CqFormat.DATA).size(settings.msgCqSize())
+                    .waitObj(WaitObj.UNSPEC), "rxm-msg-cq");
+            pep = fabric.passiveEndpoint(msgInfo, "rxm-listener");
+            pep.bind(msgEq, 0);
+            pep.listen();
+            connections = new RxmConnectionManager(domain, msgInfo, settings, msgEq, msgCq, pep, packets,
+                    ProcessHandle.current().pid());
+            receives.completion().bind(rxCq(), selectiveRx(), counterFor(Fi.FI_RECV));
+            receives.completion().reportSource((caps() & Fi.FI_SOURCE) != 0, (caps() & Fi.FI_SOURCE_ERR) != 0);
+            receives.directed((caps() & Fi.FI_DIRECTED_RECV) != 0);
+            sealBindings();
+            enabled = true;
+        }
+    }
+
+    @Override
+    public byte[] getName() throws FabricException {
+        ensureOpen("getName");
+        RxmConnectionManager cm = connections;
+        if (cm == null) {
+            throw new FabricException(Errno.EOPBADSTATE, "getName: an rxm endpoint has its address once enabled");
+        }
+        return cm.localName();
+    }
+
+    @Override
+    public byte[] getPeer() throws FabricException {
+        throw new FabricException(Errno.ENOSYS, "getPeer: an RDM endpoint has no single peer");
+    }
+
+    @Override
+    public void connect(byte[] addr, byte[] param) throws FabricException {
+        throw new FabricException(Errno.ENOSYS, "connect: RDM endpoints connect by themselves");
+    }
+
+    @Override
+    public void accept(byte[] param) throws FabricException {
+        throw new FabricException(Errno.ENOSYS, "accept: RDM endpoints accept by themselves");
+    }
+
+    @Override
+    public void shutdown(long flags) throws FabricException {
+        throw new FabricException(Errno.ENOSYS, "shutdown: not for RDM endpoints");
+    }
+
+    @Override
+    public int cancel(Object context) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        synchronized (lock) {
+            return receives.cancel(context);
+        }
+    }
+
+    @Override
+    public long getOpt(int level, int name) throws FabricException {
+        if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_MIN_MULTI_RECV) {
+            return minMultiRecv;
+        }
+        throw new FabricException(Errno.ENOPROTOOPT, "getOpt: option " + name + " not offered by rxm");
+    }
+
+    @Override
+    public void setOpt(int level, int name, long value) throws FabricException {
+        if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_MIN_MULTI_RECV && value >= 0) {
+            minMultiRecv = value;
+            return;
+        }
+        throw new FabricException(Errno.ENOPROTOOPT, "setOpt: option " + name + " not offered by rxm");
+    }
+
+    @Override
+    protected void onClose() throws FabricException {
+        synchronized (lock) {
+            enabled = false;
+            if (connections != null) {
+                connections.closeAll();
+            }
+            receives.discardPosted();
+        }
+        engine.close();
+        closeQuietly(pep);
+        closeQuietly(msgCq);
+        closeQuietly(msgEq);
+        releaseBindings(this);
+    }
+
+    private static void closeQuietly(io.jofi.Fid f) {
+        if (f == null) {
+            return;
+        }
+        try {
+            f.close();
+        } catch (FabricException e) {
+            // closing what we opened ourselves: nothing else is bound to it
+        }
+    }
+
+    // =================================================================== progress
+
+    /** One pass: the MSG EQ, then the MSG CQ; with a timeout, waits on the MSG CQ when idle. */
+    int progress(long timeoutNanos) {
+        int work;
+        synchronized (lock) {
+            work = connections.progress() + packets.retryDeferred();
+        }
+        work += drain(msgCq.read(entries, entries.length));
+        if (work == 0 && timeoutNanos > 0) {
+            int ms = (int) Math.max(1, Math.min(timeoutNanos, MAX_WAIT_NANOS) / 1_000_000L);
+            work += drain(msgCq.sread(entries, entries.length, 0, ms));
+        }
+        return work;
+    }
+
+    private int drain(int n) {
+        if (n > 0) {
+            synchronized (lock) {
+                for (int i = 0; i < n; i++) {
+                    CqEntry e = entries[i];
+                    packets.completed(e.context(), e.flags(), e.len());
+                }
+            }
+            return n;
+        }
+        if (n == -Errno.EAVAIL && msgCq.readErr(errEntry, 0) == 1) {
+            synchronized (lock) {
+                packets.failed(errEntry.context(), errEntry.err());
+            }
+            return 1;
+        }
+        return 0;
+    }
+
+    // =================================================================== the funnels
+
+    @Override
+    protected int postSend(ByteBuffer buf, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
+                           long flags, Object context) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        synchronized (lock) {
+            RxmConnection c = connections.forFiAddr(av(), destAddr);
+            if (c == null) {
+                return -Errno.EINVAL;
+            }
+            if (!c.isConnected()) {
+                int rc = connections.connect(c);
+                return rc != 0 ? rc : -Errno.EAGAIN;
+            }
+            boolean reports = msg != null || (flags & Fi.FI_INJECT) == 0;
+            UtilCompletionQueue cq = txCq();
+            if (reports) {
+                int rc = cq.reserve();
+                if (rc != 0) {
+                    return rc;
+                }
+            }
+            RxmTransmit t = transmits.take();
+            if (t == null) {
+                if (reports) {
+                    cq.unreserve();
+                }
+                return -Errno.EAGAIN;
+            }
+            t.connection = c;
+            t.context = context;
+            t.flags = flags;
+            t.reports = reports;
+            t.completionFlags = Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG);
+            RxmPacketHeader h = txHeader.clear();
+            h.connId = c.remoteIndex & 0xFFFF_FFFFL;
+            h.op = tagged ? RxmWireDescriptor.OP_TAGGED : RxmWireDescriptor.OP_MSG;
+            h.tag = tagged ? tag : 0;
+            h.flags = (flags & Fi.FI_REMOTE_CQ_DATA) != 0 ? RxmWireDescriptor.FLAG_REMOTE_CQ_DATA : 0;
+            h.data = (flags & Fi.FI_REMOTE_CQ_DATA) != 0 ? data : 0;
+            h.size = length;
+            int rc = length <= settings.eagerLimit() ? packets.sendEager(t, h, buf, msg, (int) length)
+                    : packets.sendRendezvous(t, h, buf, msg, length);
+            if (rc != 0) {
+                transmits.give(t);
+                if (reports) {
+                    cq.unreserve();
+                }
+            }
+            return rc;
+        }
+    }
+
+    @Override
+    protected int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags,
+                           Object context) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        synchronized (lock) {
+            if (!receives.canPost(tagged)) {
+                return -Errno.EAGAIN;
+            }
+            UtilCompletionQueue cq = rxCq();
+            int rc = cq.reserve();
+            if (rc != 0) {
+                return rc;
+            }
+            io.jofi.spi.util.PostedReceive r = receives.newReceive();
+            long src = (caps() & Fi.FI_DIRECTED_RECV) != 0 ? srcAddr : Fi.FI_ADDR_UNSPEC;
+            if (tagged) {
+                r.tagged(context, src, tag, ignore, flags);
+            } else {
+                r.untagged(context, src, flags);
+            }
+            addBuffers(r, buf, msg);
+            if ((flags & Fi.FI_MULTI_RECV) != 0) {
+                r.multiReceive(minMultiRecv);
+            }
+            receives.post(r);
+            return 0;
+        }
+    }
+
+    @Override
+    protected int postPeek(TaggedMsg msg, long flags) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        synchronized (lock) {
+            UtilCompletionQueue cq = rxCq();
+            int rc = cq.reserve();
+            if (rc != 0) {
+                return rc;
+            }
+            io.jofi.spi.util.PostedReceive r = receives.newReceive();
+            long src = (caps() & Fi.FI_DIRECTED_RECV) != 0 ? msg.addr() : Fi.FI_ADDR_UNSPEC;
+            r.tagged(msg.context(), src, msg.tag(), msg.ignore(), flags);
+            if ((flags & Fi.FI_PEEK) != 0) {
+                receives.peek(r, flags);
+                return 0;
+            }
+            addBuffers(r, null, msg);
+            if (!receives.claim(r, flags)) {
+                cq.unreserve();
+                receives.recycle(r);
+                return -Errno.ENOMSG;
+            }
+            return 0;
+        }
+    }
+
+    private static void addBuffers(io.jofi.spi.util.PostedReceive r, ByteBuffer buf, Msg msg) {
+        if (buf != null) {
+            r.buffer(buf);
+            return;
+        }
+        for (int i = 0; i < msg.iovCount(); i++) {
+            r.buffer(msg.iov(i));
+        }
+    }
+
+    @Override
+    protected int postRma(boolean read, ByteBuffer buf, RmaMsg msg, long length, long peerAddr, long addr, long key,
+                          long data, long flags, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    @Override
+    protected int postAtomic(int op, long operand, long compare, ByteBuffer result, long destAddr, long addr, long key,
+                             long flags, Object context) {
+        return -Errno.ENOSYS;
+    }
+
+    // =================================================================== for the packet handler
+
+    UtilCompletionQueue transmitCq() {
+        return txCq();
+    }
+
+    UtilCounter counter(long completionFlags) {
+        return counterFor(completionFlags);
+    }
+
+    io.jofi.spi.util.UtilAddressVector addressVector() {
+        return av();
+    }
+
+    Domain domain() {
+        return domain;
+    }
+
+    /** A fresh key for a rendezvous registration (ignored by providers that choose keys). */
+    long nextKey() {
+        return nextKey++;
+    }
+
+    @Override
+    protected String describe() {
+        return "rxm endpoint over " + msgInfo.fabricAttr().provName();
+    }
+}

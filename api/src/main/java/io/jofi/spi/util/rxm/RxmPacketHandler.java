@@ -1,0 +1,476 @@
+package io.jofi.spi.util.rxm;
+
+import static io.jofi.spi.util.rxm.RxmWireDescriptor.HEADER_LENGTH;
+
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.MemoryRegion;
+import io.jofi.Msg;
+import io.jofi.spi.util.ArrivingMessage;
+import io.jofi.spi.util.PostedReceive;
+import io.jofi.spi.util.ReceiveQueue;
+import io.jofi.spi.util.UnexpectedMessage;
+import io.jofi.spi.util.UtilCompletionQueue;
+import io.jofi.spi.util.UtilCounter;
+import java.nio.ByteBuffer;
+
+/**
+ * What an {@link RxmEndpoint}'s packets do: it writes the packets of a send (eager: header and
+ * payload in the transmit's bounce buffer; rendezvous: header and the descriptor of the
+ * application's registered buffers), and it turns every MSG completion into rxm's protocol —
+ * an arriving packet matched against the receive queue, a rendezvous read from the sender's
+ * memory and answered, a transmit completed for the application. Called under the endpoint's
+ * lock; allocation-free for eager messages that find a receive.
+ */
+final class RxmPacketHandler implements RxmConnectionManager.Listener {
+    private static final System.Logger LOG = System.getLogger(RxmPacketHandler.class.getName());
+    private static final long PASSED_FLAGS = Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE;
+
+    private final RxmEndpoint ep;
+    private final ReceiveQueue rq;
+    private final RxmTransmitPool transmits;
+    private final RxmPacketHeader rxHeader = new RxmPacketHeader();
+    private final RxmPacketHeader ctrlHeader = new RxmPacketHeader();
+    private final ArrivingMessage arriving = new ArrivingMessage();
+    private RxmRendezvousRead freeReads;
+    /** Rendezvous reads whose reads or answer wait for room in the MSG queues. */
+    private RxmRendezvousRead deferred;
+
+    RxmPacketHandler(RxmEndpoint ep) {
+        this.ep = ep;
+        this.rq = ep.receives;
+        this.transmits = ep.transmits;
+    }
+
+    // =================================================================== sending
+
+    /** An eager message: header and payload copied into the transmit's packet, sent. */
+    int sendEager(RxmTransmit t, RxmPacketHeader h, ByteBuffer buf, Msg msg, int n) {
+        t.kind = RxmTransmit.Kind.EAGER;
+        h.type = RxmWireDescriptor.TYPE_EAGER;
+        ByteBuffer p = t.packet;
+        p.clear();
+        h.write(p, 0);
+        if (buf != null) {
+            p.put(HEADER_LENGTH, buf, buf.position(), n);
+        } else {
+            int at = HEADER_LENGTH;
+            for (int i = 0; i < msg.iovCount(); i++) {
+                ByteBuffer b = msg.iov(i);
+                int k = b.remaining();
+                p.put(at, b, b.position(), k);
+                at += k;
+            }
+        }
+        p.limit(HEADER_LENGTH + n);
+        return post(t, t.flags & PASSED_FLAGS);
+    }
+
+    /**
+     * A rendezvous: the application's buffers registered for remote reads with the MSG domain,
+     * the descriptor sent; the transmit completes when the receiver says it read them.
+     */
+    int sendRendezvous(RxmTransmit t, RxmPacketHeader h, ByteBuffer buf, Msg msg, long length) {
+        t.kind = RxmTransmit.Kind.RENDEZVOUS;
+        h.type = RxmWireDescriptor.TYPE_RNDV_REQUEST;
+        h.msgId = t.index;
+        ByteBuffer p = t.packet;
+        p.clear();
+        h.write(p, 0);
+        int count = buf != null ? 1 : msg.iovCount();
+        try {
+            for (int i = 0; i < count; i++) {
+                ByteBuffer b = buf != null ? buf : msg.iov(i);
+                MemoryRegion mr = ep.domain().register(b, Fi.FI_REMOTE_READ, 0, ep.nextKey(), 0, null);
+                t.regions[t.regionCount++] = mr;
+                RxmPacketHeader.writeRendezvousIov(p, HEADER_LENGTH, i, mr.address(), b.remaining(), mr.key());
+            }
+        } catch (FabricException e) {
+            closeRegions(t);
+            return -e.errno();
+        }
+        RxmPacketHeader.writeRendezvousCount(p, HEADER_LENGTH, count);
+        p.limit(HEADER_LENGTH + RxmWireDescriptor.RNDV_LENGTH);
+        int rc = post(t, 0);
+        if (rc != 0) {
+            closeRegions(t);
+        }
+        return rc;
+    }
+
+    private static int post(RxmTransmit t, long flags) {
+        ByteBuffer p = t.packet;
+        p.position(0);
+        if (flags == 0) {
+            return t.connection.msgEndpoint.send(p, null, 0, t);
+        }
+        t.msg.buffer(p, null).context(t);
+        return t.connection.msgEndpoint.sendMsg(t.msg, flags);
+    }
+
+    private void finishSend(RxmTransmit t, int err) {
+        closeRegions(t);
+        UtilCounter counter = ep.counter(Fi.FI_SEND);
+        if (t.reports) {
+            UtilCompletionQueue cq = ep.transmitCq();
+            if (err != 0) {
+                cq.completeError(t.context, t.completionFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0,
+                        Fi.FI_ADDR_NOTAVAIL);
+            } else if ((t.flags & Fi.FI_COMPLETION) != 0) {
+                cq.complete(t.context, t.completionFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
+            } else {
+                cq.unreserve();
+            }
+        }
+        if (counter != null) {
+            if (err != 0) {
+                counter.incrementError();
+            } else {
+                counter.increment();
+            }
+        }
+        transmits.give(t);
+    }
+
+    private static void closeRegions(RxmTransmit t) {
+        for (int i = 0; i < t.regionCount; i++) {
+            try {
+                t.regions[i].close();
+            } catch (FabricException e) {
+                LOG.log(System.Logger.Level.DEBUG, "rxm: closing a rendezvous registration failed: " + e.getMessage());
+            }
+            t.regions[i] = null;
+        }
+        t.regionCount = 0;
+    }
+
+    // =================================================================== MSG completions
+
+    /** A successful MSG completion whose context is one of ours. */
+    void completed(Object context, long flags, long len) {
+        if (context instanceof RxmReceiveBuffer rb) {
+            packet(rb, (int) len);
+        } else if (context instanceof RxmTransmit t) {
+            sent(t);
+        } else if (context instanceof RxmRendezvousRead rr) {
+            rr.readsLeft--;
+            readProgress(rr);
+        }
+    }
+
+    /** A failed MSG operation. */
+    void failed(Object context, int err) {
+        if (context instanceof RxmTransmit t) {
+            if (t.kind == RxmTransmit.Kind.CONTROL) {
+                transmits.give(t);
+            } else {
+                finishSend(t, err == 0 ? Errno.EIO : err);
+            }
+        } else if (context instanceof RxmRendezvousRead rr) {
+            rr.readsLeft--;
+            if (rr.error == 0) {
+                rr.error = err == 0 ? Errno.EIO : err;
+            }
+            readProgress(rr);
+        }
+        // a receive buffer fails only when its connection closes: it is not posted again
+    }
+
+    private void sent(RxmTransmit t) {
+        switch (t.kind) {
+            case EAGER -> finishSend(t, 0);
+            case RENDEZVOUS -> {
+                t.sent = true;
+                if (t.peerDone) {
+                    finishSend(t, 0);
+                }
+            }
+            default -> transmits.give(t);
+        }
+    }
+
+    private void packet(RxmReceiveBuffer rb, int len) {
+        ByteBuffer b = rb.buffer;
+        RxmConnection c = rb.connection;
+        if (len >= HEADER_LENGTH) {
+            RxmPacketHeader h = rxHeader.read(b, 0);
+            switch (h.type) {
+                case RxmWireDescriptor.TYPE_EAGER -> eager(c, b, h, len);
+                case RxmWireDescriptor.TYPE_RNDV_REQUEST -> rendezvous(c, b, h, len);
+                case RxmWireDescriptor.TYPE_RNDV_READ_DONE -> readDone(h.msgId);
+                default -> LOG.log(System.Logger.Level.WARNING, "rxm: packet type " + h.type + " from " + c.peer
+                        + " is not handled yet; dropped");
+            }
+        } else {
+            LOG.log(System.Logger.Level.WARNING, "rxm: a packet of " + len + " bytes from " + c.peer + " dropped");
+        }
+        if (rb.postedOn == c.msgEndpoint) {
+            int rc = rb.post();
+            if (rc != 0) {
+                LOG.log(System.Logger.Level.WARNING, "rxm: posting a receive buffer again failed: " + Errno.strerror(-rc));
+            }
+        }
+    }
+
+    private void eager(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len) {
+        int n = (int) h.size;
+        if (h.size < 0 || HEADER_LENGTH + h.size > len) {
+            LOG.log(System.Logger.Level.WARNING, "rxm: eager packet of " + len + " bytes says " + h.size + "; dropped");
+            return;
+        }
+        long src = c.fiAddr(ep.addressVector());
+        ArrivingMessage m = arriving.set(h.tagged(), h.tag, h.hasData(), h.data, src, c.peerName, n);
+        PostedReceive r = rq.match(m);
+        if (r != null) {
+            long placed = r.place(0, b, HEADER_LENGTH, (int) Math.min(n, r.capacity()));
+            rq.complete(r, m, placed);
+            return;
+        }
+        ByteBuffer copy = ByteBuffer.allocate(n);
+        copy.put(0, b, HEADER_LENGTH, n);
+        UnexpectedMessage u = rq.newUnexpected(n);
+        u.set(h.tagged(), h.tag, h.hasData(), h.data, src, c.peerName, n)
+                .payload(RxmUnexpectedCopy.INSTANCE, copy, -1).origin(c);
+        rq.arrived(u);
+    }
+
+    // =================================================================== rendezvous, receiving side
+
+    private void rendezvous(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len) {
+        if (len < HEADER_LENGTH + RxmWireDescriptor.RNDV_LENGTH || h.size < 0 || h.size > Integer.MAX_VALUE) {
+            LOG.log(System.Logger.Level.WARNING, "rxm: rendezvous packet of " + len + " bytes dropped");
+            return;
+        }
+        RxmRendezvousRead rr = takeRead();
+        rr.connection = c;
+        rr.msgId = h.msgId;
+        int count = Math.min(RxmPacketHeader.rendezvousCount(b, HEADER_LENGTH), RxmWireDescriptor.IOV_LIMIT);
+        for (int i = 0; i < count; i++) {
+            rr.remoteAddr[i] = RxmPacketHeader.rendezvousAddr(b, HEADER_LENGTH, i);
+            rr.remoteLen[i] = RxmPacketHeader.rendezvousLen(b, HEADER_LENGTH, i);
+            rr.remoteKey[i] = RxmPacketHeader.rendezvousKey(b, HEADER_LENGTH, i);
+        }
+        rr.remoteCount = count;
+        long size = h.size;
+        long src = c.fiAddr(ep.addressVector());
+        rr.header.set(h.tagged(), h.tag, h.hasData(), h.data, src, c.peerName, size);
+        PostedReceive r = rq.match(rr.header);
+        if (r != null) {
+            rr.receive = r;
+            rr.placed = Math.min(size, r.capacity());
+            rr.direct = count == 1;
+            if (!rr.direct) {
+                rr.staging = ByteBuffer.allocate((int) rr.placed);
+            }
+        } else {
+            ByteBuffer copy = ByteBuffer.allocate((int) size);
+            UnexpectedMessage u = rq.newUnexpected(size);
+            u.set(h.tagged(), h.tag, h.hasData(), h.data, src, c.peerName, size)
+                    .payload(RxmUnexpectedCopy.INSTANCE, copy, -1).origin(c);
+            rq.arriving(u);
+            rr.unexpected = u;
+            rr.staging = copy;
+            rr.placed = size;
+        }
+        rr.readCount = rr.placed == 0 ? 0 : rr.direct ? 1 : count;
+        issueReads(rr);
+    }
+
+    /** Posts the planned reads not posted yet; defers the rest when the MSG queue is full. */
+    private void issueReads(RxmRendezvousRead rr) {
+        while (rr.nextRead < rr.readCount && rr.error == 0) {
+            int rc = postRead(rr, rr.nextRead);
+            if (rc == -Errno.EAGAIN) {
+                defer(rr);
+                return;
+            }
+            if (rc != 0) {
+                rr.error = -rc;
+                break;
+            }
+            rr.nextRead++;
+            rr.readsLeft++;
+        }
+        if (rr.error != 0) {
+            rr.readCount = rr.nextRead; // nothing more will be posted
+        }
+        readProgress(rr);
+    }
+
+    private int postRead(RxmRendezvousRead rr, int i) {
+        RxmConnection c = rr.connection;
+        if (c.msgEndpoint == null || !c.isConnected()) {
+            return -Errno.ECONNRESET;
+        }
+        io.jofi.RmaMsg rma = rr.rma;
+        if (rr.direct) {
+            ByteBuffer[] views = rr.receive.scatterViews(rr.placed);
+            int k = 0;
+            for (int s = 0; s < rr.receive.segmentCount(); s++) {
+                if (views[s].hasRemaining()) {
+                    rma.iov(k++, views[s], null);
+                }
+            }
+            rma.iovCount(k);
+            rma.rmaIovCount(1).rmaIov(0, rr.remoteAddr[0], rr.placed, rr.remoteKey[0]);
+        } else {
+            long offset = 0;
+            for (int j = 0; j < i; j++) {
+                offset += rr.remoteLen[j];
+            }
+            long want = Math.min(rr.remoteLen[i], rr.placed - offset);
+            if (want <= 0) {
+                rr.readsLeft--; // counted as posted and done at once: nothing to read
+                return 0;
+            }
+            ByteBuffer view = rr.staging.duplicate();
+            view.limit((int) (offset + want)).position((int) offset);
+            rma.iovCount(1).iov(0, view, null);
+            rma.rmaIovCount(1).rmaIov(0, rr.remoteAddr[i], want, rr.remoteKey[i]);
+        }
+        rma.context(rr).addr(0);
+        return c.msgEndpoint.readMsg(rma, 0);
+    }
+
+    /** After a read completed (or none is outstanding): when all are in, complete and answer. */
+    private void readProgress(RxmRendezvousRead rr) {
+        if (rr.readsLeft > 0 || rr.nextRead < rr.readCount) {
+            return;
+        }
+        if (!rr.done) {
+            rr.done = true;
+            completeReceive(rr);
+        }
+        answer(rr);
+    }
+
+    private void completeReceive(RxmRendezvousRead rr) {
+        if (rr.receive != null) {
+            PostedReceive r = rr.receive;
+            if (rr.error != 0) {
+                rq.failMessage(r, rr.header, rr.error);
+                return;
+            }
+            long placed = rr.placed;
+            if (rr.staging != null) {
+                placed = r.place(0, rr.staging, 0, (int) rr.placed);
+            }
+            rq.complete(r, rr.header, placed);
+        } else if (rr.error != 0) {
+            rq.abandon(rr.unexpected, rr.error);
+        } else {
+            rq.arrived(rr.unexpected);
+        }
+        rr.receive = null;
+        rr.unexpected = null;
+    }
+
+    /** Tells the sender its buffers were read ({@code rndv_rd_done}); waits for a transmit or MSG room. */
+    private void answer(RxmRendezvousRead rr) {
+        RxmConnection c = rr.connection;
+        if (c.msgEndpoint == null || !c.isConnected()) {
+            giveRead(rr); // the sender's side of the connection is gone; nothing to answer
+            return;
+        }
+        RxmTransmit t = transmits.take();
+        if (t == null) {
+            rr.answerPending = true;
+            defer(rr);
+            return;
+        }
+        t.kind = RxmTransmit.Kind.CONTROL;
+        t.connection = c;
+        RxmPacketHeader h = ctrlHeader.clear();
+        h.type = RxmWireDescriptor.TYPE_RNDV_READ_DONE;
+        h.connId = c.remoteIndex & 0xFFFF_FFFFL;
+        h.msgId = rr.msgId;
+        ByteBuffer p = t.packet;
+        p.clear();
+        h.write(p, 0);
+        p.limit(HEADER_LENGTH);
+        int rc = post(t, 0);
+        if (rc == -Errno.EAGAIN) {
+            transmits.give(t);
+            rr.answerPending = true;
+            defer(rr);
+            return;
+        }
+        if (rc != 0) {
+            transmits.give(t);
+            LOG.log(System.Logger.Level.WARNING, "rxm: the rendezvous answer to " + c.peer + " failed: "
+                    + Errno.strerror(-rc));
+        }
+        giveRead(rr);
+    }
+
+    private void readDone(long msgId) {
+        RxmTransmit t = transmits.inFlight(msgId);
+        if (t == null || t.kind != RxmTransmit.Kind.RENDEZVOUS) {
+            LOG.log(System.Logger.Level.WARNING, "rxm: a read-done for unknown message " + msgId + " dropped");
+            return;
+        }
+        t.peerDone = true;
+        if (t.sent) {
+            finishSend(t, 0);
+        }
+    }
+
+    private void defer(RxmRendezvousRead rr) {
+        if (!rr.deferred) {
+            rr.deferred = true;
+            rr.next = deferred;
+            deferred = rr;
+        }
+    }
+
+    /** Tries again what waited for room; returns the work done. */
+    int retryDeferred() {
+        RxmRendezvousRead list = deferred;
+        deferred = null;
+        int n = 0;
+        while (list != null) {
+            RxmRendezvousRead rr = list;
+            list = rr.next;
+            rr.next = null;
+            rr.deferred = false;
+            n++;
+            if (rr.answerPending) {
+                rr.answerPending = false;
+                answer(rr);
+            } else {
+                issueReads(rr);
+            }
+        }
+        return n;
+    }
+
+    private RxmRendezvousRead takeRead() {
+        RxmRendezvousRead rr = freeReads;
+        if (rr == null) {
+            return new RxmRendezvousRead();
+        }
+        freeReads = rr.next;
+        rr.next = null;
+        return rr;
+    }
+
+    private void giveRead(RxmRendezvousRead rr) {
+        rr.reset();
+        rr.next = freeReads;
+        freeReads = rr;
+    }
+
+    // =================================================================== connections
+
+    @Override
+    public void connectionEnded(RxmConnection c, int err, String why) {
+        LOG.log(System.Logger.Level.DEBUG, "rxm: " + c + " ended: " + why);
+        // rendezvous sends the peer will never answer now
+        for (RxmTransmit t : transmits.all()) {
+            if (t.inUse && t.connection == c && t.kind == RxmTransmit.Kind.RENDEZVOUS && t.sent && !t.peerDone) {
+                finishSend(t, err);
+            }
+        }
+    }
+}
