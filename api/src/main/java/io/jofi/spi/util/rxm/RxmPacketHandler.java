@@ -208,7 +208,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         if (rb.postedOn == c.msgEndpoint) {
             int rc = rb.post();
             if (rc != 0) {
-                LOG.log(System.Logger.Level.WARNING, "rxm: posting a receive buffer again failed: " + Errno.strerror(-rc));
+                LOG.log(System.Logger.Level.DEBUG, "rxm: posting a receive buffer again failed (the connection is closing): " + Errno.strerror(-rc));
             }
         }
     }
