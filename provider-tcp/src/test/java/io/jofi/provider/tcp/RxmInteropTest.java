@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.jofi.Errno;
 import io.jofi.Fi;
-import io.jofi.Msg;
 import io.jofi.Progress;
 import java.io.DataInputStream;
 import java.io.File;
@@ -24,7 +23,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A JOFI {@link io.jofi.spi.util.rxm.RxmEndpoint} over the tcp provider's MSG endpoints against
@@ -44,6 +44,8 @@ class RxmInteropTest {
     private static final int INJECT_SIZE = 16384;
     private static final int FI_SOCKADDR_IN = 2;
     private static final long TIMEOUT_MS = 30_000;
+    /** fi_pingpong's tag. */
+    private static final long TAG = 1234;
 
     private static void assumePingpong() {
         boolean found = false;
@@ -55,18 +57,19 @@ class RxmInteropTest {
         Assumptions.assumeTrue(found, "fi_pingpong (apt-get install libfabric-bin) is not installed: rxm interop skipped");
     }
 
-    @Test
-    void jofiClientAgainstCServer() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"msg", "tagged"})
+    void jofiClientAgainstCServer(String mode) throws Exception {
         assumePingpong();
         int port = freePort();
         Process c = start("fi_pingpong", "-p", "tcp", "-e", "rdm", "-d", "lo", "-I", String.valueOf(ITERATIONS),
-                "-B", String.valueOf(port));
+                "-m", mode, "-B", String.valueOf(port));
         try (Socket ctrl = connectWithRetry(port);
              RxmOverTcpTest.Side me = new RxmOverTcpTest.Side(Progress.MANUAL)) {
             ctrl.setSoTimeout((int) TIMEOUT_MS);
             DataInputStream in = new DataInputStream(ctrl.getInputStream());
             OutputStream out = ctrl.getOutputStream();
-            Pingpong pp = new Pingpong(me, true);
+            Pingpong pp = new Pingpong(me, true, mode.equals("tagged"));
             pp.postReceive();
             byte[] serverName = recvName(in);
             sendName(out, me.ep.getName());
@@ -78,20 +81,21 @@ class RxmInteropTest {
         finish(c);
     }
 
-    @Test
-    void cClientAgainstJofiServer() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"msg", "tagged"})
+    void cClientAgainstJofiServer(String mode) throws Exception {
         assumePingpong();
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
              RxmOverTcpTest.Side me = new RxmOverTcpTest.Side(Progress.MANUAL)) {
             Process c = start("fi_pingpong", "-p", "tcp", "-e", "rdm", "-d", "lo", "-I", String.valueOf(ITERATIONS),
-                    "-P", String.valueOf(listener.getLocalPort()), "127.0.0.1");
+                    "-m", mode, "-P", String.valueOf(listener.getLocalPort()), "127.0.0.1");
             try {
                 listener.setSoTimeout((int) TIMEOUT_MS);
                 try (Socket ctrl = listener.accept()) {
                     ctrl.setSoTimeout((int) TIMEOUT_MS);
                     DataInputStream in = new DataInputStream(ctrl.getInputStream());
                     OutputStream out = ctrl.getOutputStream();
-                    Pingpong pp = new Pingpong(me, false);
+                    Pingpong pp = new Pingpong(me, false, mode.equals("tagged"));
                     pp.postReceive();
                     sendName(out, me.ep.getName());
                     byte[] clientName = recvName(in);
@@ -109,14 +113,17 @@ class RxmInteropTest {
     private static final class Pingpong {
         final RxmOverTcpTest.Side me;
         final boolean client;
+        /** fi_pingpong -m tagged: fi_tsend/fi_trecv with its TAG 1234. */
+        final boolean tagged;
         final ByteBuffer rx = ByteBuffer.allocateDirect(RX_SIZE);
         final ByteBuffer tx = ByteBuffer.allocateDirect(RX_SIZE);
         final io.jofi.CqEntry[] entry = {new io.jofi.CqEntry()};
         long peer;
 
-        Pingpong(RxmOverTcpTest.Side me, boolean client) {
+        Pingpong(RxmOverTcpTest.Side me, boolean client, boolean tagged) {
             this.me = me;
             this.client = client;
+            this.tagged = tagged;
             for (int i = 0; i < RX_SIZE; i++) {
                 tx.put(i, (byte) i);
             }
@@ -124,7 +131,8 @@ class RxmInteropTest {
 
         void postReceive() {
             rx.clear();
-            assertEquals(0, me.ep.recv(rx, null, Fi.FI_ADDR_UNSPEC, "rx"));
+            assertEquals(0, tagged ? me.ep.trecv(rx, null, Fi.FI_ADDR_UNSPEC, TAG, 0, "rx")
+                    : me.ep.recv(rx, null, Fi.FI_ADDR_UNSPEC, "rx"));
         }
 
         void run(DataInputStream in, OutputStream out) throws IOException {
@@ -177,9 +185,9 @@ class RxmInteropTest {
         private void transmit(int size) {
             tx.clear().limit(size);
             if (size < INJECT_SIZE) {
-                retry(() -> me.ep.inject(tx, peer));
+                retry(() -> tagged ? me.ep.tinject(tx, peer, TAG) : me.ep.inject(tx, peer));
             } else {
-                retry(() -> me.ep.send(tx, null, peer, "tx"));
+                retry(() -> tagged ? me.ep.tsend(tx, null, peer, TAG, "tx") : me.ep.send(tx, null, peer, "tx"));
                 await(me.txCq);
             }
         }
@@ -193,8 +201,8 @@ class RxmInteropTest {
         private void finalizeRun() {
             ByteBuffer fin = ByteBuffer.allocateDirect(4);
             fin.put(new byte[] {'f', 'i', 'n', 0}).flip();
-            Msg msg = new Msg().buffer(fin, null).addr(peer).context("fin");
-            retry(() -> me.ep.sendMsg(msg, Fi.FI_TRANSMIT_COMPLETE));
+            io.jofi.TaggedMsg msg = new io.jofi.TaggedMsg().tag(TAG).buffer(fin, null).addr(peer).context("fin");
+            retry(() -> tagged ? me.ep.tsendMsg(msg, Fi.FI_TRANSMIT_COMPLETE) : me.ep.sendMsg(msg, Fi.FI_TRANSMIT_COMPLETE));
             await(me.txCq);
             io.jofi.CqEntry e = await(me.rxCq);
             assertEquals(4, e.len(), "fin length");

@@ -141,9 +141,11 @@ final class RxmConnectionManager {
             m.bind(eq, 0);
             m.bind(cq, Fi.FI_TRANSMIT | Fi.FI_RECV);
             m.enable();
-            RxmReceiveBuffer[] bufs = new RxmReceiveBuffer[settings.receiveBuffers()];
+            boolean tagged = (msgInfo.caps() & Fi.FI_TAGGED) != 0;
+            int each = settings.receiveBuffers();
+            RxmReceiveBuffer[] bufs = new RxmReceiveBuffer[tagged ? 2 * each : each];
             for (int i = 0; i < bufs.length; i++) {
-                bufs[i] = new RxmReceiveBuffer(c, m, settings.eagerLimit());
+                bufs[i] = new RxmReceiveBuffer(c, m, settings.eagerLimit(), i >= each);
                 int rc = bufs[i].post();
                 if (rc != 0) {
                     throw new FabricException(-rc, "rxm: posting receive buffer " + i + " on the MSG endpoint failed: "

@@ -132,6 +132,10 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         this.fabric = fabric;
         this.domain = domain;
         this.msgInfo = msgInfo.copy();
+        if ((caps == 0 || (caps & Fi.FI_TAGGED) != 0) && msgTaggedOffered(msgInfo)) {
+            // to take the tagged messages libfabric's rxm over tcp sends as tcp tagged messages
+            this.msgInfo.caps(this.msgInfo.caps() | Fi.FI_MSG | Fi.FI_TAGGED);
+        }
         this.settings = settings;
         this.engine = engine;
         this.step = step;
@@ -143,6 +147,12 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         for (int i = 0; i < entries.length; i++) {
             entries[i] = new CqEntry();
         }
+    }
+
+    /** Whether the MSG provider's endpoints take tagged receives (tcp does; verbs MSG does not). */
+    private static boolean msgTaggedOffered(Info msgInfo) {
+        String prov = msgInfo.fabricAttr().provName();
+        return prov != null && prov.startsWith("tcp");
     }
 
     private static Limits limits(long caps, Info msgInfo, RxmSettings settings) {
@@ -172,7 +182,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 throw new FabricException(Errno.ENOCQ, "enable: bind a CQ first");
             }
             msgEq = fabric.openEq(new EqAttr().size(1024), "rxm-msg-eq");
-            msgCq = domain.openCq(new CqAttr().format(CqFormat.DATA).size(settings.msgCqSize())
+            msgCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED).size(settings.msgCqSize())
                     .waitObj(WaitObj.UNSPEC), "rxm-msg-cq");
             pep = fabric.passiveEndpoint(msgInfo, "rxm-listener");
             pep.bind(msgEq, 0);
@@ -293,7 +303,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             synchronized (lock) {
                 for (int i = 0; i < n; i++) {
                     CqEntry e = entries[i];
-                    packets.completed(e.context(), e.flags(), e.len());
+                    packets.completed(e);
                 }
             }
             return n;

@@ -148,9 +148,14 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     // =================================================================== MSG completions
 
     /** A successful MSG completion whose context is one of ours. */
-    void completed(Object context, long flags, long len) {
+    void completed(io.jofi.CqEntry e) {
+        Object context = e.context();
         if (context instanceof RxmReceiveBuffer rb) {
-            packet(rb, (int) len);
+            if (rb.rawTagged) {
+                rawTagged(rb, e);
+            } else {
+                packet(rb, (int) e.len());
+            }
         } else if (context instanceof RxmTransmit t) {
             sent(t);
         } else if (context instanceof RxmRendezvousRead rr) {
@@ -205,7 +210,20 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         } else {
             LOG.log(System.Logger.Level.WARNING, "rxm: a packet of " + len + " bytes from " + c.peer + " dropped");
         }
-        if (rb.postedOn == c.msgEndpoint) {
+        repost(rb);
+    }
+
+    /** A tagged eager message carried by the tcp header (no rxm header): the buffer is its payload. */
+    private void rawTagged(RxmReceiveBuffer rb, io.jofi.CqEntry e) {
+        RxmConnection c = rb.connection;
+        int n = (int) e.len();
+        boolean hasData = (e.flags() & Fi.FI_REMOTE_CQ_DATA) != 0;
+        deliverEager(c, rb.buffer, 0, n, true, e.tag(), hasData, e.data());
+        repost(rb);
+    }
+
+    private void repost(RxmReceiveBuffer rb) {
+        if (rb.postedOn == rb.connection.msgEndpoint) {
             int rc = rb.post();
             if (rc != 0) {
                 LOG.log(System.Logger.Level.DEBUG, "rxm: posting a receive buffer again failed (the connection is closing): " + Errno.strerror(-rc));
@@ -219,19 +237,24 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             LOG.log(System.Logger.Level.WARNING, "rxm: eager packet of " + len + " bytes says " + h.size + "; dropped");
             return;
         }
+        deliverEager(c, b, HEADER_LENGTH, n, h.tagged(), h.tag, h.hasData(), h.data);
+    }
+
+    /** An eager payload of {@code n} bytes at {@code at} of {@code b}: into a receive, or kept unexpected. */
+    private void deliverEager(RxmConnection c, ByteBuffer b, int at, int n, boolean tagged, long tag, boolean hasData,
+                              long data) {
         long src = c.fiAddr(ep.addressVector());
-        ArrivingMessage m = arriving.set(h.tagged(), h.tag, h.hasData(), h.data, src, c.peerName, n);
+        ArrivingMessage m = arriving.set(tagged, tag, hasData, data, src, c.peerName, n);
         PostedReceive r = rq.match(m);
         if (r != null) {
-            long placed = r.place(0, b, HEADER_LENGTH, (int) Math.min(n, r.capacity()));
+            long placed = r.place(0, b, at, (int) Math.min(n, r.capacity()));
             rq.complete(r, m, placed);
             return;
         }
         ByteBuffer copy = ByteBuffer.allocate(n);
-        copy.put(0, b, HEADER_LENGTH, n);
+        copy.put(0, b, at, n);
         UnexpectedMessage u = rq.newUnexpected(n);
-        u.set(h.tagged(), h.tag, h.hasData(), h.data, src, c.peerName, n)
-                .payload(RxmUnexpectedCopy.INSTANCE, copy, -1).origin(c);
+        u.set(tagged, tag, hasData, data, src, c.peerName, n).payload(RxmUnexpectedCopy.INSTANCE, copy, -1).origin(c);
         rq.arrived(u);
     }
 
