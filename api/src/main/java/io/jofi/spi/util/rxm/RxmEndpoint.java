@@ -56,6 +56,11 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     /** What this endpoint offers. */
     public static final long CAPS = Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_SOURCE
             | Fi.FI_SOURCE_ERR | Fi.FI_DIRECTED_RECV | Fi.FI_MULTI_RECV;
+    /** What it offers when asked for nothing in particular: FI_SOURCE_ERR changes behaviour, so only on request. */
+    public static final long DEFAULT_CAPS = CAPS & ~Fi.FI_SOURCE_ERR;
+    /** What the MSG endpoints underneath need: messages, and reads of a rendezvous sender's memory. */
+    private static final long MSG_CAPS = Fi.FI_MSG | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_RMA | Fi.FI_READ
+            | Fi.FI_REMOTE_READ;
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
     /** How long the auto-progress thread sleeps in one wait on the MSG CQ (the MSG EQ is polled between). */
     private static final long MAX_WAIT_NANOS = 5_000_000L;
@@ -113,7 +118,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
      *
      * @param msgInfo  a MSG info of that provider whose {@code srcAddr} is a concrete address
      *                 (port 0: any); the endpoint listens there
-     * @param caps     the capabilities asked for (0: all of {@link #CAPS})
+     * @param caps     the capabilities asked for (0: {@link #DEFAULT_CAPS})
      * @param settings sizes and the eager limit
      */
     public static RxmEndpoint open(Fabric fabric, Domain domain, Info msgInfo, long caps, RxmSettings settings,
@@ -132,6 +137,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         this.fabric = fabric;
         this.domain = domain;
         this.msgInfo = msgInfo.copy();
+        this.msgInfo.caps(this.msgInfo.caps() | MSG_CAPS);
         if ((caps == 0 || (caps & Fi.FI_TAGGED) != 0) && msgTaggedOffered(msgInfo)) {
             // to take the tagged messages libfabric's rxm over tcp sends as tcp tagged messages
             this.msgInfo.caps(this.msgInfo.caps() | Fi.FI_MSG | Fi.FI_TAGGED);
@@ -156,7 +162,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     }
 
     private static Limits limits(long caps, Info msgInfo, RxmSettings settings) {
-        long c = caps == 0 ? CAPS : caps & CAPS;
+        long c = caps == 0 ? DEFAULT_CAPS : caps & CAPS;
         long max = msgInfo.epAttr().maxMsgSize() > 0 ? msgInfo.epAttr().maxMsgSize() : Integer.MAX_VALUE;
         return new Limits(c, 0, 0, settings.eagerLimit(), max, RxmWireDescriptor.IOV_LIMIT, RxmWireDescriptor.IOV_LIMIT);
     }
@@ -361,8 +367,12 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             h.flags = (flags & Fi.FI_REMOTE_CQ_DATA) != 0 ? RxmWireDescriptor.FLAG_REMOTE_CQ_DATA : 0;
             h.data = (flags & Fi.FI_REMOTE_CQ_DATA) != 0 ? data : 0;
             h.size = length;
-            int rc = length <= settings.eagerLimit() ? packets.sendEager(t, h, buf, msg, (int) length)
-                    : packets.sendRendezvous(t, h, buf, msg, length);
+            // FI_DELIVERY_COMPLETE goes by rendezvous whatever the size: its completion waits for
+            // the receiver's read-done, which comes once the data is in the receive (or held)
+            boolean rendezvous = length > settings.eagerLimit()
+                    || ((flags & Fi.FI_DELIVERY_COMPLETE) != 0 && length > 0);
+            int rc = rendezvous ? packets.sendRendezvous(t, h, buf, msg, length)
+                    : packets.sendEager(t, h, buf, msg, (int) length);
             if (rc != 0) {
                 transmits.give(t);
                 if (reports) {
