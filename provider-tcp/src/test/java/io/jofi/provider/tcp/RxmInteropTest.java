@@ -57,10 +57,17 @@ class RxmInteropTest {
         Assumptions.assumeTrue(found, "fi_pingpong (apt-get install libfabric-bin) is not installed: rxm interop skipped");
     }
 
+    /**
+     * "msg" or "tagged" (fi_pingpong's -m); ",sar" runs the C side with dynamic receive buffers
+     * off (FI_OFI_RXM_ENABLE_DYN_RBUF=0): then rxm over tcp sends 16 KiB..128 KiB by
+     * segmentation and tagged eager messages with an rxm header, as it does over verbs.
+     */
     @ParameterizedTest
-    @ValueSource(strings = {"msg", "tagged"})
-    void jofiClientAgainstCServer(String mode) throws Exception {
+    @ValueSource(strings = {"msg", "tagged", "msg,sar", "tagged,sar"})
+    void jofiClientAgainstCServer(String variant) throws Exception {
         assumePingpong();
+        String mode = variant.split(",")[0];
+        sar = variant.endsWith(",sar");
         int port = freePort();
         Process c = start("fi_pingpong", "-p", "tcp", "-e", "rdm", "-d", "lo", "-I", String.valueOf(ITERATIONS),
                 "-m", mode, "-B", String.valueOf(port));
@@ -82,9 +89,11 @@ class RxmInteropTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"msg", "tagged"})
-    void cClientAgainstJofiServer(String mode) throws Exception {
+    @ValueSource(strings = {"msg", "tagged", "msg,sar", "tagged,sar"})
+    void cClientAgainstJofiServer(String variant) throws Exception {
         assumePingpong();
+        String mode = variant.split(",")[0];
+        sar = variant.endsWith(",sar");
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
              RxmOverTcpTest.Side me = new RxmOverTcpTest.Side(Progress.MANUAL)) {
             Process c = start("fi_pingpong", "-p", "tcp", "-e", "rdm", "-d", "lo", "-I", String.valueOf(ITERATIONS),
@@ -292,12 +301,16 @@ class RxmInteropTest {
     }
 
     private static final StringBuffer OUTPUT = new StringBuffer();
+    private static boolean sar;
 
     private static Process start(String... command) throws IOException {
         Path log = Files.createTempFile("fi_pingpong", ".log");
         log.toFile().deleteOnExit();
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().putIfAbsent("FI_LOG_LEVEL", "warn");
+        if (sar) {
+            pb.environment().put("FI_OFI_RXM_ENABLE_DYN_RBUF", "0");
+        }
         Process p = pb.start();
         OUTPUT.setLength(0);
         OUTPUT.append(log);

@@ -28,6 +28,8 @@ final class RxmConnection {
     int remoteIndex = -1;
     /** The peer's process id from its connection id (0: not known). */
     long remotePid;
+    /** Segmented messages being put together from this peer ({@link RxmSegmentAssembly}). */
+    RxmSegmentAssembly.Message segments;
 
     private long fiAddr = Fi.FI_ADDR_NOTAVAIL;
     private long avChange = -1;

@@ -33,6 +33,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private final RxmPacketHeader rxHeader = new RxmPacketHeader();
     private final RxmPacketHeader ctrlHeader = new RxmPacketHeader();
     private final ArrivingMessage arriving = new ArrivingMessage();
+    private final RxmSegmentAssembly segments;
     private RxmRendezvousRead freeReads;
     /** Rendezvous reads whose reads or answer wait for room in the MSG queues. */
     private RxmRendezvousRead deferred;
@@ -41,6 +42,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         this.ep = ep;
         this.rq = ep.receives;
         this.transmits = ep.transmits;
+        this.segments = new RxmSegmentAssembly(rq);
     }
 
     // =================================================================== sending
@@ -204,6 +206,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 case RxmWireDescriptor.TYPE_EAGER -> eager(c, b, h, len);
                 case RxmWireDescriptor.TYPE_RNDV_REQUEST -> rendezvous(c, b, h, len);
                 case RxmWireDescriptor.TYPE_RNDV_READ_DONE -> readDone(h.msgId);
+                case RxmWireDescriptor.TYPE_SEGMENT -> segments.segment(c, b, h, len, c.fiAddr(ep.addressVector()));
                 default -> LOG.log(System.Logger.Level.WARNING, "rxm: packet type " + h.type + " from " + c.peer
                         + " is not handled yet; dropped");
             }
@@ -489,6 +492,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     @Override
     public void connectionEnded(RxmConnection c, int err, String why) {
         LOG.log(System.Logger.Level.DEBUG, "rxm: " + c + " ended: " + why);
+        segments.abandon(c, err);
         // rendezvous sends the peer will never answer now
         for (RxmTransmit t : transmits.all()) {
             if (t.inUse && t.connection == c && t.kind == RxmTransmit.Kind.RENDEZVOUS && t.sent && !t.peerDone) {
