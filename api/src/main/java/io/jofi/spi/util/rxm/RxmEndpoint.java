@@ -54,13 +54,14 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     /** What this endpoint offers. */
-    public static final long CAPS = Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_SOURCE
-            | Fi.FI_SOURCE_ERR | Fi.FI_DIRECTED_RECV | Fi.FI_MULTI_RECV;
+    public static final long CAPS = Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ
+            | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR
+            | Fi.FI_DIRECTED_RECV | Fi.FI_MULTI_RECV;
     /** What it offers when asked for nothing in particular: FI_SOURCE_ERR changes behaviour, so only on request. */
     public static final long DEFAULT_CAPS = CAPS & ~Fi.FI_SOURCE_ERR;
     /** What the MSG endpoints underneath need: messages, and reads of a rendezvous sender's memory. */
     private static final long MSG_CAPS = Fi.FI_MSG | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_RMA | Fi.FI_READ
-            | Fi.FI_REMOTE_READ;
+            | Fi.FI_REMOTE_READ | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE;
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
     /** How long the auto-progress thread sleeps in one wait on the MSG CQ (the MSG EQ is polled between). */
     private static final long MAX_WAIT_NANOS = 5_000_000L;
@@ -370,7 +371,10 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             // FI_DELIVERY_COMPLETE goes by rendezvous whatever the size: its completion waits for
             // the receiver's read-done, which comes once the data is in the receive (or held)
             boolean rendezvous = length > settings.eagerLimit()
-                    || ((flags & Fi.FI_DELIVERY_COMPLETE) != 0 && length > 0);
+                    || ((flags & (Fi.FI_DELIVERY_COMPLETE | Fi.FI_MATCH_COMPLETE)) != 0 && length > 0);
+            if ((flags & Fi.FI_MATCH_COMPLETE) != 0) {
+                h.opData = RxmWireDescriptor.OP_DATA_MATCH_COMPLETE;
+            }
             int rc = rendezvous ? packets.sendRendezvous(t, h, buf, msg, length)
                     : packets.sendEager(t, h, buf, msg, (int) length);
             if (rc != 0) {
@@ -410,6 +414,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 r.multiReceive(minMultiRecv);
             }
             receives.post(r);
+            packets.matchedRendezvous();
             return 0;
         }
     }
@@ -430,6 +435,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             r.tagged(msg.context(), src, msg.tag(), msg.ignore(), flags);
             if ((flags & Fi.FI_PEEK) != 0) {
                 receives.peek(r, flags);
+                packets.matchedRendezvous(); // FI_DISCARD drops
                 return 0;
             }
             addBuffers(r, null, msg);
@@ -438,6 +444,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 receives.recycle(r);
                 return -Errno.ENOMSG;
             }
+            packets.matchedRendezvous();
             return 0;
         }
     }
@@ -452,10 +459,55 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         }
     }
 
+    /**
+     * RMA is passed through to the MSG connection of the peer (rxm's way): the MSG provider
+     * moves the bytes and serves the target side; an inject is copied into a bounce buffer first.
+     */
     @Override
     protected int postRma(boolean read, ByteBuffer buf, RmaMsg msg, long length, long peerAddr, long addr, long key,
                           long data, long flags, Object context) {
-        return -Errno.ENOSYS;
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        synchronized (lock) {
+            RxmConnection c = connections.forFiAddr(av(), peerAddr);
+            if (c == null) {
+                return -Errno.EINVAL;
+            }
+            if (!c.isConnected()) {
+                int rc = connections.connect(c);
+                return rc != 0 ? rc : -Errno.EAGAIN;
+            }
+            boolean reports = msg != null || (flags & Fi.FI_INJECT) == 0;
+            UtilCompletionQueue cq = txCq();
+            if (reports) {
+                int rc = cq.reserve();
+                if (rc != 0) {
+                    return rc;
+                }
+            }
+            RxmTransmit t = transmits.take();
+            if (t == null) {
+                if (reports) {
+                    cq.unreserve();
+                }
+                return -Errno.EAGAIN;
+            }
+            t.kind = RxmTransmit.Kind.RMA;
+            t.connection = c;
+            t.context = context;
+            t.flags = flags;
+            t.reports = reports;
+            t.completionFlags = Fi.FI_RMA | (read ? Fi.FI_READ : Fi.FI_WRITE);
+            int rc = packets.passRma(t, read, buf, msg, length, addr, key, data);
+            if (rc != 0) {
+                transmits.give(t);
+                if (reports) {
+                    cq.unreserve();
+                }
+            }
+            return rc;
+        }
     }
 
     @Override
@@ -468,6 +520,10 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
 
     UtilCompletionQueue transmitCq() {
         return txCq();
+    }
+
+    UtilCompletionQueue receiveCq() {
+        return rxCq();
     }
 
     UtilCounter counter(long completionFlags) {

@@ -37,6 +37,8 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private RxmRendezvousRead freeReads;
     /** Rendezvous reads whose reads or answer wait for room in the MSG queues. */
     private RxmRendezvousRead deferred;
+    /** Unexpected rendezvous of FI_MATCH_COMPLETE senders, read only once a receive takes them. */
+    private RxmRendezvousRead awaitingMatch;
 
     RxmPacketHandler(RxmEndpoint ep) {
         this.ep = ep;
@@ -101,6 +103,36 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         return rc;
     }
 
+    /** An RMA passed through to the MSG connection; an inject's bytes copied into the transmit's packet buffer. */
+    int passRma(RxmTransmit t, boolean read, ByteBuffer buf, Msg msg, long length, long addr, long key, long data) {
+        io.jofi.RmaMsg rma = t.rma;
+        if (msg instanceof io.jofi.RmaMsg m) {
+            rma.iovCount(m.iovCount());
+            for (int i = 0; i < m.iovCount(); i++) {
+                rma.iov(i, m.iov(i), m.desc(i));
+            }
+            rma.rmaIovCount(m.rmaIovCount());
+            for (int i = 0; i < m.rmaIovCount(); i++) {
+                rma.rmaIov(i, m.rmaAddr(i), m.rmaLen(i), m.rmaKey(i));
+            }
+        } else {
+            ByteBuffer local = buf;
+            if (!read && (t.flags & Fi.FI_INJECT) != 0 && length <= t.packet.capacity()) {
+                ByteBuffer p = t.packet;
+                p.clear();
+                p.put(0, buf, buf.position(), (int) length);
+                p.limit((int) length);
+                local = p;
+            }
+            rma.iovCount(1).iov(0, local, null);
+            rma.rmaIovCount(1).rmaIov(0, addr, length, key);
+        }
+        rma.context(t).data(data).addr(0);
+        long passed = t.flags & (Fi.FI_REMOTE_CQ_DATA | Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE
+                | Fi.FI_COMMIT_COMPLETE | Fi.FI_FENCE);
+        return read ? t.connection.msgEndpoint.readMsg(rma, passed) : t.connection.msgEndpoint.writeMsg(rma, passed);
+    }
+
     private static int post(RxmTransmit t, long flags) {
         ByteBuffer p = t.packet;
         p.position(0);
@@ -113,7 +145,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
 
     private void finishSend(RxmTransmit t, int err) {
         closeRegions(t);
-        UtilCounter counter = ep.counter(Fi.FI_SEND);
+        UtilCounter counter = ep.counter(t.kind == RxmTransmit.Kind.RMA ? t.completionFlags : Fi.FI_SEND);
         if (t.reports) {
             UtilCompletionQueue cq = ep.transmitCq();
             if (err != 0) {
@@ -163,6 +195,20 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         } else if (context instanceof RxmRendezvousRead rr) {
             rr.readsLeft--;
             readProgress(rr);
+        } else if (context == null && (e.flags() & Fi.FI_REMOTE_CQ_DATA) != 0) {
+            remoteWriteData(e);
+        }
+    }
+
+    /** A peer's RMA write with remote CQ data landed (the MSG provider applied it): the application hears of it. */
+    private void remoteWriteData(io.jofi.CqEntry e) {
+        UtilCompletionQueue cq = ep.receiveCq();
+        if (cq != null) {
+            cq.completeUnsolicited(null, e.flags(), e.len(), null, 0, e.data(), 0, Fi.FI_ADDR_NOTAVAIL);
+        }
+        UtilCounter counter = ep.counter(Fi.FI_REMOTE_WRITE);
+        if (counter != null) {
+            counter.increment();
         }
     }
 
@@ -186,7 +232,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
 
     private void sent(RxmTransmit t) {
         switch (t.kind) {
-            case EAGER -> finishSend(t, 0);
+            case EAGER, RMA -> finishSend(t, 0);
             case RENDEZVOUS -> {
                 t.sent = true;
                 if (t.peerDone) {
@@ -300,7 +346,33 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             rr.placed = size;
         }
         rr.readCount = rr.placed == 0 ? 0 : rr.direct ? 1 : count;
+        if (rr.unexpected != null && h.opData == RxmWireDescriptor.OP_DATA_MATCH_COMPLETE) {
+            rr.next = awaitingMatch;
+            awaitingMatch = rr;
+            return;
+        }
         issueReads(rr);
+    }
+
+    /** After a post: the FI_MATCH_COMPLETE rendezvous a receive took (or a discard dropped) are read now. */
+    void matchedRendezvous() {
+        RxmRendezvousRead prev = null;
+        for (RxmRendezvousRead rr = awaitingMatch; rr != null; ) {
+            RxmRendezvousRead next = rr.next;
+            UnexpectedMessage u = rr.unexpected;
+            if (u.hasWaitingReceive() || u.isDropped()) {
+                if (prev == null) {
+                    awaitingMatch = next;
+                } else {
+                    prev.next = next;
+                }
+                rr.next = null;
+                issueReads(rr);
+            } else {
+                prev = rr;
+            }
+            rr = next;
+        }
     }
 
     /** Posts the planned reads not posted yet; defers the rest when the MSG queue is full. */

@@ -19,6 +19,8 @@ final class RxmTransmit {
     final ByteBuffer packet;
     /** The MSG message the packet goes out in (flags such as FI_DELIVERY_COMPLETE need sendMsg). */
     final Msg msg = new Msg(1);
+    /** The MSG RMA an RMA operation is passed through as. */
+    final io.jofi.RmaMsg rma = new io.jofi.RmaMsg(RxmWireDescriptor.IOV_LIMIT);
     final MemoryRegion[] regions = new MemoryRegion[RxmWireDescriptor.IOV_LIMIT];
     int regionCount;
 

@@ -231,6 +231,14 @@ public final class RxmWireDescriptor {
     /** Operation: a tagged message. */
     public static final int OP_TAGGED = 1;
 
+    /**
+     * {@code op_data} of a rendezvous request whose sender asked for {@code FI_MATCH_COMPLETE}
+     * (a JOFI extension; libfabric's rxm writes 0 there and never reads it): a JOFI receiver
+     * then reads the data only once a receive matched the message, so the sender's completion
+     * (after the read-done) means "matched".
+     */
+    public static final int OP_DATA_MATCH_COMPLETE = 0x4d;
+
     /** The flag in {@link #FLAGS_OFFSET} that says {@code data} is remote CQ data: fi_cq(3)'s bit, as is. */
     public static final int FLAG_REMOTE_CQ_DATA = 1 << 17;
 

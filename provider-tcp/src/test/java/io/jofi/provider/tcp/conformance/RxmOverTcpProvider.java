@@ -86,8 +86,8 @@ final class RxmOverTcpProvider implements FabricProvider {
                 flags | Fi.FI_SOURCE, msgHints)) {
             Info rdm = msg.copy();
             rdm.epAttr().type(EpType.RDM);
-            long secondary = RxmEndpoint.DEFAULT_CAPS & ~(Fi.FI_MSG | Fi.FI_TAGGED) | (wanted & Fi.FI_SOURCE_ERR);
-            rdm.caps(secondary | (primary == 0 ? Fi.FI_MSG | Fi.FI_TAGGED : primary));
+            long secondary = RxmEndpoint.DEFAULT_CAPS & ~(Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA) | (wanted & Fi.FI_SOURCE_ERR);
+            rdm.caps(secondary | (primary == 0 ? Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA : primary));
             rdm.txAttr().injectSize(RxmSettings.defaults().eagerLimit());
             rdm.fabricAttr().provName(NAME);
             out.add(rdm);
@@ -107,7 +107,8 @@ final class RxmOverTcpProvider implements FabricProvider {
         Info m = rdm.copy();
         m.epAttr().type(EpType.MSG);
         m.fabricAttr().provName("tcp");
-        m.caps(Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_RMA | Fi.FI_READ | Fi.FI_REMOTE_READ);
+        m.caps(Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_RMA | Fi.FI_READ | Fi.FI_REMOTE_READ
+                | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE);
         return m;
     }
 
