@@ -28,6 +28,9 @@ final class RxmConnection {
     int remoteIndex = -1;
     /** The peer's process id from its connection id (0: not known). */
     long remotePid;
+    /** Transmits formatted while the connection was being made, posted in order once it is (FIFO). */
+    RxmTransmit pendingHead;
+    RxmTransmit pendingTail;
     /** Segmented messages being put together from this peer ({@link RxmSegmentAssembly}). */
     RxmSegmentAssembly.Message segments;
 

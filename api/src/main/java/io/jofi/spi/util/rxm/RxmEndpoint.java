@@ -85,6 +85,8 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     private PassiveEndpoint pep;
     RxmConnectionManager connections;
     private volatile boolean enabled;
+    /** The connection-management thread of MANUAL progress, or null. */
+    private Thread connectionWatcher;
     private long minMultiRecv;
     private long nextKey = 0x52584d0000L; // "RXM": keys of rendezvous registrations
 
@@ -188,7 +190,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             if (txCq() == null && rxCq() == null) {
                 throw new FabricException(Errno.ENOCQ, "enable: bind a CQ first");
             }
-            msgEq = fabric.openEq(new EqAttr().size(1024), "rxm-msg-eq");
+            msgEq = fabric.openEq(new EqAttr().size(1024).waitObj(WaitObj.UNSPEC), "rxm-msg-eq");
             msgCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED).size(settings.msgCqSize())
                     .waitObj(WaitObj.UNSPEC), "rxm-msg-cq");
             pep = fabric.passiveEndpoint(msgInfo, "rxm-listener");
@@ -201,6 +203,53 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             receives.directed((caps() & Fi.FI_DIRECTED_RECV) != 0);
             sealBindings();
             enabled = true;
+            if (engine.isManual()) {
+                connectionWatcher = new Thread(this::watchConnections, "jofi-rxm-cm-" + SEQUENCE.incrementAndGet());
+                connectionWatcher.setDaemon(true);
+                connectionWatcher.start();
+            }
+        }
+    }
+
+    /**
+     * MANUAL progress moves data only inside the application's calls, but a peer's connection
+     * request must not wait for them (as libfabric's rxm has a connection-management thread):
+     * an application asleep on its CQ's wait object would never see the peer's first message.
+     * This thread waits on the MSG event queue, handles its events under the lock, and wakes
+     * the application's queues so that its next read moves the data.
+     */
+    private void watchConnections() {
+        io.jofi.EqEntry peek = new io.jofi.EqEntry();
+        while (enabled) {
+            int rc = msgEq.sread(peek, 100, Fi.FI_PEEK);
+            if (rc != 1 && rc != -Errno.EAVAIL) {
+                continue;
+            }
+            int n;
+            synchronized (lock) {
+                if (!enabled) {
+                    return;
+                }
+                n = connections.progress();
+            }
+            if (n > 0) {
+                wakeApplication();
+            }
+        }
+    }
+
+    private void wakeApplication() {
+        UtilCompletionQueue rx = rxCq();
+        if (rx != null) {
+            rx.waitSupport().notifyReady();
+        }
+        UtilCompletionQueue tx = txCq();
+        if (tx != null && tx != rx) {
+            tx.waitSupport().notifyReady();
+        }
+        UtilCounter c = counterFor(Fi.FI_RECV);
+        if (c != null) {
+            c.waitSupport().notifyReady();
         }
     }
 
@@ -272,6 +321,14 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             receives.discardPosted();
         }
         engine.close();
+        Thread w = connectionWatcher;
+        if (w != null) {
+            try {
+                w.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         closeQuietly(pep);
         closeQuietly(msgCq);
         closeQuietly(msgEq);
@@ -336,10 +393,6 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             RxmConnection c = connections.forFiAddr(av(), destAddr);
             if (c == null) {
                 return -Errno.EINVAL;
-            }
-            if (!c.isConnected()) {
-                int rc = connections.connect(c);
-                return rc != 0 ? rc : -Errno.EAGAIN;
             }
             boolean reports = msg != null || (flags & Fi.FI_INJECT) == 0;
             UtilCompletionQueue cq = txCq();
@@ -473,10 +526,6 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             RxmConnection c = connections.forFiAddr(av(), peerAddr);
             if (c == null) {
                 return -Errno.EINVAL;
-            }
-            if (!c.isConnected()) {
-                int rc = connections.connect(c);
-                return rc != 0 ? rc : -Errno.EAGAIN;
             }
             boolean reports = msg != null || (flags & Fi.FI_INJECT) == 0;
             UtilCompletionQueue cq = txCq();

@@ -68,7 +68,8 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             }
         }
         p.limit(HEADER_LENGTH + n);
-        return post(t, t.flags & PASSED_FLAGS);
+        t.postFlags = t.flags & PASSED_FLAGS;
+        return submit(t);
     }
 
     /**
@@ -96,7 +97,8 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         }
         RxmPacketHeader.writeRendezvousCount(p, HEADER_LENGTH, count);
         p.limit(HEADER_LENGTH + RxmWireDescriptor.RNDV_LENGTH);
-        int rc = post(t, 0);
+        t.postFlags = 0;
+        int rc = submit(t);
         if (rc != 0) {
             closeRegions(t);
         }
@@ -128,20 +130,85 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             rma.rmaIovCount(1).rmaIov(0, addr, length, key);
         }
         rma.context(t).data(data).addr(0);
-        long passed = t.flags & (Fi.FI_REMOTE_CQ_DATA | Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE
+        t.rmaRead = read;
+        t.postFlags = t.flags & (Fi.FI_REMOTE_CQ_DATA | Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE
                 | Fi.FI_COMMIT_COMPLETE | Fi.FI_FENCE);
-        return read ? t.connection.msgEndpoint.readMsg(rma, passed) : t.connection.msgEndpoint.writeMsg(rma, passed);
+        return submit(t);
     }
 
-    private static int post(RxmTransmit t, long flags) {
+    /**
+     * Posts a formatted transmit to its MSG connection — or, while the connection is being made
+     * (or earlier transmits still wait), queues it behind them: the post is accepted (0) as on
+     * every JOFI RDM endpoint, and the queue goes out in order once the connection is up.
+     */
+    int submit(RxmTransmit t) {
+        RxmConnection c = t.connection;
+        if (!c.isConnected() || c.pendingHead != null) {
+            if (c.state == RxmConnection.State.IDLE) {
+                int rc = ep.connections.connect(c);
+                if (rc != 0) {
+                    return rc;
+                }
+            }
+            if (c.pendingTail == null) {
+                c.pendingHead = t;
+            } else {
+                c.pendingTail.nextPending = t;
+            }
+            c.pendingTail = t;
+            pendingCount++;
+            return 0;
+        }
+        return postNow(t);
+    }
+
+    private static int postNow(RxmTransmit t) {
+        io.jofi.Endpoint m = t.connection.msgEndpoint;
+        if (t.kind == RxmTransmit.Kind.RMA) {
+            return t.rmaRead ? m.readMsg(t.rma, t.postFlags) : m.writeMsg(t.rma, t.postFlags);
+        }
         ByteBuffer p = t.packet;
         p.position(0);
-        if (flags == 0) {
-            return t.connection.msgEndpoint.send(p, null, 0, t);
+        if (t.postFlags == 0) {
+            return m.send(p, null, 0, t);
         }
         t.msg.buffer(p, null).context(t);
-        return t.connection.msgEndpoint.sendMsg(t.msg, flags);
+        return m.sendMsg(t.msg, t.postFlags);
     }
+
+    /** Posts what waited for a connection now connected; stops at a full MSG queue (tried again next pass). */
+    private int flush(RxmConnection c) {
+        int n = 0;
+        while (c.pendingHead != null && c.isConnected()) {
+            RxmTransmit t = c.pendingHead;
+            int rc = postNow(t);
+            if (rc == -Errno.EAGAIN) {
+                return n;
+            }
+            c.pendingHead = t.nextPending;
+            if (c.pendingHead == null) {
+                c.pendingTail = null;
+            }
+            t.nextPending = null;
+            pendingCount--;
+            n++;
+            if (rc != 0) {
+                failTransmit(t, -rc);
+            }
+        }
+        return n;
+    }
+
+    private void failTransmit(RxmTransmit t, int err) {
+        if (t.kind == RxmTransmit.Kind.CONTROL) {
+            transmits.give(t);
+        } else {
+            finishSend(t, err);
+        }
+    }
+
+    /** Transmits waiting for connections (flushed by the progress pass once they connect). */
+    private int pendingCount;
 
     private void finishSend(RxmTransmit t, int err) {
         closeRegions(t);
@@ -215,11 +282,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     /** A failed MSG operation. */
     void failed(Object context, int err) {
         if (context instanceof RxmTransmit t) {
-            if (t.kind == RxmTransmit.Kind.CONTROL) {
-                transmits.give(t);
-            } else {
-                finishSend(t, err == 0 ? Errno.EIO : err);
-            }
+            failTransmit(t, err == 0 ? Errno.EIO : err);
         } else if (context instanceof RxmRendezvousRead rr) {
             rr.readsLeft--;
             if (rr.error == 0) {
@@ -487,7 +550,8 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         p.clear();
         h.write(p, 0);
         p.limit(HEADER_LENGTH);
-        int rc = post(t, 0);
+        t.postFlags = 0;
+        int rc = postNow(t);
         if (rc == -Errno.EAGAIN) {
             transmits.give(t);
             rr.answerPending = true;
@@ -522,11 +586,18 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         }
     }
 
-    /** Tries again what waited for room; returns the work done. */
+    /** Tries again what waited for room or for a connection; returns the work done. */
     int retryDeferred() {
+        int n = 0;
+        if (pendingCount > 0) {
+            for (RxmConnection c : ep.connections.connections()) {
+                if (c.pendingHead != null && c.isConnected()) {
+                    n += flush(c);
+                }
+            }
+        }
         RxmRendezvousRead list = deferred;
         deferred = null;
-        int n = 0;
         while (list != null) {
             RxmRendezvousRead rr = list;
             list = rr.next;
@@ -565,6 +636,15 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     public void connectionEnded(RxmConnection c, int err, String why) {
         LOG.log(System.Logger.Level.DEBUG, "rxm: " + c + " ended: " + why);
         segments.abandon(c, err);
+        for (RxmTransmit t = c.pendingHead; t != null; ) {
+            RxmTransmit next = t.nextPending;
+            t.nextPending = null;
+            pendingCount--;
+            failTransmit(t, err);
+            t = next;
+        }
+        c.pendingHead = null;
+        c.pendingTail = null;
         // rendezvous sends the peer will never answer now
         for (RxmTransmit t : transmits.all()) {
             if (t.inUse && t.connection == c && t.kind == RxmTransmit.Kind.RENDEZVOUS && t.sent && !t.peerDone) {

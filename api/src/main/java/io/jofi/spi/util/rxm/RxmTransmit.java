@@ -36,7 +36,13 @@ final class RxmTransmit {
     boolean sent;
     boolean peerDone;
     boolean inUse;
+    /** An RMA: read (else write). */
+    boolean rmaRead;
+    /** The flags of the MSG post (FI_TRANSMIT_COMPLETE, FI_REMOTE_CQ_DATA, ...). */
+    long postFlags;
     RxmTransmit nextFree;
+    /** The next transmit waiting for its connection. */
+    RxmTransmit nextPending;
 
     RxmTransmit(int index, int eagerLimit) {
         this.index = index;
@@ -53,6 +59,9 @@ final class RxmTransmit {
         reports = false;
         sent = false;
         peerDone = false;
+        rmaRead = false;
+        postFlags = 0;
+        nextPending = null;
         for (int i = 0; i < regionCount; i++) {
             regions[i] = null;
         }
