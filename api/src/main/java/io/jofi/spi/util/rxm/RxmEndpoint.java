@@ -222,17 +222,18 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         io.jofi.EqEntry peek = new io.jofi.EqEntry();
         while (enabled) {
             int rc = msgEq.sread(peek, 100, Fi.FI_PEEK);
-            if (rc != 1 && rc != -Errno.EAVAIL) {
-                continue;
-            }
-            int n;
-            synchronized (lock) {
-                if (!enabled) {
-                    return;
+            int n = 0;
+            if (rc == 1 || rc == -Errno.EAVAIL) {
+                synchronized (lock) {
+                    if (!enabled) {
+                        return;
+                    }
+                    n = connections.progress();
                 }
-                n = connections.progress();
             }
-            if (n > 0) {
+            // the wait above may have run the MSG provider's progress, which moved a message
+            // into the MSG CQ that the provider's own wake-up will not report any more
+            if (n > 0 || (msgCq instanceof UtilCompletionQueue q && q.hasEvents())) {
                 wakeApplication();
             }
         }
