@@ -54,11 +54,14 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     /** What this endpoint offers. */
-    public static final long CAPS = Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ
+    public static final long CAPS = Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ
             | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR
             | Fi.FI_DIRECTED_RECV | Fi.FI_MULTI_RECV;
-    /** What it offers when asked for nothing in particular: FI_SOURCE_ERR changes behaviour, so only on request. */
-    public static final long DEFAULT_CAPS = CAPS & ~Fi.FI_SOURCE_ERR;
+    /**
+     * What it offers when asked for nothing in particular: FI_SOURCE_ERR changes behaviour, and
+     * FI_ATOMIC needs atomics of the MSG provider (passed through), so both only on request.
+     */
+    public static final long DEFAULT_CAPS = CAPS & ~(Fi.FI_SOURCE_ERR | Fi.FI_ATOMIC);
     /** What the MSG endpoints underneath need: messages, and reads of a rendezvous sender's memory. */
     private static final long MSG_CAPS = Fi.FI_MSG | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_RMA | Fi.FI_READ
             | Fi.FI_REMOTE_READ | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE;
@@ -140,7 +143,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         this.fabric = fabric;
         this.domain = domain;
         this.msgInfo = msgInfo.copy();
-        this.msgInfo.caps(this.msgInfo.caps() | MSG_CAPS);
+        this.msgInfo.caps(this.msgInfo.caps() | MSG_CAPS | (caps & Fi.FI_ATOMIC));
         if ((caps == 0 || (caps & Fi.FI_TAGGED) != 0) && msgTaggedOffered(msgInfo)) {
             // to take the tagged messages libfabric's rxm over tcp sends as tcp tagged messages
             this.msgInfo.caps(this.msgInfo.caps() | Fi.FI_MSG | Fi.FI_TAGGED);
@@ -216,24 +219,25 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
      * request must not wait for them (as libfabric's rxm has a connection-management thread):
      * an application asleep on its CQ's wait object would never see the peer's first message.
      * This thread waits on the MSG event queue, handles its events under the lock, and wakes
-     * the application's queues so that its next read moves the data.
+     * the application's queues when the MSG CQ holds something, so that its next read moves it.
      */
     private void watchConnections() {
         io.jofi.EqEntry peek = new io.jofi.EqEntry();
         while (enabled) {
             int rc = msgEq.sread(peek, 100, Fi.FI_PEEK);
-            int n = 0;
             if (rc == 1 || rc == -Errno.EAVAIL) {
                 synchronized (lock) {
                     if (!enabled) {
                         return;
                     }
-                    n = connections.progress();
+                    connections.progress();
                 }
             }
             // the wait above may have run the MSG provider's progress, which moved a message
-            // into the MSG CQ that the provider's own wake-up will not report any more
-            if (n > 0 || (msgCq instanceof UtilCompletionQueue q && q.hasEvents())) {
+            // into the MSG CQ that the provider's own wake-up will not report any more: the
+            // application's next read turns it into its completion (no wake for less: a woken
+            // application expects something to read)
+            if (msgCq instanceof UtilCompletionQueue q && q.hasEvents()) {
                 wakeApplication();
             }
         }
@@ -560,10 +564,52 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         }
     }
 
+    /**
+     * Atomics are passed through to the peer's MSG connection (a JOFI extension: libfabric's
+     * rxm carries them in its own atomic packets, which this layer does not speak yet), so JOFI
+     * peers get the MSG provider's atomics.
+     */
     @Override
     protected int postAtomic(int op, long operand, long compare, ByteBuffer result, long destAddr, long addr, long key,
                              long flags, Object context) {
-        return -Errno.ENOSYS;
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        synchronized (lock) {
+            RxmConnection c = connections.forFiAddr(av(), destAddr);
+            if (c == null) {
+                return -Errno.EINVAL;
+            }
+            UtilCompletionQueue cq = txCq();
+            int rc = cq.reserve();
+            if (rc != 0) {
+                return rc;
+            }
+            RxmTransmit t = transmits.take();
+            if (t == null) {
+                cq.unreserve();
+                return -Errno.EAGAIN;
+            }
+            t.kind = RxmTransmit.Kind.ATOMIC;
+            t.connection = c;
+            t.context = context;
+            t.flags = flags;
+            t.reports = true;
+            t.completionFlags = Fi.FI_ATOMIC | (result != null ? Fi.FI_READ : Fi.FI_WRITE);
+            t.atomicOp = op;
+            t.operand = operand;
+            t.compare = compare;
+            t.result = result;
+            t.remoteAddr = addr;
+            t.remoteKey = key;
+            t.postFlags = flags & (Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE | Fi.FI_FENCE);
+            rc = packets.submit(t);
+            if (rc != 0) {
+                transmits.give(t);
+                cq.unreserve();
+            }
+            return rc;
+        }
     }
 
     // =================================================================== for the packet handler

@@ -164,6 +164,14 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
 
     private static int postNow(RxmTransmit t) {
         io.jofi.Endpoint m = t.connection.msgEndpoint;
+        if (t.kind == RxmTransmit.Kind.ATOMIC) {
+            if (t.atomicOp == Fi.FI_CSWAP) {
+                return m.compareAtomic(t.compare, t.operand, t.result, null, 0, t.remoteAddr, t.remoteKey, t);
+            }
+            return t.result != null
+                    ? m.fetchAtomic(t.operand, t.result, null, 0, t.remoteAddr, t.remoteKey, t.atomicOp, t)
+                    : m.atomic(t.operand, 0, t.remoteAddr, t.remoteKey, t.atomicOp, t);
+        }
         if (t.kind == RxmTransmit.Kind.RMA) {
             return t.rmaRead ? m.readMsg(t.rma, t.postFlags) : m.writeMsg(t.rma, t.postFlags);
         }
@@ -212,7 +220,8 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
 
     private void finishSend(RxmTransmit t, int err) {
         closeRegions(t);
-        UtilCounter counter = ep.counter(t.kind == RxmTransmit.Kind.RMA ? t.completionFlags : Fi.FI_SEND);
+        UtilCounter counter = ep.counter(t.kind == RxmTransmit.Kind.RMA || t.kind == RxmTransmit.Kind.ATOMIC
+                ? t.completionFlags : Fi.FI_SEND);
         if (t.reports) {
             UtilCompletionQueue cq = ep.transmitCq();
             if (err != 0) {
@@ -295,7 +304,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
 
     private void sent(RxmTransmit t) {
         switch (t.kind) {
-            case EAGER, RMA -> finishSend(t, 0);
+            case EAGER, RMA, ATOMIC -> finishSend(t, 0);
             case RENDEZVOUS -> {
                 t.sent = true;
                 if (t.peerDone) {

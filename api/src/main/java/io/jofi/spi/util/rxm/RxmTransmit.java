@@ -13,7 +13,7 @@ import java.nio.ByteOrder;
  */
 final class RxmTransmit {
     /** What the transmit is, which decides what its completions mean. */
-    enum Kind { EAGER, RENDEZVOUS, CONTROL, RMA }
+    enum Kind { EAGER, RENDEZVOUS, CONTROL, RMA, ATOMIC }
 
     final int index;
     final ByteBuffer packet;
@@ -38,6 +38,13 @@ final class RxmTransmit {
     boolean inUse;
     /** An RMA: read (else write). */
     boolean rmaRead;
+    /** An atomic passed through: its operation, operands, result buffer and target. */
+    int atomicOp;
+    long operand;
+    long compare;
+    ByteBuffer result;
+    long remoteAddr;
+    long remoteKey;
     /** The flags of the MSG post (FI_TRANSMIT_COMPLETE, FI_REMOTE_CQ_DATA, ...). */
     long postFlags;
     RxmTransmit nextFree;
@@ -60,6 +67,7 @@ final class RxmTransmit {
         sent = false;
         peerDone = false;
         rmaRead = false;
+        result = null;
         postFlags = 0;
         nextPending = null;
         for (int i = 0; i < regionCount; i++) {

@@ -76,7 +76,7 @@ final class RxmOverTcpProvider implements FabricProvider {
             throw new FabricException(Errno.ENODATA, NAME + " does not offer caps 0x"
                     + Long.toHexString(wanted & ~RxmEndpoint.CAPS));
         }
-        Info msgHints = new Info().caps(Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA);
+        Info msgHints = new Info().caps(Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | (wanted & Fi.FI_ATOMIC));
         msgHints.epAttr().type(EpType.MSG);
         if (hints != null && hints.domainAttr() != null) {
             msgHints.domainAttr().dataProgress(hints.domainAttr().dataProgress());
@@ -108,7 +108,7 @@ final class RxmOverTcpProvider implements FabricProvider {
         m.epAttr().type(EpType.MSG);
         m.fabricAttr().provName("tcp");
         m.caps(Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_RMA | Fi.FI_READ | Fi.FI_REMOTE_READ
-                | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE);
+                | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE | (rdm.caps() & Fi.FI_ATOMIC));
         return m;
     }
 
