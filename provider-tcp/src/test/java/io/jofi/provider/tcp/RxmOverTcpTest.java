@@ -119,6 +119,44 @@ class RxmOverTcpTest {
         }
     }
 
+    /**
+     * Both sides send first, at once: two connection requests cross. rxm's rule settles it
+     * (the side with the smaller listening address refuses the peer's request as "already",
+     * the other drops its own and accepts), one connection carries both messages, in order.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void crossedConnectionRequestsGiveOneConnection(Progress mode) throws Exception {
+        try (Side a = new Side(mode); Side b = new Side(mode)) {
+            long bAtA = a.insert(b.ep.getName());
+            long aAtB = b.insert(a.ep.getName());
+            ByteBuffer inA = ByteBuffer.allocateDirect(64);
+            ByteBuffer inB = ByteBuffer.allocateDirect(64);
+            ByteBuffer inA2 = ByteBuffer.allocateDirect(64);
+            ByteBuffer inB2 = ByteBuffer.allocateDirect(64);
+            assertEquals(0, a.ep.recv(inA, null, Fi.FI_ADDR_UNSPEC, "ra1"));
+            assertEquals(0, a.ep.recv(inA2, null, Fi.FI_ADDR_UNSPEC, "ra2"));
+            assertEquals(0, b.ep.recv(inB, null, Fi.FI_ADDR_UNSPEC, "rb1"));
+            assertEquals(0, b.ep.recv(inB2, null, Fi.FI_ADDR_UNSPEC, "rb2"));
+            retry(a, b, () -> a.ep.send(pattern(64, 1), null, bAtA, "sa1"));
+            retry(a, b, () -> b.ep.send(pattern(64, 2), null, aAtB, "sb1"));
+            retry(a, b, () -> a.ep.send(pattern(64, 3), null, bAtA, "sa2"));
+            retry(a, b, () -> b.ep.send(pattern(64, 4), null, aAtB, "sb2"));
+            assertEquals("ra1", await(a.rxCq, a, b).context());
+            assertEquals("ra2", await(a.rxCq, a, b).context());
+            assertEquals("rb1", await(b.rxCq, a, b).context());
+            assertEquals("rb2", await(b.rxCq, a, b).context());
+            assertEquals(pattern(64, 2), inA, "b's first message");
+            assertEquals(pattern(64, 4), inA2, "b's second message");
+            assertEquals(pattern(64, 1), inB, "a's first message");
+            assertEquals(pattern(64, 3), inB2, "a's second message");
+            for (int i = 0; i < 2; i++) {
+                await(a.txCq, a, b);
+                await(b.txCq, a, b);
+            }
+        }
+    }
+
     static ByteBuffer pattern(int size, int seed) {
         ByteBuffer b = ByteBuffer.allocateDirect(Math.max(size, 1));
         for (int i = 0; i < size; i++) {
