@@ -58,21 +58,23 @@ class RxmInteropTest {
     }
 
     /**
-     * "msg" or "tagged" (fi_pingpong's -m); ",sar" runs the C side with dynamic receive buffers
+     * "msg" or "tagged" (fi_pingpong's -m); ",write" makes both sides rendezvous by write;
+     * ",sar" runs the C side with dynamic receive buffers
      * off (FI_OFI_RXM_ENABLE_DYN_RBUF=0): then rxm over tcp sends 16 KiB..128 KiB by
      * segmentation and tagged eager messages with an rxm header, as it does over verbs.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"msg", "tagged", "msg,sar", "tagged,sar"})
+    @ValueSource(strings = {"msg", "tagged", "msg,sar", "tagged,sar", "msg,write", "tagged,write"})
     void jofiClientAgainstCServer(String variant) throws Exception {
         assumePingpong();
         String mode = variant.split(",")[0];
         sar = variant.endsWith(",sar");
+        write = variant.endsWith(",write");
         int port = freePort();
         Process c = start("fi_pingpong", "-p", "tcp", "-e", "rdm", "-d", "lo", "-I", String.valueOf(ITERATIONS),
                 "-m", mode, "-B", String.valueOf(port));
         try (Socket ctrl = connectWithRetry(port);
-             RxmOverTcpTest.Side me = new RxmOverTcpTest.Side(Progress.MANUAL)) {
+             RxmOverTcpTest.Side me = new RxmOverTcpTest.Side(Progress.MANUAL, settings())) {
             ctrl.setSoTimeout((int) TIMEOUT_MS);
             DataInputStream in = new DataInputStream(ctrl.getInputStream());
             OutputStream out = ctrl.getOutputStream();
@@ -89,13 +91,14 @@ class RxmInteropTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"msg", "tagged", "msg,sar", "tagged,sar"})
+    @ValueSource(strings = {"msg", "tagged", "msg,sar", "tagged,sar", "msg,write", "tagged,write"})
     void cClientAgainstJofiServer(String variant) throws Exception {
         assumePingpong();
         String mode = variant.split(",")[0];
         sar = variant.endsWith(",sar");
+        write = variant.endsWith(",write");
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-             RxmOverTcpTest.Side me = new RxmOverTcpTest.Side(Progress.MANUAL)) {
+             RxmOverTcpTest.Side me = new RxmOverTcpTest.Side(Progress.MANUAL, settings())) {
             Process c = start("fi_pingpong", "-p", "tcp", "-e", "rdm", "-d", "lo", "-I", String.valueOf(ITERATIONS),
                     "-m", mode, "-P", String.valueOf(listener.getLocalPort()), "127.0.0.1");
             try {
@@ -302,6 +305,12 @@ class RxmInteropTest {
 
     private static final StringBuffer OUTPUT = new StringBuffer();
     private static boolean sar;
+    /** ",write": rendezvous by write on both sides (FI_OFI_RXM_USE_RNDV_WRITE=1 for the C side). */
+    private static boolean write;
+
+    private static io.jofi.spi.util.rxm.RxmSettings settings() {
+        return io.jofi.spi.util.rxm.RxmSettings.defaults().withRendezvousByWrite(write);
+    }
 
     private static Process start(String... command) throws IOException {
         Path log = Files.createTempFile("fi_pingpong", ".log");
@@ -310,6 +319,9 @@ class RxmInteropTest {
         pb.environment().putIfAbsent("FI_LOG_LEVEL", "warn");
         if (sar) {
             pb.environment().put("FI_OFI_RXM_ENABLE_DYN_RBUF", "0");
+        }
+        if (write) {
+            pb.environment().put("FI_OFI_RXM_USE_RNDV_WRITE", "1");
         }
         Process p = pb.start();
         OUTPUT.setLength(0);

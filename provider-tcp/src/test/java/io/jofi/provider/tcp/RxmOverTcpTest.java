@@ -46,6 +46,10 @@ class RxmOverTcpTest {
         final RxmEndpoint ep;
 
         Side(Progress mode) throws FabricException {
+            this(mode, RxmSettings.defaults());
+        }
+
+        Side(Progress mode, RxmSettings settings) throws FabricException {
             Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_RMA);
             hints.epAttr().type(EpType.MSG);
             hints.domainAttr().dataProgress(mode);
@@ -56,7 +60,7 @@ class RxmOverTcpTest {
             txCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED), "tx");
             rxCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED), "rx");
             av = domain.openAv(new AvAttr(), null);
-            ep = RxmEndpoint.open(fabric, domain, info, 0, RxmSettings.defaults(), "rxm");
+            ep = RxmEndpoint.open(fabric, domain, info, 0, settings, "rxm");
             ep.bind(av, 0);
             ep.bind(txCq, Fi.FI_TRANSMIT);
             ep.bind(rxCq, Fi.FI_RECV);
@@ -83,7 +87,18 @@ class RxmOverTcpTest {
     @ParameterizedTest
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
     void eagerAndRendezvousMessagesBothWays(Progress mode) throws Exception {
-        try (Side a = new Side(mode); Side b = new Side(mode)) {
+        bothWays(mode, RxmSettings.defaults());
+    }
+
+    /** The same with rendezvous by write (the receiver offers its buffer, the sender writes). */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void rendezvousByWriteBothWays(Progress mode) throws Exception {
+        bothWays(mode, RxmSettings.defaults().withRendezvousByWrite(true));
+    }
+
+    private void bothWays(Progress mode, RxmSettings settings) throws Exception {
+        try (Side a = new Side(mode, settings); Side b = new Side(mode, settings)) {
             long bAtA = a.insert(b.ep.getName());
             long aAtB = b.insert(a.ep.getName());
             for (int size : new int[] {0, 1, 64, 16384, 16385, 65536, 1 << 20}) {

@@ -88,6 +88,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             for (int i = 0; i < count; i++) {
                 ByteBuffer b = buf != null ? buf : msg.iov(i);
                 MemoryRegion mr = ep.domain().register(b, Fi.FI_REMOTE_READ, 0, ep.nextKey(), 0, null);
+                t.locals[t.regionCount] = b;
                 t.regions[t.regionCount++] = mr;
                 RxmPacketHeader.writeRendezvousIov(p, HEADER_LENGTH, i, mr.address(), b.remaining(), mr.key());
             }
@@ -267,7 +268,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 packet(rb, (int) e.len());
             }
         } else if (context instanceof RxmTransmit t) {
-            sent(t);
+            sent(t, e.flags());
         } else if (context instanceof RxmRendezvousRead rr) {
             rr.readsLeft--;
             readProgress(rr);
@@ -302,16 +303,104 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         // a receive buffer fails only when its connection closes: it is not posted again
     }
 
-    private void sent(RxmTransmit t) {
+    private void sent(RxmTransmit t, long flags) {
         switch (t.kind) {
             case EAGER, RMA, ATOMIC -> finishSend(t, 0);
             case RENDEZVOUS -> {
+                if (ep.settings().rendezvousByWrite()) {
+                    writeProgress(t, flags);
+                    return;
+                }
                 t.sent = true;
                 if (t.peerDone) {
                     finishSend(t, 0);
                 }
             }
             default -> transmits.give(t);
+        }
+    }
+
+    // =================================================================== rendezvous by write, sending side
+
+    /**
+     * A completion of a rendezvous by write: the request's send, one of the writes, or the
+     * write-done's send (which ends the operation). Once the receiver offered its buffers
+     * ({@code peerDone}) and every write is in, the write-done goes out.
+     */
+    private void writeProgress(RxmTransmit t, long flags) {
+        if ((flags & Fi.FI_WRITE) != 0) {
+            t.outstanding--;
+        } else if (!t.sent) {
+            t.sent = true;
+        } else {
+            finishSend(t, 0); // the write-done was sent
+            return;
+        }
+        if (t.peerDone && !t.doneSent && t.outstanding == 0 && t.sent) {
+            sendWriteDone(t);
+        }
+    }
+
+    /** The receiver offered its buffers ({@code rndv_wr_data}): write the message into them. */
+    private void writeData(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len) {
+        RxmTransmit t = transmits.inFlight(h.msgId);
+        if (t == null || t.kind != RxmTransmit.Kind.RENDEZVOUS || len < HEADER_LENGTH + RxmWireDescriptor.RNDV_LENGTH) {
+            LOG.log(System.Logger.Level.WARNING, "rxm: a write offer for unknown message " + h.msgId + " dropped");
+            return;
+        }
+        int count = Math.min(RxmPacketHeader.rendezvousCount(b, HEADER_LENGTH), RxmWireDescriptor.IOV_LIMIT);
+        int li = 0;
+        int lo = 0;
+        for (int j = 0; j < count && li < t.regionCount; j++) {
+            long raddr = RxmPacketHeader.rendezvousAddr(b, HEADER_LENGTH, j);
+            long rem = RxmPacketHeader.rendezvousLen(b, HEADER_LENGTH, j);
+            long key = RxmPacketHeader.rendezvousKey(b, HEADER_LENGTH, j);
+            while (rem > 0 && li < t.regionCount) {
+                ByteBuffer lb = t.locals[li];
+                int k = (int) Math.min(rem, lb.remaining() - lo);
+                ByteBuffer view = lb.duplicate();
+                view.limit(lb.position() + lo + k).position(lb.position() + lo);
+                io.jofi.RmaMsg rma = t.rma;
+                rma.iovCount(1).iov(0, view, null);
+                rma.rmaIovCount(1).rmaIov(0, raddr, k, key);
+                rma.context(t).data(0).addr(0);
+                int rc = c.msgEndpoint.writeMsg(rma, 0);
+                if (rc != 0) {
+                    LOG.log(System.Logger.Level.WARNING, "rxm: a rendezvous write to " + c.peer + " failed: "
+                            + Errno.strerror(-rc));
+                    break;
+                }
+                t.outstanding++;
+                raddr += k;
+                rem -= k;
+                lo += k;
+                if (lo == lb.remaining()) {
+                    li++;
+                    lo = 0;
+                }
+            }
+        }
+        t.peerDone = true;
+        if (t.outstanding == 0 && t.sent && !t.doneSent) {
+            sendWriteDone(t);
+        }
+    }
+
+    private void sendWriteDone(RxmTransmit t) {
+        RxmConnection c = t.connection;
+        RxmPacketHeader h = ctrlHeader.clear();
+        h.type = RxmWireDescriptor.TYPE_RNDV_WRITE_DONE;
+        h.connId = c.remoteIndex & 0xFFFF_FFFFL;
+        h.msgId = t.index;
+        ByteBuffer p = t.packet;
+        p.clear();
+        h.write(p, 0);
+        p.limit(HEADER_LENGTH);
+        t.postFlags = 0;
+        t.doneSent = true;
+        int rc = postNow(t);
+        if (rc != 0) {
+            finishSend(t, -rc);
         }
     }
 
@@ -325,6 +414,8 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 case RxmWireDescriptor.TYPE_RNDV_REQUEST -> rendezvous(c, b, h, len);
                 case RxmWireDescriptor.TYPE_RNDV_READ_DONE -> readDone(h.msgId);
                 case RxmWireDescriptor.TYPE_SEGMENT -> segments.segment(c, b, h, len, c.fiAddr(ep.addressVector()));
+                case RxmWireDescriptor.TYPE_RNDV_WRITE_DATA -> writeData(c, b, h, len);
+                case RxmWireDescriptor.TYPE_RNDV_WRITE_DONE -> writeDone(c, h.msgId);
                 default -> LOG.log(System.Logger.Level.WARNING, "rxm: packet type " + h.type + " from " + c.peer
                         + " is not handled yet; dropped");
             }
@@ -403,7 +494,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         if (r != null) {
             rr.receive = r;
             rr.placed = Math.min(size, r.capacity());
-            rr.direct = count == 1;
+            rr.direct = count == 1 || ep.settings().rendezvousByWrite();
             if (!rr.direct) {
                 rr.staging = ByteBuffer.allocate((int) rr.placed);
             }
@@ -423,7 +514,110 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             awaitingMatch = rr;
             return;
         }
-        issueReads(rr);
+        startTransfer(rr);
+    }
+
+    /** Moves a rendezvous' data: reads it (by read), or offers the buffer to the sender (by write). */
+    private void startTransfer(RxmRendezvousRead rr) {
+        if (ep.settings().rendezvousByWrite()) {
+            offerBuffer(rr);
+        } else {
+            issueReads(rr);
+        }
+    }
+
+    // =================================================================== rendezvous by write, receiving side
+
+    /** Rendezvous by write waiting for the sender's write-done. */
+    private RxmRendezvousRead awaitingWrite;
+
+    /** Registers where the data goes and tells the sender ({@code rndv_wr_data}); waits for its write-done. */
+    private void offerBuffer(RxmRendezvousRead rr) {
+        RxmConnection c = rr.connection;
+        if (c.msgEndpoint == null || !c.isConnected()) {
+            rr.error = Errno.ECONNRESET;
+            rr.done = true;
+            completeReceive(rr);
+            giveRead(rr);
+            return;
+        }
+        ByteBuffer target;
+        if (rr.receive != null && rr.staging == null && rr.receive.segmentCount() == 1) {
+            target = rr.receive.scatterViews(rr.placed)[0];
+        } else {
+            if (rr.staging == null) {
+                rr.staging = ByteBuffer.allocate((int) rr.placed);
+            }
+            target = rr.staging.duplicate();
+            target.limit((int) rr.placed).position(0);
+        }
+        RxmTransmit t = transmits.take();
+        if (t == null) {
+            defer(rr);
+            return;
+        }
+        try {
+            if (rr.offered == null) {
+                rr.offered = ep.domain().register(target, Fi.FI_REMOTE_WRITE, 0, ep.nextKey(), 0, null);
+            }
+        } catch (FabricException e) {
+            transmits.give(t);
+            rr.error = e.errno();
+            rr.done = true;
+            completeReceive(rr);
+            giveRead(rr);
+            return;
+        }
+        t.kind = RxmTransmit.Kind.CONTROL;
+        t.connection = c;
+        RxmPacketHeader h = ctrlHeader.clear();
+        h.type = RxmWireDescriptor.TYPE_RNDV_WRITE_DATA;
+        h.connId = c.remoteIndex & 0xFFFF_FFFFL;
+        h.msgId = rr.msgId;
+        ByteBuffer p = t.packet;
+        p.clear();
+        h.write(p, 0);
+        RxmPacketHeader.writeRendezvousIov(p, HEADER_LENGTH, 0, rr.offered.address(), rr.placed, rr.offered.key());
+        RxmPacketHeader.writeRendezvousCount(p, HEADER_LENGTH, 1);
+        p.limit(HEADER_LENGTH + RxmWireDescriptor.RNDV_LENGTH);
+        t.postFlags = 0;
+        int rc = postNow(t);
+        if (rc == -Errno.EAGAIN) {
+            transmits.give(t);
+            defer(rr);
+            return;
+        }
+        if (rc != 0) {
+            transmits.give(t);
+        }
+        rr.next = awaitingWrite;
+        awaitingWrite = rr;
+    }
+
+    /** The sender wrote it all ({@code rndv_wr_done}): the receive completes. */
+    private void writeDone(RxmConnection c, long msgId) {
+        RxmRendezvousRead prev = null;
+        for (RxmRendezvousRead rr = awaitingWrite; rr != null; prev = rr, rr = rr.next) {
+            if (rr.connection != c || rr.msgId != msgId) {
+                continue;
+            }
+            if (prev == null) {
+                awaitingWrite = rr.next;
+            } else {
+                prev.next = rr.next;
+            }
+            rr.next = null;
+            try {
+                rr.offered.close();
+            } catch (FabricException e) {
+                LOG.log(System.Logger.Level.DEBUG, "rxm: closing an offered registration failed: " + e.getMessage());
+            }
+            rr.done = true;
+            completeReceive(rr);
+            giveRead(rr);
+            return;
+        }
+        LOG.log(System.Logger.Level.WARNING, "rxm: a write-done for unknown message " + msgId + " from " + c.peer);
     }
 
     /** After a post: the FI_MATCH_COMPLETE rendezvous a receive took (or a discard dropped) are read now. */
@@ -439,7 +633,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                     prev.next = next;
                 }
                 rr.next = null;
-                issueReads(rr);
+                startTransfer(rr);
             } else {
                 prev = rr;
             }
@@ -617,7 +811,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 rr.answerPending = false;
                 answer(rr);
             } else {
-                issueReads(rr);
+                startTransfer(rr);
             }
         }
         return n;

@@ -46,6 +46,8 @@ final class RxmRendezvousRead {
     boolean answerPending;
     /** Whether it waits on the deferred list. */
     boolean deferred;
+    /** Rendezvous by write: the registration of the buffer offered to the sender, or null. */
+    io.jofi.MemoryRegion offered;
     RxmRendezvousRead next;
 
     void reset() {
@@ -63,6 +65,7 @@ final class RxmRendezvousRead {
         remoteCount = 0;
         answerPending = false;
         deferred = false;
+        offered = null;
         next = null;
     }
 }

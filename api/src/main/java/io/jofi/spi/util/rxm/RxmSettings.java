@@ -12,13 +12,17 @@ package io.jofi.spi.util.rxm;
  * @param maxUnexpectedBytes   bytes of unexpected messages held at most
  * @param maxUnexpectedMessages unexpected messages held at most
  * @param msgCqSize            size of the internal CQ all MSG connections share
+ * @param rendezvousByWrite    rendezvous by RMA write (the receiver offers its buffers, the
+ *                             sender writes) instead of by read; both sides must agree, as
+ *                             libfabric's {@code FI_OFI_RXM_USE_RNDV_WRITE} (default off: read)
  */
 public record RxmSettings(int eagerLimit, int receiveBuffers, int transmitOps, int receiveQueueSize,
-                          long maxUnexpectedBytes, int maxUnexpectedMessages, int msgCqSize) {
+                          long maxUnexpectedBytes, int maxUnexpectedMessages, int msgCqSize,
+                          boolean rendezvousByWrite) {
 
     /** rxm's defaults where it has one (eager limit 16 KiB), sizes fit for tests and benchmarks otherwise. */
     public static RxmSettings defaults() {
-        return new RxmSettings(RxmWireDescriptor.DEFAULT_EAGER_LIMIT, 32, 256, 1024, 64L << 20, 4096, 16384);
+        return new RxmSettings(RxmWireDescriptor.DEFAULT_EAGER_LIMIT, 32, 256, 1024, 64L << 20, 4096, 16384, false);
     }
 
     public RxmSettings {
@@ -30,6 +34,12 @@ public record RxmSettings(int eagerLimit, int receiveBuffers, int transmitOps, i
     /** The same with another eager limit. */
     public RxmSettings withEagerLimit(int limit) {
         return new RxmSettings(limit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes,
-                maxUnexpectedMessages, msgCqSize);
+                maxUnexpectedMessages, msgCqSize, rendezvousByWrite);
+    }
+
+    /** The same with rendezvous by write ({@code true}) or by read. */
+    public RxmSettings withRendezvousByWrite(boolean byWrite) {
+        return new RxmSettings(eagerLimit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes,
+                maxUnexpectedMessages, msgCqSize, byWrite);
     }
 }

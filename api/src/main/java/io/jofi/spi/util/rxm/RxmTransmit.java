@@ -22,6 +22,8 @@ final class RxmTransmit {
     /** The MSG RMA an RMA operation is passed through as. */
     final io.jofi.RmaMsg rma = new io.jofi.RmaMsg(RxmWireDescriptor.IOV_LIMIT);
     final MemoryRegion[] regions = new MemoryRegion[RxmWireDescriptor.IOV_LIMIT];
+    /** A rendezvous' buffers (their [position, limit)), which a rendezvous by write writes from. */
+    final ByteBuffer[] locals = new ByteBuffer[RxmWireDescriptor.IOV_LIMIT];
     int regionCount;
 
     Kind kind;
@@ -35,6 +37,9 @@ final class RxmTransmit {
     boolean reports;
     boolean sent;
     boolean peerDone;
+    /** Rendezvous by write: MSG sends and writes not completed, and whether the write-done went out. */
+    int outstanding;
+    boolean doneSent;
     boolean inUse;
     /** An RMA: read (else write). */
     boolean rmaRead;
@@ -66,12 +71,15 @@ final class RxmTransmit {
         reports = false;
         sent = false;
         peerDone = false;
+        outstanding = 0;
+        doneSent = false;
         rmaRead = false;
         result = null;
         postFlags = 0;
         nextPending = null;
         for (int i = 0; i < regionCount; i++) {
             regions[i] = null;
+            locals[i] = null;
         }
         regionCount = 0;
     }
