@@ -35,7 +35,9 @@ import java.util.concurrent.locks.LockSupport;
  * listens on a passive endpoint of that provider (its name is the listening address), opens one
  * MSG connection per peer on the first send (rxm's connection data, crossed requests settled as
  * rxm does, {@link RxmConnectionManager}) and moves messages eagerly up to the eager limit and
- * by rendezvous (the receiver reads the sender's registered buffers) above it. The receive side
+ * by rendezvous above it (the receiver reads the sender's registered buffers, or with
+ * {@link RxmSettings#rendezvousByWrite()} the sender writes into the receiver's). RMA is
+ * passed through to the peer's MSG connection. The receive side
  * is {@link io.jofi.spi.util.ReceiveQueue}, so tagged messages, {@code FI_MULTI_RECV},
  * {@code FI_DIRECTED_RECV}, {@code FI_SOURCE}/{@code FI_SOURCE_ERR} and peek/claim behave as on
  * every JOFI provider.
@@ -48,9 +50,11 @@ import java.util.concurrent.locks.LockSupport;
  * <p><b>Threads.</b> One lock serialises posts and progress. The MSG provider never calls back
  * into this endpoint, so holding the lock while posting to it cannot deadlock.
  *
- * <p>Not done yet (see the module README): segmented messages ({@code rxm_ctrl_seg}, which
- * rxm over tcp does not send), rendezvous by write, credits, atomics, RMA, tagged messages
- * that rxm over tcp sends as raw tcp tagged messages.
+ * <p>Not done yet: sending segmented messages (received ones are put together; above the
+ * eager limit this layer sends by rendezvous, which every rxm peer takes), rxm's credits
+ * (flow control is declared off, which rxm accepts), rxm's own atomic packets (atomics are
+ * passed through to the MSG provider: JOFI peers only), back-pressure on unexpected messages
+ * (every one is held).
  */
 public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     /** What this endpoint offers. */
