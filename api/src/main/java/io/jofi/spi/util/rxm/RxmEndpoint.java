@@ -197,7 +197,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             if (txCq() == null && rxCq() == null) {
                 throw new FabricException(Errno.ENOCQ, "enable: bind a CQ first");
             }
-            msgEq = fabric.openEq(new EqAttr().size(1024).waitObj(WaitObj.UNSPEC), "rxm-msg-eq");
+            msgEq = fabric.openEq(new EqAttr().size(1024).waitObj(WaitObj.MUTEX_COND), "rxm-msg-eq");
             msgCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED).size(settings.msgCqSize())
                     .waitObj(WaitObj.UNSPEC), "rxm-msg-cq");
             pep = fabric.passiveEndpoint(msgInfo, "rxm-listener");
@@ -226,22 +226,39 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
      * the application's queues when the MSG CQ holds something, so that its next read moves it.
      */
     private void watchConnections() {
-        io.jofi.EqEntry peek = new io.jofi.EqEntry();
+        io.jofi.WaitObject.MutexCond wait;
+        try {
+            wait = (io.jofi.WaitObject.MutexCond) msgEq.getWait();
+        } catch (FabricException | ClassCastException e) {
+            return; // no wait object to sleep on: connection events wait for the application's reads
+        }
+        io.jofi.spi.util.UtilEventQueue eq = (io.jofi.spi.util.UtilEventQueue) msgEq;
         while (enabled) {
-            int rc = msgEq.sread(peek, 100, Fi.FI_PEEK);
-            if (rc == 1 || rc == -Errno.EAVAIL) {
-                synchronized (lock) {
-                    if (!enabled) {
-                        return;
-                    }
-                    connections.progress();
+            // sleep on the EQ's condition without driving the MSG provider's progress: a wait
+            // that drove it would take messages from the sockets while the application drives
+            // (and skips, the step being busy), leaving its read empty
+            wait.mutex().lock();
+            try {
+                if (!eq.isReady(0)) {
+                    wait.cond().await(100, java.util.concurrent.TimeUnit.MILLISECONDS);
                 }
+            } catch (InterruptedException e) {
+                return;
+            } finally {
+                wait.mutex().unlock();
             }
-            // the wait above may have run the MSG provider's progress, which moved a message
-            // into the MSG CQ that the provider's own wake-up will not report any more: the
-            // application's next read turns it into its completion (no wake for less: a woken
-            // application expects something to read)
-            if (msgCq instanceof UtilCompletionQueue q && q.hasEvents()) {
+            if (!eq.isReady(0)) {
+                continue;
+            }
+            synchronized (lock) {
+                if (!enabled) {
+                    return;
+                }
+                connections.progress();
+            }
+            // reading the EQ ran the MSG provider's progress once, which may have moved a
+            // message into the MSG CQ that the provider's own wake-up will not report any more
+            if (msgCq instanceof UtilCompletionQueue q && q.isReady(1)) {
                 wakeApplication();
             }
         }
