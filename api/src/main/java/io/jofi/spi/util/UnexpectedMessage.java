@@ -93,6 +93,22 @@ public final class UnexpectedMessage extends ArrivingMessage {
         return whole;
     }
 
+    /**
+     * Whether a receive took it before it was whole and waits for {@link ReceiveQueue#arrived}:
+     * a provider that fetches a message's bytes only once it is matched (a rendezvous) starts now.
+     */
+    public boolean hasWaitingReceive() {
+        return waiting != null;
+    }
+
+    /**
+     * Whether it was dropped ({@code FI_DISCARD}) before it was whole: nobody will take it, but
+     * the provider still ends it with {@link ReceiveQueue#arrived} or {@link ReceiveQueue#abandon}.
+     */
+    public boolean isDropped() {
+        return dropped;
+    }
+
     /** The context of the {@code FI_PEEK | FI_CLAIM} that set it aside, or null. */
     public Object claimedBy() {
         return claimedBy;

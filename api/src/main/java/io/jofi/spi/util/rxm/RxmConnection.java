@@ -1,0 +1,68 @@
+package io.jofi.spi.util.rxm;
+
+import io.jofi.Endpoint;
+import io.jofi.Fi;
+import io.jofi.spi.util.UtilAddressVector;
+import java.net.InetSocketAddress;
+
+/**
+ * One peer of an {@link RxmEndpoint}: at most one MSG connection to it, its state in rxm's
+ * handshake, the index each side keeps the other under, and the peer's {@code fi_addr}
+ * (looked up again only when the AV changed).
+ */
+final class RxmConnection {
+    enum State { IDLE, CONNECTING, ACCEPTING, CONNECTED }
+
+    /** Our index of the peer: the low half of the connection id we send it. */
+    final int index;
+    /** The address the peer listens on (its RDM name). */
+    final InetSocketAddress peer;
+    /** The same as raw bytes (FI_SOURCE_ERR's error data, the connect address). */
+    final byte[] peerName;
+    State state = State.IDLE;
+    /** The MSG endpoint of the current connection, or null. */
+    Endpoint msgEndpoint;
+    /** The receive buffers posted on {@link #msgEndpoint}. */
+    RxmReceiveBuffer[] receiveBuffers;
+    /** The peer's index of us: the {@code conn_id} of every packet we send it. */
+    int remoteIndex = -1;
+    /** The peer's process id from its connection id (0: not known). */
+    long remotePid;
+    /** Transmits formatted while the connection was being made, posted in order once it is (FIFO). */
+    RxmTransmit pendingHead;
+    RxmTransmit pendingTail;
+    /** Segmented messages being put together from this peer ({@link RxmSegmentAssembly}). */
+    RxmSegmentAssembly.Message segments;
+
+    private long fiAddr = Fi.FI_ADDR_NOTAVAIL;
+    private long avChange = -1;
+
+    RxmConnection(int index, InetSocketAddress peer, byte[] peerName) {
+        this.index = index;
+        this.peer = peer;
+        this.peerName = peerName;
+    }
+
+    /** The peer's {@code fi_addr} in {@code av}, or {@code FI_ADDR_NOTAVAIL}; allocates only after an AV change. */
+    long fiAddr(UtilAddressVector av) {
+        if (av == null) {
+            return Fi.FI_ADDR_NOTAVAIL;
+        }
+        long change = av.changeCount();
+        if (change != avChange) {
+            fiAddr = av.fiAddrOf(peerName);
+            avChange = change;
+        }
+        return fiAddr;
+    }
+
+    /** Connected and able to carry packets. */
+    boolean isConnected() {
+        return state == State.CONNECTED;
+    }
+
+    @Override
+    public String toString() {
+        return "rxm connection #" + index + " to " + peer + " (" + state + ")";
+    }
+}

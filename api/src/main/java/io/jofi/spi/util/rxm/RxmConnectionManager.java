@@ -1,0 +1,372 @@
+package io.jofi.spi.util.rxm;
+
+import io.jofi.Addresses;
+import io.jofi.CompletionQueue;
+import io.jofi.Domain;
+import io.jofi.Endpoint;
+import io.jofi.EqEntry;
+import io.jofi.EqErrEntry;
+import io.jofi.Errno;
+import io.jofi.EventQueue;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Info;
+import io.jofi.PassiveEndpoint;
+import io.jofi.spi.util.UtilAddressVector;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * rxm's connection management over MSG endpoints: one connection per peer, opened on the first
+ * send to it or accepted from the passive endpoint the RDM endpoint listens on, with rxm's
+ * connection data, and crossed requests settled as rxm settles them — a request that meets our
+ * own pending request to the same peer is refused ("already") by the side whose listening
+ * address is smaller, and the other side drops its own request and accepts; a request from a
+ * peer we are connected to with the same process id is refused, one with another (a restarted
+ * peer) replaces the old connection.
+ *
+ * <p>Serialised by its endpoint (called under its lock); it allocates (control path).
+ */
+final class RxmConnectionManager {
+    private static final System.Logger LOG = System.getLogger(RxmConnectionManager.class.getName());
+
+    /** What the endpoint does when a connection ends. */
+    interface Listener {
+        /** {@code c}'s MSG connection ended (or never came): fail what waits on it. */
+        void connectionEnded(RxmConnection c, int err, String why);
+    }
+
+    private final Domain domain;
+    private final Info msgInfo;
+    private final RxmSettings settings;
+    private final EventQueue eq;
+    private final CompletionQueue cq;
+    private final PassiveEndpoint pep;
+    private final Listener listener;
+    private final long pid;
+    /** Our listening address: our RDM name. */
+    private final InetSocketAddress local;
+    private final byte[] localName;
+    private final Map<InetSocketAddress, RxmConnection> byPeer = new HashMap<>();
+    private final List<RxmConnection> byIndex = new ArrayList<>();
+    /** AV entries (the AV's own arrays, never copied) already resolved: a lookup without allocation. */
+    private final IdentityHashMap<byte[], RxmConnection> byAvEntry = new IdentityHashMap<>();
+    private final IdentityHashMap<Object, RxmConnection> byMsgEndpoint = new IdentityHashMap<>();
+    private final EqEntry event = new EqEntry();
+    private final EqErrEntry error = new EqErrEntry();
+
+    RxmConnectionManager(Domain domain, Info msgInfo, RxmSettings settings, EventQueue eq, CompletionQueue cq,
+                         PassiveEndpoint pep, Listener listener, long pid) throws FabricException {
+        this.domain = domain;
+        this.msgInfo = msgInfo;
+        this.settings = settings;
+        this.eq = eq;
+        this.cq = cq;
+        this.pep = pep;
+        this.listener = listener;
+        this.pid = pid;
+        this.localName = pep.getName();
+        this.local = Addresses.fromSockaddr(localName);
+    }
+
+    byte[] localName() {
+        return localName.clone();
+    }
+
+    /** The connection to the peer {@code fiAddr} names in {@code av}, made if new; null when the AV has no such entry. */
+    RxmConnection forFiAddr(UtilAddressVector av, long fiAddr) {
+        byte[] entry = av == null ? null : av.addressOf(fiAddr);
+        if (entry == null) {
+            return null;
+        }
+        RxmConnection c = byAvEntry.get(entry);
+        if (c == null) {
+            c = forPeer(Addresses.fromSockaddr(entry));
+            byAvEntry.put(entry, c);
+        }
+        return c;
+    }
+
+    private RxmConnection forPeer(InetSocketAddress peer) {
+        RxmConnection c = byPeer.get(peer);
+        if (c == null) {
+            c = new RxmConnection(byIndex.size(), peer, Addresses.toSockaddr(peer));
+            byIndex.add(c);
+            byPeer.put(peer, c);
+        }
+        return c;
+    }
+
+    /** Starts connecting {@code c} when it is idle; 0, or a negative errno when the connect could not start. */
+    int connect(RxmConnection c) {
+        if (c.state != RxmConnection.State.IDLE) {
+            return 0;
+        }
+        Endpoint m = null;
+        try {
+            Info active = msgInfo.copy();
+            active.srcAddr(Addresses.toSockaddr(new InetSocketAddress(local.getAddress(), 0)));
+            active.destAddr(c.peerName.clone());
+            m = open(active, c);
+            RxmConnectData d = connectData();
+            d.connId = RxmConnectData.connId(pid, c.index);
+            m.connect(c.peerName.clone(), d.encodeConnect());
+            c.state = RxmConnection.State.CONNECTING;
+            return 0;
+        } catch (FabricException e) {
+            LOG.log(System.Logger.Level.DEBUG, "rxm: connect to " + c.peer + " failed: " + e.getMessage());
+            drop(c, m);
+            return -e.errno();
+        }
+    }
+
+    private RxmConnectData connectData() {
+        RxmConnectData d = new RxmConnectData();
+        d.port = local.getPort();
+        d.eagerLimit = settings.eagerLimit();
+        d.rxSize = settings.receiveBuffers();
+        d.flowCtrl = RxmWireDescriptor.FLOW_CTRL_OFF;
+        return d;
+    }
+
+    /** A MSG endpoint for {@code c}, bound to the shared EQ and CQ, enabled, its receive buffers posted. */
+    private Endpoint open(Info info, RxmConnection c) throws FabricException {
+        Endpoint m = domain.endpoint(info, c);
+        try {
+            m.bind(eq, 0);
+            m.bind(cq, Fi.FI_TRANSMIT | Fi.FI_RECV);
+            m.enable();
+            boolean tagged = (msgInfo.caps() & Fi.FI_TAGGED) != 0;
+            int each = settings.receiveBuffers();
+            RxmReceiveBuffer[] bufs = new RxmReceiveBuffer[tagged ? 2 * each : each];
+            for (int i = 0; i < bufs.length; i++) {
+                bufs[i] = new RxmReceiveBuffer(c, m, settings.eagerLimit(), i >= each);
+                int rc = bufs[i].post();
+                if (rc != 0) {
+                    throw new FabricException(-rc, "rxm: posting receive buffer " + i + " on the MSG endpoint failed: "
+                            + Errno.strerror(-rc));
+                }
+            }
+            c.msgEndpoint = m;
+            c.receiveBuffers = bufs;
+            byMsgEndpoint.put(m, c);
+            return m;
+        } catch (FabricException e) {
+            closeQuietly(m);
+            throw e;
+        }
+    }
+
+    /**
+     * Reads and handles every event waiting on the MSG event queue.
+     *
+     * @return the events handled
+     */
+    int progress() {
+        int n = 0;
+        while (true) {
+            int rc = eq.read(event, 0);
+            if (rc == 1) {
+                n++;
+                handle(event);
+            } else if (rc == -Errno.EAVAIL) {
+                if (eq.readErr(error, 0) == 1) {
+                    n++;
+                    handleError(error);
+                }
+            } else {
+                return n;
+            }
+        }
+    }
+
+    private void handle(EqEntry e) {
+        switch (e.event()) {
+            case Fi.FI_CONNREQ -> request(e);
+            case Fi.FI_CONNECTED -> connected(e);
+            case Fi.FI_SHUTDOWN -> {
+                RxmConnection c = byMsgEndpoint.get(e.fid());
+                if (c != null) {
+                    end(c, Errno.ECONNRESET, "the peer shut the connection down");
+                }
+            }
+            default -> LOG.log(System.Logger.Level.DEBUG, "rxm: MSG event " + e.event() + " ignored");
+        }
+    }
+
+    private void request(EqEntry e) {
+        Info info = e.info();
+        RxmConnectData d = new RxmConnectData().decodeConnect(e.payload(), e.payloadLength(), settings.eagerLimit());
+        if (d.problem != null || info == null || info.destAddr() == null) {
+            LOG.log(System.Logger.Level.INFO, "rxm: connection request refused: "
+                    + (d.problem != null ? d.problem : "no source address"));
+            reject(info, RxmWireDescriptor.REJECT_REFUSED);
+            return;
+        }
+        InetAddress ip = Addresses.fromSockaddr(info.destAddr()).getAddress();
+        InetSocketAddress peer = new InetSocketAddress(ip, d.port);
+        RxmConnection c = forPeer(peer);
+        switch (c.state) {
+            case IDLE -> { }
+            case CONNECTING -> {
+                int cmp = compare(peer, local);
+                if (cmp < 0) {
+                    reject(info, RxmWireDescriptor.REJECT_ALREADY); // our request goes through
+                    return;
+                }
+                if (cmp == 0) {
+                    LOG.log(System.Logger.Level.INFO, "rxm: a connection to ourselves is not supported");
+                    reject(info, RxmWireDescriptor.REJECT_REFUSED);
+                    return;
+                }
+                close(c); // the peer's request wins: ours is dropped
+            }
+            case ACCEPTING, CONNECTED -> {
+                if (c.remotePid != 0 && c.remotePid == RxmConnectData.pid(d.connId)) {
+                    reject(info, RxmWireDescriptor.REJECT_ALREADY);
+                    return;
+                }
+                end(c, Errno.ECONNRESET, "the peer connected again (restarted)");
+            }
+        }
+        c.remotePid = RxmConnectData.pid(d.connId);
+        c.remoteIndex = RxmConnectData.peerIndex(d.connId);
+        Endpoint m = null;
+        try {
+            m = open(info, c);
+            RxmConnectData a = connectData();
+            a.connId = RxmConnectData.connId(pid, c.index);
+            m.accept(a.encodeAccept());
+            c.state = RxmConnection.State.ACCEPTING;
+        } catch (FabricException ex) {
+            LOG.log(System.Logger.Level.INFO, "rxm: accepting " + peer + " failed: " + ex.getMessage());
+            drop(c, m);
+            reject(info, RxmWireDescriptor.REJECT_REFUSED);
+        }
+    }
+
+    private void connected(EqEntry e) {
+        RxmConnection c = byMsgEndpoint.get(e.fid());
+        if (c == null) {
+            return; // a replaced connection's late event
+        }
+        if (c.state == RxmConnection.State.CONNECTING) {
+            RxmConnectData a = new RxmConnectData().decodeAccept(e.payload(), e.payloadLength());
+            if (a.problem != null) {
+                end(c, Errno.ECONNREFUSED, a.problem);
+                return;
+            }
+            c.remoteIndex = RxmConnectData.peerIndex(a.connId);
+            c.remotePid = RxmConnectData.pid(a.connId);
+        }
+        c.state = RxmConnection.State.CONNECTED;
+    }
+
+    private void handleError(EqErrEntry err) {
+        RxmConnection c = byMsgEndpoint.get(err.fid());
+        if (c == null) {
+            return;
+        }
+        if (err.err() == Errno.ECONNREFUSED && c.state == RxmConnection.State.CONNECTING) {
+            int reason = RxmConnectData.rejectReason(err.errData(), err.errDataSize());
+            close(c); // "already": the peer's own request brings the connection
+            if (reason != RxmWireDescriptor.REJECT_ALREADY) {
+                listener.connectionEnded(c, Errno.ECONNREFUSED, "the peer refused the connection");
+            }
+            return;
+        }
+        end(c, err.err() == 0 ? Errno.ECONNRESET : err.err(), "the MSG connection failed");
+    }
+
+    /** Closes {@code c}'s MSG endpoint and tells the endpoint (pending operations fail). */
+    void end(RxmConnection c, int err, String why) {
+        close(c);
+        listener.connectionEnded(c, err, why);
+    }
+
+    private void close(RxmConnection c) {
+        Endpoint m = c.msgEndpoint;
+        if (m != null) {
+            byMsgEndpoint.remove(m);
+            closeQuietly(m);
+        }
+        c.msgEndpoint = null;
+        c.receiveBuffers = null;
+        c.state = RxmConnection.State.IDLE;
+        c.remoteIndex = -1;
+    }
+
+    private void drop(RxmConnection c, Endpoint m) {
+        if (m != null) {
+            byMsgEndpoint.remove(m);
+            closeQuietly(m);
+        }
+        if (c.msgEndpoint == m) {
+            c.msgEndpoint = null;
+            c.receiveBuffers = null;
+        }
+        c.state = RxmConnection.State.IDLE;
+    }
+
+    private void reject(Info info, int reason) {
+        if (info == null || info.handle() == null) {
+            return;
+        }
+        try {
+            pep.reject(info.handle(), RxmConnectData.encodeReject(reason));
+        } catch (FabricException e) {
+            LOG.log(System.Logger.Level.DEBUG, "rxm: reject failed: " + e.getMessage());
+        }
+    }
+
+    /** Closes every connection (the endpoint closes). */
+    void closeAll() {
+        for (RxmConnection c : byIndex) {
+            close(c);
+        }
+    }
+
+    /** Every connection made so far. */
+    List<RxmConnection> connections() {
+        return byIndex;
+    }
+
+    /**
+     * rxm's order of two listening addresses: the IP address bytes (network order) first, then
+     * the port bytes (network order), compared as unsigned bytes; IPv4 and IPv6 alike.
+     */
+    static int compare(InetSocketAddress a, InetSocketAddress b) {
+        byte[] x = a.getAddress().getAddress();
+        byte[] y = b.getAddress().getAddress();
+        int n = Math.min(x.length, y.length);
+        for (int i = 0; i < n; i++) {
+            int d = (x[i] & 0xFF) - (y[i] & 0xFF);
+            if (d != 0) {
+                return d;
+            }
+        }
+        if (x.length != y.length) {
+            return x.length - y.length;
+        }
+        int pa = a.getPort();
+        int pb = b.getPort();
+        int d = (pa >>> 8) - (pb >>> 8);
+        return d != 0 ? d : (pa & 0xFF) - (pb & 0xFF);
+    }
+
+    private static void closeQuietly(Endpoint m) {
+        if (m == null) {
+            return;
+        }
+        try {
+            m.close();
+        } catch (FabricException e) {
+            LOG.log(System.Logger.Level.DEBUG, "rxm: closing a MSG endpoint failed: " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,667 @@
+package io.jofi.spi.util.rxm;
+
+import io.jofi.CompletionQueue;
+import io.jofi.CqAttr;
+import io.jofi.CqEntry;
+import io.jofi.CqErrEntry;
+import io.jofi.CqFormat;
+import io.jofi.Domain;
+import io.jofi.EqAttr;
+import io.jofi.Errno;
+import io.jofi.EventQueue;
+import io.jofi.Fabric;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Info;
+import io.jofi.MemoryRegion;
+import io.jofi.Msg;
+import io.jofi.PassiveEndpoint;
+import io.jofi.Progress;
+import io.jofi.RmaMsg;
+import io.jofi.TaggedMsg;
+import io.jofi.WaitObj;
+import io.jofi.spi.util.EndpointBindings;
+import io.jofi.spi.util.ProgressEngine;
+import io.jofi.spi.util.UtilCompletionQueue;
+import io.jofi.spi.util.UtilCounter;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * An RDM endpoint over any provider's MSG endpoints that speaks libfabric 1.17's
+ * {@code ofi_rxm} wire: a C program using {@code tcp;ofi_rxm} is its peer. The application
+ * binds an AV, CQs and counters of the MSG provider's domain as to any endpoint; the endpoint
+ * listens on a passive endpoint of that provider (its name is the listening address), opens one
+ * MSG connection per peer on the first send (rxm's connection data, crossed requests settled as
+ * rxm does, {@link RxmConnectionManager}) and moves messages eagerly up to the eager limit and
+ * by rendezvous above it (the receiver reads the sender's registered buffers, or with
+ * {@link RxmSettings#rendezvousByWrite()} the sender writes into the receiver's). RMA is
+ * passed through to the peer's MSG connection. The receive side
+ * is {@link io.jofi.spi.util.ReceiveQueue}, so tagged messages, {@code FI_MULTI_RECV},
+ * {@code FI_DIRECTED_RECV}, {@code FI_SOURCE}/{@code FI_SOURCE_ERR} and peek/claim behave as on
+ * every JOFI provider.
+ *
+ * <p><b>Progress.</b> Its own {@link ProgressEngine}, in the MSG domain's progress mode, is
+ * attached to what the application binds: reading the application's CQ (manual mode) or its
+ * thread (auto mode) reads the MSG event queue and the internal MSG CQ and turns their entries
+ * into packets and completions ({@link RxmPacketHandler}).
+ *
+ * <p><b>Threads.</b> One lock serialises posts and progress. The MSG provider never calls back
+ * into this endpoint, so holding the lock while posting to it cannot deadlock.
+ *
+ * <p>Not done yet: sending segmented messages (received ones are put together; above the
+ * eager limit this layer sends by rendezvous, which every rxm peer takes), rxm's credits
+ * (flow control is declared off, which rxm accepts), rxm's own atomic packets (atomics are
+ * passed through to the MSG provider: JOFI peers only), back-pressure on unexpected messages
+ * (every one is held).
+ */
+public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
+    /** What this endpoint offers. */
+    public static final long CAPS = Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ
+            | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR
+            | Fi.FI_DIRECTED_RECV | Fi.FI_MULTI_RECV;
+    /**
+     * What it offers when asked for nothing in particular: FI_SOURCE_ERR changes behaviour, and
+     * FI_ATOMIC needs atomics of the MSG provider (passed through), so both only on request.
+     */
+    public static final long DEFAULT_CAPS = CAPS & ~(Fi.FI_SOURCE_ERR | Fi.FI_ATOMIC);
+    /** What the MSG endpoints underneath need: messages, and reads of a rendezvous sender's memory. */
+    private static final long MSG_CAPS = Fi.FI_MSG | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_RMA | Fi.FI_READ
+            | Fi.FI_REMOTE_READ | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE;
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+    /** How long the auto-progress thread sleeps in one wait on the MSG CQ (the MSG EQ is polled between). */
+    private static final long MAX_WAIT_NANOS = 5_000_000L;
+
+    private final Fabric fabric;
+    private final Domain domain;
+    private final Info msgInfo;
+    private final RxmSettings settings;
+    private final ProgressEngine engine;
+    private final StepHolder step;
+    final Object lock = new Object();
+    final RxmTransmitPool transmits;
+    final io.jofi.spi.util.ReceiveQueue receives;
+    private final RxmPacketHandler packets;
+    private final CqEntry[] entries = new CqEntry[64];
+    private final CqErrEntry errEntry = new CqErrEntry();
+    private final RxmPacketHeader txHeader = new RxmPacketHeader();
+
+    private EventQueue msgEq;
+    private CompletionQueue msgCq;
+    private PassiveEndpoint pep;
+    RxmConnectionManager connections;
+    private volatile boolean enabled;
+    /** The connection-management thread of MANUAL progress, or null. */
+    private Thread connectionWatcher;
+    private long minMultiRecv;
+    private long nextKey = 0x52584d0000L; // "RXM": keys of rendezvous registrations
+
+    /** Runs the step once the endpoint exists (the engine starts before it, in the super constructor). */
+    private static final class StepHolder implements ProgressEngine.Step {
+        volatile RxmEndpoint endpoint;
+
+        @Override
+        public int progress(long timeoutNanos) {
+            RxmEndpoint ep = endpoint;
+            if (ep == null || !ep.enabled) {
+                if (timeoutNanos > 0) {
+                    LockSupport.parkNanos(Math.min(timeoutNanos, MAX_WAIT_NANOS));
+                }
+                return 0;
+            }
+            return ep.progress(timeoutNanos);
+        }
+
+        @Override
+        public void wakeup() {
+            RxmEndpoint ep = endpoint;
+            CompletionQueue cq = ep == null ? null : ep.msgCq;
+            if (cq != null) {
+                cq.signal();
+            }
+        }
+    }
+
+    /**
+     * An RDM endpoint over the MSG endpoints of {@code domain}.
+     *
+     * @param msgInfo  a MSG info of that provider whose {@code srcAddr} is a concrete address
+     *                 (port 0: any); the endpoint listens there
+     * @param caps     the capabilities asked for (0: {@link #DEFAULT_CAPS})
+     * @param settings sizes and the eager limit
+     */
+    public static RxmEndpoint open(Fabric fabric, Domain domain, Info msgInfo, long caps, RxmSettings settings,
+                                   Object context) {
+        StepHolder step = new StepHolder();
+        Progress mode = msgInfo.domainAttr().dataProgress();
+        ProgressEngine engine = ProgressEngine.start(mode, "jofi-rxm-progress-" + SEQUENCE.incrementAndGet(), step);
+        RxmEndpoint ep = new RxmEndpoint(fabric, domain, msgInfo, caps, settings, context, engine, step);
+        step.endpoint = ep;
+        return ep;
+    }
+
+    private RxmEndpoint(Fabric fabric, Domain domain, Info msgInfo, long caps, RxmSettings settings, Object context,
+                        ProgressEngine engine, StepHolder step) {
+        super(context, engine, EndpointBindings.ALL_COUNTER_ROLES, limits(caps, msgInfo, settings));
+        this.fabric = fabric;
+        this.domain = domain;
+        this.msgInfo = msgInfo.copy();
+        this.msgInfo.caps(this.msgInfo.caps() | MSG_CAPS | (caps & Fi.FI_ATOMIC));
+        if ((caps == 0 || (caps & Fi.FI_TAGGED) != 0) && msgTaggedOffered(msgInfo)) {
+            // to take the tagged messages libfabric's rxm over tcp sends as tcp tagged messages
+            this.msgInfo.caps(this.msgInfo.caps() | Fi.FI_MSG | Fi.FI_TAGGED);
+        }
+        this.settings = settings;
+        this.engine = engine;
+        this.step = step;
+        this.transmits = new RxmTransmitPool(settings.transmitOps(), settings.eagerLimit());
+        this.receives = new io.jofi.spi.util.ReceiveQueue(settings.receiveQueueSize(), RxmWireDescriptor.IOV_LIMIT,
+                settings.maxUnexpectedMessages(), settings.maxUnexpectedBytes());
+        this.packets = new RxmPacketHandler(this);
+        this.minMultiRecv = settings.eagerLimit();
+        for (int i = 0; i < entries.length; i++) {
+            entries[i] = new CqEntry();
+        }
+    }
+
+    /** Whether the MSG provider's endpoints take tagged receives (tcp does; verbs MSG does not). */
+    private static boolean msgTaggedOffered(Info msgInfo) {
+        String prov = msgInfo.fabricAttr().provName();
+        return prov != null && prov.startsWith("tcp");
+    }
+
+    private static Limits limits(long caps, Info msgInfo, RxmSettings settings) {
+        long c = caps == 0 ? DEFAULT_CAPS : caps & CAPS;
+        long max = msgInfo.epAttr().maxMsgSize() > 0 ? msgInfo.epAttr().maxMsgSize() : Integer.MAX_VALUE;
+        return new Limits(c, 0, 0, settings.eagerLimit(), max, RxmWireDescriptor.IOV_LIMIT, RxmWireDescriptor.IOV_LIMIT);
+    }
+
+    /** The settings it was opened with. */
+    public RxmSettings settings() {
+        return settings;
+    }
+
+    // =================================================================== control path
+
+    @Override
+    public void enable() throws FabricException {
+        synchronized (lock) {
+            ensureOpen("enable");
+            if (enabled) {
+                return;
+            }
+            if (av() == null) {
+                throw new FabricException(Errno.ENOAV, "enable: an RDM endpoint needs an address vector bound first");
+            }
+            if (txCq() == null && rxCq() == null) {
+                throw new FabricException(Errno.ENOCQ, "enable: bind a CQ first");
+            }
+            msgEq = fabric.openEq(new EqAttr().size(1024).waitObj(WaitObj.MUTEX_COND), "rxm-msg-eq");
+            msgCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED).size(settings.msgCqSize())
+                    .waitObj(WaitObj.UNSPEC), "rxm-msg-cq");
+            pep = fabric.passiveEndpoint(msgInfo, "rxm-listener");
+            pep.bind(msgEq, 0);
+            pep.listen();
+            connections = new RxmConnectionManager(domain, msgInfo, settings, msgEq, msgCq, pep, packets,
+                    ProcessHandle.current().pid());
+            receives.completion().bind(rxCq(), selectiveRx(), counterFor(Fi.FI_RECV));
+            receives.completion().reportSource((caps() & Fi.FI_SOURCE) != 0, (caps() & Fi.FI_SOURCE_ERR) != 0);
+            receives.directed((caps() & Fi.FI_DIRECTED_RECV) != 0);
+            sealBindings();
+            enabled = true;
+            if (engine.isManual()) {
+                connectionWatcher = new Thread(this::watchConnections, "jofi-rxm-cm-" + SEQUENCE.incrementAndGet());
+                connectionWatcher.setDaemon(true);
+                connectionWatcher.start();
+            }
+        }
+    }
+
+    /**
+     * MANUAL progress moves data only inside the application's calls, but a peer's connection
+     * request must not wait for them (as libfabric's rxm has a connection-management thread):
+     * an application asleep on its CQ's wait object would never see the peer's first message.
+     * This thread waits on the MSG event queue, handles its events under the lock, and wakes
+     * the application's queues when the MSG CQ holds something, so that its next read moves it.
+     */
+    private void watchConnections() {
+        io.jofi.WaitObject.MutexCond wait;
+        try {
+            wait = (io.jofi.WaitObject.MutexCond) msgEq.getWait();
+        } catch (FabricException | ClassCastException e) {
+            return; // no wait object to sleep on: connection events wait for the application's reads
+        }
+        io.jofi.spi.util.UtilEventQueue eq = (io.jofi.spi.util.UtilEventQueue) msgEq;
+        while (enabled) {
+            // sleep on the EQ's condition without driving the MSG provider's progress: a wait
+            // that drove it would take messages from the sockets while the application drives
+            // (and skips, the step being busy), leaving its read empty
+            wait.mutex().lock();
+            try {
+                if (!eq.isReady(0)) {
+                    wait.cond().await(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+                }
+            } catch (InterruptedException e) {
+                return;
+            } finally {
+                wait.mutex().unlock();
+            }
+            if (!eq.isReady(0)) {
+                continue;
+            }
+            synchronized (lock) {
+                if (!enabled) {
+                    return;
+                }
+                connections.progress();
+            }
+            // reading the EQ ran the MSG provider's progress once, which may have moved a
+            // message into the MSG CQ that the provider's own wake-up will not report any more
+            if (msgCq instanceof UtilCompletionQueue q && q.isReady(1)) {
+                wakeApplication();
+            }
+        }
+    }
+
+    private void wakeApplication() {
+        UtilCompletionQueue rx = rxCq();
+        if (rx != null) {
+            rx.waitSupport().notifyReady();
+        }
+        UtilCompletionQueue tx = txCq();
+        if (tx != null && tx != rx) {
+            tx.waitSupport().notifyReady();
+        }
+        UtilCounter c = counterFor(Fi.FI_RECV);
+        if (c != null) {
+            c.waitSupport().notifyReady();
+        }
+    }
+
+    @Override
+    public byte[] getName() throws FabricException {
+        ensureOpen("getName");
+        RxmConnectionManager cm = connections;
+        if (cm == null) {
+            throw new FabricException(Errno.EOPBADSTATE, "getName: an rxm endpoint has its address once enabled");
+        }
+        return cm.localName();
+    }
+
+    @Override
+    public byte[] getPeer() throws FabricException {
+        throw new FabricException(Errno.ENOSYS, "getPeer: an RDM endpoint has no single peer");
+    }
+
+    @Override
+    public void connect(byte[] addr, byte[] param) throws FabricException {
+        throw new FabricException(Errno.ENOSYS, "connect: RDM endpoints connect by themselves");
+    }
+
+    @Override
+    public void accept(byte[] param) throws FabricException {
+        throw new FabricException(Errno.ENOSYS, "accept: RDM endpoints accept by themselves");
+    }
+
+    @Override
+    public void shutdown(long flags) throws FabricException {
+        throw new FabricException(Errno.ENOSYS, "shutdown: not for RDM endpoints");
+    }
+
+    @Override
+    public int cancel(Object context) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        synchronized (lock) {
+            return receives.cancel(context);
+        }
+    }
+
+    @Override
+    public long getOpt(int level, int name) throws FabricException {
+        if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_MIN_MULTI_RECV) {
+            return minMultiRecv;
+        }
+        throw new FabricException(Errno.ENOPROTOOPT, "getOpt: option " + name + " not offered by rxm");
+    }
+
+    @Override
+    public void setOpt(int level, int name, long value) throws FabricException {
+        if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_MIN_MULTI_RECV && value >= 0) {
+            minMultiRecv = value;
+            return;
+        }
+        throw new FabricException(Errno.ENOPROTOOPT, "setOpt: option " + name + " not offered by rxm");
+    }
+
+    @Override
+    protected void onClose() throws FabricException {
+        synchronized (lock) {
+            enabled = false;
+            if (connections != null) {
+                connections.closeAll();
+            }
+            receives.discardPosted();
+        }
+        engine.close();
+        Thread w = connectionWatcher;
+        if (w != null) {
+            try {
+                w.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        closeQuietly(pep);
+        closeQuietly(msgCq);
+        closeQuietly(msgEq);
+        releaseBindings(this);
+    }
+
+    private static void closeQuietly(io.jofi.Fid f) {
+        if (f == null) {
+            return;
+        }
+        try {
+            f.close();
+        } catch (FabricException e) {
+            // closing what we opened ourselves: nothing else is bound to it
+        }
+    }
+
+    // =================================================================== progress
+
+    /** One pass: the MSG EQ, then the MSG CQ; with a timeout, waits on the MSG CQ when idle. */
+    int progress(long timeoutNanos) {
+        int work;
+        synchronized (lock) {
+            work = connections.progress() + packets.retryDeferred();
+        }
+        work += drain(msgCq.read(entries, entries.length));
+        if (work == 0 && timeoutNanos > 0) {
+            int ms = (int) Math.max(1, Math.min(timeoutNanos, MAX_WAIT_NANOS) / 1_000_000L);
+            work += drain(msgCq.sread(entries, entries.length, 0, ms));
+        }
+        return work;
+    }
+
+    private int drain(int n) {
+        if (n > 0) {
+            synchronized (lock) {
+                for (int i = 0; i < n; i++) {
+                    CqEntry e = entries[i];
+                    packets.completed(e);
+                }
+            }
+            return n;
+        }
+        if (n == -Errno.EAVAIL && msgCq.readErr(errEntry, 0) == 1) {
+            synchronized (lock) {
+                packets.failed(errEntry.context(), errEntry.err());
+            }
+            return 1;
+        }
+        return 0;
+    }
+
+    // =================================================================== the funnels
+
+    @Override
+    protected int postSend(ByteBuffer buf, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
+                           long flags, Object context) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        synchronized (lock) {
+            RxmConnection c = connections.forFiAddr(av(), destAddr);
+            if (c == null) {
+                return -Errno.EINVAL;
+            }
+            boolean reports = msg != null || (flags & Fi.FI_INJECT) == 0;
+            UtilCompletionQueue cq = txCq();
+            if (reports) {
+                int rc = cq.reserve();
+                if (rc != 0) {
+                    return rc;
+                }
+            }
+            RxmTransmit t = transmits.take();
+            if (t == null) {
+                if (reports) {
+                    cq.unreserve();
+                }
+                return -Errno.EAGAIN;
+            }
+            t.connection = c;
+            t.context = context;
+            t.flags = flags;
+            t.reports = reports;
+            t.completionFlags = Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG);
+            RxmPacketHeader h = txHeader.clear();
+            h.connId = c.remoteIndex & 0xFFFF_FFFFL;
+            h.op = tagged ? RxmWireDescriptor.OP_TAGGED : RxmWireDescriptor.OP_MSG;
+            h.tag = tagged ? tag : 0;
+            h.flags = (flags & Fi.FI_REMOTE_CQ_DATA) != 0 ? RxmWireDescriptor.FLAG_REMOTE_CQ_DATA : 0;
+            h.data = (flags & Fi.FI_REMOTE_CQ_DATA) != 0 ? data : 0;
+            h.size = length;
+            // FI_DELIVERY_COMPLETE goes by rendezvous whatever the size: its completion waits for
+            // the receiver's read-done, which comes once the data is in the receive (or held)
+            boolean rendezvous = length > settings.eagerLimit()
+                    || ((flags & (Fi.FI_DELIVERY_COMPLETE | Fi.FI_MATCH_COMPLETE)) != 0 && length > 0);
+            if ((flags & Fi.FI_MATCH_COMPLETE) != 0) {
+                h.opData = RxmWireDescriptor.OP_DATA_MATCH_COMPLETE;
+            }
+            int rc = rendezvous ? packets.sendRendezvous(t, h, buf, msg, length)
+                    : packets.sendEager(t, h, buf, msg, (int) length);
+            if (rc != 0) {
+                transmits.give(t);
+                if (reports) {
+                    cq.unreserve();
+                }
+            }
+            return rc;
+        }
+    }
+
+    @Override
+    protected int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags,
+                           Object context) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        synchronized (lock) {
+            if (!receives.canPost(tagged)) {
+                return -Errno.EAGAIN;
+            }
+            UtilCompletionQueue cq = rxCq();
+            int rc = cq.reserve();
+            if (rc != 0) {
+                return rc;
+            }
+            io.jofi.spi.util.PostedReceive r = receives.newReceive();
+            long src = (caps() & Fi.FI_DIRECTED_RECV) != 0 ? srcAddr : Fi.FI_ADDR_UNSPEC;
+            if (tagged) {
+                r.tagged(context, src, tag, ignore, flags);
+            } else {
+                r.untagged(context, src, flags);
+            }
+            addBuffers(r, buf, msg);
+            if ((flags & Fi.FI_MULTI_RECV) != 0) {
+                r.multiReceive(minMultiRecv);
+            }
+            receives.post(r);
+            packets.matchedRendezvous();
+            return 0;
+        }
+    }
+
+    @Override
+    protected int postPeek(TaggedMsg msg, long flags) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        synchronized (lock) {
+            UtilCompletionQueue cq = rxCq();
+            int rc = cq.reserve();
+            if (rc != 0) {
+                return rc;
+            }
+            io.jofi.spi.util.PostedReceive r = receives.newReceive();
+            long src = (caps() & Fi.FI_DIRECTED_RECV) != 0 ? msg.addr() : Fi.FI_ADDR_UNSPEC;
+            r.tagged(msg.context(), src, msg.tag(), msg.ignore(), flags);
+            if ((flags & Fi.FI_PEEK) != 0) {
+                receives.peek(r, flags);
+                packets.matchedRendezvous(); // FI_DISCARD drops
+                return 0;
+            }
+            addBuffers(r, null, msg);
+            if (!receives.claim(r, flags)) {
+                cq.unreserve();
+                receives.recycle(r);
+                return -Errno.ENOMSG;
+            }
+            packets.matchedRendezvous();
+            return 0;
+        }
+    }
+
+    private static void addBuffers(io.jofi.spi.util.PostedReceive r, ByteBuffer buf, Msg msg) {
+        if (buf != null) {
+            r.buffer(buf);
+            return;
+        }
+        for (int i = 0; i < msg.iovCount(); i++) {
+            r.buffer(msg.iov(i));
+        }
+    }
+
+    /**
+     * RMA is passed through to the MSG connection of the peer (rxm's way): the MSG provider
+     * moves the bytes and serves the target side; an inject is copied into a bounce buffer first.
+     */
+    @Override
+    protected int postRma(boolean read, ByteBuffer buf, RmaMsg msg, long length, long peerAddr, long addr, long key,
+                          long data, long flags, Object context) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        synchronized (lock) {
+            RxmConnection c = connections.forFiAddr(av(), peerAddr);
+            if (c == null) {
+                return -Errno.EINVAL;
+            }
+            boolean reports = msg != null || (flags & Fi.FI_INJECT) == 0;
+            UtilCompletionQueue cq = txCq();
+            if (reports) {
+                int rc = cq.reserve();
+                if (rc != 0) {
+                    return rc;
+                }
+            }
+            RxmTransmit t = transmits.take();
+            if (t == null) {
+                if (reports) {
+                    cq.unreserve();
+                }
+                return -Errno.EAGAIN;
+            }
+            t.kind = RxmTransmit.Kind.RMA;
+            t.connection = c;
+            t.context = context;
+            t.flags = flags;
+            t.reports = reports;
+            t.completionFlags = Fi.FI_RMA | (read ? Fi.FI_READ : Fi.FI_WRITE);
+            int rc = packets.passRma(t, read, buf, msg, length, addr, key, data);
+            if (rc != 0) {
+                transmits.give(t);
+                if (reports) {
+                    cq.unreserve();
+                }
+            }
+            return rc;
+        }
+    }
+
+    /**
+     * Atomics are passed through to the peer's MSG connection (a JOFI extension: libfabric's
+     * rxm carries them in its own atomic packets, which this layer does not speak yet), so JOFI
+     * peers get the MSG provider's atomics.
+     */
+    @Override
+    protected int postAtomic(int op, long operand, long compare, ByteBuffer result, long destAddr, long addr, long key,
+                             long flags, Object context) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        synchronized (lock) {
+            RxmConnection c = connections.forFiAddr(av(), destAddr);
+            if (c == null) {
+                return -Errno.EINVAL;
+            }
+            UtilCompletionQueue cq = txCq();
+            int rc = cq.reserve();
+            if (rc != 0) {
+                return rc;
+            }
+            RxmTransmit t = transmits.take();
+            if (t == null) {
+                cq.unreserve();
+                return -Errno.EAGAIN;
+            }
+            t.kind = RxmTransmit.Kind.ATOMIC;
+            t.connection = c;
+            t.context = context;
+            t.flags = flags;
+            t.reports = true;
+            t.completionFlags = Fi.FI_ATOMIC | (result != null ? Fi.FI_READ : Fi.FI_WRITE);
+            t.atomicOp = op;
+            t.operand = operand;
+            t.compare = compare;
+            t.result = result;
+            t.remoteAddr = addr;
+            t.remoteKey = key;
+            t.postFlags = flags & (Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE | Fi.FI_FENCE);
+            rc = packets.submit(t);
+            if (rc != 0) {
+                transmits.give(t);
+                cq.unreserve();
+            }
+            return rc;
+        }
+    }
+
+    // =================================================================== for the packet handler
+
+    UtilCompletionQueue transmitCq() {
+        return txCq();
+    }
+
+    UtilCompletionQueue receiveCq() {
+        return rxCq();
+    }
+
+    UtilCounter counter(long completionFlags) {
+        return counterFor(completionFlags);
+    }
+
+    io.jofi.spi.util.UtilAddressVector addressVector() {
+        return av();
+    }
+
+    Domain domain() {
+        return domain;
+    }
+
+    /** A fresh key for a rendezvous registration (ignored by providers that choose keys). */
+    long nextKey() {
+        return nextKey++;
+    }
+
+    @Override
+    protected String describe() {
+        return "rxm endpoint over " + msgInfo.fabricAttr().provName();
+    }
+}

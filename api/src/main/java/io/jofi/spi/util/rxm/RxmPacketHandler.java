@@ -1,0 +1,519 @@
+package io.jofi.spi.util.rxm;
+
+import static io.jofi.spi.util.rxm.RxmWireDescriptor.HEADER_LENGTH;
+
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.MemoryRegion;
+import io.jofi.Msg;
+import io.jofi.spi.util.ArrivingMessage;
+import io.jofi.spi.util.PostedReceive;
+import io.jofi.spi.util.ReceiveQueue;
+import io.jofi.spi.util.UnexpectedMessage;
+import io.jofi.spi.util.UtilCompletionQueue;
+import io.jofi.spi.util.UtilCounter;
+import java.nio.ByteBuffer;
+
+/**
+ * What an {@link RxmEndpoint}'s packets do: it writes the packets of a send (eager: header and
+ * payload in the transmit's bounce buffer; rendezvous: header and the descriptor of the
+ * application's registered buffers), and it turns every MSG completion into rxm's protocol —
+ * an arriving packet matched against the receive queue, a rendezvous read from the sender's
+ * memory and answered, a transmit completed for the application. Called under the endpoint's
+ * lock; allocation-free for eager messages that find a receive.
+ */
+final class RxmPacketHandler implements RxmConnectionManager.Listener {
+    private static final System.Logger LOG = System.getLogger(RxmPacketHandler.class.getName());
+    private static final long PASSED_FLAGS = Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE;
+
+    private final RxmEndpoint ep;
+    private final ReceiveQueue rq;
+    private final RxmTransmitPool transmits;
+    private final RxmPacketHeader rxHeader = new RxmPacketHeader();
+    private final RxmPacketHeader ctrlHeader = new RxmPacketHeader();
+
+    private final ArrivingMessage arriving = new ArrivingMessage();
+    private final RxmSegmentAssembly segments;
+    private final RxmRendezvousReceiver rendezvous;
+
+    RxmPacketHandler(RxmEndpoint ep) {
+        this.ep = ep;
+        this.rq = ep.receives;
+        this.transmits = ep.transmits;
+        this.segments = new RxmSegmentAssembly(rq);
+        this.rendezvous = new RxmRendezvousReceiver(ep);
+    }
+
+    // =================================================================== sending
+
+    /** An eager message: header and payload copied into the transmit's packet, sent. */
+    int sendEager(RxmTransmit t, RxmPacketHeader h, ByteBuffer buf, Msg msg, int n) {
+        t.kind = RxmTransmit.Kind.EAGER;
+        h.type = RxmWireDescriptor.TYPE_EAGER;
+        ByteBuffer p = t.packet;
+        p.clear();
+        h.write(p, 0);
+        if (buf != null) {
+            p.put(HEADER_LENGTH, buf, buf.position(), n);
+        } else {
+            int at = HEADER_LENGTH;
+            for (int i = 0; i < msg.iovCount(); i++) {
+                ByteBuffer b = msg.iov(i);
+                int k = b.remaining();
+                p.put(at, b, b.position(), k);
+                at += k;
+            }
+        }
+        p.limit(HEADER_LENGTH + n);
+        t.postFlags = t.flags & PASSED_FLAGS;
+        return submit(t);
+    }
+
+    /**
+     * A rendezvous: the application's buffers registered for remote reads with the MSG domain,
+     * the descriptor sent; the transmit completes when the receiver says it read them.
+     */
+    int sendRendezvous(RxmTransmit t, RxmPacketHeader h, ByteBuffer buf, Msg msg, long length) {
+        t.kind = RxmTransmit.Kind.RENDEZVOUS;
+        h.type = RxmWireDescriptor.TYPE_RNDV_REQUEST;
+        h.msgId = t.index;
+        ByteBuffer p = t.packet;
+        p.clear();
+        h.write(p, 0);
+        int count = buf != null ? 1 : msg.iovCount();
+        try {
+            for (int i = 0; i < count; i++) {
+                ByteBuffer b = buf != null ? buf : msg.iov(i);
+                MemoryRegion mr = ep.domain().register(b, Fi.FI_REMOTE_READ, 0, ep.nextKey(), 0, null);
+                t.locals[t.regionCount] = b;
+                t.regions[t.regionCount++] = mr;
+                RxmPacketHeader.writeRendezvousIov(p, HEADER_LENGTH, i, mr.address(), b.remaining(), mr.key());
+            }
+        } catch (FabricException e) {
+            closeRegions(t);
+            return -e.errno();
+        }
+        RxmPacketHeader.writeRendezvousCount(p, HEADER_LENGTH, count);
+        p.limit(HEADER_LENGTH + RxmWireDescriptor.RNDV_LENGTH);
+        t.postFlags = 0;
+        int rc = submit(t);
+        if (rc != 0) {
+            closeRegions(t);
+        }
+        return rc;
+    }
+
+    /** An RMA passed through to the MSG connection; an inject's bytes copied into the transmit's packet buffer. */
+    int passRma(RxmTransmit t, boolean read, ByteBuffer buf, Msg msg, long length, long addr, long key, long data) {
+        io.jofi.RmaMsg rma = t.rma;
+        if (msg instanceof io.jofi.RmaMsg m) {
+            rma.iovCount(m.iovCount());
+            for (int i = 0; i < m.iovCount(); i++) {
+                rma.iov(i, m.iov(i), m.desc(i));
+            }
+            rma.rmaIovCount(m.rmaIovCount());
+            for (int i = 0; i < m.rmaIovCount(); i++) {
+                rma.rmaIov(i, m.rmaAddr(i), m.rmaLen(i), m.rmaKey(i));
+            }
+        } else {
+            ByteBuffer local = buf;
+            if (!read && (t.flags & Fi.FI_INJECT) != 0 && length <= t.packet.capacity()) {
+                ByteBuffer p = t.packet;
+                p.clear();
+                p.put(0, buf, buf.position(), (int) length);
+                p.limit((int) length);
+                local = p;
+            }
+            rma.iovCount(1).iov(0, local, null);
+            rma.rmaIovCount(1).rmaIov(0, addr, length, key);
+        }
+        rma.context(t).data(data).addr(0);
+        t.rmaRead = read;
+        t.postFlags = t.flags & (Fi.FI_REMOTE_CQ_DATA | Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE
+                | Fi.FI_COMMIT_COMPLETE | Fi.FI_FENCE);
+        return submit(t);
+    }
+
+    /**
+     * Posts a formatted transmit to its MSG connection — or, while the connection is being made
+     * (or earlier transmits still wait), queues it behind them: the post is accepted (0) as on
+     * every JOFI RDM endpoint, and the queue goes out in order once the connection is up.
+     */
+    int submit(RxmTransmit t) {
+        RxmConnection c = t.connection;
+        if (!c.isConnected() || c.pendingHead != null) {
+            if (c.state == RxmConnection.State.IDLE) {
+                int rc = ep.connections.connect(c);
+                if (rc != 0) {
+                    return rc;
+                }
+            }
+            if (c.pendingTail == null) {
+                c.pendingHead = t;
+            } else {
+                c.pendingTail.nextPending = t;
+            }
+            c.pendingTail = t;
+            pendingCount++;
+            return 0;
+        }
+        return postNow(t);
+    }
+
+    static int postNow(RxmTransmit t) {
+        io.jofi.Endpoint m = t.connection.msgEndpoint;
+        if (t.kind == RxmTransmit.Kind.ATOMIC) {
+            if (t.atomicOp == Fi.FI_CSWAP) {
+                return m.compareAtomic(t.compare, t.operand, t.result, null, 0, t.remoteAddr, t.remoteKey, t);
+            }
+            return t.result != null
+                    ? m.fetchAtomic(t.operand, t.result, null, 0, t.remoteAddr, t.remoteKey, t.atomicOp, t)
+                    : m.atomic(t.operand, 0, t.remoteAddr, t.remoteKey, t.atomicOp, t);
+        }
+        if (t.kind == RxmTransmit.Kind.RMA) {
+            return t.rmaRead ? m.readMsg(t.rma, t.postFlags) : m.writeMsg(t.rma, t.postFlags);
+        }
+        ByteBuffer p = t.packet;
+        p.position(0);
+        if (t.postFlags == 0) {
+            return m.send(p, null, 0, t);
+        }
+        t.msg.buffer(p, null).context(t);
+        return m.sendMsg(t.msg, t.postFlags);
+    }
+
+    /** Posts what waited for a connection now connected; stops at a full MSG queue (tried again next pass). */
+    private int flush(RxmConnection c) {
+        int n = 0;
+        while (c.pendingHead != null && c.isConnected()) {
+            RxmTransmit t = c.pendingHead;
+            int rc = postNow(t);
+            if (rc == -Errno.EAGAIN) {
+                return n;
+            }
+            c.pendingHead = t.nextPending;
+            if (c.pendingHead == null) {
+                c.pendingTail = null;
+            }
+            t.nextPending = null;
+            pendingCount--;
+            n++;
+            if (rc != 0) {
+                failTransmit(t, -rc);
+            }
+        }
+        return n;
+    }
+
+    private void failTransmit(RxmTransmit t, int err) {
+        if (t.kind == RxmTransmit.Kind.CONTROL) {
+            transmits.give(t);
+        } else {
+            finishSend(t, err);
+        }
+    }
+
+    /** Transmits waiting for connections (flushed by the progress pass once they connect). */
+    private int pendingCount;
+
+    private void finishSend(RxmTransmit t, int err) {
+        closeRegions(t);
+        UtilCounter counter = ep.counter(t.kind == RxmTransmit.Kind.RMA || t.kind == RxmTransmit.Kind.ATOMIC
+                ? t.completionFlags : Fi.FI_SEND);
+        if (t.reports) {
+            UtilCompletionQueue cq = ep.transmitCq();
+            if (err != 0) {
+                cq.completeError(t.context, t.completionFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0,
+                        Fi.FI_ADDR_NOTAVAIL);
+            } else if ((t.flags & Fi.FI_COMPLETION) != 0) {
+                cq.complete(t.context, t.completionFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
+            } else {
+                cq.unreserve();
+            }
+        }
+        if (counter != null) {
+            if (err != 0) {
+                counter.incrementError();
+            } else {
+                counter.increment();
+            }
+        }
+        transmits.give(t);
+    }
+
+    private static void closeRegions(RxmTransmit t) {
+        for (int i = 0; i < t.regionCount; i++) {
+            try {
+                t.regions[i].close();
+            } catch (FabricException e) {
+                LOG.log(System.Logger.Level.DEBUG, "rxm: closing a rendezvous registration failed: " + e.getMessage());
+            }
+            t.regions[i] = null;
+        }
+        t.regionCount = 0;
+    }
+
+    // =================================================================== MSG completions
+
+    /** A successful MSG completion whose context is one of ours. */
+    void completed(io.jofi.CqEntry e) {
+        Object context = e.context();
+        if (context instanceof RxmReceiveBuffer rb) {
+            if (rb.rawTagged) {
+                rawTagged(rb, e);
+            } else {
+                packet(rb, (int) e.len());
+            }
+        } else if (context instanceof RxmTransmit t) {
+            sent(t, e.flags());
+        } else if (context instanceof RxmRendezvousRead rr) {
+            rendezvous.readCompleted(rr, 0);
+        } else if (context == null && (e.flags() & Fi.FI_REMOTE_CQ_DATA) != 0) {
+            remoteWriteData(e);
+        }
+    }
+
+    /** A peer's RMA write with remote CQ data landed (the MSG provider applied it): the application hears of it. */
+    private void remoteWriteData(io.jofi.CqEntry e) {
+        UtilCompletionQueue cq = ep.receiveCq();
+        if (cq != null) {
+            cq.completeUnsolicited(null, e.flags(), e.len(), null, 0, e.data(), 0, Fi.FI_ADDR_NOTAVAIL);
+        }
+        UtilCounter counter = ep.counter(Fi.FI_REMOTE_WRITE);
+        if (counter != null) {
+            counter.increment();
+        }
+    }
+
+    /** A failed MSG operation. */
+    void failed(Object context, int err) {
+        if (context instanceof RxmTransmit t) {
+            failTransmit(t, err == 0 ? Errno.EIO : err);
+        } else if (context instanceof RxmRendezvousRead rr) {
+            rendezvous.readCompleted(rr, err == 0 ? Errno.EIO : err);
+        }
+        // a receive buffer fails only when its connection closes: it is not posted again
+    }
+
+    private void sent(RxmTransmit t, long flags) {
+        switch (t.kind) {
+            case EAGER, RMA, ATOMIC -> finishSend(t, 0);
+            case RENDEZVOUS -> {
+                if (ep.settings().rendezvousByWrite()) {
+                    writeProgress(t, flags);
+                    return;
+                }
+                t.sent = true;
+                if (t.peerDone) {
+                    finishSend(t, 0);
+                }
+            }
+            default -> transmits.give(t);
+        }
+    }
+
+    // =================================================================== rendezvous by write, sending side
+
+    /**
+     * A completion of a rendezvous by write: the request's send, one of the writes, or the
+     * write-done's send (which ends the operation). Once the receiver offered its buffers
+     * ({@code peerDone}) and every write is in, the write-done goes out.
+     */
+    private void writeProgress(RxmTransmit t, long flags) {
+        if ((flags & Fi.FI_WRITE) != 0) {
+            t.outstanding--;
+        } else if (!t.sent) {
+            t.sent = true;
+        } else {
+            finishSend(t, 0); // the write-done was sent
+            return;
+        }
+        if (t.peerDone && !t.doneSent && t.outstanding == 0 && t.sent) {
+            sendWriteDone(t);
+        }
+    }
+
+    /** The receiver offered its buffers ({@code rndv_wr_data}): write the message into them. */
+    private void writeData(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len) {
+        RxmTransmit t = transmits.inFlight(h.msgId);
+        if (t == null || t.kind != RxmTransmit.Kind.RENDEZVOUS || len < HEADER_LENGTH + RxmWireDescriptor.RNDV_LENGTH) {
+            LOG.log(System.Logger.Level.WARNING, "rxm: a write offer for unknown message " + h.msgId + " dropped");
+            return;
+        }
+        int count = Math.min(RxmPacketHeader.rendezvousCount(b, HEADER_LENGTH), RxmWireDescriptor.IOV_LIMIT);
+        int li = 0;
+        int lo = 0;
+        for (int j = 0; j < count && li < t.regionCount; j++) {
+            long raddr = RxmPacketHeader.rendezvousAddr(b, HEADER_LENGTH, j);
+            long rem = RxmPacketHeader.rendezvousLen(b, HEADER_LENGTH, j);
+            long key = RxmPacketHeader.rendezvousKey(b, HEADER_LENGTH, j);
+            while (rem > 0 && li < t.regionCount) {
+                ByteBuffer lb = t.locals[li];
+                int k = (int) Math.min(rem, lb.remaining() - lo);
+                ByteBuffer view = lb.duplicate();
+                view.limit(lb.position() + lo + k).position(lb.position() + lo);
+                io.jofi.RmaMsg rma = t.rma;
+                rma.iovCount(1).iov(0, view, null);
+                rma.rmaIovCount(1).rmaIov(0, raddr, k, key);
+                rma.context(t).data(0).addr(0);
+                int rc = c.msgEndpoint.writeMsg(rma, 0);
+                if (rc != 0) {
+                    LOG.log(System.Logger.Level.WARNING, "rxm: a rendezvous write to " + c.peer + " failed: "
+                            + Errno.strerror(-rc));
+                    break;
+                }
+                t.outstanding++;
+                raddr += k;
+                rem -= k;
+                lo += k;
+                if (lo == lb.remaining()) {
+                    li++;
+                    lo = 0;
+                }
+            }
+        }
+        t.peerDone = true;
+        if (t.outstanding == 0 && t.sent && !t.doneSent) {
+            sendWriteDone(t);
+        }
+    }
+
+    private void sendWriteDone(RxmTransmit t) {
+        RxmConnection c = t.connection;
+        RxmPacketHeader h = ctrlHeader.clear();
+        h.type = RxmWireDescriptor.TYPE_RNDV_WRITE_DONE;
+        h.connId = c.remoteIndex & 0xFFFF_FFFFL;
+        h.msgId = t.index;
+        ByteBuffer p = t.packet;
+        p.clear();
+        h.write(p, 0);
+        p.limit(HEADER_LENGTH);
+        t.postFlags = 0;
+        t.doneSent = true;
+        int rc = postNow(t);
+        if (rc != 0) {
+            finishSend(t, -rc);
+        }
+    }
+
+    private void packet(RxmReceiveBuffer rb, int len) {
+        ByteBuffer b = rb.buffer;
+        RxmConnection c = rb.connection;
+        if (len >= HEADER_LENGTH) {
+            RxmPacketHeader h = rxHeader.read(b, 0);
+            switch (h.type) {
+                case RxmWireDescriptor.TYPE_EAGER -> eager(c, b, h, len);
+                case RxmWireDescriptor.TYPE_RNDV_REQUEST -> rendezvous.request(c, b, h, len);
+                case RxmWireDescriptor.TYPE_RNDV_READ_DONE -> readDone(h.msgId);
+                case RxmWireDescriptor.TYPE_SEGMENT -> segments.segment(c, b, h, len, c.fiAddr(ep.addressVector()));
+                case RxmWireDescriptor.TYPE_RNDV_WRITE_DATA -> writeData(c, b, h, len);
+                case RxmWireDescriptor.TYPE_RNDV_WRITE_DONE -> rendezvous.writeDone(c, h.msgId);
+                default -> LOG.log(System.Logger.Level.WARNING, "rxm: packet type " + h.type + " from " + c.peer
+                        + " is not handled yet; dropped");
+            }
+        } else {
+            LOG.log(System.Logger.Level.WARNING, "rxm: a packet of " + len + " bytes from " + c.peer + " dropped");
+        }
+        repost(rb);
+    }
+
+    /** A tagged eager message carried by the tcp header (no rxm header): the buffer is its payload. */
+    private void rawTagged(RxmReceiveBuffer rb, io.jofi.CqEntry e) {
+        RxmConnection c = rb.connection;
+        int n = (int) e.len();
+        boolean hasData = (e.flags() & Fi.FI_REMOTE_CQ_DATA) != 0;
+        deliverEager(c, rb.buffer, 0, n, true, e.tag(), hasData, e.data());
+        repost(rb);
+    }
+
+    private void repost(RxmReceiveBuffer rb) {
+        if (rb.postedOn == rb.connection.msgEndpoint) {
+            int rc = rb.post();
+            if (rc != 0) {
+                LOG.log(System.Logger.Level.DEBUG, "rxm: posting a receive buffer again failed (the connection is closing): " + Errno.strerror(-rc));
+            }
+        }
+    }
+
+    private void eager(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len) {
+        int n = (int) h.size;
+        if (h.size < 0 || HEADER_LENGTH + h.size > len) {
+            LOG.log(System.Logger.Level.WARNING, "rxm: eager packet of " + len + " bytes says " + h.size + "; dropped");
+            return;
+        }
+        deliverEager(c, b, HEADER_LENGTH, n, h.tagged(), h.tag, h.hasData(), h.data);
+    }
+
+    /** An eager payload of {@code n} bytes at {@code at} of {@code b}: into a receive, or kept unexpected. */
+    private void deliverEager(RxmConnection c, ByteBuffer b, int at, int n, boolean tagged, long tag, boolean hasData,
+                              long data) {
+        long src = c.fiAddr(ep.addressVector());
+        ArrivingMessage m = arriving.set(tagged, tag, hasData, data, src, c.peerName, n);
+        PostedReceive r = rq.match(m);
+        if (r != null) {
+            long placed = r.place(0, b, at, (int) Math.min(n, r.capacity()));
+            rq.complete(r, m, placed);
+            return;
+        }
+        ByteBuffer copy = ByteBuffer.allocate(n);
+        copy.put(0, b, at, n);
+        UnexpectedMessage u = rq.newUnexpected(n);
+        u.set(tagged, tag, hasData, data, src, c.peerName, n).payload(RxmUnexpectedCopy.INSTANCE, copy, -1).origin(c);
+        rq.arrived(u);
+    }
+
+    /** After a post: the FI_MATCH_COMPLETE rendezvous a receive took (or a discard dropped) move now. */
+    void matchedRendezvous() {
+        rendezvous.matched();
+    }
+
+    private void readDone(long msgId) {
+        RxmTransmit t = transmits.inFlight(msgId);
+        if (t == null || t.kind != RxmTransmit.Kind.RENDEZVOUS) {
+            LOG.log(System.Logger.Level.WARNING, "rxm: a read-done for unknown message " + msgId + " dropped");
+            return;
+        }
+        t.peerDone = true;
+        if (t.sent) {
+            finishSend(t, 0);
+        }
+    }
+
+    /** Tries again what waited for room or for a connection; returns the work done. */
+    int retryDeferred() {
+        int n = 0;
+        if (pendingCount > 0) {
+            for (RxmConnection c : ep.connections.connections()) {
+                if (c.pendingHead != null && c.isConnected()) {
+                    n += flush(c);
+                }
+            }
+        }
+        n += rendezvous.retry();
+        return n;
+    }
+
+    // =================================================================== connections
+
+    @Override
+    public void connectionEnded(RxmConnection c, int err, String why) {
+        LOG.log(System.Logger.Level.DEBUG, "rxm: " + c + " ended: " + why);
+        segments.abandon(c, err);
+        for (RxmTransmit t = c.pendingHead; t != null; ) {
+            RxmTransmit next = t.nextPending;
+            t.nextPending = null;
+            pendingCount--;
+            failTransmit(t, err);
+            t = next;
+        }
+        c.pendingHead = null;
+        c.pendingTail = null;
+        // rendezvous sends the peer will never answer now
+        for (RxmTransmit t : transmits.all()) {
+            if (t.inUse && t.connection == c && t.kind == RxmTransmit.Kind.RENDEZVOUS && t.sent && !t.peerDone) {
+                finishSend(t, err);
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package io.jofi.spi.util.rxm;
+
+import static io.jofi.spi.util.rxm.RxmWireDescriptor.HEADER_LENGTH;
+
+import io.jofi.spi.util.ArrivingMessage;
+import io.jofi.spi.util.PostedReceive;
+import io.jofi.spi.util.ReceiveQueue;
+import io.jofi.spi.util.UnexpectedMessage;
+import java.nio.ByteBuffer;
+
+/**
+ * Puts together the segments of rxm's segmentation protocol ({@link RxmWireDescriptor#TYPE_SEGMENT}:
+ * what libfabric's rxm sends between the eager limit and its SAR limit when its MSG provider
+ * takes no dynamic receive buffers, e.g. verbs). The first segment is matched as a whole
+ * message of the header's {@code size}; each segment's payload is placed after the ones before
+ * it; the last completes the receive (or makes the unexpected message whole). Segments of one
+ * message arrive in order on their connection; messages are told apart by {@code msg_id}.
+ */
+final class RxmSegmentAssembly {
+    private static final System.Logger LOG = System.getLogger(RxmSegmentAssembly.class.getName());
+
+    /** One message being put together, pooled, on its connection's list. */
+    static final class Message {
+        final ArrivingMessage header = new ArrivingMessage();
+        long msgId;
+        PostedReceive receive;
+        UnexpectedMessage unexpected;
+        ByteBuffer copy;
+        long offset;
+        long placed;
+        Message next;
+    }
+
+    private final ReceiveQueue rq;
+    private Message free;
+
+    RxmSegmentAssembly(ReceiveQueue rq) {
+        this.rq = rq;
+    }
+
+    /** A segment packet of {@code len} bytes in {@code b} whose header is {@code h}, from {@code c}. */
+    void segment(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len, long src) {
+        int n = h.segSize;
+        if (HEADER_LENGTH + n > len || h.size < 0 || h.size > Integer.MAX_VALUE) {
+            LOG.log(System.Logger.Level.WARNING, "rxm: segment of " + len + " bytes says " + n + "/" + h.size + "; dropped");
+            return;
+        }
+        int kind = (int) (h.ctrlData & RxmWireDescriptor.SEGMENT_KIND_MASK);
+        Message m = kind == RxmWireDescriptor.SEGMENT_FIRST ? start(c, h, src) : find(c, h.msgId);
+        if (m == null) {
+            LOG.log(System.Logger.Level.WARNING, "rxm: segment of unknown message " + h.msgId + " from " + c.peer + "; dropped");
+            return;
+        }
+        if (m.receive != null) {
+            m.placed += m.receive.place(m.offset, b, HEADER_LENGTH, n);
+        } else {
+            int k = (int) Math.max(0, Math.min(n, m.copy.capacity() - m.offset));
+            m.copy.put((int) m.offset, b, HEADER_LENGTH, k);
+        }
+        m.offset += n;
+        if (kind == RxmWireDescriptor.SEGMENT_LAST) {
+            finish(c, m);
+        }
+    }
+
+    private Message start(RxmConnection c, RxmPacketHeader h, long src) {
+        Message m = free;
+        if (m != null) {
+            free = m.next;
+        } else {
+            m = new Message();
+        }
+        m.msgId = h.msgId;
+        m.offset = 0;
+        m.placed = 0;
+        m.header.set(h.tagged(), h.tag, h.hasData(), h.data, src, c.peerName, h.size);
+        PostedReceive r = rq.match(m.header);
+        if (r != null) {
+            m.receive = r;
+        } else {
+            m.copy = ByteBuffer.allocate((int) h.size);
+            UnexpectedMessage u = rq.newUnexpected(h.size);
+            u.set(h.tagged(), h.tag, h.hasData(), h.data, src, c.peerName, h.size)
+                    .payload(RxmUnexpectedCopy.INSTANCE, m.copy, -1).origin(c);
+            rq.arriving(u);
+            m.unexpected = u;
+        }
+        m.next = c.segments;
+        c.segments = m;
+        return m;
+    }
+
+    private static Message find(RxmConnection c, long msgId) {
+        for (Message m = c.segments; m != null; m = m.next) {
+            if (m.msgId == msgId) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    private void finish(RxmConnection c, Message m) {
+        unlink(c, m);
+        if (m.receive != null) {
+            rq.complete(m.receive, m.header, m.placed);
+        } else {
+            rq.arrived(m.unexpected);
+        }
+        recycle(m);
+    }
+
+    /** The connection ended: what it was putting together never completes. */
+    void abandon(RxmConnection c, int err) {
+        for (Message m = c.segments; m != null; ) {
+            Message next = m.next;
+            if (m.receive != null) {
+                rq.failMessage(m.receive, m.header, err);
+            } else {
+                rq.abandon(m.unexpected, err);
+            }
+            recycle(m);
+            m = next;
+        }
+        c.segments = null;
+    }
+
+    private static void unlink(RxmConnection c, Message m) {
+        if (c.segments == m) {
+            c.segments = m.next;
+            return;
+        }
+        for (Message p = c.segments; p != null; p = p.next) {
+            if (p.next == m) {
+                p.next = m.next;
+                return;
+            }
+        }
+    }
+
+    private void recycle(Message m) {
+        m.receive = null;
+        m.unexpected = null;
+        m.copy = null;
+        m.next = free;
+        free = m;
+    }
+}

@@ -1,0 +1,86 @@
+package io.jofi.spi.util.rxm;
+
+import io.jofi.MemoryRegion;
+import io.jofi.Msg;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * One transmit in flight, pooled: the packet (header and, for an eager message, its payload
+ * copied into a direct bounce buffer), the application's context and completion, and for a
+ * rendezvous the registrations of the application's buffers until the receiver read them.
+ * Its pool index is the packet's {@code msg_id}, so the receiver's answer finds it again.
+ */
+final class RxmTransmit {
+    /** What the transmit is, which decides what its completions mean. */
+    enum Kind { EAGER, RENDEZVOUS, CONTROL, RMA, ATOMIC }
+
+    final int index;
+    final ByteBuffer packet;
+    /** The MSG message the packet goes out in (flags such as FI_DELIVERY_COMPLETE need sendMsg). */
+    final Msg msg = new Msg(1);
+    /** The MSG RMA an RMA operation is passed through as. */
+    final io.jofi.RmaMsg rma = new io.jofi.RmaMsg(RxmWireDescriptor.IOV_LIMIT);
+    final MemoryRegion[] regions = new MemoryRegion[RxmWireDescriptor.IOV_LIMIT];
+    /** A rendezvous' buffers (their [position, limit)), which a rendezvous by write writes from. */
+    final ByteBuffer[] locals = new ByteBuffer[RxmWireDescriptor.IOV_LIMIT];
+    int regionCount;
+
+    Kind kind;
+    RxmConnection connection;
+    Object context;
+    /** The operation's flags (FI_COMPLETION decides a success entry on a selective CQ). */
+    long flags;
+    /** The completion's flags (FI_SEND | FI_MSG or FI_TAGGED; FI_READ/FI_WRITE for RMA). */
+    long completionFlags;
+    /** Whether the application gets a completion (a one-buffer inject does not). */
+    boolean reports;
+    boolean sent;
+    boolean peerDone;
+    /** Rendezvous by write: MSG sends and writes not completed, and whether the write-done went out. */
+    int outstanding;
+    boolean doneSent;
+    boolean inUse;
+    /** An RMA: read (else write). */
+    boolean rmaRead;
+    /** An atomic passed through: its operation, operands, result buffer and target. */
+    int atomicOp;
+    long operand;
+    long compare;
+    ByteBuffer result;
+    long remoteAddr;
+    long remoteKey;
+    /** The flags of the MSG post (FI_TRANSMIT_COMPLETE, FI_REMOTE_CQ_DATA, ...). */
+    long postFlags;
+    RxmTransmit nextFree;
+    /** The next transmit waiting for its connection. */
+    RxmTransmit nextPending;
+
+    RxmTransmit(int index, int eagerLimit) {
+        this.index = index;
+        this.packet = ByteBuffer.allocateDirect(RxmWireDescriptor.HEADER_LENGTH + eagerLimit)
+                .order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    void reset() {
+        kind = null;
+        connection = null;
+        context = null;
+        flags = 0;
+        completionFlags = 0;
+        reports = false;
+        sent = false;
+        peerDone = false;
+        outstanding = 0;
+        doneSent = false;
+        rmaRead = false;
+        result = null;
+        postFlags = 0;
+        nextPending = null;
+        for (int i = 0; i < regionCount; i++) {
+            regions[i] = null;
+            locals[i] = null;
+        }
+        regionCount = 0;
+    }
+}

@@ -1,0 +1,76 @@
+package io.jofi.provider.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jofi.CqEntry;
+import io.jofi.Errno;
+import io.jofi.Fi;
+import io.jofi.Progress;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The eager data path of {@link io.jofi.spi.util.rxm.RxmEndpoint} over tcp MSG allocates
+ * nothing per message once warm: untagged and tagged sends with remote CQ data, posted
+ * receives, completions read with the sender's fi_addr, both endpoints driven by MANUAL
+ * progress on one thread, measured with {@code ThreadMXBean.getThreadAllocatedBytes}. (The
+ * smaller of two measured passes counts: a one-time class load may fall in one.)
+ */
+class RxmAllocationTest {
+    private static final int ROUNDS = 2000;
+    private static final int OPS_PER_ROUND = 8;
+
+    @Test
+    void eagerMessagesAllocateNothing() throws Exception {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        assertTrue(mx.isThreadAllocatedMemorySupported());
+        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL);
+             RxmOverTcpTest.Side b = new RxmOverTcpTest.Side(Progress.MANUAL)) {
+            long bInA = a.insert(b.ep.getName());
+            long aInB = b.insert(a.ep.getName());
+            ByteBuffer tx = ByteBuffer.allocateDirect(64);
+            ByteBuffer rx = ByteBuffer.allocateDirect(64);
+            CqEntry[] e = {new CqEntry()};
+            long[] src = new long[1];
+            Object ctx = "ctx";
+            run(a, b, bInA, aInB, tx, rx, e, src, ctx, 500);
+            long tid = Thread.currentThread().getId();
+            long best = Long.MAX_VALUE;
+            for (int pass = 0; pass < 2; pass++) {
+                long before = mx.getThreadAllocatedBytes(tid);
+                run(a, b, bInA, aInB, tx, rx, e, src, ctx, ROUNDS);
+                best = Math.min(best, mx.getThreadAllocatedBytes(tid) - before);
+            }
+            long ops = (long) OPS_PER_ROUND * ROUNDS;
+            assertTrue(best < ops, best + " bytes allocated over " + ops + " operations: the eager path allocates");
+        }
+    }
+
+    private static void run(RxmOverTcpTest.Side a, RxmOverTcpTest.Side b, long bInA, long aInB, ByteBuffer tx,
+                            ByteBuffer rx, CqEntry[] e, long[] src, Object ctx, int rounds) {
+        for (int i = 0; i < rounds; i++) {
+            boolean tagged = (i & 1) == 0;
+            rx.clear();
+            assertEquals(0, tagged ? b.ep.trecv(rx, null, Fi.FI_ADDR_UNSPEC, 7, 0, ctx)
+                    : b.ep.recv(rx, null, Fi.FI_ADDR_UNSPEC, ctx));
+            tx.clear();
+            int rc;
+            while ((rc = tagged ? a.ep.tsendData(tx, null, i, bInA, 7, ctx) : a.ep.sendData(tx, null, i, bInA, ctx))
+                    == -Errno.EAGAIN) {
+                b.rxCq.read(e, 0);
+            }
+            assertEquals(0, rc);
+            while (a.txCq.read(e, 1) != 1) {
+                b.rxCq.read(e, 0);
+            }
+            while (b.rxCq.readFrom(e, 1, src) != 1) {
+                a.txCq.read(e, 0);
+            }
+            if (src[0] != aInB || e[0].data() != i) {
+                throw new AssertionError("round " + i + ": source " + src[0] + ", data " + e[0].data());
+            }
+        }
+    }
+}

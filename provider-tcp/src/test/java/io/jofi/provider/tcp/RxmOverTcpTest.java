@@ -1,0 +1,239 @@
+package io.jofi.provider.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.jofi.AddressVector;
+import io.jofi.AvAttr;
+import io.jofi.CompletionQueue;
+import io.jofi.CqAttr;
+import io.jofi.CqEntry;
+import io.jofi.CqErrEntry;
+import io.jofi.CqFormat;
+import io.jofi.Domain;
+import io.jofi.EpType;
+import io.jofi.Errno;
+import io.jofi.Fabric;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Info;
+import io.jofi.Progress;
+import io.jofi.spi.util.rxm.RxmEndpoint;
+import io.jofi.spi.util.rxm.RxmSettings;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.function.IntSupplier;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Two {@link RxmEndpoint}s over the tcp provider's MSG endpoints on 127.0.0.1: eager and
+ * rendezvous messages, tagged and untagged, remote CQ data, the sender's fi_addr (FI_SOURCE),
+ * unexpected messages, both progress modes.
+ */
+class RxmOverTcpTest {
+    static final long TIMEOUT_MS = 20_000;
+
+    /** One side: fabric, domain, CQs, AV and the rxm endpoint. */
+    static final class Side implements AutoCloseable {
+        final TcpProvider provider = new TcpProvider();
+        final Fabric fabric;
+        final Domain domain;
+        final CompletionQueue txCq;
+        final CompletionQueue rxCq;
+        final AddressVector av;
+        final RxmEndpoint ep;
+
+        Side(Progress mode) throws FabricException {
+            this(mode, RxmSettings.defaults());
+        }
+
+        Side(Progress mode, RxmSettings settings) throws FabricException {
+            Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_RMA);
+            hints.epAttr().type(EpType.MSG);
+            hints.domainAttr().dataProgress(mode);
+            List<Info> infos = provider.getInfo("127.0.0.1", "0", Fi.FI_SOURCE, hints);
+            Info info = infos.get(0);
+            fabric = provider.fabric(info.fabricAttr(), null);
+            domain = fabric.domain(info, null);
+            txCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED), "tx");
+            rxCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED), "rx");
+            av = domain.openAv(new AvAttr(), null);
+            ep = RxmEndpoint.open(fabric, domain, info, 0, settings, "rxm");
+            ep.bind(av, 0);
+            ep.bind(txCq, Fi.FI_TRANSMIT);
+            ep.bind(rxCq, Fi.FI_RECV);
+            ep.enable();
+        }
+
+        long insert(byte[] name) {
+            long[] fi = new long[1];
+            assertEquals(1, av.insert(new byte[][] {name}, fi, 0, null));
+            return fi[0];
+        }
+
+        @Override
+        public void close() throws FabricException {
+            ep.close();
+            av.close();
+            txCq.close();
+            rxCq.close();
+            domain.close();
+            fabric.close();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void eagerAndRendezvousMessagesBothWays(Progress mode) throws Exception {
+        bothWays(mode, RxmSettings.defaults());
+    }
+
+    /** The same with rendezvous by write (the receiver offers its buffer, the sender writes). */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void rendezvousByWriteBothWays(Progress mode) throws Exception {
+        bothWays(mode, RxmSettings.defaults().withRendezvousByWrite(true));
+    }
+
+    private void bothWays(Progress mode, RxmSettings settings) throws Exception {
+        try (Side a = new Side(mode, settings); Side b = new Side(mode, settings)) {
+            long bAtA = a.insert(b.ep.getName());
+            long aAtB = b.insert(a.ep.getName());
+            for (int size : new int[] {0, 1, 64, 16384, 16385, 65536, 1 << 20}) {
+                ByteBuffer out = pattern(size, size);
+                ByteBuffer in = ByteBuffer.allocateDirect(Math.max(size, 1));
+                assertEquals(0, b.ep.recv(in, null, Fi.FI_ADDR_UNSPEC, "r" + size));
+                retry(a, b, () -> a.ep.sendData(out, null, 0x1234_5678_9abcL + size, bAtA, "s" + size));
+                CqEntry sent = await(a.txCq, a, b);
+                assertEquals("s" + size, sent.context());
+                long[] from = new long[1];
+                CqEntry got = awaitFrom(b.rxCq, from, a, b);
+                assertEquals("r" + size, got.context());
+                assertEquals(size, got.len());
+                assertTrue((got.flags() & Fi.FI_REMOTE_CQ_DATA) != 0);
+                assertEquals(0x1234_5678_9abcL + size, got.data());
+                assertEquals(aAtB, from[0], "FI_SOURCE: the sender's fi_addr");
+                in.limit(size);
+                assertEquals(pattern(size, size), in, "payload of " + size);
+                // and back, tagged, the message arriving before its receive (unexpected)
+                ByteBuffer back = pattern(size, size + 1);
+                retry(a, b, () -> b.ep.tsend(back, null, aAtB, 0x77, "t" + size));
+                await(b.txCq, a, b);
+                ByteBuffer in2 = ByteBuffer.allocate(Math.max(size, 1));
+                Thread.sleep(2);
+                pump(a, b, 20);
+                assertEquals(0, a.ep.trecv(in2, null, Fi.FI_ADDR_UNSPEC, 0x77, 0, "tr" + size));
+                CqEntry tgot = await(a.rxCq, a, b);
+                assertEquals(size, tgot.len());
+                assertEquals(0x77, tgot.tag());
+                in2.limit(size);
+                assertEquals(pattern(size, size + 1), in2, "tagged payload of " + size);
+            }
+        }
+    }
+
+    /**
+     * Both sides send first, at once: two connection requests cross. rxm's rule settles it
+     * (the side with the smaller listening address refuses the peer's request as "already",
+     * the other drops its own and accepts), one connection carries both messages, in order.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void crossedConnectionRequestsGiveOneConnection(Progress mode) throws Exception {
+        try (Side a = new Side(mode); Side b = new Side(mode)) {
+            long bAtA = a.insert(b.ep.getName());
+            long aAtB = b.insert(a.ep.getName());
+            ByteBuffer inA = ByteBuffer.allocateDirect(64);
+            ByteBuffer inB = ByteBuffer.allocateDirect(64);
+            ByteBuffer inA2 = ByteBuffer.allocateDirect(64);
+            ByteBuffer inB2 = ByteBuffer.allocateDirect(64);
+            assertEquals(0, a.ep.recv(inA, null, Fi.FI_ADDR_UNSPEC, "ra1"));
+            assertEquals(0, a.ep.recv(inA2, null, Fi.FI_ADDR_UNSPEC, "ra2"));
+            assertEquals(0, b.ep.recv(inB, null, Fi.FI_ADDR_UNSPEC, "rb1"));
+            assertEquals(0, b.ep.recv(inB2, null, Fi.FI_ADDR_UNSPEC, "rb2"));
+            retry(a, b, () -> a.ep.send(pattern(64, 1), null, bAtA, "sa1"));
+            retry(a, b, () -> b.ep.send(pattern(64, 2), null, aAtB, "sb1"));
+            retry(a, b, () -> a.ep.send(pattern(64, 3), null, bAtA, "sa2"));
+            retry(a, b, () -> b.ep.send(pattern(64, 4), null, aAtB, "sb2"));
+            assertEquals("ra1", await(a.rxCq, a, b).context());
+            assertEquals("ra2", await(a.rxCq, a, b).context());
+            assertEquals("rb1", await(b.rxCq, a, b).context());
+            assertEquals("rb2", await(b.rxCq, a, b).context());
+            assertEquals(pattern(64, 2), inA, "b's first message");
+            assertEquals(pattern(64, 4), inA2, "b's second message");
+            assertEquals(pattern(64, 1), inB, "a's first message");
+            assertEquals(pattern(64, 3), inB2, "a's second message");
+            for (int i = 0; i < 2; i++) {
+                await(a.txCq, a, b);
+                await(b.txCq, a, b);
+            }
+        }
+    }
+
+    static ByteBuffer pattern(int size, int seed) {
+        ByteBuffer b = ByteBuffer.allocateDirect(Math.max(size, 1));
+        for (int i = 0; i < size; i++) {
+            b.put(i, (byte) (i * 31 + seed));
+        }
+        b.limit(size);
+        return b;
+    }
+
+    static void retry(Side s, Side peer, IntSupplier post) {
+        long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+        CqEntry[] e = {new CqEntry()};
+        while (true) {
+            int rc = post.getAsInt();
+            if (rc == 0) {
+                return;
+            }
+            assertEquals(-Errno.EAGAIN, rc, "post: " + Errno.strerror(-rc));
+            if (System.currentTimeMillis() > deadline) {
+                fail("post kept answering EAGAIN");
+            }
+            s.rxCq.read(e, 0); // drives progress on both sides (manual mode)
+            peer.rxCq.read(e, 0);
+            Thread.onSpinWait();
+        }
+    }
+
+    static void pump(Side a, Side b, int rounds) {
+        CqEntry[] e = {new CqEntry()};
+        for (int i = 0; i < rounds; i++) {
+            a.rxCq.read(e, 0);
+            b.rxCq.read(e, 0);
+            a.txCq.read(e, 0);
+            b.txCq.read(e, 0);
+        }
+    }
+
+    static CqEntry await(CompletionQueue cq, Side a, Side b) {
+        return awaitFrom(cq, null, a, b);
+    }
+
+    static CqEntry awaitFrom(CompletionQueue cq, long[] from, Side a, Side b) {
+        CqEntry[] buf = {new CqEntry()};
+        CqEntry[] other = {new CqEntry()};
+        long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+        while (true) {
+            int rc = from == null ? cq.read(buf, 1) : cq.readFrom(buf, 1, from);
+            if (rc == 1) {
+                return buf[0];
+            }
+            if (rc == -Errno.EAVAIL) {
+                CqErrEntry err = new CqErrEntry();
+                cq.readErr(err, 0);
+                fail("error completion " + Errno.strerror(err.err()) + " for " + err.context());
+            }
+            // drive the other side too (manual progress)
+            a.rxCq.read(other, 0);
+            b.rxCq.read(other, 0);
+            if (System.currentTimeMillis() > deadline) {
+                fail("no completion within " + TIMEOUT_MS + " ms");
+            }
+            Thread.onSpinWait();
+        }
+    }
+}
