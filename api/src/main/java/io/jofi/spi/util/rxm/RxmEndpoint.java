@@ -410,7 +410,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     // =================================================================== the funnels
 
     @Override
-    protected int postSend(ByteBuffer buf, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
+    protected int postSend(ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
                            long flags, Object context) {
         if (!enabled) {
             return -Errno.EOPBADSTATE;
@@ -467,7 +467,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     }
 
     @Override
-    protected int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags,
+    protected int postRecv(ByteBuffer buf, MemoryRegion desc, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags,
                            Object context) {
         if (!enabled) {
             return -Errno.EOPBADSTATE;
@@ -543,7 +543,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
      * moves the bytes and serves the target side; an inject is copied into a bounce buffer first.
      */
     @Override
-    protected int postRma(boolean read, ByteBuffer buf, RmaMsg msg, long length, long peerAddr, long addr, long key,
+    protected int postRma(boolean read, ByteBuffer buf, MemoryRegion desc, RmaMsg msg, long length, long peerAddr, long addr, long key,
                           long data, long flags, Object context) {
         if (!enabled) {
             return -Errno.EOPBADSTATE;
@@ -574,7 +574,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             t.flags = flags;
             t.reports = reports;
             t.completionFlags = Fi.FI_RMA | (read ? Fi.FI_READ : Fi.FI_WRITE);
-            int rc = packets.passRma(t, read, buf, msg, length, addr, key, data);
+            int rc = packets.passRma(t, read, buf, desc, msg, length, addr, key, data);
             if (rc != 0) {
                 transmits.give(t);
                 if (reports) {
@@ -591,7 +591,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
      * peers get the MSG provider's atomics.
      */
     @Override
-    protected int postAtomic(int op, long operand, long compare, ByteBuffer result, long destAddr, long addr, long key,
+    protected int postAtomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                              long flags, Object context) {
         if (!enabled) {
             return -Errno.EOPBADSTATE;

@@ -105,7 +105,8 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     }
 
     /** An RMA passed through to the MSG connection; an inject's bytes copied into the transmit's packet buffer. */
-    int passRma(RxmTransmit t, boolean read, ByteBuffer buf, Msg msg, long length, long addr, long key, long data) {
+    int passRma(RxmTransmit t, boolean read, ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long addr,
+                long key, long data) {
         io.jofi.RmaMsg rma = t.rma;
         if (msg instanceof io.jofi.RmaMsg m) {
             rma.iovCount(m.iovCount());
@@ -118,14 +119,16 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             }
         } else {
             ByteBuffer local = buf;
+            MemoryRegion localDesc = desc;
             if (!read && (t.flags & Fi.FI_INJECT) != 0 && length <= t.packet.capacity()) {
                 ByteBuffer p = t.packet;
                 p.clear();
                 p.put(0, buf, buf.position(), (int) length);
                 p.limit((int) length);
                 local = p;
+                localDesc = null;
             }
-            rma.iovCount(1).iov(0, local, null);
+            rma.iovCount(1).iov(0, local, localDesc);
             rma.rmaIovCount(1).rmaIov(0, addr, length, key);
         }
         rma.context(t).data(data).addr(0);
