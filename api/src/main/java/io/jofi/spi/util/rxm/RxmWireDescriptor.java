@@ -24,7 +24,7 @@ package io.jofi.spi.util.rxm;
  *  +---------------------------------------------------------------+
  *  |                         rx_size                               | 12
  *  +---------------------------------------------------------------+
- *  |            client_conn_id = pid << 32 | peer index            | 16
+ *  |            client_conn_id = pid &lt;&lt; 32 | peer index      | 16
  *  |                                                               |
  *  +---------------------------------------------------------------+ 24
  * </pre>
@@ -35,7 +35,7 @@ package io.jofi.spi.util.rxm;
  * <h2>Accept data (16 bytes) and reject data (2 bytes)</h2>
  * <pre>
  *  +---------------------------------------------------------------+
- *  |            server_conn_id = pid << 32 | peer index            |  0
+ *  |            server_conn_id = pid &lt;&lt; 32 | peer index      |  0
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                         rx_size                               |  8
