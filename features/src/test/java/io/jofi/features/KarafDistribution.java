@@ -33,9 +33,10 @@ final class KarafDistribution {
             return file;
         }
         String coordinates = GROUP + ":" + ARTIFACT + ":" + version + ":tar.gz";
-        Assumptions.assumeFalse("offline=true".equals(System.getProperty("jofi.maven.offline")),
-                "SKIPPED: Maven runs offline (-o) and the Karaf distribution " + coordinates
-                        + " is not in " + localRepository + ": build once online to download it");
+        if ("offline=true".equals(System.getProperty("jofi.maven.offline"))) {
+            skip("Maven runs offline (-o) and the Karaf distribution " + coordinates + " is not in "
+                    + localRepository + ": build once online to download it");
+        }
         download(coordinates, localRepository);
         if (!Files.isRegularFile(file)) {
             throw new IllegalStateException("mvn dependency:get " + coordinates + " left no " + file);
@@ -60,13 +61,21 @@ final class KarafDistribution {
             String output = Files.readString(log, StandardCharsets.UTF_8);
             if (p.exitValue() != 0) {
                 // Unreachable network is "offline" too: skip, saying so; any other failure fails.
-                Assumptions.assumeFalse(unreachable(output), "SKIPPED: cannot download the Karaf distribution "
-                        + coordinates + " (no network?): " + lastLine(output));
+                if (unreachable(output)) {
+                    skip("cannot download the Karaf distribution " + coordinates + " (no network?): "
+                            + lastLine(output));
+                }
                 throw new IllegalStateException("mvn dependency:get " + coordinates + " failed:\n" + output);
             }
         } finally {
             Files.deleteIfExists(log);
         }
+    }
+
+    /** Skips the test, saying why in the build's output too (the report alone is easy to miss). */
+    private static void skip(String reason) {
+        System.out.println("KarafFeatureIT SKIPPED: " + reason);
+        Assumptions.abort(reason);
     }
 
     private static boolean unreachable(String output) {

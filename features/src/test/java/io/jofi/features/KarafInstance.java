@@ -14,6 +14,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -78,7 +79,7 @@ final class KarafInstance implements AutoCloseable {
      * bundle it names into {@code system/}; {@code fileOf} gives the file of an artifactId.
      */
     void stage(Path featuresXml, String groupId, String artifactId, String version,
-            java.util.function.Function<String, Path> fileOf) throws IOException {
+            Function<String, Path> fileOf) throws IOException {
         copy(featuresXml, groupId, artifactId, version, artifactId + "-" + version + "-features.xml");
         Matcher m = MVN_URL.matcher(Files.readString(featuresXml, StandardCharsets.UTF_8));
         while (m.find()) {
