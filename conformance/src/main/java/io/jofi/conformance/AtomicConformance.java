@@ -107,6 +107,26 @@ public abstract class AtomicConformance extends EndpointTest {
                 "nothing was applied and the endpoint still works");
     }
 
+    /**
+     * A compare operation ({@code FI_CSWAP} … {@code FI_MSWAP}) is {@code fi_compare_atomic}'s
+     * (fi_atomic(3)): through {@code atomic} or {@code fetchAtomic} it is {@code -EOPNOTSUPP} on
+     * every provider, nothing is applied (it used to swap against a compare value of 0 on some).
+     */
+    @Test
+    void aCompareOperationOutsideCompareAtomicIsEopnotsupp() throws FabricException {
+        EndpointPair p = atomicPair();
+        store(p, 0);
+        ByteBuffer result = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
+        for (int op = Fi.FI_CSWAP; op <= Fi.FI_MSWAP; op++) {
+            assertEquals(-Errno.EOPNOTSUPP, p.a().ep().atomic(9, p.a().peer(), mr.address() + 8, mr.key(), op, "cmp"),
+                    "fi_atomic op " + op);
+            assertEquals(-Errno.EOPNOTSUPP, p.a().ep().fetchAtomic(9, result, desc(result), p.a().peer(),
+                    mr.address() + 8, mr.key(), op, "fetch-cmp"), "fi_fetch_atomic op " + op);
+        }
+        assertEquals(0, fetch(p, 0, Fi.FI_ATOMIC_READ, "FI_ATOMIC_READ after the refused ones"),
+                "nothing was swapped and the endpoint still works");
+    }
+
     /** A wrong key fails the atomic with an error completion carrying its context. */
     @Test
     void wrongKeyIsAnErrorCompletion() throws FabricException {

@@ -148,24 +148,27 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
      * {@code msg == null && (flags & FI_INJECT) != 0}).
      *
      * @param buf    the payload of a one-buffer call, or null
+     * @param desc   its registration as the caller passed it ({@code desc}; null for an inject or a
+     *               {@code *Msg} call, whose descriptors are in {@code msg})
      * @param msg    the message of a {@code *Msg} call (its first {@code msg.iovCount()} iovs), or null
      * @param length the payload's bytes
      * @param data   remote CQ data, meaningful when {@code flags} has {@code FI_REMOTE_CQ_DATA}
      * @return 0 or a negative errno
      */
-    protected abstract int postSend(ByteBuffer buf, Msg msg, long length, long destAddr, boolean tagged, long tag,
-                                    long data, long flags, Object context);
+    protected abstract int postSend(ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long destAddr,
+                                    boolean tagged, long tag, long data, long flags, Object context);
 
     /**
      * Every receive that posts a buffer: {@code recv}, {@code recvMsg}, {@code trecv}, and
      * {@code trecvMsg} without {@code FI_PEEK}/{@code FI_CLAIM}. Checked already: caps,
      * arguments, flags, the buffers' writability and size, {@code FI_MULTI_RECV}'s capability
-     * and single iov, the receive CQ.
+     * and single iov, the receive CQ. {@code desc} is the one-buffer call's registration (null
+     * for a {@code *Msg} call: its descriptors are in {@code msg}).
      *
      * @return 0 or a negative errno
      */
-    protected abstract int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore,
-                                    long flags, Object context);
+    protected abstract int postRecv(ByteBuffer buf, MemoryRegion desc, Msg msg, long srcAddr, boolean tagged,
+                                    long tag, long ignore, long flags, Object context);
 
     /**
      * {@code trecvMsg} with {@code FI_PEEK} or {@code FI_CLAIM} (and {@code FI_DISCARD}): looks
@@ -183,23 +186,28 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
      * within {@code [1, rmaIovLimit]}, adding up to {@code length}), the transmit CQ when it
      * reports.
      *
+     * @param desc the one-buffer call's local registration (null for injects and {@code *Msg} calls)
      * @param addr the remote address of a one-buffer call (a message carries its segments)
      * @param key  the remote key of a one-buffer call
      * @return 0 or a negative errno
      */
-    protected abstract int postRma(boolean read, ByteBuffer buf, RmaMsg msg, long length, long peerAddr, long addr,
-                                   long key, long data, long flags, Object context);
+    protected abstract int postRma(boolean read, ByteBuffer buf, MemoryRegion desc, RmaMsg msg, long length,
+                                   long peerAddr, long addr, long key, long data, long flags, Object context);
 
     /**
      * Every atomic: {@code atomic} ({@code result} null), {@code fetchAtomic},
      * {@code compareAtomic} ({@code op} {@code FI_CSWAP}, {@code operand} the swap value).
      * Checked already: caps, the result buffer (writable, 8 bytes), the transmit CQ. Not
-     * checked: whether the provider offers {@code op} ({@code -EOPNOTSUPP} is its answer).
+     * checked: whether the provider offers {@code op} ({@code -EOPNOTSUPP} is its answer) — but
+     * a compare operation ({@code FI_CSWAP} … {@code FI_MSWAP}) through {@code atomic} or
+     * {@code fetchAtomic} never reaches it: {@code -EOPNOTSUPP} here (fi_atomic(3): the compare
+     * operations are {@code fi_compare_atomic}'s). {@code resultDesc} is the result buffer's
+     * registration as the caller passed it.
      *
      * @return 0 or a negative errno
      */
-    protected abstract int postAtomic(int op, long operand, long compare, ByteBuffer result, long destAddr, long addr,
-                                      long key, long flags, Object context);
+    protected abstract int postAtomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc,
+                                      long destAddr, long addr, long key, long flags, Object context);
 
     // =================================================================== bindings (control path)
 
@@ -349,49 +357,49 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
 
     @Override
     public final int send(ByteBuffer buf, MemoryRegion desc, long destAddr, Object context) {
-        return send(buf, null, destAddr, false, 0, 0, txOpFlags | txCompletion(), context);
+        return send(buf, desc, null, destAddr, false, 0, 0, txOpFlags | txCompletion(), context);
     }
 
     @Override
     public final int sendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, Object context) {
-        return send(buf, null, destAddr, false, 0, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(), context);
+        return send(buf, desc, null, destAddr, false, 0, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(), context);
     }
 
     @Override
     public final int inject(ByteBuffer buf, long destAddr) {
-        return send(buf, null, destAddr, false, 0, 0, Fi.FI_INJECT, null);
+        return send(buf, null, null, destAddr, false, 0, 0, Fi.FI_INJECT, null);
     }
 
     @Override
     public final int injectData(ByteBuffer buf, long data, long destAddr) {
-        return send(buf, null, destAddr, false, 0, data, Fi.FI_INJECT | Fi.FI_REMOTE_CQ_DATA, null);
+        return send(buf, null, null, destAddr, false, 0, data, Fi.FI_INJECT | Fi.FI_REMOTE_CQ_DATA, null);
     }
 
     @Override
     public final int sendMsg(Msg msg, long flags) {
         int rc = sendMsgCheck(msg, flags, Fi.FI_MSG);
-        return rc != 0 ? rc : send(null, msg, msg.addr(), false, 0, msg.data(), flags | txCompletion(), msg.context());
+        return rc != 0 ? rc : send(null, null, msg, msg.addr(), false, 0, msg.data(), flags | txCompletion(), msg.context());
     }
 
     @Override
     public final int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
-        return send(buf, null, destAddr, true, tag, 0, txOpFlags | txCompletion(), context);
+        return send(buf, desc, null, destAddr, true, tag, 0, txOpFlags | txCompletion(), context);
     }
 
     @Override
     public final int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
-        return send(buf, null, destAddr, true, tag, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(), context);
+        return send(buf, desc, null, destAddr, true, tag, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(), context);
     }
 
     @Override
     public final int tinject(ByteBuffer buf, long destAddr, long tag) {
-        return send(buf, null, destAddr, true, tag, 0, Fi.FI_INJECT, null);
+        return send(buf, null, null, destAddr, true, tag, 0, Fi.FI_INJECT, null);
     }
 
     @Override
     public final int tsendMsg(TaggedMsg msg, long flags) {
         int rc = sendMsgCheck(msg, flags, Fi.FI_TAGGED);
-        return rc != 0 ? rc : send(null, msg, msg.addr(), true, msg.tag(), msg.data(), flags | txCompletion(),
+        return rc != 0 ? rc : send(null, null, msg, msg.addr(), true, msg.tag(), msg.data(), flags | txCompletion(),
                 msg.context());
     }
 
@@ -405,8 +413,8 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     }
 
     /** Every send: the checks, then {@link #postSend}. */
-    private int send(ByteBuffer buf, Msg msg, long destAddr, boolean tagged, long tag, long data, long flags,
-                     Object context) {
+    private int send(ByteBuffer buf, MemoryRegion desc, Msg msg, long destAddr, boolean tagged, long tag, long data,
+                     long flags, Object context) {
         int rc = admit(tagged ? Fi.FI_TAGGED : Fi.FI_MSG, Fi.FI_SEND, MSG_DIRECTIONS);
         if (rc != 0) {
             return rc;
@@ -423,14 +431,14 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         if (txCq == null && !(inject && msg == null)) {
             return -Errno.ENOCQ;
         }
-        return postSend(buf, msg, length, destAddr, tagged, tag, data, flags, context);
+        return postSend(buf, desc, msg, length, destAddr, tagged, tag, data, flags, context);
     }
 
     @Override
     public final int recv(ByteBuffer buf, MemoryRegion desc, long srcAddr, Object context) {
         long flags = rxOpFlags | rxCompletion();
         int rc = recvCheck(buf, null, Fi.FI_MSG, flags);
-        return rc != 0 ? rc : postRecv(buf, null, srcAddr, false, 0, 0, flags, context);
+        return rc != 0 ? rc : postRecv(buf, desc, null, srcAddr, false, 0, 0, flags, context);
     }
 
     @Override
@@ -440,14 +448,14 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
             rc = (caps & Fi.FI_MULTI_RECV) == 0 ? -Errno.ENOSYS : msg.iovCount() != 1 ? -Errno.EINVAL : 0;
         }
         rc = rc != 0 ? rc : recvCheck(null, msg, Fi.FI_MSG, flags);
-        return rc != 0 ? rc : postRecv(null, msg, msg.addr(), false, 0, 0, flags | rxCompletion(), msg.context());
+        return rc != 0 ? rc : postRecv(null, null, msg, msg.addr(), false, 0, 0, flags | rxCompletion(), msg.context());
     }
 
     @Override
     public final int trecv(ByteBuffer buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object context) {
         // a tagged receive is never a multi-receive: the op flags' FI_MULTI_RECV does not exempt it
         int rc = recvCheck(buf, null, Fi.FI_TAGGED, 0);
-        return rc != 0 ? rc : postRecv(buf, null, srcAddr, true, tag, ignore, rxOpFlags | rxCompletion(), context);
+        return rc != 0 ? rc : postRecv(buf, desc, null, srcAddr, true, tag, ignore, rxOpFlags | rxCompletion(), context);
     }
 
     @Override
@@ -460,7 +468,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         if ((flags & (Fi.FI_PEEK | Fi.FI_CLAIM)) != 0) {
             return postPeek(msg, flags | rxCompletion());
         }
-        return postRecv(null, msg, msg.addr(), true, msg.tag(), msg.ignore(), flags | rxCompletion(), msg.context());
+        return postRecv(null, null, msg, msg.addr(), true, msg.tag(), msg.ignore(), flags | rxCompletion(), msg.context());
     }
 
     /** A {@code *recvMsg}'s own checks (open, caps, message, iov count, flags) ahead of {@link #recvCheck}'s. */
@@ -495,36 +503,36 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
 
     @Override
     public final int read(ByteBuffer buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
-        return rma(true, buf, null, srcAddr, addr, key, 0, txOpFlags | txCompletion(), context);
+        return rma(true, buf, desc, null, srcAddr, addr, key, 0, txOpFlags | txCompletion(), context);
     }
 
     @Override
     public final int readMsg(RmaMsg msg, long flags) {
         int rc = rmaMsgCheck(true, msg, flags, PostChecks.READ_MSG_FLAGS);
-        return rc != 0 ? rc : rma(true, null, msg, msg.addr(), 0, 0, 0, flags | txCompletion(), msg.context());
+        return rc != 0 ? rc : rma(true, null, null, msg, msg.addr(), 0, 0, 0, flags | txCompletion(), msg.context());
     }
 
     @Override
     public final int write(ByteBuffer buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
-        return rma(false, buf, null, destAddr, addr, key, 0, txOpFlags | txCompletion(), context);
+        return rma(false, buf, desc, null, destAddr, addr, key, 0, txOpFlags | txCompletion(), context);
     }
 
     @Override
     public final int writeData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
                                Object context) {
-        return rma(false, buf, null, destAddr, addr, key, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(),
+        return rma(false, buf, desc, null, destAddr, addr, key, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(),
                 context);
     }
 
     @Override
     public final int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
-        return rma(false, buf, null, destAddr, addr, key, 0, Fi.FI_INJECT, null);
+        return rma(false, buf, null, null, destAddr, addr, key, 0, Fi.FI_INJECT, null);
     }
 
     @Override
     public final int writeMsg(RmaMsg msg, long flags) {
         int rc = rmaMsgCheck(false, msg, flags, PostChecks.WRITE_MSG_FLAGS);
-        return rc != 0 ? rc : rma(false, null, msg, msg.addr(), 0, 0, msg.data(), flags | txCompletion(),
+        return rc != 0 ? rc : rma(false, null, null, msg, msg.addr(), 0, 0, msg.data(), flags | txCompletion(),
                 msg.context());
     }
 
@@ -541,7 +549,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     }
 
     /** Every RMA: the checks, then {@link #postRma}. */
-    private int rma(boolean read, ByteBuffer buf, RmaMsg msg, long peerAddr, long addr, long key, long data, long flags,
+    private int rma(boolean read, ByteBuffer buf, MemoryRegion desc, RmaMsg msg, long peerAddr, long addr, long key, long data, long flags,
                     Object context) {
         int rc = admit(Fi.FI_RMA, read ? Fi.FI_READ : Fi.FI_WRITE, RMA_DIRECTIONS);
         if (rc != 0) {
@@ -569,34 +577,39 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         if (txCq == null && !(inject && msg == null)) {
             return -Errno.ENOCQ;
         }
-        return postRma(read, buf, msg, length, peerAddr, addr, key, data, flags, context);
+        return postRma(read, buf, desc, msg, length, peerAddr, addr, key, data, flags, context);
     }
 
     // =================================================================== atomics (fi_atomic(3))
 
     @Override
     public final int atomic(long operand, long destAddr, long addr, long key, int op, Object context) {
-        return atomic(op, operand, 0, null, false, destAddr, addr, key, context);
+        return atomic(op, operand, 0, null, null, false, false, destAddr, addr, key, context);
     }
 
     @Override
     public final int fetchAtomic(long operand, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr,
                                  long key, int op, Object context) {
-        return atomic(op, operand, 0, result, true, destAddr, addr, key, context);
+        return atomic(op, operand, 0, result, resultDesc, true, false, destAddr, addr, key, context);
     }
 
     @Override
     public final int compareAtomic(long compare, long swap, ByteBuffer result, MemoryRegion resultDesc, long destAddr,
                                    long addr, long key, Object context) {
-        return atomic(Fi.FI_CSWAP, swap, compare, result, true, destAddr, addr, key, context);
+        return atomic(Fi.FI_CSWAP, swap, compare, result, resultDesc, true, true, destAddr, addr, key, context);
     }
 
     /** Every atomic: open, caps ({@code FI_WRITE} a plain one, {@code FI_READ} a fetching one), the result, the CQ. */
-    private int atomic(int op, long operand, long compare, ByteBuffer result, boolean fetch, long destAddr, long addr,
-                       long key, Object context) {
+    private int atomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc, boolean fetch,
+                       boolean compareCall, long destAddr, long addr, long key, Object context) {
         int rc = admit(Fi.FI_ATOMIC, fetch ? Fi.FI_READ : Fi.FI_WRITE, RMA_DIRECTIONS);
         if (rc != 0) {
             return rc;
+        }
+        // a compare operation only through compareAtomic (fi_atomic(3): the compare operations are
+        // fi_compare_atomic's): a fetchAtomic(FI_CSWAP) would otherwise swap against compare 0
+        if (!compareCall && op >= Fi.FI_CSWAP && op <= Fi.FI_MSWAP) {
+            return -Errno.EOPNOTSUPP;
         }
         if (fetch && (PostChecks.writable(result) != 0 || result.remaining() < Long.BYTES)) {
             return -Errno.EINVAL;
@@ -604,6 +617,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         if (txCq == null) {
             return -Errno.ENOCQ;
         }
-        return postAtomic(op, operand, compare, result, destAddr, addr, key, txOpFlags | txCompletion(), context);
+        return postAtomic(op, operand, compare, result, resultDesc, destAddr, addr, key, txOpFlags | txCompletion(),
+                context);
     }
 }

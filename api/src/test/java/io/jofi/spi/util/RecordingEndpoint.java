@@ -1,6 +1,7 @@
 package io.jofi.spi.util;
 
 import io.jofi.FabricException;
+import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
@@ -24,6 +25,8 @@ final class RecordingEndpoint extends UtilEndpoint {
     boolean recording = true;
     long funnelCalls;
     final List<Long> boundFlags = new ArrayList<>();
+    /** The registration (desc, resultDesc) each recorded funnel call carried, in call order. */
+    final List<MemoryRegion> descs = new ArrayList<>();
 
     RecordingEndpoint(ProgressEngine engine, Limits limits) {
         super("ep", engine, EndpointBindings.ALL_COUNTER_ROLES, limits);
@@ -37,10 +40,11 @@ final class RecordingEndpoint extends UtilEndpoint {
     }
 
     @Override
-    protected int postSend(ByteBuffer buf, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
-                           long flags, Object context) {
+    protected int postSend(ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long destAddr, boolean tagged,
+                           long tag, long data, long flags, Object context) {
         funnelCalls++;
         if (recording) {
+            descs.add(desc);
             calls.add(new Call("send", buf, msg, length, destAddr, tagged, tag, data, flags, context, 0, 0, 0, null, 0, 0,
                 false));
         }
@@ -48,10 +52,11 @@ final class RecordingEndpoint extends UtilEndpoint {
     }
 
     @Override
-    protected int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags,
-                           Object context) {
+    protected int postRecv(ByteBuffer buf, MemoryRegion desc, Msg msg, long srcAddr, boolean tagged, long tag,
+                           long ignore, long flags, Object context) {
         funnelCalls++;
         if (recording) {
+            descs.add(desc);
             calls.add(new Call("recv", buf, msg, 0, srcAddr, tagged, tag, ignore, flags, context, 0, 0, 0, null, 0, 0,
                 false));
         }
@@ -68,10 +73,11 @@ final class RecordingEndpoint extends UtilEndpoint {
     }
 
     @Override
-    protected int postRma(boolean read, ByteBuffer buf, RmaMsg msg, long length, long peerAddr, long addr, long key,
-                          long data, long flags, Object context) {
+    protected int postRma(boolean read, ByteBuffer buf, MemoryRegion desc, RmaMsg msg, long length, long peerAddr,
+                          long addr, long key, long data, long flags, Object context) {
         funnelCalls++;
         if (recording) {
+            descs.add(desc);
             calls.add(new Call("rma", buf, msg, length, peerAddr, false, 0, data, flags, context, 0, 0, 0, null, addr, key,
                 read));
         }
@@ -79,10 +85,11 @@ final class RecordingEndpoint extends UtilEndpoint {
     }
 
     @Override
-    protected int postAtomic(int op, long operand, long compare, ByteBuffer result, long destAddr, long addr, long key,
-                             long flags, Object context) {
+    protected int postAtomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc,
+                             long destAddr, long addr, long key, long flags, Object context) {
         funnelCalls++;
         if (recording) {
+            descs.add(resultDesc);
             calls.add(new Call("atomic", null, null, 0, destAddr, false, 0, 0, flags, context, op, operand, compare, result,
                 addr, key, false));
         }

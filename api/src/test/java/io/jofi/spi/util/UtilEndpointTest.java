@@ -11,6 +11,8 @@ import io.jofi.CqAttr;
 import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.Fi;
+import io.jofi.FidClass;
+import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.Progress;
 import io.jofi.RmaMsg;
@@ -590,5 +592,55 @@ class UtilEndpointTest {
         assertEquals(0, ep.sendMsg(iovs(new Msg(), IOVS), 0));
         assertEquals(0, ep.writeMsg(rmaIovs(RMA_IOVS), 0));
         assertEquals(4, ep.calls.size());
+    }
+
+    // =================================================================== registrations reach the funnels
+
+    /** A registration only compared by identity: what the caller passed must reach the funnel. */
+    private static MemoryRegion region() {
+        return new MemoryRegion() {
+            @Override public long key() { return 1; }
+            @Override public long address() { return 0; }
+            @Override public Object desc() { return this; }
+            @Override public ByteBuffer buffer() { return null; }
+            @Override public FidClass fidClass() { return FidClass.MR; }
+            @Override public Object context() { return null; }
+            @Override public void close() { }
+        };
+    }
+
+    @Test
+    void everyOneBufferCallPassesItsDescToTheFunnel() throws FabricException {
+        RecordingEndpoint ep = endpoint();
+        MemoryRegion d = region();
+        ByteBuffer b = ByteBuffer.allocateDirect(8);
+        assertEquals(0, ep.send(b, d, 1, null));
+        assertEquals(0, ep.sendData(b, d, 5, 1, null));
+        assertEquals(0, ep.tsend(b, d, 1, 3, null));
+        assertEquals(0, ep.tsendData(b, d, 5, 1, 3, null));
+        assertEquals(0, ep.recv(b, d, 1, null));
+        assertEquals(0, ep.trecv(b, d, 1, 3, 0, null));
+        assertEquals(0, ep.read(b, d, 1, 0, 1, null));
+        assertEquals(0, ep.write(b, d, 1, 0, 1, null));
+        assertEquals(0, ep.writeData(b, d, 5, 1, 0, 1, null));
+        assertEquals(0, ep.fetchAtomic(1, b, d, 1, 0, 1, Fi.FI_SUM, null));
+        assertEquals(0, ep.compareAtomic(1, 2, b, d, 1, 0, 1, null));
+        assertEquals(11, ep.descs.size());
+        for (MemoryRegion got : ep.descs) {
+            assertSame(d, got, "a one-buffer call's desc reaches its funnel (verbs posts with its key)");
+        }
+    }
+
+    @Test
+    void aCompareOperationOnlyThroughCompareAtomic() throws FabricException {
+        RecordingEndpoint ep = endpoint();
+        ByteBuffer r = ByteBuffer.allocate(8);
+        for (int op = Fi.FI_CSWAP; op <= Fi.FI_MSWAP; op++) {
+            assertEquals(-Errno.EOPNOTSUPP, ep.atomic(1, 1, 0, 1, op, null), "atomic op " + op);
+            assertEquals(-Errno.EOPNOTSUPP, ep.fetchAtomic(1, r, null, 1, 0, 1, op, null), "fetchAtomic op " + op);
+        }
+        assertEquals(0, ep.calls.size(), "nothing reached a funnel");
+        assertEquals(0, ep.compareAtomic(1, 2, r, null, 1, 0, 1, null));
+        assertEquals(Fi.FI_CSWAP, ep.only().op());
     }
 }

@@ -21,7 +21,7 @@ import java.nio.file.attribute.PosixFilePermissions;
  *
  * <pre>
  * offset  size  field
- *      0     8  magic "JOFIMRT1"
+ *      0     8  magic "JOFIMRM1"
  *      8     4  layout version (1)
  *     12     4  entry count (ENTRIES)
  *     16     8  owner pid

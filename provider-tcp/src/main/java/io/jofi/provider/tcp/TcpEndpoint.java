@@ -6,6 +6,7 @@ import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Fid;
 import io.jofi.Info;
+import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
@@ -205,13 +206,13 @@ final class TcpEndpoint extends UtilEndpoint implements ConnectionRole, TcpRecei
     // =================================================================== data path (UtilEndpoint's funnels)
 
     @Override
-    protected int postSend(ByteBuffer buf, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
+    protected int postSend(ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
                            long flags, Object context) {
         return conn.messages.post(buf, msg, length, tagged, tag, data, flags, context);
     }
 
     @Override
-    protected int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags,
+    protected int postRecv(ByteBuffer buf, MemoryRegion desc, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags,
                            Object context) {
         return receives.postRecv(buf, msg, srcAddr, tagged, tag, ignore, flags, context);
     }
@@ -222,13 +223,13 @@ final class TcpEndpoint extends UtilEndpoint implements ConnectionRole, TcpRecei
     }
 
     @Override
-    protected int postRma(boolean read, ByteBuffer buf, RmaMsg msg, long length, long peerAddr, long addr, long key,
+    protected int postRma(boolean read, ByteBuffer buf, MemoryRegion desc, RmaMsg msg, long length, long peerAddr, long addr, long key,
                           long data, long flags, Object context) {
         return conn.rma.post(read, buf, msg, length, addr, key, data, flags, context);
     }
 
     @Override
-    protected int postAtomic(int op, long operand, long compare, ByteBuffer result, long destAddr, long addr, long key,
+    protected int postAtomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                              long flags, Object context) {
         return conn.rma.atomic(op, operand, compare, result, addr, key, flags, context);
     }

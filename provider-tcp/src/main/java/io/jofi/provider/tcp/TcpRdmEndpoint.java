@@ -6,6 +6,7 @@ import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Fid;
 import io.jofi.Info;
+import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
@@ -383,7 +384,7 @@ final class TcpRdmEndpoint extends UtilEndpoint implements SelectHandler, TcpAdd
 
     /** From any peer, or with {@code FI_DIRECTED_RECV} only from {@code srcAddr}. */
     @Override
-    protected int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags,
+    protected int postRecv(ByteBuffer buf, MemoryRegion desc, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags,
                            Object context) {
         synchronized (this) {
             return resumed(receives.postRecv(buf, msg, srcAddr, tagged, tag, ignore, flags, context));
@@ -424,7 +425,7 @@ final class TcpRdmEndpoint extends UtilEndpoint implements SelectHandler, TcpAdd
 
     /** A send to {@code destAddr} (connects on first use). */
     @Override
-    protected int postSend(ByteBuffer buf, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
+    protected int postSend(ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
                            long flags, Object context) {
         synchronized (this) {
             int rc = target(destAddr);
@@ -434,7 +435,7 @@ final class TcpRdmEndpoint extends UtilEndpoint implements SelectHandler, TcpAdd
 
     /** An RMA read from or write to {@code peerAddr}'s registered memory. */
     @Override
-    protected int postRma(boolean read, ByteBuffer buf, RmaMsg msg, long length, long peerAddr, long addr, long key,
+    protected int postRma(boolean read, ByteBuffer buf, MemoryRegion desc, RmaMsg msg, long length, long peerAddr, long addr, long key,
                           long data, long flags, Object context) {
         synchronized (this) {
             int rc = target(peerAddr);
@@ -443,7 +444,7 @@ final class TcpRdmEndpoint extends UtilEndpoint implements SelectHandler, TcpAdd
     }
 
     @Override
-    protected int postAtomic(int op, long operand, long compare, ByteBuffer result, long destAddr, long addr, long key,
+    protected int postAtomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                              long flags, Object context) {
         synchronized (this) {
             int rc = target(destAddr);
