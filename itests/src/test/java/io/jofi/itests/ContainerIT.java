@@ -14,7 +14,7 @@ import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 
-/** The container boots and every JOFI bundle resolves and starts. */
+/** The container boots the framework of this run and every JOFI bundle resolves and starts. */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
 public class ContainerIT {
@@ -25,6 +25,14 @@ public class ContainerIT {
     @Configuration
     public Option[] config() {
         return new Option[] {JofiContainer.all()};
+    }
+
+    /** The failsafe execution (felix or equinox) really booted its framework, not the other. */
+    @Test
+    public void theFrameworkIsTheOneThisRunIsFor() {
+        String expected = System.getProperty("jofi.framework");
+        assertNotNull("jofi.framework is not set: run through failsafe (itests pom)", expected);
+        assertEquals(expected, context.getBundle(0).getSymbolicName());
     }
 
     @Test

@@ -1,0 +1,107 @@
+package io.jofi.features;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A real Apache Karaf (the minimal distribution from Maven Central) installs the {@code jofi}
+ * feature from this module's features XML, lists the providers with {@code jofi:info -l}, and
+ * swaps them: tcp leaves and comes back through {@code jofi:providers stop|start tcp}, shm
+ * through Karaf's own {@code bundle:stop|start}; then {@code jofi-verbs} installs (verbs is
+ * listed, available or not, since this machine may have no RDMA device).
+ *
+ * <p>Skipped, with the reason, only when the distribution is not in the local repository and
+ * cannot be downloaded because Maven runs offline or the network is unreachable
+ * ({@link KarafDistribution}).
+ */
+class KarafFeatureIT {
+    private static final String GROUP = "io.jofi";
+    private static final String ARTIFACT = "io.jofi.features";
+
+    @Test
+    void featureInstallsListsProvidersAndSwapsThem() throws Exception {
+        long t0 = System.nanoTime();
+        String karafVersion = Props.required("jofi.karaf.version");
+        Path featuresXml = Path.of(Props.required("jofi.features.xml"));
+        String version = projectVersion(featuresXml);
+        Path distribution = KarafDistribution.tarGz(karafVersion);
+
+        try (KarafInstance karaf = KarafInstance.unpack(distribution, Path.of(Props.required("jofi.karaf.work")))) {
+            karaf.stage(featuresXml, GROUP, ARTIFACT, version, KarafFeatureIT::artifactFile);
+            karaf.start();
+
+            // one command per client call: after feature:install the client prints nothing more
+            karaf.client("feature:repo-add mvn:" + GROUP + "/" + ARTIFACT + "/" + version + "/xml/features");
+            karaf.client("feature:install jofi");
+            String install = karaf.client("bundle:list -s -t 0");
+            for (String bsn : new String[] {"io.jofi.api", "io.jofi.provider.tcp", "io.jofi.provider.shm",
+                "io.jofi.tools", "org.apache.felix.scr"}) {
+                assertTrue(Pattern.compile("(?m)\\|\\s*Active\\s*\\|.*\\|\\s*" + Pattern.quote(bsn) + "\\s*$")
+                        .matcher(install).find(), bsn + " is not Active after feature:install jofi:\n" + install);
+            }
+
+            String listed = karaf.client("jofi:info -l");
+            assertListed(listed, "tcp", true);
+            assertListed(listed, "shm", true);
+
+            // the jofi command swaps tcp: it leaves getInfo and the list, then comes back
+            String stopped = karaf.client("jofi:providers stop tcp");
+            assertTrue(stopped.contains("stop: io.jofi.provider.tcp"), stopped);
+            String withoutTcp = karaf.client("jofi:info -l");
+            assertListed(withoutTcp, "tcp", false);
+            assertListed(withoutTcp, "shm", true);
+            karaf.client("jofi:providers start tcp");
+            assertListed(karaf.client("jofi:info -l"), "tcp", true);
+
+            // Karaf's own bundle commands swap shm the same way
+            karaf.client("bundle:stop io.jofi.provider.shm");
+            String withoutShm = karaf.client("jofi:info -l");
+            assertListed(withoutShm, "shm", false);
+            assertListed(withoutShm, "tcp", true);
+            karaf.client("bundle:start io.jofi.provider.shm");
+            assertListed(karaf.client("jofi:info -l"), "shm", true);
+
+            // the optional verbs feature resolves (JNA included); without an RDMA device the
+            // provider is listed as unavailable, which is still listed
+            // -r (no auto refresh): JNA also satisfies optional imports of Karaf's jline, and
+            // refreshing the shell would cut this very ssh session
+            karaf.client("feature:install -r jofi-verbs");
+            assertListed(karaf.client("jofi:info -l"), "verbs", true);
+        }
+        System.out.printf("KarafFeatureIT: Karaf %s, unpack to shutdown in %d s%n", karafVersion,
+                (System.nanoTime() - t0) / 1_000_000_000L);
+    }
+
+    private static void assertListed(String output, String provider, boolean expected) {
+        boolean listed = Pattern.compile("(?m)^\\s*" + Pattern.quote(provider) + ":\\s*$").matcher(output).find();
+        if (expected) {
+            assertTrue(listed, provider + " is not listed by jofi:info -l:\n" + output);
+        } else {
+            assertFalse(listed, provider + " is still listed by jofi:info -l:\n" + output);
+        }
+    }
+
+    /** The version the features XML was filtered with: its repository name is {@code jofi-VERSION}. */
+    private static String projectVersion(Path featuresXml) throws java.io.IOException {
+        var m = Pattern.compile("<features name=\"jofi-([^\"]+)\"").matcher(Files.readString(featuresXml));
+        if (!m.find()) {
+            throw new IllegalStateException(featuresXml + " has no <features name=\"jofi-VERSION\">");
+        }
+        return m.group(1);
+    }
+
+    /** The file of a bundle the features XML names, from {@code jofi.artifact.<artifactId>} (the pom). */
+    private static Path artifactFile(String artifactId) {
+        Path file = Path.of(Props.required("jofi.artifact." + artifactId));
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalStateException("jofi.artifact." + artifactId + " = " + file
+                    + " is not a file: build with -am (mvn verify -pl features -am)");
+        }
+        return file;
+    }
+}
