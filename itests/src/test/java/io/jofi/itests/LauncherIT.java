@@ -71,7 +71,7 @@ public class LauncherIT {
 
     @Test
     public void infoOfTcpMsgPrintsItsInterfaces() throws Exception {
-        Run run = jofi(null, "info", "-p", "tcp", "-e", "msg");
+        Run run = jofi(null, "info", "-p", "tcp", "-t", "msg");
 
         assertEquals(run.toString(), 0, run.status);
         assertTrue(run.toString(), run.out.contains("provider: tcp"));
@@ -81,7 +81,7 @@ public class LauncherIT {
 
     @Test
     public void infoOfAHintNoProviderMeetsFailsWithOneLineNamingTheHint() throws Exception {
-        Run run = jofi(null, "info", "-e", "dgram");
+        Run run = jofi(null, "info", "-t", "dgram");
 
         assertEquals(run.toString(), 1, run.status);
         assertEquals(run.toString(), "", run.out);
