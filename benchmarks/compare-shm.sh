@@ -30,7 +30,7 @@
 #   C_PORT (fi_pingpong's control port, default 47692), PORT (JOFI's -B/-P, default 9238),
 #   SHM_DIR (raw baseline's directory, default /dev/shm), JAVA,
 #   JOFI_JAVA_OPTS (JVM options of the ./jofi runs, e.g. -Djofi.shm.cmaThreshold=0 or
-#   -XX:+PrintCompilation; ./jofi -v says at which JVM uptime the timed iterations start),
+#   -XX:+PrintCompilation; ./jofi --percentiles says at which JVM uptime the timed iterations start),
 #   NICE (e.g. -20: run every measured process at that nice level; root for negative values.
 #   With the kernel's autogroup scheduling on — /proc/sys/kernel/sched_autogroup_enabled —
 #   nice only ranks processes of this session against each other, so it does not win the
@@ -154,7 +154,8 @@ fail() { # TOOL: the first failure of TOOL is its reason; later runs of TOOL are
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for s in "${SIZES[@]}"; do
     n=$(iters "$s")
-    # bw windows: as many messages as 4 ping-pong runs, but at least 64 windows (at 1 MiB,
+    # bw windows of 64 (./jofi bw's -I counts messages, as fi_msg_bw's: -I is windows x 64):
+    # as many messages as 4 ping-pong runs, but at least 64 windows (at 1 MiB,
     # 8 windows were 50 ms of timed run: one compilation or lost tick moved the figure 2x)
     bw_iters=$(( (n + 63) / 64 * 4 )); (( bw_iters >= 64 )) || bw_iters=64
     for run in $(seq 1 "$RUNS"); do
@@ -187,15 +188,15 @@ for s in "${SIZES[@]}"; do
         fi
         if [[ -z "$JOFI_NA" && -z "${WHY[JOFI]:-}" ]]; then
             if out="$(pair "$SRV_PIN ./jofi pingpong -p shm -e rdm -c spin -m -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT $JOFI_SHM_SERVER" \
-                    "$CLI_PIN ./jofi pingpong -p shm -e rdm -c spin -m -v -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
+                    "$CLI_PIN ./jofi pingpong -p shm -e rdm -c spin -m --percentiles -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
                 record JOFI "$s" <<<"$out"
                 p50="$(awk '/p50_usec:/ { for (i = 1; i < NF; i++) if ($i == "p50_usec:") { v = $(i + 1); sub(/,$/, "", v); print v } }' <<<"$out")"
                 [[ -n "$p50" ]] && echo "JOFIp50 $s $p50 0 0" >>"$RESULTS"
             else fail JOFI; fi
         fi
         if [[ -z "$JOFI_NA" && -z "${WHY[JOFIbw]:-}" ]]; then
-            if out="$(pair "$SRV_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $bw_iters -w $bw_iters --jit-warmup $JIT_WARMUP -B $PORT $JOFI_SHM_SERVER" \
-                    "$CLI_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $bw_iters -w $bw_iters --jit-warmup $JIT_WARMUP -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
+            if out="$(pair "$SRV_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $(( bw_iters * 64 )) -w $(( bw_iters * 64 )) --jit-warmup $JIT_WARMUP -B $PORT $JOFI_SHM_SERVER" \
+                    "$CLI_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $(( bw_iters * 64 )) -w $(( bw_iters * 64 )) --jit-warmup $JIT_WARMUP -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
                 record JOFIbw "$s" <<<"$out"
             else fail JOFIbw; fi
         fi

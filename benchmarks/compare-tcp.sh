@@ -20,7 +20,8 @@
 #   iterations), PORT (JOFI's port, default 9228),
 #   RUNS (default 3), JIT_WARMUP (default 20000), PIN (1/0, default 1), JOFI_JAVA_OPTS (JVM
 #   options of the ./jofi runs, e.g. -XX:+PrintCompilation)
-# JOFI bw runs as many messages as 4 ping-pong runs of the size, but at least 64 windows.
+# JOFI bw runs as many messages as 4 ping-pong runs of the size, but at least 64 windows of 64
+# (its -I counts messages, as fi_msg_bw's).
 set -euo pipefail
 
 HOME_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -101,11 +102,11 @@ for s in "${SIZES[@]}"; do
             io.jofi.benchmarks.RawNioPingPong "$s" "$n" "$n" | row)
         rl+=("$a"); rb+=("$b")
         out="$(pair "$SRV_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
-            "$CLI_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -v -P $PORT 127.0.0.1")"
+            "$CLI_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP --percentiles -P $PORT 127.0.0.1")"
         read -r a _ < <(row <<<"$out")
         jl+=("$a"); jp+=("$(p50 <<<"$out")")
-        read -r _ b < <(pair "$SRV_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $w -w $w --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
-            "$CLI_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $w -w $w --jit-warmup $JIT_WARMUP -P $PORT 127.0.0.1" | row)
+        read -r _ b < <(pair "$SRV_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $(( w * 64 )) -w $(( w * 64 )) --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
+            "$CLI_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $(( w * 64 )) -w $(( w * 64 )) --jit-warmup $JIT_WARMUP -P $PORT 127.0.0.1" | row)
         jb+=("$b")
     done
     C_LAT[$s]=$(median "${cl[@]}"); C_BW[$s]=$(median "${cb[@]}")

@@ -7,7 +7,7 @@
  *
  *   jofi_peer server [-f PROVIDER] [-a ADDR] [-p PORT] [-t SECONDS] ACTION...
  *   jofi_peer client [-f PROVIDER]  -a ADDR   -p PORT  [-t SECONDS] ACTION...
- *   jofi_peer pingpong [fabtests fi_msg_pingpong options] [SERVER_ADDR]
+ *   jofi_peer pingpong|bw|rma_bw [fabtests options] [SERVER_ADDR]
  *
  * -f names the libfabric provider (default tcp). With -f verbs (provider-verbs' interop tests in
  * the soft-RoCE VM) the hints add the FI_RX_CQ_DATA mode the verbs provider requires, and when
@@ -53,9 +53,12 @@
  * The pattern of a SIZE-byte message: byte i = (i * 131 + (i >> 8) + SIZE * 7 + 1) mod 256
  * (io.jofi.provider.tcp.interop.NativePeer#pattern computes the same bytes).
  *
- * The pingpong mode plays fabtests' fi_msg_pingpong choreography (libfabric 1.17) as the
- * project's TCP-WIRE.md describes it, with its options -p -e -S -I -w -B -P -s, and prints
- * its header and table on stdout; diagnostics go to stderr.
+ * The pingpong, bw and rma_bw modes play fabtests' (1.17) fi_msg_pingpong, fi_msg_bw and
+ * fi_rma_bw -e msg choreographies as the project's TCP-WIRE.md and tools/README.md describe
+ * them, with their options -p -e -S (a size, all, or r:START,INC,END) -I -w -W -v (fabtests'
+ * data check with its 0-9a-zA-Z pattern; a mismatch prints "FAIL Data check error ..."; -X
+ * sends byte 5 of every message wrong, to test a peer's check) -o -U
+ * -B -P -s, and print the header and table on stdout; diagnostics go to stderr.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -110,7 +113,8 @@ static void usage(const char *msg)
 	fprintf(stderr, "usage error: %s\n"
 		"  jofi_peer server [-f PROVIDER] [-a ADDR] [-p PORT] [-t SECONDS] ACTION...\n"
 		"  jofi_peer client [-f PROVIDER] -a ADDR -p PORT [-t SECONDS] ACTION...\n"
-		"  jofi_peer pingpong [-p tcp] [-e msg] [-S SIZE|all] [-I ITERS] [-w WARMUP]\n"
+		"  jofi_peer pingpong|bw|rma_bw [-p tcp] [-e msg] [-S SIZE|all|r:START,INC,END] [-I ITERS]\n"
+		"                     [-w WARMUP] [-W WINDOW] [-v] [-o write|read|writedata] [-U]\n"
 		"                     [-B PORT] [-P PORT] [-s ADDR] [-t SECONDS] [SERVER_ADDR]\n", msg);
 	exit(EXIT_USAGE);
 }
@@ -260,6 +264,7 @@ static struct fid_ep *ep;
 static size_t inject_size;
 static const char *provider_name = "tcp";   /* -f PROVIDER */
 static int mr_local;                        /* the domain asks for FI_MR_LOCAL */
+static uint64_t tx_op_flags;                /* fi_rma_bw -U: FI_DELIVERY_COMPLETE as the default op flag */
 
 static struct fi_info *make_hints(void)
 {
@@ -275,6 +280,7 @@ static struct fi_info *make_hints(void)
 		h->mode |= FI_RX_CQ_DATA;
 	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
 	h->fabric_attr->prov_name = strdup(provider_name);
+	h->tx_attr->op_flags |= tx_op_flags;
 	return h;
 }
 
@@ -926,24 +932,66 @@ static int run_script(int is_server, int argc, char **argv)
 	return 0;
 }
 
-/* ---------------------------------------------------------------- fabtests pingpong */
+/* ---------------------------------------------------------------- fabtests choreographies */
+
+/* fabtests 1.17's benchmarks as the project's TCP-WIRE.md and tools/README.md describe them:
+ * fi_msg_pingpong (pingpong), fi_msg_bw (bw) and fi_rma_bw -e msg (rma_bw), with fabtests'
+ * option letters. Written from the facts, not from fabtests' code. */
+
+enum ft_mode { FT_PINGPONG, FT_BW, FT_RMA_BW };
+enum ft_rma { FT_WRITE, FT_READ, FT_WRITEDATA };
 
 struct pp_opts {
 	const char *src_addr, *dst_addr;
 	const char *src_port, *dst_port;
 	size_t size;           /* 0 with sizes_all or default sizes */
 	int size_given, sizes_all;
+	size_t range_start, range_inc, range_end;   /* -S r:START,INC,END */
+	int range_given;
 	long iterations;       /* -1: fabtests' default per size */
 	long warmup;
+	long window;           /* -W */
+	int verify;            /* -v */
+	int corrupt;           /* -X: byte 5 of every message sent is wrong (to test the peer's check) */
+	enum ft_mode mode;
+	enum ft_rma rma_op;    /* -o */
 };
+
+#define FT_CTRL_MSG 256
+#define FT_ACK_BYTES 4
+#define FT_CQ_DATA 0x0123456789abcdefULL
 
 static uint8_t *pp_tx_buf, *pp_rx_buf;
 static size_t pp_buf_size;
 static struct fi_context pp_tx_ctx, pp_rx_ctx;
+static int pp_active;          /* fabtests' FT_OPT_ACTIVE: between the start and the end of the timed part */
+static struct fid_mr *pp_rx_mr, *pp_tx_mr;
+static void *pp_rx_desc, *pp_tx_desc;
+static uint64_t pp_remote_addr, pp_remote_key;
+static int rx_cq_data_mode;    /* the endpoint has FI_RX_CQ_DATA: a write with CQ data consumes a receive */
+
+static const char ft_alphabet[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+static void ft_fill(uint8_t *buf, size_t size)
+{
+	for (size_t i = 0; i < size; i++)
+		buf[i] = (uint8_t) ft_alphabet[i % (sizeof(ft_alphabet) - 1)];
+}
+
+/* fabtests' data check: the message must be the alphabet pattern; else its error line. */
+static void ft_check(const uint8_t *buf, size_t size)
+{
+	for (size_t i = 0; i < size; i++) {
+		char want = ft_alphabet[i % (sizeof(ft_alphabet) - 1)];
+		if (buf[i] != (uint8_t) want)
+			fail("Data check error (%c!=%c) at byte %zu for buffer size %zu",
+			     want, buf[i], i, size);
+	}
+}
 
 static void pp_post_rx(void)
 {
-	POST(fi_recv(ep, pp_rx_buf, pp_buf_size, NULL, 0, &pp_rx_ctx));
+	POST(fi_recv(ep, pp_rx_buf, pp_buf_size, pp_rx_desc, 0, &pp_rx_ctx));
 }
 
 /* Spins on the CQ (fabtests' default -c spin). */
@@ -960,34 +1008,42 @@ static void pp_wait(struct fifo *f, const char *what)
 	}
 }
 
-/* Receive one message, then repost (as fabtests' ft_rx does). */
-static void pp_rx(void)
+/* Receive one message (checked while timed with -v, as ft_rx), then repost. */
+static void pp_rx(size_t size, int verify)
 {
-	pp_wait(&rx_fifo, "pingpong receive");
+	pp_wait(&rx_fifo, "receive");
+	if (verify && pp_active)
+		ft_check(pp_rx_buf, size);
 	pp_post_rx();
 }
 
-static void pp_tx(size_t size)
+/* ft_tx: a plain send, waited for. */
+static void pp_tx_plain(size_t size)
+{
+	POST(fi_send(ep, pp_tx_buf, size, pp_tx_desc, 0, &pp_tx_ctx));
+	pp_wait(&tx_fifo, "send");
+}
+
+/* Inject below the inject size (no completion); returns whether a completion follows. */
+static int pp_post_tx(size_t size)
 {
 	if (size < inject_size) {
 		POST(fi_inject(ep, pp_tx_buf, size, 0));
-	} else {
-		POST(fi_send(ep, pp_tx_buf, size, NULL, 0, &pp_tx_ctx));
-		pp_wait(&tx_fifo, "pingpong send");
+		return 0;
 	}
+	POST(fi_send(ep, pp_tx_buf, size, pp_tx_desc, 0, &pp_tx_ctx));
+	return 1;
 }
 
 /* fabtests' sync: a 1-byte plain send (always with a completion) and a 1-byte receive. */
 static void pp_sync(int client)
 {
 	if (client) {
-		POST(fi_send(ep, pp_tx_buf, 1, NULL, 0, &pp_tx_ctx));
-		pp_wait(&tx_fifo, "sync send");
-		pp_rx();
+		pp_tx_plain(1);
+		pp_rx(1, 0);
 	} else {
-		pp_rx();
-		POST(fi_send(ep, pp_tx_buf, 1, NULL, 0, &pp_tx_ctx));
-		pp_wait(&tx_fifo, "sync send");
+		pp_rx(1, 0);
+		pp_tx_plain(1);
 	}
 }
 
@@ -1009,13 +1065,13 @@ static void size_text(char *buf, size_t cap, long long size)
 
 static void count_text(char *buf, size_t cap, long long n)
 {
-	if (n > 1000000000LL) snprintf(buf, cap, "%lldb", n / 1000000000LL);
-	else if (n > 1000000LL) snprintf(buf, cap, "%lldm", n / 1000000LL);
-	else if (n > 1000LL) snprintf(buf, cap, "%lldk", n / 1000LL);
+	if (n >= 1000000000LL) snprintf(buf, cap, "%lldb", n / 1000000000LL);
+	else if (n >= 1000000LL) snprintf(buf, cap, "%lldm", n / 1000000LL);
+	else if (n >= 1000LL) snprintf(buf, cap, "%lldk", n / 1000LL);
 	else snprintf(buf, cap, "%lld", n);
 }
 
-static void pp_show(size_t size, long iterations, uint64_t elapsed_ns)
+static void pp_show(size_t size, long iterations, int xfers, uint64_t elapsed_ns)
 {
 	static int header_done;
 	char a[32], b[32], c[32];
@@ -1024,11 +1080,11 @@ static void pp_show(size_t size, long iterations, uint64_t elapsed_ns)
 		       "MB/sec", "usec/xfer", "Mxfers/sec");
 		header_done = 1;
 	}
-	long long total = 2LL * iterations * (long long) size;
+	long long total = (long long) xfers * iterations * (long long) size;
 	double usec = (double) (elapsed_ns / 1000);
 	if (usec <= 0)
 		usec = 1;       /* a timer too coarse for the run: avoid a division by zero */
-	double per_xfer = usec / iterations / 2;
+	double per_xfer = usec / iterations / xfers;
 	size_text(a, sizeof(a), (long long) size);
 	count_text(b, sizeof(b), iterations);
 	size_text(c, sizeof(c), total);
@@ -1037,27 +1093,183 @@ static void pp_show(size_t size, long iterations, uint64_t elapsed_ns)
 	fflush(stdout);
 }
 
+static uint64_t pp_start;
+
+static void pp_timer_start(void)
+{
+	pp_active = 1;
+	pp_start = now_ns();
+}
+
+static uint64_t pp_timer_stop(void)
+{
+	pp_active = 0;
+	return now_ns() - pp_start;
+}
+
+static void pp_pingpong(int client, size_t size, long iterations, const struct pp_opts *o)
+{
+	for (long i = 0; i < iterations + o->warmup; i++) {
+		if (i == o->warmup)
+			pp_timer_start();
+		if (client) {
+			if (pp_post_tx(size))
+				pp_wait(&tx_fifo, "pingpong send");
+			pp_rx(size, o->verify);
+		} else {
+			pp_rx(size, o->verify);
+			if (pp_post_tx(size))
+				pp_wait(&tx_fifo, "pingpong send");
+		}
+	}
+	pp_show(size, iterations, 2, pp_timer_stop());
+}
+
+/* The client's end of a window: its send completions, then the server's 4-byte ack. */
+static void bw_client_window(long *pending, int verify)
+{
+	for (; *pending > 0; (*pending)--)
+		pp_wait(&tx_fifo, "bw send");
+	pp_rx(FT_ACK_BYTES, verify);
+}
+
+/* The server's end of a window: the completions of what arrived, the check, the ack. */
+static void bw_server_window(long *arrived, size_t size, int verify, int remote_writes)
+{
+	for (; *arrived > 0; (*arrived)--)
+		pp_wait(&rx_fifo, remote_writes ? "writedata completion" : "bw receive");
+	if (verify)
+		ft_check(pp_rx_buf, size);
+	pp_tx_plain(FT_ACK_BYTES);
+}
+
+/* fi_msg_bw: the client sends, an ack after every window and one at the end. */
+static void pp_bw(int client, size_t size, long iterations, const struct pp_opts *o)
+{
+	long in_window = 0, pending = 0;
+	for (long i = 0; i < iterations + o->warmup; i++) {
+		if (i == o->warmup)
+			pp_timer_start();
+		if (client) {
+			pending += pp_post_tx(size);
+		} else {
+			/* as fabtests: a receive per message, posted ahead; one more stays posted */
+			pp_post_rx();
+			pending++;
+		}
+		if (++in_window == o->window) {
+			if (client)
+				bw_client_window(&pending, o->verify);
+			else
+				bw_server_window(&pending, size, o->verify, 0);
+			in_window = 0;
+		}
+	}
+	if (client)
+		bw_client_window(&pending, o->verify);
+	else
+		bw_server_window(&pending, size, o->verify, 0);
+	pp_show(size, iterations, 1, pp_timer_stop());
+}
+
+static void rma_post(enum ft_rma op, size_t size, long *pending)
+{
+	switch (op) {
+	case FT_WRITE:
+		if (size < inject_size && !(tx_op_flags & FI_DELIVERY_COMPLETE)) {
+			POST(fi_inject_write(ep, pp_tx_buf, size, 0, pp_remote_addr, pp_remote_key));
+			return;
+		}
+		POST(fi_write(ep, pp_tx_buf, size, pp_tx_desc, 0, pp_remote_addr, pp_remote_key, &pp_tx_ctx));
+		break;
+	case FT_WRITEDATA:
+		if (size < inject_size && !(tx_op_flags & FI_DELIVERY_COMPLETE)) {
+			POST(fi_inject_writedata(ep, pp_tx_buf, size, FT_CQ_DATA, 0, pp_remote_addr, pp_remote_key));
+			return;
+		}
+		POST(fi_writedata(ep, pp_tx_buf, size, pp_tx_desc, FT_CQ_DATA, 0, pp_remote_addr,
+				  pp_remote_key, &pp_tx_ctx));
+		break;
+	case FT_READ:
+		POST(fi_read(ep, pp_rx_buf, size, pp_rx_desc, 0, pp_remote_addr, pp_remote_key, &pp_tx_ctx));
+		break;
+	}
+	(*pending)++;
+}
+
+/* fi_rma_bw: write and read both ways at once, windows of completions; writedata from the
+ * client only, the server acking each window of remote-write completions. */
+static void pp_rma_bw(int client, size_t size, long iterations, const struct pp_opts *o)
+{
+	long in_window = 0, pending = 0;
+	int writedata = o->rma_op == FT_WRITEDATA;
+	for (long i = 0; i < iterations + o->warmup; i++) {
+		if (i == o->warmup)
+			pp_timer_start();
+		if (!writedata || client)
+			rma_post(o->rma_op, size, &pending);
+		else {
+			/* a remote write with CQ data to wait for; it consumes a receive only where
+			 * the provider asks for FI_RX_CQ_DATA (verbs), as fabtests posts one then */
+			if (rx_cq_data_mode)
+				POST(fi_recv(ep, pp_rx_buf, 0, pp_rx_desc, 0, &pp_rx_ctx));
+			pending++;
+		}
+		if (++in_window == o->window) {
+			if (writedata && client)
+				bw_client_window(&pending, o->verify);
+			else if (writedata)
+				bw_server_window(&pending, size, o->verify, 1);
+			else
+				for (; pending > 0; pending--)
+					pp_wait(&tx_fifo, "rma completion");
+			in_window = 0;
+		}
+	}
+	if (writedata && client)
+		bw_client_window(&pending, o->verify);
+	else if (writedata)
+		bw_server_window(&pending, size, o->verify, 1);
+	else
+		for (; pending > 0; pending--)
+			pp_wait(&tx_fifo, "rma completion");
+	pp_show(size, iterations, 1, pp_timer_stop());
+}
+
+/* ft_exchange_keys: both send {addr, len, key} of their receive buffer (addr: its virtual
+ * address with FI_MR_VIRT_ADDR, else 0), read the peer's before reposting, then sync. */
+static void pp_exchange_keys(int client, uint64_t mr_mode)
+{
+	struct { uint64_t addr, len, key; } mine = {
+		(mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t) (uintptr_t) pp_rx_buf : 0,
+		pp_buf_size, fi_mr_key(pp_rx_mr) }, theirs;
+	current_step = "rma_bw key exchange";
+	memcpy(pp_tx_buf, &mine, sizeof(mine));
+	pp_tx_plain(sizeof(mine));
+	ft_fill(pp_tx_buf, sizeof(mine));
+	pp_wait(&rx_fifo, "the peer's keys");
+	memcpy(&theirs, pp_rx_buf, sizeof(theirs));
+	pp_post_rx();
+	pp_remote_addr = theirs.addr;
+	pp_remote_key = theirs.key;
+	fprintf(stderr, "peer region addr 0x%" PRIx64 " key 0x%" PRIx64 "\n", pp_remote_addr, pp_remote_key);
+	pp_sync(client);
+}
+
 static void pp_one_size(int client, size_t size, const struct pp_opts *o)
 {
 	long iterations = o->iterations;
+	int bw = o->mode != FT_PINGPONG;
 	if (iterations < 0)
-		iterations = size >= (1u << 20) ? 100 : size >= (1u << 16) ? 1000 : 10000;
-	snprintf(step_text, sizeof(step_text), "pingpong size %zu", size);
+		iterations = (size >= (1u << 20) ? 100 : size >= (1u << 16) ? 1000 : 10000) * (bw ? 2 : 1);
+	snprintf(step_text, sizeof(step_text), "size %zu", size);
 	current_step = step_text;
 	pp_sync(client);
-	uint64_t start = 0;
-	for (long i = 0; i < iterations + o->warmup; i++) {
-		if (i == o->warmup)
-			start = now_ns();
-		if (client) {
-			pp_tx(size);
-			pp_rx();
-		} else {
-			pp_rx();
-			pp_tx(size);
-		}
+	switch (o->mode) {
+	case FT_PINGPONG: pp_pingpong(client, size, iterations, o); break;
+	case FT_BW: pp_bw(client, size, iterations, o); break;
+	case FT_RMA_BW: pp_rma_bw(client, size, iterations, o); break;
 	}
-	pp_show(size, iterations, now_ns() - start);
 }
 
 /* fabtests' finalize: a 4-byte FI_TRANSMIT_COMPLETE message from both sides at once; wait
@@ -1065,35 +1277,62 @@ static void pp_one_size(int client, size_t size, const struct pp_opts *o)
  * reading and acking the peer's message while this side waits on its transmit CQ. */
 static void pp_finalize(void)
 {
-	current_step = "pingpong finalize";
-	memcpy(pp_tx_buf, "fin", 4);
+	current_step = "finalize";
 	struct iovec iov = { .iov_base = pp_tx_buf, .iov_len = 4 };
-	struct fi_msg msg = { .msg_iov = &iov, .iov_count = 1, .context = &pp_tx_ctx };
+	struct fi_msg msg = { .msg_iov = &iov, .desc = &pp_tx_desc, .iov_count = 1, .context = &pp_tx_ctx };
 	POST(fi_sendmsg(ep, &msg, FI_TRANSMIT_COMPLETE | FI_COMPLETION));
 	pp_wait(&tx_fifo, "finalize send");
 	pp_wait(&rx_fifo, "finalize receive");
 }
 
-static int run_pingpong(int argc, char **argv)
+static void pp_register(uint64_t mr_mode, int rma)
+{
+	if (!rma && !mr_local)
+		return;
+	uint64_t rx_access = FI_RECV | (rma ? FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ : 0);
+	uint64_t tx_access = FI_SEND | (rma ? FI_WRITE : 0);
+	CHECK(fi_mr_reg(domain, pp_rx_buf, pp_buf_size, rx_access, 0, 11, 0, &pp_rx_mr, NULL));
+	CHECK(fi_mr_reg(domain, pp_tx_buf, pp_buf_size, tx_access, 0, 12, 0, &pp_tx_mr, NULL));
+	if (mr_local) {
+		pp_rx_desc = fi_mr_desc(pp_rx_mr);
+		pp_tx_desc = fi_mr_desc(pp_tx_mr);
+	}
+	(void) mr_mode;
+}
+
+static size_t max_size(const struct pp_opts *o)
+{
+	if (o->size_given)
+		return o->size;
+	if (o->range_given)
+		return o->range_start + (o->range_end - o->range_start) / o->range_inc * o->range_inc;
+	return 8u << 20;
+}
+
+static int run_fabtests(enum ft_mode mode, int argc, char **argv)
 {
 	struct pp_opts o = { .src_port = "9228", .dst_port = "9228", .iterations = -1,
-			     .warmup = 10 };
+			     .warmup = 10, .window = 64, .mode = mode, .rma_op = FT_WRITE };
 	unsigned timeout = 120;
 	int opt;
 	optind = 2;
-	while ((opt = getopt(argc, argv, "p:e:S:I:w:B:P:s:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:e:S:I:w:W:vXo:UB:P:s:t:")) != -1) {
 		switch (opt) {
 		case 'p':
-			if (strcmp(optarg, "tcp"))
-				usage("only -p tcp");
+			provider_name = optarg; /* tcp, or verbs in provider-verbs' VM */
 			break;
 		case 'e':
 			if (strcmp(optarg, "msg"))
 				usage("only -e msg");
 			break;
 		case 'S':
-			if (!strcmp(optarg, "all")) {
+			if (!strncasecmp(optarg, "all", 3)) {
 				o.sizes_all = 1;
+			} else if (!strncasecmp(optarg, "r:", 2)) {
+				if (sscanf(optarg, "r:%zu,%zu,%zu", &o.range_start, &o.range_inc, &o.range_end) != 3
+				    || o.range_inc == 0 || o.range_end < o.range_start || o.range_start == 0)
+					usage("-S r:START,INC,END");
+				o.range_given = 1;
 			} else {
 				o.size = parse_size(optarg);
 				o.size_given = 1;
@@ -1101,51 +1340,77 @@ static int run_pingpong(int argc, char **argv)
 			break;
 		case 'I': o.iterations = (long) parse_size(optarg); break;
 		case 'w': o.warmup = (long) parse_size(optarg); break;
+		case 'W': o.window = (long) parse_size(optarg); break;
+		case 'v': o.verify = 1; break;
+		case 'X': o.corrupt = 1; break;
+		case 'o':
+			if (!strcmp(optarg, "write")) o.rma_op = FT_WRITE;
+			else if (!strcmp(optarg, "read")) o.rma_op = FT_READ;
+			else if (!strcmp(optarg, "writedata")) o.rma_op = FT_WRITEDATA;
+			else usage("-o write|read|writedata");
+			break;
+		case 'U': tx_op_flags |= FI_DELIVERY_COMPLETE; break;
 		case 'B': o.src_port = optarg; break;
 		case 'P': o.dst_port = optarg; break;
 		case 's': o.src_addr = optarg; break;
 		case 't': timeout = (unsigned) parse_size(optarg); break;
-		default: usage("unknown pingpong option");
+		default: usage("unknown fabtests option");
 		}
 	}
 	if (optind < argc)
 		o.dst_addr = argv[optind++];
 	if (optind < argc)
 		usage("more than one server address");
+	if (o.window < 1)
+		usage("-W must be >= 1");
 	start_watchdog(timeout);
 	int client = o.dst_addr != NULL;
 
-	pp_buf_size = o.size_given ? (o.size > 256 ? o.size : 256) : (8u << 20);
+	size_t largest = max_size(&o);
+	pp_buf_size = largest > FT_CTRL_MSG ? largest : FT_CTRL_MSG;
 	pp_tx_buf = alloc_buffer(pp_buf_size);
 	pp_rx_buf = alloc_buffer(pp_buf_size);
-	fill_pattern(pp_tx_buf, pp_buf_size);
+	memset(pp_rx_buf, 0, pp_buf_size);
+	/* the pattern once: every message sent is a prefix of it, as fabtests' ft_fill_buf makes */
+	ft_fill(pp_tx_buf, pp_buf_size);
+	if (o.corrupt)
+		pp_tx_buf[5] = '#';
 
-	current_step = "pingpong connect";
+	current_step = "connect";
+	struct fi_info *info;
 	if (client) {
 		start_client(o.dst_addr, o.dst_port);
-		open_endpoint(base_info);
+		info = base_info;
+		open_endpoint(info);
+		pp_register(info->domain_attr->mr_mode, mode == FT_RMA_BW);
 		pp_post_rx();
 		CHECK(fi_connect(ep, base_info->dest_addr, NULL, 0));
-		struct item *it = wait_event(FI_CONNECTED, "pingpong connect");
+		struct item *it = wait_event(FI_CONNECTED, "connect");
 		if (it->info)
 			fi_freeinfo(it->info);
 	} else {
 		start_server(o.src_addr, o.src_port, stderr);
-		struct item *it = wait_event(FI_CONNREQ, "pingpong accept");
+		struct item *it = wait_event(FI_CONNREQ, "accept");
 		conn_info = it->info;
+		info = conn_info;
 		open_endpoint(conn_info);
+		pp_register(conn_info->domain_attr->mr_mode, mode == FT_RMA_BW);
 		pp_post_rx();
 		CHECK(fi_accept(ep, NULL, 0));
-		fi_freeinfo(conn_info);
-		conn_info = NULL;
-		it = wait_event(FI_CONNECTED, "pingpong accept");
+		it = wait_event(FI_CONNECTED, "accept");
 		if (it->info)
 			fi_freeinfo(it->info);
 	}
 	fprintf(stderr, "connected\n");
+	rx_cq_data_mode = (info->mode & FI_RX_CQ_DATA) != 0;
+	if (mode == FT_RMA_BW)
+		pp_exchange_keys(client, info->domain_attr->mr_mode);
 
 	if (o.size_given) {
 		pp_one_size(client, o.size, &o);
+	} else if (o.range_given) {
+		for (size_t s = o.range_start; s <= o.range_end; s += o.range_inc)
+			pp_one_size(client, s, &o);
 	} else if (o.sizes_all) {
 		/* fabtests' full table: powers of two and the 1.5x steps between, up to 8 MiB */
 		for (size_t s = 1; s <= (8u << 20); s <<= 1) {
@@ -1159,7 +1424,7 @@ static int run_pingpong(int argc, char **argv)
 			pp_one_size(client, sizes[i], &o);
 	}
 	pp_finalize();
-	current_step = "pingpong shutdown";
+	current_step = "shutdown";
 	fi_shutdown(ep, 0);
 	fprintf(stderr, "done OK\n");
 	return 0;
@@ -1175,7 +1440,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "client"))
 		return run_script(0, argc, argv);
 	if (!strcmp(argv[1], "pingpong"))
-		return run_pingpong(argc, argv);
-	usage("role must be server, client or pingpong");
+		return run_fabtests(FT_PINGPONG, argc, argv);
+	if (!strcmp(argv[1], "bw"))
+		return run_fabtests(FT_BW, argc, argv);
+	if (!strcmp(argv[1], "rma_bw"))
+		return run_fabtests(FT_RMA_BW, argc, argv);
+	usage("role must be server, client, pingpong, bw or rma_bw");
 	return EXIT_USAGE;
 }

@@ -1,20 +1,25 @@
 package io.jofi.tools;
 
+import io.jofi.Info;
 import picocli.CommandLine;
 
 /**
- * {@code jofi bw}: fabtests' bandwidth pattern over the pingpong set-up. Per size: the 1-byte
- * sync, then per iteration the client sends a window of {@code -W} messages (inject below the
- * inject size, else send, completions collected after the window) and waits for the server's
- * 4-byte ack; the server receives the window (reposting each receive) and sends the ack. Both
- * sides keep {@code -W} receives posted. The row counts {@code -W} transfers per iteration.
+ * {@code jofi bw}: fabtests' {@code fi_msg_bw} (benchmark_shared.c's bandwidth loop). Per size:
+ * the 1-byte sync, then {@code -w} untimed plus {@code -I} timed MESSAGES from the client
+ * (inject below the inject size, else send); after every {@code -W}th message the client waits
+ * for its send completions and then for the server's 4-byte ack, and after the last message
+ * once more (fabtests' extra ack), so both sides exchange floor(total/W) + 1 acks. The server
+ * receives (keeping {@code -W} receives posted) and answers each window, and the end, with the
+ * ack. With {@code -v} the server checks the last message of each window and the client each
+ * timed ack, as fabtests does. The row counts one transfer per message.
  */
 @CommandLine.Command(name = "bw", description = {
-        "Bandwidth, as fabtests' bandwidth tests: windows of sends, each acknowledged by a message.",
+        "Bandwidth, as fabtests' fi_msg_bw (-e rdm --tagged: fi_rdm_tagged_bw): -I messages, an ack after every -W of them and at the end.",
         "Server: no SERVER argument. Client: the server's address."})
 public final class BwCommand extends PerfCommand {
 
-    @CommandLine.Option(names = "-W", paramLabel = "WINDOW", defaultValue = "64", description = "Sends per window (default 64, as fabtests).")
+    @CommandLine.Option(names = "-W", paramLabel = "WINDOW", defaultValue = "64",
+            description = "Messages between two acks (default 64, as fabtests); at most the endpoint's transmit and receive queue sizes.")
     int window;
 
     @Override
@@ -29,7 +34,7 @@ public final class BwCommand extends PerfCommand {
 
     @Override
     int messagesPerIteration() {
-        return window();
+        return 1;
     }
 
     @Override
@@ -37,9 +42,37 @@ public final class BwCommand extends PerfCommand {
         return window();
     }
 
+    @Override
+    long defaultIterations(int size) {
+        return 2 * super.defaultIterations(size); // fabtests' size_to_count with FT_OPT_BW
+    }
+
+    @Override
+    void checkAgainst(Info info) {
+        checkWindow(window, info);
+    }
+
+    /**
+     * A usage error unless {@code window} messages fit the endpoint's queues: the window's sends
+     * are outstanding at once and as many receives stay posted, so a larger window could only
+     * fail later with {@code EAGAIN}.
+     */
+    static void checkWindow(int window, Info info) {
+        long tx = info.txAttr().size();
+        long rx = info.rxAttr().size();
+        if (window < 1) {
+            throw new CommandFailure("-W must be >= 1, got " + window, ExitStatus.USAGE);
+        }
+        if (tx > 0 && window > tx || rx > 0 && window > rx) {
+            throw new CommandFailure("-W " + window + " exceeds the endpoint's queues (" + info.fabricAttr().provName()
+                    + ": tx_attr.size " + tx + ", rx_attr.size " + rx + "); use -W " + Math.min(tx > 0 ? tx : rx, rx > 0 ? rx : tx)
+                    + " or less", ExitStatus.USAGE);
+        }
+    }
+
     private int window() {
-        if (window < 1 || window > 4096) {
-            throw new CommandFailure("-W must be between 1 and 4096, got " + window, ExitStatus.USAGE);
+        if (window < 1) {
+            throw new CommandFailure("-W must be >= 1, got " + window, ExitStatus.USAGE);
         }
         return window;
     }
@@ -47,62 +80,94 @@ public final class BwCommand extends PerfCommand {
     @Override
     void runSize(PerfConnection c, boolean client, int size, long iterations, long warmup, PerfReport report) {
         long total = iterations + warmup;
-        long[] samples = report != null && report.verbose() ? new long[(int) Math.min(iterations, Integer.MAX_VALUE)] : null;
+        boolean check = verifyData && report != null;
+        // --percentiles: one sample per window and one for the closing exchange, each its time
+        // per message (a clock read per window, not per message)
+        long[] samples = report != null && report.percentilesWanted() ? new long[(int) Math.min(iterations / window + 2, Integer.MAX_VALUE)] : null;
+        int sampled = 0;
+        int sinceMark = 0;
         ProgressLine progress = progressLine(report);
         progress.start(size);
-        // settle in the last untimed iteration, where this side is about to send and the peer
-        // waits untimed (PerfCommand.settleIteration); without untimed iterations, before the first
         long settleAt = report == null ? -1 : settleIteration(warmup);
         if (settleAt < 0 && report != null) {
             settleBeforeTiming();
         }
         long start = System.nanoTime();
-        // -v: one clock read per timed iteration (its end is the next one's start), not two
         long mark = start;
+        int inWindow = 0;
+        int pending = 0;
         for (long i = 0; i < total; i++) {
             if (i == warmup) {
                 start = System.nanoTime();
                 mark = start;
             }
-            if (client && i == settleAt) {
-                settleBeforeTiming(); // before its last untimed window (the server waits untimed)
+            if (i == settleAt) {
+                settleBeforeTiming();
             }
             if (client) {
-                int pending = 0;
-                for (int j = 0; j < window; j++) {
-                    if (c.send(size)) {
-                        pending++;
-                    }
+                if (c.send(size)) {
+                    pending++;
                 }
-                for (; pending > 0; pending--) {
-                    c.awaitSend();
+                if (++inWindow == window) {
+                    awaitAck(c, pending, check && i >= warmup);
+                    pending = 0;
+                    inWindow = 0;
                 }
-                c.awaitReceive();
             } else {
-                for (int j = 0; j < window; j++) {
-                    c.awaitReceive();
+                c.awaitReceive();
+                if (++inWindow == window) {
+                    answerWindow(c, size, check);
+                    inWindow = 0;
                 }
-                if (i == settleAt) {
-                    settleBeforeTiming(); // before the ack of the last untimed window (the client waits untimed)
-                }
-                c.sendAndWait(PerfConnection.FINALIZE_BYTES);
             }
-            if (samples != null && i >= warmup && i - warmup < samples.length) {
+            if (i >= warmup) {
+                sinceMark++;
+            }
+            if (inWindow == 0 && samples != null && sinceMark > 0 && sampled < samples.length) {
                 long now = System.nanoTime();
-                samples[(int) (i - warmup)] = now - mark;
+                samples[sampled++] = (now - mark) / sinceMark;
                 mark = now;
+                sinceMark = 0;
             }
             if (progress.tick(i, total)) {
                 mark = System.nanoTime(); // the printing is no iteration's time
             }
         }
+        // fabtests' closing exchange: one more ack, whether or not the last window was full
+        if (client) {
+            awaitAck(c, pending, check && total > warmup);
+        } else {
+            answerWindow(c, size, check);
+        }
         long elapsed = System.nanoTime() - start;
+        if (samples != null && sampled < samples.length) {
+            samples[sampled++] = (System.nanoTime() - mark) / Math.max(1, sinceMark);
+        }
         if (report == null) {
             return; // the JIT warm-up: no row
         }
-        report.row(size, iterations, window, elapsed);
+        report.row(size, iterations, 1, elapsed);
         if (samples != null) {
-            report.percentiles(size, samples, samples.length, window);
+            report.percentiles(size, samples, sampled, 1);
         }
+    }
+
+    /** The client's end of a window: its send completions, then the server's 4-byte ack (checked while timed). */
+    private static void awaitAck(PerfConnection c, int pending, boolean check) {
+        for (; pending > 0; pending--) {
+            c.awaitSend();
+        }
+        c.awaitReceive();
+        if (check) {
+            c.checkReceived(PerfConnection.FINALIZE_BYTES);
+        }
+    }
+
+    /** The server's end of a window: check the last message (-v), then the 4-byte ack. */
+    private static void answerWindow(PerfConnection c, int size, boolean check) {
+        if (check) {
+            c.checkReceived(size);
+        }
+        c.sendPlain(PerfConnection.FINALIZE_BYTES);
     }
 }

@@ -22,6 +22,7 @@ public final class Commands {
         COMMANDS.put("providers", ProvidersCommand::new);
         COMMANDS.put("pingpong", PingpongCommand::new);
         COMMANDS.put("bw", BwCommand::new);
+        COMMANDS.put("rma_bw", RmaBwCommand::new);
     }
 
     private Commands() {

@@ -19,7 +19,8 @@ import org.osgi.service.component.annotations.ReferencePolicy;
         "osgi.command.function=info",
         "osgi.command.function=providers",
         "osgi.command.function=pingpong",
-        "osgi.command.function=bw"})
+        "osgi.command.function=bw",
+        "osgi.command.function=rma_bw"})
 public class JofiCommands {
     private final BundleContext bundleContext;
 
@@ -41,14 +42,19 @@ public class JofiCommands {
         run("providers", args);
     }
 
-    @Descriptor("ping-pong latency as fabtests' fi_msg_pingpong: -p PROV -e msg -S SIZE|all -I ITERS -w WARMUP -c spin|sread|fd|yield -B/-P PORT -s ADDR -m -v [SERVER]; --help")
+    @Descriptor("ping-pong latency as fabtests' fi_msg_pingpong: -p PROV -e msg -S SIZE|all -I ITERS -w WARMUP -c spin|sread|fd|yield -B/-P PORT -s ADDR -m -v (data check) --percentiles --tagged [SERVER]; --help")
     public void pingpong(@Descriptor("options [SERVER]") String... args) {
         run("pingpong", args);
     }
 
-    @Descriptor("bandwidth (windows of sends, each acked), options as pingpong plus -W WINDOW; --help")
+    @Descriptor("bandwidth as fabtests' fi_msg_bw (-I messages, an ack after every -W), options as pingpong plus -W WINDOW; --help")
     public void bw(@Descriptor("options [SERVER]") String... args) {
         run("bw", args);
+    }
+
+    @Descriptor("RMA bandwidth as fabtests' fi_rma_bw: -o write|read|writedata, -U, -W WINDOW, options as pingpong; --help")
+    public void rma_bw(@Descriptor("options [SERVER]") String... args) {
+        run("rma_bw", args);
     }
 
     private void run(String command, String[] args) {

@@ -52,8 +52,16 @@ public abstract class PerfCommand extends Command {
     @CommandLine.Option(names = "-m", description = "Machine-readable output (fabtests' -m).")
     boolean machine;
 
-    @CommandLine.Option(names = "-v", description = "Also print latency percentiles p50, p99, p99.9, the maximum and the iterations of 1 ms or more per size.")
-    boolean verbose;
+    @CommandLine.Option(names = "-v", description = {"fabtests' data check: every message carries fabtests' pattern and every message fabtests checks"
+            + " is checked on receipt; a wrong byte fails the run with 'Data check error'."})
+    boolean verifyData;
+
+    @CommandLine.Option(names = "--percentiles", description = "Also print latency percentiles p50, p99, p99.9, the maximum and the iterations of 1 ms or more per size"
+            + " (and, on stderr, the JIT warm-up's duration and when the timed iterations start).")
+    boolean percentiles;
+
+    @CommandLine.Option(names = "--tagged", description = "Tagged messages (FI_TAGGED, each message's tag its ordinal in its direction), as fabtests' fi_rdm_tagged_* tests.")
+    boolean tagged;
 
     @CommandLine.Option(names = "--jit-warmup", paramLabel = "MESSAGES", defaultValue = "-1",
             description = {"Before the measured connection is made, send about this many messages per warm-up connection (split across the sizes,"
@@ -93,6 +101,27 @@ public abstract class PerfCommand extends Command {
     abstract int messagesPerIteration();
 
     /**
+     * After the connection is made (and in each JIT warm-up connection): what the choreography
+     * exchanges before the first size (rma_bw: the keys of the target regions). Nothing here.
+     */
+    void prepare(PerfConnection c) throws FabricException {
+    }
+
+    /** Checks the options against the endpoint getInfo chose (bw: the window against its queues). */
+    void checkAgainst(Info info) {
+    }
+
+    /** Capabilities the command needs beyond sending and receiving messages (rma_bw: RMA). */
+    long extraCaps() {
+        return 0;
+    }
+
+    /** fabtests' default iterations of a size (its size_to_count). */
+    long defaultIterations(int size) {
+        return size >= (1 << 20) ? 100 : size >= (1 << 16) ? 1000 : 10000;
+    }
+
+    /**
      * Runs one size after the sync: {@code warmup} untimed then {@code iterations} timed
      * iterations in the role {@code client}; prints its row through {@code report} (none, and
      * no progress line, when {@code report} is null: the JIT warm-up).
@@ -122,16 +151,19 @@ public abstract class PerfCommand extends Command {
         boolean client = destination != null;
         Info info = client ? findInfo(fabrics, true, destination, destinationPort)
                 : findInfo(fabrics, false, sourceAddress, sourcePort);
-        int bufferSize = size == null ? MAX_SIZE : "all".equals(size) ? MAX_SIZE : Math.max(256, sizes[0]);
-        PerfReport report = new PerfReport(out(), machine, verbose, String.join(" ", spec.commandLine().getParseResult().originalArgs()), name());
+        checkAgainst(info);
+        // fabtests: the largest size of the list, at least its control message of 256 bytes
+        int bufferSize = size == null ? MAX_SIZE : Math.max(256, java.util.Arrays.stream(sizes).max().orElse(256));
+        PerfReport report = new PerfReport(out(), machine, percentiles, String.join(" ", spec.commandLine().getParseResult().originalArgs()), name());
         // The JIT warm-up runs before the client connects and after the server listens (a
         // client connecting meanwhile waits in the backlog): the peer sees fabtests' bytes only.
         Runnable warmUp = jitWarmup == 0 ? null : () -> warmUp(fabrics, info, sizes, bufferSize);
         if (client && warmUp != null) {
             warmUp.run();
         }
-        try (PerfConnection c = PerfConnection.open(fabrics, info, client, completionWait, bufferSize,
+        try (PerfConnection c = PerfConnection.open(fabrics, info, client, tagged, completionWait, bufferSize,
                 receiveDepth(), sendDepth(), timeoutSeconds * 1_000_000_000L, context().err(), client ? null : warmUp)) {
+            prepare(c);
             for (int s : sizes) {
                 long iters = iterations > 0 ? iterations : defaultIterations(s);
                 c.sync();
@@ -164,7 +196,7 @@ public abstract class PerfCommand extends Command {
                 host = warmUpRound(fabrics, measured, sizes, bufferSize);
             }
             long compilerMs = awaitQuietCompiler();
-            if (verbose) {
+            if (percentiles) {
                 context().err().printf("%s: JIT warm-up over %s took %d ms (%d connections, then %d ms for the compiler to finish)%n",
                         name(), LOOPBACK.equals(host) ? "loopback" : host, (System.nanoTime() - started) / 1_000_000L,
                         WARM_UP_ROUNDS, compilerMs);
@@ -205,9 +237,10 @@ public abstract class PerfCommand extends Command {
             Info serverInfo = findInfo(fabrics, false, host, port);
             Info clientInfo = findInfo(fabrics, true, host, port);
             server = new Thread(() -> {
-                try (PerfConnection s = PerfConnection.open(fabrics, serverInfo, false, completionWait, bufferSize,
+                try (PerfConnection s = PerfConnection.open(fabrics, serverInfo, false, tagged, completionWait, bufferSize,
                         receiveDepth(), sendDepth(), timeout, quiet, listening::countDown)) {
                     s.yieldWhenIdle();
+                    prepare(s);
                     s.transmitCompleteExchange();
                     warmUpSizes(s, false, sizes);
                     s.finish();
@@ -223,9 +256,10 @@ public abstract class PerfCommand extends Command {
                 throw new CommandFailure("the warm-up server did not listen"
                         + (serverFailure.get() == null ? "" : ": " + serverFailure.get().getMessage()));
             }
-            try (PerfConnection c = PerfConnection.open(fabrics, clientInfo, true, completionWait, bufferSize,
-                    receiveDepth(), sendDepth(), timeout, quiet)) {
+            try (PerfConnection c = PerfConnection.open(fabrics, clientInfo, true, tagged, completionWait, bufferSize,
+                    receiveDepth(), sendDepth(), timeout, quiet, null)) {
                 c.yieldWhenIdle();
+                prepare(c);
                 c.transmitCompleteExchange();
                 warmUpSizes(c, true, sizes);
                 c.finish();
@@ -265,7 +299,7 @@ public abstract class PerfCommand extends Command {
      * code during the first iterations on it; recompiling on the core the spinning thread
      * needs stalled it for milliseconds (fabtests' mean several times the median). Untimed
      * iterations give the profile; this pause lets the recompilation finish before the clock
-     * starts. The peer just waits for the next message meanwhile. With {@code -v} it says on
+     * starts. The peer just waits for the next message meanwhile. With {@code --percentiles} it says on
      * stderr at which JVM uptime the timed iterations start, so that a compilation log
      * ({@code JOFI_JAVA_OPTS="-XX:+PrintCompilation"}, whose first column is the uptime in ms)
      * can be split into the untimed and the timed part.
@@ -278,7 +312,7 @@ public abstract class PerfCommand extends Command {
                 Thread.currentThread().interrupt();
             }
         }
-        if (verbose) {
+        if (percentiles) {
             context().err().printf("%s: timed iterations start after JVM uptime %d ms%n", name(),
                     java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime());
         }
@@ -318,11 +352,6 @@ public abstract class PerfCommand extends Command {
      */
     ProgressLine progressLine(PerfReport report) {
         return report != null ? new ProgressLine(context().err(), name()) : ProgressLine.forWarmUp(name());
-    }
-
-    /** fabtests' default iterations of a size. */
-    private static long defaultIterations(int size) {
-        return size >= (1 << 20) ? 100 : size >= (1 << 16) ? 1000 : 10000;
     }
 
     /**
@@ -433,7 +462,8 @@ public abstract class PerfCommand extends Command {
     private Info hints() {
         EpType type = "rdm".equals(endpointType) ? EpType.RDM : EpType.MSG;
         // RDM: FI_SOURCE_ERR lets the server learn the client from its first message (R10)
-        Info hints = new Info().caps(type == EpType.RDM ? Fi.FI_MSG | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR : Fi.FI_MSG);
+        long messages = tagged ? Fi.FI_TAGGED : Fi.FI_MSG;
+        Info hints = new Info().caps(extraCaps() | (type == EpType.RDM ? messages | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR : messages));
         hints.epAttr().type(type);
         if (provider != null) {
             hints.fabricAttr().provName(provider);
@@ -448,7 +478,7 @@ public abstract class PerfCommand extends Command {
         if (size == null) {
             return DEFAULT_SIZES.clone();
         }
-        if ("all".equals(size)) {
+        if (size.regionMatches(true, 0, "all", 0, 3)) {
             // fabtests' full table: powers of two and the 1.5x steps between, up to 8 MiB
             int[] all = new int[64];
             int n = 0;
@@ -460,11 +490,40 @@ public abstract class PerfCommand extends Command {
             }
             return java.util.Arrays.copyOf(all, n);
         }
+        if (size.regionMatches(true, 0, "r:", 0, 2)) {
+            return range(size);
+        }
         long parsed = parseSize(size);
         if (parsed < 1 || parsed > Integer.MAX_VALUE - 8) {
             throw new CommandFailure("-S must be between 1 and 2g, got '" + size + "'", ExitStatus.USAGE);
         }
         return new int[] {(int) parsed};
+    }
+
+    /**
+     * fabtests' range {@code r:START,INC,END}: START, START+INC, ... up to END (sizes as
+     * {@link #parseSize}, which also takes fabtests' plain numbers).
+     */
+    static int[] range(String text) {
+        String[] parts = text.substring(2).split(",", -1);
+        if (parts.length != 3) {
+            throw new CommandFailure("-S r:START,INC,END expected, got '" + text + "'", ExitStatus.USAGE);
+        }
+        long start = parseSize(parts[0]);
+        long inc = parseSize(parts[1]);
+        long end = parseSize(parts[2]);
+        if (start < 1 || inc < 1 || end < start || end > Integer.MAX_VALUE - 8) {
+            throw new CommandFailure("-S " + text + ": needs 1 <= START <= END <= 2g and INC >= 1", ExitStatus.USAGE);
+        }
+        long count = (end - start) / inc + 1;
+        if (count > 100_000) {
+            throw new CommandFailure("-S " + text + ": " + count + " sizes, at most 100000", ExitStatus.USAGE);
+        }
+        int[] sizes = new int[(int) count];
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = (int) (start + i * inc);
+        }
+        return sizes;
     }
 
     /** A size with an optional k/m/g suffix (powers of 1024, as fabtests' parse). */

@@ -22,6 +22,7 @@ import io.jofi.Fid;
 import io.jofi.Info;
 import io.jofi.Msg;
 import io.jofi.PassiveEndpoint;
+import io.jofi.TaggedMsg;
 import io.jofi.WaitObject;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -41,10 +42,15 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Or one RDM endpoint with an AV and the same choreography: the server's endpoint listens
  * on its source address and port ({@code -B}); the client inserts the server's address
- * ({@code destAddr} of its info) and sends first (the sync); the server learns the client from
- * that first message — opened with {@code FI_SOURCE_ERR}, the message of a sender not in its AV
- * completes with {@code EADDRNOTAVAIL} and the sender's address, which it inserts (R10) — and
- * answers it at that {@code fi_addr}. No connection events, no shutdown.
+ * ({@code destAddr} of its info) and sends its own name, fabtests' in-band address exchange
+ * ({@link #exchangeAddresses}); the server inserts that name — or, opened with
+ * {@code FI_SOURCE_ERR}, the sender's address with which the message of a sender not in its AV
+ * completes ({@code EADDRNOTAVAIL}, R10) — and answers with 1 byte at that {@code fi_addr}. No
+ * connection events, no shutdown.
+ *
+ * <p>With {@code --tagged} every message is a tagged one carrying its ordinal in its direction
+ * (fabtests' {@code tx_seq}/{@code rx_seq}); the transmit buffer always holds fabtests' data
+ * pattern ({@link DataPattern}), and {@link #checkReceived} checks the receive buffer for -v.
  *
  * <p>The data path ({@link #send}, {@link #awaitReceive}, {@link #awaitSend}) allocates
  * nothing: buffer views, contexts and the completion entry are made once here. Every wait is
@@ -83,6 +89,15 @@ final class PerfConnection implements AutoCloseable {
     private int txNext;
     /** One view of the receive buffer per posted receive; the view is its own context. */
     private ByteBuffer[] rxViews;
+    /** The whole transmit and receive buffers (absolute access: data pattern, keys, RMA). */
+    private ByteBuffer txData;
+    private ByteBuffer rxData;
+    /** Tagged (fabtests with FI_TAGGED): each direction's messages carry their ordinal as the tag. */
+    private boolean tagged;
+    private RmaPeer rmaPeer;
+    private long txSeq;
+    private long rxSeq;
+    private final TaggedMsg taggedFinalizeMsg = new TaggedMsg(1);
     private final Msg finalizeMsg = new Msg(1);
     /**
      * The JIT warm-up's ends share this JVM (and, pinned, one core): they give the core away
@@ -113,19 +128,21 @@ final class PerfConnection implements AutoCloseable {
      */
     static PerfConnection open(Fabrics fabrics, Info info, boolean client, CompletionWait wait, int bufferSize,
             int receiveDepth, int sendDepth, long timeoutNanos, PrintStream err) throws FabricException {
-        return open(fabrics, info, client, wait, bufferSize, receiveDepth, sendDepth, timeoutNanos, err, null);
+        return open(fabrics, info, client, false, wait, bufferSize, receiveDepth, sendDepth, timeoutNanos, err, null);
     }
 
     /**
      * As {@link #open(Fabrics, Info, boolean, CompletionWait, int, int, int, long, PrintStream)};
-     * a server runs {@code afterListen} (if not null) once it listens (MSG: its passive
+     * {@code tagged}: every message is a tagged one whose tag is its ordinal in its direction
+     * (fabtests' tagged tests: the sender's tx_seq, the receiver's rx_seq); a server runs {@code afterListen} (if not null) once it listens (MSG: its passive
      * endpoint; RDM: its enabled endpoint), before it waits for the connection request or the
      * first message (a client that connects meanwhile waits in the
      * listen backlog; nothing is sent to it).
      */
-    static PerfConnection open(Fabrics fabrics, Info info, boolean client, CompletionWait wait, int bufferSize,
+    static PerfConnection open(Fabrics fabrics, Info info, boolean client, boolean tagged, CompletionWait wait, int bufferSize,
             int receiveDepth, int sendDepth, long timeoutNanos, PrintStream err, Runnable afterListen) throws FabricException {
         PerfConnection c = new PerfConnection(client, wait, timeoutNanos, err);
+        c.tagged = tagged;
         try {
             c.setUp(fabrics, info, bufferSize, receiveDepth, sendDepth, afterListen);
             return c;
@@ -144,7 +161,8 @@ final class PerfConnection implements AutoCloseable {
         yieldAt = idleReads + YIELD_INTERVAL;
     }
 
-    private <T extends Fid> T track(T fid) {
+    /** Closed with the connection, before everything opened earlier (a region before its endpoint). */
+    <T extends Fid> T track(T fid) {
         opened.add(fid);
         return fid;
     }
@@ -154,10 +172,12 @@ final class PerfConnection implements AutoCloseable {
         fabric = track(fabrics.fabric(info.fabricAttr(), null));
         eq = track(fabric.openEq(new EqAttr().size(16), "perf-eq"));
         ByteBuffer tx = ByteBuffer.allocateDirect(bufferSize);
-        for (int i = 0; i < bufferSize; i++) {
-            tx.put(i, (byte) i);
-        }
+        // fabtests' -v pattern, written once: any prefix of it is the pattern of that size, so
+        // every message sent from this buffer is already filled as fabtests' ft_fill_buf would
+        DataPattern.fill(tx, bufferSize);
         ByteBuffer rx = ByteBuffer.allocateDirect(bufferSize);
+        txData = tx;
+        rxData = rx;
         txViews = new ByteBuffer[sendDepth];
         for (int i = 0; i < sendDepth; i++) {
             txViews[i] = tx.duplicate();
@@ -182,6 +202,7 @@ final class PerfConnection implements AutoCloseable {
             if (!client && afterListen != null) {
                 afterListen.run(); // an RDM endpoint listens once enabled
             }
+            exchangeAddresses();
         } else if (client) {
             openEndpoint(info);
             postReceives();
@@ -248,9 +269,41 @@ final class PerfConnection implements AutoCloseable {
         }
     }
 
-    private void repost(ByteBuffer view) {
+    /**
+     * fabtests' in-band address exchange of an RDM endpoint (ft_init_av): the client sends its
+     * own name ({@code getName}) in a message and waits for the server's 1-byte answer; the
+     * server inserts the name it receives into its AV (or, opened with {@code FI_SOURCE_ERR},
+     * the source the provider reports for a sender not yet in the AV, R10) and answers.
+     */
+    private void exchangeAddresses() throws FabricException {
+        if (client) {
+            byte[] name = ep.getName();
+            txData.put(0, name);
+            try {
+                sendPlain(name.length);
+            } finally {
+                DataPattern.fill(txData, name.length);
+            }
+            awaitReceive();
+            return;
+        }
+        ByteBuffer view = awaitMessage();
+        if (peer == Fi.FI_ADDR_NOTAVAIL) {
+            byte[] name = new byte[(int) entry[0].len()];
+            rxData.get(0, name);
+            long[] fi = {Fi.FI_ADDR_NOTAVAIL};
+            if (av.insert(new byte[][] {name}, fi, 0, null) != 1) {
+                throw new CommandFailure("cannot insert the client's address into the AV");
+            }
+            peer = fi[0];
+        }
+        repost(view);
+        sendPlain(1);
+    }
+
+    void repost(ByteBuffer view) {
         view.clear();
-        int rc = ep.recv(view, null, 0, view);
+        int rc = tagged ? ep.trecv(view, null, Fi.FI_ADDR_UNSPEC, rxSeq++, 0, view) : ep.recv(view, null, 0, view);
         if (rc != 0) {
             throw new CommandFailure("posting a receive failed: " + Errno.strerror(-rc));
         }
@@ -276,21 +329,23 @@ final class PerfConnection implements AutoCloseable {
         if (size < injectSize) {
             int rc;
             long deadline = 0;
-            while ((rc = ep.inject(view, peer)) == -Errno.EAGAIN) {
+            while ((rc = tagged ? ep.tinject(view, peer, txSeq) : ep.inject(view, peer)) == -Errno.EAGAIN) {
                 // no room: reading the transmit CQ drives manual progress
                 txCq.read(entry, 0);
                 deadline = checkDeadline(deadline, "room to inject");
             }
             check(rc, "inject");
+            txSeq++;
             return false;
         }
         int rc;
         long deadline = 0;
-        while ((rc = ep.send(view, null, peer, view)) == -Errno.EAGAIN) {
+        while ((rc = tagged ? ep.tsend(view, null, peer, txSeq, view) : ep.send(view, null, peer, view)) == -Errno.EAGAIN) {
             txCq.read(entry, 0);
             deadline = checkDeadline(deadline, "room to send");
         }
         check(rc, "send");
+        txSeq++;
         return true;
     }
 
@@ -308,8 +363,72 @@ final class PerfConnection implements AutoCloseable {
 
     /** Waits for one receive completion and reposts that receive (fabtests' ft_rx). */
     void awaitReceive() {
+        repost(awaitMessage());
+    }
+
+    /**
+     * Waits for one receive completion and returns its view without reposting it: the caller
+     * reads the message first (every view shares one buffer) and then calls {@link #repost}.
+     */
+    ByteBuffer awaitMessage() {
         awaitCompletion(rxCq, rxWaitFids, "a receive completion");
-        repost((ByteBuffer) entry[0].context());
+        return (ByteBuffer) entry[0].context();
+    }
+
+    /** Waits for one completion on the receive CQ that consumed no receive (a remote write with CQ data). */
+    void awaitRemoteWrite() {
+        awaitCompletion(rxCq, rxWaitFids, "the completion of the peer's write with CQ data");
+    }
+
+    /** fabtests' ft_check_buf on the first {@code size} bytes of the receive buffer (-v). */
+    void checkReceived(int size) {
+        DataPattern.check(rxData, size);
+    }
+
+    /** The transmit buffer (filled with the data pattern); absolute access only. */
+    ByteBuffer txData() {
+        return txData;
+    }
+
+    /** The receive buffer every posted receive lands in; absolute access only. */
+    ByteBuffer rxData() {
+        return rxData;
+    }
+
+    Endpoint endpoint() {
+        return ep;
+    }
+
+    Domain domain() {
+        return domain;
+    }
+
+    /** The peer's {@code fi_addr} (RDM), or 0 on a connected endpoint. */
+    long peer() {
+        return peer;
+    }
+
+    /** The provider's inject size: writes strictly below it may be injected. */
+    long injectLimit() {
+        return injectSize;
+    }
+
+    /**
+     * A post returned {@code EAGAIN}: reads the transmit CQ for nothing (manual progress) and
+     * returns the wait's deadline (0 at the first call), failing once it has passed.
+     */
+    long awaitRoom(long deadline, String what) {
+        txCq.read(entry, 0);
+        return checkDeadline(deadline, what);
+    }
+
+    /** rma_bw's RMA state on this connection (the regions and the peer's keys), or null. */
+    RmaPeer rmaPeer() {
+        return rmaPeer;
+    }
+
+    void rmaPeer(RmaPeer peer) {
+        this.rmaPeer = peer;
     }
 
     private void awaitCompletion(CompletionQueue cq, Fid[] waitFids, String what) {
@@ -402,10 +521,11 @@ final class PerfConnection implements AutoCloseable {
     }
 
     /** A plain send with a completion, waited for (never an inject: fabtests' ft_tx). */
-    private void sendPlain(int size) {
+    void sendPlain(int size) {
         ByteBuffer view = txViews[0];
         view.clear().limit(size);
-        check(ep.send(view, null, peer, view), "send");
+        check(tagged ? ep.tsend(view, null, peer, txSeq, view) : ep.send(view, null, peer, view), "send");
+        txSeq++;
         awaitSend();
     }
 
@@ -446,8 +566,14 @@ final class PerfConnection implements AutoCloseable {
     private void sendTransmitComplete() {
         ByteBuffer view = txViews[0];
         view.clear().limit(FINALIZE_BYTES);
-        finalizeMsg.buffer(view, null).context(view).addr(peer);
-        check(ep.sendMsg(finalizeMsg, Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION), "finalize send");
+        if (tagged) {
+            taggedFinalizeMsg.tag(txSeq).ignore(0).buffer(view, null).context(view).addr(peer);
+            check(ep.tsendMsg(taggedFinalizeMsg, Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION), "finalize send");
+        } else {
+            finalizeMsg.buffer(view, null).context(view).addr(peer);
+            check(ep.sendMsg(finalizeMsg, Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION), "finalize send");
+        }
+        txSeq++;
         awaitSend();
     }
 

@@ -8,27 +8,27 @@ import java.util.Locale;
  * fabtests' result table: the header {@code bytes iters total time MB/sec usec/xfer Mxfers/sec}
  * and one row per size in fabtests' format (sizes and totals as {@code 64}, {@code 1k},
  * {@code 1.5m}; counts as {@code 10k}); with {@code -m} fabtests' machine-readable lines
- * ({@code - { xfer_size: ..., iterations: ..., ... }}); with {@code -v} a percentile line
+ * ({@code - { xfer_size: ..., iterations: ..., ... }}); with {@code --percentiles} a percentile line
  * (p50, p99, p99.9 of the one-way latency: half the round trip of each timed iteration).
  */
 final class PerfReport {
     private final PrintStream out;
     private final boolean machine;
-    private final boolean verbose;
+    private final boolean percentiles;
     private final String commandLine;
     private final String name;
     private boolean headerDone;
 
-    PerfReport(PrintStream out, boolean machine, boolean verbose, String commandLine, String name) {
+    PerfReport(PrintStream out, boolean machine, boolean percentiles, String commandLine, String name) {
         this.out = out;
         this.machine = machine;
-        this.verbose = verbose;
+        this.percentiles = percentiles;
         this.commandLine = commandLine;
         this.name = name;
     }
 
-    boolean verbose() {
-        return verbose;
+    boolean percentilesWanted() {
+        return percentiles;
     }
 
     /**
@@ -121,13 +121,13 @@ final class PerfReport {
 
     /** fabtests' cnt_str: 10k, 1m, 100. */
     static String countText(long n) {
-        if (n > 1_000_000_000L) {
+        if (n >= 1_000_000_000L) {
             return n / 1_000_000_000L + "b";
         }
-        if (n > 1_000_000L) {
+        if (n >= 1_000_000L) {
             return n / 1_000_000L + "m";
         }
-        if (n > 1000L) {
+        if (n >= 1000L) {
             return n / 1000L + "k";
         }
         return Long.toString(n);

@@ -7,7 +7,8 @@ import picocli.CommandLine;
  * fi_msg_pingpong choreography"). Per size: the 1-byte sync, {@code -w} warm-up iterations,
  * then {@code -I} timed ones — the client sends then receives, the server receives then sends —
  * and a row of the table; then fabtests' finalize. Interoperates with a C
- * {@code fi_msg_pingpong} in both roles.
+ * {@code fi_msg_pingpong} in both roles. With {@code -v} each timed iteration's received
+ * message is checked against fabtests' pattern (the sent ones always carry it).
  */
 @CommandLine.Command(name = "pingpong", description = {
         "Ping-pong latency, as fabtests' fi_msg_pingpong (same options, choreography and table).",
@@ -37,7 +38,8 @@ public final class PingpongCommand extends PerfCommand {
     @Override
     void runSize(PerfConnection c, boolean client, int size, long iterations, long warmup, PerfReport report) {
         long total = iterations + warmup;
-        long[] samples = report != null && report.verbose() ? new long[(int) Math.min(iterations, Integer.MAX_VALUE)] : null;
+        boolean check = verifyData && report != null;
+        long[] samples = report != null && report.percentilesWanted() ? new long[(int) Math.min(iterations, Integer.MAX_VALUE)] : null;
         ProgressLine progress = progressLine(report);
         progress.start(size);
         // settle in the last untimed iteration, where this side is about to send and the peer
@@ -61,8 +63,14 @@ public final class PingpongCommand extends PerfCommand {
                 }
                 c.sendAndWait(size);
                 c.awaitReceive();
+                if (check && i >= warmup) {
+                    c.checkReceived(size); // fabtests checks the timed iterations only (ft_rx while active)
+                }
             } else {
                 c.awaitReceive();
+                if (check && i >= warmup) {
+                    c.checkReceived(size);
+                }
                 if (i == settleAt) {
                     settleBeforeTiming();
                 }

@@ -30,7 +30,7 @@ final class Peer {
     RingLink link;
     /** Why mapping failed / the peer failed: 0 while fine, else the errno its operations fail with. */
     int failed;
-    final ArrayDeque<TxOp> queue = new ArrayDeque<>();
+    final ArrayDeque<ShmOutboundOp> queue = new ArrayDeque<>();
     /**
      * Operations sent to it that wait for its answer. One-sided RMA is taken only while this
      * and {@link #queue} are empty, so it never overtakes an earlier operation (FI_FENCE, order).
@@ -58,20 +58,13 @@ final class Peer {
     /** Why CMA is off towards this peer (for logs and the README), null while not off. */
     String cmaReason;
 
-    // ---- receive side: the message or write this peer is sending us
-    RxOp rxOp;
-    Unexpected rxUnexpected;
-    /** Total length and flags of the message in reassembly. */
-    long rxTotal;
-    int rxFlags;
-    long rxToken;
-    long rxData;
-    long rxTag;
-    /** Bytes of the current message dropped (truncation, R12). */
-    long rxDropped;
-    /** The target region of the RMA write in reassembly, its index, or the error found on its first fragment. */
+    // ---- receive side: the message or RMA write this peer is sending us (it never interleaves two)
+    /** The message in reassembly, from its first fragment to its last ({@link ShmInboundMessage#inProgress}). */
+    final ShmInboundMessage inbound = new ShmInboundMessage();
+    /** The target region of the RMA write in reassembly, its index, its total length, or the error found on its first fragment. */
     UtilMemoryRegion wRegion;
     int wIndex;
+    long wTotal;
     int wStatus;
 
     // ---- FI_SOURCE cache: a hit, or a miss valid while the AV's change count is unchanged

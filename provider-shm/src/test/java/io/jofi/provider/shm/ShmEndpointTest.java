@@ -337,6 +337,27 @@ class ShmEndpointTest {
     }
 
     /**
+     * Issue 12 item 5 with a message half received: when the endpoint's own ring fails, the
+     * receive a fragmented message is being placed into completes with {@code EIO} like every
+     * other pending receive (it was dropped without a completion, its CQ room never returned).
+     */
+    @Test
+    void aReceiveBeingFilledFailsWhenTheOwnRingFails() throws Exception {
+        try (ShmTestBed a = new ShmTestBed(dir, Progress.MANUAL); ShmTestBed b = new ShmTestBed(dir, Progress.MANUAL)) {
+            long toB = a.insert(b.ep.getName());
+            int n = 8 << 20; // far more than b's ring and bounce slots hold: it arrives in parts
+            ByteBuffer dst = ByteBuffer.allocateDirect(n);
+            b.post(() -> b.ep.recv(dst, null, io.jofi.Fi.FI_ADDR_UNSPEC, "filling"), "recv");
+            a.post(() -> a.ep.send(ShmCrossProcessTest.pattern(n, 3), null, toB, "big"), "send of 8 MiB");
+            b.rxCq.read(new CqEntry[0], 0); // b drains what is there: the receive matched, partly filled
+            ((ShmEndpoint) b.ep).failOwnRingNow();
+            io.jofi.CqErrEntry e = b.error(b.rxCq, "the receive being filled");
+            assertEquals("filling", e.context());
+            assertEquals(Errno.EIO, e.err());
+        }
+    }
+
+    /**
      * Atomics on a heap-buffer target (the target-side plain path) and on a misaligned address;
      * the result comes back in host order without the caller's buffer order being changed.
      */

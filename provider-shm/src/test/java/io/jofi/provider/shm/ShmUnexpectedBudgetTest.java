@@ -64,7 +64,7 @@ class ShmUnexpectedBudgetTest {
                 maxBuffered = Math.max(maxBuffered, rx.unexpectedCount());
                 assertTrue(System.nanoTime() < deadline, "streaming within 20 s (" + sent + " sent)");
             }
-            int bound = BUDGET / Unexpected.ENTRY_OVERHEAD + 1;
+            int bound = BUDGET / ShmReceiver.ENTRY_OVERHEAD + 1;
             assertTrue(maxBuffered <= bound, "the receiver buffered " + maxBuffered + " 0-byte messages with a budget of "
                     + BUDGET + " bytes (at most " + bound + ")");
             assertTrue(sent < CEILING, "the sender was pushed back (-EAGAIN): it posted " + sent);

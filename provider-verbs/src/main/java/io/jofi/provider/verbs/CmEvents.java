@@ -10,7 +10,8 @@ import io.jofi.provider.verbs.binding.VerbsConstants;
  * (once per connection, the endpoint guards that); rejected → error {@code ECONNREFUSED} with
  * the reject data; address, route and connect errors and unreachable → error
  * {@code ETIMEDOUT}; device removal → error {@code ENODEV}. Address and route resolution are
- * steps of {@code connect}, not events the application sees.
+ * steps of {@code connect}, not events the application sees. And what the operations queued
+ * on an RDM connection complete with when its set-up ends with an event ({@link #setupErrno}).
  */
 final class CmEvents {
     /** The event is a step of connection setup, handled by the endpoint. */
@@ -49,6 +50,28 @@ final class CmEvents {
                 return STEP;
             default:
                 return IGNORED;
+        }
+    }
+
+    /**
+     * What the sends queued on a connection whose set-up ended with rdma_cm {@code event}
+     * complete with: no route to the peer's name (address or route errors) →
+     * {@code EHOSTUNREACH}; the connect request unanswered (unreachable, connect error) →
+     * {@code ETIMEDOUT}; the device gone → {@code ENODEV}; the peer ended it before it was up →
+     * {@code ECONNREFUSED}.
+     */
+    static int setupErrno(int event) {
+        switch (event) {
+            case VerbsConstants.RDMA_CM_EVENT_ADDR_ERROR:
+            case VerbsConstants.RDMA_CM_EVENT_ROUTE_ERROR:
+                return Errno.EHOSTUNREACH;
+            case VerbsConstants.RDMA_CM_EVENT_CONNECT_ERROR:
+            case VerbsConstants.RDMA_CM_EVENT_UNREACHABLE:
+                return Errno.ETIMEDOUT;
+            case VerbsConstants.RDMA_CM_EVENT_DEVICE_REMOVAL:
+                return Errno.ENODEV;
+            default:
+                return Errno.ECONNREFUSED;
         }
     }
 }

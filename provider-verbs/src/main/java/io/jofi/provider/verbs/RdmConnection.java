@@ -4,10 +4,10 @@ import io.jofi.Fi;
 import io.jofi.spi.util.UtilAddressVector;
 
 /**
- * One RC connection of a {@link VerbsRdmEndpoint} to one peer (named by the peer's listening
+ * One RC connection of an RDM endpoint ({@link RdmPeers}) to one peer (named by the peer's listening
  * address, from the RDM hello): its rdma_cm id and queue pair, its state, the send chain its
  * work requests are staged in, and the transmit slots queued on it while it connects (a FIFO
- * threaded through the endpoint's {@code txNext} array, so queuing allocates nothing).
+ * threaded through {@link TransmitSlots#next} by {@link RdmTransmitter}, so queuing allocates nothing).
  * Guarded by the RDM endpoint's lock.
  */
 final class RdmConnection {
@@ -19,7 +19,7 @@ final class RdmConnection {
     static final int CONNECTED = 3;
     /**
      * Active, refused as the higher name of a crossed connect: its queued sends wait for the
-     * peer's own connection (which takes them) or, after {@link VerbsRdmEndpoint#PARK_NANOS},
+     * peer's own connection (which takes them) or, after {@link RdmPeers#PARK_NANOS},
      * connect again.
      */
     static final int PARKED = 4;

@@ -4,6 +4,7 @@ import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.MemoryRegion;
 import io.jofi.provider.verbs.binding.VerbsConstants;
+import io.jofi.spi.util.ReceiveCompletion;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
 import java.nio.ByteBuffer;
@@ -18,7 +19,12 @@ import java.nio.ByteOrder;
  * <p>What differs between the endpoints stays with them: where a staged receive goes (the MSG
  * endpoint's own queue pair, possibly after waiting for it to exist; the RDM endpoint's shared
  * receive queue), and the source a completion names (RDM: {@code FI_SOURCE} from the
- * connection the message came on, passed in; MSG: {@code FI_ADDR_NOTAVAIL}).
+ * connection the message came on, passed in; MSG: {@code FI_ADDR_NOTAVAIL}). What a receive's
+ * completion says (R2, R10, R12, R13: {@code ETRUNC} with {@code olen}, {@code FI_SOURCE} and
+ * {@code FI_SOURCE_ERR}, the flags, the counter) is {@link ReceiveCompletion}'s, the one writer
+ * every provider shares; what is verbs' own is how the device reached the buffer (the overflow
+ * SGE that turns a long message into that {@code ETRUNC}, the bounce slot of a heap buffer) and
+ * the {@code FI_RX_CQ_DATA} completion of a peer's write with data.
  *
  * <p><b>Threads.</b> No lock of its own: every method is called under the owning endpoint's
  * monitor, which guards these slots with the rest of its state. Flat arrays indexed by slot;
@@ -26,7 +32,7 @@ import java.nio.ByteOrder;
  */
 final class ReceiveSlots {
     /** The completion flags of a received message (R2: what {@code fi_recv} completes with). */
-    static final long RECV_FLAGS = Fi.FI_RECV | Fi.FI_MSG;
+    static final long RECV_FLAGS = ReceiveCompletion.RECV_FLAGS;
 
     private final VerbsDomain domain;
     private final int depth;
@@ -49,9 +55,10 @@ final class ReceiveSlots {
     private final int[] freeList;
     private int freeCount;
 
+    /** Writes every receive completion (util: R2, R10, R12, R13), bound at enable. */
+    private final ReceiveCompletion completion = new ReceiveCompletion();
     // ---- fixed at enable (bindings cannot change after it)
     private UtilCompletionQueue cq;
-    private UtilCounter counter;
     private boolean selective;
     private LocalBuffers buffers;
 
@@ -85,13 +92,17 @@ final class ReceiveSlots {
     /**
      * What completions go to, fixed at {@code enable} (R9: bindings cannot change after it):
      * the receive CQ, the {@code FI_RECV} counter (or null), whether the CQ is bound with
-     * {@code FI_SELECTIVE_COMPLETION}, and the endpoint's local buffers.
+     * {@code FI_SELECTIVE_COMPLETION}, the endpoint's local buffers, and whether receives
+     * report their sender ({@code FI_SOURCE}) and a sender not in the AV as an error
+     * ({@code FI_SOURCE_ERR}).
      */
-    void enable(UtilCompletionQueue cq, UtilCounter counter, boolean selective, LocalBuffers buffers) {
+    void enable(UtilCompletionQueue cq, UtilCounter counter, boolean selective, LocalBuffers buffers, boolean source,
+                boolean sourceErr) {
         this.cq = cq;
-        this.counter = counter;
         this.selective = selective;
         this.buffers = buffers;
+        completion.bind(cq, selective, counter);
+        completion.reportSource(source, sourceErr);
     }
 
     /** The number of slots. */
@@ -113,8 +124,9 @@ final class ReceiveSlots {
      * Takes a slot for a receive into {@code b} ({@code [position, limit)}): resolves how the
      * device reaches it — a heap buffer through the slot's 4 KiB bounce slot (larger:
      * {@code -EMSGSIZE}), a direct one by the registration given as {@code desc} (unknown:
-     * {@code -EINVAL}) or else the registration cache (held until the completion; full:
-     * {@code -EAGAIN}) — and reserves room in the CQ (R6). Completions are reported unless the
+     * {@code -EINVAL}), else the application's registration covering it
+     * ({@link VerbsDomain#registeredLkey}), else the registration cache (held until the
+     * completion; full: {@code -EAGAIN}) — and reserves room in the CQ (R6). Completions are reported unless the
      * CQ is selective and {@code flags} lack {@code FI_COMPLETION} (R2). On any failure nothing
      * has changed.
      *
@@ -144,6 +156,8 @@ final class ReceiveSlots {
                     return -Errno.EINVAL;
                 }
                 key = registration[1];
+            } else if (n > 0 && (key = domain.registeredLkey(a, n)) >= 0) {
+                // registered by the application: its key, nothing to hold
             } else {
                 key = n == 0 ? 0 : buffers.lkey(b, a, n);
                 if (key < 0) {
@@ -235,8 +249,8 @@ final class ReceiveSlots {
     }
 
     private void reportFailed(int slot, int err) {
-        cq.completeError(context[slot], RECV_FLAGS, 0, buf[slot], bufOffset[slot], 0, 0, 0, err, 0,
-                null, 0, Fi.FI_ADDR_NOTAVAIL);
+        completion.failed(context[slot], RECV_FLAGS, buf[slot], bufOffset[slot], 0, 0, Fi.FI_ADDR_NOTAVAIL, err, 0,
+                null);
     }
 
     /**
@@ -263,16 +277,12 @@ final class ReceiveSlots {
     /**
      * A failed work completion ({@code status} an {@code ibv_wc_status}): an error completion
      * with the errno {@link WcErrors} maps it to and the status as {@code prov_errno} (R14),
-     * {@code len} the posted length for a local length error ({@code ETRUNC}); the counter's
-     * error count rises. Frees the slot.
+     * nothing received ({@link ReceiveCompletion#failed}); the counter's error count rises.
+     * Frees the slot.
      */
     void completeFailed(int slot, int status) {
-        int err = WcErrors.errno(status);
-        if (counter != null) {
-            counter.incrementError();
-        }
-        cq.completeError(context[slot], RECV_FLAGS, err == Errno.ETRUNC ? len[slot] : 0, buf[slot], bufOffset[slot],
-                0, 0, 0, err, status, null, 0, Fi.FI_ADDR_NOTAVAIL);
+        completion.failed(context[slot], RECV_FLAGS, buf[slot], bufOffset[slot], 0, 0, Fi.FI_ADDR_NOTAVAIL,
+                WcErrors.errno(status), status, null);
         free(slot);
     }
 
@@ -287,59 +297,31 @@ final class ReceiveSlots {
     }
 
     /**
-     * A message of {@code byteLen} bytes received in {@code slot}. Longer than the buffer (the
-     * rest spilled into the overflow area): an {@code ETRUNC} error completion with the posted
-     * length and {@code olen} (R12). Otherwise a completion with the length and, with
-     * {@code IBV_WC_WITH_IMM}, {@code FI_REMOTE_CQ_DATA} and the data; reported only if the
-     * receive asked for it (R2, else its room is given back) — unless {@code unknownSource} is
-     * the raw name of a sender not in the AV ({@code FI_SOURCE_ERR}, R10): then an
-     * {@code EADDRNOTAVAIL} error completion carrying a copy of it. A heap buffer gets the bytes
-     * from its bounce slot. The counter counts the message (an error for the error completions).
-     * Frees the slot.
+     * A message of {@code byteLen} bytes received in {@code slot}, written by
+     * {@link ReceiveCompletion#received}: longer than the buffer (the rest spilled into the
+     * overflow area), {@code ETRUNC} with the posted length and {@code olen} (R12); else the
+     * length and, with {@code IBV_WC_WITH_IMM}, {@code FI_REMOTE_CQ_DATA} and the data, reported
+     * as the receive asked (R2) — or, {@code unknownSource} the raw name of a sender not in the
+     * AV ({@code FI_SOURCE_ERR}, R10), {@code EADDRNOTAVAIL} carrying it. A heap buffer gets the
+     * bytes from its bounce slot. Frees the slot.
      *
      * @param src the sender's fi_addr ({@code FI_SOURCE}), or {@code FI_ADDR_NOTAVAIL}
      */
     void completeMessage(int slot, int byteLen, int immData, int wcFlags, long src, byte[] unknownSource) {
-        Object ctx = context[slot];
         ByteBuffer b = buf[slot];
         long n = byteLen & 0xFFFFFFFFL;
-        if (n > len[slot]) {
-            if (heap[slot]) {
-                buffers.copyOut(bounceBase + slot, b, len[slot]);
-            }
-            if (counter != null) {
-                counter.incrementError();
-            }
-            cq.completeError(ctx, RECV_FLAGS, len[slot], b, bufOffset[slot], 0, 0, n - len[slot], Errno.ETRUNC, 0,
-                    null, 0, src);
-            free(slot);
-            return;
-        }
+        long placed = Math.min(n, len[slot]);
         if (heap[slot]) {
-            buffers.copyOut(bounceBase + slot, b, (int) n);
+            buffers.copyOut(bounceBase + slot, b, (int) placed);
         }
         long flags = RECV_FLAGS;
         long data = 0;
-        if ((wcFlags & VerbsConstants.IBV_WC_WITH_IMM) != 0) {
+        if (n <= len[slot] && (wcFlags & VerbsConstants.IBV_WC_WITH_IMM) != 0) {
             flags |= Fi.FI_REMOTE_CQ_DATA;
             data = immediate(immData);
         }
-        if (unknownSource != null) {
-            if (counter != null) {
-                counter.incrementError();
-            }
-            cq.completeError(ctx, flags, n, b, bufOffset[slot], data, 0, 0, Errno.EADDRNOTAVAIL, 0,
-                    unknownSource.clone(), unknownSource.length, Fi.FI_ADDR_NOTAVAIL);
-        } else {
-            if (counter != null) {
-                counter.increment();
-            }
-            if (report[slot]) {
-                cq.complete(ctx, flags, n, b, bufOffset[slot], data, 0, src);
-            } else {
-                cq.unreserve();
-            }
-        }
+        completion.received(context[slot], flags, report[slot], b, bufOffset[slot], placed, n - placed, data, 0, src,
+                unknownSource);
         free(slot);
     }
 

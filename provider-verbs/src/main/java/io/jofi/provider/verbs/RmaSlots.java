@@ -12,8 +12,7 @@ import io.jofi.spi.util.UtilCounter;
 import java.nio.ByteBuffer;
 
 /**
- * The RMA and atomic side of a verbs endpoint's transmit slots, shared by MSG
- * ({@link VerbsEndpoint}) and RDM ({@link VerbsRdmEndpoint}) endpoints: what each slot's work
+ * The RMA and atomic side of {@link TransmitSlots} (MSG and RDM endpoints): what each slot's work
  * request targets (opcode, remote address, rkey, atomic operands: kept so that an RDM operation
  * queued while its connection is set up is staged later exactly as given), the mapping of
  * {@code fi_rma(3)} / {@code fi_atomic(3)} operations onto verbs opcodes and completion flags,

@@ -68,6 +68,10 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
     private final NativeBlock cqOut = new NativeBlock(16);
     private final CopyOnWriteArrayList<CompletionSource> endpoints = new CopyOnWriteArrayList<>();
     private final Map<MemoryRegion, long[]> registrations = new ConcurrentHashMap<>();
+    /** The registrations by address ({@link #registeredLkey}): triples {@code va, end, lkey}; replaced, never changed. */
+    private volatile long[] registeredRanges = new long[0];
+    /** Serialises the replacements of {@link #registeredRanges} (its own lock: registration callbacks run under others). */
+    private final Object registeredRangesLock = new Object();
     private final ActivePort port;
     private final ProgressEngine engine;
     /** MANUAL only: wakes the wait objects armed by fi_trywait when a completion arrives; else null. */
@@ -266,9 +270,11 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
             throw e;
         }
         registrations.put(region, new long[] {mr, lkey, va});
+        index(va, buf.remaining(), lkey, true);
         region.whenClosed(() -> {
             long[] r = registrations.remove(region);
             if (r != null) {
+                index(va, 0, lkey, false);
                 Ibv.ibv_dereg_mr(r[0]);
             }
         });
@@ -291,6 +297,60 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
         if ((flags & Fi.FI_REG_MR) != 0 && eq instanceof UtilEventQueue q) {
             mrEq = q;
         }
+    }
+
+    /**
+     * Adds ({@code add}) or removes the registration of {@code [va, va + len)} with {@code lkey}
+     * to or from the address index {@link #registeredLkey} reads: a new immutable snapshot each
+     * time (registration is control path), so the data path reads it without a lock.
+     */
+    private void index(long va, long len, long lkey, boolean add) {
+        synchronized (registeredRangesLock) {
+            indexLocked(va, len, lkey, add);
+        }
+    }
+
+    private void indexLocked(long va, long len, long lkey, boolean add) {
+        long[] old = registeredRanges;
+        long[] next;
+        if (add) {
+            next = java.util.Arrays.copyOf(old, old.length + 3);
+            next[old.length] = va;
+            next[old.length + 1] = va + len;
+            next[old.length + 2] = lkey;
+        } else {
+            int at = -1;
+            for (int i = 0; i < old.length; i += 3) {
+                if (old[i] == va && old[i + 2] == lkey) {
+                    at = i;
+                    break;
+                }
+            }
+            if (at < 0) {
+                return;
+            }
+            next = new long[old.length - 3];
+            System.arraycopy(old, 0, next, 0, at);
+            System.arraycopy(old, at + 3, next, at, old.length - at - 3);
+        }
+        registeredRanges = next;
+    }
+
+    /**
+     * The lkey of a region the application registered here that covers
+     * {@code [addr, addr + len)}, or -1: how a buffer passed without {@code desc} (every
+     * one-buffer call reaches the endpoint without it, {@code UtilEndpoint}) still uses the
+     * application's registration instead of the endpoint's registration cache. Allocation-free;
+     * a scan of the registrations (few, as registrations are).
+     */
+    long registeredLkey(long addr, long len) {
+        long[] r = registeredRanges;
+        for (int i = 0; i < r.length; i += 3) {
+            if (Long.compareUnsigned(r[i], addr) <= 0 && Long.compareUnsigned(addr + len, r[i + 1]) <= 0) {
+                return r[i + 2];
+            }
+        }
+        return -1;
     }
 
     /** {@code {mr, lkey, va}} of a region registered here, or {@code null}. Allocation-free. */

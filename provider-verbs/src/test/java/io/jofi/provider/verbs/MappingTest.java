@@ -29,13 +29,13 @@ class MappingTest {
     /** RDM: what the sends queued on a failed connection set-up complete with, per rdma_cm event. */
     @Test
     void rdmSetUpFailuresMapOntoErrnos() {
-        assertEquals(Errno.ECONNREFUSED, VerbsRdmEndpoint.setupErrno(VerbsConstants.RDMA_CM_EVENT_REJECTED));
-        assertEquals(Errno.ECONNREFUSED, VerbsRdmEndpoint.setupErrno(VerbsConstants.RDMA_CM_EVENT_DISCONNECTED));
-        assertEquals(Errno.EHOSTUNREACH, VerbsRdmEndpoint.setupErrno(VerbsConstants.RDMA_CM_EVENT_ADDR_ERROR));
-        assertEquals(Errno.EHOSTUNREACH, VerbsRdmEndpoint.setupErrno(VerbsConstants.RDMA_CM_EVENT_ROUTE_ERROR));
-        assertEquals(Errno.ETIMEDOUT, VerbsRdmEndpoint.setupErrno(VerbsConstants.RDMA_CM_EVENT_UNREACHABLE));
-        assertEquals(Errno.ETIMEDOUT, VerbsRdmEndpoint.setupErrno(VerbsConstants.RDMA_CM_EVENT_CONNECT_ERROR));
-        assertEquals(Errno.ENODEV, VerbsRdmEndpoint.setupErrno(VerbsConstants.RDMA_CM_EVENT_DEVICE_REMOVAL));
+        assertEquals(Errno.ECONNREFUSED, CmEvents.setupErrno(VerbsConstants.RDMA_CM_EVENT_REJECTED));
+        assertEquals(Errno.ECONNREFUSED, CmEvents.setupErrno(VerbsConstants.RDMA_CM_EVENT_DISCONNECTED));
+        assertEquals(Errno.EHOSTUNREACH, CmEvents.setupErrno(VerbsConstants.RDMA_CM_EVENT_ADDR_ERROR));
+        assertEquals(Errno.EHOSTUNREACH, CmEvents.setupErrno(VerbsConstants.RDMA_CM_EVENT_ROUTE_ERROR));
+        assertEquals(Errno.ETIMEDOUT, CmEvents.setupErrno(VerbsConstants.RDMA_CM_EVENT_UNREACHABLE));
+        assertEquals(Errno.ETIMEDOUT, CmEvents.setupErrno(VerbsConstants.RDMA_CM_EVENT_CONNECT_ERROR));
+        assertEquals(Errno.ENODEV, CmEvents.setupErrno(VerbsConstants.RDMA_CM_EVENT_DEVICE_REMOVAL));
     }
 
     @Test

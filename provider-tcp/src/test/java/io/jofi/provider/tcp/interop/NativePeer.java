@@ -216,6 +216,27 @@ public final class NativePeer implements AutoCloseable {
         return new NativePeer(command);
     }
 
+    /**
+     * Starts one of the fabtests modes ({@code pingpong}, {@code bw}, {@code rma_bw}) as a
+     * server on {@link #HOST} with a free port and fabtests' {@code options}, and waits until
+     * it listens.
+     */
+    public static NativePeer fabtestsServer(String mode, String... options) {
+        List<String> command = command(mode, "-s", HOST, "-B", "0");
+        command.addAll(List.of(options));
+        NativePeer peer = new NativePeer(command);
+        peer.awaitListening();
+        return peer;
+    }
+
+    /** Starts one of the fabtests modes as a client of {@link #HOST}:{@code port}. */
+    public static NativePeer fabtestsClient(String mode, int port, String... options) {
+        List<String> command = command(mode, "-P", Integer.toString(port));
+        command.addAll(List.of(options));
+        command.add(HOST);
+        return new NativePeer(command);
+    }
+
     private static List<String> command(String role, String... options) {
         List<String> command = new ArrayList<>();
         command.add(executable().toString());

@@ -117,9 +117,9 @@ class PerfCommandsTest {
     void jitWarmupRunsOnBothSidesAndCanBeTurnedOff() throws Exception {
         for (String type : new String[] {"msg", "rdm"}) {
             String port = Integer.toString(freePort());
-            Future<Run> server = server("bw", "-p", "tcp", "-e", type, "-S", "4k", "-I", "3", "-W", "8", "-v",
+            Future<Run> server = server("bw", "-p", "tcp", "-e", type, "-S", "4k", "-I", "3", "-W", "8", "--percentiles",
                     "--jit-warmup", "300", "-B", port, "-s", "127.0.0.1");
-            Run client = client("bw", "-p", "tcp", "-e", type, "-S", "4k", "-I", "3", "-W", "8", "-v",
+            Run client = client("bw", "-p", "tcp", "-e", type, "-S", "4k", "-I", "3", "-W", "8", "--percentiles",
                     "--jit-warmup", "300", "-P", port, "127.0.0.1");
             Run s = server.get(30, TimeUnit.SECONDS);
             assertEquals(0, client.status(), () -> type + ": " + client.err());
@@ -129,9 +129,9 @@ class PerfCommandsTest {
             assertTrue(s.err().contains("JIT warm-up over loopback took"), type + " server: " + s.err());
         }
         String port = Integer.toString(freePort());
-        Future<Run> server = server("pingpong", "-p", "tcp", "-S", "64", "-I", "5", "-v", "--jit-warmup", "0",
+        Future<Run> server = server("pingpong", "-p", "tcp", "-S", "64", "-I", "5", "--percentiles", "--jit-warmup", "0",
                 "-B", port, "-s", "127.0.0.1");
-        Run client = client("pingpong", "-p", "tcp", "-S", "64", "-I", "5", "-v", "--jit-warmup", "0", "-P", port, "127.0.0.1");
+        Run client = client("pingpong", "-p", "tcp", "-S", "64", "-I", "5", "--percentiles", "--jit-warmup", "0", "-P", port, "127.0.0.1");
         Run s = server.get(30, TimeUnit.SECONDS);
         assertEquals(0, client.status(), client::err);
         assertEquals(0, s.status(), s::err);
@@ -144,9 +144,9 @@ class PerfCommandsTest {
         for (String mode : new String[] {"sread", "fd", "yield"}) {
             String port = Integer.toString(freePort());
             Future<Run> server = server("pingpong", "-p", "tcp", "-S", "4k", "-I", "30", "-c", mode, "-B", port, "-s", "127.0.0.1");
-            Run client = client("pingpong", "-p", "tcp", "-S", "4k", "-I", "30", "-c", mode, "-v", "-P", port, "127.0.0.1");
+            Run client = client("pingpong", "-p", "tcp", "-S", "4k", "-I", "30", "-c", mode, "--percentiles", "-P", port, "127.0.0.1");
             assertEquals(0, client.status(), () -> mode + ": " + client.err());
-            assertTrue(client.out().contains("p50") && client.out().contains("p99.9"), () -> mode + " -v:\n" + client.out());
+            assertTrue(client.out().contains("p50") && client.out().contains("p99.9"), () -> mode + " --percentiles:\n" + client.out());
             Run s = server.get(30, TimeUnit.SECONDS);
             assertEquals(0, s.status(), () -> mode + " server: " + s.err());
         }
@@ -166,7 +166,8 @@ class PerfCommandsTest {
         assertTable(client, "64k");
         assertTable(server.get(30, TimeUnit.SECONDS), "64k");
         String[] cols = client.rows().get(0).trim().split("\\s+");
-        assertEquals("5m", cols[2], "total = iters x window x size = 5 x 16 x 64k");
+        assertEquals("5", cols[1], "iters: messages, as fi_msg_bw's -I");
+        assertEquals("320k", cols[2], "total = iters x size = 5 x 64k (fabtests counts messages, not windows)");
     }
 
     /** {@code -e rdm}: the server listens on -B, the client inserts it in its AV, the server learns the client (FI_SOURCE_ERR). */

@@ -7,9 +7,9 @@ import java.nio.ByteBuffer;
  * state): a message, an RMA/atomic request, or a reply this side owes a peer (ACK, READ_RESP,
  * ATOMIC_RESP, NOTIFY). Its payload is a list of up to {@link #MAX_PARTS} absolute ranges of
  * buffers. It waits in its peer's queue until every fragment is in the peer's ring, then —
- * when it expects an answer — in the endpoint's table of operations under its {@link #token}.
+ * when it expects an answer — in the {@link ShmOperationTable} under its {@link #token}.
  */
-final class TxOp {
+final class ShmOutboundOp {
     static final int MAX_PARTS = 4;
 
     /** Index in the endpoint's operation table (the low bits of the token). */
@@ -68,7 +68,7 @@ final class TxOp {
     /** The copy of an injected payload (allocated once per descriptor, on first inject). */
     ByteBuffer injectCopy;
 
-    TxOp(int index) {
+    ShmOutboundOp(int index) {
         this.index = index;
     }
 

@@ -13,12 +13,12 @@ package io.jofi.provider.verbs;
  *  | "JVRD" | ver 1  | kind   | name_len | name: the sender's listening sockaddr    |
  *  +--------+--------+--------+----------+------------------------------------------+
  *  kind 1 HELLO (connect request, accept) · 2 REJECT_CROSSED (reject: the peer keeps the
- *  connection it initiated itself, see VerbsRdmEndpoint) · 3 REJECT_BAD_HELLO (no name)
+ *  connection it initiated itself, see RdmPeers) · 3 REJECT_BAD_HELLO (no name)
  *  name_len is little-endian; at most 28 bytes (sockaddr_in6), so a hello fits the 55 bytes
  *  rdma_cm carries
  * </pre>
  */
-final class RdmHelloDescriptor {
+final class VerbsRdmHelloDescriptor {
     /** Offset of the 4-byte magic "JVRD". */
     static final int MAGIC = 0;
     /** Offset of the version byte. */
@@ -41,7 +41,7 @@ final class RdmHelloDescriptor {
     static final int MAX_NAME = Sockaddrs.IN6;
     private static final byte[] MAGIC_BYTES = {'J', 'V', 'R', 'D'};
 
-    private RdmHelloDescriptor() {
+    private VerbsRdmHelloDescriptor() {
     }
 
     /**

@@ -1,0 +1,157 @@
+package io.jofi.provider.shm;
+
+import io.jofi.Errno;
+import io.jofi.Fi;
+import io.jofi.spi.util.Atomics;
+import io.jofi.spi.util.UtilCounter;
+import io.jofi.spi.util.UtilMemoryRegion;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Carries out atomic operations on 64-bit words, on both sides: as initiator it applies the
+ * operation directly to an aligned word of a region its peer's domain publishes (one-sided,
+ * through {@link Atomics} on the mapping), or sends an ATOMIC_REQ for the target's progress;
+ * as target it applies an ATOMIC_REQ to one of its regions ({@link Atomics}) and answers with
+ * the old value (ATOMIC_RESP), which the initiator writes into the fetch buffer.
+ *
+ * <p>Values are in host order (fi_atomic(3)). A misaligned target word is served target-side.
+ * A memory fault on a peer's mapping fails that peer ({@link MappingFaults}); the mapping is
+ * probed before the atomic, so a CAS never runs on a mapping already truncated. Runs under
+ * the endpoint's lock.
+ */
+final class ShmAtomicOps {
+    private final ShmEndpoint ep;
+
+    ShmAtomicOps(ShmEndpoint ep) {
+        this.ep = ep;
+    }
+
+    /**
+     * {@code fi_atomic}, {@code fi_fetch_atomic}, {@code fi_compare_atomic} (a {@code result}
+     * buffer for the fetching ones; {@link io.jofi.spi.util.UtilEndpoint} checked it); 0 or a
+     * negative errno (nothing posted then).
+     */
+    int post(int aop, long operand, long compare, ByteBuffer result, long peerAddr, long addr, long key, long flags,
+             Object context) {
+        if (!Atomics.supported(aop)) {
+            return -Errno.EOPNOTSUPP; // an operation not offered (docs/ERRORS.md)
+        }
+        boolean fetch = result != null;
+        if (!fetch && (aop == Fi.FI_CSWAP || aop == Fi.FI_ATOMIC_READ)) {
+            return -Errno.EINVAL; // these return a value: fetchAtomic / compareAtomic
+        }
+        if (!ep.enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        ShmTransmitter tx = ep.transmitter;
+        Peer peer = ep.peers.peerFor(peerAddr);
+        int rc = tx.admit(peer, true);
+        long cqFlags = Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE);
+        UtilCounter counter = fetch ? ep.readCntr : ep.writeCntr;
+        if (rc == ShmTransmitter.PEER_FAILED) {
+            return tx.failLocally(true, context, cqFlags, peer.failed, counter);
+        }
+        if (rc != 0) {
+            return rc;
+        }
+        long need = Atomics.access(aop, fetch);
+        if (peer.queue.isEmpty() && peer.outstanding == 0) {
+            Peer.Direct d = peer.direct(ep.dir, key, addr, 8, need);
+            if (d != null) {
+                int at = (int) (addr - d.base);
+                if (d.map.alignmentOffset(at, 8) == 0) {
+                    long old;
+                    try {
+                        MappingFaults.check(d.map); // never an atomic on a truncated file (MappingFaults)
+                        old = Atomics.apply(d.map, at, aop, operand, compare);
+                        MappingFaults.check(d.map);
+                    } catch (InternalError e) {
+                        peer.forget(d); // the peer truncated the file under its mapping (SIGBUS)
+                        if (MappingFaults.isFault(e)) {
+                            ep.peers.failPeer(peer, Errno.EIO);
+                        }
+                        return tx.failLocally(true, context, cqFlags, Errno.EIO, counter);
+                    }
+                    if (fetch) {
+                        // the result in host order (fi_atomic), without touching the caller's buffer order
+                        result.putLong(result.position(),
+                                result.order() == ByteOrder.nativeOrder() ? old : Long.reverseBytes(old));
+                    }
+                    if (peer.wantsEvents(ep.dir)) {
+                        ep.rma.notifyDirect(peer, aop != Fi.FI_ATOMIC_READ, false, 0);
+                    }
+                    return tx.completedDirect(true, flags, context, cqFlags, counter);
+                }
+            } else if (peer.directError != 0) {
+                return tx.failLocally(true, context, cqFlags, peer.directError, counter);
+            }
+        }
+        ShmOutboundOp op = tx.start(ShmRecordDescriptor.ATOMIC_REQ, peer, context, true, flags, cqFlags,
+                fetch ? Fi.FI_READ : Fi.FI_WRITE);
+        op.awaitsAnswer = true;
+        op.wireFlags = fetch ? ShmRecordDescriptor.FETCH : 0;
+        op.a = key;
+        op.b = addr;
+        op.c = operand;
+        op.d = compare;
+        op.e = aop;
+        if (fetch) {
+            op.dest(result, result.position(), 8);
+        }
+        tx.queue(peer, op);
+        return 0;
+    }
+
+    /** An ATOMIC_REQ on one of our regions: applied ({@link Atomics}), counted, answered with the old value or the error. */
+    void onRequest(Peer p, ShmRecord r) {
+        int aop = r.atomicOp();
+        boolean fetch = r.has(ShmRecordDescriptor.FETCH);
+        long token = r.token();
+        ShmTransmitter tx = ep.transmitter;
+        if (!Atomics.supported(aop)) {
+            tx.sendAnswer(p, ShmRecordDescriptor.ATOMIC_RESP, token, Errno.EOPNOTSUPP, 0, 0);
+            return;
+        }
+        long key = r.rmaKey();
+        long need = Atomics.access(aop, fetch);
+        long idx = ep.domain.memoryRegistry().targetIndex(key, r.rmaAddr(), 8, need);
+        UtilMemoryRegion region = idx < 0 ? null : ep.domain.memoryRegistry().lookup(key);
+        if (region == null) {
+            tx.sendAnswer(p, ShmRecordDescriptor.ATOMIC_RESP, token, idx < 0 ? (int) -idx : Errno.ENOKEY, 0, 0);
+            return;
+        }
+        long old = Atomics.apply(region.buffer(), (int) idx, aop, r.atomicOperand(), r.atomicCompare());
+        if ((need & Fi.FI_REMOTE_WRITE) != 0) {
+            ShmEndpoint.count(ep.remoteWriteCntr);
+        } else {
+            ShmEndpoint.count(ep.remoteReadCntr);
+        }
+        tx.sendAnswer(p, ShmRecordDescriptor.ATOMIC_RESP, token, 0, old, 0);
+    }
+
+    /** The ATOMIC_RESP to our request: the old value into the fetch buffer (host order), or the error. */
+    void onResponse(Peer p, ShmRecord r) {
+        ShmTransmitter tx = ep.transmitter;
+        ShmOutboundOp op = tx.answered(p, r.token());
+        if (op == null) {
+            return;
+        }
+        int status = r.status();
+        if (status != 0) {
+            tx.fail(op, status > 0 ? status : Errno.EIO);
+            return;
+        }
+        if (op.dstCount > 0) {
+            ByteBuffer b = op.dst[0];
+            int i = op.dstStarts[0];
+            long v = r.atomicOld();
+            if (b.order() == ByteOrder.nativeOrder()) {
+                b.putLong(i, v);
+            } else {
+                b.putLong(i, Long.reverseBytes(v));
+            }
+        }
+        tx.complete(op);
+    }
+}

@@ -1,0 +1,357 @@
+package io.jofi.provider.shm;
+
+import io.jofi.Errno;
+import io.jofi.Fi;
+import io.jofi.Msg;
+import io.jofi.TaggedMsg;
+import io.jofi.spi.util.PostedReceive;
+import io.jofi.spi.util.ReceiveQueue;
+import io.jofi.spi.util.UnexpectedMessage;
+import io.jofi.spi.util.UnexpectedPayload;
+import io.jofi.spi.util.UtilCompletionQueue;
+import io.jofi.spi.util.UtilCounter;
+import java.nio.ByteBuffer;
+
+/**
+ * Receives messages from shm's wire into the receive side of {@code io.jofi.spi.util}: it
+ * posts receives to the {@link ReceiveQueue} (which matches, queues unexpected messages,
+ * serves multi-receive, PEEK/CLAIM/DISCARD and cancel, and writes the R10/R12 completions),
+ * places each message's fragments, reassembled per sender ({@link ShmInboundMessage}), into
+ * the receive that matched it or into the heap bytes of an unexpected message, keeps the
+ * unexpected budget, and acknowledges what senders asked for.
+ *
+ * <p>The budget: every buffered message counts its payload plus {@link #ENTRY_OVERHEAD}; one
+ * that does not fit stays in the ring ({@link #holdRecord}), which pushes its senders back,
+ * until a receive frees room. CMA messages, whose bytes stay in the sender, are
+ * {@link ShmCmaReceiver}'s. Runs under the endpoint's lock; {@link #held} is also read without
+ * it (the wait bridge).
+ */
+final class ShmReceiver {
+    /**
+     * Bytes every buffered message counts against the unexpected budget on top of its payload:
+     * about what the entry costs in the heap. Without it a stream of 0-byte messages cost
+     * nothing and filled the heap. A CMA descriptor counts this much alone.
+     */
+    static final int ENTRY_OVERHEAD = 256;
+
+    private final ShmEndpoint ep;
+    /** The receive side (util). */
+    final ReceiveQueue rq;
+    /** FI_SOURCE or FI_DIRECTED_RECV: a message's sender is looked up in the AV. */
+    private final boolean sendersWanted;
+    private final boolean source;
+    /** Heap bytes of an unexpected message: without and with an acknowledgement owed at match time. */
+    private final HeapBytes heapBytes = new HeapBytes(false);
+    private final HeapBytes heapBytesAcked = new HeapBytes(true);
+    /** FI_OPT_MIN_MULTI_RECV: a multi-receive buffer is released once less than this is left. */
+    long minMultiRecv = 1;
+    /**
+     * A message record was left in the ring because the unexpected budget is spent (volatile:
+     * the MANUAL wait bridge reads it): the ring is not slept on (the record would wake the
+     * step at once) and posting a receive wakes the progress to try it again.
+     */
+    volatile boolean held;
+    /** Set by the handler of the record at hand: leave it in the ring. */
+    boolean holdRecord;
+
+    ShmReceiver(ShmEndpoint ep, int queueSize, long unexpectedLimit, boolean source, boolean sourceErr,
+                boolean directed) {
+        this.ep = ep;
+        this.rq = new ReceiveQueue(queueSize, ShmProvider.IOV_LIMIT, Integer.MAX_VALUE, unexpectedLimit);
+        this.rq.completion().reportSource(source, sourceErr);
+        this.rq.directed(directed);
+        this.source = source;
+        this.sendersWanted = source || directed;
+    }
+
+    /** The bindings ({@code fi_ep_bind}): the receive CQ, its selective flag, the receive counter. */
+    void bind(UtilCompletionQueue rxCq, boolean selective, UtilCounter recvCntr) {
+        rq.completion().bind(rxCq, selective, recvCntr);
+    }
+
+    // =================================================================== posting
+
+    /**
+     * A receive ({@code fi_recv} family, {@code fi_trecv} family; UtilEndpoint checked the
+     * call): it takes the oldest buffered message it matches (a multi-receive as many as fit),
+     * else waits posted; 0 or a negative errno (nothing posted then).
+     */
+    int post(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags, Object context) {
+        if (!ep.enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        if (ep.ringFailed) {
+            return -Errno.EIO; // nothing can arrive any more (ShmFaults.failOwnRing)
+        }
+        boolean multi = (flags & Fi.FI_MULTI_RECV) != 0;
+        if (multi && (tagged || (ep.caps & Fi.FI_MULTI_RECV) == 0)) {
+            return -Errno.ENOSYS;
+        }
+        if (!rq.canPost(tagged)) {
+            return -Errno.EAGAIN;
+        }
+        int rc = ep.rxCq.reserve(); // R6: room for its completion
+        if (rc != 0) {
+            return rc;
+        }
+        budgetFreed(); // it may take a buffered message, or the one held in the ring
+        PostedReceive r = rq.newReceive();
+        if (tagged) {
+            r.tagged(context, srcAddr, tag, ignore, flags);
+        } else {
+            r.untagged(context, srcAddr, flags);
+        }
+        int iovs = msg == null ? 1 : msg.iovCount();
+        for (int i = 0; i < iovs; i++) {
+            r.buffer(msg == null ? buf : msg.iov(i));
+        }
+        if (multi) {
+            r.multiReceive(minMultiRecv);
+        }
+        rq.post(r);
+        return 0;
+    }
+
+    /** FI_PEEK (with FI_CLAIM / FI_DISCARD) and FI_CLAIM on the unexpected tagged messages (UtilEndpoint checked the call). */
+    int peekOrClaim(TaggedMsg msg, long flags) {
+        UtilCompletionQueue rxCq = ep.rxCq;
+        PostedReceive r = rq.newReceive().tagged(msg.context(), msg.addr(), msg.tag(), msg.ignore(), flags);
+        int rc = rxCq.reserve();
+        if (rc != 0) {
+            rq.recycle(r);
+            return rc;
+        }
+        if ((flags & Fi.FI_PEEK) != 0) {
+            rq.peek(r, flags);
+            return 0;
+        }
+        for (int i = 0; i < msg.iovCount(); i++) {
+            r.buffer(msg.iov(i));
+        }
+        if (!rq.claim(r, flags)) {
+            rxCq.unreserve();
+            rq.recycle(r);
+            return -Errno.ENOMSG;
+        }
+        return 0;
+    }
+
+    /** {@code fi_cancel} (R13): 0, or {@code -ENOENT} when no receive with this context is pending. */
+    int cancel(Object context) {
+        return rq.cancel(context);
+    }
+
+    // =================================================================== arrival
+
+    /**
+     * A message fragment from {@code p} (not CMA): the first matches a receive or becomes an
+     * unexpected message (when the budget admits it: else the record stays in the ring); each
+     * is placed at its offset; the last completes the receive (or hands the buffered message
+     * to the receive side).
+     */
+    void onMessage(Peer p, ShmRecord r) {
+        ShmInboundMessage m = p.inbound;
+        long offset = r.fragmentOffset();
+        if (r.has(ShmRecordDescriptor.FIRST)) {
+            if (m.inProgress()) {
+                ep.peers.failPeer(p, Errno.EPROTO); // a new message before the last one ended
+                return;
+            }
+            long total = r.totalLength();
+            if (total < 0 || total > ShmProvider.MAX_MSG_SIZE || offset != 0) {
+                ep.peers.failPeer(p, Errno.EPROTO);
+                return;
+            }
+            start(m, p, r);
+            PostedReceive op = rq.match(m);
+            if (op != null) {
+                m.receive = op;
+                if (r.has(ShmRecordDescriptor.ACK_MATCH)) {
+                    ep.transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, m.token, 0, 0, 0);
+                }
+            } else {
+                long footprint = total + ENTRY_OVERHEAD;
+                if (!admitUnexpected(footprint)) {
+                    return; // stays in the ring until receives take what is buffered
+                }
+                UnexpectedMessage u = rq.newUnexpected(footprint)
+                        .set(m.tagged(), m.tag(), m.hasData(), m.data(), m.src(), m.sourceAddress(), total)
+                        .payload(r.has(ShmRecordDescriptor.ACK_MATCH) ? heapBytesAcked : heapBytes,
+                                ByteBuffer.allocate((int) total), m.token)
+                        .origin(p);
+                rq.arriving(u); // a receive posted meanwhile takes it and waits for the rest
+                m.unexpected = u;
+            }
+        } else if (!m.inProgress()) {
+            ep.peers.failPeer(p, Errno.EPROTO);
+            return;
+        }
+        int n = r.payloadLength();
+        if (offset < 0 || n > m.length() - offset) {
+            ep.peers.failPeer(p, Errno.EPROTO);
+            return;
+        }
+        PostedReceive op = m.receive;
+        if (op != null) {
+            m.placed += op.place(offset, r.payloadBuffer(), r.payloadAt(), n); // beyond its room: dropped (R12)
+        } else {
+            ((ByteBuffer) m.unexpected.handle()).put((int) offset, r.payloadBuffer(), r.payloadAt(), n);
+            m.placed += n;
+        }
+        if (!r.has(ShmRecordDescriptor.LAST)) {
+            return;
+        }
+        if (op == null && m.placed != m.length()) {
+            ep.peers.failPeer(p, Errno.EPROTO);
+            return;
+        }
+        if ((m.kindFlags & ShmRecordDescriptor.ACK_ARRIVAL) != 0) {
+            ep.transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, m.token, 0, 0, 0);
+        }
+        op = m.receive; // again: the answer may have failed the peer, and the receive with it
+        if (op != null) {
+            m.receive = null;
+            rq.complete(op, m, m.placed); // ETRUNC when it did not all fit
+        } else {
+            UnexpectedMessage u = m.unexpected;
+            m.unexpected = null;
+            rq.arrived(u); // a receive waiting for it, or one posted since, takes it; else it waits queued
+        }
+    }
+
+    /**
+     * Takes a new message's header from its first record into {@code p}'s
+     * {@link ShmInboundMessage}, with the sender's {@code fi_addr} when a completion or a
+     * directed receive needs it (cached in the peer: no allocation).
+     */
+    ShmInboundMessage start(ShmInboundMessage m, Peer p, ShmRecord first) {
+        long src = sendersWanted ? p.fiAddrIn(ep.av) : Fi.FI_ADDR_NOTAVAIL;
+        return m.start(first, src, src == Fi.FI_ADDR_NOTAVAIL ? p.address : null);
+    }
+
+    /** The {@code fi_addr} a completion reports for {@code sender}: its AV entry with {@code FI_SOURCE}. */
+    long sourceOf(Peer sender) {
+        return source ? sender.fiAddrIn(ep.av) : Fi.FI_ADDR_NOTAVAIL;
+    }
+
+    // =================================================================== the unexpected budget
+
+    /**
+     * Whether a new unexpected message of {@code footprint} bytes fits the budget; the first
+     * one always does (so FI_PEEK sees something). When it does not, the record at hand stays
+     * in the ring ({@link #holdRecord}): the ring fills and its senders are pushed back (their
+     * queues fill, posts answer -EAGAIN); nothing is lost.
+     */
+    boolean admitUnexpected(long footprint) {
+        if (rq.unexpectedCount() == 0 || rq.admits(footprint)) {
+            return true;
+        }
+        holdRecord = true;
+        held = true;
+        return false;
+    }
+
+    /** A receive may have freed unexpected budget: a progress holding a record back tries it again. */
+    void budgetFreed() {
+        if (held) {
+            held = false;
+            ep.domain.engine().wakeup();
+        }
+    }
+
+    /** Messages buffered as unexpected, or being buffered (tests). */
+    int unexpectedCount() {
+        return rq.unexpectedCount();
+    }
+
+    /**
+     * The heap bytes of an unexpected message (its handle; its number the sender's token):
+     * copied into the receive that takes it; with {@code acked} the sender, which asked for
+     * {@code FI_MATCH_COMPLETE}, is acknowledged then — or when the message is discarded.
+     */
+    private final class HeapBytes implements UnexpectedPayload {
+        private final boolean acked;
+
+        HeapBytes(boolean acked) {
+            this.acked = acked;
+        }
+
+        @Override
+        public long copyTo(UnexpectedMessage message, PostedReceive into) {
+            budgetFreed();
+            ByteBuffer bytes = (ByteBuffer) message.handle();
+            int placed = into.place(0, bytes, 0, bytes.capacity());
+            answer(message);
+            return placed;
+        }
+
+        @Override
+        public void discard(UnexpectedMessage message) {
+            budgetFreed();
+            answer(message);
+        }
+
+        private void answer(UnexpectedMessage message) {
+            if (acked) {
+                ep.transmitter.sendAnswer((Peer) message.origin(), ShmRecordDescriptor.ACK, message.handleValue(), 0, 0, 0);
+            }
+        }
+    }
+
+    // =================================================================== failure, close, departure
+
+    /**
+     * {@code p} failed: the receive it was filling fails with {@code err}, its partial
+     * unexpected message goes (a receive waiting for it fails too), and so do its CMA messages
+     * not yet matched (they can never be read now).
+     */
+    void failPeerReceives(Peer p, int err) {
+        failInbound(p, err);
+        dropCmaOf(p, false);
+        dropCmaOf(p, true);
+    }
+
+    /** The message {@code p} was sending us ends unfinished: its receive (or its waiting one) fails with {@code err}. */
+    private void failInbound(Peer p, int err) {
+        ShmInboundMessage m = p.inbound;
+        if (m.receive != null) {
+            PostedReceive r = m.receive;
+            m.receive = null;
+            rq.fail(r, err, 0, null);
+        }
+        if (m.unexpected != null) {
+            UnexpectedMessage u = m.unexpected;
+            m.unexpected = null;
+            rq.abandon(u, err);
+        }
+    }
+
+    private void dropCmaOf(Peer p, boolean tagged) {
+        for (UnexpectedMessage u = rq.firstUnexpected(tagged), next; u != null; u = next) {
+            next = u.nextQueued();
+            if (u.origin() == p && u.handle() instanceof ShmCmaReceiver.Descriptor) {
+                rq.discard(u);
+            }
+        }
+    }
+
+    /** Our ring failed: nothing can arrive any more, so every receive pending fails with {@code EIO}. */
+    void failOwnRing() {
+        for (Peer p : ep.peers.all()) {
+            failInbound(p, Errno.EIO);
+        }
+        rq.failPosted(Errno.EIO, 0, null);
+    }
+
+    /** R15: every posted receive completes with {@code err}. */
+    void depart(int err) {
+        rq.failPosted(err, 0, null);
+    }
+
+    /** Close: pending receives go without completions; the CQ room they reserved is returned. */
+    void discardAll() {
+        if (ep.rxCq != null) {
+            rq.discardPosted();
+        }
+    }
+}

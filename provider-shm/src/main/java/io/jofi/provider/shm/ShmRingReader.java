@@ -1,0 +1,149 @@
+package io.jofi.provider.shm;
+
+import io.jofi.Errno;
+import java.nio.ByteBuffer;
+
+/**
+ * Takes the records out of this endpoint's own ring and hands each to the concern it is for:
+ * it finds the sender, validates the header and the bounce slot, decodes the record once into
+ * a {@link ShmRecord} and dispatches by kind (messages to the receiver or the CMA receiver,
+ * answers to the transmitter, RMA and atomics to theirs).
+ *
+ * <p>A record that does not make sense fails its sender ({@code EPROTO}), never this endpoint
+ * or the progress thread; an exception a handler raises on a peer's bad input does the same.
+ * Runs under the endpoint's lock (the progress step's).
+ */
+final class ShmRingReader implements RingLink.Handler {
+    /** Records drained per progress pass (bounded, so that sends get their turn). */
+    private static final int DRAIN_BATCH = 256;
+
+    private final ShmEndpoint ep;
+    /** The record at hand (one flyweight, rewrapped per record). */
+    private final ShmRecord record = new ShmRecord();
+
+    ShmRingReader(ShmEndpoint ep) {
+        this.ep = ep;
+    }
+
+    /**
+     * One progress pass over the own ring: up to {@value #DRAIN_BATCH} records, stopping early
+     * when it is empty or a message waits at its head for the unexpected budget (push-back).
+     *
+     * @return the records taken
+     */
+    int drainBatch() {
+        ShmReceiver rx = ep.receiver;
+        int work = 0;
+        rx.held = false;
+        while (work < DRAIN_BATCH) {
+            int n = ep.own.drain(this, 32);
+            if (n < 0) {
+                ep.faults.failOwnRing();
+                break;
+            }
+            work += n;
+            if (n == 0 || rx.held) {
+                break; // empty, or a message waits at the head for the budget (push-back)
+            }
+        }
+        return work;
+    }
+
+    /**
+     * Takes the records in our ring up to its tail as of now (called after a peer was seen gone:
+     * everything it published before it went is below that tail), so that a peer that sent a
+     * message and then closed — e.g. past the bound of one progress pass, or between the pass's
+     * drain and its liveness check — has that message delivered, not dropped with the peer.
+     * Bounded by the ring's size; stops at a record held back for the unexpected budget.
+     */
+    void drainPublishedBefore() {
+        RingLink own = ep.own;
+        ShmReceiver rx = ep.receiver;
+        if (ep.ringFailed || own == null || rx.held) {
+            return;
+        }
+        long until = own.claimedTail();
+        long head;
+        while ((head = own.consumedHead()) - until < 0) {
+            if (own.drain(this, 32) < 0) {
+                ep.faults.failOwnRing();
+                return;
+            }
+            if (rx.held || own.consumedHead() == head) {
+                return; // the budget, or a claim not yet published (its producer's stall timeout decides)
+            }
+        }
+    }
+
+    /**
+     * One record from our ring: every field is validated before use; a record that does not
+     * make sense fails its sender, never this endpoint.
+     *
+     * @return false to leave the record in the ring (held back for the unexpected budget)
+     */
+    @Override
+    public boolean onRecord(ByteBuffer b, int at, int length, int aux) {
+        if (length < ShmRecordDescriptor.HEADER) {
+            return true;
+        }
+        ShmReceiver rx = ep.receiver;
+        ShmPeers peers = ep.peers;
+        RingLink own = ep.own;
+        rx.holdRecord = false;
+        int kf = b.getInt(at + ShmRecordDescriptor.KIND_FLAGS);
+        long senderPid = b.getLong(at + ShmRecordDescriptor.SENDER_PID);
+        Peer p = peers.peerOf(senderPid, b.getLong(at + ShmRecordDescriptor.SENDER_SEQ));
+        if (p != null) {
+            p.activity++; // a sign of its progress (PeerLiveness.stalled)
+        }
+        ShmRecord r = record;
+        r.wrap(b, at, kf);
+        r.payload(b, at + ShmRecordDescriptor.HEADER, length - ShmRecordDescriptor.HEADER);
+        int slot = -1;
+        if ((kf & ShmRecordDescriptor.BOUNCE) != 0) {
+            // every word from shared memory checked: the slot, its holder, the length
+            int s = aux - 1;
+            int len = r.status();
+            if (!own.slotHeldBy(s, (int) senderPid) || r.payloadLength() != 0 || len < 0 || len > own.slotSize()) {
+                if (p != null) {
+                    peers.failPeer(p, Errno.EPROTO);
+                }
+                return true;
+            }
+            slot = s;
+            r.payload(own.slotBuffer(), own.slotOffset(s), len);
+        }
+        try {
+            if (p == null || p.failed != 0) {
+                return true;
+            }
+            switch (r.kind()) {
+                case ShmRecordDescriptor.MSG -> {
+                    if (r.has(ShmRecordDescriptor.CMA)) {
+                        ep.cmaReceiver.onMessage(p, r);
+                    } else {
+                        rx.onMessage(p, r);
+                    }
+                }
+                case ShmRecordDescriptor.ACK -> ep.transmitter.onAck(p, r.token(), r.status());
+                case ShmRecordDescriptor.WRITE -> ep.rma.onWrite(p, r);
+                case ShmRecordDescriptor.READ_REQ -> ep.rma.onReadRequest(p, r);
+                case ShmRecordDescriptor.READ_RESP -> ep.rma.onReadResponse(p, r);
+                case ShmRecordDescriptor.ATOMIC_REQ -> ep.atomics.onRequest(p, r);
+                case ShmRecordDescriptor.ATOMIC_RESP -> ep.atomics.onResponse(p, r);
+                case ShmRecordDescriptor.NOTIFY -> ep.rma.onNotify(p, r);
+                case ShmRecordDescriptor.PROBE -> ep.cmaReceiver.onProbe(p, r);
+                default -> peers.failPeer(p, Errno.EPROTO);
+            }
+        } catch (RuntimeException | OutOfMemoryError e) {
+            // Whatever a peer's record makes go wrong is that peer's failure, never this
+            // endpoint's or the progress thread's (bad input from shared memory, issue 4).
+            peers.failPeer(p, Errno.EPROTO);
+        } finally {
+            if (slot >= 0 && !rx.holdRecord) {
+                own.releaseSlot(slot); // a held record keeps its slot until it is taken
+            }
+        }
+        return !rx.holdRecord;
+    }
+}

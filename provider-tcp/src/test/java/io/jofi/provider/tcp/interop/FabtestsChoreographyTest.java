@@ -1,0 +1,255 @@
+package io.jofi.provider.tcp.interop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jofi.Fabrics;
+import io.jofi.tools.CommandContext;
+import io.jofi.tools.Commands;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * {@code ./jofi}'s fabtests choreographies (issue 14, item 3) against the project's C peer
+ * (jofi_peer.c's pingpong, bw and rma_bw modes, libfabric 1.17's tcp provider), each in both
+ * roles, with fabtests' {@code -v} data check on both sides: {@code pingpong} as
+ * fi_msg_pingpong, {@code bw} as fi_msg_bw ({@code -I} messages, an ack per window and one at
+ * the end, with an {@code -I} that is no multiple of {@code -W}), {@code rma_bw -o
+ * write|read|writedata} (and {@code -U}) as fi_rma_bw -e msg; sizes as a fabtests range. The
+ * tools' commands run in-process through {@link Commands#run}; the C side's exit status 0 says
+ * that every message it checked carried fabtests' pattern and that the closing exchange
+ * matched. A peer that sends a wrong byte makes {@code -v} fail with "Data check error".
+ */
+@Timeout(120)
+class FabtestsChoreographyTest {
+    private static final ExecutorService SERVERS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "fabtests-server");
+        t.setDaemon(true);
+        return t;
+    });
+
+    @AfterAll
+    static void stop() {
+        SERVERS.shutdownNow();
+    }
+
+    record Run(int status, String out, String err) {
+        List<String> rows() {
+            List<String> rows = new ArrayList<>();
+            for (String line : out.split("\n")) {
+                if (!line.isBlank() && !line.startsWith("bytes")) {
+                    rows.add(line.trim());
+                }
+            }
+            return rows;
+        }
+    }
+
+    static Run jofi(String command, List<String> args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+        int status = Commands.run(command, args, new CommandContext(Fabrics.standalone(), null, o, e));
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** The choreographies: the tools command and C mode, and their options (fabtests' letters). */
+    static Stream<Arguments> choreographies() {
+        return Stream.of(
+                Arguments.of("pingpong", List.of("-S", "r:1,500,2001", "-I", "20", "-w", "2", "-v")),
+                Arguments.of("pingpong", List.of("-S", "65536", "-I", "10", "-w", "1", "-v")),
+                Arguments.of("bw", List.of("-S", "r:100,4000,8100", "-I", "45", "-w", "3", "-W", "8", "-v")),
+                Arguments.of("bw", List.of("-S", "262144", "-I", "20", "-w", "0", "-W", "16", "-v")),
+                Arguments.of("rma_bw", List.of("-o", "write", "-S", "r:64,4000,8100", "-I", "30", "-w", "2", "-W", "8", "-v")),
+                Arguments.of("rma_bw", List.of("-o", "write", "-U", "-S", "4096", "-I", "30", "-w", "2", "-W", "8", "-v")),
+                Arguments.of("rma_bw", List.of("-o", "read", "-S", "r:64,4000,8100", "-I", "30", "-w", "2", "-W", "8", "-v")),
+                Arguments.of("rma_bw", List.of("-o", "read", "-U", "-S", "4096", "-I", "30", "-w", "2", "-W", "8", "-v")),
+                Arguments.of("rma_bw", List.of("-o", "writedata", "-S", "r:64,4000,8100", "-I", "30", "-w", "2", "-W", "8", "-v")),
+                Arguments.of("rma_bw", List.of("-o", "writedata", "-U", "-S", "65536", "-I", "21", "-w", "1", "-W", "4", "-v")));
+    }
+
+    private static List<String> jofiArgs(List<String> options, String... more) {
+        List<String> args = new ArrayList<>(List.of("-p", "tcp", "-e", "msg", "--jit-warmup", "0", "--timeout", "30"));
+        args.addAll(options);
+        args.addAll(List.of(more));
+        return args;
+    }
+
+    @ParameterizedTest(name = "C server, jofi client: {0} {1}")
+    @MethodSource("choreographies")
+    void jofiClientAgainstCServer(String mode, List<String> options) {
+        NativePeer.assumeNativeLibfabric();
+        try (NativePeer peer = NativePeer.fabtestsServer(mode, options.toArray(String[]::new))) {
+            Run client = jofi(mode, jofiArgs(options, "-P", Integer.toString(peer.port()), NativePeer.HOST));
+            assertEquals(0, client.status(), () -> "jofi " + mode + " client: " + client.err() + "\n" + client.out()
+                    + "\n" + peer.transcript());
+            peer.assertSucceeded();
+            assertSameTable(client, peer);
+        }
+    }
+
+    @ParameterizedTest(name = "jofi server, C client: {0} {1}")
+    @MethodSource("choreographies")
+    void cClientAgainstJofiServer(String mode, List<String> options) throws Exception {
+        NativePeer.assumeNativeLibfabric();
+        String port = Integer.toString(freePort());
+        Future<Run> server = SERVERS.submit(() -> jofi(mode, jofiArgs(options, "-B", port, "-s", NativePeer.HOST)));
+        NativePeer peer = connectWithRetry(mode, Integer.parseInt(port), options);
+        try {
+            Run s = server.get(60, TimeUnit.SECONDS);
+            assertEquals(0, s.status(), () -> "jofi " + mode + " server: " + s.err() + "\n" + s.out() + "\n" + peer.transcript());
+            peer.assertSucceeded();
+            assertSameTable(s, peer);
+        } finally {
+            peer.close();
+        }
+    }
+
+    /** Runs the C client until the JOFI server listens (a refused connection is retried). */
+    private static NativePeer connectWithRetry(String mode, int port, List<String> options) throws InterruptedException {
+        NativePeer peer = null;
+        for (int attempt = 0; attempt < 50; attempt++) {
+            peer = NativePeer.fabtestsClient(mode, port, options.toArray(String[]::new));
+            if (peer.awaitExit(NativePeer.TIMEOUT) == 0 || !String.join("\n", peer.output()).toLowerCase().contains("refused")) {
+                return peer;
+            }
+            peer.close();
+            Thread.sleep(100);
+        }
+        return peer;
+    }
+
+    /** Both sides printed the same sizes, iteration counts and totals (fabtests' table). */
+    private static void assertSameTable(Run jofi, NativePeer peer) {
+        List<String> c = new ArrayList<>();
+        for (String line : peer.output()) {
+            if (line.matches("^\\d+(\\.\\d)?[kmg]?\\s+\\d+[kmb]?\\s+.*")) {
+                c.add(line.trim());
+            }
+        }
+        List<String> j = jofi.rows();
+        assertTrue(!j.isEmpty(), () -> "jofi printed no rows:\n" + jofi.out());
+        assertEquals(c.size(), j.size(), () -> "rows: jofi\n" + jofi.out() + "C\n" + peer.transcript());
+        for (int i = 0; i < j.size(); i++) {
+            String[] jc = j.get(i).split("\\s+");
+            String[] cc = c.get(i).split("\\s+");
+            for (int col = 0; col < 3; col++) {
+                assertEquals(cc[col], jc[col], "bytes/iters/total of row " + i + ": jofi '" + j.get(i) + "', C '" + c.get(i) + "'");
+            }
+        }
+    }
+
+    /** -v catches a wrong byte: the C peer sends byte 5 of every message wrong (-X). */
+    @Test
+    void aWrongByteIsADataCheckError() throws Exception {
+        NativePeer.assumeNativeLibfabric();
+        for (String mode : new String[] {"pingpong", "bw"}) {
+            List<String> options = List.of("-S", "1024", "-I", "5", "-w", "1", "-W", "4");
+            List<String> cOptions = new ArrayList<>(mode.equals("pingpong") ? List.of("-S", "1024", "-I", "5", "-w", "1")
+                    : options);
+            cOptions.add("-X");
+            try (NativePeer peer = NativePeer.fabtestsServer(mode, cOptions.toArray(String[]::new))) {
+                Run client = jofi(mode, jofiArgs(mode.equals("pingpong") ? List.of("-S", "1024", "-I", "5", "-w", "1") : options,
+                        "-v", "-P", Integer.toString(peer.port()), NativePeer.HOST));
+                if (mode.equals("pingpong")) {
+                    assertEquals(1, client.status(), () -> client.err() + client.out());
+                    assertTrue(client.err().contains("Data check error (5!=#) at byte 5 for buffer size 1024"), client::err);
+                } else {
+                    // bw: the server's data is not checked by the client; the acks are 4 bytes
+                    // (byte 5 lies beyond them): the run passes
+                    assertEquals(0, client.status(), () -> client.err() + client.out());
+                }
+            }
+        }
+        // the other way: the C peer with -v finds JOFI's data right (every test above) and a
+        // JOFI server finds the C client's wrong byte in its window check
+        String port = Integer.toString(freePort());
+        Future<Run> server = SERVERS.submit(() -> jofi("bw", jofiArgs(List.of("-S", "1024", "-I", "5", "-w", "1", "-W", "4", "-v"),
+                "-B", port, "-s", NativePeer.HOST)));
+        NativePeer peer = connectWithRetry("bw", Integer.parseInt(port), List.of("-S", "1024", "-I", "5", "-w", "1", "-W", "4", "-X"));
+        try {
+            Run s = server.get(60, TimeUnit.SECONDS);
+            assertEquals(1, s.status(), () -> s.err() + s.out());
+            assertTrue(s.err().contains("Data check error (5!=#) at byte 5 for buffer size 1024"), s::err);
+        } finally {
+            peer.close();
+        }
+    }
+
+    /**
+     * The RDM choreographies JOFI to JOFI over tcp RDM endpoints (libfabric's tcp RDM is rxm,
+     * whose wire is another issue's part): fabtests' in-band address exchange, then
+     * fi_rdm_pingpong, fi_rdm_tagged_pingpong / fi_rdm_tagged_bw (--tagged: each message's tag
+     * its ordinal in its direction) and fi_rma_bw -e rdm, with the data check.
+     */
+    static Stream<Arguments> rdmChoreographies() {
+        return Stream.of(
+                Arguments.of("pingpong", List.of("-S", "r:1,3000,9001", "-I", "20", "-w", "2", "-v")),
+                Arguments.of("pingpong", List.of("--tagged", "-S", "r:1,3000,9001", "-I", "20", "-w", "2", "-v")),
+                Arguments.of("bw", List.of("--tagged", "-S", "r:100,4000,8100", "-I", "45", "-w", "3", "-W", "8", "-v")),
+                Arguments.of("bw", List.of("-S", "65536", "-I", "30", "-w", "3", "-W", "16", "-v")),
+                Arguments.of("rma_bw", List.of("-o", "write", "-S", "4096", "-I", "30", "-w", "2", "-W", "8", "-v")),
+                Arguments.of("rma_bw", List.of("-o", "read", "-S", "4096", "-I", "30", "-w", "2", "-W", "8", "-v")),
+                Arguments.of("rma_bw", List.of("-o", "writedata", "-U", "-S", "r:64,4000,8100", "-I", "30", "-w", "2", "-W", "8", "-v")));
+    }
+
+    @ParameterizedTest(name = "jofi to jofi over tcp RDM: {0} {1}")
+    @MethodSource("rdmChoreographies")
+    void rdmJofiToJofi(String mode, List<String> options) throws Exception {
+        String port = Integer.toString(freePort());
+        List<String> common = new ArrayList<>(List.of("-p", "tcp", "-e", "rdm", "--jit-warmup", "0", "--timeout", "30"));
+        common.addAll(options);
+        List<String> serverArgs = new ArrayList<>(common);
+        serverArgs.addAll(List.of("-B", port, "-s", NativePeer.HOST));
+        Future<Run> server = SERVERS.submit(() -> jofi(mode, serverArgs));
+        List<String> clientArgs = new ArrayList<>(common);
+        clientArgs.addAll(List.of("-P", port, NativePeer.HOST));
+        Run client = null;
+        for (int attempt = 0; attempt < 50; attempt++) {
+            client = jofi(mode, clientArgs);
+            if (client.status() == 0 || server.isDone()) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        Run c = client;
+        Run s = server.get(60, TimeUnit.SECONDS);
+        assertEquals(0, c.status(), () -> "client: " + c.err() + c.out());
+        assertEquals(0, s.status(), () -> "server: " + s.err() + s.out());
+        assertEquals(s.rows().size(), c.rows().size(), () -> c.out() + s.out());
+        assertTrue(!c.rows().isEmpty(), c::out);
+    }
+
+    /** {@code -W} beyond the endpoint's queues is a usage error before anything is connected. */
+    @Test
+    void aWindowBeyondTheQueuesIsAUsageError() throws Exception {
+        for (String mode : new String[] {"bw", "rma_bw"}) {
+            Run r = jofi(mode, jofiArgs(List.of("-W", "1000000", "-S", "64"), "-B", Integer.toString(freePort()), "-s", NativePeer.HOST));
+            assertEquals(2, r.status(), () -> mode + ": " + r.err());
+            assertTrue(r.err().contains("-W 1000000 exceeds the endpoint's queues"), r::err);
+        }
+    }
+}
