@@ -77,9 +77,9 @@ fi
 
 # Is the JOFI shm provider there? Else every JOFI cell says why not.
 JOFI_NA="" NOTES=()
-if ! ./jofi info -p shm -e rdm >"$TMP/info" 2>&1; then
+if ! ./jofi info -p shm -t rdm >"$TMP/info" 2>&1; then
     JOFI_NA="n/a (no shm in ./jofi)"
-    NOTES+=("JOFI: './jofi info -p shm -e rdm' fails: $(tail -n 1 "$TMP/info")")
+    NOTES+=("JOFI: './jofi info -p shm -t rdm' fails: $(tail -n 1 "$TMP/info")")
 fi
 
 # fabtests' default iterations per size

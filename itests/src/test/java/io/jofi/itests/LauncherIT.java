@@ -71,7 +71,7 @@ public class LauncherIT {
 
     @Test
     public void infoOfTcpMsgPrintsItsInterfaces() throws Exception {
-        Run run = jofi(null, "info", "-p", "tcp", "-e", "msg");
+        Run run = jofi(null, "info", "-p", "tcp", "-t", "msg");
 
         assertEquals(run.toString(), 0, run.status);
         assertTrue(run.toString(), run.out.contains("provider: tcp"));
@@ -80,8 +80,25 @@ public class LauncherIT {
     }
 
     @Test
+    public void infoEnvListsEverySettingWithDefaultValueAndTheMetatypesDescription() throws Exception {
+        Run run = jofi(null, "info", "-e");
+
+        assertEquals(run.toString(), 0, run.status);
+        assertEquals(run.toString(), "", run.err);
+        java.util.List<String> lines = run.out.lines().toList();
+        for (String prefix : java.util.List.of("# jofi.tcp.portLow: Integer (default: 0; current: 0): ",
+                "# jofi.tcp.iface: String (default: \"\"; current: \"\"): ",
+                "# jofi.shm.cmaThreshold: Integer (default: 32768; current: ",
+                "# jofi.verbs.iwarpWriteConfirm: Boolean (default: true; current: true): ")) {
+            assertTrue("no line starting '" + prefix + "' in\n" + run.out, lines.stream().anyMatch(l -> l.startsWith(prefix)));
+        }
+        // every setting has a description (read from the bundle's metatype)
+        assertTrue(run.out, lines.stream().allMatch(l -> l.startsWith("# jofi.") && l.matches(".*\\): \\S.*")));
+    }
+
+    @Test
     public void infoOfAHintNoProviderMeetsFailsWithOneLineNamingTheHint() throws Exception {
-        Run run = jofi(null, "info", "-e", "dgram");
+        Run run = jofi(null, "info", "-t", "dgram");
 
         assertEquals(run.toString(), 1, run.status);
         assertEquals(run.toString(), "", run.out);

@@ -78,18 +78,20 @@ public class ToolsCommandsIT {
 
     @Test
     public void infoWithHintsPrintsTheMatchingInfo() throws Exception {
-        Output output = gogo("jofi:info -p fixture -e rdm");
+        Output output = gogo("jofi:info -p fixture -t rdm");
 
         assertEquals("", output.err);
         List<String> lines = output.out.lines().toList();
-        assertEquals(output.out, 1, lines.size());
-        assertTrue(lines.get(0), lines.get(0).startsWith("provider: fixture, fabric: fixture-fabric, domain: fixture-domain,"));
-        assertTrue(lines.get(0), lines.get(0).contains("type: FI_EP_RDM"));
+        // fi_info's block: provider, then fabric, domain, version, type, protocol (and caps) indented
+        assertEquals(output.out, 1, lines.stream().filter(l -> l.startsWith("provider: ")).count());
+        assertEquals(output.out, List.of("provider: fixture", "    fabric: fixture-fabric", "    domain: fixture-domain"),
+                lines.subList(0, 3));
+        assertTrue(output.out, lines.contains("    type: FI_EP_RDM"));
     }
 
     @Test
     public void infoVerbosePrintsEveryAttribute() throws Exception {
-        Output output = gogo("jofi:info -p fixture -e rdm -v");
+        Output output = gogo("jofi:info -p fixture -t rdm -v");
 
         assertEquals("", output.err);
         assertTrue(output.out, output.out.startsWith("fi_info:\n"));

@@ -32,7 +32,7 @@ public class JofiCommands {
         this.bundleContext = bundleContext;
     }
 
-    @Descriptor("like fi_info: -l providers; -p NAME, -e msg|rdm|dgram, -c CAPS, -n NODE, -s SERVICE hints; -v all attributes; --help")
+    @Descriptor("like fi_info: -l providers; -e settings; -p PROV, -t EPTYPE, -c CAPS, -d DOMAIN, -f FABRIC hints; -n NODE, -P PORT, -s SRC_ADDR; -v all attributes; --version; --help")
     public void info(@Descriptor("options") String... args) {
         run("info", args);
     }

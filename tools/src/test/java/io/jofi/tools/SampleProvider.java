@@ -10,6 +10,8 @@ import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.spi.util.AbstractFabricProvider;
+import io.jofi.spi.util.ProviderSetting;
+import io.jofi.spi.util.ProviderSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -50,6 +52,13 @@ public final class SampleProvider extends AbstractFabricProvider {
 
     static void forgetRequests() {
         LAST.set(null);
+    }
+
+    /** Its settings, {@code jofi.sample.depth} and {@code jofi.sample.label} ({@link SampleSettings}). */
+    @Override
+    public List<ProviderSetting> settings() {
+        ProviderSettings<SampleSettings> reader = new ProviderSettings<>(SampleSettings.class, "jofi.sample.");
+        return reader.describe(reader.fromSystemProperties());
     }
 
     @Override

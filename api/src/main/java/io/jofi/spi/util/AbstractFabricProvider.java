@@ -58,6 +58,15 @@ public abstract class AbstractFabricProvider implements FabricProvider {
         return parseVersion(version());
     }
 
+    /**
+     * The provider's settings with their defaults, values in effect and descriptions, for
+     * {@code jofi info -e} (as {@code fi_info -e}); a provider with settings answers
+     * {@link ProviderSettings#describe}. None by default.
+     */
+    public List<ProviderSetting> settings() {
+        return List.of();
+    }
+
     /** Everything this provider has opened and not closed (R15). */
     public final ProviderResources resources() {
         return resources;

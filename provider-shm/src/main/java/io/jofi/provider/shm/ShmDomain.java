@@ -66,6 +66,8 @@ final class ShmDomain extends UtilDomain {
 
     private final ShmFabric fabric;
     private final String prefix;
+    /** The provider's region directory when this domain opened: a later setting change applies to new domains only. */
+    private final Path directory;
     private final RegistrationTable table;
     /** The domain's doorbell socket; every endpoint's doorbell path is a symbolic link to it. */
     private final Doorbell doorbell;
@@ -91,6 +93,7 @@ final class ShmDomain extends UtilDomain {
         this.fabric = fabric;
         this.prefix = ShmNames.newDomainPrefix();
         ShmProvider p = fabric.provider();
+        this.directory = p.directory();
         RegistrationTable t;
         try {
             Files.createDirectories(p.directory());
@@ -371,7 +374,7 @@ final class ShmDomain extends UtilDomain {
         }
         Path file;
         synchronized (this) {
-            file = fabric.provider().directory().resolve(ShmNames.domainFile(prefix, ".buf" + (++buffers)));
+            file = directory.resolve(ShmNames.domainFile(prefix, ".buf" + (++buffers)));
         }
         try (FileChannel ch = FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {

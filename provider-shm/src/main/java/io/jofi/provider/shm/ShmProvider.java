@@ -14,6 +14,8 @@ import io.jofi.Progress;
 import io.jofi.Threading;
 import io.jofi.spi.FabricProvider;
 import io.jofi.spi.util.AbstractFabricProvider;
+import io.jofi.spi.util.ProviderSetting;
+import io.jofi.spi.util.ProviderSettings;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
@@ -26,6 +28,7 @@ import java.util.Locale;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 
 /**
  * The {@code shm} provider: RDM endpoints between processes of one host over memory-mapped
@@ -67,6 +70,11 @@ public final class ShmProvider extends AbstractFabricProvider {
     /** The fabric and domain name. */
     static final String FABRIC_NAME = "shm";
 
+    /** The {@code jofi.shm.*} system properties of {@link ShmSettings}. */
+    private static final ProviderSettings<ShmSettings> SETTINGS = new ProviderSettings<>(ShmSettings.class, "jofi.shm.");
+
+    /** The settings in effect, as given (for {@link #settings()}); the fields below are their clamped values. */
+    private volatile ShmSettings settings;
     private volatile Path directory;
     private volatile int ringSize;
     private volatile int bounceSlotSize;
@@ -91,44 +99,29 @@ public final class ShmProvider extends AbstractFabricProvider {
      * benchmark sets one there).
      */
     @Activate
-    void activate(ShmSettings s) {
-        String dir = s.directory();
-        if (ShmSettings.DEFAULT_DIRECTORY.equals(dir)) {
-            dir = System.getProperty("jofi.shm.directory", dir);
-        }
-        apply(dir, orProperty(s.ringSize(), "jofi.shm.ringSize", ShmSettings.DEFAULT_RING_SIZE),
-                orProperty(s.bounceSlotSize(), "jofi.shm.bounceSlotSize", ShmSettings.DEFAULT_BOUNCE_SLOT_SIZE),
-                orProperty(s.bounceSlotCount(), "jofi.shm.bounceSlotCount", ShmSettings.DEFAULT_BOUNCE_SLOT_COUNT),
-                orProperty(s.inlineThreshold(), "jofi.shm.inlineThreshold", ShmSettings.DEFAULT_INLINE_THRESHOLD),
-                orProperty(s.unexpectedBytes(), "jofi.shm.unexpectedBytes", ShmSettings.DEFAULT_UNEXPECTED_BYTES),
-                orProperty(s.cmaThreshold(), "jofi.shm.cmaThreshold", ShmSettings.DEFAULT_CMA_THRESHOLD));
-        failureSettings(orProperty(s.peerCheckMillis(), "jofi.shm.peerCheckMillis", ShmSettings.DEFAULT_PEER_CHECK_MILLIS),
-                orProperty(s.progressTimeoutMillis(), "jofi.shm.progressTimeoutMillis",
-                        ShmSettings.DEFAULT_PROGRESS_TIMEOUT_MILLIS));
-    }
-
-    /** A configured value, or (when it is the default) the system property {@code name} if set. */
-    private static int orProperty(int configured, String name, int dflt) {
-        return configured != dflt ? configured : intProperty(name, dflt);
+    void activate(ShmSettings configured) {
+        apply(SETTINGS.withSystemProperties(configured));
     }
 
     /**
-     * Reads {@code jofi.shm.directory}, {@code jofi.shm.ringSize}, {@code jofi.shm.bounceSlotSize},
-     * {@code jofi.shm.bounceSlotCount}, {@code jofi.shm.inlineThreshold},
-     * {@code jofi.shm.unexpectedBytes}, {@code jofi.shm.cmaThreshold}, {@code jofi.shm.peerCheckMillis} and
-     * {@code jofi.shm.progressTimeoutMillis} (the {@link ShmSettings} of a plain JVM); absent or
-     * malformed values keep the defaults.
+     * DS: a configuration change, applied without deactivation, so that no open endpoint is
+     * shut down (a deactivation departs everything, R15). Every setting is read when the
+     * object it shapes is made (a domain or an endpoint, as its metatype description says),
+     * so open objects keep what they were made with.
      */
+    @Modified
+    void modified(ShmSettings configured) {
+        apply(SETTINGS.withSystemProperties(configured));
+    }
+
+    /** Reads the {@link ShmSettings} of a plain JVM from the system properties {@code jofi.shm.<name>}. */
     void fromSystemProperties() {
-        apply(System.getProperty("jofi.shm.directory", ShmSettings.DEFAULT_DIRECTORY),
-                intProperty("jofi.shm.ringSize", ShmSettings.DEFAULT_RING_SIZE),
-                intProperty("jofi.shm.bounceSlotSize", ShmSettings.DEFAULT_BOUNCE_SLOT_SIZE),
-                intProperty("jofi.shm.bounceSlotCount", ShmSettings.DEFAULT_BOUNCE_SLOT_COUNT),
-                intProperty("jofi.shm.inlineThreshold", ShmSettings.DEFAULT_INLINE_THRESHOLD),
-                intProperty("jofi.shm.unexpectedBytes", ShmSettings.DEFAULT_UNEXPECTED_BYTES),
-                intProperty("jofi.shm.cmaThreshold", ShmSettings.DEFAULT_CMA_THRESHOLD));
-        failureSettings(intProperty("jofi.shm.peerCheckMillis", ShmSettings.DEFAULT_PEER_CHECK_MILLIS),
-                intProperty("jofi.shm.progressTimeoutMillis", ShmSettings.DEFAULT_PROGRESS_TIMEOUT_MILLIS));
+        apply(SETTINGS.fromSystemProperties());
+    }
+
+    @Override
+    public List<ProviderSetting> settings() {
+        return SETTINGS.describe(settings);
     }
 
     /** {@code peerCheckMillis} (at least 10) and {@code progressTimeoutMillis} (0 = off, else at least 100). */
@@ -137,28 +130,19 @@ public final class ShmProvider extends AbstractFabricProvider {
         progressTimeoutMillis = progressTimeout <= 0 ? 0 : Math.max(100, progressTimeout);
     }
 
-    private void apply(String dir, int ring, int slotSize, int slotCount, int inline, int unexpected, int cma) {
+    private void apply(ShmSettings s) {
+        String dir = s.directory();
         directory = Path.of(dir == null || dir.isBlank() ? ShmSettings.DEFAULT_DIRECTORY : dir);
         // a power of two between 64 KiB and 1 GiB
-        int r = Math.max(64 << 10, Math.min(1 << 30, ring));
+        int r = Math.max(64 << 10, Math.min(1 << 30, s.ringSize()));
         ringSize = Integer.highestOneBit(r) == r ? r : Integer.highestOneBit(r) << 1;
-        bounceSlotSize = (Math.max(64, Math.min(1 << 24, slotSize)) + 63) & ~63;
-        bounceSlotCount = Math.max(0, Math.min(1 << 16, slotCount));
-        inlineThreshold = Math.max(256, Math.min(ringSize / 4, inline));
-        unexpectedBytes = Math.max(0, unexpected);
-        cmaThreshold = Math.max(0, cma);
-    }
-
-    private static int intProperty(String name, int dflt) {
-        String v = System.getProperty(name);
-        if (v == null) {
-            return dflt;
-        }
-        try {
-            return Integer.parseInt(v.trim());
-        } catch (NumberFormatException e) {
-            return dflt;
-        }
+        bounceSlotSize = (Math.max(64, Math.min(1 << 24, s.bounceSlotSize())) + 63) & ~63;
+        bounceSlotCount = Math.max(0, Math.min(1 << 16, s.bounceSlotCount()));
+        inlineThreshold = Math.max(256, Math.min(ringSize / 4, s.inlineThreshold()));
+        unexpectedBytes = Math.max(0, s.unexpectedBytes());
+        cmaThreshold = Math.max(0, s.cmaThreshold());
+        failureSettings(s.peerCheckMillis(), s.progressTimeoutMillis());
+        settings = s;
     }
 
     /** Tests: another region directory (before the first domain opens). */

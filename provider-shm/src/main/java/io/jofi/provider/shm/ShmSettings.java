@@ -7,8 +7,14 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * The shm provider's configuration: a DS component property type (PID
  * {@code io.jofi.provider.shm}), read in a plain JVM from the system properties
  * {@code jofi.shm.<name>} (see {@link ShmProvider#fromSystemProperties}).
+ *
+ * <p>A change applies without restarting the provider ({@link ShmProvider#modified}): each
+ * setting is read when the object it shapes is made (a domain or an endpoint, as its
+ * description says); open objects keep the values they were made with. The OCD's name and
+ * description are in {@code OSGI-INF/l10n/shm.properties}.
  */
-@ObjectClassDefinition(name = "JOFI shm provider", pid = "io.jofi.provider.shm")
+@ObjectClassDefinition(name = "%shm.name", description = "%shm.description", pid = "io.jofi.provider.shm",
+        localization = "OSGI-INF/l10n/shm")
 @interface ShmSettings {
     /** Default of {@link #directory()}. */
     String DEFAULT_DIRECTORY = "/dev/shm";
@@ -30,15 +36,15 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     int DEFAULT_PROGRESS_TIMEOUT_MILLIS = 60_000;
 
     /** Where region files (and doorbell sockets) live: a tmpfs, usually. */
-    @AttributeDefinition(description = "directory of the region files (a tmpfs such as /dev/shm)")
+    @AttributeDefinition(description = "Directory of the region files and doorbell sockets, a tmpfs such as /dev/shm; peers must use the same. Applies to new domains.")
     String directory() default DEFAULT_DIRECTORY;
 
     /** Bytes of the MPSC command ring in each endpoint's region (rounded to a power of two). */
-    @AttributeDefinition(description = "bytes of the command ring of each endpoint (power of two)")
+    @AttributeDefinition(description = "Bytes of the command ring in each endpoint's region, rounded to a power of two (64 KiB..1 GiB). Applies to new endpoints.")
     int ringSize() default DEFAULT_RING_SIZE;
 
     /** Bytes of one bounce-buffer slot in each endpoint's region. */
-    @AttributeDefinition(description = "bytes of one bounce-buffer slot")
+    @AttributeDefinition(description = "Bytes of one bounce-buffer slot in each endpoint's region (64 B..16 MiB, a multiple of 64). Applies to new endpoints.")
     int bounceSlotSize() default DEFAULT_BOUNCE_SLOT_SIZE;
 
     /**
@@ -46,14 +52,14 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
      * threshold travel in a slot (taken by the sender, freed by the receiver) while one is
      * free, inline in the ring otherwise; 0 sends everything inline.
      */
-    @AttributeDefinition(description = "bounce-buffer slots per endpoint")
+    @AttributeDefinition(description = "Bounce-buffer slots in each endpoint's region; 0 sends every fragment inline in the ring. Applies to new endpoints.")
     int bounceSlotCount() default DEFAULT_BOUNCE_SLOT_COUNT;
 
     /**
      * Largest payload carried inside one ring record; longer messages travel in fragments of
      * a bounce slot's size (while slots are free) or of this size inline.
      */
-    @AttributeDefinition(description = "largest payload of one ring record (fragment size)")
+    @AttributeDefinition(description = "Largest payload of one ring record: longer messages travel in fragments (256 B..a quarter of the ring). Applies to new endpoints.")
     int inlineThreshold() default DEFAULT_INLINE_THRESHOLD;
 
     /**
@@ -62,7 +68,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
      * message that does not fit stays in the ring (the first one always fits); the ring fills
      * and senders are pushed back until receives take buffered messages.
      */
-    @AttributeDefinition(description = "bytes of unexpected messages buffered per endpoint (payload + 256 per message)")
+    @AttributeDefinition(description = "Bytes of unexpected messages one endpoint buffers (each counts its payload plus 256) before senders are pushed back. Applies to new endpoints.")
     int unexpectedBytes() default DEFAULT_UNEXPECTED_BYTES;
 
     /**
@@ -70,7 +76,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
      * cross-memory attach (the receiver reads them with {@code process_vm_readv} straight from
      * the sender's buffers: one copy) to peers where the CMA probe succeeded; 0 disables CMA.
      */
-    @AttributeDefinition(description = "smallest message sent by cross-memory attach (process_vm_readv); 0 disables it")
+    @AttributeDefinition(description = "Smallest message sent by cross-memory attach (the receiver reads it with process_vm_readv: one copy); 0 disables CMA. Applies to new endpoints.")
     int cmaThreshold() default DEFAULT_CMA_THRESHOLD;
 
     /**
@@ -80,7 +86,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
      * operations towards it fail. Peers with operations pending are checked every 50 ms.
      * A check reads {@code /proc/<pid>/stat}; at least 10.
      */
-    @AttributeDefinition(description = "milliseconds between life checks of idle peers (pid + start time)")
+    @AttributeDefinition(description = "Milliseconds between life checks (pid and start time) of idle peers, at least 10. Applies to new endpoints.")
     int peerCheckMillis() default DEFAULT_PEER_CHECK_MILLIS;
 
     /**
@@ -91,6 +97,6 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
      * full for that long). Operations waiting for the peer's application (a receive to match
      * a message) do not count once the peer consumed the record. 0 disables the bound.
      */
-    @AttributeDefinition(description = "milliseconds without progress before operations towards a peer fail with ETIMEDOUT (0: never)")
+    @AttributeDefinition(description = "Milliseconds operations towards a live peer may make no progress before they fail with ETIMEDOUT; 0: never. Applies to new endpoints.")
     int progressTimeoutMillis() default DEFAULT_PROGRESS_TIMEOUT_MILLIS;
 }

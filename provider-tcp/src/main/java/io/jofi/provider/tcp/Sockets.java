@@ -61,7 +61,8 @@ final class Sockets {
 
     /**
      * A non-blocking server socket bound to {@code local}, with the provider's options, not yet
-     * registered with a loop.
+     * registered with a loop; a port 0 takes a port of the provider's {@link PortRange} when
+     * one is set.
      *
      * @param op the call that listens, for the message
      * @throws FabricException {@code EADDRINUSE} / {@code EADDRNOTAVAIL} when the address cannot
@@ -74,7 +75,12 @@ final class Sockets {
             s = ServerSocketChannel.open(family(local.getAddress()));
             s.configureBlocking(false);
             provider.configure(s);
-            s.bind(local, BACKLOG);
+            PortRange range = provider.portRange();
+            if (local.getPort() == 0 && !range.isAny()) {
+                range.bind(s, local.getAddress(), BACKLOG);
+            } else {
+                s.bind(local, BACKLOG);
+            }
             return s;
         } catch (BindException e) {
             closeQuietly(s);

@@ -16,6 +16,8 @@ import io.jofi.Threading;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.spi.FabricProvider;
 import io.jofi.spi.util.AbstractFabricProvider;
+import io.jofi.spi.util.ProviderSetting;
+import io.jofi.spi.util.ProviderSettings;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -30,6 +32,7 @@ import java.util.List;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 
 /**
  * The {@code tcp} provider: MSG endpoints over {@code java.nio} sockets speaking libfabric's
@@ -73,6 +76,11 @@ public final class TcpProvider extends AbstractFabricProvider {
     /** What RDM infos add to {@link #CAPS}: unknown senders as errors (R10) and directed receives. */
     static final long RDM_EXTRA_CAPS = Fi.FI_SOURCE_ERR | Fi.FI_DIRECTED_RECV;
 
+    /** The {@code jofi.tcp.*} system properties of {@link TcpSettings}. */
+    private static final ProviderSettings<TcpSettings> SETTINGS = new ProviderSettings<>(TcpSettings.class, "jofi.tcp.");
+
+    /** The settings in effect, as given (for {@link #settings()}); the fields below are their clamped values. */
+    private volatile TcpSettings settings;
     private volatile int unexpectedBytes;
     private volatile int unexpectedMessages;
     private volatile int socketSendBuffer;
@@ -82,44 +90,62 @@ public final class TcpProvider extends AbstractFabricProvider {
     private volatile int keepAliveInterval;
     private volatile int keepAliveCount;
     private volatile int progressTimeout;
+    private volatile String iface;
+    private volatile PortRange portRange;
 
     /** For DS and {@link java.util.ServiceLoader}: settings from the system properties {@code jofi.tcp.*}. */
     public TcpProvider() {
         fromSystemProperties();
     }
 
-    /** DS: the configured settings. */
+    /**
+     * DS: the configured settings; a setting the configuration leaves at its default takes the
+     * system property {@code jofi.tcp.<name>} when that is set.
+     */
     @Activate
-    void activate(TcpSettings settings) {
-        unexpectedBytes = Math.max(0, settings.unexpectedBytes());
-        unexpectedMessages = Math.max(0, settings.unexpectedMessages());
-        socketSendBuffer = Math.max(0, settings.socketSendBuffer());
-        socketReceiveBuffer = Math.max(0, settings.socketReceiveBuffer());
-        connectionSetupTimeout = Math.max(0, settings.connectionSetupTimeout());
-        keepAliveIdle = Math.max(0, settings.keepAliveIdle());
-        keepAliveInterval = Math.max(1, settings.keepAliveInterval());
-        keepAliveCount = Math.max(1, settings.keepAliveCount());
-        progressTimeout = Math.max(0, settings.progressTimeout());
+    void activate(TcpSettings configured) {
+        apply(SETTINGS.withSystemProperties(configured));
     }
 
     /**
-     * Reads {@code jofi.tcp.unexpectedBytes}, {@code jofi.tcp.unexpectedMessages},
-     * {@code jofi.tcp.socketSendBuffer}, {@code jofi.tcp.socketReceiveBuffer},
-     * {@code jofi.tcp.connectionSetupTimeout}, {@code jofi.tcp.keepAliveIdle},
-     * {@code jofi.tcp.keepAliveInterval}, {@code jofi.tcp.keepAliveCount} and
-     * {@code jofi.tcp.progressTimeout} (the
-     * {@link TcpSettings} of a plain JVM); absent or malformed values keep the defaults.
+     * DS: a configuration change, applied without deactivation, so that no open endpoint is
+     * shut down (a deactivation departs everything, R15). Every setting is read when the
+     * object it shapes is made (its metatype description says which: a connection, an
+     * endpoint, a domain or fabric), so objects already open keep what they were made with.
      */
+    @Modified
+    void modified(TcpSettings configured) {
+        apply(SETTINGS.withSystemProperties(configured));
+    }
+
+    /** Reads the {@link TcpSettings} of a plain JVM from the system properties {@code jofi.tcp.<name>}. */
     void fromSystemProperties() {
-        unexpectedBytes = intProperty("jofi.tcp.unexpectedBytes", TcpSettings.DEFAULT_UNEXPECTED_BYTES);
-        unexpectedMessages = intProperty("jofi.tcp.unexpectedMessages", TcpSettings.DEFAULT_UNEXPECTED_MESSAGES);
-        socketSendBuffer = intProperty("jofi.tcp.socketSendBuffer", 0);
-        socketReceiveBuffer = intProperty("jofi.tcp.socketReceiveBuffer", 0);
-        connectionSetupTimeout = intProperty("jofi.tcp.connectionSetupTimeout", TcpSettings.DEFAULT_CONNECTION_SETUP_TIMEOUT);
-        keepAliveIdle = intProperty("jofi.tcp.keepAliveIdle", TcpSettings.DEFAULT_KEEPALIVE_IDLE);
-        keepAliveInterval = Math.max(1, intProperty("jofi.tcp.keepAliveInterval", TcpSettings.DEFAULT_KEEPALIVE_INTERVAL));
-        keepAliveCount = Math.max(1, intProperty("jofi.tcp.keepAliveCount", TcpSettings.DEFAULT_KEEPALIVE_COUNT));
-        progressTimeout = intProperty("jofi.tcp.progressTimeout", TcpSettings.DEFAULT_PROGRESS_TIMEOUT);
+        apply(SETTINGS.fromSystemProperties());
+    }
+
+    private void apply(TcpSettings s) {
+        unexpectedBytes = Math.max(0, s.unexpectedBytes());
+        unexpectedMessages = Math.max(0, s.unexpectedMessages());
+        socketSendBuffer = Math.max(0, s.socketSendBuffer());
+        socketReceiveBuffer = Math.max(0, s.socketReceiveBuffer());
+        connectionSetupTimeout = Math.max(0, s.connectionSetupTimeout());
+        keepAliveIdle = Math.max(0, s.keepAliveIdle());
+        keepAliveInterval = Math.max(1, s.keepAliveInterval());
+        keepAliveCount = Math.max(1, s.keepAliveCount());
+        progressTimeout = Math.max(0, s.progressTimeout());
+        iface = s.iface() == null ? "" : s.iface().trim();
+        portRange = PortRange.of(s.portLow(), s.portHigh());
+        settings = s;
+    }
+
+    @Override
+    public List<ProviderSetting> settings() {
+        return SETTINGS.describe(settings);
+    }
+
+    /** The ports a listener binds when its service is 0 ({@link TcpSettings#portLow}); {@link PortRange#ANY} when unset. */
+    PortRange portRange() {
+        return portRange;
     }
 
     /** {@link TcpSettings#connectionSetupTimeout}, ms (0: off). */
@@ -161,18 +187,6 @@ public final class TcpProvider extends AbstractFabricProvider {
         }
     }
 
-    private static int intProperty(String name, int dflt) {
-        String v = System.getProperty(name);
-        if (v == null) {
-            return dflt;
-        }
-        try {
-            return Math.max(0, Integer.parseInt(v.trim()));
-        } catch (NumberFormatException e) {
-            return dflt;
-        }
-    }
-
     int unexpectedBytes() {
         return unexpectedBytes;
     }
@@ -208,7 +222,7 @@ public final class TcpProvider extends AbstractFabricProvider {
         }
         List<Info> out = new ArrayList<>();
         List<Info> rest = new ArrayList<>();
-        for (Local l : locals()) {
+        for (Local l : locals(iface)) {
             if (source && named != null && !named.getAddress().isAnyLocalAddress()
                     && !named.getAddress().equals(l.address)) {
                 continue;
@@ -340,11 +354,17 @@ public final class TcpProvider extends AbstractFabricProvider {
         return sb.toString();
     }
 
-    private static List<Local> locals() throws FabricException {
+    /**
+     * The addresses of the interfaces that are up; only those of {@code only} when it is not
+     * empty ({@link TcpSettings#iface}, as libfabric's {@code FI_TCP_IFACE}).
+     *
+     * @throws FabricException {@code ENODATA} when {@code only} names no interface that is up with an address
+     */
+    private static List<Local> locals(String only) throws FabricException {
         List<Local> all = new ArrayList<>();
         try {
             for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-                if (!nif.isUp()) {
+                if (!nif.isUp() || (!only.isEmpty() && !only.equals(nif.getName()))) {
                     continue;
                 }
                 for (InterfaceAddress ia : nif.getInterfaceAddresses()) {
@@ -356,6 +376,10 @@ public final class TcpProvider extends AbstractFabricProvider {
             }
         } catch (SocketException e) {
             throw new FabricException(Errno.ENODATA, "tcp: cannot list the network interfaces: " + e.getMessage(), e);
+        }
+        if (all.isEmpty() && !only.isEmpty()) {
+            throw new FabricException(Errno.ENODATA, "tcp: the interface '" + only
+                    + "' (setting jofi.tcp.iface) is not up or has no address");
         }
         if (all.isEmpty()) {
             all.add(new Local("lo", InetAddress.getLoopbackAddress(), 8));

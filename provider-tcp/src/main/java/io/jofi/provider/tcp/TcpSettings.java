@@ -7,8 +7,15 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * The tcp provider's configuration: a DS component property type (PID {@code io.jofi.provider.tcp}),
  * read in a plain JVM from the system properties {@code jofi.tcp.<name>} (see
  * {@link TcpProvider#fromSystemProperties}).
+ *
+ * <p>A change applies without restarting the provider ({@link TcpProvider#modified}): each
+ * setting is read when the object it shapes is made, and its description says which (new
+ * connections, new endpoints, new domains or fabrics, later {@code getInfo} calls). Open
+ * objects keep the values they were made with. The OCD's name and description are in
+ * {@code OSGI-INF/l10n/tcp.properties}.
  */
-@ObjectClassDefinition(name = "JOFI tcp provider", pid = "io.jofi.provider.tcp")
+@ObjectClassDefinition(name = "%tcp.name", description = "%tcp.description", pid = "io.jofi.provider.tcp",
+        localization = "OSGI-INF/l10n/tcp")
 @interface TcpSettings {
     /** Default of {@link #unexpectedBytes()}. */
     int DEFAULT_UNEXPECTED_BYTES = 4 << 20;
@@ -19,7 +26,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
      * Bytes of unexpected messages (arrived before a receive was posted) one connection
      * buffers; beyond that it stops reading from the peer (back-pressure) until receives are posted.
      */
-    @AttributeDefinition(description = "bytes of unexpected messages buffered per connection before reading stops")
+    @AttributeDefinition(description = "Bytes of unexpected messages (arrived before a receive was posted) one connection buffers before it stops reading from the peer. Applies to new endpoints.")
     int unexpectedBytes() default DEFAULT_UNEXPECTED_BYTES;
 
     /**
@@ -27,7 +34,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
      * its send-buffer auto-tuning (Linux: {@code net.ipv4.tcp_wmem}), as libfabric's tcp
      * provider does. A fixed size turns auto-tuning off for that socket.
      */
-    @AttributeDefinition(description = "SO_SNDBUF of every connection in bytes; 0: the kernel's auto-tuning")
+    @AttributeDefinition(description = "SO_SNDBUF of every connection in bytes; 0 keeps the kernel's auto-tuning. Applies to new connections.")
     int socketSendBuffer() default 0;
 
     /**
@@ -35,7 +42,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
      * connecting sockets before they connect, so that the window scale covers it), bytes; 0
      * (default) leaves the kernel's auto-tuning ({@code net.ipv4.tcp_rmem}).
      */
-    @AttributeDefinition(description = "SO_RCVBUF of every connection in bytes; 0: the kernel's auto-tuning")
+    @AttributeDefinition(description = "SO_RCVBUF of every connection (and listener) in bytes; 0 keeps the kernel's auto-tuning. Applies to new connections and listeners.")
     int socketReceiveBuffer() default 0;
 
     /** Default of {@link #connectionSetupTimeout()}, milliseconds. */
@@ -54,7 +61,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
      * request or RDM hello); after that it is closed, so half-open and slowloris connections
      * cannot hold descriptors. 0 turns the deadline off.
      */
-    @AttributeDefinition(description = "ms an accepted socket may take to send its connection request; 0: no limit")
+    @AttributeDefinition(description = "Milliseconds an accepted socket may take to deliver its connection request before it is closed; 0: no limit. Applies to new fabrics.")
     int connectionSetupTimeout() default DEFAULT_CONNECTION_SETUP_TIMEOUT;
 
     /**
@@ -63,15 +70,15 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
      * idle connection; a stopped process whose kernel still answers is found by
      * {@link #progressTimeout()}.
      */
-    @AttributeDefinition(description = "TCP keepalive idle time in s before the first probe; 0: keepalive off")
+    @AttributeDefinition(description = "Seconds of idleness before the first TCP keepalive probe (TCP_KEEPIDLE); 0 turns keepalive off. Applies to new connections.")
     int keepAliveIdle() default DEFAULT_KEEPALIVE_IDLE;
 
     /** Seconds between keepalive probes ({@code TCP_KEEPINTVL}). */
-    @AttributeDefinition(description = "TCP keepalive interval between probes in s")
+    @AttributeDefinition(description = "Seconds between TCP keepalive probes (TCP_KEEPINTVL), at least 1. Applies to new connections.")
     int keepAliveInterval() default DEFAULT_KEEPALIVE_INTERVAL;
 
     /** Unanswered keepalive probes before the kernel resets the connection ({@code TCP_KEEPCNT}). */
-    @AttributeDefinition(description = "TCP keepalive probes before the connection is reset")
+    @AttributeDefinition(description = "Unanswered TCP keepalive probes before the kernel resets the connection (TCP_KEEPCNT), at least 1. Applies to new connections.")
     int keepAliveCount() default DEFAULT_KEEPALIVE_COUNT;
 
     /**
@@ -81,10 +88,28 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
      * hung, or unreachable with data outstanding. 0 turns it off (libfabric's behaviour: wait
      * for ever).
      */
-    @AttributeDefinition(description = "ms without progress on a connection with pending operations before ETIMEDOUT; 0: off")
+    @AttributeDefinition(description = "Milliseconds a connection with pending operations may move no byte before it fails with ETIMEDOUT; 0: wait for ever. Applies to new domains.")
     int progressTimeout() default DEFAULT_PROGRESS_TIMEOUT;
 
     /** How many unexpected messages one connection buffers before it stops reading. */
-    @AttributeDefinition(description = "unexpected messages buffered per connection before reading stops")
+    @AttributeDefinition(description = "Unexpected messages one connection buffers before it stops reading from the peer. Applies to new endpoints.")
     int unexpectedMessages() default DEFAULT_UNEXPECTED_MESSAGES;
+
+    /**
+     * Only offer the addresses of this network interface (e.g. {@code eth0}), as libfabric's
+     * {@code FI_TCP_IFACE}; empty offers every interface that is up.
+     */
+    @AttributeDefinition(description = "Only offer the addresses of this network interface (as FI_TCP_IFACE), e.g. eth0; empty: every interface that is up. Applies to later getInfo calls (new domains).")
+    String iface() default "";
+
+    /**
+     * The lowest port a passive endpoint or an RDM endpoint listens on when its service is 0
+     * (as libfabric's {@code FI_TCP_PORT_LOW_RANGE}); 0 lets the kernel choose an ephemeral port.
+     */
+    @AttributeDefinition(description = "Lowest port a listener (passive endpoint, RDM endpoint) binds when its service is 0 (as FI_TCP_PORT_LOW_RANGE); 0: an ephemeral port. Applies to later listen/enable calls.")
+    int portLow() default 0;
+
+    /** The highest port of {@link #portLow()}'s range (as {@code FI_TCP_PORT_HIGH_RANGE}); 0 means {@code portLow} alone. */
+    @AttributeDefinition(description = "Highest port of the listener range (as FI_TCP_PORT_HIGH_RANGE); 0: portLow alone. Applies to later listen/enable calls.")
+    int portHigh() default 0;
 }

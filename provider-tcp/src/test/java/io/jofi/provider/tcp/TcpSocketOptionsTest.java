@@ -67,6 +67,21 @@ class TcpSocketOptionsTest {
             public int progressTimeout() {
                 return DEFAULT_PROGRESS_TIMEOUT;
             }
+
+            @Override
+            public String iface() {
+                return "";
+            }
+
+            @Override
+            public int portLow() {
+                return 0;
+            }
+
+            @Override
+            public int portHigh() {
+                return 0;
+            }
         };
     }
 

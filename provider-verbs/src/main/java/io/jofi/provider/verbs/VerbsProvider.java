@@ -11,10 +11,13 @@ import io.jofi.Info;
 import io.jofi.ProviderState;
 import io.jofi.spi.FabricProvider;
 import io.jofi.spi.util.AbstractFabricProvider;
+import io.jofi.spi.util.ProviderSetting;
+import io.jofi.spi.util.ProviderSettings;
 import java.util.List;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 
 /**
  * The {@code verbs} provider: InfiniBand, RoCE and iWARP devices through libibverbs and
@@ -37,6 +40,11 @@ public final class VerbsProvider extends AbstractFabricProvider {
     /** The provider version ({@code fi_info -l}). */
     public static final String VERSION = "0.1";
 
+    /** The {@code jofi.verbs.*} system properties of {@link VerbsSettings}. */
+    private static final ProviderSettings<VerbsSettings> SETTINGS = new ProviderSettings<>(VerbsSettings.class, "jofi.verbs.");
+
+    /** The settings in effect, as given (for {@link #settings()}); the fields below are their checked values. */
+    private volatile VerbsSettings settings;
     private volatile String device;
     private volatile int queueSize;
     private volatile int pollBatch;
@@ -52,44 +60,45 @@ public final class VerbsProvider extends AbstractFabricProvider {
         scan = DeviceScan.scan();
     }
 
-    /** DS: the configured settings; the devices are scanned again. */
+    /**
+     * DS: the configured settings (one left at its default takes the system property
+     * {@code jofi.verbs.<name>} when that is set); the devices are scanned again.
+     */
     @Activate
-    void activate(VerbsSettings settings) {
-        device = settings.device() == null ? "" : settings.device().trim();
-        queueSize = clamp(settings.queueSize(), 1, 1 << 16, VerbsSettings.DEFAULT_QUEUE_SIZE);
-        pollBatch = clamp(settings.pollBatch(), 1, 64, VerbsSettings.DEFAULT_POLL_BATCH);
-        inlineSize = clamp(settings.inlineSize(), 0, 1024, VerbsSettings.DEFAULT_INLINE_SIZE);
-        iwarpWriteConfirm = settings.iwarpWriteConfirm();
+    void activate(VerbsSettings configured) {
+        apply(SETTINGS.withSystemProperties(configured));
         scan = DeviceScan.scan();
     }
 
     /**
-     * Reads {@code jofi.verbs.device}, {@code jofi.verbs.queueSize}, {@code jofi.verbs.pollBatch},
-     * {@code jofi.verbs.inlineSize} and {@code jofi.verbs.iwarpWriteConfirm} (the
-     * {@link VerbsSettings} of a plain JVM); absent or malformed values keep the defaults.
+     * DS: a configuration change, applied without deactivation, so that no open endpoint is
+     * shut down (a deactivation departs everything, R15); the devices are scanned again (the
+     * device setting may name another). Open domains and endpoints keep what they were made with.
      */
-    void fromSystemProperties() {
-        device = System.getProperty("jofi.verbs.device", "").trim();
-        queueSize = clamp(intProperty("jofi.verbs.queueSize", VerbsSettings.DEFAULT_QUEUE_SIZE), 1, 1 << 16,
-                VerbsSettings.DEFAULT_QUEUE_SIZE);
-        pollBatch = clamp(intProperty("jofi.verbs.pollBatch", VerbsSettings.DEFAULT_POLL_BATCH), 1, 64,
-                VerbsSettings.DEFAULT_POLL_BATCH);
-        inlineSize = clamp(intProperty("jofi.verbs.inlineSize", VerbsSettings.DEFAULT_INLINE_SIZE), 0, 1024,
-                VerbsSettings.DEFAULT_INLINE_SIZE);
-        // only "false" turns it off: a malformed value keeps the default, as for the others
-        iwarpWriteConfirm = !"false".equalsIgnoreCase(System.getProperty("jofi.verbs.iwarpWriteConfirm", "true").trim());
+    @Modified
+    void modified(VerbsSettings configured) {
+        apply(SETTINGS.withSystemProperties(configured));
+        scan = DeviceScan.scan();
     }
 
-    private static int intProperty(String name, int dflt) {
-        String v = System.getProperty(name);
-        if (v == null) {
-            return dflt;
-        }
-        try {
-            return Integer.parseInt(v.trim());
-        } catch (NumberFormatException e) {
-            return dflt;
-        }
+    /** Reads the {@link VerbsSettings} of a plain JVM from the system properties {@code jofi.verbs.<name>}. */
+    void fromSystemProperties() {
+        apply(SETTINGS.fromSystemProperties());
+    }
+
+    /** Values outside their range keep the default. */
+    private void apply(VerbsSettings s) {
+        device = s.device() == null ? "" : s.device().trim();
+        queueSize = clamp(s.queueSize(), 1, 1 << 16, VerbsSettings.DEFAULT_QUEUE_SIZE);
+        pollBatch = clamp(s.pollBatch(), 1, 64, VerbsSettings.DEFAULT_POLL_BATCH);
+        inlineSize = clamp(s.inlineSize(), 0, 1024, VerbsSettings.DEFAULT_INLINE_SIZE);
+        iwarpWriteConfirm = s.iwarpWriteConfirm();
+        settings = s;
+    }
+
+    @Override
+    public List<ProviderSetting> settings() {
+        return SETTINGS.describe(settings);
     }
 
     private static int clamp(int v, int min, int max, int dflt) {
