@@ -12,9 +12,9 @@ import java.util.concurrent.locks.Lock;
 import org.junit.jupiter.api.Test;
 
 /**
- * API.md's names are binding: code outside this repo compiles against them. {@link #spelling}
- * spells every call of API.md exactly as written there, so a renamed method or a changed
- * signature breaks this test's compilation; the tests check the numbers API.md fixes.
+ * docs/API.md's names are binding: code outside this repo compiles against them. {@link #spelling}
+ * spells every call of docs/API.md exactly as written there, so a renamed method or a changed
+ * signature breaks this test's compilation; the tests check the numbers docs/API.md fixes.
  */
 class ApiSurfaceTest {
 

@@ -25,7 +25,7 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 /**
  * The {@link Fabrics} registry: tracks {@link FabricProvider} services (in OSGi through
  * Declarative Services, in a plain JVM through {@link StandaloneFabrics}) and implements
- * {@code fi_getinfo}/{@code fi_fabric} over them as API.md "Discovery" says.
+ * {@code fi_getinfo}/{@code fi_fabric} over them as docs/API.md "Discovery" says.
  *
  * <p>Providers are kept in an immutable list replaced under a lock on every change
  * (copy-on-write), in getInfo order: {@code service.ranking} (higher first), then the default
@@ -41,7 +41,7 @@ public final class FabricsRegistry implements Fabrics {
     /** {@code org.osgi.framework.Constants.SERVICE_RANKING}. */
     static final String SERVICE_RANKING = "service.ranking";
 
-    /** The default order of API.md; providers not listed come after, by name. */
+    /** The default order of docs/API.md; providers not listed come after, by name. */
     private static final List<String> DEFAULT_ORDER = List.of("verbs", "shm", "tcp");
 
     private static final Comparator<Entry> ORDER = Comparator
@@ -168,7 +168,7 @@ public final class FabricsRegistry implements Fabrics {
     // ------------------------------------------------------------------------------------
 
     /**
-     * {@code fi_getinfo} per API.md "Discovery": asks every live provider that the
+     * {@code fi_getinfo} per docs/API.md "Discovery": asks every live provider that the
      * {@code jofi.provider}/{@code FI_PROVIDER} filter and {@code hints.fabricAttr().provName()}
      * admit and that is {@link ProviderState#AVAILABLE}, and returns all their matches in
      * provider order (ranking, default order, name), each provider's in its own order.

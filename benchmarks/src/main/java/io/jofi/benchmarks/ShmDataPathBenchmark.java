@@ -20,8 +20,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The shm provider's data path in one JVM (issue 4, "JMH {@code -prof gc}: 0 B/op on the data
- * path"), on the two endpoints of a {@link ShmPair} (manual progress, driven by the benchmark
+ * The shm provider's data path in one JVM (docs/API.md "Conventions": the data path never allocates: JMH {@code -prof gc} 0 B/op), on the two endpoints of a {@link ShmPair} (manual progress, driven by the benchmark
  * thread's CQ reads). One operation is one message delivered:
  * <ul>
  * <li>{@code sendRecv}: post a receive at B, {@code send} from A, read B's receive completion

@@ -132,7 +132,7 @@ public abstract class AvConformance extends ProviderTest {
     }
 
     /**
-     * API.md / fi_av(3): an AV opened with FI_EVENT and bound to an EQ completes an insert with
+     * docs/API.md / fi_av(3): an AV opened with FI_EVENT and bound to an EQ completes an insert with
      * FI_AV_COMPLETE: fid the AV, context the insert's, data the number inserted; the
      * addresses are then in the AV.
      */
@@ -158,7 +158,7 @@ public abstract class AvConformance extends ProviderTest {
     }
 
     /**
-     * API.md / fi_av(3): with FI_EVENT, a failed entry is an error event whose data() is its
+     * docs/API.md / fi_av(3): with FI_EVENT, a failed entry is an error event whose data() is its
      * index, and FI_AV_COMPLETE counts only the inserted ones.
      */
     @Test

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * Always MSG, whatever the kit's endpoint type.
  */
 public abstract class ConnectionConformance extends EndpointTest {
-    /** API.md: connection data up to 256 bytes on every provider. */
+    /** docs/API.md: connection data up to 256 bytes on every provider. */
     static final int CM_DATA = 256;
 
     private Info info;
@@ -99,7 +99,7 @@ public abstract class ConnectionConformance extends EndpointTest {
     }
 
     /**
-     * FI_OPT_CM_DATA_SIZE is at least 256 bytes (API.md) on a provider that promises the
+     * FI_OPT_CM_DATA_SIZE is at least 256 bytes (docs/API.md) on a provider that promises the
      * minimums; otherwise skipped with the size it advertises.
      */
     @Test
@@ -111,7 +111,7 @@ public abstract class ConnectionConformance extends EndpointTest {
         } else {
             assertTrue(n > 0, "FI_OPT_CM_DATA_SIZE: " + n);
             Assumptions.assumeTrue(n >= CM_DATA, "provider " + fx.provider() + " carries " + n
-                    + " bytes of connection data (FI_OPT_CM_DATA_SIZE), below API.md's " + CM_DATA);
+                    + " bytes of connection data (FI_OPT_CM_DATA_SIZE), below docs/API.md's " + CM_DATA);
         }
     }
 

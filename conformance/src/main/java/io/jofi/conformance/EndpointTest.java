@@ -14,7 +14,7 @@ import java.util.function.IntSupplier;
 
 /**
  * The base of the suites that need an endpoint pair: posting with retry on {@code -EAGAIN}
- * (API.md: the caller drives progress and retries), buffers with recognisable contents, and
+ * (docs/API.md: the caller drives progress and retries), buffers with recognisable contents, and
  * waits for completions on a side's CQs.
  */
 public abstract class EndpointTest extends ProviderTest {
@@ -58,7 +58,7 @@ public abstract class EndpointTest extends ProviderTest {
         }
     }
 
-    /** Asserts that {@code buf}'s position and limit are what they were (API.md: no call moves them). */
+    /** Asserts that {@code buf}'s position and limit are what they were (docs/API.md: no call moves them). */
     protected static void assertUnmoved(ByteBuffer buf, int position, int limit, String what) {
         assertEquals(position, buf.position(), what + ": position must not change");
         assertEquals(limit, buf.limit(), what + ": limit must not change");

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Discovery and the object model for one provider: the registry lists it, {@code getInfo}
  * answers with its Infos and honours the hints as libfabric does, every Info offers what
- * API.md says every provider offers at least (where {@link #offersApiMinimums()}; else usable
+ * docs/API.md says every provider offers at least (where {@link #offersApiMinimums()}; else usable
  * values, the minimums skipped with the advertised ones), no match is {@code ENODATA} with a message that
  * names the provider, and fabric/domain identity and close order (R9).
  */
@@ -58,7 +58,7 @@ public abstract class FabricConformance extends ProviderTest {
     }
 
     /**
-     * API.md "What every provider offers at least": max_msg_size >= 16 MiB, inject_size >= 64
+     * docs/API.md "What every provider offers at least": max_msg_size >= 16 MiB, inject_size >= 64
      * (remote CQ data: {@code MsgConformance}). A provider that does not promise them
      * ({@link #offersApiMinimums()} false: device limits) must still advertise inject_size >= 64
      * and a positive max_msg_size; the 16 MiB is then skipped with the advertised value as the
@@ -79,7 +79,7 @@ public abstract class FabricConformance extends ProviderTest {
             }
         }
         Assumptions.assumeTrue(below.length() == 0, "provider " + fx.provider()
-                + " advertises a max_msg_size below API.md's 16 MiB:" + below);
+                + " advertises a max_msg_size below docs/API.md's 16 MiB:" + below);
     }
 
     /**

@@ -17,7 +17,7 @@ public final class FdReadiness implements AutoCloseable {
     private final Selector selector;
     private final SelectionKey key;
 
-    /** Registers {@code channel} (made non-blocking, as API.md allows) with a new selector. */
+    /** Registers {@code channel} (made non-blocking, as docs/API.md allows) with a new selector. */
     public FdReadiness(SelectableChannel channel) {
         assertNotNull(channel, "an FI_WAIT_FD wait object must carry a SelectableChannel");
         try {

@@ -89,7 +89,7 @@ public abstract class MsgConformance extends EndpointTest {
     }
 
     /**
-     * API.md: messages up to max_msg_size go through whole: 16 MiB on a provider that promises
+     * docs/API.md: messages up to max_msg_size go through whole: 16 MiB on a provider that promises
      * the minimums (max_msg_size at least that), else the advertised max_msg_size (capped at
      * 16 MiB).
      */
@@ -112,7 +112,7 @@ public abstract class MsgConformance extends EndpointTest {
         txCompletion(p.a(), "the send of " + n + " bytes");
     }
 
-    /** API.md: heap buffers are accepted wherever a copy is possible. */
+    /** docs/API.md: heap buffers are accepted wherever a copy is possible. */
     @Test
     void heapBuffersAreAccepted() throws FabricException {
         EndpointPair p = pair(Fi.FI_MSG);
@@ -157,14 +157,14 @@ public abstract class MsgConformance extends EndpointTest {
     /**
      * fi_msg senddata / fi_cq "data": remote CQ data reaches the receive completion with
      * FI_REMOTE_CQ_DATA, all cq_data_size bytes of it (fi_domain(3): 8 on a provider that
-     * promises API.md's minimums; the low cq_data_size bytes elsewhere).
+     * promises docs/API.md's minimums; the low cq_data_size bytes elsewhere).
      */
     @Test
     void sendDataCarriesRemoteCqData() throws FabricException {
         EndpointPair p = pair(Fi.FI_MSG);
         long width = p.a().info().domainAttr().cqDataSize();
         if (offersApiMinimums()) {
-            assertTrue(width >= 8, "API.md: remote CQ data is 8 bytes on every provider: cq_data_size " + width);
+            assertTrue(width >= 8, "docs/API.md: remote CQ data is 8 bytes on every provider: cq_data_size " + width);
         }
         Assumptions.assumeTrue(width > 0, "provider " + fx.provider() + " lacks remote CQ data (cq_data_size 0)");
         ByteBuffer rbuf = zeroed(16);
@@ -423,7 +423,7 @@ public abstract class MsgConformance extends EndpointTest {
     }
 
     /**
-     * R6 with FI_MULTI_RECV (issue 12 item 11): every message that lands in a multi-receive
+     * R6 with FI_MULTI_RECV (R6): every message that lands in a multi-receive
      * buffer needs room in the CQ like a posted receive. On a CQ of two entries, one buffer with
      * room for all, five messages: each arrives with its completion and the CQ never overruns
      * — the provider releases the buffer early (FI_MULTI_RECV) when the CQ has no room left,
@@ -621,7 +621,7 @@ public abstract class MsgConformance extends EndpointTest {
         assertEquals(5L, rx.data());
     }
 
-    /** API.md Endpoints: an operation the endpoint's caps do not cover returns -ENOSYS. */
+    /** docs/API.md Endpoints: an operation the endpoint's caps do not cover returns -ENOSYS. */
     @Test
     void operationsOutsideTheCapsAreEnosys() throws FabricException {
         EndpointPair p = pair(Fi.FI_MSG);

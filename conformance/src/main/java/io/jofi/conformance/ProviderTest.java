@@ -93,7 +93,7 @@ public abstract class ProviderTest {
     }
 
     /**
-     * Whether the provider promises API.md's "What every provider offers at least"
+     * Whether the provider promises docs/API.md's "What every provider offers at least"
      * ({@code max_msg_size} ≥ 16 MiB, remote CQ data of 8 bytes, 256 bytes of connection data).
      * True by default: tcp and shm make that promise, and the kit asserts those minimums
      * against what they advertise. A provider bound by its device's limits (verbs:

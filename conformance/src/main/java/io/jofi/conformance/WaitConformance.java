@@ -214,7 +214,7 @@ public abstract class WaitConformance extends ProviderTest {
     }
 
     /**
-     * R4 and API.md "FI_WAIT_FD / FI_WAIT_MUTEX_COND: use Fabric.tryWait before blocking":
+     * R4 and docs/API.md "FI_WAIT_FD / FI_WAIT_MUTEX_COND: use Fabric.tryWait before blocking":
      * after tryWait returned 0, the CQ's or counter's wait object wakes when a peer's message
      * arrives — in MANUAL progress too, where nobody moves data while the application sleeps
      * on it. Twice: the first message also makes the connection (RDM), the second uses it.

@@ -1,6 +1,6 @@
 /**
  * The JOFI conformance kit: a provider-agnostic JUnit 5 suite that drives the public API
- * ({@code io.jofi}) only and checks the rules R1–R16 of API.md and the testable sentences of
+ * ({@code io.jofi}) only and checks the rules R1–R16 of docs/API.md and the testable sentences of
  * fi_cq(3) and fi_eq(3).
  *
  * <p>A provider runs it with one tiny subclass per suite in its own test tree, e.g.

@@ -29,7 +29,7 @@ import org.osgi.framework.ServiceReference;
 
 /**
  * The {@code Fabrics} registry in a real framework: a service of the api bundle that sees
- * the fixture provider's service (issue 2 §3, §5). Read-only tests: one framework for all.
+ * the fixture provider's service (docs/API.md "Discovery", R15). Read-only tests: one framework for all.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)

@@ -35,7 +35,7 @@ import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 
 /**
- * Hot swap of a provider bundle (R15, issue 2 §5): stop, start and update the fixture bundle
+ * Hot swap of a provider bundle (R15): stop, start and update the fixture bundle
  * under a live registry. Each test gets a fresh framework.
  */
 @RunWith(PaxExam.class)

@@ -52,7 +52,7 @@ import org.osgi.service.cm.ConfigurationAdmin;
 
 /**
  * A provider setting changed through Configuration Admin while traffic runs drops no
- * connection (issue 16, item 5): the providers apply it by DS {@code @Modified}, so the
+ * connection (README "Failure model"; the settings' descriptions): the providers apply it by DS {@code @Modified}, so the
  * component is not deactivated (which would depart every open endpoint, R15) and its
  * {@code FabricProvider} service is not registered again; the new value shapes what is opened
  * afterwards. Traffic: a tcp MSG connection (round trips), a tcp RDM pair and an shm RDM pair,

@@ -34,8 +34,7 @@ import org.osgi.framework.BundleContext;
 import org.osgi.framework.wiring.BundleWiring;
 
 /**
- * Hot swap of the real shm provider bundle in a real Felix (R15, issue 4 "Conformance and hot
- * swap"): two RDM endpoints exchanging messages (AUTO progress) when the bundle is stopped
+ * Hot swap of the real shm provider bundle in a real Felix (R15): two RDM endpoints exchanging messages (AUTO progress) when the bundle is stopped
  * (pending receives ECANCELED, data path -ENODEV, control path ENODEV, no thread left, no
  * getInfo answer), started again and updated (new endpoints work), uninstalled and refreshed
  * (its class loader goes). Each test gets a fresh framework; every wait is bounded.

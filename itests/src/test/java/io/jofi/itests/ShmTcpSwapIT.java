@@ -31,7 +31,7 @@ import org.osgi.framework.BundleContext;
 
 /**
  * Swapping between shm and tcp for the same local peer without restarting the framework
- * (issue 4 "Conformance and hot swap", R15, API.md "Discovery": default order verbs, shm,
+ * (R15, docs/API.md "Discovery": default order verbs, shm,
  * tcp). Both real provider bundles run in one Felix. An application has two logical peers,
  * A and B, in this JVM; it asks {@code getInfo} for RDM, {@code FI_MSG}, local communication
  * and uses the first answer:

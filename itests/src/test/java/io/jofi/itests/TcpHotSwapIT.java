@@ -47,8 +47,7 @@ import org.osgi.framework.FrameworkUtil;
 import org.osgi.framework.wiring.BundleWiring;
 
 /**
- * Hot swap of the real tcp provider bundle in a real Felix (R15, issue 3 "Conformance and hot
- * swap"): stopped while a thread sends in a loop between two connected MSG endpoints (AUTO
+ * Hot swap of the real tcp provider bundle in a real Felix (R15): stopped while a thread sends in a loop between two connected MSG endpoints (AUTO
  * progress), started again, updated in place, uninstalled and refreshed. Each test gets a
  * fresh framework; every wait is bounded and nothing asserts a duration.
  */

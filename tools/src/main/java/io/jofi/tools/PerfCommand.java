@@ -11,7 +11,7 @@ import picocli.CommandLine;
 
 /**
  * The options and the flow shared by {@code pingpong} and {@code bw}: fabtests' option letters
- * and defaults (TCP-WIRE.md, "fabtests' fi_msg_pingpong choreography"), getInfo for the
+ * and defaults (docs/TCP-WIRE.md, "fabtests' fi_msg_pingpong choreography"), getInfo for the
  * requested endpoint type, the connection ({@link PerfConnection}), one run per size, then
  * fabtests' finalize. A subclass supplies the timed pattern of one size.
  */

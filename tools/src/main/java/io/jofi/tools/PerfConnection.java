@@ -35,7 +35,7 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * One connected MSG endpoint set up as fabtests' {@code fi_msg_pingpong} does (TCP-WIRE.md,
+ * One connected MSG endpoint set up as fabtests' {@code fi_msg_pingpong} does (docs/TCP-WIRE.md,
  * "fabtests' fi_msg_pingpong choreography"): receives posted before {@code connect}/{@code accept}
  * and reposted after every receive completion, separate transmit and receive CQs, the 1-byte
  * sync, and the finalize with a 4-byte {@code FI_TRANSMIT_COMPLETE} message.

@@ -3,7 +3,7 @@ package io.jofi.tools;
 import picocli.CommandLine;
 
 /**
- * {@code jofi pingpong}: fabtests' {@code fi_msg_pingpong} (TCP-WIRE.md, "fabtests'
+ * {@code jofi pingpong}: fabtests' {@code fi_msg_pingpong} (docs/TCP-WIRE.md, "fabtests'
  * fi_msg_pingpong choreography"). Per size: the 1-byte sync, {@code -w} warm-up iterations,
  * then {@code -I} timed ones — the client sends then receives, the server receives then sends —
  * and a row of the table; then fabtests' finalize. Interoperates with a C

@@ -61,7 +61,7 @@ public final class MemoryRegistry {
     }
 
     /**
-     * {@code fi_mr_reg} with the address 0 (offset-based providers, API.md).
+     * {@code fi_mr_reg} with the address 0 (offset-based providers, docs/API.md).
      *
      * @see #register(ByteBuffer, long, long, long, long, Object, boolean, long)
      */

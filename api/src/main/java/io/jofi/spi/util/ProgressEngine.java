@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * another one progressing skips rather than waits, so a provider's progress state needs no
  * lock of its own.
  *
- * <p><b>A step that throws</b> is a broken provider, and must not end silently (issue 12):
+ * <p><b>A step that throws</b> is a broken provider, and must not end silently (README "Failure model"):
  * whether it threw on the auto thread or inside an application's call in manual mode, the
  * engine catches it, stops for good ({@link #isRunning()} false, later calls do nothing),
  * logs it once with its cause ({@link System.Logger}, level {@code ERROR}) and hands it to the
@@ -95,7 +95,7 @@ public final class ProgressEngine implements AutoCloseable {
     }
 
     /**
-     * Starts an engine. {@code Progress.UNSPEC} means {@code AUTO} (the default of API.md).
+     * Starts an engine. {@code Progress.UNSPEC} means {@code AUTO} (the default of docs/API.md).
      *
      * @param threadName the name of the auto-progress thread (e.g. {@code jofi-tcp-progress-1})
      */

@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
 
 /**
  * Writes the completions of an endpoint's receives, the one implementation of what a receive
- * completion says ({@code fi_cq(3)}, API.md R2, R10, R12, R13) for every provider: into the
+ * completion says ({@code fi_cq(3)}, docs/API.md R2, R10, R12, R13) for every provider: into the
  * room its post reserved in the CQ (R6: never an unsolicited entry), counted on the
  * {@code FI_RECV} counter.
  * <ul>

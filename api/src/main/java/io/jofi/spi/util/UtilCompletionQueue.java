@@ -15,7 +15,7 @@ import io.jofi.WaitObject;
 import java.nio.ByteBuffer;
 
 /**
- * The completion queue every provider uses (fi_cq(3), API.md R1–R6, R9, R10, R15): providers
+ * The completion queue every provider uses (fi_cq(3), docs/API.md R1–R6, R9, R10, R15): providers
  * write completions into it from any number of threads, applications read them from any
  * number of threads. The storage is a bounded lock-free ring ({@link CompletionRing}: slots in
  * structure-of-arrays form, per-slot sequence numbers, credits); this class adds the queue's

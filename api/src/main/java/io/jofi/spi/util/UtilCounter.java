@@ -24,7 +24,7 @@ import java.lang.invoke.VarHandle;
  *
  * <p>Rules:
  * <ul>
- * <li>{@link #read()} and {@link #readErr()} drive manual progress (API.md Progress) and
+ * <li>{@link #read()} and {@link #readErr()} drive manual progress (docs/API.md Progress) and
  *     return the counts; they stay readable after close and departure.</li>
  * <li>{@link #add}, {@link #set}, {@link #addErr}, {@link #setErr} return 0, or
  *     {@code -EBADF} closed / {@code -ENODEV} departed (R15).</li>

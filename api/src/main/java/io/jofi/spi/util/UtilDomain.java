@@ -40,7 +40,7 @@ import java.util.Set;
  *     {@code FI_REG_MR}, each registration completes with an {@code FI_MR_COMPLETE} event
  *     ({@code fid} = the region, {@code context} = the one given).</li>
  * <li>{@link #progressFailed}: when the provider's progress step throws, the domain fails for
- *     good and says so (issue 12) — see there.</li>
+ *     good and says so (README "Failure model") — see there.</li>
  * </ul>
  *
  * <p>A provider extends it with {@link #endpoint(Info, Object)} (opening its endpoints through

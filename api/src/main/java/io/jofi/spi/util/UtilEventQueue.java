@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * and by the application through {@link #write} (R8), read by the application one event per
  * call.
  *
- * <p>Rules it implements (API.md):
+ * <p>Rules it implements (docs/API.md):
  * <ul>
  * <li><b>R1</b> an empty queue reads {@code -EAGAIN}; an error event at the head makes
  *     {@link #read} return {@code -EAVAIL} until {@link #readErr} takes it; {@code readErr}
@@ -62,7 +62,7 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
 
     /** {@code size = 0} picks this (R6). */
     public static final int DEFAULT_SIZE = 1024;
-    /** The largest size accepted; API.md asks for at least 65 536. */
+    /** The largest size accepted; docs/API.md asks for at least 65 536. */
     public static final int MAX_SIZE = 1 << 20;
 
     private static final long READ_FLAGS = PostChecks.EQ_READ_FLAGS;

@@ -10,15 +10,15 @@ import java.nio.ByteBuffer;
  *
  * <p><b>What is registered.</b> The caller's {@code [position, limit)} at registration time,
  * kept as a slice: index 0 of {@link #buffer()} is the caller's position then, and the
- * caller's own position and limit are never touched (API.md "Buffers"). Providers address
+ * caller's own position and limit are never touched (docs/API.md "Buffers"). Providers address
  * the slice with absolute indexes only, so nobody depends on its position.
  *
- * <p><b>How peers address it.</b> API.md: a peer is sent {@code (address(), key())} and
+ * <p><b>How peers address it.</b> docs/API.md: a peer is sent {@code (address(), key())} and
  * targets {@code addr = address() + offset} (fi_rma(3)). The registration {@code offset}
  * (fi_mr(3) {@code offset}, used when {@code FI_MR_VIRT_ADDR} is off) is the address the
  * region's first byte has, so byte {@code i} of the region is addressed as
  * {@code address() + offset() + i}; with the usual {@code offset() == 0} that is exactly
- * API.md's {@code address() + i}. Addresses are unsigned 64-bit numbers, as C's
+ * docs/API.md's {@code address() + i}. Addresses are unsigned 64-bit numbers, as C's
  * {@code uint64_t}, and every check here is overflow-safe.
  *
  * <p><b>Threads.</b> All fields are final, so a region found through the registry's
@@ -54,7 +54,7 @@ public final class UtilMemoryRegion extends AbstractFid implements MemoryRegion 
         return key;
     }
 
-    /** The region's virtual address where the provider's hardware needs one, else 0 (API.md). */
+    /** The region's virtual address where the provider's hardware needs one, else 0 (docs/API.md). */
     @Override
     public long address() {
         return address;

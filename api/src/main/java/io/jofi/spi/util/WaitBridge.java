@@ -12,7 +12,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>In {@code MANUAL} progress nobody moves data while the application blocks in a
  * {@code Selector} on an {@code FI_WAIT_FD} channel or on an exported
- * {@code FI_WAIT_MUTEX_COND}, so a message from a peer would not make them ready (R4, API.md
+ * {@code FI_WAIT_MUTEX_COND}, so a message from a peer would not make them ready (R4, docs/API.md
  * "use Fabric.tryWait before blocking"). {@code Fabric.tryWait} therefore {@link #arm arms}
  * the bridge of each of its {@code MANUAL} domains with the wait objects it was asked about.
  * The bridge's daemon thread (started by the first arming, named as the provider says) then

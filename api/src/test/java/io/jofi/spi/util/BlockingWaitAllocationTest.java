@@ -25,8 +25,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A wait that blocks allocates nothing (API.md: the data path never allocates; issue 12 item
- * 18): CQ {@code sread}, EQ {@code sread}, {@code WaitSet.await} and {@code Counter.await},
+ * A wait that blocks allocates nothing (docs/API.md: the data path never allocates): CQ {@code sread}, EQ {@code sread}, {@code WaitSet.await} and {@code Counter.await},
  * each on the timeout path (nothing comes) and on the woken path (a producer thread
  * publishes once the waiter is parked), measured with the JVM's per-thread allocation
  * counter on the waiting thread after warm-up.

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 12 item 3: a progress step that throws is caught, logged, handed to the provider's
+ * README "Failure model": a progress step that throws is caught, logged, handed to the provider's
  * {@link ProgressEngine.FailureHandler} once, and never thrown out of an application's call;
  * {@link UtilDomain#progressFailed} turns it into error completions, an EQ error event and
  * {@code -EIO} posts. Real engines, real util queues; the step is a test step that throws.

@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
 /**
- * The receive side allocates nothing per message once its pools have grown (API.md
+ * The receive side allocates nothing per message once its pools have grown (docs/API.md
  * conventions, 0 B/op): posting, a message arriving into a posted receive, an unexpected
  * message queued and taken, tagged matching through the tag index, multi-receive parts,
  * peek, cancel, truncation, and the completions. Measured with the JVM's per-thread

@@ -17,7 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The data path allocates nothing (API.md conventions): writes, batched reads, readFrom and
+ * The data path allocates nothing (docs/API.md conventions): writes, batched reads, readFrom and
  * readErr, measured with the JVM's per-thread allocation counter after warm-up. Not a timing
  * test: it counts bytes.
  */

@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** The rules of API.md (R1–R6, R9, R10, R15) and fi_cq(3) on {@link UtilCompletionQueue}. */
+/** The rules of docs/API.md (R1–R6, R9, R10, R15) and fi_cq(3) on {@link UtilCompletionQueue}. */
 class UtilCompletionQueueTest {
 
     /** Bound of every wait in these tests: long enough never to fire on a slow machine. */

@@ -15,7 +15,7 @@ import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link UtilEndpoint}'s checks and dispatch allocate nothing (API.md: the data path is
+ * {@link UtilEndpoint}'s checks and dispatch allocate nothing (docs/API.md: the data path is
  * 0 B/op): every convenience call, refused and accepted, measured with the JVM's per-thread
  * allocation counter after warm-up. Counts bytes, not time.
  */

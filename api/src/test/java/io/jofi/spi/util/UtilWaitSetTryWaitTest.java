@@ -14,7 +14,7 @@ import java.nio.channels.Selector;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code fi_trywait} on a wait set (API.md "Use Fabric.tryWait before blocking, as in C"):
+ * {@code fi_trywait} on a wait set (docs/API.md "Use Fabric.tryWait before blocking, as in C"):
  * once the application drained the members, it must say "safe to block", and the set's FD
  * must then be quiet until a member has something again.
  */

@@ -9,8 +9,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
- * Recognises, raises at a chosen point, and attributes memory faults on mapped files (issue 12
- * item 16): a region, bounce-buffer or registration file truncated while mapped makes the
+ * Recognises, raises at a chosen point, and attributes memory faults on mapped files (docs/SHM-LAYOUT.md "Bad input, faults, security"): a region, bounce-buffer or registration file truncated while mapped makes the
  * next access beyond its new end raise SIGBUS.
  *
  * <h2>What HotSpot 17 does with that SIGBUS (sources: jdk17u {@code src/hotspot})</h2>

@@ -4,7 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * When an endpoint looks at its peers' life and progress, and whether a peer made progress
- * (issue 12 items 9 and 10). The look itself — the region state and the owner's pid and start
+ * (provider-shm/README.md "Failure model"). The look itself — the region state and the owner's pid and start
  * time, a read of {@code /proc/<pid>/stat} — is the endpoint's ({@code Peer.link.peerGone});
  * this class keeps it off the data path:
  *

@@ -119,7 +119,7 @@ final class ShmDomain extends UtilDomain {
         try {
             Progress mode = info.domainAttr().dataProgress();
             e = p.startEngine(mode, "jofi-shm-progress-" + THREADS.incrementAndGet(), new Step(),
-                    this::progressFailed); // a step that throws fails the domain with EIO (issue 12)
+                    this::progressFailed); // a step that throws fails the domain with EIO (README "Failure model")
         } catch (FabricException ex) {
             closeDoorbell();
             table.close();
@@ -180,7 +180,7 @@ final class ShmDomain extends UtilDomain {
             }
             if (work == 0 && timeoutNanos > 0) {
                 for (ShmEndpoint ep : eps) {
-                    ep.beforeSleep(); // idle peers looked at for life (issue 12 item 10)
+                    ep.beforeSleep(); // idle peers looked at for life (provider-shm/README.md "Failure model")
                 }
                 sleep(eps, timeoutNanos);
             }
@@ -227,7 +227,7 @@ final class ShmDomain extends UtilDomain {
     }
 
     /**
-     * A memory fault surfaced in the progress step (issue 12 item 16): each endpoint fails the
+     * A memory fault surfaced in the progress step (docs/SHM-LAYOUT.md "Bad input, faults, security"): each endpoint fails the
      * peers whose mapped files were truncated, or itself for its own region; a fault nothing
      * explains (a file truncated and then removed) fails every endpoint of the domain with
      * {@code EIO} rather than be swallowed.

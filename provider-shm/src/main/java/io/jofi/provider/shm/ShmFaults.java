@@ -4,9 +4,9 @@ import io.jofi.Errno;
 
 /**
  * Fails what a memory fault or a corrupt own ring leaves unusable: the peers whose mapped
- * files were truncated (issue 12 item 16; {@link MappingFaults} explains why where a fault
+ * files were truncated (docs/SHM-LAYOUT.md "Bad input, faults, security"; {@link MappingFaults} explains why where a fault
  * surfaces says nothing about whose mapping it was), and this endpoint itself when its own
- * ring is corrupt or its region was truncated (issue 12 item 5).
+ * ring is corrupt or its region was truncated (docs/SHM-LAYOUT.md "Bad input, faults, security").
  *
  * <p>Runs under the endpoint's lock ({@link #onPostFault} takes it through the facade).
  */

@@ -26,7 +26,7 @@ final class ShmPeers implements SenderLiveness {
 
     private final ShmEndpoint ep;
     private final Path dir;
-    /** When peers are looked at for life and progress (issue 12 items 9, 10). */
+    /** When peers are looked at for life and progress (provider-shm/README.md "Failure model"). */
     private final PeerLiveness liveness;
     private Peer[] peers = new Peer[0];
     /** The sender of the last record (records come in runs from one sender). */
@@ -203,7 +203,7 @@ final class ShmPeers implements SenderLiveness {
                 continue;
             }
             if (p.mappingTruncated()) {
-                // touching it faults (issue 12 item 16): raise what an earlier access left
+                // touching it faults (docs/SHM-LAYOUT.md "Bad input, faults, security"): raise what an earlier access left
                 // pending here, inside the step's guard, and fail the peer before more
                 MappingFaults.deliverPending();
                 failPeer(p, Errno.EIO);
@@ -273,7 +273,7 @@ final class ShmPeers implements SenderLiveness {
             }
             // on the sweep only (peerCheckMillis): the stat allocates, and accesses probe anyway
             if (all && p.mappingTruncated()) {
-                // touching it faults (issue 12 item 16): raise what an earlier access left
+                // touching it faults (docs/SHM-LAYOUT.md "Bad input, faults, security"): raise what an earlier access left
                 // pending here, inside the step's guard, and fail the peer before more
                 MappingFaults.deliverPending();
                 failPeer(p, Errno.EIO);

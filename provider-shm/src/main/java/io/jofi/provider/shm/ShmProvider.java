@@ -53,7 +53,7 @@ public final class ShmProvider extends AbstractFabricProvider {
     /** The provider version ({@code fi_info -l}). */
     public static final String VERSION = "0.1";
     /**
-     * The largest message an endpoint sends or receives (API.md asks for 16 MiB at least); it
+     * The largest message an endpoint sends or receives (docs/API.md asks for 16 MiB at least); it
      * also bounds what one unexpected message from a peer can make this side allocate.
      */
     static final long MAX_MSG_SIZE = 64L << 20;
@@ -63,7 +63,7 @@ public final class ShmProvider extends AbstractFabricProvider {
     static final int IOV_LIMIT = 4;
     /** Remote CQ data bytes. */
     static final int CQ_DATA_SIZE = 8;
-    /** Every capability of an shm RDM endpoint (issue 4), without FI_SOURCE_ERR. */
+    /** Every capability of an shm RDM endpoint, without FI_SOURCE_ERR. */
     static final long CAPS = Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_READ | Fi.FI_WRITE
             | Fi.FI_RECV | Fi.FI_SEND | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_MULTI_RECV | Fi.FI_SOURCE
             | Fi.FI_RMA_EVENT | Fi.FI_LOCAL_COMM | Fi.FI_DIRECTED_RECV;

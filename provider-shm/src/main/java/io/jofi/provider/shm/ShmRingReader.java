@@ -137,7 +137,7 @@ final class ShmRingReader implements RingLink.Handler {
             }
         } catch (RuntimeException | OutOfMemoryError e) {
             // Whatever a peer's record makes go wrong is that peer's failure, never this
-            // endpoint's or the progress thread's (bad input from shared memory, issue 4).
+            // endpoint's or the progress thread's (bad input from shared memory: docs/SHM-LAYOUT.md "Bad input, faults, security").
             peers.failPeer(p, Errno.EPROTO);
         } finally {
             if (slot >= 0 && !rx.holdRecord) {

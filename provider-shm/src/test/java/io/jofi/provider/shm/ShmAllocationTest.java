@@ -20,8 +20,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The data path allocates nothing per operation in steady state (common brief; issue 4
- * "0 B/op"): round trips of send/recv, inject, a delivery-complete sendMsg, tagged messages,
+ * The data path allocates nothing per operation in steady state (docs/API.md "Conventions": the data path never allocates: 0 B/op): round trips of send/recv, inject, a delivery-complete sendMsg, tagged messages,
  * fragmented messages, target-side RMA write/read and atomics, and one-sided RMA into
  * shareable memory, and messages from a sender not in the receiver's AV (FI_SOURCE), with
  * manual progress on one thread, measured with

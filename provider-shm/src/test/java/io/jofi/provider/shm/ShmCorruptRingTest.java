@@ -32,7 +32,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Issue 12 item 5: a hostile process writes into a victim endpoint's ring. Before the fix a
+ * docs/SHM-LAYOUT.md "Bad input, faults, security": a hostile process writes into a victim endpoint's ring. Before the fix a
  * corrupt ring made the victim's AUTO progress thread spin at 100 % CPU for ever (the failed
  * ring kept answering "do not sleep, read") and the application was never told. Now: the
  * victim's progress thread uses (nearly) no CPU over a window (ThreadMXBean), a corruption the

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 12 item 4: a receiver in MANUAL progress that only polls ({@code cq.read}, never a
+ * docs/SHM-LAYOUT.md "Blocking waits across processes": a receiver in MANUAL progress that only polls ({@code cq.read}, never a
  * blocking read) accepts no doorbell connection; more new senders than the socket's listen
  * backlog (50 in Java) must still send without blocking — before the fix the 52nd sender's
  * first {@code send} blocked for ever in the doorbell's {@code connect}. Every send is bounded

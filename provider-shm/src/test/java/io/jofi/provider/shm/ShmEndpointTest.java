@@ -221,7 +221,7 @@ class ShmEndpointTest {
             io.jofi.CqErrEntry e = a.error(a.txCq, "the send to a closed endpoint");
             assertEquals("dc", e.context());
             assertEquals(Errno.ECONNRESET, e.err());
-            // later operations to the gone peer complete with the same error (issue 12: an entry, not a bare errno)
+            // later operations to the gone peer complete with the same error (an entry, not a bare errno: provider-shm/README.md "Failure model")
             assertEquals(0, a.ep.send(ShmCrossProcessTest.pattern(8, 0), null, toB, "late"), "a later post is accepted");
             io.jofi.CqErrEntry late = a.error(a.txCq, "a later send to the gone peer");
             assertEquals("late", late.context());
@@ -337,7 +337,7 @@ class ShmEndpointTest {
     }
 
     /**
-     * Issue 12 item 5 with a message half received: when the endpoint's own ring fails, the
+     * A corrupt own ring (docs/SHM-LAYOUT.md "Bad input, faults, security") with a message half received: when the endpoint's own ring fails, the
      * receive a fragmented message is being placed into completes with {@code EIO} like every
      * other pending receive (it was dropped without a completion, its CQ room never returned).
      */

@@ -39,7 +39,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@code FI_WAIT_FD} across processes (R4, API.md "FI_WAIT_FD"): a receive CQ and a receive
+ * {@code FI_WAIT_FD} across processes (R4, docs/API.md "FI_WAIT_FD"): a receive CQ and a receive
  * counter with FD wait objects, an application {@link Selector} blocked on both channels after
  * {@code Fabric.tryWait} returned 0, and a message sent by a child JVM: the selector wakes and
  * the next read finds the completion — in AUTO (the progress thread completes the receive) and

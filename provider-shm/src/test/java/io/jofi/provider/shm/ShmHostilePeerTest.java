@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Bad input from shared memory (issue 4): a writer that publishes well-formed ring records
+ * Bad input from shared memory (docs/SHM-LAYOUT.md "Bad input, faults, security"): a writer that publishes well-formed ring records
  * whose endpoint-protocol payload is random (random kinds, lengths, offsets, senders, tokens)
  * must not make the receiving endpoint throw, allocate without bound or stop serving: after
  * thousands of such records a real peer's messages still arrive. Both progress modes' code

@@ -23,7 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 12 items 10 and 9 (shm): peers that die while idle, and peers that stop. Real child
+ * provider-shm/README.md "Failure model": peers that die while idle, and peers that stop. Real child
  * JVMs ({@link ShmPeerMain}) killed with {@code kill -9} or stopped with {@code kill -STOP};
  * test-lowered settings; every wait bounded.
  *

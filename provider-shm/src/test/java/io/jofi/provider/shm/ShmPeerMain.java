@@ -193,7 +193,7 @@ public final class ShmPeerMain {
     }
 
     /**
-     * Sends {@code len}-byte messages to the peer until one fails (issue 12 item 16: its region
+     * Sends {@code len}-byte messages to the peer until one fails (docs/SHM-LAYOUT.md "Bad input, faults, security": its region
      * is truncated meanwhile): FAILED errno, NOFAIL after 20 s, or THREW when a call or the
      * code after it (an allocation that enters the VM raises a late fault) threw.
      */

@@ -39,7 +39,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 12 item 3 on shm: the domain's real progress step throws (made to, through
+ * A progress step that throws (README "Failure model"), on shm: the domain's real progress step throws (made to, through
  * {@link ShmDomain#injectStepFault}, as a provider bug would) with receives and a send pending
  * and an EQ bound. Each pending operation completes with EIO, the EQ gets the error event
  * naming the cause, later posts answer -EIO, no call throws — in AUTO and MANUAL progress.

@@ -15,7 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 12 item 16 across processes: a child JVM floods our endpoint while a third process
+ * Truncated files across processes (docs/SHM-LAYOUT.md "Bad input, faults, security"): a child JVM floods our endpoint while a third process
  * ({@code truncate -s 0}) truncates our region under both mappings. Before, the fault killed
  * the progress threads of both JVMs (or threw out of the child's calls, or was a fatal SIGBUS
  * in an interpreted CAS). Now: the child's sends fail with {@code EIO} (it fails us as a

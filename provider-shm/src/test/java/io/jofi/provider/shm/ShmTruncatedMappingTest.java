@@ -25,7 +25,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 12 item 16: an endpoint's region file truncated while mapped (another process of the
+ * Truncated files (docs/SHM-LAYOUT.md "Bad input, faults, security"): an endpoint's region file truncated while mapped (another process of the
  * same user may do that) made its next ring access fault; the JVM raised an InternalError that
  * killed the AUTO progress thread silently, or came out of {@code cq.read} in MANUAL progress.
  * Now the fault fails the endpoint whose mapping it was ({@code EIO} for its posted receive,

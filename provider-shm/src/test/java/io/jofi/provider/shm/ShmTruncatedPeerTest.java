@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Issue 12 item 16: a peer's file truncated under our mapping by a second process
+ * Truncated files (docs/SHM-LAYOUT.md "Bad input, faults, security"): a peer's file truncated under our mapping by a second process
  * ({@code truncate -s}) — its region, the bounce buffers at the region's end, or the file
  * backing a buffer it registered for one-sided RMA — makes our next access fault. The JVM
  * raises that fault late (an {@link InternalError} at the thread's next VM entry, see

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 12 item 15: the unexpected budget counts each message's real cost (payload plus a
+ * provider-shm/README.md "Failure model": the unexpected budget counts each message's real cost (payload plus a
  * fixed per-entry overhead), so a stream of 0-byte messages to a receiver with no receive
  * posted is bounded by it: the receiver stops taking records from its ring, the ring fills,
  * the sender's queue fills and its posts answer {@code -EAGAIN}. Nothing is lost: once

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 12 item 6: taking a matched message out of a long unexpected list costs O(1). A
+ * Unexpected messages (provider-shm/README.md "Endpoints and the protocol"): taking a matched message out of a long unexpected list costs O(1). A
  * receiver with no receive posted buffers N small messages, then drains them with one receive
  * each; the same is done with 4N. Linear cost makes the second drain about 4 times as long,
  * the former removal from the front of an array list made it about 16 times (1.06 M messages

@@ -2,7 +2,7 @@ package io.jofi.provider.tcp;
 
 /**
  * Keeps a connection's acknowledgements in the order the messages that asked for them arrived.
- * An ack on the wire names no message (TCP-WIRE: op 0, op_data 2, nothing else), so the sender
+ * An ack on the wire names no message (docs/TCP-WIRE.md: op 0, op_data 2, nothing else), so the sender
  * pairs acks with its sends first-in-first-out; with tagged matching a later message can be
  * ready for its ack (placed, or buffered for {@code FI_DELIVERY_COMPLETE}) before an earlier
  * one (waiting unexpected for {@code FI_MATCH_COMPLETE}). Each message that asks gets a

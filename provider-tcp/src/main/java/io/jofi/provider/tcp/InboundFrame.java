@@ -40,7 +40,7 @@ final class InboundFrame {
     /** {@link #kind}: the response to one of this side's atomics (the old value). */
     static final int ATOMIC_RESPONSE = 4;
 
-    /** The decoded wire header; big-endian (JOFI declares big-endian, TCP-WIRE "Byte order"). */
+    /** The decoded wire header; big-endian (JOFI declares big-endian, docs/TCP-WIRE.md "Byte order"). */
     final MessageHeader header = new MessageHeader(ByteOrder.BIG_ENDIAN);
     /** A message's (or a write's) tag, remote CQ data, sender and length, as its completion reports them. */
     final ArrivingMessage message = new ArrivingMessage();

@@ -17,7 +17,7 @@ import java.nio.channels.SocketChannel;
 
 /**
  * A socket a passive endpoint accepted, from its first byte to {@code accept} or
- * {@code reject}: it reads the connection request (TCP-WIRE handshake step 2) on the fabric's
+ * {@code reject}: it reads the connection request (docs/TCP-WIRE.md handshake step 2) on the fabric's
  * connection-management loop, then raises {@code FI_CONNREQ} with itself as the
  * {@link ConnReq} handle (R14). The handle is taken exactly once: by the endpoint opened for it
  * ({@link #take()}) or by {@link #reject(byte[])}.

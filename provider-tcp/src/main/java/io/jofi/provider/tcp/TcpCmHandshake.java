@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 
 /**
- * The CM handshake bytes of one tcp connection (TCP-WIRE "Connection handshake"): the request
+ * The CM handshake bytes of one tcp connection (docs/TCP-WIRE.md "Connection handshake"): the request
  * or accept it writes, and the response the active side reads exactly — the 32-byte header,
  * then {@code seg_size} bytes — so that no data frame is consumed before the socket moves to
  * its data loop. JOFI's marker ({@code CM_JOFI_MARKER}) goes into every request, and into an

@@ -41,7 +41,7 @@ final class TcpDomain extends UtilDomain {
         try {
             Progress mode = info.domainAttr().dataProgress();
             e = fabric.provider().startEngine(mode, "jofi-tcp-progress-" + THREADS.incrementAndGet(), new Step(),
-                    this::progressFailed); // a step that throws fails the domain with EIO (issue 12)
+                    this::progressFailed); // a step that throws fails the domain with EIO (README "Failure model")
         } catch (FabricException ex) {
             loop.close();
             close();

@@ -22,7 +22,7 @@ import java.nio.channels.SocketChannel;
 /**
  * The MSG endpoint of the tcp provider ({@code fi_endpoint(3)}, {@code fi_cm(3)},
  * {@code fi_msg(3)}, {@code fi_tagged(3)}, {@code fi_rma(3)}, {@code fi_atomic(3)}): the
- * public face of one {@link TcpConnection}, speaking libfabric's tcp wire format (TCP-WIRE.md).
+ * public face of one {@link TcpConnection}, speaking libfabric's tcp wire format (docs/TCP-WIRE.md).
  *
  * <p>{@link UtilEndpoint} owns the bindings (copied for the connection's data path into
  * {@link DataPathBindings}) and checks every post; its funnels hand what passes to the

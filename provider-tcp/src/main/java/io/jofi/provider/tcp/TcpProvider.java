@@ -36,7 +36,7 @@ import org.osgi.service.component.annotations.Modified;
 
 /**
  * The {@code tcp} provider: MSG endpoints over {@code java.nio} sockets speaking libfabric's
- * tcp wire format (TCP-WIRE.md), so that JOFI and C libfabric programs interoperate.
+ * tcp wire format (docs/TCP-WIRE.md), so that JOFI and C libfabric programs interoperate.
  *
  * <p>Offers one MSG info per IP address of each interface that is up, named as libfabric's
  * tcp provider names them: domain = the interface ({@code "lo"}), fabric = its network
@@ -59,7 +59,7 @@ public final class TcpProvider extends AbstractFabricProvider {
     static final int QUEUE_SIZE = 1024;
     /** Buffers per message ({@code Msg} iovs). */
     static final int IOV_LIMIT = 4;
-    /** Connection data travels up to 256 bytes (TCP-WIRE). */
+    /** Connection data travels up to 256 bytes (docs/TCP-WIRE.md). */
     static final int CM_DATA_SIZE = 256;
     /** Transmit-side caps: messages, tagged messages, RMA and (JOFI peers only) atomics. */
     static final long TX_CAPS = Fi.FI_MSG | Fi.FI_SEND | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_READ
@@ -68,7 +68,7 @@ public final class TcpProvider extends AbstractFabricProvider {
     static final long RX_CAPS = Fi.FI_MSG | Fi.FI_RECV | Fi.FI_SOURCE | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC
             | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_MULTI_RECV | Fi.FI_RMA_EVENT | Fi.FI_DIRECTED_RECV;
     /**
-     * The caps of an MSG endpoint (issue 3): atomics work only towards a peer that announced
+     * The caps of an MSG endpoint (docs/TCP-WIRE.md "JOFI's extension"): atomics work only towards a peer that announced
      * JOFI in the CM handshake (elsewhere {@code -EOPNOTSUPP}, libfabric's tcp wire has none).
      */
     static final long CAPS = TX_CAPS | RX_CAPS | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM;

@@ -48,7 +48,7 @@ final class TcpRmaTarget {
     /**
      * The registered region a peer's descriptor names, checked for {@code access}, or null:
      * an unknown key, a range outside the region or a missing access right is peer
-     * misbehaviour (issue 3 "Bad input"): the caller tears the connection down before any
+     * misbehaviour (docs/TCP-WIRE.md "Bad input"): the caller tears the connection down before any
      * byte of the region is touched.
      */
     private UtilMemoryRegion region(long key, long addr, long len, long access) {

@@ -25,7 +25,7 @@ final class TcpTransmitOp {
     static final int RESPONSE = 5;
 
     /**
-     * The wire header; big-endian (JOFI always declares big-endian, TCP-WIRE "Byte order").
+     * The wire header; big-endian (JOFI always declares big-endian, docs/TCP-WIRE.md "Byte order").
      * Room for a small payload behind it ({@link #payloadBehindHeader}): a message of at most
      * {@link TcpProvider#INJECT_SIZE} bytes leaves as one contiguous frame, so one plain
      * {@code write} puts it on the wire instead of a gathering {@code writev} of two buffers.

@@ -22,7 +22,7 @@ import java.nio.channels.SocketChannel;
 final class TcpTransmitter {
     private final TcpConnection conn;
     private final DataPathBindings bound;
-    /** Encodes sent headers and acks; big-endian (JOFI declares big-endian, TCP-WIRE "Byte order"). */
+    /** Encodes sent headers and acks; big-endian (JOFI declares big-endian, docs/TCP-WIRE.md "Byte order"). */
     final MessageHeader header = new MessageHeader(ByteOrder.BIG_ENDIAN);
     /** Operations the application posted that have not completed (bounded by queueSize). */
     private int outstanding;

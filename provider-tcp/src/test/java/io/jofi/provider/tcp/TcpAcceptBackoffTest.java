@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 12 item 8, file-descriptor exhaustion: when {@code accept} fails with {@code EMFILE}
+ * File-descriptor exhaustion (provider-tcp/README.md "Failure model"): when {@code accept} fails with {@code EMFILE}
  * the readiness stays, and the connection-management thread selected it again at once — 100 %
  * CPU for as long as the process had no descriptor, while legitimate clients timed out. Now it
  * stops accepting for {@link ConnectionSetupTimer#ACCEPT_BACKOFF_MS} at a time. A child JVM

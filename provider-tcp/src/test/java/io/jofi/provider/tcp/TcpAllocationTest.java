@@ -85,7 +85,7 @@ class TcpAllocationTest {
     }
 
     /**
-     * A blocking {@code sread} allocates nothing (issue 12 item 18), on the timeout path
+     * A blocking {@code sread} allocates nothing (docs/API.md "Conventions": the data path never allocates), on the timeout path
      * (nothing comes) and on the woken path (another thread sends while it blocks): in AUTO
      * progress it sleeps on the CQ's wait object and the progress thread wakes it; in MANUAL
      * it sleeps in the domain's selector and moves the data itself.

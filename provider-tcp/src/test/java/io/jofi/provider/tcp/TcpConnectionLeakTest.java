@@ -18,7 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 12 item 17: closed connections must leave the domain's progress loop. Before the fix
+ * provider-tcp/README.md "Failure model": closed connections must leave the domain's progress loop. Before the fix
  * every connection stayed in {@code NioLoop.polled} for the life of the domain (2,000 pairs:
  * 335 MB of live heap), because a key left that set only when a manual pass over at most 4
  * keys found it invalid.

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 12 item 8: half-open and slowloris connections — a socket that connects and sends
+ * provider-tcp/README.md "Failure model": half-open and slowloris connections — a socket that connects and sends
  * nothing, or only part of its connection request — were never timed out (5 held for 120 s),
  * so an attacker could hold the listener's descriptors. With the connection-setup timeout
  * (lowered to 300 ms here) each is closed, and a legitimate client still connects.

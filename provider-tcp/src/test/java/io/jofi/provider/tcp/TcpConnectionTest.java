@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** MSG connection management over real sockets (R14, TCP-WIRE handshake). */
+/** MSG connection management over real sockets (R14, docs/TCP-WIRE.md handshake). */
 @Timeout(60)
 class TcpConnectionTest {
 

@@ -29,7 +29,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 12 item 13, against a raw socket peer: what libfabric 1.17 sends is accepted (a
+ * docs/TCP-WIRE.md "Accepted fields", against a raw socket peer: what libfabric 1.17 sends is accepted (a
  * message after an RMA operation carries that operation's stale rma_iov_cnt), and a
  * connection dropped for a malformed frame tells the application why: {@code FI_SHUTDOWN}
  * with the reason as its payload (MSG) and error completions for everything pending, with

@@ -25,7 +25,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 12 item 3 on tcp: the domain's real progress step throws (the test makes it, through
+ * A progress step that throws (README "Failure model"), on tcp: the domain's real progress step throws (the test makes it, through
  * {@link TcpDomain#injectStepFault}, as a provider bug would) with operations pending on a
  * connected pair with bound EQs. Every pending operation completes with EIO, each EQ gets the
  * error event naming the cause and then FI_SHUTDOWN, later posts answer -EIO, no call throws —

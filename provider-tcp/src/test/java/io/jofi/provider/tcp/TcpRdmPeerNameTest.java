@@ -19,7 +19,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 12 item 21: a tcp RDM endpoint answered whatever name a connecting client announced.
+ * Peer names (docs/TCP-WIRE.md "RDM connection set-up"): a tcp RDM endpoint answered whatever name a connecting client announced.
  * There is no authentication (as in libfabric), but a name that cannot be an endpoint's — wrong
  * length or family, a non-zero sin_zero, the wildcard address, port 0, multicast — is refused:
  * the request is rejected ({@code KIND_REJECT_BAD_HELLO}), the socket closed, and a message

@@ -10,8 +10,7 @@ import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
 /**
- * A transmit the post checks refuse changes nothing (issue 12, "bad input gets a clear error
- * and changes nothing"): an RDM endpoint connects to a peer on first use, and a refused first
+ * A transmit the post checks refuse changes nothing (docs/ERRORS.md: "a refused call changes nothing"): an RDM endpoint connects to a peer on first use, and a refused first
  * post must not open that connection.
  */
 class TcpRdmRefusedPostTest {

@@ -114,7 +114,7 @@ class TcpSocketOptionsTest {
         }
     }
 
-    /** Issue 12 item 9: keepalive on every connection, libfabric's timings (5 s idle) by default; 0 turns it off. */
+    /** Stopped peers (provider-tcp/README.md "Failure model"): keepalive on every connection, libfabric's timings (5 s idle) by default; 0 turns it off. */
     @Test
     void keepAliveIsOnWithLibfabricsTimingsUnlessTurnedOff() throws Exception {
         TcpProvider p = new TcpProvider();

@@ -25,7 +25,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 12 item 9: a peer that is alive but stopped ({@code SIGSTOP}) — its kernel still
+ * Stopped peers (provider-tcp/README.md "Failure model"): a peer that is alive but stopped ({@code SIGSTOP}) — its kernel still
  * acknowledges TCP, so no keepalive probe fails and no reset comes — left pending operations
  * waiting for ever. With the progress timeout (lowered to 1 s here) an operation that waits for
  * the stopped peer fails with {@code ETIMEDOUT} and the connection ends ({@code FI_SHUTDOWN}

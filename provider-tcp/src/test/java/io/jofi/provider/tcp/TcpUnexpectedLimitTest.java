@@ -13,7 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 12 item 7: once the unexpected-message limit (256) was reached, the message that
+ * The unexpected-message limit (provider-tcp/README.md "Failure model"): once the unexpected-message limit (256) was reached, the message that
  * found no room waited for a receive; when that message was 0 bytes long and the last one
  * sent, a receive posted for it in AUTO progress never got it (nothing more arrived for the
  * selector to report). 257 zero-byte messages, then 257 receives: every one completes.

@@ -28,8 +28,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The wire side of RMA and atomics against a raw socket peer that plays the other end byte by
- * byte: a descriptor the target's registry refuses tears down that connection only (issue 3
- * "Bad input"); JOFI's atomic ops exist only on connections whose CM handshake carried JOFI's
+ * byte: a descriptor the target's registry refuses tears down that connection only (docs/TCP-WIRE.md "Bad input"); JOFI's atomic ops exist only on connections whose CM handshake carried JOFI's
  * marker (TcpWireDescriptor.CM_JOFI_MARKER) — without it atomics are {@code -EOPNOTSUPP} and
  * op 5 from the peer is an unknown op.
  */

@@ -5,7 +5,7 @@ import io.jofi.Fi;
 import io.jofi.provider.verbs.binding.VerbsConstants;
 
 /**
- * The mapping of rdma_cm events onto EQ events (issue 5): connect request →
+ * The mapping of rdma_cm events onto EQ events (docs/VERBS.md "MSG endpoints"): connect request →
  * {@code FI_CONNREQ}; established → {@code FI_CONNECTED}; disconnected → {@code FI_SHUTDOWN}
  * (once per connection, the endpoint guards that); rejected → error {@code ECONNREFUSED} with
  * the reject data; address, route and connect errors and unreachable → error

@@ -14,8 +14,7 @@ import java.util.List;
 
 /**
  * The availability check of the verbs provider: the libraries load, a device is listed, one
- * of its ports is active. Every failure becomes the reason the provider reports (issue 5
- * "Availability"), never an exception.
+ * of its ports is active. Every failure becomes the reason the provider reports (docs/VERBS.md "Availability"), never an exception.
  *
  * @param ports  the active ports found (empty when unavailable)
  * @param reason {@code null} when at least one port is active, otherwise why the provider is unavailable

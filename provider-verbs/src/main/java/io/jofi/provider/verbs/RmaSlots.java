@@ -82,7 +82,7 @@ final class RmaSlots {
 
     /**
      * The argument checks of an operation before anything is taken: remote CQ data where the
-     * device has none ({@code -ENOSYS}, API.md: outside what the domain offers), a 64-bit
+     * device has none ({@code -ENOSYS}, docs/API.md: outside what the domain offers), a 64-bit
      * atomic on a target that is not 8-byte aligned or a fetch without 8 bytes of result
      * ({@code -EINVAL}). Returns 0 when the operation may go on.
      */

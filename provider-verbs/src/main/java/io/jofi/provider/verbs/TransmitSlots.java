@@ -158,7 +158,7 @@ final class TransmitSlots {
      * {@code FI_FENCE} (R11) on iWARP: the operation waits until every earlier one completed
      * (kept here rather than by {@code IBV_SEND_FENCE}: soft-iWARP left a fenced read behind a
      * write pending for ever); the caller posts what it staged, answers {@code -EAGAIN} and the
-     * application progresses and retries (API.md).
+     * application progresses and retries (docs/API.md).
      */
     boolean fenceWaits(long flags) {
         return iwarp && (flags & Fi.FI_FENCE) != 0 && freeCount < depth;

@@ -48,7 +48,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Memory registration is {@code ibv_reg_mr} of the buffer's {@code [position, limit)}:
  * {@code MemoryRegion.address()} is its virtual address and {@code key()} its rkey, what
- * peers target (API.md); the lkey stays here for the data path.
+ * peers target (docs/API.md); the lkey stays here for the data path.
  */
 final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
     private static final AtomicInteger THREADS = new AtomicInteger();
@@ -138,7 +138,7 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
         pollFd.view().putInt(PollFdDescriptor.FD, compFd);
         pollFd.view().putShort(PollFdDescriptor.EVENTS, (short) VerbsConstants.POLLIN);
         Progress mode = info.domainAttr().dataProgress();
-        // A step that throws fails the domain with EIO (issue 12).
+        // A step that throws fails the domain with EIO (README "Failure model").
         this.engine = ProgressEngine.start(mode, "jofi-verbs-progress-" + THREADS.incrementAndGet(), this,
                 this::progressFailed);
         this.bridge = engine.isManual()

@@ -21,7 +21,7 @@ import org.osgi.service.component.annotations.Modified;
 
 /**
  * The {@code verbs} provider: InfiniBand, RoCE and iWARP devices through libibverbs and
- * librdmacm, bound with JNA (issue 5).
+ * librdmacm, bound with JNA (docs/VERBS.md).
  *
  * <p><b>Availability.</b> On construction (and activation) the provider loads
  * {@code libibverbs.so.1} and {@code librdmacm.so.1} and looks for a device with an active

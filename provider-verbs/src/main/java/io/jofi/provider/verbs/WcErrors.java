@@ -4,7 +4,7 @@ import io.jofi.Errno;
 import io.jofi.provider.verbs.binding.VerbsConstants;
 
 /**
- * How a failed work completion becomes a CQ error entry (issue 5): a flushed work request
+ * How a failed work completion becomes a CQ error entry (docs/VERBS.md "MSG endpoints"): a flushed work request
  * (the queue pair went to the error state: cancel, shutdown, a broken connection) is
  * {@code ECANCELED} (R13); a receive too small for the message is {@code ETRUNC} (R12); every
  * other status is {@code EIO} with the status as {@code provErrno}, which {@link #describe}
@@ -31,7 +31,7 @@ final class WcErrors {
     /**
      * What the operation whose {@code post_send}/{@code post_recv} the device refused answers:
      * a full queue ({@code ENOMEM}, as the drivers report it, or {@code EAGAIN}) is
-     * {@code -EAGAIN} — the caller drives progress and retries (API.md); any other refusal
+     * {@code -EAGAIN} — the caller drives progress and retries (docs/API.md); any other refusal
      * (e.g. {@code EINVAL}: an opcode or flag the device does not take) is that errno, so a
      * caller never retries forever what can never be accepted.
      */

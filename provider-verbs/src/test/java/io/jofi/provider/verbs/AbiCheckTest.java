@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * The ABI check of issue 5: a C program, generated from every {@code …Descriptor} layout and
+ * The ABI check (docs/VERBS.md "Descriptors and the ABI check"): a C program, generated from every {@code …Descriptor} layout and
  * every {@link VerbsConstants} value, compiled with gcc against the real
  * {@code <infiniband/verbs.h>} and {@code <rdma/rdma_cma.h>}, prints {@code sizeof},
  * {@code offsetof} and the width of each field and the value of each constant; the test

@@ -8,7 +8,7 @@ import io.jofi.Fi;
 import io.jofi.provider.verbs.binding.VerbsConstants;
 import org.junit.jupiter.api.Test;
 
-/** The event and error mappings of issue 5, as the endpoint applies them. */
+/** The event and error mappings (docs/VERBS.md "MSG endpoints"), as the endpoint applies them. */
 class MappingTest {
     @Test
     void cmEventsMapOntoEqEventsAndErrors() {

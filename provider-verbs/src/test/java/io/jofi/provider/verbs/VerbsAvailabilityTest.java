@@ -20,7 +20,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Availability (issue 5): the provider always registers; where no RDMA device has an active
+ * Availability (docs/VERBS.md "Availability"): the provider always registers; where no RDMA device has an active
  * port (this machine, CI) it is {@code UNAVAILABLE} with the reason, offers nothing and
  * throws nothing. Where a device is active (the soft-RoCE VM) it is {@code AVAILABLE} and
  * offers one MSG info per active port. The test checks whichever state the machine is in,

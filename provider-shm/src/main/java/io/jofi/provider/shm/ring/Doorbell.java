@@ -17,8 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * The consumer's side of the cross-process wake-up (issue 4, "Blocking waits across
- * processes"): a Unix-domain server socket at the region's {@link ShmRegion#doorbellPath};
+ * The consumer's side of the cross-process wake-up (docs/SHM-LAYOUT.md "Blocking waits across processes"): a Unix-domain server socket at the region's {@link ShmRegion#doorbellPath};
  * producers connect once ({@link DoorbellRinger}) and write one byte to ring.
  * <p>
  * Protocol: the consumer calls {@link MpscRing#prepareToSleep()} (sets the sleeping flag in its
@@ -28,7 +27,7 @@ import java.util.function.Consumer;
  * flag read and no system call. Missed rings are impossible (Dekker on flag and length); extra
  * rings only cost a spurious wake-up.
  * <p>
- * A newly accepted producer connection counts as a ring (issue 12 item 4): a producer whose
+ * A newly accepted producer connection counts as a ring (docs/SHM-LAYOUT.md "Blocking waits across processes"): a producer whose
  * non-blocking connect found the listen queue full cannot send its byte, and relies on the
  * consumer re-checking its rings once it accepts the connections queued before its own
  * attempt ({@link DoorbellRinger}). It costs one spurious wake-up per new producer. Connections

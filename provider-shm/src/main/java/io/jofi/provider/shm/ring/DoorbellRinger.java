@@ -15,7 +15,7 @@ import java.nio.file.Path;
  * lifetime. {@link #ring()} is called only when {@link MpscRing#publish} returned true (the
  * consumer sleeps), so it is off the fast path. Thread-safe.
  * <p>
- * <b>Nothing here ever blocks</b> (issue 12 item 4). A Unix stream connection is complete
+ * <b>Nothing here ever blocks</b> (docs/SHM-LAYOUT.md "Blocking waits across processes"). A Unix stream connection is complete
  * when the kernel queues it on the consumer's listening socket, before anyone accepts it, so
  * the connect is made non-blocking: it either succeeds at once or fails with {@code EAGAIN}
  * when the consumer's listen queue is full — which happens when the consumer has not

@@ -21,7 +21,7 @@ import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The lock-free multi-producer, single-consumer ring of a region (issue 4, "Design"): records
+ * The lock-free multi-producer, single-consumer ring of a region (docs/SHM-LAYOUT.md "Ring protocol"): records
  * of {@link RingDescriptor} layout in the ring area, tail and head in the region header
  * ({@link RegionDescriptor}).
  *
@@ -464,7 +464,7 @@ public final class MpscRing {
      *
      * A failed ring lets its consumer sleep: {@link #read} has told it already, and nothing
      * will ever be read from it again (answering "read instead" here made the consumer's
-     * progress spin at 100 % CPU for ever, issue 12 item 5). Likewise a positive word at the
+     * progress spin at 100 % CPU for ever; docs/SHM-LAYOUT.md "Bad input, faults, security"). Likewise a positive word at the
      * head counts only while the tail is ahead of the head: random bytes written at the head
      * of an empty ring are no record (they kept the consumer awake for ever too).
      *

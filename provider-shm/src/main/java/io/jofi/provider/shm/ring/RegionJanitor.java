@@ -13,8 +13,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Map;
 
 /**
- * Removes the region files (and doorbell sockets) of dead owners from a directory (issue 4:
- * "Region files of dead processes left from earlier runs are cleaned at start"). Only files
+ * Removes the region files (and doorbell sockets) of dead owners from a directory (docs/SHM-LAYOUT.md "Bad input, faults, security": region files of dead processes left from earlier runs are cleaned at start). Only files
  * named {@code jofi-*.region}, regular, of this process's uid, with a valid magic and an owner
  * (pid, start time) that no longer runs are removed; anything else is left alone.
  */

@@ -5,7 +5,7 @@ import java.nio.file.Path;
 
 /**
  * {@link ShmRegion#map} refused a region file; {@link #reason()} says which check failed and
- * the message says what exactly was wrong (issue 4, "Bad input, faults, security").
+ * the message says what exactly was wrong (docs/SHM-LAYOUT.md "Bad input, faults, security").
  */
 public final class RegionRefusedException extends IOException {
 

@@ -41,7 +41,7 @@ import java.util.regex.Pattern;
  * {@link #map}. The file is {@code <dir>/jofi-<name>.region}; the owner's doorbell socket is
  * {@link #doorbellPath} ({@code jofi-<name>.bell}).
  * <p>
- * Security (issue 4): the file is created with mode 0600 atomically (the permission is a
+ * Security (docs/SHM-LAYOUT.md "Bad input, faults, security"): the file is created with mode 0600 atomically (the permission is a
  * creation attribute, never a chmod afterwards) and exclusively (an existing file is never
  * reused). {@link #map} accepts only a regular file (no symlink) of this process's uid with no
  * group/other permission, a header with the right magic and version, owner uid equal to the
@@ -329,7 +329,7 @@ public final class ShmRegion implements AutoCloseable {
         closed = true;
         if (owner) {
             if (Files.size(path) >= mapping.capacity()) {
-                // not when the file was truncated under us: the store would fault (issue 12 item 16)
+                // not when the file was truncated under us: the store would fault (docs/SHM-LAYOUT.md "Bad input, faults, security")
                 INT.setVolatile(mapping, STATE_OFFSET, RegionDescriptor.STATE_CLOSED);
             }
             try {

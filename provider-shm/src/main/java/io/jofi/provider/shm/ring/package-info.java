@@ -1,6 +1,5 @@
 /**
- * Shared-memory primitives of the shm provider (issue 4, "Design" and "Bad input, faults,
- * security"): region files and their layout, the lock-free MPSC ring, bounce buffers, the
+ * Shared-memory primitives of the shm provider (docs/SHM-LAYOUT.md "Design" and "Bad input, faults, security"): region files and their layout, the lock-free MPSC ring, bounce buffers, the
  * cross-process doorbell, process liveness and the janitor. Private package.
  * <ul>
  * <li>{@link io.jofi.provider.shm.ring.RegionDescriptor} / {@link io.jofi.provider.shm.ring.RingDescriptor}:

@@ -13,8 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real child JVM running {@link RingChild} with the test classpath; its stdout lines are
- * queued so the test can wait for a line with a timeout (issue 4: real processes, never
- * threads pretending).
+ * queued so the test can wait for a line with a timeout (real processes, never threads pretending).
  */
 final class ChildJvm implements AutoCloseable {
 

@@ -96,7 +96,7 @@ class DoorbellTest {
     }
 
     /**
-     * Issue 12 item 4: with the consumer's listen queue full (it has not accepted for a while)
+     * docs/SHM-LAYOUT.md "Blocking waits across processes": with the consumer's listen queue full (it has not accepted for a while)
      * a producer's connect does not block; the producer starts unconnected, its ring while the
      * queue is still full returns at once, and the consumer's next wait — which accepts the
      * queued connections — is ended by them (an accept counts as a ring), so no wake-up is lost.

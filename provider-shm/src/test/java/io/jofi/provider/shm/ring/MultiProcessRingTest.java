@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The ring, doorbell and liveness across real processes (issue 4: "a multi-process stress test
+ * The ring, doorbell and liveness across real processes (what it must show: "a multi-process stress test
  * in mvn verify ... every record seen exactly once, in order per producer"; "kill -9 ... is
  * detected"; "Region files of dead processes ... are cleaned at start").
  */
@@ -111,7 +111,7 @@ class MultiProcessRingTest {
                 assertTrue(ring.publish(index), "the producer sees the sleeping flag");
                 assertEquals(0, bell.ring());
                 // our ring, and possibly one more for our new connection (an accept counts as a
-                // ring: DoorbellRinger, issue 12 item 4), never more
+                // ring: DoorbellRinger, docs/SHM-LAYOUT.md "Blocking waits across processes"), never more
                 String got = child.await("GOT");
                 assertTrue(got.equals("GOT 4242 wakeups=1") || got.equals("GOT 4242 wakeups=2"), got);
                 assertEquals(0, child.awaitExit());

@@ -43,12 +43,12 @@ class RingValidationTest {
         assertEquals(why, ring.failure());
         assertEquals(RegionDescriptor.STATE_FAILED, memory.getInt(RegionDescriptor.STATE_OFFSET));
         assertEquals(MpscRing.FAILED, ring.read(collect, 10), "failed for good");
-        // read reported it; a consumer kept awake by a failed ring spun for ever (issue 12 item 5)
+        // read reported it; a consumer kept awake by a failed ring spun for ever (docs/SHM-LAYOUT.md "Bad input, faults, security")
         assertTrue(ring.prepareToSleep(), "a failed ring lets its consumer sleep");
         assertFalse(ring.hasRecord(), "nothing to read from a failed ring");
     }
 
-    /** Issue 12 item 5: garbage at the head of an empty ring is no record and must not keep the consumer awake. */
+    /** docs/SHM-LAYOUT.md "Bad input, faults, security": garbage at the head of an empty ring is no record and must not keep the consumer awake. */
     @Test
     void garbageAtTheHeadOfAnEmptyRingIsNoRecord() {
         ring.buffer().putInt(0, 4711);

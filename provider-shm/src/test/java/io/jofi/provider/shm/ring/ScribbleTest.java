@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 4, "Bad input, faults, security": random bytes over a live region never make the
+ * docs/SHM-LAYOUT.md "Bad input, faults, security": random bytes over a live region never make the
  * consumer (or a producer) throw, touch memory outside the ring, or loop forever; the
  * consumer ends by declaring the ring failed.
  */

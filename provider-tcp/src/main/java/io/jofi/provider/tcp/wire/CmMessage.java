@@ -22,7 +22,7 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * A reusable holder of one CM message of the MSG handshake (TCP-WIRE "Connection handshake";
+ * A reusable holder of one CM message of the MSG handshake (docs/TCP-WIRE.md "Connection handshake";
  * layout in {@link TcpWireDescriptor}): the type, the sender's {@code conn_data} (its byte
  * order declaration) and up to 256 bytes of connection data, with
  * {@link #encode(ByteBuffer)} and {@link #decode(ByteBuffer)}.
@@ -47,7 +47,7 @@ public final class CmMessage {
 
     /**
      * Makes this a message JOFI sends: the given type and connection data, version 3, and
-     * {@code conn_data} declaring big-endian headers (0 in a reject, as TCP-WIRE states).
+     * {@code conn_data} declaring big-endian headers (0 in a reject, as docs/TCP-WIRE.md states).
      * The connection data is copied.
      *
      * @param type   {@link TcpWireDescriptor#CM_TYPE_REQUEST}, {@code CM_TYPE_ACCEPT} or
@@ -159,7 +159,7 @@ public final class CmMessage {
      * {@code msg_id} are not checked (libfabric sends zeros and does not check them either).
      * Which type is acceptable at which step of the handshake (request on the passive side,
      * accept or reject on the active side) is the caller's decision, as is the mapping of a
-     * wrong version (TCP-WIRE: reset for a request, {@code ENOPROTOOPT} for a response).
+     * wrong version (docs/TCP-WIRE.md: reset for a request, {@code ENOPROTOOPT} for a response).
      *
      * @param src the bytes received so far
      * @return the number of bytes consumed (header plus data; {@code src}'s position

@@ -24,7 +24,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * A reusable, mutable holder of one message header (TCP-WIRE "Messages"; layout in
+ * A reusable, mutable holder of one message header (docs/TCP-WIRE.md "Messages"; layout in
  * {@link TcpWireDescriptor}): the base header fields plus the remote CQ data, the tag and up
  * to 4 RMA descriptors. One instance per connection and direction, reused for every message:
  * nothing is allocated by {@link #encode} or {@link #decode}.
@@ -33,10 +33,10 @@ import java.nio.ByteOrder;
  * {@code hdr_size} from op, flags and descriptor count ({@link TcpWireDescriptor#headerLength})
  * and {@code size} from {@link #payloadLength(long)}, so an encoded header is always
  * consistent. Receiving: {@link #decode(ByteBuffer, long)}, which validates exactly the
- * "Bad input" list of issue 3 and reports each violation with its own {@link WireStatus}.
+ * docs/TCP-WIRE.md "Bad input" list and reports each violation with its own {@link WireStatus}.
  *
  * <p>Multi-byte fields travel in the connection's header byte order, fixed at construction
- * (big-endian on every JOFI connection, see TCP-WIRE "Byte order"; little-endian exists to
+ * (big-endian on every JOFI connection, see docs/TCP-WIRE.md "Byte order"; little-endian exists to
  * read and write what two little-endian C peers exchange). The buffer's own order is never
  * used or changed. Not thread-safe.
  */
@@ -95,7 +95,7 @@ public final class MessageHeader {
     }
 
     /**
-     * Makes this an acknowledgement (TCP-WIRE "Acknowledgements"): op msg, op_data 2, no
+     * Makes this an acknowledgement (docs/TCP-WIRE.md "Acknowledgements"): op msg, op_data 2, no
      * flags, no extensions, no payload.
      *
      * @return this holder
@@ -158,8 +158,7 @@ public final class MessageHeader {
     }
 
     /**
-     * Decodes one header from {@code src}'s position into this holder, validating the "Bad
-     * input" list of issue 3, each field as soon as its bytes have arrived (so a broken peer
+     * Decodes one header from {@code src}'s position into this holder, validating the docs/TCP-WIRE.md "Bad input" list, each field as soon as its bytes have arrived (so a broken peer
      * is found early and a prefix of a header never reports a different error than the whole):
      * <ol>
      *   <li>op above 4: {@link WireStatus#UNKNOWN_OP};</li>
@@ -172,7 +171,7 @@ public final class MessageHeader {
      *   <li>{@code size} (unsigned) below {@code hdr_size}: {@link WireStatus#SIZE_BELOW_HDR_SIZE};
      *       payload above {@code maxMessageSize}: {@link WireStatus#MESSAGE_TOO_LARGE}.</li>
      * </ol>
-     * The version byte is stored, not checked (TCP-WIRE: libfabric does not check it on data
+     * The version byte is stored, not checked (docs/TCP-WIRE.md: libfabric does not check it on data
      * messages); the id byte likewise. Unknown flag bits are kept and ignored.
      *
      * @param src            the bytes received so far
@@ -311,7 +310,7 @@ public final class MessageHeader {
     }
 
     /**
-     * Sets the id byte (TCP-WIRE: send an incrementing id per connection and direction).
+     * Sets the id byte (docs/TCP-WIRE.md: send an incrementing id per connection and direction).
      *
      * @param id the byte (the low 8 bits are kept)
      * @return this holder

@@ -6,7 +6,7 @@ import java.nio.ByteOrder;
 /**
  * The byte layout of JOFI's RDM hello: the connection data that two tcp RDM endpoints put in
  * the CM messages of libfabric's handshake ({@link TcpWireDescriptor}, type request / accept /
- * reject) when they connect on first use. TCP-WIRE.md leaves the RDM set-up to the provider
+ * reject) when they connect on first use. docs/TCP-WIRE.md leaves the RDM set-up to the provider
  * ("RDM endpoints"); the framing stays libfabric's, only the connection data is JOFI's.
  *
  * <pre>

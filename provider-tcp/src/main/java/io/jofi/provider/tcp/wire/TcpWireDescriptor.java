@@ -2,11 +2,11 @@ package io.jofi.provider.tcp.wire;
 
 /**
  * The one place of every byte layout of libfabric's tcp wire format (header version 3), as
- * the project's TCP-WIRE spec states it: the connection-management (CM) message of the MSG
+ * docs/TCP-WIRE.md states it: the connection-management (CM) message of the MSG
  * handshake and the header of every data message. Offsets and sizes are named here and
  * nowhere else; {@link CmMessage} and {@link MessageHeader} use only these names.
  *
- * <h2>CM message (handshake, TCP-WIRE "Connection handshake")</h2>
+ * <h2>CM message (handshake, docs/TCP-WIRE.md "Connection handshake")</h2>
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
@@ -32,7 +32,7 @@ package io.jofi.provider.tcp.wire;
  * zero words are zero in either order, and {@code conn_data} is the very thing that declares
  * the sender's order. JOFI always declares big-endian ({@link #CONN_DATA_BIG_ENDIAN}).
  *
- * <h2>Message header (TCP-WIRE "Messages")</h2>
+ * <h2>Message header (docs/TCP-WIRE.md "Messages")</h2>
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
@@ -228,7 +228,7 @@ public final class TcpWireDescriptor {
     public static final int FLAG_REMOTE_CQ_DATA = 1;
     /**
      * Flag bit 2: delivery or transmit complete requested; the receiver answers with an
-     * acknowledgement once the data is in the receive buffer (API.md R11).
+     * acknowledgement once the data is in the receive buffer (docs/API.md R11).
      */
     public static final int FLAG_DELIVERY_COMPLETE = 1 << 2;
     /** Flag bit 3: commit complete (RMA writes only). */

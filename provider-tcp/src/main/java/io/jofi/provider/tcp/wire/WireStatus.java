@@ -3,8 +3,7 @@ package io.jofi.provider.tcp.wire;
 /**
  * Results of the wire decoders ({@link CmMessage#decode}, {@link MessageHeader#decode}). A decoder returns a positive number of bytes it consumed, exactly
  * {@link #NEED_MORE} (0: nothing consumed, call again when more bytes have arrived), or one
- * of the negative codes below, each naming one way a peer's bytes are wrong (issue 3, "Bad
- * input"). On a negative code nothing is consumed and the caller tears the connection down;
+ * of the negative codes below, each naming one way a peer's bytes are wrong (docs/TCP-WIRE.md "Bad input"). On a negative code nothing is consumed and the caller tears the connection down;
  * peer errors are never exceptions.
  */
 public final class WireStatus {

@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@code ./jofi}'s fabtests choreographies (issue 14, item 3) against the project's C peer
+ * {@code ./jofi}'s fabtests choreographies (tools/README.md) against the project's C peer
  * (jofi_peer.c's pingpong, bw and rma_bw modes, libfabric 1.17's tcp provider), each in both
  * roles, with fabtests' {@code -v} data check on both sides: {@code pingpong} as
  * fi_msg_pingpong, {@code bw} as fi_msg_bw ({@code -I} messages, an ack per window and one at

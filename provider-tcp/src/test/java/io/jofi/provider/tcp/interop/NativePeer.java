@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Assumptions;
 /**
  * A running instance of {@code src/test/c/jofi_peer.c}: a C program that uses libfabric's own
  * tcp provider ({@code fi_getinfo} with prov_name "tcp", {@code FI_EP_MSG}) as an application
- * would, so that JOFI's tcp provider is tested against the real wire format (TCP-WIRE.md).
+ * would, so that JOFI's tcp provider is tested against the real wire format (docs/TCP-WIRE.md).
  *
  * <p>The program is compiled with gcc once per test JVM into {@code target/jofi_peer}
  * ({@link #executable()}). {@link #assumeNativeLibfabric()} skips the calling test — with a

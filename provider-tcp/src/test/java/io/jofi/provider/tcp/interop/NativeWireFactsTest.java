@@ -18,7 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * TCP-WIRE.md checked against libfabric 1.17 itself, with no JOFI code: a plain Java socket
+ * docs/TCP-WIRE.md checked against libfabric 1.17 itself, with no JOFI code: a plain Java socket
  * plays the JOFI side byte by byte (declaring big-endian, as JOFI always does) against the C
  * peer. This pins the facts the provider is built on — the CM header, the big-endian message
  * headers a little-endian C peer then uses in both directions, the CQ-data extension, the

@@ -46,7 +46,7 @@ class TcpRmaInteropTest {
     }
 
     /**
-     * Issue 12 item 13: libfabric 1.17 reuses its transmit entries without clearing
+     * docs/TCP-WIRE.md "Accepted fields": libfabric 1.17 reuses its transmit entries without clearing
      * rma_iov_cnt, so the sends after an RMA write (of one descriptor) carry
      * the write's count (1) in a 16-byte message header; JOFI receives them (it dropped the
      * connection before).

@@ -16,13 +16,13 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** The CM messages of TCP-WIRE "Connection handshake", byte for byte, and every bad CM input. */
+/** The CM messages of docs/TCP-WIRE.md "Connection handshake", byte for byte, and every bad CM input. */
 class CmMessageTest {
 
     /** 24 zero bytes: seg_no, conn_id, msg_id. */
     private static final String ZEROS = Hex.zeros(4 + 8 + 8);
 
-    // TCP-WIRE's hex examples (little-endian C sides).
+    // docs/TCP-WIRE.md's hex examples (little-endian C sides).
     private static final String REQUEST = "03 00 0000" + ZEROS + "0100000000000000";
     private static final String REQUEST_WITH_DATA = "03 00 000a" + ZEROS + "0100000000000000 436c69656e7444617461";
     private static final String ACCEPT = "03 01 0000" + ZEROS + "0100000000000000";

@@ -2,7 +2,7 @@ package io.jofi.provider.tcp.wire;
 
 import java.util.HexFormat;
 
-/** Hex strings as TCP-WIRE writes them (spaces between groups, "…" never inside a test string). */
+/** Hex strings as docs/TCP-WIRE.md writes them (spaces between groups, "…" never inside a test string). */
 final class Hex {
 
     private Hex() {

@@ -20,9 +20,8 @@ import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;
 
 /**
- * Message headers of TCP-WIRE "Messages": every hex example encoded and decoded byte for byte
- * in the byte orders the spec gives, the extension layouts, and every "Bad input" case of
- * issue 3 with its own code.
+ * Message headers of docs/TCP-WIRE.md "Messages": every hex example encoded and decoded byte for byte
+ * in the byte orders the spec gives, the extension layouts, and every case of docs/TCP-WIRE.md "Bad input" with its own code.
  */
 class MessageHeaderTest {
 
@@ -273,7 +272,7 @@ class MessageHeaderTest {
         assertThrows(IllegalArgumentException.class, () -> new MessageHeader().payloadLength(-1));
     }
 
-    // ---------------------------------------------------------------- bad input (issue 3)
+    // ---------------------------------------------------------------- bad input (docs/TCP-WIRE.md "Bad input")
 
     private static byte[] validMessage() {
         return Hex.bytes("03 00 0000 00 00 10 00 0000000000000011 00");
@@ -371,7 +370,7 @@ class MessageHeaderTest {
     }
 
     /**
-     * Issue 12 item 13: libfabric 1.17 never clears rma_iov_cnt when it reuses a transmit entry,
+     * docs/TCP-WIRE.md "Accepted fields": libfabric 1.17 never clears rma_iov_cnt when it reuses a transmit entry,
      * so a message (or an ack) sent after an RMA operation carries that operation's count. Its
      * receiver ignores the field for ops without descriptors; so does JOFI (decoded as 0).
      */

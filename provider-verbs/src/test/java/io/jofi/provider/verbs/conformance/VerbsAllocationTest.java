@@ -22,7 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 5 "allocation per operation is zero": 100 000 send/receive round trips on a
+ * docs/API.md "Conventions": the data path never allocates: 100 000 send/receive round trips on a
  * connected verbs MSG pair, and on a pair of RDM endpoints (per-peer RC connections, a shared
  * receive queue, FI_SOURCE lookups), with manual progress and registered buffers, measured with
  * {@code ThreadMXBean.getThreadAllocatedBytes} around the loop after a warm-up (the

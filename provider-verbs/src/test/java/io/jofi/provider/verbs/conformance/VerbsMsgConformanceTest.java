@@ -19,7 +19,7 @@ class VerbsMsgConformanceTest extends MsgConformance {
     }
 
     /**
-     * Verbs advertises its device's limits, below API.md's minimums (README "Limits"): 32-bit
+     * Verbs advertises its device's limits, below docs/API.md's minimums (README "Limits"): 32-bit
      * immediate data, 55 bytes of connection data, the port's max_msg_sz (soft-RoCE: 8 MiB).
      */
     @Override
