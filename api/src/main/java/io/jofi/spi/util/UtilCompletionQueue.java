@@ -117,7 +117,7 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
             throw e;
         }
         this.stats = new CompletionCounters(io.jofi.spi.util.stats.StatsFileDescriptor.TYPE_COMPLETION_QUEUE,
-                io.jofi.spi.util.stats.CounterGroup.ownerLabel(getClass()), "completions");
+                io.jofi.spi.util.stats.CounterGroup.ownerLabel("CompletionQueue", UtilCompletionQueue.class), "completions");
         whenClosed(stats.group::close);
     }
 

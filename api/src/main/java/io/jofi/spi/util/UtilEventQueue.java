@@ -171,7 +171,7 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
         // closing waitSupport here would release a binding the set never counted.
         waitSupport.attach(this);
         this.stats = new CompletionCounters(io.jofi.spi.util.stats.StatsFileDescriptor.TYPE_EVENT_QUEUE,
-                io.jofi.spi.util.stats.CounterGroup.ownerLabel(getClass()), "events");
+                io.jofi.spi.util.stats.CounterGroup.ownerLabel("EventQueue", UtilEventQueue.class), "events");
         whenClosed(stats.group::close);
     }
 

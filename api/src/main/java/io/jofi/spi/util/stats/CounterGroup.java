@@ -52,6 +52,21 @@ public final class CounterGroup implements AutoCloseable {
         return provider + "/" + type.getSimpleName() + " " + nextNumber();
     }
 
+    /**
+     * The label prefix of a {@code kind} (e.g. {@code CompletionQueue}) made by the code that
+     * called into {@code self}'s constructors: its provider is the package of the first caller
+     * outside {@code self} and its subclasses ({@code tcp/CompletionQueue 7} for a CQ the tcp
+     * domain opened). Control path: walks the stack once.
+     */
+    public static String ownerLabel(String kind, Class<?> self) {
+        Class<?> maker = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
+                .walk(frames -> frames.map(StackWalker.StackFrame::getDeclaringClass)
+                        .filter(c -> c != CounterGroup.class && !self.isAssignableFrom(c))
+                        .findFirst().orElse(self));
+        String pkg = maker.getPackageName();
+        return pkg.substring(pkg.lastIndexOf('.') + 1) + "/" + kind + " " + nextNumber();
+    }
+
     /** A new counter of this group named {@code name}. */
     public synchronized StatsCounter counter(String name) {
         StatsCounter c = file.allocate(typeId, owner + ": " + name);
