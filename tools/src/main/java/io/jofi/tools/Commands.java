@@ -23,6 +23,7 @@ public final class Commands {
         COMMANDS.put("pingpong", PingpongCommand::new);
         COMMANDS.put("bw", BwCommand::new);
         COMMANDS.put("rma_bw", RmaBwCommand::new);
+        COMMANDS.put("stat", StatCommand::new);
     }
 
     private Commands() {

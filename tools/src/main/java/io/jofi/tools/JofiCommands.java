@@ -20,7 +20,8 @@ import org.osgi.service.component.annotations.ReferencePolicy;
         "osgi.command.function=providers",
         "osgi.command.function=pingpong",
         "osgi.command.function=bw",
-        "osgi.command.function=rma_bw"})
+        "osgi.command.function=rma_bw",
+        "osgi.command.function=stat"})
 public class JofiCommands {
     private final BundleContext bundleContext;
 
@@ -55,6 +56,11 @@ public class JofiCommands {
     @Descriptor("RMA bandwidth as fabtests' fi_rma_bw: -o write|read|writedata, -U, -W WINDOW, options as pingpong; --help")
     public void rma_bw(@Descriptor("options [SERVER]") String... args) {
         run("rma_bw", args);
+    }
+
+    @Descriptor("live counters of every JOFI JVM on this machine: -n one snapshot, -m machine-readable, -i SECONDS, -p PID, -f TEXT; --help")
+    public void stat(@Descriptor("options") String... args) {
+        run("stat", args);
     }
 
     private void run(String command, String[] args) {

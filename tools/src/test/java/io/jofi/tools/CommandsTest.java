@@ -11,7 +11,15 @@ class CommandsTest {
     void unknownCommandIsAUsageError() {
         Console console = Console.withTestProviders();
         assertEquals(ExitStatus.USAGE, console.run("bogus"));
-        assertEquals("jofi: unknown command 'bogus' (commands: info, providers, pingpong, bw, rma_bw)\n", console.err());
+        assertEquals("jofi: unknown command 'bogus' (commands: info, providers, pingpong, bw, rma_bw, stat)\n", console.err());
+    }
+
+    @Test
+    void statOfADirectoryWithoutCountersFilesPrintsOnlyItsHeader(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        Console console = Console.withoutProviders();
+        assertEquals(ExitStatus.OK, console.run("stat", "-n", "-m", "-d", dir.toString()));
+        assertEquals("---\njofi stat " + dir + " :\n", console.out());
+        assertEquals(ExitStatus.USAGE, Console.withoutProviders().run("stat", "-n", "-i", "0"));
     }
 
     @Test

@@ -88,6 +88,8 @@ public final class ReceiveQueue {
     private PostedReceive freeReceives;
     private UnexpectedMessage freeMessages;
     private int created;
+    /** Its live counters, freed when the queue is no longer reachable (it has no close). */
+    private final ReceiveCounters stats;
 
     /**
      * @param queueSize             posted receives of each kind (untagged, tagged) at most
@@ -101,6 +103,15 @@ public final class ReceiveQueue {
         this.maxSegments = maxSegments;
         this.maxUnexpectedMessages = maxUnexpectedMessages;
         this.maxUnexpectedBytes = maxUnexpectedBytes;
+        // labelled by the class that made it (its provider's receive side)
+        this.stats = new ReceiveCounters(StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
+                .getCallerClass());
+        stats.group.freeWhenUnreachable(this);
+    }
+
+    /** Its live counters ({@code jofi stat}, JMX): receives posted, unexpected messages and bytes, high-water marks. */
+    public io.jofi.spi.util.stats.CounterGroup counters() {
+        return stats.group;
     }
 
     /** Its completion writer (bind the CQ and counter there). */
@@ -156,6 +167,7 @@ public final class ReceiveQueue {
      *         was used up); false when it is queued or waits
      */
     public boolean post(PostedReceive r) {
+        stats.posted.increment();
         UnexpectedMessageQueue list = r.tagged ? unexpectedTagged : unexpected;
         boolean exact = r.tagged && r.ignore == 0; // an exact tag walks only that tag's chain
         UnexpectedMessage u = exact ? list.firstWithTag(r.tag) : list.head();
@@ -388,6 +400,7 @@ public final class ReceiveQueue {
         u.counted = true;
         unexpectedCount++;
         unexpectedBytes += footprint;
+        stats.queued(footprint, unexpectedCount, unexpectedBytes);
         return u;
     }
 

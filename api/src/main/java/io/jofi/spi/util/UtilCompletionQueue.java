@@ -59,6 +59,8 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
     private final boolean wakes;
     /** R6: set once by an unsolicited completion that found no room; never cleared. */
     private volatile boolean overrun;
+    /** Its live counters, freed when it is closed. */
+    private final CompletionCounters stats;
 
     /**
      * Opens a completion queue with the generic {@link #strerror}.
@@ -114,6 +116,23 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
             waitSupport.close();
             throw e;
         }
+        this.stats = new CompletionCounters(io.jofi.spi.util.stats.StatsFileDescriptor.TYPE_COMPLETION_QUEUE,
+                io.jofi.spi.util.stats.CounterGroup.ownerLabel("CompletionQueue", UtilCompletionQueue.class), "completions");
+        whenClosed(stats.group::close);
+    }
+
+    /**
+     * Its live counters ({@code jofi stat}, JMX): completions written, error completions by
+     * errno class, the depth's high-water mark (room reserved or unread), overruns.
+     */
+    public final io.jofi.spi.util.stats.CounterGroup counters() {
+        return stats.group;
+    }
+
+    /** Counts one entry written: the depth now is the room reserved or unread. */
+    private void counted() {
+        stats.written.increment();
+        stats.depthHighWater.max(ring.capacity() - ring.credits());
     }
 
     private static int nextPowerOfTwo(int size) {
@@ -403,6 +422,7 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
             return;
         }
         ring.write(context, flags, len, buf, bufOffset, data, tag, srcAddr);
+        counted();
         wakeReaders();
     }
 
@@ -416,6 +436,7 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
             return;
         }
         ring.write(context, flags, len, buf, bufOffset, data, tag, srcAddr);
+        counted();
     }
 
     /** Wakes readers after a batch of {@link #completeDeferred} writes. */
@@ -438,6 +459,8 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
         }
         ring.writeError(context, flags, len, buf, bufOffset, data, tag, olen, errnoOf(err), provErrno, errData,
                 errDataSize, srcAddr);
+        counted();
+        stats.error(errnoOf(err));
         wakeReaders();
     }
 
@@ -454,6 +477,7 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
             return false;
         }
         ring.write(context, flags, len, buf, bufOffset, data, tag, srcAddr);
+        counted();
         wakeReaders();
         return true;
     }
@@ -467,6 +491,8 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
         }
         ring.writeError(context, flags, len, buf, bufOffset, data, tag, olen, errnoOf(err), provErrno, errData,
                 errDataSize, srcAddr);
+        counted();
+        stats.error(errnoOf(err));
         wakeReaders();
         return true;
     }
@@ -499,6 +525,7 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
             return true;
         }
         overrun = true;
+        stats.overruns.increment();
         waitSupport.notifyReady(); // readers and the FD must learn of the overrun
         return false;
     }

@@ -10,6 +10,7 @@ import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
+import io.jofi.spi.util.stats.CounterGroup;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 
@@ -67,6 +68,10 @@ import java.util.Objects;
  * calls {@link #sealBindings()} when enabled and {@link #releaseBindings} when closed or
  * departed. The funnels still take the provider's own lock: this class adds none on the
  * data path, and costs one virtual call.
+ *
+ * <p><b>Counters.</b> Each accepted post counts on its kind's counter, each {@code -EAGAIN}
+ * on the back-pressure counter ({@link #counters()}, in this JVM's counters file): one plain
+ * load and one release store after the funnel returned.
  */
 public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     /** What the post checks measure against: one object, fixed at open. */
@@ -118,6 +123,8 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     private UtilCounter writeCntr;
     private UtilCounter remoteReadCntr;
     private UtilCounter remoteWriteCntr;
+    /** Its live counters (posts by kind, back-pressure), freed when it is closed. */
+    private final EndpointCounters stats;
 
     /**
      * @param context      the application's context of the endpoint
@@ -136,6 +143,13 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         this.maxMsgSize = limits.maxMsgSize();
         this.iovLimit = limits.iovLimit();
         this.rmaIovLimit = limits.rmaIovLimit();
+        this.stats = new EndpointCounters(getClass());
+        whenClosed(stats::closed);
+    }
+
+    /** Its live counters ({@code jofi stat}, JMX): posts by kind and posts refused with {@code -EAGAIN}. */
+    public final CounterGroup counters() {
+        return stats.group;
     }
 
     // =================================================================== the funnels
@@ -431,14 +445,15 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         if (txCq == null && !(inject && msg == null)) {
             return -Errno.ENOCQ;
         }
-        return postSend(buf, desc, msg, length, destAddr, tagged, tag, data, flags, context);
+        return stats.count(postSend(buf, desc, msg, length, destAddr, tagged, tag, data, flags, context),
+                tagged ? stats.taggedSends : stats.sends);
     }
 
     @Override
     public final int recv(ByteBuffer buf, MemoryRegion desc, long srcAddr, Object context) {
         long flags = rxOpFlags | rxCompletion();
         int rc = recvCheck(buf, null, Fi.FI_MSG, flags);
-        return rc != 0 ? rc : postRecv(buf, desc, null, srcAddr, false, 0, 0, flags, context);
+        return rc != 0 ? rc : stats.count(postRecv(buf, desc, null, srcAddr, false, 0, 0, flags, context), stats.receives);
     }
 
     @Override
@@ -448,14 +463,16 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
             rc = (caps & Fi.FI_MULTI_RECV) == 0 ? -Errno.ENOSYS : msg.iovCount() != 1 ? -Errno.EINVAL : 0;
         }
         rc = rc != 0 ? rc : recvCheck(null, msg, Fi.FI_MSG, flags);
-        return rc != 0 ? rc : postRecv(null, null, msg, msg.addr(), false, 0, 0, flags | rxCompletion(), msg.context());
+        return rc != 0 ? rc : stats.count(postRecv(null, null, msg, msg.addr(), false, 0, 0, flags | rxCompletion(),
+                msg.context()), stats.receives);
     }
 
     @Override
     public final int trecv(ByteBuffer buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object context) {
         // a tagged receive is never a multi-receive: the op flags' FI_MULTI_RECV does not exempt it
         int rc = recvCheck(buf, null, Fi.FI_TAGGED, 0);
-        return rc != 0 ? rc : postRecv(buf, desc, null, srcAddr, true, tag, ignore, rxOpFlags | rxCompletion(), context);
+        return rc != 0 ? rc : stats.count(postRecv(buf, desc, null, srcAddr, true, tag, ignore,
+                rxOpFlags | rxCompletion(), context), stats.taggedReceives);
     }
 
     @Override
@@ -468,7 +485,8 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         if ((flags & (Fi.FI_PEEK | Fi.FI_CLAIM)) != 0) {
             return postPeek(msg, flags | rxCompletion());
         }
-        return postRecv(null, null, msg, msg.addr(), true, msg.tag(), msg.ignore(), flags | rxCompletion(), msg.context());
+        return stats.count(postRecv(null, null, msg, msg.addr(), true, msg.tag(), msg.ignore(), flags | rxCompletion(),
+                msg.context()), stats.taggedReceives);
     }
 
     /** A {@code *recvMsg}'s own checks (open, caps, message, iov count, flags) ahead of {@link #recvCheck}'s. */
@@ -577,7 +595,8 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         if (txCq == null && !(inject && msg == null)) {
             return -Errno.ENOCQ;
         }
-        return postRma(read, buf, desc, msg, length, peerAddr, addr, key, data, flags, context);
+        return stats.count(postRma(read, buf, desc, msg, length, peerAddr, addr, key, data, flags, context),
+                read ? stats.reads : stats.writes);
     }
 
     // =================================================================== atomics (fi_atomic(3))
@@ -617,7 +636,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         if (txCq == null) {
             return -Errno.ENOCQ;
         }
-        return postAtomic(op, operand, compare, result, resultDesc, destAddr, addr, key, txOpFlags | txCompletion(),
-                context);
+        return stats.count(postAtomic(op, operand, compare, result, resultDesc, destAddr, addr, key,
+                txOpFlags | txCompletion(), context), stats.atomics);
     }
 }

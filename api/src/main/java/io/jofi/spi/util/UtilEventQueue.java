@@ -116,6 +116,8 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
     private final WaitSupport.Readiness blockingReadiness;
 
     private final Object ringLock = new Object();
+    /** Its live counters, written under {@code ringLock} (one writer at a time), freed when it is closed. */
+    private final CompletionCounters stats;
     private final Slot[] ring;
     private int head;
     /** Written under {@link #ringLock}; volatile so that readiness checks need no lock. */
@@ -168,6 +170,14 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
         // Fails only for a wait set closed meanwhile (SET has no pipe, so nothing leaks);
         // closing waitSupport here would release a binding the set never counted.
         waitSupport.attach(this);
+        this.stats = new CompletionCounters(io.jofi.spi.util.stats.StatsFileDescriptor.TYPE_EVENT_QUEUE,
+                io.jofi.spi.util.stats.CounterGroup.ownerLabel("EventQueue", UtilEventQueue.class), "events");
+        whenClosed(stats.group::close);
+    }
+
+    /** Its live counters ({@code jofi stat}, JMX): events written, error events by errno class, depth high-water mark, overruns. */
+    public final io.jofi.spi.util.stats.CounterGroup counters() {
+        return stats.group;
     }
 
     // ---------------------------------------------------------------- provider side
@@ -222,6 +232,9 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
             s.errData = copy;
             s.errDataSize = errDataSize;
             count = count + 1;
+            stats.written.increment();
+            stats.error(err);
+            stats.depthHighWater.max(count);
         }
         waitSupport.notifyReady();
         return 1;
@@ -560,6 +573,8 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
             s.errData = null;
             s.errDataSize = 0;
             count = count + 1;
+            stats.written.increment();
+            stats.depthHighWater.max(count);
         }
         waitSupport.notifyReady();
         return 1;
@@ -572,6 +587,7 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
         }
         if (count == ring.length) {
             overrun = true;
+            stats.overruns.increment();
             return -Errno.EOVERRUN;
         }
         return 0;

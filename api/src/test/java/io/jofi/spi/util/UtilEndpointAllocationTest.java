@@ -59,6 +59,16 @@ class UtilEndpointAllocationTest {
             long allocated = bean.getThreadAllocatedBytes(tid) - before;
             assertEquals(23L * ROUNDS, ep.funnelCalls - calls, "every valid call reached its funnel");
             assertTrue(allocated <= TOLERANCE_BYTES, allocated + " bytes allocated by " + ROUNDS + " rounds of calls");
+            // with statistics on (the default): the counters were in the file and counted every post
+            assertTrue(io.jofi.spi.util.stats.StatsFile.process().isLive(), "statistics are on in this test");
+            long rounds = 6L * ROUNDS;
+            assertEquals(5 * rounds, counter(ep, "sends posted"));
+            assertEquals(4 * rounds, counter(ep, "tagged sends posted"));
+            assertEquals(2 * rounds, counter(ep, "receives posted"));
+            assertEquals(2 * rounds, counter(ep, "tagged receives posted"));
+            assertEquals(2 * rounds, counter(ep, "RMA reads posted"));
+            assertEquals(4 * rounds, counter(ep, "RMA writes posted"));
+            assertEquals(3 * rounds, counter(ep, "atomics posted"));
         } finally {
             ep.close();
             cq.close();
@@ -66,7 +76,13 @@ class UtilEndpointAllocationTest {
         }
     }
 
-    /** Preallocated buffers and messages. */
+    /** The value of the endpoint's counter named {@code name}. */
+    static long counter(UtilEndpoint ep, String name) {
+        return ep.counters().counters().stream().filter(c -> c.label().endsWith(": " + name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no counter " + name)).get();
+    }
+
+        /** Preallocated buffers and messages. */
     private static final class State {
         final ByteBuffer b = ByteBuffer.allocateDirect(64);
         final ByteBuffer ro = ByteBuffer.allocateDirect(64).asReadOnlyBuffer();

@@ -1,0 +1,38 @@
+package io.jofi.spi.util;
+
+import io.jofi.spi.util.stats.CounterGroup;
+import io.jofi.spi.util.stats.StatsCounter;
+import io.jofi.spi.util.stats.StatsFile;
+import io.jofi.spi.util.stats.StatsFileDescriptor;
+
+/**
+ * The live counters of one {@link ReceiveQueue}: receives posted, unexpected messages and
+ * bytes queued, and their high-water marks. Written by the queue's one writer (the
+ * provider's lock or progress thread, as every other queue state).
+ */
+final class ReceiveCounters {
+    final CounterGroup group;
+    final StatsCounter posted;
+    final StatsCounter unexpected;
+    final StatsCounter unexpectedBytes;
+    final StatsCounter unexpectedHighWater;
+    final StatsCounter unexpectedBytesHighWater;
+
+    ReceiveCounters(Class<?> owner) {
+        group = new CounterGroup(StatsFile.process(), StatsFileDescriptor.TYPE_RECEIVE_QUEUE,
+                CounterGroup.ownerLabel(owner));
+        posted = group.counter("receives posted");
+        unexpected = group.counter("unexpected messages queued");
+        unexpectedBytes = group.counter("unexpected bytes queued");
+        unexpectedHighWater = group.counter("unexpected messages high-water mark");
+        unexpectedBytesHighWater = group.counter("unexpected bytes high-water mark");
+    }
+
+    /** One message queued unexpected; {@code count}/{@code bytes} are what is held now. */
+    void queued(long footprint, int count, long bytes) {
+        unexpected.increment();
+        unexpectedBytes.add(footprint);
+        unexpectedHighWater.max(count);
+        unexpectedBytesHighWater.max(bytes);
+    }
+}

@@ -1,0 +1,84 @@
+package io.jofi.spi.util.stats;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * One counter's value in a counters file, updated by a single writer with a plain load and a
+ * release store: never a lock, an allocation or an atomic read-modify-write on the update
+ * path. Readers (this process or another) load with acquire and see each value the writer
+ * stored, in order: a counter only its writer updates never goes down.
+ *
+ * <p><b>One writer.</b> The owner updates it only from the thread that holds the owner's
+ * lock, or from its one progress thread (what {@code ReceiveQueue}, the endpoint's funnels
+ * and the event queue already guarantee). Two unsynchronised writers could lose an update;
+ * that is what Aeron's single-writer counters accept too, and why the util objects each own
+ * their counters instead of sharing them.
+ */
+public final class StatsCounter {
+    /**
+     * {@code -Djofi.stats=false}: updates do nothing. A constant the JIT folds, so that the
+     * benchmarks' "off" runs measure the data path without a single counter store.
+     */
+    private static final boolean ON = StatsSettings.enabled();
+    static final VarHandle LONG = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
+
+    private final ByteBuffer values;
+    private final int offset;
+    private final int id;
+    private final String label;
+
+    StatsCounter(ByteBuffer values, int offset, int id, String label) {
+        this.values = values;
+        this.offset = offset;
+        this.id = id;
+        this.label = label;
+    }
+
+    /** Adds one. */
+    public void increment() {
+        if (!ON) {
+            return;
+        }
+        long v = (long) LONG.get(values, offset);
+        LONG.setRelease(values, offset, v + 1);
+    }
+
+    /** Adds {@code n} (&gt;= 0 keeps it monotonic). */
+    public void add(long n) {
+        if (!ON) {
+            return;
+        }
+        long v = (long) LONG.get(values, offset);
+        LONG.setRelease(values, offset, v + n);
+    }
+
+    /** A high-water mark: stores {@code v} when it is above the value. */
+    public void max(long v) {
+        if (ON && v > (long) LONG.get(values, offset)) {
+            LONG.setRelease(values, offset, v);
+        }
+    }
+
+    /** The value (acquire load). */
+    public long get() {
+        return (long) LONG.getAcquire(values, offset);
+    }
+
+    /** Its record number in the file, or -1 when it is not in a file (statistics off, or the file full). */
+    public int id() {
+        return id;
+    }
+
+    /** Its label. */
+    public String label() {
+        return label;
+    }
+
+    @Override
+    public String toString() {
+        return label + " = " + get();
+    }
+}

@@ -1,0 +1,15 @@
+/**
+ * Live counters of a JOFI JVM in a memory-mapped counters file, as Aeron's counters file:
+ * {@link io.jofi.spi.util.stats.StatsFile} (one per JVM, the writer side),
+ * {@link io.jofi.spi.util.stats.StatsCounter} (one single-writer value),
+ * {@link io.jofi.spi.util.stats.CounterGroup} (the counters of one object),
+ * {@link io.jofi.spi.util.stats.StatsFileReader} and
+ * {@link io.jofi.spi.util.stats.StatsDirectory} (another process's view, as {@code jofi stat});
+ * the layout is {@link io.jofi.spi.util.stats.StatsFileDescriptor}.
+ */
+@Export
+@Version("1.0.0")
+package io.jofi.spi.util.stats;
+
+import org.osgi.annotation.bundle.Export;
+import org.osgi.annotation.versioning.Version;

@@ -1,0 +1,90 @@
+package io.jofi.spi.util;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jofi.CqAttr;
+import io.jofi.EqAttr;
+import io.jofi.Errno;
+import io.jofi.spi.util.stats.CounterGroup;
+import io.jofi.spi.util.stats.StatsCounter;
+import io.jofi.spi.util.stats.StatsFile;
+import io.jofi.spi.util.stats.StatsFileReader;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.util.Set;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The util objects' live counters count what happened to them, are in this JVM's counters
+ * file and on the platform MBean server while the object lives, and go when it is closed.
+ */
+class UtilCountersTest {
+    static long value(CounterGroup group, String name) {
+        return group.counters().stream().filter(c -> c.label().equals(group.owner() + ": " + name)).findFirst()
+                .map(StatsCounter::get).orElseThrow(() -> new AssertionError("no counter " + name + " in " + group.counters()));
+    }
+
+    @Test
+    void aReceiveQueueCountsPostsAndUnexpectedMessagesWithTheirHighWaterMark() throws Exception {
+        try (ReceiveFixture f = new ReceiveFixture()) {
+            CounterGroup g = f.rq.counters();
+            assertTrue(g.owner().startsWith("util/ReceiveFixture "), g.owner()); // the class that made it
+            f.arrive(ReceiveFixture.bytes(10, 1));
+            f.arrive(ReceiveFixture.bytes(20, 2));
+            f.post(f.recv(ByteBuffer.allocate(64), "a")); // takes the first
+            f.arrive(ReceiveFixture.bytes(5, 3));
+            assertEquals(1, value(g, "receives posted"));
+            assertEquals(3, value(g, "unexpected messages queued"));
+            assertEquals(35, value(g, "unexpected bytes queued"));
+            assertEquals(2, value(g, "unexpected messages high-water mark"));
+            assertEquals(30, value(g, "unexpected bytes high-water mark"));
+        }
+    }
+
+    @Test
+    void aCompletionQueueCountsEntriesErrorsAndItsOverrun() throws Exception {
+        UtilCompletionQueue cq = new UtilCompletionQueue(new CqAttr().size(2), "cq");
+        CounterGroup g = cq.counters();
+        ObjectName name = new ObjectName("io.jofi:type=CompletionQueue,provider=util,name="
+                + g.owner().substring("util/".length()));
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        assertEquals(0, cq.reserve());
+        cq.complete("a", 0, 0, null, 0, 0, 0, 0);
+        assertEquals(0, cq.reserve());
+        cq.completeError("b", 0, 0, null, 0, 0, 0, 0, Errno.ECANCELED, 0, null, 0, 0);
+        assertFalse(cq.completeUnsolicited("c", 0, 0, null, 0, 0, 0, 0)); // full: overrun
+        assertEquals(2, value(g, "completions written"));
+        assertEquals(1, value(g, "errors canceled"));
+        assertEquals(2, value(g, "depth high-water mark"));
+        assertEquals(1, value(g, "overruns"));
+        assertEquals(2L, server.getAttribute(name, "completions written"), "the same value through JMX");
+        assertTrue(StatsFileReader.read(StatsFile.process().path()).counters().stream()
+                .anyMatch(c -> c.label().equals(g.owner() + ": overruns") && c.value() == 1), "in the file");
+        cq.close();
+        assertFalse(server.isRegistered(name), "the MBean goes with the queue");
+        assertTrue(g.counters().isEmpty());
+        Set<String> left = Set.copyOf(StatsFileReader.read(StatsFile.process().path()).counters().stream()
+                .map(StatsFileReader.CounterValue::label).toList());
+        assertFalse(left.contains(g.owner() + ": overruns"), "freed in the file");
+    }
+
+    @Test
+    void anEventQueueCountsEventsAndItsOverrun() throws Exception {
+        UtilEventQueue eq = new UtilEventQueue(new EqAttr().size(1), "eq");
+        try {
+            assertEquals(1, eq.post(1, null, null, 0, null, null, 0));
+            assertEquals(-Errno.EOVERRUN, eq.postError(null, null, 0, Errno.ECONNREFUSED, 0, null, 0));
+            CounterGroup g = eq.counters();
+            assertEquals(1, value(g, "events written"));
+            assertEquals(1, value(g, "depth high-water mark"));
+            assertEquals(1, value(g, "overruns"));
+            assertEquals(0, value(g, "errors connection"));
+        } finally {
+            eq.close();
+        }
+    }
+}
