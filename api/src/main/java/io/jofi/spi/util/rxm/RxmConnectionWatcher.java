@@ -74,7 +74,11 @@ final class RxmConnectionWatcher {
                 if (!ep.isEnabled()) {
                     return;
                 }
-                ep.connections.progress();
+                // a connection made here sends what waited for it at once: in MANUAL progress the
+                // application may be reading only its peer's queues (which move the sockets)
+                if (ep.connections.progress() > 0) {
+                    ep.flushPending();
+                }
             }
             // reading the EQ ran the MSG provider's progress once, which may have moved a
             // message into the MSG CQ that the provider's own wake-up will not report any more

@@ -102,7 +102,10 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     /** The connection-management thread of MANUAL progress, or null. */
     private RxmConnectionWatcher connectionWatcher;
     private long minMultiRecv;
-    private long nextKey = 0x52584d0000L; // "RXM": keys of rendezvous registrations
+    private static final AtomicInteger KEY_SPACES = new AtomicInteger();
+    /** This endpoint's own range of rendezvous registration keys ("RXM", then its number): endpoints of one domain must not collide. */
+    private final long keyBase = 0x52584d0000L + ((long) KEY_SPACES.incrementAndGet() << 40);
+    private long nextKey;
     /** The bound AV when it tells of removals, else null. */
     private PeerRemovalSource removals;
     private final PeerRemovalSource.Listener removalListener = this::peersRemoved;
@@ -187,6 +190,37 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         return new Limits(c, 0, 0, settings.eagerLimit(), max, RxmWireDescriptor.IOV_LIMIT, RxmWireDescriptor.IOV_LIMIT);
     }
 
+    private final CqEntry[] closingEntries = {new CqEntry(), new CqEntry(), new CqEntry(), new CqEntry()};
+    private final CqErrEntry closingErr = new CqErrEntry();
+
+    /**
+     * A MSG endpoint was closed (under the lock): handles every completion the MSG CQ holds, so
+     * that what the closed endpoint completed before its close is not taken for lost.
+     */
+    void drainClosed() {
+        CompletionQueue cq = msgCq;
+        if (cq == null) {
+            return;
+        }
+        while (true) {
+            int n = cq.read(closingEntries, closingEntries.length);
+            if (n > 0) {
+                for (int i = 0; i < n; i++) {
+                    packets.completed(closingEntries[i]);
+                }
+            } else if (n == -Errno.EAVAIL && cq.readErr(closingErr, 0) == 1) {
+                packets.failed(closingErr.context(), closingErr.err());
+            } else {
+                return;
+            }
+        }
+    }
+
+    /** Sends what waited for connections that are now made (under the lock). */
+    void flushPending() {
+        packets.retryDeferred();
+    }
+
     /** Whether it is enabled and neither closed nor departed (the watcher runs while it is). */
     boolean isEnabled() {
         return enabled;
@@ -208,9 +242,6 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             }
             if (av() == null) {
                 throw new FabricException(Errno.ENOAV, "enable: an RDM endpoint needs an address vector bound first");
-            }
-            if (txCq() == null && rxCq() == null) {
-                throw new FabricException(Errno.ENOCQ, "enable: bind a CQ first");
             }
             try {
                 msgEq = fabric.openEq(new EqAttr().size(1024).waitObj(WaitObj.MUTEX_COND), "rxm-msg-eq");
@@ -708,7 +739,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
 
     /** A fresh key for a rendezvous registration (ignored by providers that choose keys). */
     long nextKey() {
-        return nextKey++;
+        return keyBase + nextKey++;
     }
 
     /** The peers this endpoint holds a MSG connection to now, made or being made (tools, tests). */

@@ -271,7 +271,9 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 packet(rb, (int) e.len());
             }
         } else if (context instanceof RxmTransmit t) {
-            sent(t, e.flags());
+            if (t.inUse) { // else ended with its connection already (connectionEnded)
+                sent(t, e.flags());
+            }
         } else if (context instanceof RxmRendezvousRead rr) {
             rendezvous.readCompleted(rr, 0);
         } else if (context == null && (e.flags() & Fi.FI_REMOTE_CQ_DATA) != 0) {
@@ -293,7 +295,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
 
     /** A failed MSG operation. */
     void failed(Object context, int err) {
-        if (context instanceof RxmTransmit t) {
+        if (context instanceof RxmTransmit t && t.inUse) {
             failTransmit(t, err == 0 ? Errno.EIO : err);
         } else if (context instanceof RxmRendezvousRead rr) {
             rendezvous.readCompleted(rr, err == 0 ? Errno.EIO : err);
@@ -528,10 +530,12 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         }
         c.pendingHead = null;
         c.pendingTail = null;
-        // rendezvous sends the peer will never answer now
+        // the MSG endpoint is closed: what it completed before is read now, and what it held
+        // will never complete (a close discards) — nor will the peer answer rendezvous sends
+        ep.drainClosed();
         for (RxmTransmit t : transmits.all()) {
-            if (t.inUse && t.connection == c && t.kind == RxmTransmit.Kind.RENDEZVOUS && t.sent && !t.peerDone) {
-                finishSend(t, err);
+            if (t.inUse && t.connection == c) {
+                failTransmit(t, err);
             }
         }
     }
