@@ -211,6 +211,9 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     }
 
     private void failTransmit(RxmTransmit t, int err) {
+        if (err == Errno.ENODEV) {
+            err = Errno.ECANCELED; // the MSG provider departed under it: cancelled, as R15 says
+        }
         if (t.kind == RxmTransmit.Kind.CONTROL) {
             transmits.give(t);
         } else {
@@ -519,6 +522,10 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     @Override
     public void connectionEnded(RxmConnection c, int err, String why) {
         LOG.log(System.Logger.Level.DEBUG, "rxm: " + c + " ended: " + why);
+        // the MSG endpoint is closed: what it completed before is handled first (a rendezvous
+        // request that arrived then is abandoned below with the others), and what it held will
+        // never complete (a close discards) — nor will the peer answer rendezvous sends
+        ep.drainClosed();
         segments.abandon(c, err);
         rendezvous.connectionEnded(c, err);
         for (RxmTransmit t = c.pendingHead; t != null; ) {
@@ -530,9 +537,6 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         }
         c.pendingHead = null;
         c.pendingTail = null;
-        // the MSG endpoint is closed: what it completed before is read now, and what it held
-        // will never complete (a close discards) — nor will the peer answer rendezvous sends
-        ep.drainClosed();
         for (RxmTransmit t : transmits.all()) {
             if (t.inUse && t.connection == c) {
                 failTransmit(t, err);
