@@ -5,6 +5,7 @@ import io.jofi.AvAttr;
 import io.jofi.FabricException;
 import io.jofi.spi.util.AddressResolver;
 import io.jofi.spi.util.UtilAddressVector;
+import io.jofi.spi.util.rxm.PeerRemovalSource;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -20,14 +21,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *     endpoint bound to this AV to that peer.</li>
  * </ul>
  */
-final class TcpAddressVector extends UtilAddressVector {
-    /** Told of the raw addresses an {@code fi_av_remove} took out. */
-    interface RemovalListener {
-        /** Called after a successful remove, on the remover's thread, without this AV's lock. */
-        void removed(byte[][] addrs);
-    }
-
-    private final CopyOnWriteArrayList<RemovalListener> listeners = new CopyOnWriteArrayList<>();
+final class TcpAddressVector extends UtilAddressVector implements PeerRemovalSource {
+    private final CopyOnWriteArrayList<PeerRemovalSource.Listener> listeners = new CopyOnWriteArrayList<>();
     private volatile int version;
 
     TcpAddressVector(AvAttr attr, Object context, AddrFormat format, AddressResolver resolver) throws FabricException {
@@ -39,11 +34,13 @@ final class TcpAddressVector extends UtilAddressVector {
         return version;
     }
 
-    void addRemovalListener(RemovalListener l) {
+    @Override
+    public void addRemovalListener(PeerRemovalSource.Listener l) {
         listeners.addIfAbsent(l);
     }
 
-    void removeRemovalListener(RemovalListener l) {
+    @Override
+    public void removeRemovalListener(PeerRemovalSource.Listener l) {
         listeners.remove(l);
     }
 
@@ -71,7 +68,7 @@ final class TcpAddressVector extends UtilAddressVector {
         int rc = super.remove(fiAddrs, flags);
         if (rc == 0) {
             bump();
-            for (RemovalListener l : listeners) {
+            for (PeerRemovalSource.Listener l : listeners) {
                 l.removed(before);
             }
         }

@@ -71,7 +71,7 @@ import java.util.Set;
  * <p><b>Threads.</b> This object's monitor guards all of it (the connections' {@code lock});
  * the progress step, the CM loop and the application's calls take it per event/operation.
  */
-final class TcpRdmEndpoint extends UtilEndpoint implements SelectHandler, TcpAddressVector.RemovalListener,
+final class TcpRdmEndpoint extends UtilEndpoint implements SelectHandler, io.jofi.spi.util.rxm.PeerRemovalSource.Listener,
         TcpReceiveSide.Owner {
     /**
      * How long sends parked by a crossed-connect reject wait for the peer's connection before

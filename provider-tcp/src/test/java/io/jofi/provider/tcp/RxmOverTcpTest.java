@@ -172,6 +172,31 @@ class RxmOverTcpTest {
         }
     }
 
+    /**
+     * FI_LOCAL_COMM: an endpoint sends to its own name — its connection request reaches its
+     * own listener and is accepted by a connection of its own — eager and rendezvous, the
+     * source being its own fi_addr.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void anEndpointSendsToItself(Progress mode) throws Exception {
+        try (Side a = new Side(mode)) {
+            long self = a.insert(a.ep.getName());
+            for (int size : new int[] {8, 65536, 8}) {
+                ByteBuffer in = ByteBuffer.allocateDirect(size);
+                assertEquals(0, a.ep.recv(in, null, Fi.FI_ADDR_UNSPEC, "r" + size));
+                retry(a, a, () -> a.ep.send(pattern(size, 3), null, self, "s" + size));
+                long[] from = new long[1];
+                CqEntry got = awaitFrom(a.rxCq, from, a, a);
+                assertEquals("r" + size, got.context());
+                assertEquals(self, from[0], "FI_SOURCE: its own fi_addr");
+                in.limit(size);
+                assertEquals(pattern(size, 3), in);
+                assertEquals("s" + size, await(a.txCq, a, a).context());
+            }
+        }
+    }
+
     static ByteBuffer pattern(int size, int seed) {
         ByteBuffer b = ByteBuffer.allocateDirect(Math.max(size, 1));
         for (int i = 0; i < size; i++) {

@@ -35,6 +35,12 @@ import java.util.Map;
 final class RxmConnectionManager {
     private static final System.Logger LOG = System.getLogger(RxmConnectionManager.class.getName());
 
+    /** What the endpoint adds to each MSG endpoint it opens. */
+    interface MsgEndpointSetup {
+        /** Binds what else {@code m} needs (FI_RMA_EVENT: the application's target-side counters). */
+        void setUp(Endpoint m) throws FabricException;
+    }
+
     /** What the endpoint does when a connection ends. */
     interface Listener {
         /** {@code c}'s MSG connection ended (or never came): fail what waits on it. */
@@ -48,6 +54,7 @@ final class RxmConnectionManager {
     private final CompletionQueue cq;
     private final PassiveEndpoint pep;
     private final Listener listener;
+    private final MsgEndpointSetup setup;
     private final long pid;
     /** Our listening address: our RDM name. */
     private final InetSocketAddress local;
@@ -61,7 +68,7 @@ final class RxmConnectionManager {
     private final EqErrEntry error = new EqErrEntry();
 
     RxmConnectionManager(Domain domain, Info msgInfo, RxmSettings settings, EventQueue eq, CompletionQueue cq,
-                         PassiveEndpoint pep, Listener listener, long pid) throws FabricException {
+                         PassiveEndpoint pep, Listener listener, MsgEndpointSetup setup, long pid) throws FabricException {
         this.domain = domain;
         this.msgInfo = msgInfo;
         this.settings = settings;
@@ -69,9 +76,36 @@ final class RxmConnectionManager {
         this.cq = cq;
         this.pep = pep;
         this.listener = listener;
+        this.setup = setup;
         this.pid = pid;
-        this.localName = pep.getName();
-        this.local = Addresses.fromSockaddr(localName);
+        this.local = concrete(Addresses.fromSockaddr(pep.getName()), msgInfo.domainAttr().name());
+        this.localName = Addresses.toSockaddr(local);
+    }
+
+    /**
+     * Our name is what peers connect to, so never a wildcard: a listener bound to every
+     * address is named by the address of the info's interface (same family), else loopback.
+     */
+    private static InetSocketAddress concrete(InetSocketAddress bound, String ifName) {
+        InetAddress a = bound.getAddress();
+        if (!a.isAnyLocalAddress()) {
+            return bound;
+        }
+        boolean v6 = a instanceof java.net.Inet6Address;
+        try {
+            java.net.NetworkInterface nif = ifName == null ? null : java.net.NetworkInterface.getByName(ifName);
+            if (nif != null) {
+                for (InetAddress x : java.util.Collections.list(nif.getInetAddresses())) {
+                    if ((x instanceof java.net.Inet6Address) == v6 && !x.isLinkLocalAddress()) {
+                        return new InetSocketAddress(x, bound.getPort());
+                    }
+                }
+            }
+            return new InetSocketAddress(v6 ? InetAddress.getByName("::1") : InetAddress.getByName("127.0.0.1"),
+                    bound.getPort());
+        } catch (java.io.IOException e) {
+            return new InetSocketAddress(InetAddress.getLoopbackAddress(), bound.getPort());
+        }
     }
 
     byte[] localName() {
@@ -140,6 +174,7 @@ final class RxmConnectionManager {
         try {
             m.bind(eq, 0);
             m.bind(cq, Fi.FI_TRANSMIT | Fi.FI_RECV);
+            setup.setUp(m);
             m.enable();
             boolean tagged = (msgInfo.caps() & Fi.FI_TAGGED) != 0;
             int each = settings.receiveBuffers();
@@ -192,7 +227,13 @@ final class RxmConnectionManager {
             case Fi.FI_SHUTDOWN -> {
                 RxmConnection c = byMsgEndpoint.get(e.fid());
                 if (c != null) {
-                    end(c, Errno.ECONNRESET, "the peer shut the connection down");
+                    // a MSG endpoint shut down by its provider's departure (R15) is no peer's doing
+                    String failure = departure(e.fid());
+                    if (failure != null) {
+                        end(c, failure.isEmpty() ? Errno.ECANCELED : Errno.EIO, "the MSG provider departed");
+                    } else {
+                        end(c, Errno.ECONNRESET, "the peer shut the connection down");
+                    }
                 }
             }
             default -> LOG.log(System.Logger.Level.DEBUG, "rxm: MSG event " + e.event() + " ignored");
@@ -219,12 +260,15 @@ final class RxmConnectionManager {
                     reject(info, RxmWireDescriptor.REJECT_ALREADY); // our request goes through
                     return;
                 }
-                if (cmp == 0) {
-                    LOG.log(System.Logger.Level.INFO, "rxm: a connection to ourselves is not supported");
+                if (cmp == 0 && RxmConnectData.pid(d.connId) == pid) {
+                    c = loopback(c); // FI_LOCAL_COMM: our own request, accepted by a connection of its own
+                } else if (cmp == 0) {
+                    LOG.log(System.Logger.Level.INFO, "rxm: a request naming our own address from another process");
                     reject(info, RxmWireDescriptor.REJECT_REFUSED);
                     return;
+                } else {
+                    close(c); // the peer's request wins: ours is dropped
                 }
-                close(c); // the peer's request wins: ours is dropped
             }
             case ACCEPTING, CONNECTED -> {
                 if (c.remotePid != 0 && c.remotePid == RxmConnectData.pid(d.connId)) {
@@ -248,6 +292,17 @@ final class RxmConnectionManager {
             drop(c, m);
             reject(info, RxmWireDescriptor.REJECT_REFUSED);
         }
+    }
+
+    /**
+     * The accepting end of a connection to ourselves (a send to our own name): a second
+     * connection object of the same peer, not looked up by address (sends take the connecting
+     * end), whose packets arrive with our own fi_addr as their source.
+     */
+    private RxmConnection loopback(RxmConnection connecting) {
+        RxmConnection l = new RxmConnection(byIndex.size(), connecting.peer, connecting.peerName);
+        byIndex.add(l);
+        return l;
     }
 
     private void connected(EqEntry e) {
@@ -321,6 +376,50 @@ final class RxmConnectionManager {
             pep.reject(info.handle(), RxmConnectData.encodeReject(reason));
         } catch (FabricException e) {
             LOG.log(System.Logger.Level.DEBUG, "rxm: reject failed: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Why the MSG endpoint {@code fid} is gone, when its provider ended it: "" departed,
+     * else the failure; null when it is open (a peer's shutdown).
+     */
+    private static String departure(Object fid) {
+        if (fid instanceof io.jofi.spi.util.AbstractFid f && f.isDeparted()) {
+            return f.failure() == null ? "" : f.failure();
+        }
+        return null;
+    }
+
+    /**
+     * {@code fi_av_remove} took {@code addrs} out of the AV: the connections to those peers
+     * close and what waits on them ends with {@code err}; the cached AV entries are forgotten
+     * (the AV may hand their slots to other peers).
+     */
+    void removed(byte[][] addrs, int err) {
+        byAvEntry.clear();
+        if (addrs == null) {
+            return;
+        }
+        for (byte[] a : addrs) {
+            if (a == null) {
+                continue;
+            }
+            RxmConnection c;
+            try {
+                c = byPeer.get(Addresses.fromSockaddr(a));
+            } catch (IllegalArgumentException ex) {
+                continue; // not an address this layer could have connected to
+            }
+            if (c != null && (c.state != RxmConnection.State.IDLE || c.pendingHead != null)) {
+                end(c, err, "the peer was removed from the address vector");
+            }
+        }
+    }
+
+    /** Ends every connection with {@code err} (departure: what waits on them fails). */
+    void endAll(int err, String why) {
+        for (RxmConnection c : byIndex) {
+            end(c, err, why);
         }
     }
 

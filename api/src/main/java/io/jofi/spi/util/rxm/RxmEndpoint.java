@@ -50,6 +50,13 @@ import java.util.concurrent.locks.LockSupport;
  * <p><b>Threads.</b> One lock serialises posts and progress. The MSG provider never calls back
  * into this endpoint, so holding the lock while posting to it cannot deadlock.
  *
+ * <p><b>Losing peers.</b> {@code fi_av_remove} of a peer (an AV that is a
+ * {@link PeerRemovalSource}) closes its connection: what waits on it ends with
+ * {@code ECANCELED}, the peer's side with {@code ECONNRESET}. A departure of the MSG provider
+ * (R15) ends every pending operation with {@code ECANCELED} ({@code EIO} when its progress
+ * failed) and closes the listener and the connections. A send to our own name
+ * ({@code FI_LOCAL_COMM}) goes over a connection to our own listener.
+ *
  * <p>Not done yet: sending segmented messages (received ones are put together; above the
  * eager limit this layer sends by rendezvous, which every rxm peer takes), rxm's credits
  * (flow control is declared off, which rxm accepts), rxm's own atomic packets (atomics are
@@ -60,12 +67,12 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     /** What this endpoint offers. */
     public static final long CAPS = Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ
             | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR
-            | Fi.FI_DIRECTED_RECV | Fi.FI_MULTI_RECV;
+            | Fi.FI_DIRECTED_RECV | Fi.FI_MULTI_RECV | Fi.FI_RMA_EVENT;
     /**
      * What it offers when asked for nothing in particular: FI_SOURCE_ERR changes behaviour, and
      * FI_ATOMIC needs atomics of the MSG provider (passed through), so both only on request.
      */
-    public static final long DEFAULT_CAPS = CAPS & ~(Fi.FI_SOURCE_ERR | Fi.FI_ATOMIC);
+    public static final long DEFAULT_CAPS = CAPS & ~(Fi.FI_SOURCE_ERR | Fi.FI_ATOMIC | Fi.FI_RMA_EVENT);
     /** What the MSG endpoints underneath need: messages, and reads of a rendezvous sender's memory. */
     private static final long MSG_CAPS = Fi.FI_MSG | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_RMA | Fi.FI_READ
             | Fi.FI_REMOTE_READ | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE;
@@ -93,9 +100,15 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     RxmConnectionManager connections;
     private volatile boolean enabled;
     /** The connection-management thread of MANUAL progress, or null. */
-    private Thread connectionWatcher;
+    private RxmConnectionWatcher connectionWatcher;
     private long minMultiRecv;
-    private long nextKey = 0x52584d0000L; // "RXM": keys of rendezvous registrations
+    private static final AtomicInteger KEY_SPACES = new AtomicInteger();
+    /** This endpoint's own range of rendezvous registration keys ("RXM", then its number): endpoints of one domain must not collide. */
+    private final long keyBase = 0x52584d0000L + ((long) KEY_SPACES.incrementAndGet() << 40);
+    private long nextKey;
+    /** The bound AV when it tells of removals, else null. */
+    private PeerRemovalSource removals;
+    private final PeerRemovalSource.Listener removalListener = this::peersRemoved;
 
     /** Runs the step once the endpoint exists (the engine starts before it, in the super constructor). */
     private static final class StepHolder implements ProgressEngine.Step {
@@ -147,7 +160,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         this.fabric = fabric;
         this.domain = domain;
         this.msgInfo = msgInfo.copy();
-        this.msgInfo.caps(this.msgInfo.caps() | MSG_CAPS | (caps & Fi.FI_ATOMIC));
+        this.msgInfo.caps(this.msgInfo.caps() | MSG_CAPS | (caps & (Fi.FI_ATOMIC | Fi.FI_RMA_EVENT)));
         if ((caps == 0 || (caps & Fi.FI_TAGGED) != 0) && msgTaggedOffered(msgInfo)) {
             // to take the tagged messages libfabric's rxm over tcp sends as tcp tagged messages
             this.msgInfo.caps(this.msgInfo.caps() | Fi.FI_MSG | Fi.FI_TAGGED);
@@ -177,6 +190,42 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         return new Limits(c, 0, 0, settings.eagerLimit(), max, RxmWireDescriptor.IOV_LIMIT, RxmWireDescriptor.IOV_LIMIT);
     }
 
+    private final CqEntry[] closingEntries = {new CqEntry(), new CqEntry(), new CqEntry(), new CqEntry()};
+    private final CqErrEntry closingErr = new CqErrEntry();
+
+    /**
+     * A MSG endpoint was closed (under the lock): handles every completion the MSG CQ holds, so
+     * that what the closed endpoint completed before its close is not taken for lost.
+     */
+    void drainClosed() {
+        CompletionQueue cq = msgCq;
+        if (cq == null) {
+            return;
+        }
+        while (true) {
+            int n = cq.read(closingEntries, closingEntries.length);
+            if (n > 0) {
+                for (int i = 0; i < n; i++) {
+                    packets.completed(closingEntries[i]);
+                }
+            } else if (n == -Errno.EAVAIL && cq.readErr(closingErr, 0) == 1) {
+                packets.failed(closingErr.context(), closingErr.err());
+            } else {
+                return;
+            }
+        }
+    }
+
+    /** Sends what waited for connections that are now made (under the lock). */
+    void flushPending() {
+        packets.retryDeferred();
+    }
+
+    /** Whether it is enabled and neither closed nor departed (the watcher runs while it is). */
+    boolean isEnabled() {
+        return enabled;
+    }
+
     /** The settings it was opened with. */
     public RxmSettings settings() {
         return settings;
@@ -194,89 +243,85 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             if (av() == null) {
                 throw new FabricException(Errno.ENOAV, "enable: an RDM endpoint needs an address vector bound first");
             }
-            if (txCq() == null && rxCq() == null) {
-                throw new FabricException(Errno.ENOCQ, "enable: bind a CQ first");
+            try {
+                msgEq = fabric.openEq(new EqAttr().size(1024).waitObj(WaitObj.MUTEX_COND), "rxm-msg-eq");
+                msgCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED).size(settings.msgCqSize())
+                        .waitObj(WaitObj.UNSPEC), "rxm-msg-cq");
+                pep = fabric.passiveEndpoint(msgInfo, "rxm-listener");
+                pep.bind(msgEq, 0);
+                pep.listen();
+                connections = new RxmConnectionManager(domain, msgInfo, settings, msgEq, msgCq, pep, packets,
+                        this::bindTargetCounters, ProcessHandle.current().pid());
+            } catch (FabricException | RuntimeException e) {
+                // nothing half made stays open (the domain could not be closed): the listener's port may be taken
+                closeQuietly(pep);
+                closeQuietly(msgCq);
+                closeQuietly(msgEq);
+                pep = null;
+                msgCq = null;
+                msgEq = null;
+                throw e;
             }
-            msgEq = fabric.openEq(new EqAttr().size(1024).waitObj(WaitObj.MUTEX_COND), "rxm-msg-eq");
-            msgCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED).size(settings.msgCqSize())
-                    .waitObj(WaitObj.UNSPEC), "rxm-msg-cq");
-            pep = fabric.passiveEndpoint(msgInfo, "rxm-listener");
-            pep.bind(msgEq, 0);
-            pep.listen();
-            connections = new RxmConnectionManager(domain, msgInfo, settings, msgEq, msgCq, pep, packets,
-                    ProcessHandle.current().pid());
             receives.completion().bind(rxCq(), selectiveRx(), counterFor(Fi.FI_RECV));
             receives.completion().reportSource((caps() & Fi.FI_SOURCE) != 0, (caps() & Fi.FI_SOURCE_ERR) != 0);
             receives.directed((caps() & Fi.FI_DIRECTED_RECV) != 0);
             sealBindings();
             enabled = true;
             if (engine.isManual()) {
-                connectionWatcher = new Thread(this::watchConnections, "jofi-rxm-cm-" + SEQUENCE.incrementAndGet());
-                connectionWatcher.setDaemon(true);
+                connectionWatcher = new RxmConnectionWatcher(this, msgEq, msgCq, "jofi-rxm-cm-" + SEQUENCE.incrementAndGet());
                 connectionWatcher.start();
             }
         }
     }
 
-    /**
-     * MANUAL progress moves data only inside the application's calls, but a peer's connection
-     * request must not wait for them (as libfabric's rxm has a connection-management thread):
-     * an application asleep on its CQ's wait object would never see the peer's first message.
-     * This thread waits on the MSG event queue, handles its events under the lock, and wakes
-     * the application's queues when the MSG CQ holds something, so that its next read moves it.
-     */
-    private void watchConnections() {
-        io.jofi.WaitObject.MutexCond wait;
-        try {
-            wait = (io.jofi.WaitObject.MutexCond) msgEq.getWait();
-        } catch (FabricException | ClassCastException e) {
-            return; // no wait object to sleep on: connection events wait for the application's reads
+    /** An AV that tells of removals ({@link PeerRemovalSource}) is followed: {@link #peersRemoved}. */
+    @Override
+    protected void onBind(io.jofi.Fid fid, long flags) {
+        if (fid instanceof PeerRemovalSource r) {
+            removals = r;
+            r.addRemovalListener(removalListener);
         }
-        io.jofi.spi.util.UtilEventQueue eq = (io.jofi.spi.util.UtilEventQueue) msgEq;
-        while (enabled) {
-            // sleep on the EQ's condition without driving the MSG provider's progress: a wait
-            // that drove it would take messages from the sockets while the application drives
-            // (and skips, the step being busy), leaving its read empty
-            wait.mutex().lock();
-            try {
-                if (!eq.isReady(0)) {
-                    wait.cond().await(100, java.util.concurrent.TimeUnit.MILLISECONDS);
-                }
-            } catch (InterruptedException e) {
-                return;
-            } finally {
-                wait.mutex().unlock();
-            }
-            if (!eq.isReady(0)) {
-                continue;
-            }
-            synchronized (lock) {
-                if (!enabled) {
-                    return;
-                }
-                connections.progress();
-            }
-            // reading the EQ ran the MSG provider's progress once, which may have moved a
-            // message into the MSG CQ that the provider's own wake-up will not report any more
-            if (msgCq instanceof UtilCompletionQueue q && q.isReady(1)) {
-                wakeApplication();
+    }
+
+    /**
+     * {@code fi_av_remove} took these peers out of the bound AV: their connections close, and
+     * the operations waiting on them end with {@code ECANCELED} (the peer sees its connection
+     * reset); the next send to such a peer, once inserted again, connects anew.
+     */
+    public void peersRemoved(byte[][] addrs) {
+        synchronized (lock) {
+            if (enabled && connections != null) {
+                connections.removed(addrs, Errno.ECANCELED);
             }
         }
     }
 
-    private void wakeApplication() {
-        UtilCompletionQueue rx = rxCq();
-        if (rx != null) {
-            rx.waitSupport().notifyReady();
+    /**
+     * FI_RMA_EVENT: RMA is passed through, so the MSG provider serves the target side; the
+     * application's remote-read/remote-write counters are bound to each MSG endpoint, which
+     * counts what its peer did (the same domain's counters, so the MSG endpoint takes them).
+     */
+    private void bindTargetCounters(io.jofi.Endpoint m) throws FabricException {
+        if (!countsTargetEvents()) {
+            return;
         }
-        UtilCompletionQueue tx = txCq();
-        if (tx != null && tx != rx) {
-            tx.waitSupport().notifyReady();
+        UtilCounter r = counterFor(Fi.FI_REMOTE_READ);
+        UtilCounter w = counterFor(Fi.FI_REMOTE_WRITE);
+        if (r != null && r == w) {
+            m.bind(r, Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE);
+            return;
         }
-        UtilCounter c = counterFor(Fi.FI_RECV);
-        if (c != null) {
-            c.waitSupport().notifyReady();
+        if (r != null) {
+            m.bind(r, Fi.FI_REMOTE_READ);
         }
+        if (w != null) {
+            m.bind(w, Fi.FI_REMOTE_WRITE);
+        }
+    }
+
+    /** Whether the MSG endpoints count the target-side RMA events ({@link #bindTargetCounters}). */
+    boolean countsTargetEvents() {
+        return (caps() & Fi.FI_RMA_EVENT) != 0;
     }
 
     @Override
@@ -345,20 +390,48 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 connections.closeAll();
             }
             receives.discardPosted();
+            packets.closeRegistrations();
+        }
+        stopAndRelease();
+        releaseBindings(this);
+    }
+
+    /**
+     * R15 (and a failed MSG domain, with {@code EIO}): every pending operation ends with the
+     * departure error — transmits, posted receives — and the listener and the connections close.
+     */
+    @Override
+    protected void onDeparture() {
+        int err = departureError();
+        synchronized (lock) {
+            boolean wasEnabled = enabled;
+            enabled = false;
+            if (connections != null) {
+                connections.endAll(err, "the provider departed");
+            }
+            if (wasEnabled) {
+                packets.failInFlight(err);
+                receives.failPosted(err, 0, null);
+            }
+            packets.closeRegistrations();
+        }
+        stopAndRelease();
+    }
+
+    /** Stops the threads, closes what {@link #enable} opened and stops following the AV. */
+    private void stopAndRelease() {
+        PeerRemovalSource r = removals;
+        if (r != null) {
+            r.removeRemovalListener(removalListener);
         }
         engine.close();
-        Thread w = connectionWatcher;
+        RxmConnectionWatcher w = connectionWatcher;
         if (w != null) {
-            try {
-                w.join(2000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            w.join();
         }
         closeQuietly(pep);
         closeQuietly(msgCq);
         closeQuietly(msgEq);
-        releaseBindings(this);
     }
 
     private static void closeQuietly(io.jofi.Fid f) {
@@ -378,6 +451,9 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     int progress(long timeoutNanos) {
         int work;
         synchronized (lock) {
+            if (!enabled) {
+                return 0;
+            }
             work = connections.progress() + packets.retryDeferred();
         }
         work += drain(msgCq.read(entries, entries.length));
@@ -391,6 +467,9 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     private int drain(int n) {
         if (n > 0) {
             synchronized (lock) {
+                if (!enabled) {
+                    return 0; // departed or closed meanwhile: what was in flight has been ended
+                }
                 for (int i = 0; i < n; i++) {
                     CqEntry e = entries[i];
                     packets.completed(e);
@@ -400,6 +479,9 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         }
         if (n == -Errno.EAVAIL && msgCq.readErr(errEntry, 0) == 1) {
             synchronized (lock) {
+                if (!enabled) {
+                    return 0;
+                }
                 packets.failed(errEntry.context(), errEntry.err());
             }
             return 1;
@@ -657,7 +739,23 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
 
     /** A fresh key for a rendezvous registration (ignored by providers that choose keys). */
     long nextKey() {
-        return nextKey++;
+        return keyBase + nextKey++;
+    }
+
+    /** The peers this endpoint holds a MSG connection to now, made or being made (tools, tests). */
+    public int connectionCount() {
+        synchronized (lock) {
+            if (connections == null) {
+                return 0;
+            }
+            int n = 0;
+            for (RxmConnection c : connections.connections()) {
+                if (c.state != RxmConnection.State.IDLE) {
+                    n++;
+                }
+            }
+            return n;
+        }
     }
 
     @Override

@@ -36,6 +36,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private final ArrivingMessage arriving = new ArrivingMessage();
     private final RxmSegmentAssembly segments;
     private final RxmRendezvousReceiver rendezvous;
+    private final RxmRegistrationCache registrations = new RxmRegistrationCache();
 
     RxmPacketHandler(RxmEndpoint ep) {
         this.ep = ep;
@@ -85,7 +86,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         try {
             for (int i = 0; i < count; i++) {
                 ByteBuffer b = buf != null ? buf : msg.iov(i);
-                MemoryRegion mr = ep.domain().register(b, Fi.FI_REMOTE_READ, 0, ep.nextKey(), 0, null);
+                MemoryRegion mr = registrations.acquire(ep.domain(), b, ep.nextKey());
                 t.locals[t.regionCount] = b;
                 t.regions[t.regionCount++] = mr;
                 RxmPacketHeader.writeRendezvousIov(p, HEADER_LENGTH, i, mr.address(), b.remaining(), mr.key());
@@ -210,6 +211,9 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     }
 
     private void failTransmit(RxmTransmit t, int err) {
+        if (err == Errno.ENODEV) {
+            err = Errno.ECANCELED; // the MSG provider departed under it: cancelled, as R15 says
+        }
         if (t.kind == RxmTransmit.Kind.CONTROL) {
             transmits.give(t);
         } else {
@@ -245,16 +249,17 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         transmits.give(t);
     }
 
-    private static void closeRegions(RxmTransmit t) {
+    private void closeRegions(RxmTransmit t) {
         for (int i = 0; i < t.regionCount; i++) {
-            try {
-                t.regions[i].close();
-            } catch (FabricException e) {
-                LOG.log(System.Logger.Level.DEBUG, "rxm: closing a rendezvous registration failed: " + e.getMessage());
-            }
+            registrations.release(t.regions[i]);
             t.regions[i] = null;
         }
         t.regionCount = 0;
+    }
+
+    /** The endpoint closes or departs: the cached registrations go (after {@link #failInFlight}). */
+    void closeRegistrations() {
+        registrations.closeAll();
     }
 
     // =================================================================== MSG completions
@@ -269,7 +274,9 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 packet(rb, (int) e.len());
             }
         } else if (context instanceof RxmTransmit t) {
-            sent(t, e.flags());
+            if (t.inUse) { // else ended with its connection already (connectionEnded)
+                sent(t, e.flags());
+            }
         } else if (context instanceof RxmRendezvousRead rr) {
             rendezvous.readCompleted(rr, 0);
         } else if (context == null && (e.flags() & Fi.FI_REMOTE_CQ_DATA) != 0) {
@@ -283,7 +290,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         if (cq != null) {
             cq.completeUnsolicited(null, e.flags(), e.len(), null, 0, e.data(), 0, Fi.FI_ADDR_NOTAVAIL);
         }
-        UtilCounter counter = ep.counter(Fi.FI_REMOTE_WRITE);
+        UtilCounter counter = ep.countsTargetEvents() ? null : ep.counter(Fi.FI_REMOTE_WRITE); // else the MSG endpoint counted it
         if (counter != null) {
             counter.increment();
         }
@@ -291,7 +298,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
 
     /** A failed MSG operation. */
     void failed(Object context, int err) {
-        if (context instanceof RxmTransmit t) {
+        if (context instanceof RxmTransmit t && t.inUse) {
             failTransmit(t, err == 0 ? Errno.EIO : err);
         } else if (context instanceof RxmRendezvousRead rr) {
             rendezvous.readCompleted(rr, err == 0 ? Errno.EIO : err);
@@ -499,10 +506,28 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
 
     // =================================================================== connections
 
+    /**
+     * Departure (R15): every transmit still in flight ends with {@code err}. Called once the
+     * connections were ended and the endpoint stopped reading the MSG CQ, so no completion of
+     * the MSG provider can come for them any more.
+     */
+    void failInFlight(int err) {
+        for (RxmTransmit t : transmits.all()) {
+            if (t.inUse) {
+                failTransmit(t, err);
+            }
+        }
+    }
+
     @Override
     public void connectionEnded(RxmConnection c, int err, String why) {
         LOG.log(System.Logger.Level.DEBUG, "rxm: " + c + " ended: " + why);
+        // the MSG endpoint is closed: what it completed before is handled first (a rendezvous
+        // request that arrived then is abandoned below with the others), and what it held will
+        // never complete (a close discards) — nor will the peer answer rendezvous sends
+        ep.drainClosed();
         segments.abandon(c, err);
+        rendezvous.connectionEnded(c, err);
         for (RxmTransmit t = c.pendingHead; t != null; ) {
             RxmTransmit next = t.nextPending;
             t.nextPending = null;
@@ -512,10 +537,9 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         }
         c.pendingHead = null;
         c.pendingTail = null;
-        // rendezvous sends the peer will never answer now
         for (RxmTransmit t : transmits.all()) {
-            if (t.inUse && t.connection == c && t.kind == RxmTransmit.Kind.RENDEZVOUS && t.sent && !t.peerDone) {
-                finishSend(t, err);
+            if (t.inUse && t.connection == c) {
+                failTransmit(t, err);
             }
         }
     }

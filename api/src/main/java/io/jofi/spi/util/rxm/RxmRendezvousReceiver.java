@@ -238,6 +238,31 @@ final class RxmRendezvousReceiver {
         }
     }
 
+    /**
+     * {@code c} ended: its FI_MATCH_COMPLETE rendezvous that no receive took yet can never be
+     * read (the sender's registrations went with the connection), so they go from the
+     * unexpected queue — a later receive must not take a message whose bytes cannot come.
+     */
+    void connectionEnded(RxmConnection c, int err) {
+        RxmRendezvousRead prev = null;
+        for (RxmRendezvousRead rr = awaitingMatch; rr != null; ) {
+            RxmRendezvousRead next = rr.next;
+            if (rr.connection == c) {
+                if (prev == null) {
+                    awaitingMatch = next;
+                } else {
+                    prev.next = next;
+                }
+                rr.next = null;
+                rq.abandon(rr.unexpected, err);
+                giveRead(rr);
+            } else {
+                prev = rr;
+            }
+            rr = next;
+        }
+    }
+
     /** Posts the planned reads not posted yet; defers the rest when the MSG queue is full. */
     private void issueReads(RxmRendezvousRead rr) {
         while (rr.nextRead < rr.readCount && rr.error == 0) {

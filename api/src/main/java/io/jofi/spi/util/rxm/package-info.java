@@ -5,7 +5,7 @@
  * and by RMA write, and its rules for crossed connections. Every byte layout is in {@link io.jofi.spi.util.rxm.RxmWireDescriptor}.
  *
  * <p>1.0.0: {@code RxmWireDescriptor}, {@code RxmConnectData}, {@code RxmPacketHeader},
- * {@code RxmSettings}, {@code RxmEndpoint}.
+ * {@code RxmSettings}, {@code RxmEndpoint}, {@code PeerRemovalSource}.
  */
 @Export
 @Version("1.0.0")
