@@ -284,8 +284,15 @@ class ShmCmaTest {
                 assertPattern(in, MIB, k, "bounce path " + k);
             }
             assertFalse(shm(a).cmaOnTowards(toB));
+            // the probe's answer is handled by a's progress, which may come after the transfers
+            // went by bounce: wait for it (bounded) rather than racing it
             String why = shm(a).cmaReasonTowards(toB);
-            assertNotNull(why);
+            long deadline = System.nanoTime() + ShmTestBed.WAIT_NANOS;
+            while (why == null && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+                why = shm(a).cmaReasonTowards(toB);
+            }
+            assertNotNull(why, "the failed probe's reason was never recorded");
             assertTrue(why.contains("probe") && why.contains("errno " + Errno.EIO), why);
             assertEquals(0, shm(a).cmaSent());
         }
