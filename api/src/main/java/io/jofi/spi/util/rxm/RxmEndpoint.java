@@ -498,29 +498,13 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             return -Errno.EOPBADSTATE;
         }
         synchronized (lock) {
-            RxmConnection c = connections.forFiAddr(av(), destAddr);
-            if (c == null) {
-                return -Errno.EINVAL;
-            }
-            boolean reports = msg != null || (flags & Fi.FI_INJECT) == 0;
-            UtilCompletionQueue cq = txCq();
-            if (reports) {
-                int rc = cq.reserve();
-                if (rc != 0) {
-                    return rc;
-                }
-            }
-            RxmTransmit t = transmits.take();
+            RxmTransmit t = admit(destAddr, msg != null || (flags & Fi.FI_INJECT) == 0);
             if (t == null) {
-                if (reports) {
-                    cq.unreserve();
-                }
-                return -Errno.EAGAIN;
+                return refusal;
             }
-            t.connection = c;
+            RxmConnection c = t.connection;
             t.context = context;
             t.flags = flags;
-            t.reports = reports;
             t.completionFlags = Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG);
             RxmPacketHeader h = txHeader.clear();
             h.connId = c.remoteIndex & 0xFFFF_FFFFL;
@@ -539,10 +523,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             int rc = rendezvous ? packets.sendRendezvous(t, h, buf, msg, length)
                     : packets.sendEager(t, h, buf, msg, (int) length);
             if (rc != 0) {
-                transmits.give(t);
-                if (reports) {
-                    cq.unreserve();
-                }
+                refund(t);
             }
             return rc;
         }
@@ -631,37 +612,17 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             return -Errno.EOPBADSTATE;
         }
         synchronized (lock) {
-            RxmConnection c = connections.forFiAddr(av(), peerAddr);
-            if (c == null) {
-                return -Errno.EINVAL;
-            }
-            boolean reports = msg != null || (flags & Fi.FI_INJECT) == 0;
-            UtilCompletionQueue cq = txCq();
-            if (reports) {
-                int rc = cq.reserve();
-                if (rc != 0) {
-                    return rc;
-                }
-            }
-            RxmTransmit t = transmits.take();
+            RxmTransmit t = admit(peerAddr, msg != null || (flags & Fi.FI_INJECT) == 0);
             if (t == null) {
-                if (reports) {
-                    cq.unreserve();
-                }
-                return -Errno.EAGAIN;
+                return refusal;
             }
             t.kind = RxmTransmit.Kind.RMA;
-            t.connection = c;
             t.context = context;
             t.flags = flags;
-            t.reports = reports;
             t.completionFlags = Fi.FI_RMA | (read ? Fi.FI_READ : Fi.FI_WRITE);
             int rc = packets.passRma(t, read, buf, desc, msg, length, addr, key, data);
             if (rc != 0) {
-                transmits.give(t);
-                if (reports) {
-                    cq.unreserve();
-                }
+                refund(t);
             }
             return rc;
         }
@@ -679,25 +640,13 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             return -Errno.EOPBADSTATE;
         }
         synchronized (lock) {
-            RxmConnection c = connections.forFiAddr(av(), destAddr);
-            if (c == null) {
-                return -Errno.EINVAL;
-            }
-            UtilCompletionQueue cq = txCq();
-            int rc = cq.reserve();
-            if (rc != 0) {
-                return rc;
-            }
-            RxmTransmit t = transmits.take();
+            RxmTransmit t = admit(destAddr, true);
             if (t == null) {
-                cq.unreserve();
-                return -Errno.EAGAIN;
+                return refusal;
             }
             t.kind = RxmTransmit.Kind.ATOMIC;
-            t.connection = c;
             t.context = context;
             t.flags = flags;
-            t.reports = true;
             t.completionFlags = Fi.FI_ATOMIC | (result != null ? Fi.FI_READ : Fi.FI_WRITE);
             t.atomicOp = op;
             t.operand = operand;
@@ -706,12 +655,55 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             t.remoteAddr = addr;
             t.remoteKey = key;
             t.postFlags = flags & (Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE | Fi.FI_FENCE);
-            rc = packets.submit(t);
+            int rc = packets.submit(t);
             if (rc != 0) {
-                transmits.give(t);
-                cq.unreserve();
+                refund(t);
             }
             return rc;
+        }
+    }
+
+    /** Why the last {@link #admit} refused (read under {@link #lock}, right after it). */
+    private int refusal;
+
+    /**
+     * Under {@link #lock}: what every transmit funnel takes before it builds its operation —
+     * the peer's connection ({@code -EINVAL}: not in the AV), CQ room when the operation
+     * reports (R6) and a pooled transmit ({@code -EAGAIN}: none free). Null with
+     * {@link #refusal} set when one is missing; nothing is then held.
+     */
+    private RxmTransmit admit(long fiAddr, boolean reports) {
+        RxmConnection c = connections.forFiAddr(av(), fiAddr);
+        if (c == null) {
+            refusal = -Errno.EINVAL;
+            return null;
+        }
+        if (reports) {
+            int rc = txCq().reserve();
+            if (rc != 0) {
+                refusal = rc;
+                return null;
+            }
+        }
+        RxmTransmit t = transmits.take();
+        if (t == null) {
+            if (reports) {
+                txCq().unreserve();
+            }
+            refusal = -Errno.EAGAIN;
+            return null;
+        }
+        t.connection = c;
+        t.reports = reports;
+        return t;
+    }
+
+    /** Gives back what {@link #admit} took, for an operation that was refused after it. */
+    private void refund(RxmTransmit t) {
+        boolean reports = t.reports;
+        transmits.give(t);
+        if (reports) {
+            txCq().unreserve();
         }
     }
 
