@@ -11,6 +11,7 @@ import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanInfo;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import javax.management.ReflectionException;
 
 /**
  * A {@link CounterGroup} as a read-only JMX MBean on the platform MBean server,
@@ -119,8 +120,10 @@ final class CounterGroupMBean implements DynamicMBean {
     }
 
     @Override
-    public Object invoke(String actionName, Object[] params, String[] signature) {
-        throw new UnsupportedOperationException("no operations: counters are read-only");
+    public Object invoke(String actionName, Object[] params, String[] signature) throws ReflectionException {
+        // DynamicMBean's answer for an operation it does not have (its MBeanInfo lists none)
+        throw new ReflectionException(new NoSuchMethodException(actionName),
+                "no operation " + actionName + ": counters are read-only");
     }
 
     @Override
