@@ -101,6 +101,15 @@ public abstract class CrossProcessConformance extends EndpointTest {
         }
         ep.enable();
         remote = new RemotePeer(fx.provider(), remoteProgress(), CAPS, remoteJvmArgs(), await().timeoutMs());
+        if (progress() == Progress.MANUAL) {
+            // this side moves data only inside its calls: keep calling while the child works
+            // (a rendezvous the child receives reads this side's memory)
+            CqEntry[] none = new CqEntry[0];
+            remote.whileWaiting(() -> {
+                txCq.read(none, 0);
+                rxCq.read(none, 0);
+            });
+        }
         toRemote = insert(av, remote.name());
         remote.peer(ep.getName());
     }
@@ -141,11 +150,13 @@ public abstract class CrossProcessConformance extends EndpointTest {
             ByteBuffer in = zeroed(Math.max(n, 1));
             post(() -> ep.recv(in, null, Fi.FI_ADDR_UNSPEC, "in" + n), "recv of " + n);
             remote.ok("send out" + n + " " + n + " " + seed);
+            // the child's send completion first: waiting for it drives the child's progress,
+            // which a rendezvous read from its memory needs in MANUAL progress
+            assertRemoteOk(remote.completions("tx", 1).get(0), "out" + n, "the child's send of " + n);
             CqEntry r = rx("the child's message of " + n + " bytes");
             assertEquals("in" + n, r.context());
             assertEquals(n, r.len(), "length of the child's message");
             assertPattern(in, 0, n, seed, "the child's message of " + n + " bytes");
-            assertRemoteOk(remote.completions("tx", 1).get(0), "out" + n, "the child's send of " + n);
 
             remote.ok("recv back" + n + " " + Math.max(n, 1));
             ByteBuffer out = pattern(n, seed + 1);
@@ -299,8 +310,10 @@ public abstract class CrossProcessConformance extends EndpointTest {
         // and the other way
         post(() -> ep.recv(zeroed(64), null, Fi.FI_ADDR_UNSPEC, "in"), "recv");
         remote.ok("send cdc 64 9 dc");
-        assertEquals("in", rx("the child's delivery-complete message").context());
+        // the child's completion comes once this side holds the message; waiting for it drives
+        // the child's progress (MANUAL), this side's through whileWaiting
         assertRemoteOk(remote.completions("tx", 1).get(0), "cdc", "the child's delivery-complete send");
+        assertEquals("in", rx("the child's delivery-complete message").context());
     }
 
     /** Multi-receive: the child's messages fill one buffer at increasing offsets, contents intact. */

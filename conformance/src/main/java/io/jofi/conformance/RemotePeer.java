@@ -39,6 +39,9 @@ public final class RemotePeer implements AutoCloseable {
      * @param jvmArgs   extra JVM arguments (e.g. {@code -Djofi.shm.directory=...})
      * @param timeoutMs the bound of every answer
      */
+    /** What {@link #next} runs while it waits, or null. */
+    private volatile Runnable idle;
+
     public RemotePeer(String provider, Progress progress, long caps, List<String> jvmArgs, long timeoutMs) throws IOException {
         this.timeoutMs = timeoutMs;
         List<String> cmd = new ArrayList<>();
@@ -128,10 +131,31 @@ public final class RemotePeer implements AutoCloseable {
         return Long.parseLong(l.substring(6));
     }
 
-    /** The next line from the child, bounded. */
+    /**
+     * Runs {@code idle} (e.g. reading the parent's CQs with count 0) while {@link #next} waits for
+     * the child: with {@code Progress.MANUAL} on the parent, an exchange that needs both sides'
+     * progress (a rendezvous read from the parent's memory) moves only that way.
+     */
+    public void whileWaiting(Runnable idle) {
+        this.idle = idle;
+    }
+
+    /** The next line from the child, bounded (running {@link #whileWaiting}'s action meanwhile). */
     public String next() {
         try {
-            String l = lines.poll(timeoutMs, TimeUnit.MILLISECONDS);
+            String l;
+            if (idle == null) {
+                l = lines.poll(timeoutMs, TimeUnit.MILLISECONDS);
+            } else {
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+                while ((l = lines.poll()) == null && System.nanoTime() < deadline) {
+                    idle.run();
+                    l = lines.poll(50, TimeUnit.MICROSECONDS);
+                    if (l != null) {
+                        break;
+                    }
+                }
+            }
             if (l == null) {
                 fail("no answer from the remote peer within " + timeoutMs + " ms");
             }

@@ -29,9 +29,9 @@ final class EndpointCounters {
     final StatsCounter eagain;
     private final StatsCounter[] provider;
 
-    EndpointCounters(Class<?> endpointClass) {
+    EndpointCounters(Class<?> endpointClass, String statsProvider) {
         StatsFile file = StatsFile.process();
-        group = new CounterGroup(file, StatsFileDescriptor.TYPE_ENDPOINT, CounterGroup.ownerLabel(endpointClass));
+        group = new CounterGroup(file, StatsFileDescriptor.TYPE_ENDPOINT, CounterGroup.providerOwnerLabel(statsProvider, endpointClass));
         sends = group.counter("sends posted");
         taggedSends = group.counter("tagged sends posted");
         receives = group.counter("receives posted");

@@ -18,9 +18,9 @@ final class ReceiveCounters {
     final StatsCounter unexpectedHighWater;
     final StatsCounter unexpectedBytesHighWater;
 
-    ReceiveCounters(Class<?> owner) {
+    ReceiveCounters(Class<?> owner, String provider) {
         group = new CounterGroup(StatsFile.process(), StatsFileDescriptor.TYPE_RECEIVE_QUEUE,
-                CounterGroup.ownerLabel(owner));
+                CounterGroup.providerOwnerLabel(provider, owner));
         posted = group.counter("receives posted");
         unexpected = group.counter("unexpected messages queued");
         unexpectedBytes = group.counter("unexpected bytes queued");

@@ -99,13 +99,28 @@ public final class ReceiveQueue {
      * @param maxUnexpectedBytes    footprint of unexpected messages held at most
      */
     public ReceiveQueue(int queueSize, int maxSegments, int maxUnexpectedMessages, long maxUnexpectedBytes) {
+        this(queueSize, maxSegments, maxUnexpectedMessages, maxUnexpectedBytes, null,
+                StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).getCallerClass());
+    }
+
+    /**
+     * The same, its counters labelled with {@code statsProvider} (a layer over a provider, such
+     * as the rxm endpoint, names the provider the application chose).
+     */
+    public ReceiveQueue(int queueSize, int maxSegments, int maxUnexpectedMessages, long maxUnexpectedBytes,
+                        String statsProvider) {
+        this(queueSize, maxSegments, maxUnexpectedMessages, maxUnexpectedBytes, statsProvider,
+                StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).getCallerClass());
+    }
+
+    private ReceiveQueue(int queueSize, int maxSegments, int maxUnexpectedMessages, long maxUnexpectedBytes,
+                         String statsProvider, Class<?> maker) {
         this.queueSize = queueSize;
         this.maxSegments = maxSegments;
         this.maxUnexpectedMessages = maxUnexpectedMessages;
         this.maxUnexpectedBytes = maxUnexpectedBytes;
         // labelled by the class that made it (its provider's receive side)
-        this.stats = new ReceiveCounters(StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
-                .getCallerClass());
+        this.stats = new ReceiveCounters(maker, statsProvider);
         stats.group.freeWhenUnreachable(this);
     }
 

@@ -133,6 +133,14 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
      * @param limits       what the post checks measure against
      */
     protected UtilEndpoint(Object context, ProgressEngine engine, long counterRoles, Limits limits) {
+        this(context, engine, counterRoles, limits, null);
+    }
+
+    /**
+     * The same, its counters labelled with {@code statsProvider} instead of its package's last
+     * segment (a layer over a provider, such as the rxm endpoint, names the provider below it).
+     */
+    protected UtilEndpoint(Object context, ProgressEngine engine, long counterRoles, Limits limits, String statsProvider) {
         super(FidClass.ENDPOINT, context);
         Objects.requireNonNull(limits, "limits");
         this.bindings = new EndpointBindings(engine, counterRoles);
@@ -143,7 +151,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         this.maxMsgSize = limits.maxMsgSize();
         this.iovLimit = limits.iovLimit();
         this.rmaIovLimit = limits.rmaIovLimit();
-        this.stats = new EndpointCounters(getClass());
+        this.stats = new EndpointCounters(getClass(), statsProvider);
         whenClosed(stats::closed);
     }
 

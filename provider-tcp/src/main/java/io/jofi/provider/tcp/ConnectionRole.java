@@ -5,7 +5,7 @@ import io.jofi.provider.tcp.wire.CmMessage;
 /**
  * What a {@link TcpConnection}'s owner decides about it: the MSG endpoint it is
  * ({@link TcpEndpoint}: connection events on the EQ, the posted receives are its own), or the
- * per-peer connection of an RDM endpoint ({@link RdmConnectionRole}: sends queue until it is
+ * per-peer connection of an RDM endpoint (RDM, before the rxm layer replaced it: sends queue until it is
  * up, outcomes go to the RDM endpoint, the sender is the peer's fi_addr). Called under the
  * connection's lock.
  */

@@ -1,6 +1,8 @@
 package io.jofi.provider.tcp;
 
 import io.jofi.AddressVector;
+import io.jofi.Addresses;
+import io.jofi.Fi;
 import io.jofi.AvAttr;
 import io.jofi.EpType;
 import io.jofi.Endpoint;
@@ -11,6 +13,9 @@ import io.jofi.Progress;
 import io.jofi.spi.util.ProgressEngine;
 import io.jofi.spi.util.UtilDomain;
 import io.jofi.spi.util.WaitBridge;
+import io.jofi.spi.util.rxm.RxmEndpoint;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -61,7 +66,8 @@ final class TcpDomain extends UtilDomain {
     /**
      * {@code fi_endpoint}: an MSG endpoint — with {@code info.handle()} set (from an
      * {@code FI_CONNREQ} event) it takes over that connection request, to be accepted — or an
-     * RDM endpoint ({@link TcpRdmEndpoint}: per-peer connections made on first use).
+     * RDM endpoint: libfabric's rxm layer over this domain's MSG endpoints ({@link RxmEndpoint}:
+     * one connection per peer, made on first use, in {@code ofi_rxm}'s wire).
      *
      * @throws FabricException {@code EINVAL} for a null info or a handle that is not a pending
      *         tcp connection request; {@code ENOSYS} for DGRAM
@@ -77,12 +83,29 @@ final class TcpDomain extends UtilDomain {
             throw new FabricException(Errno.ENOSYS, "endpoint: tcp offers no DGRAM endpoints; use MSG or RDM");
         }
         if (t == EpType.RDM) {
-            return adopt(new TcpRdmEndpoint(this, info, context));
+            return adopt(RxmEndpoint.open(fabric, this, msgInfo(info), info.caps(), provider().rxmSettings(), context));
         }
         if (info.handle() != null && !(info.handle() instanceof PendingConnection)) {
             throw new FabricException(Errno.EINVAL, "endpoint: info.handle() is not a tcp connection request");
         }
         return adopt(new TcpEndpoint(this, info, context));
+    }
+
+    /**
+     * The MSG info the RDM endpoint of {@code rdm} opens its connections with: the same
+     * addresses and attributes, as an MSG endpoint of this provider (the rxm layer adds the
+     * caps it needs underneath).
+     */
+    private static Info msgInfo(Info rdm) {
+        Info m = rdm.copy();
+        m.handle(null);
+        m.epAttr().type(EpType.MSG);
+        m.fabricAttr().provName(TcpProvider.NAME);
+        m.caps(rdm.caps() & ~(Fi.FI_SOURCE_ERR | Fi.FI_DIRECTED_RECV | Fi.FI_MULTI_RECV));
+        if (m.srcAddr() == null) {
+            m.srcAddr(Addresses.toSockaddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
+        }
+        return m;
     }
 
     /**

@@ -18,6 +18,9 @@ import io.jofi.spi.FabricProvider;
 import io.jofi.spi.util.AbstractFabricProvider;
 import io.jofi.spi.util.ProviderSetting;
 import io.jofi.spi.util.ProviderSettings;
+import io.jofi.spi.util.rxm.RxmEndpoint;
+import io.jofi.spi.util.rxm.RxmSettings;
+import io.jofi.spi.util.rxm.RxmWireDescriptor;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -73,8 +76,11 @@ public final class TcpProvider extends AbstractFabricProvider {
      */
     static final long CAPS = TX_CAPS | RX_CAPS | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM;
 
-    /** What RDM infos add to {@link #CAPS}: unknown senders as errors (R10) and directed receives. */
-    static final long RDM_EXTRA_CAPS = Fi.FI_SOURCE_ERR | Fi.FI_DIRECTED_RECV;
+    /**
+     * The caps of an RDM endpoint ({@link RxmEndpoint}, rxm over tcp MSG): what it offers of
+     * {@link #CAPS} (sends to itself too: {@code FI_LOCAL_COMM}) plus unknown senders as errors (R10).
+     */
+    static final long RDM_CAPS = (CAPS & (RxmEndpoint.CAPS | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM)) | Fi.FI_SOURCE_ERR;
 
     /** The {@code jofi.tcp.*} system properties of {@link TcpSettings}. */
     private static final ProviderSettings<TcpSettings> SETTINGS = new ProviderSettings<>(TcpSettings.class, "jofi.tcp.");
@@ -255,14 +261,23 @@ public final class TcpProvider extends AbstractFabricProvider {
     }
 
     /**
-     * The RDM info of the same address as an MSG info: the same caps plus {@code FI_SOURCE_ERR}
-     * and {@code FI_DIRECTED_RECV} (TcpRdmEndpoint), the same attributes otherwise.
+     * The RDM info of the same address as an MSG info: the caps the rxm layer offers
+     * ({@link #RDM_CAPS}), its inject size (the eager limit) and iov limit, the same attributes otherwise.
      */
     private static Info rdm(Info msg) {
-        Info info = msg.copy().caps(msg.caps() | RDM_EXTRA_CAPS);
+        Info info = msg.copy().caps(msg.caps() & RDM_CAPS | Fi.FI_SOURCE_ERR);
         info.epAttr().type(EpType.RDM);
-        info.rxAttr().caps(info.rxAttr().caps() | RDM_EXTRA_CAPS);
+        info.txAttr().caps(info.txAttr().caps() & RDM_CAPS).injectSize(RxmSettings.defaults().eagerLimit())
+                .iovLimit(RxmWireDescriptor.IOV_LIMIT);
+        info.rxAttr().caps(info.rxAttr().caps() & RDM_CAPS | Fi.FI_SOURCE_ERR).iovLimit(RxmWireDescriptor.IOV_LIMIT);
         return info;
+    }
+
+    /** The rxm layer's sizes for this provider's RDM endpoints: its queue sizes and unexpected limits. */
+    RxmSettings rxmSettings() {
+        RxmSettings d = RxmSettings.defaults();
+        return new RxmSettings(d.eagerLimit(), d.receiveBuffers(), QUEUE_SIZE, QUEUE_SIZE, unexpectedBytes,
+                unexpectedMessages, d.msgCqSize(), d.rendezvousByWrite());
     }
 
     private static InetSocketAddress resolve(String node, String service, boolean source) throws FabricException {

@@ -7,8 +7,10 @@ import java.nio.ByteOrder;
 /**
  * One pooled transmit of a tcp connection: the header and the payload views that one gathering
  * write puts on the wire, and what its completion needs. The views are duplicates of the caller's buffers,
- * cached per descriptor and reused while the caller posts the same buffer again, so that a
- * steady stream of sends allocates nothing (the caller's position and limit are never touched).
+ * cached per payload slot for the last {@link #VIEW_WAYS} buffers seen there and reused when one
+ * of them is posted again, so that a steady stream of sends allocates nothing even when one op
+ * carries a few buffers in turn (an RDM layer's packet, control and registered buffers); the
+ * caller's position and limit are never touched.
  */
 final class TcpTransmitOp {
     /** {@link #kind}: a message (fi_msg, fi_tagged); completes on the write or the ack, counts on FI_SEND. */
@@ -36,8 +38,18 @@ final class TcpTransmitOp {
     final ByteBuffer injectCopy = ByteBuffer.allocateDirect(TcpProvider.INJECT_SIZE);
     /** [0] = header, [1..n] = payload; what the gathering write consumes. */
     final ByteBuffer[] gather = new ByteBuffer[1 + TcpProvider.IOV_LIMIT];
-    private final ByteBuffer[] sources = new ByteBuffer[TcpProvider.IOV_LIMIT];
-    private final ByteBuffer[] views = new ByteBuffer[TcpProvider.IOV_LIMIT];
+    /**
+     * How many source buffers each payload slot remembers a view of. An op popped from the
+     * transmitter's LIFO free list is mostly the same one, and it carries whatever the caller
+     * sends next; four covers rxm's rotation of eager packet, control packet and user buffer.
+     */
+    static final int VIEW_WAYS = 4;
+    /** Slot {@code i}'s cached sources at {@code [i * VIEW_WAYS, (i + 1) * VIEW_WAYS)}. */
+    private final ByteBuffer[] sources = new ByteBuffer[TcpProvider.IOV_LIMIT * VIEW_WAYS];
+    /** The view of {@code sources[k]} at {@code views[k]}. */
+    private final ByteBuffer[] views = new ByteBuffer[TcpProvider.IOV_LIMIT * VIEW_WAYS];
+    /** Per slot, the way replaced next on a miss (round robin). */
+    private final int[] victim = new int[TcpProvider.IOV_LIMIT];
 
     /** First element of {@link #gather} not written completely. */
     int first;
@@ -69,30 +81,32 @@ final class TcpTransmitOp {
 
     /** Sets payload element {@code i} to a view of {@code [position, limit)} of {@code src}. */
     void payload(int i, ByteBuffer src) {
-        ByteBuffer v;
-        if (sources[i] == src) {
-            v = views[i];
-        } else {
-            v = src.duplicate();
-            sources[i] = src;
-            views[i] = v;
-        }
+        ByteBuffer v = viewOf(i, src);
         v.limit(v.capacity()).position(src.position()).limit(src.limit());
         gather[1 + i] = v;
     }
 
     /** Sets payload element {@code i} to {@code [index, index + length)} of {@code src} (a registered region). */
     void region(int i, ByteBuffer src, int index, int length) {
-        ByteBuffer v;
-        if (sources[i] == src) {
-            v = views[i];
-        } else {
-            v = src.duplicate();
-            sources[i] = src;
-            views[i] = v;
-        }
+        ByteBuffer v = viewOf(i, src);
         v.limit(v.capacity()).position(index).limit(index + length);
         gather[1 + i] = v;
+    }
+
+    /** The cached view of {@code src} in slot {@code i}, made (replacing the oldest way) on a miss. */
+    private ByteBuffer viewOf(int i, ByteBuffer src) {
+        int base = i * VIEW_WAYS;
+        for (int k = base; k < base + VIEW_WAYS; k++) {
+            if (sources[k] == src) {
+                return views[k];
+            }
+        }
+        int k = base + victim[i];
+        victim[i] = (victim[i] + 1) % VIEW_WAYS;
+        ByteBuffer v = src.duplicate();
+        sources[k] = src;
+        views[k] = v;
+        return v;
     }
 
     /**

@@ -128,37 +128,4 @@ class TcpPeerInputTest {
             assertEquals(-1, raw.in.read(), "its socket is closed");
         }
     }
-
-    @ParameterizedTest
-    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
-    void rdmAcceptsAStaleCountAndFailsPendingOpsWithTheReasonOfAMalformedFrame(Progress mode) throws Exception {
-        try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
-            RdmTestBed.Node j = bed.node("j");
-            try (RawRdmPeer x = new RawRdmPeer("127.0.0.1", 0)) {
-                long[] fi = {Fi.FI_ADDR_NOTAVAIL};
-                assertEquals(1, j.av.insert(new byte[][] {x.name}, fi, 0, null));
-                ByteBuffer rx = ByteBuffer.allocate(16);
-                assertEquals(0, j.ep.recv(rx, null, Fi.FI_ADDR_UNSPEC, "j-rx"));
-                Msg m = new Msg().buffer(ByteBuffer.wrap(new byte[] {1, 2, 3}), null).addr(fi[0]).context("j-tx");
-                assertEquals(0, j.ep.sendMsg(m, Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION));
-                try (Socket fromJ = x.accept()) {
-                    RawRdmPeer.readCm(fromJ);
-                    RawRdmPeer.writeCm(fromJ, TcpWireDescriptor.CM_TYPE_ACCEPT, x.hello());
-                    new DataInputStream(fromJ.getInputStream()).readFully(new byte[16 + 3]);
-                    fromJ.getOutputStream().write(staleCountMessage("hello"));
-                    CqEntry c = awaitCompletion(j.rxCq);
-                    assertEquals("j-rx", c.context());
-                    assertEquals(5, c.len());
-                    fromJ.getOutputStream().write(GARBAGE);
-                    CqErrEntry e = awaitError(j.txCq);
-                    assertEquals("j-tx", e.context());
-                    assertEquals(Errno.ECONNRESET, e.err());
-                    assertEquals(Errno.EPROTO, e.provErrno());
-                    String why = new String(e.errData(), 0, e.errDataSize(), StandardCharsets.UTF_8);
-                    assertTrue(why.startsWith("malformed input from ") && why.contains("op above"), why);
-                    RawRdmPeer.assertEnds(fromJ);
-                }
-            }
-        }
-    }
 }

@@ -21,8 +21,8 @@ class TcpRdmRefusedPostTest {
             RdmTestBed.Node a = bed.node("a");
             RdmTestBed.Node b = bed.node("b");
             long toB = a.insert(b);
-            TcpRdmEndpoint ep = (TcpRdmEndpoint) a.ep;
-            ByteBuffer big = ByteBuffer.allocateDirect(TcpProvider.INJECT_SIZE + 1);
+            io.jofi.spi.util.rxm.RxmEndpoint ep = (io.jofi.spi.util.rxm.RxmEndpoint) a.ep;
+            ByteBuffer big = ByteBuffer.allocateDirect((int) bed.info.txAttr().injectSize() + 1);
             ByteBuffer small = ByteBuffer.allocateDirect(8);
 
             assertEquals(-Errno.EBADFLAGS, a.ep.sendMsg(new Msg().buffer(small, null).addr(toB), Fi.FI_MULTI_RECV),

@@ -156,7 +156,8 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
 
     private RxmEndpoint(Fabric fabric, Domain domain, Info msgInfo, long caps, RxmSettings settings, Object context,
                         ProgressEngine engine, StepHolder step) {
-        super(context, engine, EndpointBindings.ALL_COUNTER_ROLES, limits(caps, msgInfo, settings));
+        super(context, engine, EndpointBindings.ALL_COUNTER_ROLES, limits(caps, msgInfo, settings),
+                msgInfo.fabricAttr().provName());
         this.fabric = fabric;
         this.domain = domain;
         this.msgInfo = msgInfo.copy();
@@ -170,7 +171,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         this.step = step;
         this.transmits = new RxmTransmitPool(settings.transmitOps(), settings.eagerLimit());
         this.receives = new io.jofi.spi.util.ReceiveQueue(settings.receiveQueueSize(), RxmWireDescriptor.IOV_LIMIT,
-                settings.maxUnexpectedMessages(), settings.maxUnexpectedBytes());
+                settings.maxUnexpectedMessages(), settings.maxUnexpectedBytes(), msgInfo.fabricAttr().provName());
         this.packets = new RxmPacketHandler(this);
         this.minMultiRecv = settings.eagerLimit();
         for (int i = 0; i < entries.length; i++) {

@@ -47,9 +47,21 @@ public final class CounterGroup implements AutoCloseable {
      * its package, {@code io.jofi.provider.tcp} gives {@code tcp}), its class and a number.
      */
     public static String ownerLabel(Class<?> type) {
-        String pkg = type.getPackageName();
-        String provider = pkg.substring(pkg.lastIndexOf('.') + 1);
-        return provider + "/" + type.getSimpleName() + " " + nextNumber();
+        return providerOwnerLabel(null, type);
+    }
+
+    /**
+     * The label prefix of an object of class {@code type} serving {@code provider} (a layer such
+     * as the rxm endpoint is labelled with the provider it runs over: {@code tcp/RxmEndpoint 4});
+     * with {@code provider} null, as {@link #ownerLabel(Class)}.
+     */
+    public static String providerOwnerLabel(String provider, Class<?> type) {
+        String p = provider;
+        if (p == null) {
+            String pkg = type.getPackageName();
+            p = pkg.substring(pkg.lastIndexOf('.') + 1);
+        }
+        return p + "/" + type.getSimpleName() + " " + nextNumber();
     }
 
     /**
