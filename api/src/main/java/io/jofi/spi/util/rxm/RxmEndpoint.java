@@ -59,9 +59,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Not done yet: sending segmented messages (received ones are put together; above the
  * eager limit this layer sends by rendezvous, which every rxm peer takes), rxm's credits
- * (flow control is declared off, which rxm accepts), rxm's own atomic packets (atomics are
- * passed through to the MSG provider: JOFI peers only), back-pressure on unexpected messages
- * (every one is held).
+ * (flow control is declared off, which rxm accepts), back-pressure on unexpected messages
+ * (every one is held). Atomics are rxm's atomic packets, executed by the target in software
+ * ({@link RxmAtomics}): they work over any MSG provider whose domain keeps the util
+ * {@code MemoryRegistry}, and with C {@code ofi_rxm} peers.
  */
 public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     /** What this endpoint offers. */
@@ -70,7 +71,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             | Fi.FI_DIRECTED_RECV | Fi.FI_MULTI_RECV | Fi.FI_RMA_EVENT;
     /**
      * What it offers when asked for nothing in particular: FI_SOURCE_ERR changes behaviour, and
-     * FI_ATOMIC needs atomics of the MSG provider (passed through), so both only on request.
+     * FI_ATOMIC's target side needs the MSG domain's util memory registry, so both only on request.
      */
     public static final long DEFAULT_CAPS = CAPS & ~(Fi.FI_SOURCE_ERR | Fi.FI_ATOMIC | Fi.FI_RMA_EVENT);
     /** What the MSG endpoints underneath need: messages, and reads of a rendezvous sender's memory. */
@@ -161,7 +162,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         this.fabric = fabric;
         this.domain = domain;
         this.msgInfo = msgInfo.copy();
-        this.msgInfo.caps(this.msgInfo.caps() | MSG_CAPS | (caps & (Fi.FI_ATOMIC | Fi.FI_RMA_EVENT)));
+        this.msgInfo.caps(this.msgInfo.caps() | MSG_CAPS | (caps & Fi.FI_RMA_EVENT));
         if ((caps == 0 || (caps & Fi.FI_TAGGED) != 0) && msgTaggedOffered(msgInfo)) {
             // to take the tagged messages libfabric's rxm over tcp sends as tcp tagged messages
             this.msgInfo.caps(this.msgInfo.caps() | Fi.FI_MSG | Fi.FI_TAGGED);
@@ -630,15 +631,18 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     }
 
     /**
-     * Atomics are passed through to the peer's MSG connection (a JOFI extension: libfabric's
-     * rxm carries them in its own atomic packets, which this layer does not speak yet), so JOFI
-     * peers get the MSG provider's atomics.
+     * An atomic goes as rxm's atomic request packet; the target executes it and answers with
+     * the old value ({@link RxmAtomics}); the completion comes once both the request's send and
+     * the response are in.
      */
     @Override
     protected int postAtomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                              long flags, Object context) {
         if (!enabled) {
             return -Errno.EOPBADSTATE;
+        }
+        if (!io.jofi.spi.util.Atomics.supported(op)) {
+            return -Errno.EOPNOTSUPP; // what a JOFI target executes (a C rxm target would take more)
         }
         synchronized (lock) {
             RxmTransmit t = admit(destAddr, true);
@@ -655,7 +659,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             t.result = result;
             t.remoteAddr = addr;
             t.remoteKey = key;
-            t.postFlags = flags & (Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE | Fi.FI_FENCE);
+            packets.writeAtomicRequest(t);
             int rc = packets.submit(t);
             if (rc != 0) {
                 refund(t);

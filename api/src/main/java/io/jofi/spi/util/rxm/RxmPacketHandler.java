@@ -36,6 +36,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private final ArrivingMessage arriving = new ArrivingMessage();
     private final RxmSegmentAssembly segments;
     private final RxmRendezvousReceiver rendezvous;
+    private final RxmAtomics atomics;
     private final RxmRegistrationCache registrations = new RxmRegistrationCache();
 
     RxmPacketHandler(RxmEndpoint ep) {
@@ -44,6 +45,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         this.transmits = ep.transmits;
         this.segments = new RxmSegmentAssembly(rq);
         this.rendezvous = new RxmRendezvousReceiver(ep);
+        this.atomics = new RxmAtomics(ep);
     }
 
     // =================================================================== sending
@@ -167,19 +169,14 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
 
     static int postNow(RxmTransmit t) {
         io.jofi.Endpoint m = t.connection.msgEndpoint;
-        if (t.kind == RxmTransmit.Kind.ATOMIC) {
-            if (t.atomicOp == Fi.FI_CSWAP) {
-                return m.compareAtomic(t.compare, t.operand, t.result, null, 0, t.remoteAddr, t.remoteKey, t);
-            }
-            return t.result != null
-                    ? m.fetchAtomic(t.operand, t.result, null, 0, t.remoteAddr, t.remoteKey, t.atomicOp, t)
-                    : m.atomic(t.operand, 0, t.remoteAddr, t.remoteKey, t.atomicOp, t);
-        }
         if (t.kind == RxmTransmit.Kind.RMA) {
             return t.rmaRead ? m.readMsg(t.rma, t.postFlags) : m.writeMsg(t.rma, t.postFlags);
         }
         ByteBuffer p = t.packet;
         p.position(0);
+        // the peer's index of us is known once connected: a packet built while the connection
+        // was being made (and queued) carries it only from here on
+        p.putLong(RxmWireDescriptor.CONN_ID_OFFSET, t.connection.remoteIndex & 0xFFFF_FFFFL);
         if (t.postFlags == 0) {
             return m.send(p, null, 0, t);
         }
@@ -308,7 +305,13 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
 
     private void sent(RxmTransmit t, long flags) {
         switch (t.kind) {
-            case EAGER, RMA, ATOMIC -> finishSend(t, 0);
+            case EAGER, RMA -> finishSend(t, 0);
+            case ATOMIC -> { // done once the target's response came as well
+                t.sent = true;
+                if (t.peerDone) {
+                    finishSend(t, t.atomicError);
+                }
+            }
             case RENDEZVOUS -> {
                 if (ep.settings().rendezvousByWrite()) {
                     writeProgress(t, flags);
@@ -419,6 +422,8 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 case RxmWireDescriptor.TYPE_SEGMENT -> segments.segment(c, b, h, len, c.fiAddr(ep.addressVector()));
                 case RxmWireDescriptor.TYPE_RNDV_WRITE_DATA -> writeData(c, b, h, len);
                 case RxmWireDescriptor.TYPE_RNDV_WRITE_DONE -> rendezvous.writeDone(c, h.msgId);
+                case RxmWireDescriptor.TYPE_ATOMIC -> atomics.request(c, b, h, len);
+                case RxmWireDescriptor.TYPE_ATOMIC_RESPONSE -> atomicResponse(b, h, len);
                 default -> LOG.log(System.Logger.Level.WARNING, "rxm: packet type " + h.type + " from " + c.peer
                         + " is not handled yet; dropped");
             }
@@ -490,6 +495,25 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         }
     }
 
+    /** Writes an atomic's request packet (rxm's atomic protocol: the target executes it in software). */
+    void writeAtomicRequest(RxmTransmit t) {
+        atomics.writeRequest(t);
+    }
+
+    /** The target's answer to one of our atomics: its result, then the completion once the request's send completed. */
+    private void atomicResponse(ByteBuffer b, RxmPacketHeader h, int len) {
+        RxmTransmit t = transmits.inFlight(h.msgId);
+        if (t == null || t.kind != RxmTransmit.Kind.ATOMIC || t.peerDone) {
+            LOG.log(System.Logger.Level.WARNING, "rxm: an atomic response for unknown message " + h.msgId + " dropped");
+            return;
+        }
+        t.atomicError = RxmAtomics.readResponse(t, b, len);
+        t.peerDone = true;
+        if (t.sent) {
+            finishSend(t, t.atomicError);
+        }
+    }
+
     /** Tries again what waited for room or for a connection; returns the work done. */
     int retryDeferred() {
         int n = 0;
@@ -501,6 +525,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             }
         }
         n += rendezvous.retry();
+        n += atomics.retry();
         return n;
     }
 

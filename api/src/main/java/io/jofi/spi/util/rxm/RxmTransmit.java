@@ -43,8 +43,10 @@ final class RxmTransmit {
     boolean inUse;
     /** An RMA: read (else write). */
     boolean rmaRead;
-    /** An atomic passed through: its operation, operands, result buffer and target. */
+    /** An atomic: its operation, operands, result buffer and target. */
     int atomicOp;
+    /** An atomic: the errno its response brought (0: done), kept until its send completed too. */
+    int atomicError;
     long operand;
     long compare;
     ByteBuffer result;
@@ -74,6 +76,7 @@ final class RxmTransmit {
         outstanding = 0;
         doneSent = false;
         rmaRead = false;
+        atomicError = 0;
         result = null;
         postFlags = 0;
         nextPending = null;

@@ -92,6 +92,31 @@ package io.jofi.spi.util.rxm;
  * The receiver reads each {@code iov} from the sender's memory with an RMA read
  * ({@code addr}, {@code key} as the sender's MSG provider registered it), then answers with a
  * {@link #TYPE_RNDV_READ_DONE} packet carrying the same {@code msg_id}.
+ *
+ * <h2>Atomic request ({@link #TYPE_ATOMIC}) and response ({@link #TYPE_ATOMIC_RESPONSE})</h2>
+ * rxm executes atomics in software at the target. The request's header has {@code op}
+ * {@link #OP_ATOMIC}, {@link #OP_ATOMIC_FETCH} or {@link #OP_ATOMIC_COMPARE}, {@code size} the
+ * bytes after the header, and in the tag's first three bytes the datatype, the fi_atomic(3)
+ * operation and the count of target entries; then:
+ * <pre>
+ *  +---------------------------------------------------------------+
+ *  | ioc[0]: addr (8) | count (8, elements) | key (8)              |  0  (host order)
+ *  | ioc[1] ... ioc[3], 24 bytes each                              | 24..95
+ *  +---------------------------------------------------------------+
+ *  | operands: the elements of every ioc, in order                 | 96
+ *  | compare values (OP_ATOMIC_COMPARE), as many                   |
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * The response carries the request's {@code msg_id}, the same op, datatype and operation:
+ * <pre>
+ *  +-------------------------------+-------------------------------+
+ *  | status (int32, network order) | result_len (uint32, network)  |  0
+ *  +-------------------------------+-------------------------------+
+ *  | result: the old elements (fetch and compare forms)            |  8
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * {@code status} is 0 or a negative fi_errno ({@code -FI_EACCES} when a target entry is not
+ * registered for the access).
  */
 public final class RxmWireDescriptor {
 
@@ -250,6 +275,42 @@ public final class RxmWireDescriptor {
     public static final int SEGMENT_MIDDLE = 2;
     /** Segment kind: last. */
     public static final int SEGMENT_LAST = 3;
+
+    /** Operation: a non-fetching atomic (ofi_op_atomic). */
+    public static final int OP_ATOMIC = 6;
+    /** Operation: a fetching atomic (ofi_op_atomic_fetch). */
+    public static final int OP_ATOMIC_FETCH = 7;
+    /** Operation: a compare atomic (ofi_op_atomic_compare). */
+    public static final int OP_ATOMIC_COMPARE = 8;
+
+    // ---------------------------------------------------------------- atomics
+
+    /** Offset in the header of the one-byte datatype of an atomic (the tag's first byte). */
+    public static final int ATOMIC_DATATYPE_OFFSET = TAG_OFFSET;
+    /** Offset in the header of the one-byte fi_atomic(3) operation. */
+    public static final int ATOMIC_OP_OFFSET = TAG_OFFSET + 1;
+    /** Offset in the header of the one-byte count of target entries. */
+    public static final int ATOMIC_IOC_COUNT_OFFSET = TAG_OFFSET + 2;
+    /** Length of one target entry {@code {addr, count, key}} of an atomic request. */
+    public static final int ATOMIC_IOC_LENGTH = 24;
+    /** Offset of {@code addr} in a target entry. */
+    public static final int ATOMIC_IOC_ADDR = 0;
+    /** Offset of {@code count} (elements) in a target entry. */
+    public static final int ATOMIC_IOC_COUNT = 8;
+    /** Offset of {@code key} in a target entry. */
+    public static final int ATOMIC_IOC_KEY = 16;
+    /** Offset, after the header, of an atomic request's operands (behind the entries). */
+    public static final int ATOMIC_OPERANDS = IOV_LIMIT * ATOMIC_IOC_LENGTH;
+    /** Offset, after the header, of an atomic response's status (a big-endian int32). */
+    public static final int ATOMIC_RESPONSE_STATUS = 0;
+    /** Offset, after the header, of an atomic response's result length (a big-endian uint32). */
+    public static final int ATOMIC_RESPONSE_RESULT_LENGTH = 4;
+    /** Offset, after the header, of an atomic response's result. */
+    public static final int ATOMIC_RESPONSE_RESULT = 8;
+    /** fi_datatype {@code FI_INT64}: the one JOFI's atomics carry. */
+    public static final int DATATYPE_INT64 = 6;
+    /** fi_datatype {@code FI_UINT64}: served where signedness does not matter. */
+    public static final int DATATYPE_UINT64 = 7;
 
     // ---------------------------------------------------------------- rendezvous descriptor
 

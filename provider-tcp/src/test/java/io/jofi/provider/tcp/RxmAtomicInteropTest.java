@@ -1,0 +1,203 @@
+package io.jofi.provider.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.jofi.CqEntry;
+import io.jofi.CqErrEntry;
+import io.jofi.Errno;
+import io.jofi.Fi;
+import io.jofi.MemoryRegion;
+import io.jofi.Progress;
+import io.jofi.provider.tcp.interop.NativeProgram;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Atomics between a JOFI tcp RDM endpoint (the rxm layer) and libfabric 1.17's own
+ * {@code tcp;ofi_rxm} ({@code src/test/c/rxm_atomic_peer.c}), both ways: rxm's atomic request
+ * and response packets, executed in software by the target — JOFI's atomics into the C
+ * process's registered words, and the C process's into JOFI's. Skipped without libfabric-dev.
+ */
+@Timeout(60)
+class RxmAtomicInteropTest {
+    private static final long WAIT_MS = 10_000;
+
+    /** The C peer: its name, the key and address of its eight registered words, and its command lines. */
+    private static final class CPeer implements AutoCloseable {
+        final Process process;
+        final PrintStream in;
+        final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        final byte[] name;
+        final long key;
+        final long addr;
+
+        CPeer() throws IOException {
+            process = new ProcessBuilder(NativeProgram.require("rxm_atomic_peer").toString())
+                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            in = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
+            Thread reader = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                    String l;
+                    while ((l = r.readLine()) != null) {
+                        lines.add(l);
+                    }
+                } catch (IOException e) {
+                    lines.add("EOF " + e);
+                }
+            }, "rxm_atomic_peer-output");
+            reader.setDaemon(true);
+            reader.start();
+            String[] ready = next().split(" ");
+            assertEquals("ready", ready[0], String.join(" ", ready));
+            name = HexFormat.of().parseHex(ready[1]);
+            key = Long.parseUnsignedLong(ready[2]);
+            addr = Long.parseUnsignedLong(ready[3]);
+        }
+
+        String next() {
+            try {
+                String l = lines.poll(WAIT_MS, TimeUnit.MILLISECONDS);
+                if (l == null) {
+                    fail("no answer from rxm_atomic_peer within " + WAIT_MS + " ms");
+                }
+                return l;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+
+        String ask(String command) {
+            in.println(command);
+            return next();
+        }
+
+        long word(int i) {
+            String v = ask("get " + i);
+            assertTrue(v.startsWith("VALUE "), v);
+            return Long.parseLong(v.substring(6));
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            in.println("quit");
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        }
+    }
+
+    @Test
+    void jofiAtomicsIntoACProcessAndBack() throws Exception {
+        try (CPeer c = new CPeer();
+             RdmTestBed bed = new RdmTestBed(Progress.AUTO, Fi.FI_MSG | Fi.FI_ATOMIC | Fi.FI_RMA)) {
+            RdmTestBed.Node me = bed.node("jofi");
+            long cAddr = insert(me, c.name);
+            assertEquals("OK", c.ask("peer " + HexFormat.of().formatHex(me.name)));
+            ByteBuffer result = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
+
+            // JOFI → C: every form, into word 0 and word 3 of the C process's region
+            check(me.ep.atomic(5, cAddr, c.addr, c.key, Fi.FI_SUM, "sum"));
+            awaitTx(me, "sum");
+            check(me.ep.fetchAtomic(7, result, null, cAddr, c.addr, c.key, Fi.FI_SUM, "fetch"));
+            awaitTx(me, "fetch");
+            assertEquals(5, result.getLong(0), "the old value C held");
+            check(me.ep.compareAtomic(12, 100, result, null, cAddr, c.addr, c.key, "cswap"));
+            awaitTx(me, "cswap");
+            assertEquals(12, result.getLong(0));
+            check(me.ep.fetchAtomic(0, result, null, cAddr, c.addr + 24, c.key, Fi.FI_ATOMIC_READ, "read"));
+            awaitTx(me, "read");
+            assertEquals(0, result.getLong(0));
+            check(me.ep.atomic(-9, cAddr, c.addr + 24, c.key, Fi.FI_MIN, "min"));
+            awaitTx(me, "min");
+            assertEquals(100, c.word(0), "C's word 0 after sum 5, sum 7, cswap 12 -> 100");
+            assertEquals(-9, c.word(3), "C's word 3 after min(0, -9)");
+            // a key C never registered: an error completion, nothing changed
+            check(me.ep.atomic(1, cAddr, c.addr, c.key + 1, Fi.FI_SUM, "badkey"));
+            CqErrEntry err = awaitTxError(me);
+            assertEquals("badkey", err.context());
+            assertEquals(Errno.EACCES, err.err(), "C's rxm answers a failed key check with -FI_EACCES");
+            assertEquals(100, c.word(0));
+
+            // C → JOFI: C's rxm atomics into a JOFI region (served by this side's rxm layer)
+            ByteBuffer words = ByteBuffer.allocateDirect(64).order(ByteOrder.nativeOrder());
+            try (MemoryRegion mr = bed.domain.register(words, Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE, 0, 0x77, 0, null)) {
+                String at = Long.toUnsignedString(mr.address()) + " " + Long.toUnsignedString(mr.key());
+                String at8 = Long.toUnsignedString(mr.address() + 8) + " " + Long.toUnsignedString(mr.key());
+                assertEquals("OK", c.ask("atomic " + Fi.FI_SUM + " 40 " + at));
+                assertEquals("OLD 40", c.ask("fetch " + Fi.FI_SUM + " 2 " + at));
+                assertEquals("OLD 42", c.ask("cswap 42 7 " + at));
+                assertEquals("OLD 0", c.ask("fetch " + Fi.FI_BOR + " 6 " + at8));
+                assertEquals("OLD 6", c.ask("fetch " + Fi.FI_ATOMIC_READ + " 0 " + at8));
+                assertEquals("OK", c.ask("atomic " + Fi.FI_ATOMIC_WRITE + " -3 " + at8));
+                assertEquals(7, words.getLong(0), "JOFI's word 0 after C's sum 40, sum 2, cswap 42 -> 7");
+                assertEquals(-3, words.getLong(8), "JOFI's word 1 after C's bor 6, write -3");
+                // an operation JOFI's target does not execute (FI_PROD): -FI_EOPNOTSUPP, nothing changed
+                assertEquals("E " + Errno.EOPNOTSUPP, c.ask("atomic " + Fi.FI_PROD + " 3 " + at));
+                // a word outside the region: C's atomic fails with JOFI's -FI_EACCES
+                String outside = Long.toUnsignedString(mr.address() + 64) + " " + Long.toUnsignedString(mr.key());
+                assertEquals("E " + Errno.EACCES, c.ask("atomic " + Fi.FI_SUM + " 1 " + outside));
+                assertEquals(7, words.getLong(0));
+            }
+        }
+    }
+
+    private static long insert(RdmTestBed.Node node, byte[] name) {
+        long[] fi = {Fi.FI_ADDR_NOTAVAIL};
+        assertEquals(1, node.av.insert(new byte[][] {name}, fi, 0, null), "av insert of the C peer");
+        return fi[0];
+    }
+
+    private static void check(int rc) {
+        assertEquals(0, rc, () -> "post: " + Errno.strerror(-rc));
+    }
+
+    private static void awaitTx(RdmTestBed.Node node, Object context) {
+        CqEntry[] e = {new CqEntry()};
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+        while (System.nanoTime() < deadline) {
+            int rc = node.txCq.read(e, 1);
+            if (rc == 1) {
+                assertEquals(context, e[0].context());
+                return;
+            }
+            if (rc != -Errno.EAGAIN) {
+                CqErrEntry err = new CqErrEntry();
+                node.txCq.readErr(err, 0);
+                fail(context + ": " + err);
+            }
+            Thread.onSpinWait();
+        }
+        fail("no completion of " + context + " within " + WAIT_MS + " ms");
+    }
+
+    private static CqErrEntry awaitTxError(RdmTestBed.Node node) {
+        CqEntry[] e = {new CqEntry()};
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+        while (System.nanoTime() < deadline) {
+            int rc = node.txCq.read(e, 1);
+            if (rc == -Errno.EAVAIL) {
+                CqErrEntry err = new CqErrEntry();
+                assertEquals(1, node.txCq.readErr(err, 0));
+                return err;
+            }
+            if (rc != -Errno.EAGAIN) {
+                fail("expected an error completion, got " + rc);
+            }
+            Thread.onSpinWait();
+        }
+        throw new AssertionError("no error completion within " + WAIT_MS + " ms");
+    }
+}
