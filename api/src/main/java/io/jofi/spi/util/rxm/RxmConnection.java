@@ -33,6 +33,14 @@ final class RxmConnection {
     RxmTransmit pendingTail;
     /** Segmented messages being put together from this peer ({@link RxmSegmentAssembly}). */
     RxmSegmentAssembly.Message segments;
+    /**
+     * Packets held back, oldest first, because their message found no receive and the
+     * unexpected limits were reached: not posted again, so the MSG connection below fills and
+     * stops reading (back-pressure to the sender). Every later message packet of this peer
+     * queues behind them, keeping its order.
+     */
+    RxmReceiveBuffer heldHead;
+    RxmReceiveBuffer heldTail;
 
     private long fiAddr = Fi.FI_ADDR_NOTAVAIL;
     private long avChange = -1;

@@ -59,8 +59,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Not done yet: sending segmented messages (received ones are put together; above the
  * eager limit this layer sends by rendezvous, which every rxm peer takes), rxm's credits
- * (flow control is declared off, which rxm accepts), back-pressure on unexpected messages
- * (every one is held). Atomics are rxm's atomic packets, executed by the target in software
+ * (flow control is declared off, which rxm accepts). Unexpected messages are held up to the
+ * settings' limits; beyond them a peer's packets are held back in its MSG receive buffers,
+ * which are then not posted again, so the MSG connection below stops reading (back-pressure)
+ * until a receive is posted. Atomics are rxm's atomic packets, executed by the target in software
  * ({@link RxmAtomics}): they work over any MSG provider whose domain keeps the util
  * {@code MemoryRegistry}, and with C {@code ofi_rxm} peers.
  */
@@ -324,6 +326,11 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     /** Whether the MSG endpoints count the target-side RMA events ({@link #bindTargetCounters}). */
     boolean countsTargetEvents() {
         return (caps() & Fi.FI_RMA_EVENT) != 0;
+    }
+
+    /** The live counters of its receive side: receives posted, unexpected messages and bytes with their high-water marks. */
+    public io.jofi.spi.util.stats.CounterGroup receiveCounters() {
+        return receives.counters();
     }
 
     @Override

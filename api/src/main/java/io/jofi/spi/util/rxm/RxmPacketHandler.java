@@ -265,10 +265,13 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     void completed(io.jofi.CqEntry e) {
         Object context = e.context();
         if (context instanceof RxmReceiveBuffer rb) {
-            if (rb.rawTagged) {
-                rawTagged(rb, e);
-            } else {
-                packet(rb, (int) e.len());
+            rb.length = (int) e.len();
+            rb.tag = e.tag();
+            rb.flags = e.flags();
+            rb.data = e.data();
+            RxmConnection c = rb.connection;
+            if (c.heldHead != null || !handle(rb, false)) {
+                hold(c, rb);
             }
         } else if (context instanceof RxmTransmit t) {
             if (t.inUse) { // else ended with its connection already (connectionEnded)
@@ -410,16 +413,83 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         }
     }
 
-    private void packet(RxmReceiveBuffer rb, int len) {
+    // =================================================================== back-pressure
+
+    /** Connections with packets held back ({@link RxmConnection#heldHead}): 0 is the common case, one check per post. */
+    private int holdingConnections;
+
+    /**
+     * A received packet: handled (and its buffer posted again), or false when its message found
+     * neither a receive nor room among the unexpected ones.
+     *
+     * @param force take it unexpected whatever the limits (its connection ends)
+     */
+    private boolean handle(RxmReceiveBuffer rb, boolean force) {
+        boolean taken = rb.rawTagged ? rawTagged(rb, force) : packet(rb, rb.length, force);
+        if (taken) {
+            repost(rb);
+        }
+        return taken;
+    }
+
+    private void hold(RxmConnection c, RxmReceiveBuffer rb) {
+        if (c.heldHead == null) {
+            c.heldHead = rb;
+            holdingConnections++;
+        } else {
+            c.heldTail.nextHeld = rb;
+        }
+        c.heldTail = rb;
+    }
+
+    /** After a receive was posted (or an unexpected message taken): held packets that now fit go on, in order. */
+    void releaseHeld() {
+        if (holdingConnections == 0) {
+            return;
+        }
+        for (RxmConnection c : ep.connections.connections()) {
+            if (c.heldHead != null) {
+                release(c, false);
+            }
+        }
+    }
+
+    private void release(RxmConnection c, boolean force) {
+        while (c.heldHead != null) {
+            RxmReceiveBuffer rb = c.heldHead;
+            if (!handle(rb, force)) {
+                return;
+            }
+            c.heldHead = rb.nextHeld;
+            rb.nextHeld = null;
+            if (c.heldHead == null) {
+                c.heldTail = null;
+                holdingConnections--;
+            }
+        }
+    }
+
+    /** Whether an eager message of {@code n} bytes that found no receive may be held unexpected (the first always). */
+    private boolean admitsEager(int n, boolean force) {
+        return force || rq.unexpectedCount() == 0 || rq.admits(n);
+    }
+
+    private boolean packet(RxmReceiveBuffer rb, int len, boolean force) {
         ByteBuffer b = rb.buffer;
         RxmConnection c = rb.connection;
         if (len >= HEADER_LENGTH) {
             RxmPacketHeader h = rxHeader.read(b, 0);
             switch (h.type) {
-                case RxmWireDescriptor.TYPE_EAGER -> eager(c, b, h, len);
-                case RxmWireDescriptor.TYPE_RNDV_REQUEST -> rendezvous.request(c, b, h, len);
+                case RxmWireDescriptor.TYPE_EAGER -> {
+                    return eager(c, b, h, len, force);
+                }
+                case RxmWireDescriptor.TYPE_RNDV_REQUEST -> {
+                    return rendezvous.request(c, b, h, len, force);
+                }
+                case RxmWireDescriptor.TYPE_SEGMENT -> {
+                    return segments.segment(c, b, h, len, c.fiAddr(ep.addressVector()), force);
+                }
                 case RxmWireDescriptor.TYPE_RNDV_READ_DONE -> readDone(h.msgId);
-                case RxmWireDescriptor.TYPE_SEGMENT -> segments.segment(c, b, h, len, c.fiAddr(ep.addressVector()));
                 case RxmWireDescriptor.TYPE_RNDV_WRITE_DATA -> writeData(c, b, h, len);
                 case RxmWireDescriptor.TYPE_RNDV_WRITE_DONE -> rendezvous.writeDone(c, h.msgId);
                 case RxmWireDescriptor.TYPE_ATOMIC -> atomics.request(c, b, h, len);
@@ -430,16 +500,13 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         } else {
             LOG.log(System.Logger.Level.WARNING, "rxm: a packet of " + len + " bytes from " + c.peer + " dropped");
         }
-        repost(rb);
+        return true;
     }
 
     /** A tagged eager message carried by the tcp header (no rxm header): the buffer is its payload. */
-    private void rawTagged(RxmReceiveBuffer rb, io.jofi.CqEntry e) {
-        RxmConnection c = rb.connection;
-        int n = (int) e.len();
-        boolean hasData = (e.flags() & Fi.FI_REMOTE_CQ_DATA) != 0;
-        deliverEager(c, rb.buffer, 0, n, true, e.tag(), hasData, e.data());
-        repost(rb);
+    private boolean rawTagged(RxmReceiveBuffer rb, boolean force) {
+        boolean hasData = (rb.flags & Fi.FI_REMOTE_CQ_DATA) != 0;
+        return deliverEager(rb.connection, rb.buffer, 0, rb.length, true, rb.tag, hasData, rb.data, force);
     }
 
     private void repost(RxmReceiveBuffer rb) {
@@ -451,36 +518,47 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         }
     }
 
-    private void eager(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len) {
+    private boolean eager(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len, boolean force) {
         int n = (int) h.size;
         if (h.size < 0 || HEADER_LENGTH + h.size > len) {
             LOG.log(System.Logger.Level.WARNING, "rxm: eager packet of " + len + " bytes says " + h.size + "; dropped");
-            return;
+            return true;
         }
-        deliverEager(c, b, HEADER_LENGTH, n, h.tagged(), h.tag, h.hasData(), h.data);
+        return deliverEager(c, b, HEADER_LENGTH, n, h.tagged(), h.tag, h.hasData(), h.data, force);
     }
 
-    /** An eager payload of {@code n} bytes at {@code at} of {@code b}: into a receive, or kept unexpected. */
-    private void deliverEager(RxmConnection c, ByteBuffer b, int at, int n, boolean tagged, long tag, boolean hasData,
-                              long data) {
+    /**
+     * An eager payload of {@code n} bytes at {@code at} of {@code b}: into a receive, or kept
+     * unexpected; false (nothing taken) when there is no receive and no room for it unexpected.
+     */
+    private boolean deliverEager(RxmConnection c, ByteBuffer b, int at, int n, boolean tagged, long tag, boolean hasData,
+                                 long data, boolean force) {
         long src = c.fiAddr(ep.addressVector());
         ArrivingMessage m = arriving.set(tagged, tag, hasData, data, src, c.peerName, n);
         PostedReceive r = rq.match(m);
         if (r != null) {
             long placed = r.place(0, b, at, (int) Math.min(n, r.capacity()));
             rq.complete(r, m, placed);
-            return;
+            return true;
+        }
+        if (!admitsEager(n, force)) {
+            return false;
         }
         ByteBuffer copy = ByteBuffer.allocate(n);
         copy.put(0, b, at, n);
         UnexpectedMessage u = rq.newUnexpected(n);
         u.set(tagged, tag, hasData, data, src, c.peerName, n).payload(RxmUnexpectedCopy.INSTANCE, copy, -1).origin(c);
         rq.arrived(u);
+        return true;
     }
 
-    /** After a post: the FI_MATCH_COMPLETE rendezvous a receive took (or a discard dropped) move now. */
+    /**
+     * After a post: the FI_MATCH_COMPLETE rendezvous a receive took (or a discard dropped) move
+     * now, and packets held back for room go on.
+     */
     void matchedRendezvous() {
         rendezvous.matched();
+        releaseHeld();
     }
 
     private void readDone(long msgId) {
@@ -551,6 +629,11 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         // request that arrived then is abandoned below with the others), and what it held will
         // never complete (a close discards) — nor will the peer answer rendezvous sends
         ep.drainClosed();
+        if (c.heldHead != null) {
+            // what arrived whole stays receivable: held messages become unexpected whatever the
+            // limits (at most the connection's receive buffers); a held rendezvous is abandoned below
+            release(c, true);
+        }
         segments.abandon(c, err);
         rendezvous.connectionEnded(c, err);
         for (RxmTransmit t = c.pendingHead; t != null; ) {

@@ -20,6 +20,13 @@ final class RxmReceiveBuffer {
      * header) whose payload has no rxm header. Such a buffer holds the payload alone.
      */
     final boolean rawTagged;
+    /** The MSG completion that filled it (length, and the tag, flags, data of a raw tagged message). */
+    int length;
+    long tag;
+    long flags;
+    long data;
+    /** The next packet held back on its connection ({@link RxmConnection#heldHead}). */
+    RxmReceiveBuffer nextHeld;
 
     RxmReceiveBuffer(RxmConnection connection, Endpoint postedOn, int eagerLimit, boolean rawTagged) {
         this.connection = connection;

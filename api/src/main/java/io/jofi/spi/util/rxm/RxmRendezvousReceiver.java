@@ -68,11 +68,18 @@ final class RxmRendezvousReceiver {
     }
 
 
-    /** A rendezvous request arrived: match it, then move its data (read, or offer a buffer for writes). */
-    void request(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len) {
+    /**
+     * A rendezvous request arrived: match it, then move its data (read, or offer a buffer for writes).
+     *
+     * @param force held unexpected even beyond the limits (its connection is ending)
+     * @return false when it found no receive and its size no room among the unexpected
+     *         messages (its data would be read into a copy of that size): nothing taken, the
+     *         caller holds the packet back until a receive is posted
+     */
+    boolean request(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len, boolean force) {
         if (len < HEADER_LENGTH + RxmWireDescriptor.RNDV_LENGTH || h.size < 0 || h.size > Integer.MAX_VALUE) {
             LOG.log(System.Logger.Level.WARNING, "rxm: rendezvous packet of " + len + " bytes dropped");
-            return;
+            return true;
         }
         RxmRendezvousRead rr = takeRead();
         rr.connection = c;
@@ -88,6 +95,10 @@ final class RxmRendezvousReceiver {
         long src = c.fiAddr(ep.addressVector());
         rr.header.set(h.tagged(), h.tag, h.hasData(), h.data, src, c.peerName, size);
         PostedReceive r = rq.match(rr.header);
+        if (r == null && !force && !rq.admits(size)) {
+            giveRead(rr);
+            return false;
+        }
         if (r != null) {
             rr.receive = r;
             rr.placed = Math.min(size, r.capacity());
@@ -109,9 +120,10 @@ final class RxmRendezvousReceiver {
         if (rr.unexpected != null && h.opData == RxmWireDescriptor.OP_DATA_MATCH_COMPLETE) {
             rr.next = awaitingMatch;
             awaitingMatch = rr;
-            return;
+            return true;
         }
         startTransfer(rr);
+        return true;
     }
 
     /** Moves a rendezvous' data: reads it (by read), or offers the buffer to the sender (by write). */

@@ -38,18 +38,32 @@ final class RxmSegmentAssembly {
         this.rq = rq;
     }
 
-    /** A segment packet of {@code len} bytes in {@code b} whose header is {@code h}, from {@code c}. */
-    void segment(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len, long src) {
+    /**
+     * A segment packet of {@code len} bytes in {@code b} whose header is {@code h}, from {@code c}.
+     *
+     * @param force a first segment that finds no receive is held unexpected even beyond the limits
+     * @return false when a first segment found no receive and no room among the unexpected
+     *         messages: nothing taken, the caller holds the packet back
+     */
+    boolean segment(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len, long src, boolean force) {
         int n = h.segSize;
         if (HEADER_LENGTH + n > len || h.size < 0 || h.size > Integer.MAX_VALUE) {
             LOG.log(System.Logger.Level.WARNING, "rxm: segment of " + len + " bytes says " + n + "/" + h.size + "; dropped");
-            return;
+            return true;
         }
         int kind = (int) (h.ctrlData & RxmWireDescriptor.SEGMENT_KIND_MASK);
-        Message m = kind == RxmWireDescriptor.SEGMENT_FIRST ? start(c, h, src) : find(c, h.msgId);
+        Message m;
+        if (kind == RxmWireDescriptor.SEGMENT_FIRST) {
+            m = start(c, h, src, force);
+            if (m == null) {
+                return false;
+            }
+        } else {
+            m = find(c, h.msgId);
+        }
         if (m == null) {
             LOG.log(System.Logger.Level.WARNING, "rxm: segment of unknown message " + h.msgId + " from " + c.peer + "; dropped");
-            return;
+            return true;
         }
         if (m.receive != null) {
             m.placed += m.receive.place(m.offset, b, HEADER_LENGTH, n);
@@ -61,9 +75,11 @@ final class RxmSegmentAssembly {
         if (kind == RxmWireDescriptor.SEGMENT_LAST) {
             finish(c, m);
         }
+        return true;
     }
 
-    private Message start(RxmConnection c, RxmPacketHeader h, long src) {
+    /** A message's first segment: its receive, or room for it unexpected; null when neither (held back). */
+    private Message start(RxmConnection c, RxmPacketHeader h, long src, boolean force) {
         Message m = free;
         if (m != null) {
             free = m.next;
@@ -77,6 +93,10 @@ final class RxmSegmentAssembly {
         PostedReceive r = rq.match(m.header);
         if (r != null) {
             m.receive = r;
+        } else if (!force && !rq.admits(h.size)) {
+            m.next = free;
+            free = m;
+            return null;
         } else {
             m.copy = ByteBuffer.allocate((int) h.size);
             UnexpectedMessage u = rq.newUnexpected(h.size);
