@@ -526,6 +526,7 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
         }
         overrun = true;
         stats.overruns.increment();
+        io.jofi.spi.util.stats.FabricEvents.queueOverrun(stats.group.owner(), ring.capacity());
         waitSupport.notifyReady(); // readers and the FD must learn of the overrun
         return false;
     }

@@ -134,6 +134,8 @@ final class ShmEndpoint extends UtilEndpoint {
     final ShmAtomicOps atomics;
     final ShmRingReader reader;
     final ShmFaults faults;
+    /** Peers linked, lost and failed, ring-full waits, doorbells rung (under this endpoint's lock). */
+    final ShmPeerCounters peerCounters;
 
     ShmEndpoint(ShmDomain domain, Info info, Object context) {
         super(context, domain.engine(), EndpointBindings.ALL_COUNTER_ROLES, limits(info));
@@ -157,6 +159,7 @@ final class ShmEndpoint extends UtilEndpoint {
         this.atomics = new ShmAtomicOps(this);
         this.reader = new ShmRingReader(this);
         this.faults = new ShmFaults(this);
+        this.peerCounters = new ShmPeerCounters(this, counters());
     }
 
     // =================================================================== control path
@@ -528,6 +531,11 @@ final class ShmEndpoint extends UtilEndpoint {
     /** Messages buffered as unexpected (tests). */
     synchronized int unexpectedCount() {
         return receiver.unexpectedCount();
+    }
+
+    /** The endpoint's region name, or null before enable; under the lock (the counters' events name it). */
+    String localName() {
+        return name;
     }
 
     /** The endpoint's region name, or null before enable (tests). */

@@ -53,7 +53,7 @@ final class TcpEndpoint extends UtilEndpoint implements ConnectionRole, TcpRecei
         this.info.handle(null);
         this.receives = new TcpReceiveSide(this, this, bound, this.info, domain.provider());
         this.conn = new TcpConnection(domain, this.info, this, this, bound, receives.queue,
-                TcpConnection.queueSize(this.info), false);
+                TcpConnection.queueSize(this.info), false, new TcpConnectionCounters(counters()));
     }
 
     /** What the post checks measure an endpoint of {@code info} against (the provider's limits, its caps). */

@@ -33,6 +33,8 @@ final class RxmConnection {
     RxmTransmit pendingTail;
     /** Segmented messages being put together from this peer ({@link RxmSegmentAssembly}). */
     RxmSegmentAssembly.Message segments;
+    /** Whether a connection to this peer was up before (a new one counts as a reconnect). */
+    boolean connectedBefore;
 
     private long fiAddr = Fi.FI_ADDR_NOTAVAIL;
     private long avChange = -1;

@@ -252,7 +252,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 pep.bind(msgEq, 0);
                 pep.listen();
                 connections = new RxmConnectionManager(domain, msgInfo, settings, msgEq, msgCq, pep, packets,
-                        this::bindTargetCounters, ProcessHandle.current().pid());
+                        this::bindTargetCounters, ProcessHandle.current().pid(), counters());
             } catch (FabricException | RuntimeException e) {
                 // nothing half made stays open (the domain could not be closed): the listener's port may be taken
                 closeQuietly(pep);
