@@ -72,6 +72,8 @@ final class TcpConnection implements SelectHandler {
     private final StallWatch stall = new StallWatch();
     /** Its endpoint's connection counters (made, refused, lost, partial writes, read pauses). */
     final TcpConnectionCounters counters;
+    /** Its endpoint's post counters, counted inside {@link #lock} (several threads may post at once). */
+    final io.jofi.spi.util.EndpointCounters posts;
     /** Where {@link #connect} connects to (a refused connect's event names it). */
     private InetSocketAddress connectingTo;
 
@@ -80,9 +82,11 @@ final class TcpConnection implements SelectHandler {
      *                 both ends announced it in the hello); else the CM handshake tells
      */
     TcpConnection(TcpDomain domain, Info info, Object lock, ConnectionRole role, DataPathBindings bound,
-                  ReceiveQueue queue, int queueSize, boolean jofiPeer, TcpConnectionCounters counters) {
+                  ReceiveQueue queue, int queueSize, boolean jofiPeer, TcpConnectionCounters counters,
+                  io.jofi.spi.util.EndpointCounters posts) {
         this.domain = domain;
         this.counters = counters;
+        this.posts = posts;
         this.info = info;
         this.lock = lock;
         this.role = role;

@@ -173,6 +173,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         this.receives = new io.jofi.spi.util.ReceiveQueue(settings.receiveQueueSize(), RxmWireDescriptor.IOV_LIMIT,
                 settings.maxUnexpectedMessages(), settings.maxUnexpectedBytes(), msgInfo.fabricAttr().provName());
         this.packets = new RxmPacketHandler(this);
+        this.posts = countPostsUnderLock();
         this.minMultiRecv = settings.eagerLimit();
         for (int i = 0; i < entries.length; i++) {
             entries[i] = new CqEntry();
@@ -501,7 +502,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         synchronized (lock) {
             RxmTransmit t = admit(destAddr, msg != null || (flags & Fi.FI_INJECT) == 0);
             if (t == null) {
-                return refusal;
+                return posts.send(refusal, tagged);
             }
             RxmConnection c = t.connection;
             t.context = context;
@@ -526,7 +527,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             if (rc != 0) {
                 refund(t);
             }
-            return rc;
+            return posts.send(rc, tagged);
         }
     }
 
@@ -538,12 +539,12 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         }
         synchronized (lock) {
             if (!receives.canPost(tagged)) {
-                return -Errno.EAGAIN;
+                return posts.receive(-Errno.EAGAIN, tagged);
             }
             UtilCompletionQueue cq = rxCq();
             int rc = cq.reserve();
             if (rc != 0) {
-                return rc;
+                return posts.receive(rc, tagged);
             }
             io.jofi.spi.util.PostedReceive r = receives.newReceive();
             long src = (caps() & Fi.FI_DIRECTED_RECV) != 0 ? srcAddr : Fi.FI_ADDR_UNSPEC;
@@ -558,7 +559,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             }
             receives.post(r);
             packets.matchedRendezvous();
-            return 0;
+            return posts.receive(0, tagged);
         }
     }
 
@@ -615,7 +616,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         synchronized (lock) {
             RxmTransmit t = admit(peerAddr, msg != null || (flags & Fi.FI_INJECT) == 0);
             if (t == null) {
-                return refusal;
+                return posts.rma(refusal, read);
             }
             t.kind = RxmTransmit.Kind.RMA;
             t.context = context;
@@ -625,7 +626,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             if (rc != 0) {
                 refund(t);
             }
-            return rc;
+            return posts.rma(rc, read);
         }
     }
 
@@ -643,7 +644,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         synchronized (lock) {
             RxmTransmit t = admit(destAddr, true);
             if (t == null) {
-                return refusal;
+                return posts.atomic(refusal);
             }
             t.kind = RxmTransmit.Kind.ATOMIC;
             t.context = context;
@@ -660,9 +661,12 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             if (rc != 0) {
                 refund(t);
             }
-            return rc;
+            return posts.atomic(rc);
         }
     }
+
+    /** Its post counters, counted inside {@link #lock} (several threads may post at once). */
+    private final io.jofi.spi.util.EndpointCounters posts;
 
     /** Why the last {@link #admit} refused (read under {@link #lock}, right after it). */
     private int refusal;
