@@ -106,6 +106,7 @@ public final class FabricsRegistry implements Fabrics {
             entries = List.copyOf(next);
         }
         ProviderInfo info = describe(added);
+        io.jofi.spi.util.stats.FabricEvents.providerChange(info.name(), info.version(), true);
         for (ProviderListener l : listeners) {
             try {
                 l.providerAdded(info);
@@ -153,6 +154,7 @@ public final class FabricsRegistry implements Fabrics {
             entries = List.copyOf(next);
         }
         ProviderInfo info = describe(removed);
+        io.jofi.spi.util.stats.FabricEvents.providerChange(info.name(), info.version(), false);
         for (ProviderListener l : listeners) {
             try {
                 l.providerRemoved(info);

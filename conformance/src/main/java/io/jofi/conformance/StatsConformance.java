@@ -11,23 +11,29 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Live counters seen from another process (issue 17): a real child JVM
- * ({@link StatsTrafficMain}) moves a known traffic mix over the provider through the public
- * API; {@code jofi stat -n -m} (the provider's test runs it, {@link #stat}) reads the child's
- * counters file and finds exactly those numbers, JMX inside the child the same; once the
- * child is killed, the next {@code jofi stat} removes its file.
+ * ({@link StatsTrafficMain}, running a flight recording) moves a known traffic mix over the
+ * provider through the public API — sends, tagged sends, an unexpected burst, RMA reads, and a
+ * peer JVM it kills; {@code jofi stat -n -m} (run by the provider's test, {@link #stat}, in a
+ * JVM of its own) reads the child's counters file and finds exactly those numbers, JMX inside
+ * the child the same, and the child's recording holds the connection events of its sender;
+ * once the child is killed, the next {@code jofi stat} removes its file.
  */
 public abstract class StatsConformance extends ProviderTest {
     private static final Pattern LINE = Pattern.compile(
@@ -42,6 +48,44 @@ public abstract class StatsConformance extends ProviderTest {
      */
     protected abstract String stat(String... args);
 
+    /**
+     * The sender's provider counters after the mix (name after {@code "<owner>: "} to value):
+     * its connections made, lost and refused, the peers it declared failed.
+     */
+    protected abstract Map<String, Long> senderConnectionCounters();
+
+    /** The provider's "endpoints opened" after the mix: the sender and the receiver. */
+    protected long endpointsOpened() {
+        return 2;
+    }
+
+    /** The sender's JOFI flight-recorder events after the mix: event name to how many. */
+    protected abstract Map<String, Integer> senderEvents();
+
+    /**
+     * Runs {@code mainClass} with {@code args} in a JVM of its own on this test's class path
+     * (as {@code ./jofi stat} runs: another process) and returns what it printed; fails the
+     * test when it does not exit 0.
+     */
+    protected static String runInAnotherJvm(String mainClass, String... args) {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx64m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Djofi.stats=false",
+                "-cp", System.getProperty("java.class.path"), mainClass));
+        command.addAll(List.of(args));
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "jofi stat ended");
+            assertEquals(0, p.exitValue(), "jofi stat said: " + out);
+            return out;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
     @Test
     void jofiStatFindsTheChildsTrafficAndRemovesADeadChildsFile() throws Exception {
         String prov = provider();
@@ -52,30 +96,43 @@ public abstract class StatsConformance extends ProviderTest {
             String line;
             while (!(line = next(lines, child)).startsWith("READY")) {
                 if (line.startsWith("LABEL ") || line.startsWith("JMX ")) {
-                    String[] p = line.split(" ", 4); // LABEL|JMX provider role value
+                    String[] p = line.split(" ", 4); // LABEL|JMX provider role|attribute value
                     said.put(p[0] + " " + p[2], p[3]);
                 }
             }
             Map<String, Long> values = values(child.pid());
             int n = StatsTrafficMain.SENDS + StatsTrafficMain.UNEXPECTED;
             int m = StatsTrafficMain.TAGGED;
+            int r = StatsTrafficMain.READS;
             String sender = said.get("LABEL sender");
             String receiver = said.get("LABEL receiver");
-            assertEquals(n, values.get(sender + ": sends posted"), "sends of " + sender + " in " + values);
+            // the killed peer: one send before the kill, one after (it fails)
+            assertEquals(n + 2, values.get(sender + ": sends posted"), "sends of " + sender + " in " + values);
+            assertEquals(r, values.get(sender + ": RMA reads posted"));
             assertEquals(m, values.get(sender + ": tagged sends posted"));
             assertEquals(0, values.get(sender + ": receives posted"));
             assertEquals(n, values.get(receiver + ": receives posted"));
             assertEquals(m, values.get(receiver + ": tagged receives posted"));
             assertEquals(0, values.get(receiver + ": sends posted"));
             assertEquals(0, values.get(sender + ": posts refused -EAGAIN"), "no back-pressure at these depths");
-            assertEquals(n + m, values.get(said.get("LABEL txcq") + ": completions written"));
+            assertEquals(n + m + r + 2, values.get(said.get("LABEL txcq") + ": completions written"));
+            assertEquals(1, values.get(said.get("LABEL txcq") + ": errors connection"), "the send after the kill");
+            assertEquals(0, values.get(said.get("LABEL txcq") + ": errors other"));
             assertEquals(n + m, values.get(said.get("LABEL rxcq") + ": completions written"));
+            for (Map.Entry<String, Long> e : senderConnectionCounters().entrySet()) {
+                assertEquals(e.getValue(), values.get(sender + ": " + e.getKey()), e.getKey() + " of " + sender);
+            }
             assertEquals(0, values.get(said.get("LABEL rxcq") + ": overruns"));
             assertEquals(StatsTrafficMain.UNEXPECTED, sum(values, prov + "/", ": unexpected messages queued"));
             long bytes = sum(values, prov + "/", ": unexpected bytes queued"); // payload plus the provider's storage
             assertTrue(bytes >= (long) StatsTrafficMain.UNEXPECTED * StatsTrafficMain.SIZE, "unexpected bytes " + bytes);
-            assertEquals(2, values.get(prov + ": endpoints opened"));
-            assertEquals(String.valueOf(n), said.get("JMX sends"), "the sender's sends through JMX");
+            assertEquals(endpointsOpened(), values.get(prov + ": endpoints opened"));
+            assertEquals(String.valueOf(n + 2), said.get("JMX sends_posted"), "the sender's sends through JMX");
+            assertEquals(String.valueOf(r), said.get("JMX RMA_reads_posted"), "the sender's reads through JMX");
+            assertEquals(String.valueOf(senderConnectionCounters().get("peers declared failed")),
+                    said.get("JMX peers_declared_failed"), "the sender's failed peers through JMX");
+            Map<String, Integer> events = events(dir.resolve("child.jfr"), sender, prov);
+            assertEquals(new TreeMap<>(senderEvents()), events, "the sender's events in the child's recording");
         } finally {
             child.destroyForcibly(); // killed: no shutdown hook runs, the file stays behind
             child.waitFor(30, TimeUnit.SECONDS);
@@ -100,6 +157,25 @@ public abstract class StatsConformance extends ProviderTest {
         return values;
     }
 
+    /**
+     * The JOFI events of the recording at {@code file}: those of {@code owner} by event name,
+     * and {@code "io.jofi.ProviderChange arrived"} for the arrival of {@code provider}.
+     */
+    private static Map<String, Integer> events(Path file, String owner, String provider) throws IOException {
+        Map<String, Integer> counts = new TreeMap<>();
+        for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
+            String type = e.getEventType().getName();
+            if (type.equals("io.jofi.ProviderChange")) {
+                if (provider.equals(e.getString("provider")) && e.getBoolean("arrived")) {
+                    counts.merge(type + " arrived", 1, Integer::sum);
+                }
+            } else if (type.startsWith("io.jofi.") && owner.equals(e.getString("owner"))) {
+                counts.merge(type, 1, Integer::sum);
+            }
+        }
+        return counts;
+    }
+
     private static long sum(Map<String, Long> values, String prefix, String suffix) {
         return values.entrySet().stream().filter(e -> e.getKey().startsWith(prefix) && e.getKey().endsWith(suffix))
                 .mapToLong(Map.Entry::getValue).sum();
@@ -108,7 +184,9 @@ public abstract class StatsConformance extends ProviderTest {
     private Process start(String prov) throws IOException {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m",
                 "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Djofi.stats.dir=" + dir,
-                "-cp", System.getProperty("java.class.path"), StatsTrafficMain.class.getName(), prov);
+                "-XX:StartFlightRecording=name=jofi,settings=default",
+                "-cp", System.getProperty("java.class.path"), StatsTrafficMain.class.getName(), prov,
+                dir.resolve("child.jfr").toString());
         return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     }
 

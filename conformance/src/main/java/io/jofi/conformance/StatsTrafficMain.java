@@ -14,30 +14,42 @@ import io.jofi.Fabric;
 import io.jofi.Fabrics;
 import io.jofi.Fi;
 import io.jofi.Info;
+import io.jofi.MemoryRegion;
 import io.jofi.WaitObj;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilEndpoint;
 import io.jofi.spi.util.stats.StatsFile;
 import io.jofi.spi.util.stats.StatsFileReader;
 import java.io.BufferedReader;
-import java.lang.management.ManagementFactory;
-import javax.management.ObjectName;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
+import javax.management.ObjectName;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.Recording;
 
 /**
- * The child JVM of {@link StatsConformance}: on the provider named in its argument, moves a
- * known traffic mix between two RDM endpoints through the public API ({@link #SENDS} sends of
- * {@link #SIZE} bytes into posted receives, {@link #TAGGED} tagged ones, {@link #UNEXPECTED}
- * sent before their receives were posted), prints the labels of its objects' counters, then
- * {@code READY} and waits for its stdin to close (or to be killed).
+ * The child JVM of {@link StatsConformance}: on the provider named in its first argument,
+ * moves a known traffic mix between two RDM endpoints through the public API ({@link #SENDS}
+ * sends of {@link #SIZE} bytes into posted receives, {@link #TAGGED} tagged ones,
+ * {@link #UNEXPECTED} sent before their receives were posted, {@link #READS} RMA reads), then
+ * sends one message to a peer JVM of its own ({@link StatsVictimMain}), kills it, waits until
+ * the sender has seen it go and sends it one more (which fails); prints the labels of its
+ * objects' counters and what JMX says, dumps its flight recording (when it runs one) to the
+ * path of its second argument, then {@code READY} and waits for its stdin to close (or to be
+ * killed).
  */
 public final class StatsTrafficMain {
     static final int SENDS = 7;
     static final int TAGGED = 5;
     static final int UNEXPECTED = 3;
+    static final int READS = 4;
     static final int SIZE = 100;
     private static final long TIMEOUT_NANOS = 20_000_000_000L;
     private static final CqEntry[] NONE = new CqEntry[0];
@@ -47,8 +59,11 @@ public final class StatsTrafficMain {
 
     public static void main(String[] args) throws Exception {
         Fabrics fabrics = Fabrics.standalone();
-        for (String provider : args) {
-            traffic(fabrics, provider);
+        traffic(fabrics, args[0]);
+        if (args.length > 1) {
+            for (Recording r : FlightRecorder.getFlightRecorder().getRecordings()) {
+                r.dump(Path.of(args[1]));
+            }
         }
         System.out.println("READY " + ProcessHandle.current().pid());
         System.out.flush();
@@ -56,7 +71,7 @@ public final class StatsTrafficMain {
     }
 
     private static void traffic(Fabrics fabrics, String provider) throws Exception {
-        Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_TAGGED);
+        Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA);
         hints.epAttr().type(EpType.RDM);
         hints.fabricAttr().provName(provider);
         Info info = fabrics.getInfo(null, null, 0, hints).get(0);
@@ -111,6 +126,8 @@ public final class StatsTrafficMain {
             post(rxCq, () -> receiver.recv(landing.duplicate(), null, Fi.FI_ADDR_UNSPEC, null));
         }
         await(rxCq, UNEXPECTED);
+        rmaReads(domain, info, sender, txCq, to[0]);
+        killedPeer(provider, sender, txAv, txCq);
         System.out.println("LABEL " + provider + " sender " + ((UtilEndpoint) sender).counters().owner());
         System.out.println("LABEL " + provider + " receiver " + ((UtilEndpoint) receiver).counters().owner());
         System.out.println("LABEL " + provider + " txcq " + ((UtilCompletionQueue) txCq).counters().owner());
@@ -119,8 +136,98 @@ public final class StatsTrafficMain {
         String owner = ((UtilEndpoint) sender).counters().owner();
         ObjectName name = new ObjectName("io.jofi:type=Endpoint,provider=" + provider + ",name="
                 + owner.substring(owner.indexOf('/') + 1));
-        System.out.println("JMX " + provider + " sends " + ManagementFactory.getPlatformMBeanServer()
-                .getAttribute(name, "sends posted"));
+        for (String attribute : List.of("sends posted", "RMA reads posted", "peers declared failed")) {
+            System.out.println("JMX " + provider + " " + attribute.replace(' ', '_') + " "
+                    + ManagementFactory.getPlatformMBeanServer().getAttribute(name, attribute));
+        }
+    }
+
+    /** {@link #READS} RMA reads of {@link #SIZE} bytes by the sender from a region of the (shared) domain. */
+    private static void rmaReads(Domain domain, Info info, Endpoint sender, CompletionQueue txCq, long target)
+            throws Exception {
+        ByteBuffer region = ByteBuffer.allocateDirect(4 * SIZE);
+        MemoryRegion mr = domain.register(region, Fi.FI_REMOTE_READ, 0, 17, 0, null);
+        ByteBuffer dst = ByteBuffer.allocateDirect(SIZE);
+        MemoryRegion dstDesc = (info.domainAttr().mrMode() & Fi.FI_MR_LOCAL) == 0 ? null
+                : domain.register(dst, Fi.FI_READ, 0, 18, 0, null);
+        for (int i = 0; i < READS; i++) {
+            long addr = mr.address() + (long) i * SIZE;
+            post(txCq, () -> sender.read(dst.duplicate(), dstDesc, target, addr, mr.key(), null));
+            await(txCq, 1);
+        }
+    }
+
+    /**
+     * The killed peer: one message to a peer JVM, which is then killed; once the sender's
+     * counters saw it go ("connections lost" or "peers lost"), one more message to it, which
+     * ends in an error completion (the connect is refused, or the peer is failed).
+     */
+    private static void killedPeer(String provider, Endpoint sender, AddressVector txAv, CompletionQueue txCq)
+            throws Exception {
+        Process victim = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx64m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Djofi.stats=false",
+                "-cp", System.getProperty("java.class.path"), StatsVictimMain.class.getName(), provider)
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try {
+            BufferedReader in = new BufferedReader(new InputStreamReader(victim.getInputStream(), StandardCharsets.UTF_8));
+            String line = in.readLine();
+            if (line == null || !line.startsWith("NAME ")) {
+                throw new IllegalStateException("the victim said " + line);
+            }
+            long[] v = {Fi.FI_ADDR_NOTAVAIL};
+            if (txAv.insert(new byte[][] {HexFormat.of().parseHex(line.substring(5))}, v, 0, null) != 1) {
+                throw new IllegalStateException("cannot insert the victim's address");
+            }
+            ByteBuffer payload = ByteBuffer.allocateDirect(SIZE);
+            post(txCq, () -> sender.send(payload.duplicate(), null, v[0], null));
+            await(txCq, 1);
+            victim.destroyForcibly();
+            victim.waitFor(30, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + TIMEOUT_NANOS;
+            while (counted((UtilEndpoint) sender, ": connections lost", ": peers lost") < 1) {
+                txCq.read(NONE, 0);
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the sender did not see the victim die");
+                }
+                Thread.sleep(1);
+            }
+            post(txCq, () -> sender.send(payload.duplicate(), null, v[0], null));
+            int err = awaitError(txCq);
+            System.out.println("KILLED " + provider + " " + Errno.strerror(err));
+        } finally {
+            victim.destroyForcibly();
+        }
+    }
+
+    /** The sum of the counters of {@code ep} whose labels end with one of {@code suffixes}. */
+    private static long counted(UtilEndpoint ep, String... suffixes) {
+        long sum = 0;
+        for (io.jofi.spi.util.stats.StatsCounter c : ep.counters().counters()) {
+            for (String s : suffixes) {
+                if (c.label().endsWith(s)) {
+                    sum += c.get();
+                }
+            }
+        }
+        return sum;
+    }
+
+    /** Reads one error completion; its errno. */
+    private static int awaitError(CompletionQueue cq) {
+        CqEntry[] entry = {new CqEntry()};
+        long deadline = System.nanoTime() + TIMEOUT_NANOS;
+        while (System.nanoTime() < deadline) {
+            int rc = cq.read(entry, 1);
+            if (rc == -Errno.EAVAIL) {
+                CqErrEntry err = new CqErrEntry();
+                cq.readErr(err, 0);
+                return err.err();
+            }
+            if (rc != -Errno.EAGAIN) {
+                throw new IllegalStateException("expected an error completion, got " + rc);
+            }
+        }
+        throw new IllegalStateException("no error completion");
     }
 
     private static Endpoint endpoint(Domain domain, Info info, AddressVector av, CompletionQueue cq) throws Exception {

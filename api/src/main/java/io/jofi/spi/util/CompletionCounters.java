@@ -8,7 +8,10 @@ import io.jofi.spi.util.stats.StatsFile;
 /**
  * The live counters of a completion or event queue: entries written, error entries by errno
  * class (canceled, truncated, connection lost or refused, other), the depth's high-water mark
- * and overruns.
+ * and overruns. An event queue writes them under its lock (one writer); a completion queue
+ * is written by many threads at once, so there "entries written" is the ring's producer
+ * index, the mark rises by CAS and the errors and overruns (never a successful entry) are
+ * atomic adds ({@link #sharedError}).
  */
 final class CompletionCounters {
     final CounterGroup group;
@@ -31,9 +34,14 @@ final class CompletionCounters {
         overruns = group.counter("overruns");
     }
 
-    /** An error entry of errno {@code err} (positive) was written. */
+    /** An error entry of errno {@code err} (positive) was written (one writer: the event queue's lock). */
     void error(int err) {
         errorCounter(err).increment();
+    }
+
+    /** An error entry of errno {@code err} (positive) was written by one of several writers (a completion queue). */
+    void sharedError(int err) {
+        errorCounter(err).addShared();
     }
 
     private StatsCounter errorCounter(int err) {

@@ -30,13 +30,13 @@ abstract class CompletionRingPad1 extends CompletionRingHead {
     long p16, p17, p18, p19, p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p30, p31;
 }
 
-/** The producer index: next position to claim. Written by producers only, with getAndAdd. */
-abstract class CompletionRingTail extends CompletionRingPad1 {
-    volatile long tail;
-}
-
-/** Padding between the tail and the credits. */
-abstract class CompletionRingPad2 extends CompletionRingTail {
+/**
+ * Where the producer index was: it lives in the CQ's "completions written" counter now
+ * ({@link io.jofi.spi.util.stats.StatsCounter#claimNext()}, a value record of its own in the
+ * counters file, 128 bytes apart from any other), so the padding here only keeps the head and
+ * the credits apart.
+ */
+abstract class CompletionRingPad2 extends CompletionRingPad1 {
     long p32, p33, p34, p35, p36, p37, p38, p39, p40, p41, p42, p43, p44, p45, p46, p47;
 }
 
@@ -76,7 +76,8 @@ abstract class CompletionRingPad3 extends CompletionRingCredits {
  *     p + C      released by the reader of p: free for position p + C
  * </pre>
  *
- * <b>Producer</b> (any thread, after taking a credit): {@code p = tail.getAndAdd(1)}; wait until
+ * <b>Producer</b> (any thread, after taking a credit): {@code p = tail.getAndAdd(1)} (the tail is
+ * the CQ's "completions written" counter, {@code StatsCounter.claimNext}); wait until
  * {@code sequence[s] == p} (see below); write the slot's fields with plain stores; publish
  * with a release store {@code sequence[s] = p + 1}.
  *
@@ -117,7 +118,6 @@ final class CompletionRing extends CompletionRingPad3 {
     static final int FORMAT_TAGGED = 4;
 
     private static final VarHandle HEAD;
-    private static final VarHandle TAIL;
     private static final VarHandle CREDITS;
     private static final VarHandle SEQUENCE = MethodHandles.arrayElementVarHandle(long[].class);
 
@@ -125,7 +125,6 @@ final class CompletionRing extends CompletionRingPad3 {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             HEAD = l.findVarHandle(CompletionRingHead.class, "head", long.class);
-            TAIL = l.findVarHandle(CompletionRingTail.class, "tail", long.class);
             CREDITS = l.findVarHandle(CompletionRingCredits.class, "credits", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -152,15 +151,21 @@ final class CompletionRing extends CompletionRingPad3 {
     private final byte[][] errData;
     private final int[] errDataSize;
 
+    /** The producer index: the next position to claim (the CQ's "completions written"). */
+    private final io.jofi.spi.util.stats.StatsCounter tail;
+
     /**
      * @param capacity a power of two
      * @param format   one of the {@code FORMAT_*} constants: which fields reads copy
+     * @param tail     the producer index, at 0: a counter of its own, which producers claim
+     *                 positions from with an atomic add ({@code StatsCounter.claimNext})
      */
-    CompletionRing(int capacity, int format) {
+    CompletionRing(int capacity, int format, io.jofi.spi.util.stats.StatsCounter tail) {
         if (capacity <= 0 || Integer.bitCount(capacity) != 1) {
             throw new IllegalArgumentException("capacity must be a power of two: " + capacity);
         }
         this.capacity = capacity;
+        this.tail = tail;
         this.mask = capacity - 1;
         this.format = format;
         this.sequence = new long[capacity];
@@ -219,7 +224,7 @@ final class CompletionRing extends CompletionRingPad3 {
      * Writes a successful completion into the next position; the caller holds a credit.
      */
     void write(Object ctx, long fl, long length, ByteBuffer b, int off, long d, long t, long src) {
-        long p = (long) TAIL.getAndAdd(this, 1L);
+        long p = tail.claimNext();
         int s = (int) p & mask;
         while ((long) SEQUENCE.getAcquire(sequence, s) != p) {
             Thread.onSpinWait(); // normally free at once: see the class comment
@@ -242,7 +247,7 @@ final class CompletionRing extends CompletionRingPad3 {
      */
     void writeError(Object ctx, long fl, long length, ByteBuffer b, int off, long d, long t,
                     long ol, int e, int pe, byte[] ed, int edSize, long src) {
-        long p = (long) TAIL.getAndAdd(this, 1L);
+        long p = tail.claimNext();
         int s = (int) p & mask;
         while ((long) SEQUENCE.getAcquire(sequence, s) != p) {
             Thread.onSpinWait(); // normally free at once: see the class comment

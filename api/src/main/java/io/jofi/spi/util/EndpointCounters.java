@@ -11,10 +11,16 @@ import java.util.Map;
 /**
  * The live counters of one {@link UtilEndpoint}: the operations it posted, by kind, and the
  * posts the provider refused with {@code -EAGAIN} (back-pressure); and, per provider, the
- * endpoints opened and closed. Written by the posting thread after the provider's funnel
- * returned (one plain load and one release store each).
+ * endpoints opened and closed. One plain load and one release store per post.
+ *
+ * <p><b>One writer.</b> Several threads may post on one endpoint at once
+ * ({@code FI_THREAD_SAFE}): counted after the funnel returned, two of them could lose an
+ * update. A provider whose funnels take a lock therefore counts inside it
+ * ({@link UtilEndpoint#countPostsUnderLock()}, then {@link #send}, {@link #receive},
+ * {@link #rma}, {@link #atomic} with the funnel's answer, before the lock is released); for
+ * the others the endpoint counts after the funnel, exact when one thread posts at a time.
  */
-final class EndpointCounters {
+public final class EndpointCounters {
     /** Per provider: endpoints opened and closed (control path, under the class's lock). */
     private static final Map<String, StatsCounter[]> PROVIDERS = new HashMap<>();
 
@@ -54,6 +60,26 @@ final class EndpointCounters {
             CounterGroup g = new CounterGroup(file, StatsFileDescriptor.TYPE_PROVIDER, n);
             return new StatsCounter[] {g.counter("endpoints opened"), g.counter("endpoints closed")};
         });
+    }
+
+    /** Counts a send's answer {@code rc} (under the lock that serialises the endpoint's posts); returns it. */
+    public int send(int rc, boolean tagged) {
+        return count(rc, tagged ? taggedSends : sends);
+    }
+
+    /** Counts a receive's answer {@code rc} (under the lock that serialises the endpoint's posts); returns it. */
+    public int receive(int rc, boolean tagged) {
+        return count(rc, tagged ? taggedReceives : receives);
+    }
+
+    /** Counts an RMA's answer {@code rc} (under the lock that serialises the endpoint's posts); returns it. */
+    public int rma(int rc, boolean read) {
+        return count(rc, read ? reads : writes);
+    }
+
+    /** Counts an atomic's answer {@code rc} (under the lock that serialises the endpoint's posts); returns it. */
+    public int atomic(int rc) {
+        return count(rc, atomics);
     }
 
     /** Counts a post's answer: {@code posted} when accepted, the back-pressure counter on {@code -EAGAIN}. */

@@ -107,17 +107,19 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
         this.attr = a.copy().size(capacity).format(format).waitObj(waitObj);
         this.threshold = a.waitCond() == CqWaitCond.THRESHOLD;
         this.describer = describer;
-        this.ring = new CompletionRing(capacity, ringFormat(format));
         this.waitSupport = WaitSupport.open(waitObj, a.waitSet());
+        // its counters before the ring: the ring's producer index is its "completions written" counter
+        this.stats = new CompletionCounters(io.jofi.spi.util.stats.StatsFileDescriptor.TYPE_COMPLETION_QUEUE,
+                io.jofi.spi.util.stats.CounterGroup.ownerLabel("CompletionQueue", UtilCompletionQueue.class), "completions");
+        this.ring = new CompletionRing(capacity, ringFormat(format), stats.written);
         this.wakes = waitObj != WaitObj.NONE;
         try {
             waitSupport.attach(this);
         } catch (FabricException e) {
             waitSupport.close();
+            stats.group.close();
             throw e;
         }
-        this.stats = new CompletionCounters(io.jofi.spi.util.stats.StatsFileDescriptor.TYPE_COMPLETION_QUEUE,
-                io.jofi.spi.util.stats.CounterGroup.ownerLabel("CompletionQueue", UtilCompletionQueue.class), "completions");
         whenClosed(stats.group::close);
     }
 
@@ -129,10 +131,13 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
         return stats.group;
     }
 
-    /** Counts one entry written: the depth now is the room reserved or unread. */
+    /**
+     * Counts one entry written — the ring's claim counted it already ("completions written"
+     * is its producer index: exact with any number of writers) — by the depth now, the room
+     * reserved or unread: a mark several writers raise, with a CAS only when it rises.
+     */
     private void counted() {
-        stats.written.increment();
-        stats.depthHighWater.max(ring.capacity() - ring.credits());
+        stats.depthHighWater.maxShared(ring.capacity() - ring.credits());
     }
 
     private static int nextPowerOfTwo(int size) {
@@ -460,7 +465,7 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
         ring.writeError(context, flags, len, buf, bufOffset, data, tag, olen, errnoOf(err), provErrno, errData,
                 errDataSize, srcAddr);
         counted();
-        stats.error(errnoOf(err));
+        stats.sharedError(errnoOf(err));
         wakeReaders();
     }
 
@@ -492,7 +497,7 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
         ring.writeError(context, flags, len, buf, bufOffset, data, tag, olen, errnoOf(err), provErrno, errData,
                 errDataSize, srcAddr);
         counted();
-        stats.error(errnoOf(err));
+        stats.sharedError(errnoOf(err));
         wakeReaders();
         return true;
     }
@@ -525,7 +530,8 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
             return true;
         }
         overrun = true;
-        stats.overruns.increment();
+        stats.overruns.addShared();
+        io.jofi.spi.util.stats.FabricEvents.queueOverrun(stats.group.owner(), ring.capacity());
         waitSupport.notifyReady(); // readers and the FD must learn of the overrun
         return false;
     }

@@ -71,7 +71,9 @@ import java.util.Objects;
  *
  * <p><b>Counters.</b> Each accepted post counts on its kind's counter, each {@code -EAGAIN}
  * on the back-pressure counter ({@link #counters()}, in this JVM's counters file): one plain
- * load and one release store after the funnel returned.
+ * load and one release store after the funnel returned — or, in a provider that called
+ * {@link #countPostsUnderLock()}, inside its funnel's lock, so that concurrent posters
+ * ({@code FI_THREAD_SAFE}) lose no count.
  */
 public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     /** What the post checks measure against: one object, fixed at open. */
@@ -125,6 +127,8 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     private UtilCounter remoteWriteCntr;
     /** Its live counters (posts by kind, back-pressure), freed when it is closed. */
     private final EndpointCounters stats;
+    /** The provider counts the posts itself, under its lock ({@link #countPostsUnderLock()}). */
+    private boolean postsCountedByProvider;
 
     /**
      * @param context      the application's context of the endpoint
@@ -158,6 +162,22 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     /** Its live counters ({@code jofi stat}, JMX): posts by kind and posts refused with {@code -EAGAIN}. */
     public final CounterGroup counters() {
         return stats.group;
+    }
+
+    /**
+     * Called by a provider's constructor whose funnels serialise posts with a lock: from now on
+     * the funnels count each answer themselves, inside that lock, with the counters returned
+     * (so that concurrent posters under {@code FI_THREAD_SAFE} lose no count: one writer at a
+     * time), and this class no longer counts after them.
+     */
+    protected final EndpointCounters countPostsUnderLock() {
+        postsCountedByProvider = true;
+        return stats;
+    }
+
+    /** Counts a funnel's answer unless the provider counted it under its lock; returns it. */
+    private int counted(int rc, io.jofi.spi.util.stats.StatsCounter posted) {
+        return postsCountedByProvider ? rc : stats.count(rc, posted);
     }
 
     // =================================================================== the funnels
@@ -453,7 +473,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         if (txCq == null && !(inject && msg == null)) {
             return -Errno.ENOCQ;
         }
-        return stats.count(postSend(buf, desc, msg, length, destAddr, tagged, tag, data, flags, context),
+        return counted(postSend(buf, desc, msg, length, destAddr, tagged, tag, data, flags, context),
                 tagged ? stats.taggedSends : stats.sends);
     }
 
@@ -461,7 +481,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     public final int recv(ByteBuffer buf, MemoryRegion desc, long srcAddr, Object context) {
         long flags = rxOpFlags | rxCompletion();
         int rc = recvCheck(buf, null, Fi.FI_MSG, flags);
-        return rc != 0 ? rc : stats.count(postRecv(buf, desc, null, srcAddr, false, 0, 0, flags, context), stats.receives);
+        return rc != 0 ? rc : counted(postRecv(buf, desc, null, srcAddr, false, 0, 0, flags, context), stats.receives);
     }
 
     @Override
@@ -471,7 +491,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
             rc = (caps & Fi.FI_MULTI_RECV) == 0 ? -Errno.ENOSYS : msg.iovCount() != 1 ? -Errno.EINVAL : 0;
         }
         rc = rc != 0 ? rc : recvCheck(null, msg, Fi.FI_MSG, flags);
-        return rc != 0 ? rc : stats.count(postRecv(null, null, msg, msg.addr(), false, 0, 0, flags | rxCompletion(),
+        return rc != 0 ? rc : counted(postRecv(null, null, msg, msg.addr(), false, 0, 0, flags | rxCompletion(),
                 msg.context()), stats.receives);
     }
 
@@ -479,7 +499,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     public final int trecv(ByteBuffer buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object context) {
         // a tagged receive is never a multi-receive: the op flags' FI_MULTI_RECV does not exempt it
         int rc = recvCheck(buf, null, Fi.FI_TAGGED, 0);
-        return rc != 0 ? rc : stats.count(postRecv(buf, desc, null, srcAddr, true, tag, ignore,
+        return rc != 0 ? rc : counted(postRecv(buf, desc, null, srcAddr, true, tag, ignore,
                 rxOpFlags | rxCompletion(), context), stats.taggedReceives);
     }
 
@@ -493,7 +513,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         if ((flags & (Fi.FI_PEEK | Fi.FI_CLAIM)) != 0) {
             return postPeek(msg, flags | rxCompletion());
         }
-        return stats.count(postRecv(null, null, msg, msg.addr(), true, msg.tag(), msg.ignore(), flags | rxCompletion(),
+        return counted(postRecv(null, null, msg, msg.addr(), true, msg.tag(), msg.ignore(), flags | rxCompletion(),
                 msg.context()), stats.taggedReceives);
     }
 
@@ -603,7 +623,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         if (txCq == null && !(inject && msg == null)) {
             return -Errno.ENOCQ;
         }
-        return stats.count(postRma(read, buf, desc, msg, length, peerAddr, addr, key, data, flags, context),
+        return counted(postRma(read, buf, desc, msg, length, peerAddr, addr, key, data, flags, context),
                 read ? stats.reads : stats.writes);
     }
 
@@ -644,7 +664,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         if (txCq == null) {
             return -Errno.ENOCQ;
         }
-        return stats.count(postAtomic(op, operand, compare, result, resultDesc, destAddr, addr, key,
+        return counted(postAtomic(op, operand, compare, result, resultDesc, destAddr, addr, key,
                 txOpFlags | txCompletion(), context), stats.atomics);
     }
 }

@@ -588,6 +588,7 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
         if (count == ring.length) {
             overrun = true;
             stats.overruns.increment();
+            io.jofi.spi.util.stats.FabricEvents.queueOverrun(stats.group.owner(), ring.length);
             return -Errno.EOVERRUN;
         }
         return 0;

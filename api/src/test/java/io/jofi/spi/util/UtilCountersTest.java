@@ -45,6 +45,60 @@ class UtilCountersTest {
         }
     }
 
+    /**
+     * A CQ's writers are the posting threads and progress threads of every endpoint bound to
+     * it, at once: its "completions written" is exact all the same (the ring's own claim
+     * counts them), and so are its error counts; its depth high-water mark never passes the
+     * capacity.
+     */
+    @Test
+    void aCompletionQueueWrittenByManyThreadsCountsEveryEntry() throws Exception {
+        int threads = 4;
+        int each = 25_000;
+        UtilCompletionQueue cq = new UtilCompletionQueue(new CqAttr().size(256), "cq");
+        CounterGroup g = cq.counters();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread reader = new Thread(() -> {
+            io.jofi.CqEntry[] entries = new io.jofi.CqEntry[16];
+            for (int i = 0; i < entries.length; i++) {
+                entries[i] = new io.jofi.CqEntry();
+            }
+            io.jofi.CqErrEntry err = new io.jofi.CqErrEntry();
+            while (!done.get() || cq.read(entries, 0) != -Errno.EAGAIN) {
+                if (cq.read(entries, entries.length) == -Errno.EAVAIL) {
+                    cq.readErr(err, 0);
+                }
+            }
+        });
+        reader.start();
+        java.util.List<Thread> writers = new java.util.ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread w = new Thread(() -> {
+                for (int i = 0; i < each; i++) {
+                    while (cq.reserve() != 0) {
+                        Thread.yield(); // 2 cores, 5 threads: let the reader run
+                    }
+                    if (i % 100 == 0) {
+                        cq.completeError("e", 0, 0, null, 0, 0, 0, 0, Errno.ECANCELED, 0, null, 0, 0);
+                    } else {
+                        cq.complete("c", 0, 0, null, 0, 0, 0, 0);
+                    }
+                }
+            });
+            writers.add(w);
+            w.start();
+        }
+        for (Thread w : writers) {
+            w.join();
+        }
+        done.set(true);
+        reader.join();
+        assertEquals((long) threads * each, value(g, "completions written"), "entries of " + threads + " writers");
+        assertEquals((long) threads * each / 100, value(g, "errors canceled"));
+        assertTrue(value(g, "depth high-water mark") <= 256, "never above the capacity");
+        cq.close();
+    }
+
     @Test
     void aCompletionQueueCountsEntriesErrorsAndItsOverrun() throws Exception {
         UtilCompletionQueue cq = new UtilCompletionQueue(new CqAttr().size(2), "cq");

@@ -24,6 +24,8 @@ import java.util.Arrays;
  */
 final class Peer {
     final String name;
+    /** Its ring was full at our last claim (a ring-full wait, counted once until a claim succeeds). */
+    boolean waitsForRoom;
     final long pid;
     final long seq;
     final byte[] address;

@@ -156,13 +156,20 @@ final class RingLink implements AutoCloseable {
         return ring.lastClaimEnd();
     }
 
-    /** Publishes the record claimed at payload offset {@code at}; rings the doorbell if the consumer sleeps. */
-    void publish(int at) {
+    /**
+     * Publishes the record claimed at payload offset {@code at}; rings the doorbell if the
+     * consumer sleeps.
+     *
+     * @return whether the doorbell was rung
+     */
+    boolean publish(int at) {
         boolean sleeping = ring.publish(at - RingDescriptor.HEADER_LENGTH);
         check(); // a fault of the record's stores comes out here, in the sender's call
         if (sleeping && ringer != null) {
             ringer.ring();
+            return true;
         }
+        return false;
     }
 
     /**

@@ -134,6 +134,10 @@ final class ShmEndpoint extends UtilEndpoint {
     final ShmAtomicOps atomics;
     final ShmRingReader reader;
     final ShmFaults faults;
+    /** Peers linked, lost and failed, ring-full waits, doorbells rung (under this endpoint's lock). */
+    final ShmPeerCounters peerCounters;
+    /** Its post counters, counted inside this endpoint's lock (several threads may post at once). */
+    private final io.jofi.spi.util.EndpointCounters posts;
 
     ShmEndpoint(ShmDomain domain, Info info, Object context) {
         super(context, domain.engine(), EndpointBindings.ALL_COUNTER_ROLES, limits(info));
@@ -157,6 +161,8 @@ final class ShmEndpoint extends UtilEndpoint {
         this.atomics = new ShmAtomicOps(this);
         this.reader = new ShmRingReader(this);
         this.faults = new ShmFaults(this);
+        this.peerCounters = new ShmPeerCounters(this, counters());
+        this.posts = countPostsUnderLock();
     }
 
     // =================================================================== control path
@@ -351,7 +357,7 @@ final class ShmEndpoint extends UtilEndpoint {
         long started = transmitter.opsStarted;
         try {
             synchronized (this) {
-                return transmitter.postMsg(buf, msg, length, destAddr, tagged, tag, data, flags, context);
+                return posts.send(transmitter.postMsg(buf, msg, length, destAddr, tagged, tag, data, flags, context), tagged);
             }
         } catch (InternalError e) {
             return faults.onPostFault(e, started);
@@ -361,7 +367,7 @@ final class ShmEndpoint extends UtilEndpoint {
     @Override
     protected synchronized int postRecv(ByteBuffer buf, MemoryRegion desc, Msg msg, long srcAddr, boolean tagged, long tag, long ignore,
                                         long flags, Object context) {
-        return receiver.post(buf, msg, srcAddr, tagged, tag, ignore, flags, context);
+        return posts.receive(receiver.post(buf, msg, srcAddr, tagged, tag, ignore, flags, context), tagged);
     }
 
     /** {@code FI_PEEK}/{@code FI_CLAIM}: progress first (MANUAL), so that what arrived is seen. */
@@ -379,7 +385,7 @@ final class ShmEndpoint extends UtilEndpoint {
         long started = transmitter.opsStarted;
         try {
             synchronized (this) {
-                return rma.post(read, buf, msg, length, peerAddr, addr, key, data, flags, context);
+                return posts.rma(rma.post(read, buf, msg, length, peerAddr, addr, key, data, flags, context), read);
             }
         } catch (InternalError e) {
             return faults.onPostFault(e, started);
@@ -392,7 +398,7 @@ final class ShmEndpoint extends UtilEndpoint {
         long started = transmitter.opsStarted;
         try {
             synchronized (this) {
-                return atomics.post(op, operand, compare, result, destAddr, addr, key, flags, context);
+                return posts.atomic(atomics.post(op, operand, compare, result, destAddr, addr, key, flags, context));
             }
         } catch (InternalError e) {
             return faults.onPostFault(e, started);
@@ -528,6 +534,11 @@ final class ShmEndpoint extends UtilEndpoint {
     /** Messages buffered as unexpected (tests). */
     synchronized int unexpectedCount() {
         return receiver.unexpectedCount();
+    }
+
+    /** The endpoint's region name, or null before enable; under the lock (the counters' events name it). */
+    String localName() {
+        return name;
     }
 
     /** The endpoint's region name, or null before enable (tests). */

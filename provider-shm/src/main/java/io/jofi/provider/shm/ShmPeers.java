@@ -139,9 +139,11 @@ final class ShmPeers implements SenderLiveness {
         }
         try {
             p.link = RingLink.map(dir, p.name);
+            ep.peerCounters.linked(p);
             return true;
         } catch (IOException | RuntimeException e) {
             p.failed = Errno.EHOSTUNREACH;
+            ep.peerCounters.unreachable(p, String.valueOf(e.getMessage()));
             return false;
         }
     }
@@ -301,6 +303,9 @@ final class ShmPeers implements SenderLiveness {
         }
         // files first: whoever reads the error completions finds them gone already
         ShmJanitor.clean(dir);
+        if (p.failed == 0) {
+            ep.peerCounters.lost(p, "the peer's endpoint closed or its process died");
+        }
         failPeer(p, Errno.ECONNRESET);
     }
 
@@ -313,6 +318,7 @@ final class ShmPeers implements SenderLiveness {
     void failPeer(Peer p, int err) {
         if (p.failed == 0) {
             p.failed = err;
+            ep.peerCounters.declaredFailed(p, err);
             if (p.mappingTruncated()) {
                 // what looked corrupt was a truncated file: the fault of the access that read
                 // it is pending in this thread; raise and take it here, inside this call

@@ -314,12 +314,14 @@ final class ShmTransmitter {
                 at = link.claim(ShmRecordDescriptor.HEADER + n);
             }
             if (at == RingLink.FULL) {
+                ringFull(peer);
                 return false;
             }
             if (at < 0) {
                 ep.peers.failPeer(peer, Errno.EIO);
                 return false;
             }
+            peer.waitsForRoom = false;
             ByteBuffer b = link.buffer();
             boolean first = op.sent == 0;
             boolean last = op.sent + n == op.length;
@@ -340,7 +342,9 @@ final class ShmTransmitter {
             } else if (n > 0) {
                 op.copyPayload(op.sent, b, at + ShmRecordDescriptor.HEADER, n);
             }
-            link.publish(at); // release: the slot's bytes are visible with the record
+            if (link.publish(at)) { // release: the slot's bytes are visible with the record
+                ep.peerCounters.doorbells.increment();
+            }
             op.sent += n;
         } while (op.sent < op.length);
         return true;
@@ -354,12 +358,14 @@ final class ShmTransmitter {
         RingLink link = peer.link;
         int at = link.claim(ShmRecordDescriptor.HEADER + ShmRecordDescriptor.CMA_IOV * op.partCount);
         if (at == RingLink.FULL) {
+            ringFull(peer);
             return false;
         }
         if (at < 0) {
             ep.peers.failPeer(peer, Errno.EIO);
             return false;
         }
+        peer.waitsForRoom = false;
         ByteBuffer b = link.buffer();
         b.putInt(at + ShmRecordDescriptor.KIND_FLAGS,
                 op.kind | op.wireFlags | ShmRecordDescriptor.FIRST | ShmRecordDescriptor.LAST);
@@ -378,10 +384,20 @@ final class ShmTransmitter {
             b.putLong(iov + 8, op.lengths[i]);
             iov += ShmRecordDescriptor.CMA_IOV;
         }
-        link.publish(at);
+        if (link.publish(at)) {
+            ep.peerCounters.doorbells.increment();
+        }
         op.sent = op.length;
         cmaSent++;
         return true;
+    }
+
+    /** The peer's ring is full: counted once per wait (the retries of one wait are not new waits). */
+    private void ringFull(Peer peer) {
+        if (!peer.waitsForRoom) {
+            peer.waitsForRoom = true;
+            ep.peerCounters.ringFullWaits.increment();
+        }
     }
 
     /** The op's last fragment is in the peer's ring. */

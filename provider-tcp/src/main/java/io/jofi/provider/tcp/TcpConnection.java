@@ -70,14 +70,23 @@ final class TcpConnection implements SelectHandler {
     int endProvErrno;
     byte[] endReason;
     private final StallWatch stall = new StallWatch();
+    /** Its endpoint's connection counters (made, refused, lost, partial writes, read pauses). */
+    final TcpConnectionCounters counters;
+    /** Its endpoint's post counters, counted inside {@link #lock} (several threads may post at once). */
+    final io.jofi.spi.util.EndpointCounters posts;
+    /** Where {@link #connect} connects to (a refused connect's event names it). */
+    private InetSocketAddress connectingTo;
 
     /**
      * @param jofiPeer whether the peer is known to be JOFI from the first operation on (RDM:
      *                 both ends announced it in the hello); else the CM handshake tells
      */
     TcpConnection(TcpDomain domain, Info info, Object lock, ConnectionRole role, DataPathBindings bound,
-                  ReceiveQueue queue, int queueSize, boolean jofiPeer) {
+                  ReceiveQueue queue, int queueSize, boolean jofiPeer, TcpConnectionCounters counters,
+                  io.jofi.spi.util.EndpointCounters posts) {
         this.domain = domain;
+        this.counters = counters;
+        this.posts = posts;
         this.info = info;
         this.lock = lock;
         this.role = role;
@@ -128,6 +137,7 @@ final class TcpConnection implements SelectHandler {
             }
             handshake.request(param, len);
             channel = ch;
+            connectingTo = dest;
             cm = CONNECTING;
             boolean done;
             try {
@@ -372,6 +382,7 @@ final class TcpConnection implements SelectHandler {
         if (!moveToDataLoop()) {
             return;
         }
+        counters.made(channel);
         flush(); // sends queued before the connection was up (RDM) go out now, in order
         role.connected(this, accept);
     }
@@ -401,6 +412,7 @@ final class TcpConnection implements SelectHandler {
     }
 
     private void failConnect(int err, byte[] errData, int errDataSize) {
+        counters.refused(channel, connectingTo, err);
         cm = DOWN;
         closeChannel();
         role.connectFailed(this, err, errData, errDataSize);
@@ -424,6 +436,7 @@ final class TcpConnection implements SelectHandler {
                     if (!moveToDataLoop()) {
                         return;
                     }
+                    counters.made(channel);
                     role.connected(this, null);
                 }
             }
@@ -506,6 +519,9 @@ final class TcpConnection implements SelectHandler {
         cm = DOWN;
         endProvErrno = provErrno;
         endReason = reason;
+        if ((was == CONNECTED || was == ACCEPTING) && err != Errno.ECANCELED && err != Errno.ENODEV) {
+            counters.lost(channel, err, reason); // the peer's doing or a failure, not our shutdown or departure
+        }
         closeChannel();
         failAll(err);
         role.ended(this, report && (was == CONNECTED || was == ACCEPTING), reason);

@@ -51,9 +51,10 @@ final class TcpEndpoint extends UtilEndpoint implements ConnectionRole, TcpRecei
         this.info = info.copy();
         this.request = (PendingConnection) info.handle();
         this.info.handle(null);
-        this.receives = new TcpReceiveSide(this, this, bound, this.info, domain.provider());
+        io.jofi.spi.util.EndpointCounters posts = countPostsUnderLock();
+        this.receives = new TcpReceiveSide(this, this, bound, this.info, domain.provider(), posts);
         this.conn = new TcpConnection(domain, this.info, this, this, bound, receives.queue,
-                TcpConnection.queueSize(this.info), false);
+                TcpConnection.queueSize(this.info), false, new TcpConnectionCounters(counters()), posts);
     }
 
     /** What the post checks measure an endpoint of {@code info} against (the provider's limits, its caps). */

@@ -42,8 +42,13 @@ final class TcpReceiveSide {
     final ReceiveQueue queue;
     private long minMultiRecv = DEFAULT_MIN_MULTI_RECV;
 
-    TcpReceiveSide(Object lock, Owner owner, DataPathBindings bound, Info info, TcpProvider provider) {
+    /** The endpoint's post counters, counted inside {@link #lock} (several threads may post at once). */
+    private final io.jofi.spi.util.EndpointCounters posts;
+
+    TcpReceiveSide(Object lock, Owner owner, DataPathBindings bound, Info info, TcpProvider provider,
+                   io.jofi.spi.util.EndpointCounters posts) {
         this.lock = lock;
+        this.posts = posts;
         this.owner = owner;
         this.bound = bound;
         long caps = info.caps();
@@ -87,28 +92,33 @@ final class TcpReceiveSide {
         return post(null, msg, msg.iovCount(), flags, msg.context(), true, msg.tag(), msg.ignore(), msg.addr());
     }
 
+    /** Counts a receive's answer under the lock (a peek or claim posts nothing: not counted); returns it. */
+    private int counted(int rc, boolean tagged, long flags) {
+        return tagged && (flags & (Fi.FI_PEEK | Fi.FI_CLAIM)) != 0 ? rc : posts.receive(rc, tagged);
+    }
+
     private int post(ByteBuffer buf, Msg msg, int iovCount, long flags, Object context, boolean tagged, long tag,
                      long ignore, long srcAddr) {
         synchronized (lock) {
             int rc = owner.postState();
             if (rc != 0) {
-                return rc;
+                return counted(rc, tagged, flags);
             }
             boolean peek = tagged && (flags & Fi.FI_PEEK) != 0;
             boolean claim = tagged && !peek && (flags & Fi.FI_CLAIM) != 0;
             if (!owner.receiving()) {
                 // After the connection ended, only messages that had arrived can still be received.
-                return -Errno.EOPBADSTATE;
+                return counted(-Errno.EOPBADSTATE, tagged, flags);
             }
             if (bound.rxCq == null) {
-                return -Errno.ENOCQ;
+                return counted(-Errno.ENOCQ, tagged, flags);
             }
             if (!peek && !claim && !queue.canPost(tagged)) {
-                return -Errno.EAGAIN;
+                return counted(-Errno.EAGAIN, tagged, flags);
             }
             rc = bound.rxCq.reserve();
             if (rc != 0) {
-                return rc;
+                return counted(rc, tagged, flags);
             }
             PostedReceive r = queue.newReceive();
             if (tagged) {
@@ -125,15 +135,15 @@ final class TcpReceiveSide {
             }
             if (peek) {
                 queue.peek(r, flags);
-                return 0;
+                return counted(0, tagged, flags);
             }
             if (claim) {
                 if (!queue.claim(r, flags)) {
                     bound.rxCq.unreserve();
                     queue.recycle(r);
-                    return -Errno.ENOMSG;
+                    return counted(-Errno.ENOMSG, tagged, flags);
                 }
-                return 0;
+                return counted(0, tagged, flags);
             }
             if (!tagged && (flags & Fi.FI_MULTI_RECV) != 0) {
                 r.multiReceive(minMultiRecv);
@@ -141,7 +151,7 @@ final class TcpReceiveSide {
             // An earlier message that waits is this receive's (in order); else it is queued.
             queue.post(r);
             owner.receivePosted();
-            return 0;
+            return counted(0, tagged, flags);
         }
     }
 

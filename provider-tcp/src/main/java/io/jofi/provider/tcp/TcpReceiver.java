@@ -390,6 +390,9 @@ final class TcpReceiver implements UnexpectedPayload {
             f.state = InboundFrame.UNEXPECTED;
             return;
         }
+        if (f.state != InboundFrame.PAUSED) {
+            conn.counters.readPauses.increment(); // not again when a resume finds no room yet
+        }
         f.state = InboundFrame.PAUSED;
         conn.stopReading();
     }

@@ -61,10 +61,10 @@ final class TcpRmaInitiator {
         int iovCount = msg == null ? 0 : msg.iovCount();
         synchronized (lock) {
             if (read) {
-                return postRead(buf, msg, iovCount, length, addr, key, msg, context, flags);
+                return conn.posts.rma(postRead(buf, msg, iovCount, length, addr, key, msg, context, flags), read);
             }
-            return postWrite(buf, msg, iovCount, length, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, data, addr, key, msg,
-                    context, flags);
+            return conn.posts.rma(postWrite(buf, msg, iovCount, length, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, data, addr, key, msg,
+                    context, flags), read);
         }
     }
 
@@ -175,7 +175,7 @@ final class TcpRmaInitiator {
     int atomic(int atomicOp, long operand, long compare, ByteBuffer result, long addr, long key, long flags,
                Object context) {
         synchronized (lock) {
-            return postAtomic(atomicOp, operand, compare, result, addr, key, flags, context, result != null);
+            return conn.posts.atomic(postAtomic(atomicOp, operand, compare, result, addr, key, flags, context, result != null));
         }
     }
 

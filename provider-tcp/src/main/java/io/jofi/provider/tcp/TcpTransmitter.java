@@ -152,6 +152,7 @@ final class TcpTransmitter {
                 }
                 sent += ch.write(ackFrame);
                 if (ackFrame.hasRemaining()) {
+                    conn.counters.partialWrites.increment();
                     conn.wantWrite(true);
                     return;
                 }
@@ -172,6 +173,7 @@ final class TcpTransmitter {
                 sent += ch.write(op.gather, op.first, op.count - op.first);
             }
             if (!op.advance()) {
+                conn.counters.partialWrites.increment();
                 conn.wantWrite(true);
                 return;
             }

@@ -41,6 +41,8 @@ final class RxmConnection {
      */
     RxmReceiveBuffer heldHead;
     RxmReceiveBuffer heldTail;
+    /** Whether a connection to this peer was up before (a new one counts as a reconnect). */
+    boolean connectedBefore;
 
     private long fiAddr = Fi.FI_ADDR_NOTAVAIL;
     private long avChange = -1;

@@ -66,9 +66,12 @@ final class RxmConnectionManager {
     private final IdentityHashMap<Object, RxmConnection> byMsgEndpoint = new IdentityHashMap<>();
     private final EqEntry event = new EqEntry();
     private final EqErrEntry error = new EqErrEntry();
+    private final RxmConnectionCounters counters;
 
+    /** @param counterGroup the endpoint's counters, which the connection counters join */
     RxmConnectionManager(Domain domain, Info msgInfo, RxmSettings settings, EventQueue eq, CompletionQueue cq,
-                         PassiveEndpoint pep, Listener listener, MsgEndpointSetup setup, long pid) throws FabricException {
+                         PassiveEndpoint pep, Listener listener, MsgEndpointSetup setup, long pid,
+                         io.jofi.spi.util.stats.CounterGroup counterGroup) throws FabricException {
         this.domain = domain;
         this.msgInfo = msgInfo;
         this.settings = settings;
@@ -80,6 +83,7 @@ final class RxmConnectionManager {
         this.pid = pid;
         this.local = concrete(Addresses.fromSockaddr(pep.getName()), msgInfo.domainAttr().name());
         this.localName = Addresses.toSockaddr(local);
+        this.counters = new RxmConnectionCounters(counterGroup, msgInfo.fabricAttr().provName(), local);
     }
 
     /**
@@ -232,7 +236,7 @@ final class RxmConnectionManager {
                     if (failure != null) {
                         end(c, failure.isEmpty() ? Errno.ECANCELED : Errno.EIO, "the MSG provider departed");
                     } else {
-                        end(c, Errno.ECONNRESET, "the peer shut the connection down");
+                        fail(c, Errno.ECONNRESET, "the peer shut the connection down");
                     }
                 }
             }
@@ -275,7 +279,7 @@ final class RxmConnectionManager {
                     reject(info, RxmWireDescriptor.REJECT_ALREADY);
                     return;
                 }
-                end(c, Errno.ECONNRESET, "the peer connected again (restarted)");
+                fail(c, Errno.ECONNRESET, "the peer connected again (restarted)");
             }
         }
         c.remotePid = RxmConnectData.pid(d.connId);
@@ -313,13 +317,16 @@ final class RxmConnectionManager {
         if (c.state == RxmConnection.State.CONNECTING) {
             RxmConnectData a = new RxmConnectData().decodeAccept(e.payload(), e.payloadLength());
             if (a.problem != null) {
-                end(c, Errno.ECONNREFUSED, a.problem);
+                fail(c, Errno.ECONNREFUSED, a.problem);
                 return;
             }
             c.remoteIndex = RxmConnectData.peerIndex(a.connId);
             c.remotePid = RxmConnectData.pid(a.connId);
         }
-        c.state = RxmConnection.State.CONNECTED;
+        if (c.state != RxmConnection.State.CONNECTED) {
+            c.state = RxmConnection.State.CONNECTED;
+            counters.connected(c);
+        }
     }
 
     private void handleError(EqErrEntry err) {
@@ -331,11 +338,25 @@ final class RxmConnectionManager {
             int reason = RxmConnectData.rejectReason(err.errData(), err.errDataSize());
             close(c); // "already": the peer's own request brings the connection
             if (reason != RxmWireDescriptor.REJECT_ALREADY) {
+                counters.refused(c, Errno.ECONNREFUSED, "the peer refused the connection");
                 listener.connectionEnded(c, Errno.ECONNREFUSED, "the peer refused the connection");
             }
             return;
         }
-        end(c, err.err() == 0 ? Errno.ECONNRESET : err.err(), "the MSG connection failed");
+        fail(c, err.err() == 0 ? Errno.ECONNRESET : err.err(), "the MSG connection failed");
+    }
+
+    /**
+     * The peer's doing or a failure ends {@code c}: counted as a lost connection when it was
+     * up (or being accepted), else as a refused connect; then {@link #end}.
+     */
+    private void fail(RxmConnection c, int err, String why) {
+        if (c.state == RxmConnection.State.CONNECTED || c.state == RxmConnection.State.ACCEPTING) {
+            counters.lost(c, err, why);
+        } else {
+            counters.refused(c, err, why);
+        }
+        end(c, err, why);
     }
 
     /** Closes {@code c}'s MSG endpoint and tells the endpoint (pending operations fail). */
@@ -369,6 +390,9 @@ final class RxmConnectionManager {
     }
 
     private void reject(Info info, int reason) {
+        if (reason != RxmWireDescriptor.REJECT_ALREADY) {
+            counters.requestRefused();
+        }
         if (info == null || info.handle() == null) {
             return;
         }

@@ -176,6 +176,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         this.receives = new io.jofi.spi.util.ReceiveQueue(settings.receiveQueueSize(), RxmWireDescriptor.IOV_LIMIT,
                 settings.maxUnexpectedMessages(), settings.maxUnexpectedBytes(), msgInfo.fabricAttr().provName());
         this.packets = new RxmPacketHandler(this);
+        this.posts = countPostsUnderLock();
         this.minMultiRecv = settings.eagerLimit();
         for (int i = 0; i < entries.length; i++) {
             entries[i] = new CqEntry();
@@ -255,7 +256,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 pep.bind(msgEq, 0);
                 pep.listen();
                 connections = new RxmConnectionManager(domain, msgInfo, settings, msgEq, msgCq, pep, packets,
-                        this::bindTargetCounters, ProcessHandle.current().pid());
+                        this::bindTargetCounters, ProcessHandle.current().pid(), counters());
             } catch (FabricException | RuntimeException e) {
                 // nothing half made stays open (the domain could not be closed): the listener's port may be taken
                 closeQuietly(pep);
@@ -509,7 +510,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         synchronized (lock) {
             RxmTransmit t = admit(destAddr, msg != null || (flags & Fi.FI_INJECT) == 0);
             if (t == null) {
-                return refusal;
+                return posts.send(refusal, tagged);
             }
             RxmConnection c = t.connection;
             t.context = context;
@@ -534,7 +535,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             if (rc != 0) {
                 refund(t);
             }
-            return rc;
+            return posts.send(rc, tagged);
         }
     }
 
@@ -546,12 +547,12 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         }
         synchronized (lock) {
             if (!receives.canPost(tagged)) {
-                return -Errno.EAGAIN;
+                return posts.receive(-Errno.EAGAIN, tagged);
             }
             UtilCompletionQueue cq = rxCq();
             int rc = cq.reserve();
             if (rc != 0) {
-                return rc;
+                return posts.receive(rc, tagged);
             }
             io.jofi.spi.util.PostedReceive r = receives.newReceive();
             long src = (caps() & Fi.FI_DIRECTED_RECV) != 0 ? srcAddr : Fi.FI_ADDR_UNSPEC;
@@ -566,7 +567,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             }
             receives.post(r);
             packets.matchedRendezvous();
-            return 0;
+            return posts.receive(0, tagged);
         }
     }
 
@@ -623,7 +624,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         synchronized (lock) {
             RxmTransmit t = admit(peerAddr, msg != null || (flags & Fi.FI_INJECT) == 0);
             if (t == null) {
-                return refusal;
+                return posts.rma(refusal, read);
             }
             t.kind = RxmTransmit.Kind.RMA;
             t.context = context;
@@ -633,7 +634,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             if (rc != 0) {
                 refund(t);
             }
-            return rc;
+            return posts.rma(rc, read);
         }
     }
 
@@ -654,7 +655,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         synchronized (lock) {
             RxmTransmit t = admit(destAddr, true);
             if (t == null) {
-                return refusal;
+                return posts.atomic(refusal);
             }
             t.kind = RxmTransmit.Kind.ATOMIC;
             t.context = context;
@@ -671,9 +672,12 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             if (rc != 0) {
                 refund(t);
             }
-            return rc;
+            return posts.atomic(rc);
         }
     }
+
+    /** Its post counters, counted inside {@link #lock} (several threads may post at once). */
+    private final io.jofi.spi.util.EndpointCounters posts;
 
     /** Why the last {@link #admit} refused (read under {@link #lock}, right after it). */
     private int refusal;

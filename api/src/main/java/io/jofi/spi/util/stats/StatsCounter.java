@@ -16,6 +16,14 @@ import java.nio.ByteOrder;
  * and the event queue already guarantee). Two unsynchronised writers could lose an update;
  * that is what Aeron's single-writer counters accept too, and why the util objects each own
  * their counters instead of sharing them.
+ *
+ * <p><b>The shared exceptions</b>, for an owner written by many threads at once (a completion
+ * queue: every endpoint bound to it writes): {@link #claimNext()} is a multi-producer
+ * position that the owner claims with an atomic add anyway (the completion ring's tail lives
+ * here, so counting its entries costs nothing added); {@link #maxShared} takes a CAS only
+ * when the mark rises (at most the owner's capacity times in its life); {@link #addShared}
+ * is an atomic add for the exceptional paths (error entries, an overrun), never for a
+ * successful operation.
  */
 public final class StatsCounter {
     /**
@@ -59,6 +67,34 @@ public final class StatsCounter {
     public void max(long v) {
         if (ON && v > (long) LONG.get(values, offset)) {
             LONG.setRelease(values, offset, v);
+        }
+    }
+
+    /**
+     * The value before an atomic add of one: a position several producers claim (the owner's
+     * own claim, not an added cost). Works with statistics off too: the owner depends on it.
+     */
+    public long claimNext() {
+        return (long) LONG.getAndAdd(values, offset, 1L);
+    }
+
+    /** A high-water mark several threads raise: a CAS only when {@code v} is above the value. */
+    public void maxShared(long v) {
+        if (!ON) {
+            return;
+        }
+        long cur;
+        while (v > (cur = (long) LONG.getAcquire(values, offset))) {
+            if (LONG.compareAndSet(values, offset, cur, v)) {
+                return;
+            }
+        }
+    }
+
+    /** Adds one, for several writers: an atomic add, for exceptional paths only (an error entry). */
+    public void addShared() {
+        if (ON) {
+            LONG.getAndAdd(values, offset, 1L);
         }
     }
 

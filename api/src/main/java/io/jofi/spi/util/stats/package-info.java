@@ -5,10 +5,11 @@
  * {@link io.jofi.spi.util.stats.CounterGroup} (the counters of one object),
  * {@link io.jofi.spi.util.stats.StatsFileReader} and
  * {@link io.jofi.spi.util.stats.StatsDirectory} (another process's view, as {@code jofi stat});
- * the layout is {@link io.jofi.spi.util.stats.StatsFileDescriptor}.
+ * the layout is {@link io.jofi.spi.util.stats.StatsFileDescriptor}; JOFI's JDK Flight Recorder
+ * events are {@link io.jofi.spi.util.stats.FabricEvents}.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package io.jofi.spi.util.stats;
 
 import org.osgi.annotation.bundle.Export;

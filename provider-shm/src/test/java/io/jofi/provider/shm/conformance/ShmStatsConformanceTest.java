@@ -1,16 +1,15 @@
 package io.jofi.provider.shm.conformance;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import io.jofi.conformance.StatsConformance;
-import io.jofi.tools.Commands;
-import io.jofi.tools.CommandContext;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
+import io.jofi.tools.PlainJvmMain;
+import java.util.Map;
 
-/** Runs {@link StatsConformance} against shm: {@code jofi stat} reads a child JVM's shm counters. */
+/**
+ * Runs {@link StatsConformance} against shm: {@code jofi stat}, in a JVM of its own, reads a
+ * child JVM's shm counters. The sender maps the receiver's and the victim's regions; the
+ * liveness check finds the killed victim gone (lost, declared failed once), and the send after
+ * the kill fails with ECONNRESET.
+ */
 class ShmStatsConformanceTest extends StatsConformance {
     @Override
     protected String provider() {
@@ -19,11 +18,20 @@ class ShmStatsConformanceTest extends StatsConformance {
 
     @Override
     protected String stat(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Commands.run("stat", List.of(args), new CommandContext(null, null,
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
-        assertEquals(0, status, err.toString(StandardCharsets.UTF_8));
-        return out.toString(StandardCharsets.UTF_8);
+        String[] command = new String[args.length + 1];
+        command[0] = "stat";
+        System.arraycopy(args, 0, command, 1, args.length);
+        return runInAnotherJvm(PlainJvmMain.class.getName(), command);
+    }
+
+    @Override
+    protected Map<String, Long> senderConnectionCounters() {
+        return Map.of("peers linked", 2L, "peers unreachable", 0L, "peers lost", 1L, "peers declared failed", 1L);
+    }
+
+    @Override
+    protected Map<String, Integer> senderEvents() {
+        return Map.of("io.jofi.ConnectionEstablished", 2, "io.jofi.ConnectionLost", 1, "io.jofi.PeerFailed", 1,
+                "io.jofi.ProviderChange arrived", 1);
     }
 }

@@ -1,0 +1,212 @@
+package io.jofi.spi.util.stats;
+
+import jdk.jfr.Category;
+import jdk.jfr.Description;
+import jdk.jfr.Event;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+
+/**
+ * JOFI's JDK Flight Recorder events (issue 17): connection set-up, refusal and loss, a peer
+ * declared failed, a completion or event queue overrun, a provider's arrival and departure.
+ * They cost nothing without a recording: each commit method first asks a probe instance
+ * whether its event type is enabled, and only then builds strings and the event (so the data
+ * path never allocates for them). A recording takes them as any JFR event
+ * ({@code -XX:StartFlightRecording}, JMC, {@code jcmd JFR.start}); their names start with
+ * {@code io.jofi.}.
+ */
+public final class FabricEvents {
+    private FabricEvents() {
+    }
+
+    /** A connection came up (a MSG connection, or an rxm peer's connection). */
+    @Name("io.jofi.ConnectionEstablished")
+    @Label("JOFI Connection Established")
+    @Category({"JOFI", "Connections"})
+    @Description("A connection to a peer came up")
+    public static final class ConnectionEstablished extends Event {
+        @Label("Provider")
+        String provider;
+        @Label("Owner")
+        @Description("The counters label of the endpoint, e.g. tcp/RxmEndpoint 4")
+        String owner;
+        @Label("Local Address")
+        String local;
+        @Label("Peer Address")
+        String peer;
+    }
+
+    /** A connection attempt was refused by the peer. */
+    @Name("io.jofi.ConnectionRefused")
+    @Label("JOFI Connection Refused")
+    @Category({"JOFI", "Connections"})
+    @Description("A connection attempt was refused or could not reach the peer")
+    public static final class ConnectionRefused extends Event {
+        @Label("Provider")
+        String provider;
+        @Label("Owner")
+        String owner;
+        @Label("Local Address")
+        String local;
+        @Label("Peer Address")
+        String peer;
+        @Label("Reason")
+        String reason;
+        @Label("Errno")
+        int errno;
+    }
+
+    /** An established connection ended by the peer's doing or a failure (not a local close). */
+    @Name("io.jofi.ConnectionLost")
+    @Label("JOFI Connection Lost")
+    @Category({"JOFI", "Connections"})
+    @Description("An established connection ended: the peer shut it down, reset it or went silent")
+    public static final class ConnectionLost extends Event {
+        @Label("Provider")
+        String provider;
+        @Label("Owner")
+        String owner;
+        @Label("Local Address")
+        String local;
+        @Label("Peer Address")
+        String peer;
+        @Label("Reason")
+        String reason;
+        @Label("Errno")
+        int errno;
+    }
+
+    /** A peer was declared failed: what waited on it ended with an error. */
+    @Name("io.jofi.PeerFailed")
+    @Label("JOFI Peer Failed")
+    @Category({"JOFI", "Connections"})
+    @Description("A peer was declared failed; the operations waiting on it ended with errno")
+    public static final class PeerFailed extends Event {
+        @Label("Provider")
+        String provider;
+        @Label("Owner")
+        String owner;
+        @Label("Peer Address")
+        String peer;
+        @Label("Errno")
+        int errno;
+    }
+
+    /** A completion or event queue overran (R6): it reports nothing more. */
+    @Name("io.jofi.QueueOverrun")
+    @Label("JOFI Queue Overrun")
+    @Category({"JOFI", "Queues"})
+    @Description("A completion or event queue had no room for an unsolicited entry and overran")
+    public static final class QueueOverrun extends Event {
+        @Label("Queue")
+        @Description("The counters label of the queue, e.g. tcp/CompletionQueue 7")
+        String queue;
+        @Label("Capacity")
+        long capacity;
+    }
+
+    /** A provider arrived in or departed from the Fabrics registry (R15). */
+    @Name("io.jofi.ProviderChange")
+    @Label("JOFI Provider Arrival or Departure")
+    @Category({"JOFI", "Providers"})
+    @Description("A provider arrived in (arrived true) or departed from the Fabrics registry")
+    public static final class ProviderChange extends Event {
+        @Label("Provider")
+        String provider;
+        @Label("Version")
+        String version;
+        @Label("Arrived")
+        boolean arrived;
+    }
+
+    // Probes: never committed, only asked whether their type is enabled (thread-safe, no allocation).
+    private static final ConnectionEstablished ESTABLISHED = new ConnectionEstablished();
+    private static final ConnectionRefused REFUSED = new ConnectionRefused();
+    private static final ConnectionLost LOST = new ConnectionLost();
+    private static final PeerFailed PEER_FAILED = new PeerFailed();
+    private static final QueueOverrun OVERRUN = new QueueOverrun();
+    private static final ProviderChange PROVIDER = new ProviderChange();
+
+    /**
+     * Whether a recording takes any of the connection events: a provider asks before it looks
+     * up addresses for them.
+     */
+    public static boolean connectionsRecorded() {
+        return ESTABLISHED.isEnabled() || REFUSED.isEnabled() || LOST.isEnabled() || PEER_FAILED.isEnabled();
+    }
+
+    /** A connection of {@code owner} ({@code provider}) came up between {@code local} and {@code peer}. */
+    public static void connectionEstablished(String provider, String owner, Object local, Object peer) {
+        if (ESTABLISHED.isEnabled()) {
+            ConnectionEstablished e = new ConnectionEstablished();
+            e.provider = provider;
+            e.owner = owner;
+            e.local = String.valueOf(local);
+            e.peer = String.valueOf(peer);
+            e.commit();
+        }
+    }
+
+    /** {@code owner}'s connect to {@code peer} was refused ({@code errno}, positive). */
+    public static void connectionRefused(String provider, String owner, Object local, Object peer, int errno,
+                                         String reason) {
+        if (REFUSED.isEnabled()) {
+            ConnectionRefused e = new ConnectionRefused();
+            e.provider = provider;
+            e.owner = owner;
+            e.local = String.valueOf(local);
+            e.peer = String.valueOf(peer);
+            e.errno = errno;
+            e.reason = reason;
+            e.commit();
+        }
+    }
+
+    /** {@code owner}'s established connection to {@code peer} was lost ({@code errno}, positive). */
+    public static void connectionLost(String provider, String owner, Object local, Object peer, int errno,
+                                      String reason) {
+        if (LOST.isEnabled()) {
+            ConnectionLost e = new ConnectionLost();
+            e.provider = provider;
+            e.owner = owner;
+            e.local = String.valueOf(local);
+            e.peer = String.valueOf(peer);
+            e.errno = errno;
+            e.reason = reason;
+            e.commit();
+        }
+    }
+
+    /** {@code owner} declared {@code peer} failed ({@code errno}, positive). */
+    public static void peerFailed(String provider, String owner, Object peer, int errno) {
+        if (PEER_FAILED.isEnabled()) {
+            PeerFailed e = new PeerFailed();
+            e.provider = provider;
+            e.owner = owner;
+            e.peer = String.valueOf(peer);
+            e.errno = errno;
+            e.commit();
+        }
+    }
+
+    /** The queue labelled {@code queue} (its counters' owner) of {@code capacity} entries overran. */
+    public static void queueOverrun(String queue, long capacity) {
+        if (OVERRUN.isEnabled()) {
+            QueueOverrun e = new QueueOverrun();
+            e.queue = queue;
+            e.capacity = capacity;
+            e.commit();
+        }
+    }
+
+    /** The provider {@code name} arrived ({@code arrived}) or departed. */
+    public static void providerChange(String name, String version, boolean arrived) {
+        if (PROVIDER.isEnabled()) {
+            ProviderChange e = new ProviderChange();
+            e.provider = name;
+            e.version = version;
+            e.arrived = arrived;
+            e.commit();
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package io.jofi.provider.shm;
+
+import io.jofi.spi.util.stats.CounterGroup;
+import io.jofi.spi.util.stats.FabricEvents;
+import io.jofi.spi.util.stats.StatsCounter;
+
+/**
+ * The peer and ring counters of one shm endpoint (in its counter group:
+ * {@code shm/ShmEndpoint 3: ring-full waits}) and the JFR events that go with them. Written
+ * under the endpoint's lock, as everything of its peers and transmitter: one writer.
+ */
+final class ShmPeerCounters {
+    private final ShmEndpoint ep;
+    private final String owner;
+    private final StatsCounter linked;
+    private final StatsCounter unreachable;
+    private final StatsCounter lost;
+    private final StatsCounter failed;
+    final StatsCounter ringFullWaits;
+    final StatsCounter doorbells;
+
+    ShmPeerCounters(ShmEndpoint ep, CounterGroup group) {
+        this.ep = ep;
+        owner = group.owner();
+        linked = group.counter("peers linked");
+        unreachable = group.counter("peers unreachable");
+        lost = group.counter("peers lost");
+        failed = group.counter("peers declared failed");
+        ringFullWaits = group.counter("ring-full waits");
+        doorbells = group.counter("doorbells rung");
+    }
+
+    /** {@code p}'s region is mapped: we can write into its ring. */
+    void linked(Peer p) {
+        linked.increment();
+        FabricEvents.connectionEstablished("shm", owner, ep.localName(), p.name);
+    }
+
+    /** {@code p}'s region could not be mapped ({@code EHOSTUNREACH}): it is failed. */
+    void unreachable(Peer p, String why) {
+        unreachable.increment();
+        FabricEvents.connectionRefused("shm", owner, ep.localName(), p.name, io.jofi.Errno.EHOSTUNREACH, why);
+        declaredFailed(p, io.jofi.Errno.EHOSTUNREACH);
+    }
+
+    /** {@code p}'s endpoint closed or its process died. */
+    void lost(Peer p, String why) {
+        lost.increment();
+        FabricEvents.connectionLost("shm", owner, ep.localName(), p.name, io.jofi.Errno.ECONNRESET, why);
+    }
+
+    /** {@code p} is declared failed ({@code err}, positive): what waits on it ends with an error. */
+    void declaredFailed(Peer p, int err) {
+        failed.increment();
+        FabricEvents.peerFailed("shm", owner, p.name, err);
+    }
+}
