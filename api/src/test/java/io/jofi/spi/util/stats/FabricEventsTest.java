@@ -75,7 +75,10 @@ class FabricEventsTest {
             commitAll(local, peer);
         }
         long allocated = bean.getThreadAllocatedBytes(tid) - before;
-        assertTrue(allocated < 1024, allocated + " bytes allocated by 600 000 commits without a recording");
+        // an object per commit would be at least 16 B x 600 000; a few KiB come now and then from
+        // the JIT compiling the loop late on a loaded machine (1208 B seen once): less than one
+        // byte per commit means none
+        assertTrue(allocated < 600_000, allocated + " bytes allocated by 600 000 commits without a recording");
     }
 
     private static void commitAll(Object local, Object peer) {
