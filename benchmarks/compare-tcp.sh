@@ -6,8 +6,14 @@
 #   JOFI   ./jofi pingpong -p tcp -e msg -c spin (fabtests' fi_msg_pingpong choreography)
 # and prints one-way latency (usec/xfer = half the round trip: fabtests' mean) with the ratios,
 # JOFI's median (p50 of its -v percentiles: one scheduling hiccup of a shared machine moves a
-# mean of 100 iterations, not a median), then bandwidth (MB/s): C fi_pingpong, raw NIO and
-# ./jofi bw -p tcp -e msg -c spin.
+# mean of 100 iterations, not a median), then streamed bandwidth (MB/s) and the 64 B message
+# rate, every contender playing fabtests' fi_msg_bw choreography (-I messages, a window of 64,
+# an ack per window) with the same options:
+#   C      the project's C peer (provider-tcp/src/test/c/jofi_peer.c, compiled here against
+#          Debian's libfabric into benchmarks/target/jofi_peer) in bw mode, C to C
+#   raw    io.jofi.benchmarks.RawNioStream: the same windows over raw java.nio, one write a message
+#   JOFI   ./jofi bw -p tcp -e msg -c spin
+# Within each run the contenders go one after the other (C, raw, JOFI), so load moves all.
 # Every figure is the median of RUNS runs. The JVM runs (raw, JOFI) are warmed up: raw with
 # its own warm-up iterations, JOFI with as many untimed iterations (-w) as timed ones after
 # --jit-warmup JIT_WARMUP messages over a private
@@ -20,8 +26,8 @@
 #   iterations), PORT (JOFI's port, default 9228),
 #   RUNS (default 3), JIT_WARMUP (default 20000), PIN (1/0, default 1), JOFI_JAVA_OPTS (JVM
 #   options of the ./jofi runs, e.g. -XX:+PrintCompilation)
-# JOFI bw runs as many messages as 4 ping-pong runs of the size, but at least 64 windows of 64
-# (its -I counts messages, as fi_msg_bw's).
+# The bw runs move as many messages as 4 ping-pong runs of the size, but at least 64 windows
+# of 64 (-I counts messages, as fi_msg_bw's), after as many untimed ones.
 set -euo pipefail
 
 HOME_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -40,6 +46,13 @@ fi
 
 command -v fi_pingpong >/dev/null || { echo "compare-tcp: fi_pingpong missing (apt-get install -y libfabric-bin)" >&2; exit 1; }
 [[ -f benchmarks/target/benchmarks.jar ]] || mvn -B -q -pl benchmarks -am package -DskipTests >&2
+PEER=benchmarks/target/jofi_peer
+PEER_SOURCE=provider-tcp/src/test/c/jofi_peer.c
+if [[ ! -x "$PEER" || "$PEER_SOURCE" -nt "$PEER" ]]; then
+    gcc -O2 -Wall -o "$PEER" "$PEER_SOURCE" -lfabric \
+        || { echo "compare-tcp: cannot build the C peer (apt-get install -y libfabric-dev gcc)" >&2; exit 1; }
+fi
+CPORT=$(( PORT + 1 ))
 ./jofi help >/dev/null                      # builds the container when it is out of date
 ./jofi info -l >/dev/null                   # (the build happens on the first command)
 export JOFI_NO_BUILD=1
@@ -87,31 +100,37 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 median() { printf '%s\n' "$@" | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 p50() { awk '$2 == "lat" && $3 == "p50" { print $4 }'; }
 
-declare -A C_LAT C_BW RAW_LAT RAW_BW J_LAT J_P50 J_BW
+declare -A C_LAT C_BW C_RATE RAW_LAT RAW_BW RAW_RATE J_LAT J_P50 J_BW J_RATE
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for s in "${SIZES[@]}"; do
     n=$(iters "$s")
     w=$(( (n + 63) / 64 * 4 )); (( w >= 64 )) || w=64
-    cl=(); cb=(); rl=(); rb=(); jl=(); jp=(); jb=()
+    cl=(); cb=(); cr=(); rl=(); rb=(); rr=(); jl=(); jp=(); jb=(); jr=()
     for run in $(seq 1 "$RUNS"); do
         echo "size $s, $n iterations, run $run/$RUNS (load $(cut -d' ' -f1 /proc/loadavg))..." >&2
-        read -r a b < <(pair "$SRV_PIN fi_pingpong -p tcp -e msg -S $s -I $n" \
+        read -r a _ < <(pair "$SRV_PIN fi_pingpong -p tcp -e msg -S $s -I $n" \
             "$CLI_PIN fi_pingpong -p tcp -e msg -S $s -I $n 127.0.0.1" | row)
-        cl+=("$a"); cb+=("$b")
-        read -r a b < <("$JAVA" -cp benchmarks/target/benchmarks.jar \
+        cl+=("$a")
+        read -r a _ < <("$JAVA" -cp benchmarks/target/benchmarks.jar \
             io.jofi.benchmarks.RawNioPingPong "$s" "$n" "$n" | row)
-        rl+=("$a"); rb+=("$b")
+        rl+=("$a")
         out="$(pair "$SRV_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
             "$CLI_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP --percentiles -P $PORT 127.0.0.1")"
         read -r a _ < <(row <<<"$out")
         jl+=("$a"); jp+=("$(p50 <<<"$out")")
-        read -r _ b < <(pair "$SRV_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $(( w * 64 )) -w $(( w * 64 )) --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
-            "$CLI_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $(( w * 64 )) -w $(( w * 64 )) --jit-warmup $JIT_WARMUP -P $PORT 127.0.0.1" | row)
-        jb+=("$b")
+        m=$(( w * 64 ))
+        read -r a b < <(pair "$SRV_PIN $PEER bw -p tcp -e msg -S $s -I $m -W 64 -w $m -B $CPORT" \
+            "$CLI_PIN $PEER bw -p tcp -e msg -S $s -I $m -W 64 -w $m -P $CPORT 127.0.0.1" | row)
+        cb+=("$b"); cr+=("$a")
+        read -r a b < <("$JAVA" -cp benchmarks/target/benchmarks.jar io.jofi.benchmarks.RawNioStream "$s" "$m" 64 "$m" | row)
+        rb+=("$b"); rr+=("$a")
+        read -r a b < <(pair "$SRV_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $m -W 64 -w $m --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
+            "$CLI_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $m -W 64 -w $m --jit-warmup $JIT_WARMUP -P $PORT 127.0.0.1" | row)
+        jb+=("$b"); jr+=("$a")
     done
-    C_LAT[$s]=$(median "${cl[@]}"); C_BW[$s]=$(median "${cb[@]}")
-    RAW_LAT[$s]=$(median "${rl[@]}"); RAW_BW[$s]=$(median "${rb[@]}")
-    J_LAT[$s]=$(median "${jl[@]}"); J_P50[$s]=$(median "${jp[@]}"); J_BW[$s]=$(median "${jb[@]}")
+    C_LAT[$s]=$(median "${cl[@]}"); C_BW[$s]=$(median "${cb[@]}"); C_RATE[$s]=$(median "${cr[@]}")
+    RAW_LAT[$s]=$(median "${rl[@]}"); RAW_BW[$s]=$(median "${rb[@]}"); RAW_RATE[$s]=$(median "${rr[@]}")
+    J_LAT[$s]=$(median "${jl[@]}"); J_P50[$s]=$(median "${jp[@]}"); J_BW[$s]=$(median "${jb[@]}"); J_RATE[$s]=$(median "${jr[@]}")
 done
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -127,15 +146,17 @@ for s in "${SIZES[@]}"; do
         "$(ratio "${J_LAT[$s]}" "${C_LAT[$s]}")" "$(ratio "${J_P50[$s]}" "${C_LAT[$s]}")" "$(ratio "${J_LAT[$s]}" "${RAW_LAT[$s]}")"
 done
 echo
-echo "bandwidth, MB/s (C and raw NIO: ping-pong MB/sec; JOFI: ./jofi bw, window 64)"
-printf '%-9s %9s %9s %9s %11s %11s\n' bytes C rawNIO JOFIbw JOFI/C JOFI/raw
+echo "streamed bandwidth, MB/s (fi_msg_bw's choreography on every side: window 64, an ack per window)"
+printf '%-9s %9s %9s %9s %11s %11s\n' bytes C rawNIO JOFI JOFI/C JOFI/raw
 for s in "${SIZES[@]}"; do
     printf '%-9s %9s %9s %9s %11s %11s\n' "$s" "${C_BW[$s]}" "${RAW_BW[$s]}" "${J_BW[$s]}" \
         "$(ratio "${J_BW[$s]}" "${C_BW[$s]}")" "$(ratio "${J_BW[$s]}" "${RAW_BW[$s]}")"
 done
 echo
-echo "64 B message rate, k messages/s (1000 / one-way usec, fabtests' Mxfers/sec x 1000):"
-for who in C RAW J; do
-    eval "v=\${${who}_LAT[64]}"
-    awk -v n="$who" -v u="$v" 'BEGIN { if (u > 0) printf "  %-4s %.0f k/s\n", n, 1000 / u }'
+echo "streamed message rate, k messages/s (1000 / usec per message of the bw runs)"
+printf '%-9s %9s %9s %9s %11s %11s\n' bytes C rawNIO JOFI JOFI/C JOFI/raw
+for s in "${SIZES[@]}"; do
+    k() { awk -v u="$1" 'BEGIN { if (u > 0) printf "%.0f", 1000 / u; else print "-" }'; }
+    c=$(k "${C_RATE[$s]}"); r=$(k "${RAW_RATE[$s]}"); j=$(k "${J_RATE[$s]}")
+    printf '%-9s %9s %9s %9s %11s %11s\n' "$s" "$c" "$r" "$j" "$(ratio "$j" "$c")" "$(ratio "$j" "$r")"
 done
