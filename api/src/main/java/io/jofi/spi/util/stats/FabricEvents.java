@@ -19,21 +19,37 @@ public final class FabricEvents {
     private FabricEvents() {
     }
 
-    /** A connection came up (a MSG connection, or an rxm peer's connection). */
-    @Name("io.jofi.ConnectionEstablished")
-    @Label("JOFI Connection Established")
-    @Category({"JOFI", "Connections"})
-    @Description("A connection to a peer came up")
-    public static final class ConnectionEstablished extends Event {
+    /** What every peer event names: the provider, the object and the peer. */
+    abstract static class PeerEvent extends Event {
         @Label("Provider")
         String provider;
         @Label("Owner")
         @Description("The counters label of the endpoint, e.g. tcp/RxmEndpoint 4")
         String owner;
-        @Label("Local Address")
-        String local;
         @Label("Peer Address")
         String peer;
+    }
+
+    /** A connection event: a peer event with the local end. */
+    abstract static class ConnectionEvent extends PeerEvent {
+        @Label("Local Address")
+        String local;
+    }
+
+    /** A connection that did not come up or went down: why, and its errno. */
+    abstract static class ConnectionEnd extends ConnectionEvent {
+        @Label("Reason")
+        String reason;
+        @Label("Errno")
+        int errno;
+    }
+
+    /** A connection came up (a MSG connection, or an rxm peer's connection). */
+    @Name("io.jofi.ConnectionEstablished")
+    @Label("JOFI Connection Established")
+    @Category({"JOFI", "Connections"})
+    @Description("A connection to a peer came up")
+    public static final class ConnectionEstablished extends ConnectionEvent {
     }
 
     /** A connection attempt was refused by the peer. */
@@ -41,19 +57,7 @@ public final class FabricEvents {
     @Label("JOFI Connection Refused")
     @Category({"JOFI", "Connections"})
     @Description("A connection attempt was refused or could not reach the peer")
-    public static final class ConnectionRefused extends Event {
-        @Label("Provider")
-        String provider;
-        @Label("Owner")
-        String owner;
-        @Label("Local Address")
-        String local;
-        @Label("Peer Address")
-        String peer;
-        @Label("Reason")
-        String reason;
-        @Label("Errno")
-        int errno;
+    public static final class ConnectionRefused extends ConnectionEnd {
     }
 
     /** An established connection ended by the peer's doing or a failure (not a local close). */
@@ -61,19 +65,7 @@ public final class FabricEvents {
     @Label("JOFI Connection Lost")
     @Category({"JOFI", "Connections"})
     @Description("An established connection ended: the peer shut it down, reset it or went silent")
-    public static final class ConnectionLost extends Event {
-        @Label("Provider")
-        String provider;
-        @Label("Owner")
-        String owner;
-        @Label("Local Address")
-        String local;
-        @Label("Peer Address")
-        String peer;
-        @Label("Reason")
-        String reason;
-        @Label("Errno")
-        int errno;
+    public static final class ConnectionLost extends ConnectionEnd {
     }
 
     /** A peer was declared failed: what waited on it ended with an error. */
@@ -81,13 +73,7 @@ public final class FabricEvents {
     @Label("JOFI Peer Failed")
     @Category({"JOFI", "Connections"})
     @Description("A peer was declared failed; the operations waiting on it ended with errno")
-    public static final class PeerFailed extends Event {
-        @Label("Provider")
-        String provider;
-        @Label("Owner")
-        String owner;
-        @Label("Peer Address")
-        String peer;
+    public static final class PeerFailed extends PeerEvent {
         @Label("Errno")
         int errno;
     }
@@ -151,14 +137,7 @@ public final class FabricEvents {
     public static void connectionRefused(String provider, String owner, Object local, Object peer, int errno,
                                          String reason) {
         if (REFUSED.isEnabled()) {
-            ConnectionRefused e = new ConnectionRefused();
-            e.provider = provider;
-            e.owner = owner;
-            e.local = String.valueOf(local);
-            e.peer = String.valueOf(peer);
-            e.errno = errno;
-            e.reason = reason;
-            e.commit();
+            commitEnd(new ConnectionRefused(), provider, owner, local, peer, errno, reason);
         }
     }
 
@@ -166,15 +145,19 @@ public final class FabricEvents {
     public static void connectionLost(String provider, String owner, Object local, Object peer, int errno,
                                       String reason) {
         if (LOST.isEnabled()) {
-            ConnectionLost e = new ConnectionLost();
-            e.provider = provider;
-            e.owner = owner;
-            e.local = String.valueOf(local);
-            e.peer = String.valueOf(peer);
-            e.errno = errno;
-            e.reason = reason;
-            e.commit();
+            commitEnd(new ConnectionLost(), provider, owner, local, peer, errno, reason);
         }
+    }
+
+    private static void commitEnd(ConnectionEnd e, String provider, String owner, Object local, Object peer, int errno,
+                                  String reason) {
+        e.provider = provider;
+        e.owner = owner;
+        e.local = String.valueOf(local);
+        e.peer = String.valueOf(peer);
+        e.errno = errno;
+        e.reason = reason;
+        e.commit();
     }
 
     /** {@code owner} declared {@code peer} failed ({@code errno}, positive). */
