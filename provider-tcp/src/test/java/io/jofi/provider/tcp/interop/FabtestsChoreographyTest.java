@@ -242,8 +242,9 @@ class FabtestsChoreographyTest {
         }
         Run c = client;
         Run s = server.get(60, TimeUnit.SECONDS);
-        assertEquals(0, c.status(), () -> "client: " + c.err() + c.out());
-        assertEquals(0, s.status(), () -> "server: " + s.err() + s.out());
+        // each side's failure message carries the other's output: one side's end explains the other's
+        assertEquals(0, c.status(), () -> "client: " + c.err() + c.out() + "\nserver: " + s.status() + " " + s.err() + s.out());
+        assertEquals(0, s.status(), () -> "server: " + s.err() + s.out() + "\nclient: " + c.err() + c.out());
         assertEquals(s.rows().size(), c.rows().size(), () -> c.out() + s.out());
         assertTrue(!c.rows().isEmpty(), c::out);
     }
