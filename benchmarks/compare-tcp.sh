@@ -14,6 +14,10 @@
 #   raw    io.jofi.benchmarks.RawNioStream: the same windows over raw java.nio, one write a message
 #   JOFI   ./jofi bw -p tcp -e msg -c spin
 # Within each run the contenders go one after the other (C, raw, JOFI), so load moves all.
+# Then the RDM rows (RDM=0: none): libfabric's fi_pingpong -p tcp -e rdm (tcp;ofi_rxm) against
+# ./jofi pingpong -p tcp -e rdm -c spin (JOFI's rxm layer over its tcp MSG endpoints,
+# wire-compatible with it), one-way latency and ping-pong MB/s of both, run by run right after
+# the MSG contenders.
 # Every figure is the median of RUNS runs. The JVM runs (raw, JOFI) are warmed up: raw with
 # its own warm-up iterations, JOFI with as many untimed iterations (-w) as timed ones after
 # --jit-warmup JIT_WARMUP messages over a private
@@ -24,8 +28,8 @@
 #   benchmarks/compare-tcp.sh            (builds the container and benchmarks.jar if needed)
 # Environment: SIZES (default "64 4096 65536 1048576"), ITERS (override fabtests' default
 #   iterations), PORT (JOFI's port, default 9228),
-#   RUNS (default 3), JIT_WARMUP (default 20000), PIN (1/0, default 1), JOFI_JAVA_OPTS (JVM
-#   options of the ./jofi runs, e.g. -XX:+PrintCompilation)
+#   RUNS (default 3), JIT_WARMUP (default 20000), PIN (1/0, default 1), RDM (1/0, default 1),
+#   JOFI_JAVA_OPTS (JVM options of the ./jofi runs, e.g. -XX:+PrintCompilation)
 # The bw runs move as many messages as 4 ping-pong runs of the size, but at least 64 windows
 # of 64 (-I counts messages, as fi_msg_bw's), after as many untimed ones.
 set -euo pipefail
@@ -100,12 +104,13 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 median() { printf '%s\n' "$@" | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 p50() { awk '$2 == "lat" && $3 == "p50" { print $4 }'; }
 
-declare -A C_LAT C_BW C_RATE RAW_LAT RAW_BW RAW_RATE J_LAT J_P50 J_BW J_RATE
+declare -A C_LAT C_BW C_RATE RAW_LAT RAW_BW RAW_RATE J_LAT J_P50 J_BW J_RATE CR_LAT CR_BW JR_LAT JR_BW
+RDM="${RDM:-1}"
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for s in "${SIZES[@]}"; do
     n=$(iters "$s")
     w=$(( (n + 63) / 64 * 4 )); (( w >= 64 )) || w=64
-    cl=(); cb=(); cr=(); rl=(); rb=(); rr=(); jl=(); jp=(); jb=(); jr=()
+    cl=(); cb=(); cr=(); rl=(); rb=(); rr=(); jl=(); jp=(); jb=(); jr=(); crl=(); crb=(); jrl=(); jrb=()
     for run in $(seq 1 "$RUNS"); do
         echo "size $s, $n iterations, run $run/$RUNS (load $(cut -d' ' -f1 /proc/loadavg))..." >&2
         read -r a _ < <(pair "$SRV_PIN fi_pingpong -p tcp -e msg -S $s -I $n" \
@@ -127,10 +132,20 @@ for s in "${SIZES[@]}"; do
         read -r a b < <(pair "$SRV_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $m -W 64 -w $m --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
             "$CLI_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $m -W 64 -w $m --jit-warmup $JIT_WARMUP -P $PORT 127.0.0.1" | row)
         jb+=("$b"); jr+=("$a")
+        if [[ "$RDM" == 1 ]]; then
+            read -r a b < <(pair "$SRV_PIN fi_pingpong -p tcp -e rdm -S $s -I $n" \
+                "$CLI_PIN fi_pingpong -p tcp -e rdm -S $s -I $n 127.0.0.1" | row)
+            crl+=("$a"); crb+=("$b")
+            read -r a b < <(pair "$SRV_PIN ./jofi pingpong -p tcp -e rdm -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
+                "$CLI_PIN ./jofi pingpong -p tcp -e rdm -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -P $PORT 127.0.0.1" | row)
+            jrl+=("$a"); jrb+=("$b")
+        fi
     done
     C_LAT[$s]=$(median "${cl[@]}"); C_BW[$s]=$(median "${cb[@]}"); C_RATE[$s]=$(median "${cr[@]}")
     RAW_LAT[$s]=$(median "${rl[@]}"); RAW_BW[$s]=$(median "${rb[@]}"); RAW_RATE[$s]=$(median "${rr[@]}")
     J_LAT[$s]=$(median "${jl[@]}"); J_P50[$s]=$(median "${jp[@]}"); J_BW[$s]=$(median "${jb[@]}"); J_RATE[$s]=$(median "${jr[@]}")
+    CR_LAT[$s]=$(median "${crl[@]}"); CR_BW[$s]=$(median "${crb[@]}")
+    JR_LAT[$s]=$(median "${jrl[@]}"); JR_BW[$s]=$(median "${jrb[@]}")
 done
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -152,6 +167,16 @@ for s in "${SIZES[@]}"; do
     printf '%-9s %9s %9s %9s %11s %11s\n' "$s" "${C_BW[$s]}" "${RAW_BW[$s]}" "${J_BW[$s]}" \
         "$(ratio "${J_BW[$s]}" "${C_BW[$s]}")" "$(ratio "${J_BW[$s]}" "${RAW_BW[$s]}")"
 done
+if [[ "$RDM" == 1 ]]; then
+    echo
+    echo "RDM: C fi_pingpong -e rdm (tcp;ofi_rxm) and ./jofi pingpong -e rdm (JOFI's rxm layer):"
+    echo "one-way usec/xfer and ping-pong MB/s"
+    printf '%-9s %9s %9s %9s %11s %11s %9s\n' bytes C JOFI JOFI/C C_MB/s JOFI_MB/s JOFI/C
+    for s in "${SIZES[@]}"; do
+        printf '%-9s %9s %9s %9s %11s %11s %9s\n' "$s" "${CR_LAT[$s]}" "${JR_LAT[$s]}" "$(ratio "${JR_LAT[$s]}" "${CR_LAT[$s]}")" \
+            "${CR_BW[$s]}" "${JR_BW[$s]}" "$(ratio "${JR_BW[$s]}" "${CR_BW[$s]}")"
+    done
+fi
 echo
 echo "streamed message rate, k messages/s (1000 / usec per message of the bw runs)"
 printf '%-9s %9s %9s %9s %11s %11s\n' bytes C rawNIO JOFI JOFI/C JOFI/raw

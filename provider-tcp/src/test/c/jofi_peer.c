@@ -7,7 +7,7 @@
  *
  *   jofi_peer server [-f PROVIDER] [-a ADDR] [-p PORT] [-t SECONDS] ACTION...
  *   jofi_peer client [-f PROVIDER]  -a ADDR   -p PORT  [-t SECONDS] ACTION...
- *   jofi_peer pingpong|bw|rma_bw [fabtests options] [SERVER_ADDR]
+ *   jofi_peer pingpong|bw|rma_bw [fabtests options] [-e msg|rdm] [--tagged] [SERVER_ADDR]
  *
  * -f names the libfabric provider (default tcp). With -f verbs (provider-verbs' interop tests in
  * the soft-RoCE VM) the hints add the FI_RX_CQ_DATA mode the verbs provider requires, and when
@@ -59,9 +59,22 @@
  * data check with its 0-9a-zA-Z pattern; a mismatch prints "FAIL Data check error ..."; -X
  * sends byte 5 of every message wrong, to test a peer's check) -o -U
  * -B -P -s, and print the header and table on stdout; diagnostics go to stderr.
+ *
+ * With -e rdm they play the same choreographies over an FI_EP_RDM endpoint, as fabtests'
+ * fi_rdm_pingpong, fi_rdm_tagged_pingpong, fi_rdm_tagged_bw and fi_rma_bw -e rdm (libfabric
+ * gives "tcp;ofi_rxm" for provider tcp): an AV of type map, no connection events, and
+ * fabtests' in-band address exchange (ft_init_av) before the first sync — the client inserts
+ * the server's address, sends its own name (fi_getname) and waits for a 1-byte answer; the
+ * server takes the name from its first receive, inserts it and answers. The server prints
+ * "listening <port>" once its endpoint is enabled. --tagged (spelled as ./jofi spells it;
+ * fabtests has separate programs instead) makes every message a tagged one whose tag is its
+ * ordinal in its direction (fabtests' tx_seq / rx_seq; receives match the tag exactly), and
+ * checks each received tag as fabtests does: pingpong the receive ordinal exactly, bw within
+ * the window ("FAIL Tag mismatch ..."). bw without --tagged is the same loop untagged.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -83,6 +96,7 @@
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
 
 #define EXIT_EXPECTATION 1
 #define EXIT_USAGE 2
@@ -113,7 +127,7 @@ static void usage(const char *msg)
 	fprintf(stderr, "usage error: %s\n"
 		"  jofi_peer server [-f PROVIDER] [-a ADDR] [-p PORT] [-t SECONDS] ACTION...\n"
 		"  jofi_peer client [-f PROVIDER] -a ADDR -p PORT [-t SECONDS] ACTION...\n"
-		"  jofi_peer pingpong|bw|rma_bw [-p tcp] [-e msg] [-S SIZE|all|r:START,INC,END] [-I ITERS]\n"
+		"  jofi_peer pingpong|bw|rma_bw [-p tcp] [-e msg|rdm] [--tagged] [-S SIZE|all|r:START,INC,END] [-I ITERS]\n"
 		"                     [-w WARMUP] [-W WINDOW] [-v] [-o write|read|writedata] [-U]\n"
 		"                     [-B PORT] [-P PORT] [-s ADDR] [-t SECONDS] [SERVER_ADDR]\n", msg);
 	exit(EXIT_USAGE);
@@ -265,6 +279,7 @@ static size_t inject_size;
 static const char *provider_name = "tcp";   /* -f PROVIDER */
 static int mr_local;                        /* the domain asks for FI_MR_LOCAL */
 static uint64_t tx_op_flags;                /* fi_rma_bw -U: FI_DELIVERY_COMPLETE as the default op flag */
+static enum fi_cq_format cq_format = FI_CQ_FORMAT_DATA;   /* FI_CQ_FORMAT_TAGGED with --tagged */
 
 static struct fi_info *make_hints(void)
 {
@@ -295,8 +310,7 @@ static void open_domain_and_cqs(struct fi_info *info)
 {
 	if (domain)
 		return;
-	struct fi_cq_attr cq_attr = { .size = 128, .format = FI_CQ_FORMAT_DATA,
-				      .wait_obj = FI_WAIT_NONE };
+	struct fi_cq_attr cq_attr = { .size = 128, .format = cq_format, .wait_obj = FI_WAIT_NONE };
 	CHECK(fi_domain(fabric, info, &domain, NULL));
 	CHECK(fi_cq_open(domain, &cq_attr, &txcq, NULL));
 	CHECK(fi_cq_open(domain, &cq_attr, &rxcq, NULL));
@@ -318,11 +332,12 @@ static void open_endpoint(struct fi_info *info)
 	CHECK(fi_enable(ep));
 }
 
-static int listen_port(void)
+/* The port of a listening passive endpoint, or of an enabled RDM endpoint (which listens too). */
+static int listen_port(struct fid *listener)
 {
 	struct sockaddr_storage ss;
 	size_t len = sizeof(ss);
-	CHECK(fi_getname(&pep->fid, &ss, &len));
+	CHECK(fi_getname(listener, &ss, &len));
 	if (ss.ss_family == AF_INET)
 		return ntohs(((struct sockaddr_in *) &ss)->sin_port);
 	if (ss.ss_family == AF_INET6)
@@ -339,7 +354,7 @@ static void start_server(const char *addr, const char *port, FILE *announce)
 	CHECK(fi_passive_ep(fabric, base_info, &pep, NULL));
 	CHECK(fi_pep_bind(pep, &eq->fid, 0));
 	CHECK(fi_listen(pep));
-	fprintf(announce, "listening %d\n", listen_port());
+	fprintf(announce, "listening %d\n", listen_port(&pep->fid));
 	fflush(announce);
 }
 
@@ -360,7 +375,7 @@ struct item {
 	struct fi_info *info;        /* FI_CONNREQ info */
 	uint8_t data[CM_DATA_MAX];   /* connection data or err_data */
 	size_t data_len;
-	struct fi_cq_data_entry comp;
+	struct fi_cq_tagged_entry comp;   /* tag: 0 unless the CQ format is FI_CQ_FORMAT_TAGGED */
 	int prov_errno;
 };
 
@@ -448,7 +463,7 @@ static void poll_eq(void)
 
 static void poll_cq(struct fid_cq *cq, struct fifo *f, const char *name)
 {
-	struct fi_cq_data_entry comp;
+	struct fi_cq_tagged_entry comp = { 0 };
 	ssize_t ret = fi_cq_read(cq, &comp, 1);
 	if (ret == -FI_EAGAIN || ret == 0)
 		return;
@@ -464,6 +479,7 @@ static void poll_cq(struct fid_cq *cq, struct fifo *f, const char *name)
 		it->comp.flags = err.flags;
 		it->comp.len = err.len;
 		it->comp.data = err.data;
+		it->comp.tag = err.tag;
 		return;
 	}
 	if (ret < 0)
@@ -953,6 +969,7 @@ struct pp_opts {
 	long window;           /* -W */
 	int verify;            /* -v */
 	int corrupt;           /* -X: byte 5 of every message sent is wrong (to test the peer's check) */
+	int rdm;               /* -e rdm */
 	enum ft_mode mode;
 	enum ft_rma rma_op;    /* -o */
 };
@@ -969,6 +986,12 @@ static struct fid_mr *pp_rx_mr, *pp_tx_mr;
 static void *pp_rx_desc, *pp_tx_desc;
 static uint64_t pp_remote_addr, pp_remote_key;
 static int rx_cq_data_mode;    /* the endpoint has FI_RX_CQ_DATA: a write with CQ data consumes a receive */
+static fi_addr_t pp_peer;      /* every operation's peer: 0 on a connected endpoint, the AV's fi_addr on RDM */
+static struct fid_av *pp_av;   /* -e rdm */
+static int pp_tagged;          /* --tagged */
+static uint64_t pp_tx_seq, pp_rx_seq;   /* fabtests' tx_seq / rx_seq: the tag of the next send / receive */
+static uint64_t pp_rx_cq_cntr; /* fabtests' rx_cq_cntr: receive completions so far, the tag the next should carry */
+static long pp_tag_window;     /* fabtests' FT_OPT_BW tag check: within this window; 0: exactly */
 
 static const char ft_alphabet[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
@@ -989,9 +1012,53 @@ static void ft_check(const uint8_t *buf, size_t size)
 	}
 }
 
+/* One receive of the whole buffer; tagged, the tag is the next receive ordinal (no ignore
+ * bits: fabtests' exact match). The ordinal counts only posts that succeeded. */
+static ssize_t pp_try_recv(void)
+{
+	ssize_t ret = pp_tagged
+		? fi_trecv(ep, pp_rx_buf, pp_buf_size, pp_rx_desc, pp_peer, pp_rx_seq, 0, &pp_rx_ctx)
+		: fi_recv(ep, pp_rx_buf, pp_buf_size, pp_rx_desc, pp_peer, &pp_rx_ctx);
+	if (!ret)
+		pp_rx_seq++;
+	return ret;
+}
+
+/* One send of the first size bytes of the transmit buffer; tagged, with the next send ordinal. */
+static ssize_t pp_try_send(size_t size)
+{
+	ssize_t ret = pp_tagged
+		? fi_tsend(ep, pp_tx_buf, size, pp_tx_desc, pp_peer, pp_tx_seq, &pp_tx_ctx)
+		: fi_send(ep, pp_tx_buf, size, pp_tx_desc, pp_peer, &pp_tx_ctx);
+	if (!ret)
+		pp_tx_seq++;
+	return ret;
+}
+
+static ssize_t pp_try_inject(size_t size)
+{
+	ssize_t ret = pp_tagged
+		? fi_tinject(ep, pp_tx_buf, size, pp_peer, pp_tx_seq)
+		: fi_inject(ep, pp_tx_buf, size, pp_peer);
+	if (!ret)
+		pp_tx_seq++;
+	return ret;
+}
+
 static void pp_post_rx(void)
 {
-	POST(fi_recv(ep, pp_rx_buf, pp_buf_size, pp_rx_desc, 0, &pp_rx_ctx));
+	POST(pp_try_recv());
+}
+
+/* fabtests' ft_tag_is_valid: the k-th receive completion carries tag k (bw: within the window). */
+static void pp_check_tag(uint64_t tag)
+{
+	uint64_t want = pp_rx_cq_cntr++;
+	int valid = pp_tag_window
+		? want < tag + (uint64_t) pp_tag_window && tag < want + (uint64_t) pp_tag_window
+		: tag == want;
+	if (!valid)
+		fail("Tag mismatch!. Expected: %" PRIu64 ", actual: %" PRIu64, want, tag);
 }
 
 /* Spins on the CQ (fabtests' default -c spin). */
@@ -1003,6 +1070,8 @@ static void pp_wait(struct fifo *f, const char *what)
 			struct item *it = fifo_pop(f);
 			if (it->error)
 				fail("%s: completion error %d (%s)", what, it->error, fi_strerror(it->error));
+			if (pp_tagged && f == &rx_fifo)
+				pp_check_tag(it->comp.tag);
 			return;
 		}
 	}
@@ -1020,7 +1089,7 @@ static void pp_rx(size_t size, int verify)
 /* ft_tx: a plain send, waited for. */
 static void pp_tx_plain(size_t size)
 {
-	POST(fi_send(ep, pp_tx_buf, size, pp_tx_desc, 0, &pp_tx_ctx));
+	POST(pp_try_send(size));
 	pp_wait(&tx_fifo, "send");
 }
 
@@ -1028,10 +1097,10 @@ static void pp_tx_plain(size_t size)
 static int pp_post_tx(size_t size)
 {
 	if (size < inject_size) {
-		POST(fi_inject(ep, pp_tx_buf, size, 0));
+		POST(pp_try_inject(size));
 		return 0;
 	}
-	POST(fi_send(ep, pp_tx_buf, size, pp_tx_desc, 0, &pp_tx_ctx));
+	POST(pp_try_send(size));
 	return 1;
 }
 
@@ -1177,21 +1246,21 @@ static void rma_post(enum ft_rma op, size_t size, long *pending)
 	switch (op) {
 	case FT_WRITE:
 		if (size < inject_size && !(tx_op_flags & FI_DELIVERY_COMPLETE)) {
-			POST(fi_inject_write(ep, pp_tx_buf, size, 0, pp_remote_addr, pp_remote_key));
+			POST(fi_inject_write(ep, pp_tx_buf, size, pp_peer, pp_remote_addr, pp_remote_key));
 			return;
 		}
-		POST(fi_write(ep, pp_tx_buf, size, pp_tx_desc, 0, pp_remote_addr, pp_remote_key, &pp_tx_ctx));
+		POST(fi_write(ep, pp_tx_buf, size, pp_tx_desc, pp_peer, pp_remote_addr, pp_remote_key, &pp_tx_ctx));
 		break;
 	case FT_WRITEDATA:
 		if (size < inject_size && !(tx_op_flags & FI_DELIVERY_COMPLETE)) {
-			POST(fi_inject_writedata(ep, pp_tx_buf, size, FT_CQ_DATA, 0, pp_remote_addr, pp_remote_key));
+			POST(fi_inject_writedata(ep, pp_tx_buf, size, FT_CQ_DATA, pp_peer, pp_remote_addr, pp_remote_key));
 			return;
 		}
-		POST(fi_writedata(ep, pp_tx_buf, size, pp_tx_desc, FT_CQ_DATA, 0, pp_remote_addr,
+		POST(fi_writedata(ep, pp_tx_buf, size, pp_tx_desc, FT_CQ_DATA, pp_peer, pp_remote_addr,
 				  pp_remote_key, &pp_tx_ctx));
 		break;
 	case FT_READ:
-		POST(fi_read(ep, pp_rx_buf, size, pp_rx_desc, 0, pp_remote_addr, pp_remote_key, &pp_tx_ctx));
+		POST(fi_read(ep, pp_rx_buf, size, pp_rx_desc, pp_peer, pp_remote_addr, pp_remote_key, &pp_tx_ctx));
 		break;
 	}
 	(*pending)++;
@@ -1212,7 +1281,7 @@ static void pp_rma_bw(int client, size_t size, long iterations, const struct pp_
 			/* a remote write with CQ data to wait for; it consumes a receive only where
 			 * the provider asks for FI_RX_CQ_DATA (verbs), as fabtests posts one then */
 			if (rx_cq_data_mode)
-				POST(fi_recv(ep, pp_rx_buf, 0, pp_rx_desc, 0, &pp_rx_ctx));
+				POST(fi_recv(ep, pp_rx_buf, 0, pp_rx_desc, pp_peer, &pp_rx_ctx));
 			pending++;
 		}
 		if (++in_window == o->window) {
@@ -1272,15 +1341,24 @@ static void pp_one_size(int client, size_t size, const struct pp_opts *o)
 	}
 }
 
-/* fabtests' finalize: a 4-byte FI_TRANSMIT_COMPLETE message from both sides at once; wait
- * for its completion (the peer's ack) and then for the peer's 4 bytes. The tcp provider keeps
- * reading and acking the peer's message while this side waits on its transmit CQ. */
+/* fabtests' finalize: a 4-byte FI_TRANSMIT_COMPLETE message from both sides at once (tagged:
+ * fi_tsendmsg with the next send ordinal); wait for its completion (the peer's ack) and then
+ * for the peer's 4 bytes. The provider keeps reading and acking the peer's message while this
+ * side waits on its transmit CQ. */
 static void pp_finalize(void)
 {
 	current_step = "finalize";
 	struct iovec iov = { .iov_base = pp_tx_buf, .iov_len = 4 };
-	struct fi_msg msg = { .msg_iov = &iov, .desc = &pp_tx_desc, .iov_count = 1, .context = &pp_tx_ctx };
-	POST(fi_sendmsg(ep, &msg, FI_TRANSMIT_COMPLETE | FI_COMPLETION));
+	if (pp_tagged) {
+		struct fi_msg_tagged msg = { .msg_iov = &iov, .desc = &pp_tx_desc, .iov_count = 1,
+					     .addr = pp_peer, .tag = pp_tx_seq, .context = &pp_tx_ctx };
+		POST(fi_tsendmsg(ep, &msg, FI_TRANSMIT_COMPLETE | FI_COMPLETION));
+	} else {
+		struct fi_msg msg = { .msg_iov = &iov, .desc = &pp_tx_desc, .iov_count = 1,
+				      .addr = pp_peer, .context = &pp_tx_ctx };
+		POST(fi_sendmsg(ep, &msg, FI_TRANSMIT_COMPLETE | FI_COMPLETION));
+	}
+	pp_tx_seq++;
 	pp_wait(&tx_fifo, "finalize send");
 	pp_wait(&rx_fifo, "finalize receive");
 }
@@ -1293,11 +1371,17 @@ static void pp_register(uint64_t mr_mode, int rma)
 	uint64_t tx_access = FI_SEND | (rma ? FI_WRITE : 0);
 	CHECK(fi_mr_reg(domain, pp_rx_buf, pp_buf_size, rx_access, 0, 11, 0, &pp_rx_mr, NULL));
 	CHECK(fi_mr_reg(domain, pp_tx_buf, pp_buf_size, tx_access, 0, 12, 0, &pp_tx_mr, NULL));
+	if (mr_mode & FI_MR_ENDPOINT) {
+		/* as fabtests' ft_reg_mr: a region of such a domain is bound to the endpoint */
+		CHECK(fi_mr_bind(pp_rx_mr, &ep->fid, 0));
+		CHECK(fi_mr_enable(pp_rx_mr));
+		CHECK(fi_mr_bind(pp_tx_mr, &ep->fid, 0));
+		CHECK(fi_mr_enable(pp_tx_mr));
+	}
 	if (mr_local) {
 		pp_rx_desc = fi_mr_desc(pp_rx_mr);
 		pp_tx_desc = fi_mr_desc(pp_tx_mr);
 	}
-	(void) mr_mode;
 }
 
 static size_t max_size(const struct pp_opts *o)
@@ -1309,6 +1393,126 @@ static size_t max_size(const struct pp_opts *o)
 	return 8u << 20;
 }
 
+/* ---------------------------------------------------------------- -e rdm */
+
+/* fabtests' hints of fi_rdm_pingpong (FI_MSG), fi_rdm_tagged_pingpong / fi_rdm_tagged_bw
+ * (FI_TAGGED) and fi_rma_bw -e rdm (FI_MSG | FI_RMA), with fabtests' default MR mode. */
+static struct fi_info *make_rdm_hints(enum ft_mode mode)
+{
+	struct fi_info *h = fi_allocinfo();
+	if (!h)
+		fail("fi_allocinfo");
+	h->ep_attr->type = FI_EP_RDM;
+	h->caps = mode == FT_RMA_BW ? FI_MSG | FI_RMA : pp_tagged ? FI_TAGGED : FI_MSG;
+	h->mode = FI_CONTEXT;
+	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_ENDPOINT | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED
+		| FI_MR_PROV_KEY;
+	h->domain_attr->threading = FI_THREAD_DOMAIN;
+	if (mode != FT_PINGPONG)
+		h->domain_attr->resource_mgmt = FI_RM_ENABLED;
+	h->tx_attr->tclass = mode == FT_PINGPONG ? FI_TC_LOW_LATENCY : FI_TC_BULK_DATA;
+	h->tx_attr->op_flags |= tx_op_flags;
+	h->fabric_attr->prov_name = strdup(provider_name);
+	return h;
+}
+
+static void pp_av_insert(const void *name, const char *whose)
+{
+	int inserted = fi_av_insert(pp_av, name, 1, &pp_peer, 0, NULL);
+	if (inserted != 1)
+		fail("fi_av_insert of %s = %d (%s)", whose, inserted,
+		     inserted < 0 ? fi_strerror(-inserted) : "not inserted");
+}
+
+/* fabtests' ft_init_av: the client inserts the server's address, sends its own name and waits
+ * for the 1-byte answer; the server inserts the name its first message carries, reposts that
+ * receive and answers at the inserted address. */
+static void rdm_exchange_addresses(int client)
+{
+	current_step = "address exchange";
+	if (client) {
+		pp_av_insert(base_info->dest_addr, "the server's address");
+		size_t len = FT_CTRL_MSG;
+		CHECK(fi_getname(&ep->fid, pp_tx_buf, &len));
+		pp_tx_plain(len);
+		ft_fill(pp_tx_buf, len);   /* the pattern back for the data messages */
+		pp_rx(1, 0);
+	} else {
+		uint8_t name[FT_CTRL_MSG];
+		pp_wait(&rx_fifo, "the client's address");
+		memcpy(name, pp_rx_buf, sizeof(name));
+		pp_av_insert(name, "the client's name");
+		pp_post_rx();
+		pp_tx_plain(1);
+	}
+}
+
+/* fabtests' ft_init_fabric for an RDM endpoint: getinfo (the server with FI_SOURCE on -s/-B,
+ * the client towards SERVER_ADDR/-P), fabric, domain, CQs, an AV of type map, the endpoint,
+ * the registered buffers and the first receive; then the address exchange. */
+static struct fi_info *rdm_setup(const struct pp_opts *o, int client)
+{
+	hints = make_rdm_hints(o->mode);
+	if (client)
+		CHECK(fi_getinfo(FI_VERSION(1, 17), o->dst_addr, o->dst_port, 0, hints, &base_info));
+	else
+		CHECK(fi_getinfo(FI_VERSION(1, 17), o->src_addr, o->src_port, FI_SOURCE, hints, &base_info));
+	fprintf(stderr, "provider %s\n", base_info->fabric_attr->prov_name);
+	CHECK(fi_fabric(base_info->fabric_attr, &fabric, NULL));
+	if (pp_tagged)
+		cq_format = FI_CQ_FORMAT_TAGGED;
+	open_domain_and_cqs(base_info);
+	struct fi_av_attr av_attr = { .type = FI_AV_MAP, .count = 1 };
+	if (base_info->domain_attr->av_type != FI_AV_UNSPEC)
+		av_attr.type = base_info->domain_attr->av_type;
+	CHECK(fi_av_open(domain, &av_attr, &pp_av, NULL));
+	CHECK(fi_endpoint(domain, base_info, &ep, NULL));
+	CHECK(fi_ep_bind(ep, &pp_av->fid, 0));
+	CHECK(fi_ep_bind(ep, &txcq->fid, FI_TRANSMIT));
+	CHECK(fi_ep_bind(ep, &rxcq->fid, FI_RECV));
+	CHECK(fi_enable(ep));
+	pp_register(base_info->domain_attr->mr_mode, o->mode == FT_RMA_BW);
+	pp_peer = FI_ADDR_UNSPEC;
+	pp_post_rx();
+	if (!client) {
+		fprintf(stderr, "listening %d\n", listen_port(&ep->fid));
+		fflush(stderr);
+	}
+	rdm_exchange_addresses(client);
+	return base_info;
+}
+
+/* fabtests' connection of an MSG endpoint: receives posted before connect / accept. */
+static struct fi_info *msg_setup(const struct pp_opts *o, int client)
+{
+	enum ft_mode mode = o->mode;
+	struct fi_info *info;
+	if (client) {
+		start_client(o->dst_addr, o->dst_port);
+		info = base_info;
+		open_endpoint(info);
+		pp_register(info->domain_attr->mr_mode, mode == FT_RMA_BW);
+		pp_post_rx();
+		CHECK(fi_connect(ep, base_info->dest_addr, NULL, 0));
+		struct item *it = wait_event(FI_CONNECTED, "connect");
+		if (it->info)
+			fi_freeinfo(it->info);
+	} else {
+		start_server(o->src_addr, o->src_port, stderr);
+		struct item *it = wait_event(FI_CONNREQ, "accept");
+		conn_info = it->info;
+		info = conn_info;
+		open_endpoint(conn_info);
+		pp_register(conn_info->domain_attr->mr_mode, mode == FT_RMA_BW);
+		pp_post_rx();
+		CHECK(fi_accept(ep, NULL, 0));
+		it = wait_event(FI_CONNECTED, "accept");
+		if (it->info)
+			fi_freeinfo(it->info);
+	}
+	return info;
+}
+
 static int run_fabtests(enum ft_mode mode, int argc, char **argv)
 {
 	struct pp_opts o = { .src_port = "9228", .dst_port = "9228", .iterations = -1,
@@ -1316,15 +1520,22 @@ static int run_fabtests(enum ft_mode mode, int argc, char **argv)
 	unsigned timeout = 120;
 	int opt;
 	optind = 2;
-	while ((opt = getopt(argc, argv, "p:e:S:I:w:W:vXo:UB:P:s:t:")) != -1) {
+	static const struct option long_options[] = {
+		{ "tagged", no_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 }
+	};
+	while ((opt = getopt_long(argc, argv, "p:e:S:I:w:W:vXo:UB:P:s:t:", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			provider_name = optarg; /* tcp, or verbs in provider-verbs' VM */
 			break;
 		case 'e':
-			if (strcmp(optarg, "msg"))
-				usage("only -e msg");
+			if (!strcmp(optarg, "rdm"))
+				o.rdm = 1;
+			else if (strcmp(optarg, "msg"))
+				usage("-e msg|rdm");
 			break;
+		case 'T': pp_tagged = 1; break;
 		case 'S':
 			if (!strncasecmp(optarg, "all", 3)) {
 				o.sizes_all = 1;
@@ -1363,6 +1574,9 @@ static int run_fabtests(enum ft_mode mode, int argc, char **argv)
 		usage("more than one server address");
 	if (o.window < 1)
 		usage("-W must be >= 1");
+	if (pp_tagged && (!o.rdm || mode == FT_RMA_BW))
+		usage("--tagged is for pingpong and bw with -e rdm (fabtests' fi_rdm_tagged_*)");
+	pp_tag_window = mode == FT_PINGPONG ? 0 : o.window;
 	start_watchdog(timeout);
 	int client = o.dst_addr != NULL;
 
@@ -1377,30 +1591,7 @@ static int run_fabtests(enum ft_mode mode, int argc, char **argv)
 		pp_tx_buf[5] = '#';
 
 	current_step = "connect";
-	struct fi_info *info;
-	if (client) {
-		start_client(o.dst_addr, o.dst_port);
-		info = base_info;
-		open_endpoint(info);
-		pp_register(info->domain_attr->mr_mode, mode == FT_RMA_BW);
-		pp_post_rx();
-		CHECK(fi_connect(ep, base_info->dest_addr, NULL, 0));
-		struct item *it = wait_event(FI_CONNECTED, "connect");
-		if (it->info)
-			fi_freeinfo(it->info);
-	} else {
-		start_server(o.src_addr, o.src_port, stderr);
-		struct item *it = wait_event(FI_CONNREQ, "accept");
-		conn_info = it->info;
-		info = conn_info;
-		open_endpoint(conn_info);
-		pp_register(conn_info->domain_attr->mr_mode, mode == FT_RMA_BW);
-		pp_post_rx();
-		CHECK(fi_accept(ep, NULL, 0));
-		it = wait_event(FI_CONNECTED, "accept");
-		if (it->info)
-			fi_freeinfo(it->info);
-	}
+	struct fi_info *info = o.rdm ? rdm_setup(&o, client) : msg_setup(&o, client);
 	fprintf(stderr, "connected\n");
 	rx_cq_data_mode = (info->mode & FI_RX_CQ_DATA) != 0;
 	if (mode == FT_RMA_BW)
@@ -1425,7 +1616,8 @@ static int run_fabtests(enum ft_mode mode, int argc, char **argv)
 	}
 	pp_finalize();
 	current_step = "shutdown";
-	fi_shutdown(ep, 0);
+	if (!o.rdm)
+		fi_shutdown(ep, 0);   /* an RDM endpoint has no connection to shut down */
 	fprintf(stderr, "done OK\n");
 	return 0;
 }

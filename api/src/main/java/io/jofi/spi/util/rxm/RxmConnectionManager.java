@@ -67,6 +67,18 @@ final class RxmConnectionManager {
     private final EqEntry event = new EqEntry();
     private final EqErrEntry error = new EqErrEntry();
     private final RxmConnectionCounters counters;
+    /**
+     * Connections whose MSG endpoint the connection-management thread found ended, left for the
+     * application's next progress pass ({@link #endDeferred}): that thread must not end them
+     * itself, because the application's thread may hold MSG completions it has read but not yet
+     * handled (the ack of a send that did complete), which the end would fail.
+     */
+    private final List<DeferredEnd> deferredEnds = new ArrayList<>();
+    private boolean deferEnds;
+
+    /** An ended MSG endpoint, and why, waiting for the application's thread. */
+    private record DeferredEnd(Object msgEndpoint, int err, String why) {
+    }
 
     /** @param counterGroup the endpoint's counters, which the connection counters join */
     RxmConnectionManager(Domain domain, Info msgInfo, RxmSettings settings, EventQueue eq, CompletionQueue cq,
@@ -202,6 +214,56 @@ final class RxmConnectionManager {
     }
 
     /**
+     * As {@link #progress()}, for the connection-management thread: a connection that ended is
+     * only noted ({@link #hasDeferredEnds}), and ended by the application's next pass.
+     */
+    int progressDeferringEnds() {
+        deferEnds = true;
+        try {
+            return progress();
+        } finally {
+            deferEnds = false;
+        }
+    }
+
+    /** Whether ended connections wait for {@link #endDeferred}. */
+    boolean hasDeferredEnds() {
+        return !deferredEnds.isEmpty();
+    }
+
+    /**
+     * Ends the connections the connection-management thread found ended (their operations fail
+     * after every MSG completion that came before the end is handled); on the application's
+     * thread, at the start of its pass, when what it read in its previous pass is handled.
+     *
+     * @return the connections ended
+     */
+    int endDeferred() {
+        int n = deferredEnds.size();
+        if (n == 0) {
+            return 0;
+        }
+        for (int i = 0; i < n; i++) {
+            DeferredEnd d = deferredEnds.get(i);
+            RxmConnection c = byMsgEndpoint.get(d.msgEndpoint());
+            if (c != null) { // else ended or replaced meanwhile
+                fail(c, d.err(), d.why());
+            }
+        }
+        deferredEnds.clear();
+        return n;
+    }
+
+    /** Ends {@code c} for an event of its MSG endpoint, or defers that to the application's thread. */
+    private void endForEvent(RxmConnection c, int err, String why) {
+        if (deferEnds) {
+            deferredEnds.add(new DeferredEnd(c.msgEndpoint, err, why));
+        } else {
+            fail(c, err, why);
+        }
+    }
+
+    /**
      * Reads and handles every event waiting on the MSG event queue.
      *
      * @return the events handled
@@ -234,9 +296,9 @@ final class RxmConnectionManager {
                     // a MSG endpoint shut down by its provider's departure (R15) is no peer's doing
                     String failure = departure(e.fid());
                     if (failure != null) {
-                        end(c, failure.isEmpty() ? Errno.ECANCELED : Errno.EIO, "the MSG provider departed");
+                        endForEvent(c, failure.isEmpty() ? Errno.ECANCELED : Errno.EIO, "the MSG provider departed");
                     } else {
-                        fail(c, Errno.ECONNRESET, "the peer shut the connection down");
+                        endForEvent(c, Errno.ECONNRESET, "the peer shut the connection down");
                     }
                 }
             }
@@ -343,7 +405,7 @@ final class RxmConnectionManager {
             }
             return;
         }
-        fail(c, err.err() == 0 ? Errno.ECONNRESET : err.err(), "the MSG connection failed");
+        endForEvent(c, err.err() == 0 ? Errno.ECONNRESET : err.err(), "the MSG connection failed");
     }
 
     /**

@@ -16,7 +16,10 @@ import java.util.concurrent.TimeUnit;
  * must not wait for them (as libfabric's rxm has a connection-management thread): an
  * application asleep on its CQ's wait object would never see the peer's first message. This
  * thread waits on the MSG event queue, handles its events under the endpoint's lock, and wakes
- * the application's queues when the MSG CQ holds something, so that its next read moves it.
+ * the application's queues when the MSG CQ holds something, so that its next read moves it. A
+ * connection that ended it leaves to the application's next pass (and wakes it): the
+ * application's thread may hold MSG completions it has read outside the lock, which an end here
+ * would fail although they completed.
  */
 final class RxmConnectionWatcher {
     private final RxmEndpoint ep;
@@ -70,19 +73,21 @@ final class RxmConnectionWatcher {
             if (!eq.isReady(0)) {
                 continue;
             }
+            boolean ended;
             synchronized (ep.lock) {
                 if (!ep.isEnabled()) {
                     return;
                 }
                 // a connection made here sends what waited for it at once: in MANUAL progress the
                 // application may be reading only its peer's queues (which move the sockets)
-                if (ep.connections.progress() > 0) {
+                if (ep.connections.progressDeferringEnds() > 0) {
                     ep.flushPending();
                 }
+                ended = ep.connections.hasDeferredEnds();
             }
             // reading the EQ ran the MSG provider's progress once, which may have moved a
             // message into the MSG CQ that the provider's own wake-up will not report any more
-            if (msgCq instanceof UtilCompletionQueue q && q.isReady(1)) {
+            if (ended || msgCq instanceof UtilCompletionQueue q && q.isReady(1)) {
                 wakeApplication();
             }
         }

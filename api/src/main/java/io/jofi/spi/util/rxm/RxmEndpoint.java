@@ -464,7 +464,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             if (!enabled) {
                 return 0;
             }
-            work = connections.progress() + packets.retryDeferred();
+            work = connections.endDeferred() + connections.progress() + packets.retryDeferred();
         }
         work += drain(msgCq.read(entries, entries.length));
         if (work == 0 && timeoutNanos > 0) {

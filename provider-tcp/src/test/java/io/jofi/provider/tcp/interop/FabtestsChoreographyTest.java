@@ -92,7 +92,12 @@ class FabtestsChoreographyTest {
     }
 
     private static List<String> jofiArgs(List<String> options, String... more) {
-        List<String> args = new ArrayList<>(List.of("-p", "tcp", "-e", "msg", "--jit-warmup", "0", "--timeout", "30"));
+        return jofiArgs("msg", options, more);
+    }
+
+    /** ./jofi's arguments: tcp, endpoint type {@code endpoint}, no JIT warm-up, then the choreography's options. */
+    static List<String> jofiArgs(String endpoint, List<String> options, String... more) {
+        List<String> args = new ArrayList<>(List.of("-p", "tcp", "-e", endpoint, "--jit-warmup", "0", "--timeout", "30"));
         args.addAll(options);
         args.addAll(List.of(more));
         return args;
@@ -129,7 +134,7 @@ class FabtestsChoreographyTest {
     }
 
     /** Runs the C client until the JOFI server listens (a refused connection is retried). */
-    private static NativePeer connectWithRetry(String mode, int port, List<String> options) throws InterruptedException {
+    static NativePeer connectWithRetry(String mode, int port, List<String> options) throws InterruptedException {
         NativePeer peer = null;
         for (int attempt = 0; attempt < 50; attempt++) {
             peer = NativePeer.fabtestsClient(mode, port, options.toArray(String[]::new));
@@ -143,7 +148,7 @@ class FabtestsChoreographyTest {
     }
 
     /** Both sides printed the same sizes, iteration counts and totals (fabtests' table). */
-    private static void assertSameTable(Run jofi, NativePeer peer) {
+    static void assertSameTable(Run jofi, NativePeer peer) {
         List<String> c = new ArrayList<>();
         for (String line : peer.output()) {
             if (line.matches("^\\d+(\\.\\d)?[kmg]?\\s+\\d+[kmb]?\\s+.*")) {
@@ -200,8 +205,8 @@ class FabtestsChoreographyTest {
     }
 
     /**
-     * The RDM choreographies JOFI to JOFI over tcp RDM endpoints (libfabric's tcp RDM is rxm,
-     * whose wire is another issue's part): fabtests' in-band address exchange, then
+     * The RDM choreographies JOFI to JOFI over tcp RDM endpoints (against libfabric's C
+     * tcp;ofi_rxm: {@link RdmFabtestsChoreographyTest}): fabtests' in-band address exchange, then
      * fi_rdm_pingpong, fi_rdm_tagged_pingpong / fi_rdm_tagged_bw (--tagged: each message's tag
      * its ordinal in its direction) and fi_rma_bw -e rdm, with the data check.
      */
@@ -237,8 +242,9 @@ class FabtestsChoreographyTest {
         }
         Run c = client;
         Run s = server.get(60, TimeUnit.SECONDS);
-        assertEquals(0, c.status(), () -> "client: " + c.err() + c.out());
-        assertEquals(0, s.status(), () -> "server: " + s.err() + s.out());
+        // each side's failure message carries the other's output: one side's end explains the other's
+        assertEquals(0, c.status(), () -> "client: " + c.err() + c.out() + "\nserver: " + s.status() + " " + s.err() + s.out());
+        assertEquals(0, s.status(), () -> "server: " + s.err() + s.out() + "\nclient: " + c.err() + c.out());
         assertEquals(s.rows().size(), c.rows().size(), () -> c.out() + s.out());
         assertTrue(!c.rows().isEmpty(), c::out);
     }

@@ -219,7 +219,7 @@ public final class NativePeer implements AutoCloseable {
     /**
      * Starts one of the fabtests modes ({@code pingpong}, {@code bw}, {@code rma_bw}) as a
      * server on {@link #HOST} with a free port and fabtests' {@code options}, and waits until
-     * it listens.
+     * it listens (with {@code -e rdm}: until its RDM endpoint is enabled, which listens too).
      */
     public static NativePeer fabtestsServer(String mode, String... options) {
         List<String> command = command(mode, "-s", HOST, "-B", "0");
