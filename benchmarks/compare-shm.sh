@@ -2,6 +2,9 @@
 # compare-shm.sh — one run comparing, on this host, at 64 B, 4 KiB, 64 KiB and 1 MiB:
 #   C      libfabric's fi_pingpong -p shm -e rdm (libfabric-bin; the two processes exchange
 #          their shm names over fi_pingpong's own control socket, port C_PORT)
+#   Cbw    the project's C peer (provider-tcp/src/test/c/jofi_peer.c, compiled here against
+#          Debian's libfabric) playing fabtests' bw choreography over libfabric's shm RDM, C to C
+#          (-I messages, a window of 64, an ack per window: what ./jofi bw plays)
 #   raw    io.jofi.benchmarks.RawMappedPingPong ping/pong: two JVMs spinning on sequence words
 #          of one mapped file in /dev/shm, copying the payload in and out (the physical limit);
 #   rawbw  the same class's stream/sink: a one-way SPSC ring of 64 slots in the mapped file
@@ -14,10 +17,9 @@
 #          machine does not move as it moves the mean of 100 iterations
 # one-way latency (usec/xfer = half the round trip) with the ratios of api and JOFI to C and
 # raw, then
-# bandwidth (MB/s: C and raw ping-pong MB/sec, rawbw, JOFI ./jofi bw -p shm -e rdm with a
-# window of 64) and the 64 B message rate (M/s: Mxfers/sec of each). libfabric-bin ships no
-# fi_bw (dpkg -L libfabric-bin: fi_info, fi_pingpong, fi_strerror): C's bandwidth and rate are
-# fi_pingpong's, one message in flight.
+# streamed bandwidth (MB/s: Cbw, rawbw and JOFIbw = ./jofi bw -p shm -e rdm, the same -I, a
+# window of 64, the same untimed messages) and the message rates (M/s: Mxfers/sec of each;
+# ping-pong and streamed apart).
 # Every figure is run RUNS times: the median is printed with [min-max]. Two spinning
 # processes on a 2-core machine shared with other work are fragile: by default each side is
 # pinned to its own core with taskset (PIN=0 turns that off), and the load average is printed.
@@ -59,6 +61,12 @@ trap 'rm -rf "$TMP"' EXIT
 
 command -v fi_pingpong >/dev/null || { echo "compare-shm: fi_pingpong missing (apt-get install -y libfabric-bin)" >&2; exit 1; }
 [[ -f benchmarks/target/benchmarks.jar ]] || mvn -B -q -pl benchmarks -am package -DskipTests >&2
+PEER=benchmarks/target/jofi_peer
+PEER_SOURCE=provider-tcp/src/test/c/jofi_peer.c
+if [[ ! -x "$PEER" || "$PEER_SOURCE" -nt "$PEER" ]]; then
+    gcc -O2 -Wall -o "$PEER" "$PEER_SOURCE" -lfabric \
+        || { echo "compare-shm: cannot build the C peer (apt-get install -y libfabric-dev gcc)" >&2; exit 1; }
+fi
 ./jofi help >/dev/null                      # builds the container when it is out of date
 ./jofi info -l >/dev/null                   # (the build happens on the first command)
 export JOFI_NO_BUILD=1
@@ -164,6 +172,11 @@ for s in "${SIZES[@]}"; do
                 "$CLI_PIN fi_pingpong -p shm -e rdm -P $C_PORT -S $s -I $n 127.0.0.1" 2>"$TMP/err")"; then
             record C "$s" <<<"$out"
         else fail C; fi
+        m=$(( bw_iters * 64 ))
+        if out="$(pair "$SRV_PIN $PEER bw -p shm -e rdm -S $s -I $m -W 64 -w $m -s jofi-cbw-$$" \
+                "$CLI_PIN $PEER bw -p shm -e rdm -S $s -I $m -W 64 -w $m jofi-cbw-$$" 2>"$TMP/err")"; then
+            record Cbw "$s" <<<"$out"
+        else fail Cbw; fi
         f="$SHM_DIR/jofi-rawpp-$$-$s-$run"
         raw="$JAVA -cp benchmarks/target/benchmarks.jar io.jofi.benchmarks.RawMappedPingPong"
         if out="$(pair "$SRV_PIN $raw pong $f $s $n $n" "$CLI_PIN $raw ping $f $s $n $n" 2>"$TMP/err")"; then
@@ -231,17 +244,21 @@ for s in "${SIZES[@]}"; do
         "$(ratio "$(med JOFIp50 "$s" 3)" "$(med C "$s" 3)")"
 done
 echo
-echo "bandwidth, MB/s (C, raw: ping-pong MB/sec; rawbw: raw stream, 64 slots; JOFIbw: ./jofi bw, window 64)"
-printf '%-8s %-22s %-22s %-22s %-22s %7s %11s\n' bytes C raw rawbw JOFIbw JOFI/C JOFI/rawbw
+echo "streamed bandwidth, MB/s (fabtests' bw choreography: Cbw C to C, JOFIbw ./jofi bw, window 64; rawbw: raw stream, 64 slots)"
+printf '%-8s %-22s %-22s %-22s %8s %11s\n' bytes Cbw rawbw JOFIbw JOFI/C JOFI/rawbw
 for s in "${SIZES[@]}"; do
-    printf '%-8s %-22s %-22s %-22s %-22s %7s %11s\n' "$s" "$(cell C "$s" 4)" "$(cell raw "$s" 4)" \
-        "$(cell rawbw "$s" 4)" "$(cell JOFIbw "$s" 4)" \
-        "$(ratio "$(med JOFIbw "$s" 4)" "$(med C "$s" 4)")" "$(ratio "$(med JOFIbw "$s" 4)" "$(med rawbw "$s" 4)")"
+    printf '%-8s %-22s %-22s %-22s %8s %11s\n' "$s" "$(cell Cbw "$s" 4)" "$(cell rawbw "$s" 4)" "$(cell JOFIbw "$s" 4)" \
+        "$(ratio "$(med JOFIbw "$s" 4)" "$(med Cbw "$s" 4)")" "$(ratio "$(med JOFIbw "$s" 4)" "$(med rawbw "$s" 4)")"
 done
 echo
-echo "64 B message rate, M messages/s (Mxfers/sec; C, raw, api, JOFI: ping-pong; rawbw, JOFIbw: streamed)"
-for t in C raw api JOFI rawbw JOFIbw; do
-    printf '  %-7s %s\n' "$t" "$(cell "$t" 64 5)"
+echo "message rate, M messages/s (Mxfers/sec): streamed (Cbw, rawbw, JOFIbw) and ping-pong (C, raw, api, JOFI)"
+printf '%-8s %-22s %-22s %-22s %8s %11s\n' bytes Cbw rawbw JOFIbw JOFI/C JOFI/rawbw
+for s in "${SIZES[@]}"; do
+    printf '%-8s %-22s %-22s %-22s %8s %11s\n' "$s" "$(cell Cbw "$s" 5)" "$(cell rawbw "$s" 5)" "$(cell JOFIbw "$s" 5)" \
+        "$(ratio "$(med JOFIbw "$s" 5)" "$(med Cbw "$s" 5)")" "$(ratio "$(med JOFIbw "$s" 5)" "$(med rawbw "$s" 5)")"
+done
+for t in C raw api JOFI; do
+    printf '  ping-pong 64 B %-5s %s\n' "$t" "$(cell "$t" 64 5)"
 done
 if (( ${#NOTES[@]} > 0 )); then
     echo
