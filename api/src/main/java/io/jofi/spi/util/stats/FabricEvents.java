@@ -105,91 +105,70 @@ public final class FabricEvents {
         boolean arrived;
     }
 
-    // Probes: never committed, only asked whether their type is enabled (thread-safe, no allocation).
-    private static final ConnectionEstablished ESTABLISHED = new ConnectionEstablished();
-    private static final ConnectionRefused REFUSED = new ConnectionRefused();
-    private static final ConnectionLost LOST = new ConnectionLost();
-    private static final PeerFailed PEER_FAILED = new PeerFailed();
-    private static final QueueOverrun OVERRUN = new QueueOverrun();
-    private static final ProviderChange PROVIDER = new ProviderChange();
+    /**
+     * Whether {@code jdk.jfr} is there to record with: false in an OSGi framework that does not
+     * export it to the api bundle (its import is optional); every method below is then a no-op.
+     */
+    private static final boolean JFR = jfrAvailable();
+
+    private static boolean jfrAvailable() {
+        try {
+            Class.forName("jdk.jfr.Event", false, FabricEvents.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
 
     /**
      * Whether a recording takes any of the connection events: a provider asks before it looks
      * up addresses for them.
      */
     public static boolean connectionsRecorded() {
-        return ESTABLISHED.isEnabled() || REFUSED.isEnabled() || LOST.isEnabled() || PEER_FAILED.isEnabled();
+        return JFR && FabricEventRecorder.connectionsRecorded();
     }
 
     /** A connection of {@code owner} ({@code provider}) came up between {@code local} and {@code peer}. */
     public static void connectionEstablished(String provider, String owner, Object local, Object peer) {
-        if (ESTABLISHED.isEnabled()) {
-            ConnectionEstablished e = new ConnectionEstablished();
-            e.provider = provider;
-            e.owner = owner;
-            e.local = String.valueOf(local);
-            e.peer = String.valueOf(peer);
-            e.commit();
+        if (JFR) {
+            FabricEventRecorder.connectionEstablished(provider, owner, local, peer);
         }
     }
 
     /** {@code owner}'s connect to {@code peer} was refused ({@code errno}, positive). */
     public static void connectionRefused(String provider, String owner, Object local, Object peer, int errno,
                                          String reason) {
-        if (REFUSED.isEnabled()) {
-            commitEnd(new ConnectionRefused(), provider, owner, local, peer, errno, reason);
+        if (JFR) {
+            FabricEventRecorder.connectionRefused(provider, owner, local, peer, errno, reason);
         }
     }
 
     /** {@code owner}'s established connection to {@code peer} was lost ({@code errno}, positive). */
     public static void connectionLost(String provider, String owner, Object local, Object peer, int errno,
                                       String reason) {
-        if (LOST.isEnabled()) {
-            commitEnd(new ConnectionLost(), provider, owner, local, peer, errno, reason);
+        if (JFR) {
+            FabricEventRecorder.connectionLost(provider, owner, local, peer, errno, reason);
         }
-    }
-
-    private static void commitEnd(ConnectionEnd e, String provider, String owner, Object local, Object peer, int errno,
-                                  String reason) {
-        e.provider = provider;
-        e.owner = owner;
-        e.local = String.valueOf(local);
-        e.peer = String.valueOf(peer);
-        e.errno = errno;
-        e.reason = reason;
-        e.commit();
     }
 
     /** {@code owner} declared {@code peer} failed ({@code errno}, positive). */
     public static void peerFailed(String provider, String owner, Object peer, int errno) {
-        if (PEER_FAILED.isEnabled()) {
-            PeerFailed e = new PeerFailed();
-            e.provider = provider;
-            e.owner = owner;
-            e.peer = String.valueOf(peer);
-            e.errno = errno;
-            e.commit();
+        if (JFR) {
+            FabricEventRecorder.peerFailed(provider, owner, peer, errno);
         }
     }
 
     /** The queue labelled {@code queue} (its counters' owner) of {@code capacity} entries overran. */
     public static void queueOverrun(String queue, long capacity) {
-        if (OVERRUN.isEnabled()) {
-            QueueOverrun e = new QueueOverrun();
-            e.queue = queue;
-            e.capacity = capacity;
-            e.commit();
+        if (JFR) {
+            FabricEventRecorder.queueOverrun(queue, capacity);
         }
     }
 
     /** The provider {@code name} arrived ({@code arrived}) or departed. */
     public static void providerChange(String name, String version, boolean arrived) {
-        if (PROVIDER.isEnabled()) {
-            ProviderChange e = new ProviderChange();
-            e.provider = name;
-            e.version = version;
-            e.arrived = arrived;
-            e.commit();
+        if (JFR) {
+            FabricEventRecorder.providerChange(name, version, arrived);
         }
     }
 }
