@@ -365,6 +365,9 @@ final class VerbsEndpoint extends VerbsEndpointCore {
             tx.complete(slot);
         } else {
             tx.fail(slot, TransmitSlots.errnoOf(status), TransmitSlots.provErrnoOf(status));
+            if (status != VerbsConstants.IBV_WC_WR_FLUSH_ERR && status < RmaSlots.POST_FAILED) {
+                conn.onFailedWorkRequest(); // the queue pair is in error: the connection is over
+            }
         }
     }
 

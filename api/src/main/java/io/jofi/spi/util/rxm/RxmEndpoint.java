@@ -84,6 +84,8 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     private final Domain domain;
     private final Info msgInfo;
     private final RxmSettings settings;
+    /** The MSG provider works on registered native memory ({@link RxmPacketMemory#nativeMemory}). */
+    final boolean nativeMemory;
     private final ProgressEngine engine;
     private final StepHolder step;
     final Object lock = new Object();
@@ -167,6 +169,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             this.msgInfo.caps(this.msgInfo.caps() | Fi.FI_MSG | Fi.FI_TAGGED);
         }
         this.settings = settings;
+        this.nativeMemory = RxmPacketMemory.nativeMemory(msgInfo);
         this.engine = engine;
         this.step = step;
         this.transmits = new RxmTransmitPool(settings.transmitOps(), settings.eagerLimit());
@@ -245,6 +248,9 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 throw new FabricException(Errno.ENOAV, "enable: an RDM endpoint needs an address vector bound first");
             }
             try {
+                if (nativeMemory) {
+                    transmits.register(domain);
+                }
                 msgEq = fabric.openEq(new EqAttr().size(1024).waitObj(WaitObj.MUTEX_COND), "rxm-msg-eq");
                 msgCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED).size(settings.msgCqSize())
                         .waitObj(WaitObj.UNSPEC), "rxm-msg-cq");
@@ -258,6 +264,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 closeQuietly(pep);
                 closeQuietly(msgCq);
                 closeQuietly(msgEq);
+                transmits.unregister();
                 pep = null;
                 msgCq = null;
                 msgEq = null;
@@ -433,6 +440,9 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         closeQuietly(pep);
         closeQuietly(msgCq);
         closeQuietly(msgEq);
+        synchronized (lock) {
+            transmits.unregister(); // the connections are closed: nothing is posted from the packets
+        }
     }
 
     private static void closeQuietly(io.jofi.Fid f) {

@@ -127,7 +127,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 p.put(0, buf, buf.position(), (int) length);
                 p.limit((int) length);
                 local = p;
-                localDesc = null;
+                localDesc = t.packetDesc;
             }
             rma.iovCount(1).iov(0, local, localDesc);
             rma.rmaIovCount(1).rmaIov(0, addr, length, key);
@@ -181,9 +181,9 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         ByteBuffer p = t.packet;
         p.position(0);
         if (t.postFlags == 0) {
-            return m.send(p, null, 0, t);
+            return m.send(p, t.packetDesc, 0, t);
         }
-        t.msg.buffer(p, null).context(t);
+        t.msg.buffer(p, t.packetDesc).context(t);
         return m.sendMsg(t.msg, t.postFlags);
     }
 
@@ -268,7 +268,13 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     void completed(io.jofi.CqEntry e) {
         Object context = e.context();
         if (context instanceof RxmReceiveBuffer rb) {
-            if (rb.rawTagged) {
+            rb.connection.packetArrived(rb.postedOn);
+            if ((e.flags() & Fi.FI_REMOTE_WRITE) != 0) {
+                // a peer's write with remote CQ data took the buffer (verbs: FI_RX_CQ_DATA,
+                // immediate data consumes a receive): no packet in it, only the data to report
+                remoteWriteData(e);
+                repost(rb);
+            } else if (rb.rawTagged) {
                 rawTagged(rb, e);
             } else {
                 packet(rb, (int) e.len());
@@ -364,7 +370,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 ByteBuffer view = lb.duplicate();
                 view.limit(lb.position() + lo + k).position(lb.position() + lo);
                 io.jofi.RmaMsg rma = t.rma;
-                rma.iovCount(1).iov(0, view, null);
+                rma.iovCount(1).iov(0, view, t.regions[li]); // registered for the rendezvous
                 rma.rmaIovCount(1).rmaIov(0, raddr, k, key);
                 rma.context(t).data(0).addr(0);
                 int rc = c.msgEndpoint.writeMsg(rma, 0);
