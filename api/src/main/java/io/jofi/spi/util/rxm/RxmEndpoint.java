@@ -86,6 +86,8 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     private final RxmSettings settings;
     /** The MSG provider works on registered native memory ({@link RxmPacketMemory#nativeMemory}). */
     final boolean nativeMemory;
+    /** Whether remote CQ data is offered: the MSG info's cq_data_size, which the RDM info repeats. */
+    private final boolean remoteCqData;
     private final ProgressEngine engine;
     private final StepHolder step;
     final Object lock = new Object();
@@ -170,6 +172,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         }
         this.settings = settings;
         this.nativeMemory = RxmPacketMemory.nativeMemory(msgInfo);
+        this.remoteCqData = msgInfo.domainAttr().cqDataSize() > 0;
         this.engine = engine;
         this.step = step;
         this.transmits = new RxmTransmitPool(settings.transmitOps(), settings.eagerLimit());
@@ -191,7 +194,10 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     private static Limits limits(long caps, Info msgInfo, RxmSettings settings) {
         long c = caps == 0 ? DEFAULT_CAPS : caps & CAPS;
         long max = msgInfo.epAttr().maxMsgSize() > 0 ? msgInfo.epAttr().maxMsgSize() : Integer.MAX_VALUE;
-        return new Limits(c, 0, 0, settings.eagerLimit(), max, RxmWireDescriptor.IOV_LIMIT, RxmWireDescriptor.IOV_LIMIT);
+        // RMA is passed through: as many remote segments as the MSG endpoints take (verbs: 1)
+        int rmaIovs = msgInfo.txAttr().rmaIovLimit() > 0
+                ? (int) Math.min(RxmWireDescriptor.IOV_LIMIT, msgInfo.txAttr().rmaIovLimit()) : RxmWireDescriptor.IOV_LIMIT;
+        return new Limits(c, 0, 0, settings.eagerLimit(), max, RxmWireDescriptor.IOV_LIMIT, rmaIovs);
     }
 
     private final CqEntry[] closingEntries = {new CqEntry(), new CqEntry(), new CqEntry(), new CqEntry()};
@@ -507,6 +513,9 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                            long flags, Object context) {
         if (!enabled) {
             return -Errno.EOPBADSTATE;
+        }
+        if ((flags & Fi.FI_REMOTE_CQ_DATA) != 0 && !remoteCqData) {
+            return -Errno.ENOSYS; // the info says cq_data_size 0 (the MSG provider's: verbs on iWARP)
         }
         synchronized (lock) {
             RxmTransmit t = admit(destAddr, msg != null || (flags & Fi.FI_INJECT) == 0);
