@@ -27,12 +27,16 @@ import java.nio.ByteBuffer;
 final class LocalBuffers implements AutoCloseable {
     /** Bytes per bounce slot: the largest heap-buffer operation. */
     static final int BOUNCE = 4096;
-    private static final int ADDRESSES = 256;
+    private static final int ADDRESSES = 4096;
+    /** Slots a buffer's address may sit in (a power of two). */
+    private static final int ADDRESS_WAYS = 4;
     private static final int REGISTRATIONS = 32;
 
     private final long pd;
     private final ByteBuffer[] addrKeys = new ByteBuffer[ADDRESSES];
     private final long[] addrValues = new long[ADDRESSES];
+    /** Which of a full set's slots the next miss replaces. */
+    private int addrNext;
 
     private final ByteBuffer[] regBuffers = new ByteBuffer[REGISTRATIONS];
     private final long[] regBase = new long[REGISTRATIONS];
@@ -68,15 +72,30 @@ final class LocalBuffers implements AutoCloseable {
         this.bounceLkey = new Pointer(bounceMr).getInt(IbvMrDescriptor.LKEY);
     }
 
-    /** The native address of byte 0 of direct buffer {@code buf} (cached per buffer object). */
+    /**
+     * The native address of byte 0 of direct buffer {@code buf} (cached per buffer object: a
+     * buffer is looked for in {@link #ADDRESS_WAYS} slots from its hash, so that the hundreds
+     * of packet buffers an RDM endpoint's rxm layer posts in turn do not evict each other).
+     */
     long addressOf(ByteBuffer buf) {
-        int h = System.identityHashCode(buf) & (ADDRESSES - 1);
-        if (addrKeys[h] == buf) {
-            return addrValues[h];
+        int h = System.identityHashCode(buf);
+        for (int i = 0; i < ADDRESS_WAYS; i++) {
+            int k = (h + i) & (ADDRESSES - 1);
+            if (addrKeys[k] == buf) {
+                return addrValues[k];
+            }
         }
         long a = Pointer.nativeValue(Native.getDirectBufferPointer(buf));
-        addrKeys[h] = buf;
-        addrValues[h] = a;
+        int slot = (h + (addrNext++ & (ADDRESS_WAYS - 1))) & (ADDRESSES - 1);
+        for (int i = 0; i < ADDRESS_WAYS; i++) {
+            int k = (h + i) & (ADDRESSES - 1);
+            if (addrKeys[k] == null) {
+                slot = k;
+                break;
+            }
+        }
+        addrKeys[slot] = buf;
+        addrValues[slot] = a;
         return a;
     }
 

@@ -223,6 +223,20 @@ final class MsgConnection {
         down(true);
     }
 
+    /**
+     * A work request of this connection failed (a status other than a flush): an RC queue
+     * pair is in the error state after it, so every later operation would be flushed. The
+     * connection is over: disconnected, its one {@code FI_SHUTDOWN} raised (the peer's side
+     * hears of it by rdma_cm's DISCONNECTED), so that its user can connect again.
+     */
+    void onFailedWorkRequest() {
+        if (qp == 0 || state == DOWN || state == IDLE) {
+            return;
+        }
+        Rdmacm.rdma_disconnect(id);
+        down(true);
+    }
+
     /** Goes DOWN; with {@code raise} the connection's one {@code FI_SHUTDOWN} (R14). */
     private void down(boolean raise) {
         boolean wasUp = state == CONNECTED;

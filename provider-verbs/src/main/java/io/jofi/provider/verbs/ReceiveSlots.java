@@ -11,8 +11,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * The receive slots of a verbs endpoint, MSG ({@link VerbsEndpoint}) and RDM
- * ({@link VerbsRdmEndpoint}) alike: one slot per posted receive (its wr_id), holding the
+ * The receive slots of a verbs endpoint ({@link VerbsEndpoint}; RDM endpoints are the rxm
+ * layer over such endpoints): one slot per posted receive (its wr_id), holding the
  * application's buffer, how the device reaches it, and what its completion must report
  * ({@code fi_msg(3)}, {@code fi_cq(3)}).
  *

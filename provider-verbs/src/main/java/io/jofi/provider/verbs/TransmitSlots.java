@@ -16,8 +16,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * The transmit slots of a verbs endpoint, MSG ({@link VerbsEndpoint}) and RDM
- * ({@link VerbsRdmEndpoint}) alike — the twin of {@link ReceiveSlots}: one slot per send, RMA
+ * The transmit slots of a verbs endpoint ({@link VerbsEndpoint}; RDM endpoints are the rxm
+ * layer over such endpoints) — the twin of {@link ReceiveSlots}: one slot per send, RMA
  * or atomic operation in flight (its wr_id), holding its whole work request (opcode and target
  * in {@link RmaSlots}, send flags, immediate data, the SGEs its local buffers resolved to) and
  * what its completion must report ({@code fi_msg(3)}, {@code fi_rma(3)}, {@code fi_atomic(3)},

@@ -5,6 +5,7 @@ import io.jofi.AvAttr;
 import io.jofi.FabricException;
 import io.jofi.spi.util.AddressResolver;
 import io.jofi.spi.util.UtilAddressVector;
+import io.jofi.spi.util.rxm.PeerRemovalSource;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -13,24 +14,20 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * to them (fi_av(3): a removed address may no longer be used; the operations pending towards it
  * complete with an error, as on tcp RDM endpoints).
  */
-final class VerbsAddressVector extends UtilAddressVector {
-    /** Told of the raw addresses an {@code fi_av_remove} took out. */
-    interface RemovalListener {
-        /** After a successful remove, on the remover's thread, without this AV's lock; null entries are skipped. */
-        void removed(byte[][] addrs);
-    }
-
-    private final CopyOnWriteArrayList<RemovalListener> listeners = new CopyOnWriteArrayList<>();
+final class VerbsAddressVector extends UtilAddressVector implements PeerRemovalSource {
+    private final CopyOnWriteArrayList<PeerRemovalSource.Listener> listeners = new CopyOnWriteArrayList<>();
 
     VerbsAddressVector(AvAttr attr, Object context, AddrFormat format, AddressResolver resolver) throws FabricException {
         super(attr, context, format, resolver);
     }
 
-    void addRemovalListener(RemovalListener l) {
+    @Override
+    public void addRemovalListener(PeerRemovalSource.Listener l) {
         listeners.addIfAbsent(l);
     }
 
-    void removeRemovalListener(RemovalListener l) {
+    @Override
+    public void removeRemovalListener(PeerRemovalSource.Listener l) {
         listeners.remove(l);
     }
 
@@ -49,7 +46,7 @@ final class VerbsAddressVector extends UtilAddressVector {
         }
         int rc = super.remove(fiAddrs, flags);
         if (rc == 0 && removed != null) {
-            for (RemovalListener l : listeners) {
+            for (PeerRemovalSource.Listener l : listeners) {
                 l.removed(removed);
             }
         }

@@ -31,6 +31,7 @@ import io.jofi.spi.util.UtilDomain;
 import io.jofi.spi.util.UtilEventQueue;
 import io.jofi.spi.util.UtilMemoryRegion;
 import io.jofi.spi.util.WaitBridge;
+import io.jofi.spi.util.rxm.RxmEndpoint;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -175,7 +176,9 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
     /**
      * {@code fi_endpoint}: an MSG endpoint over an RC queue pair; with {@code info.handle()}
      * set (from {@code FI_CONNREQ}) it takes over that connect request, to be accepted. An RDM
-     * endpoint ({@link VerbsRdmEndpoint}) over per-peer RC connections.
+     * endpoint is libfabric's rxm layer over this domain's MSG endpoints ({@link RxmEndpoint}:
+     * one RC connection per peer, made on first use, in {@code ofi_rxm}'s wire, so that
+     * libfabric's {@code verbs;ofi_rxm} is its peer).
      *
      * @throws FabricException {@code EINVAL} for a null info or a foreign handle;
      *         {@code ENOSYS} for DGRAM
@@ -194,12 +197,31 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
             if (info.handle() != null) {
                 throw new FabricException(Errno.EINVAL, "endpoint: an RDM endpoint is not opened from a connection request");
             }
-            return adopt(new VerbsRdmEndpoint(this, info, context));
+            return adopt(RxmEndpoint.open(fabric, this, msgInfo(info), info.caps(), fabric.provider().rxmSettings(),
+                    context));
         }
         if (info.handle() != null && !(info.handle() instanceof VerbsConnReq)) {
             throw new FabricException(Errno.EINVAL, "endpoint: info.handle() is not a verbs connection request");
         }
         return adopt(new VerbsEndpoint(this, info, context));
+    }
+
+    /**
+     * The MSG info the RDM endpoint of {@code rdm} opens its connections with: the same device,
+     * address and attributes as an MSG endpoint of this provider (the rxm layer adds the caps
+     * it needs underneath, RMA reads for its rendezvous among them).
+     */
+    private Info msgInfo(Info rdm) {
+        Info m = rdm.copy();
+        m.handle(null);
+        m.epAttr().type(EpType.MSG);
+        m.fabricAttr().provName(VerbsProvider.NAME);
+        m.caps(rdm.caps() & VerbsInfos.CAPS);
+        m.txAttr().injectSize(fabric.provider().inlineSize()); // the RDM inject size is rxm's eager limit
+        // what this domain's registrations are, whatever the application's hints said: the rxm
+        // layer registers its packet buffers and keeps its read targets direct by it
+        m.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
+        return m;
     }
 
     /**

@@ -364,7 +364,18 @@ final class VerbsEndpoint extends VerbsEndpointCore {
         if (status == VerbsConstants.IBV_WC_SUCCESS) {
             tx.complete(slot);
         } else {
-            tx.fail(slot, TransmitSlots.errnoOf(status), TransmitSlots.provErrnoOf(status));
+            failTx(slot, status);
+        }
+    }
+
+    /**
+     * A transmit failed: its error completion; a failure the device reported (not a flush, not
+     * a post of a next step) left the queue pair in error, so the connection is over.
+     */
+    private void failTx(int slot, int status) {
+        tx.fail(slot, TransmitSlots.errnoOf(status), TransmitSlots.provErrnoOf(status));
+        if (status != VerbsConstants.IBV_WC_WR_FLUSH_ERR && status < RmaSlots.POST_FAILED) {
+            conn.onFailedWorkRequest();
         }
     }
 

@@ -17,8 +17,8 @@ import io.jofi.spi.util.UtilEndpoint;
 import java.nio.ByteBuffer;
 
 /**
- * What the MSG ({@link VerbsEndpoint}) and RDM ({@link VerbsRdmEndpoint}) endpoints of the
- * verbs provider share on top of {@link UtilEndpoint} (bindings, caps gate, post checks, every
+ * What the verbs provider's endpoints ({@link VerbsEndpoint}; RDM endpoints are the rxm layer
+ * over those, {@code io.jofi.spi.util.rxm.RxmEndpoint}) share on top of {@link UtilEndpoint} (bindings, caps gate, post checks, every
  * convenience call): their native queues ({@link EndpointQueues}), their transmit and receive
  * slots ({@link TransmitSlots}, {@link ReceiveSlots}), the util funnels mapped onto one
  * {@link #transmit} and one {@link #receive}, the dispatch of work completions by wr_id, and

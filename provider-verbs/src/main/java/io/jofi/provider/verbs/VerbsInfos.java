@@ -10,6 +10,9 @@ import io.jofi.Info;
 import io.jofi.Progress;
 import io.jofi.ResourceMgmt;
 import io.jofi.Threading;
+import io.jofi.spi.util.rxm.RxmEndpoint;
+import io.jofi.spi.util.rxm.RxmSettings;
+import io.jofi.spi.util.rxm.RxmWireDescriptor;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -40,23 +43,19 @@ final class VerbsInfos {
             | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM;
 
     /**
-     * Caps of an RDM endpoint ({@link VerbsRdmEndpoint}): messages over per-peer RC connections,
-     * the sender's fi_addr (FI_SOURCE) or raw name (FI_SOURCE_ERR) with each receive (R10), and
-     * RMA over the same connections; {@code FI_ATOMIC} too where the device has atomics (as on
-     * MSG). No tagged messages or directed receives (one shared receive queue serves every
-     * peer).
+     * Caps of an RDM endpoint, the rxm layer over MSG endpoints ({@link RxmEndpoint}): what it
+     * offers of the MSG caps (messages, RMA and the device's atomics passed through), and what
+     * it adds itself — tagged messages, {@code FI_MULTI_RECV}, directed receives and the
+     * sender's fi_addr (FI_SOURCE) or raw name (FI_SOURCE_ERR) with each receive (R10).
      */
-    static final long RDM_CAPS = Fi.FI_MSG | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR
-            | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE
-            | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM;
+    static final long RDM_CAPS = (CAPS & (RxmEndpoint.CAPS | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM)) | Fi.FI_TAGGED
+            | Fi.FI_MULTI_RECV | Fi.FI_DIRECTED_RECV | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR;
 
     /**
-     * Whether RDM endpoints offer RMA and atomics on iWARP devices. Not yet: the RDM endpoint
-     * implements iWARP's rules as MSG endpoints do (writes confirmed by a zero-length read,
-     * FI_FENCE kept by the endpoint, the sweep of a dead connection) and the kit's RMA suites
-     * pass on soft-iWARP, but its {@code countersCountRmaOperations} (two writes and a read
-     * queued while the connection is set up, posted together) timed out in 3 of 6 runs on siw0
-     * (2026-11-22), unexplained; README "Limits".
+     * Whether RDM endpoints offer RMA and atomics to the application on iWARP devices. Not yet:
+     * the RDM endpoint before the rxm layer timed out in the kit's
+     * {@code countersCountRmaOperations} on siw0 (2026-11-22), and the rxm layer has not been
+     * run through the RMA suites on iWARP; its own rendezvous reads go over iWARP all the same.
      */
     static final boolean RDM_RMA_ON_IWARP = false;
 
@@ -119,7 +118,7 @@ final class VerbsInfos {
         // one RDM info per port, after every MSG info (so that MSG stays the first choice)
         int msgInfos = out.size();
         for (int i = 0; i < msgInfos; i++) {
-            out.add(rdm(out.get(i)));
+            out.add(rdm(out.get(i), VerbsProvider.rxmSettings(queueSize)));
         }
         return out;
     }
@@ -136,24 +135,26 @@ final class VerbsInfos {
 
     /**
      * The RDM info of a port, from its MSG info: {@link #RDM_CAPS} ({@code FI_ATOMIC} only where
-     * the MSG info has it: the device's atomics; no RMA on iWARP, {@link #RDM_RMA_ON_IWARP}), protocol {@code FI_PROTO_RXM} (messages and
-     * RMA over RC connections, as libfabric's rxm), the same limits (max_msg_size,
-     * cq_data_size, inject size, one RMA iov) and the same {@code FI_RX_CQ_DATA} mode (a
-     * writeData consumes a receive of the shared receive queue; none on iWARP, which has no
-     * immediate data); the address format is the MSG side's (the sockaddr of the endpoint's
-     * rdma_cm listener).
+     * the MSG info has it: the device's atomics; no RMA on iWARP, {@link #RDM_RMA_ON_IWARP}),
+     * protocol {@code FI_PROTO_RXM}, inject size the rxm eager limit (an eager message is copied
+     * into a registered packet), iov limit rxm's, no {@code FI_RX_CQ_DATA} (a peer's write with
+     * data takes one of the rxm layer's own receive buffers, not the application's); the same
+     * limits otherwise (max_msg_size, cq_data_size, one RMA iov) and the MSG side's address
+     * format (the sockaddr of the endpoint's rdma_cm listener).
      */
-    private static Info rdm(Info msg) {
+    private static Info rdm(Info msg, RxmSettings rxm) {
         long caps = RDM_CAPS & (msg.caps() | ~Fi.FI_ATOMIC);
         if (msg.epAttr().protocol() == Fi.FI_PROTO_IWARP && !RDM_RMA_ON_IWARP) {
             caps &= ~(Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE);
         }
         Info info = msg.copy().caps(caps);
         info.epAttr().type(EpType.RDM).protocol(Fi.FI_PROTO_RXM);
-        info.txAttr().caps(caps & ~(Fi.FI_RECV | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR | Fi.FI_REMOTE_READ
-                | Fi.FI_REMOTE_WRITE));
-        info.rxAttr().caps(caps & (Fi.FI_MSG | Fi.FI_RECV | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR | Fi.FI_REMOTE_READ
-                | Fi.FI_REMOTE_WRITE));
+        info.txAttr().caps(caps & ~(Fi.FI_RECV | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR | Fi.FI_DIRECTED_RECV
+                | Fi.FI_MULTI_RECV | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE)).injectSize(rxm.eagerLimit())
+                .iovLimit(RxmWireDescriptor.IOV_LIMIT).size(rxm.transmitOps());
+        info.rxAttr().caps(caps & (Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RECV | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR
+                | Fi.FI_DIRECTED_RECV | Fi.FI_MULTI_RECV | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE))
+                .mode(0).iovLimit(RxmWireDescriptor.IOV_LIMIT).size(rxm.receiveQueueSize());
         info.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
         return info;
     }

@@ -13,6 +13,7 @@ import io.jofi.spi.FabricProvider;
 import io.jofi.spi.util.AbstractFabricProvider;
 import io.jofi.spi.util.ProviderSetting;
 import io.jofi.spi.util.ProviderSettings;
+import io.jofi.spi.util.rxm.RxmSettings;
 import java.util.List;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -147,6 +148,23 @@ public final class VerbsProvider extends AbstractFabricProvider {
 
     int queueSize() {
         return queueSize;
+    }
+
+    /** The rxm layer's sizes for this provider's RDM endpoints ({@link #rxmSettings(int)} of its queue size). */
+    RxmSettings rxmSettings() {
+        return rxmSettings(queueSize);
+    }
+
+    /**
+     * The rxm layer's sizes for RDM endpoints over MSG endpoints of {@code queueSize} work
+     * requests: rxm's eager limit, the transmit and receive queues of that size, and half the
+     * receive queue posted as rxm receive buffers on each connection (iWARP has no RNR retry: a
+     * burst that finds no buffer ends the connection, so more than rxm's default of 32 are posted).
+     */
+    static RxmSettings rxmSettings(int queueSize) {
+        RxmSettings d = RxmSettings.defaults();
+        return new RxmSettings(d.eagerLimit(), Math.max(d.receiveBuffers(), queueSize / 2), queueSize, queueSize,
+                d.maxUnexpectedBytes(), d.maxUnexpectedMessages(), d.msgCqSize(), d.rendezvousByWrite());
     }
 
     int pollBatch() {

@@ -150,7 +150,12 @@ class VerbsInfosTest {
         assertEquals(EpType.RDM, rdm.epAttr().type());
         assertEquals(Fi.FI_PROTO_RXM, rdm.epAttr().protocol());
         assertEquals(Fi.FI_SOURCE_ERR, rdm.caps() & Fi.FI_SOURCE_ERR, "FI_SOURCE_ERR: R10 with the raw name");
-        assertEquals(0, rdm.caps() & (Fi.FI_TAGGED | Fi.FI_DIRECTED_RECV), "only what the RDM layer implements");
+        Info everything = new Info().caps(Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_MULTI_RECV | Fi.FI_DIRECTED_RECV);
+        everything.epAttr().type(EpType.RDM);
+        long rxm = Fi.FI_TAGGED | Fi.FI_MULTI_RECV | Fi.FI_DIRECTED_RECV;
+        assertEquals(rxm, match(everything).get(0).caps() & rxm, "the rxm layer's tagged messages, FI_MULTI_RECV"
+                + " and directed receives");
+        assertEquals(16384, rdm.txAttr().injectSize(), "inject size: rxm's eager limit");
         assertEquals(io.jofi.AddrFormat.SOCKADDR_IN, rdm.addrFormat(), "the listener's sockaddr");
         assertEquals(4, rdm.domainAttr().cqDataSize());
         assertTrue(rdm.domainAttr().maxErrData() >= Sockaddrs.IN6, "max_err_data holds FI_SOURCE_ERR's raw name");
@@ -167,12 +172,13 @@ class VerbsInfosTest {
     }
 
     /**
-     * RDM endpoints offer RMA (the kit's RMA suite asks for these caps) with one RMA iov, and
-     * a writeData consumes a receive there as on MSG: FI_RX_CQ_DATA in rx_attr.mode; hints
-     * asking for remote CQ data must accept it.
+     * RDM endpoints offer RMA (the kit's RMA suite asks for these caps) with one RMA iov; a
+     * writeData takes one of the rxm layer's own receive buffers at the target, not the
+     * application's, so the RDM info needs no FI_RX_CQ_DATA mode: hints asking for remote CQ
+     * data find it without that mode.
      */
     @Test
-    void rdmOffersRmaWithTheRxCqDataMode() throws FabricException {
+    void rdmOffersRmaWithoutTheRxCqDataMode() throws FabricException {
         long rma = Fi.FI_RMA | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE;
         List<Info> infos = match(rdmRmaHints(Fi.FI_MSG | rma));
         assertEquals(1, infos.size());
@@ -185,13 +191,10 @@ class VerbsInfosTest {
         assertEquals(Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE,
                 rdm.rxAttr().caps() & (Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE), "rx_attr: the target's caps");
         assertEquals(1, rdm.txAttr().rmaIovLimit(), "one RMA iov");
-        assertEquals(Fi.FI_RX_CQ_DATA, rdm.rxAttr().mode() & Fi.FI_RX_CQ_DATA, "a writeData consumes a receive");
+        assertEquals(0, rdm.rxAttr().mode() & Fi.FI_RX_CQ_DATA, "a writeData takes an rxm receive buffer");
         Info wantsData = rdmRmaHints(Fi.FI_MSG | rma);
         wantsData.domainAttr().cqDataSize(4);
-        FabricException e = assertThrows(FabricException.class, () -> match(wantsData));
-        assertTrue(e.getMessage().contains("FI_RX_CQ_DATA"), e.getMessage());
-        wantsData.mode(Fi.FI_RX_CQ_DATA);
-        assertEquals(EpType.RDM, match(wantsData).get(0).epAttr().type(), "with FI_RX_CQ_DATA accepted");
+        assertEquals(EpType.RDM, match(wantsData).get(0).epAttr().type(), "remote CQ data without FI_RX_CQ_DATA");
     }
 
     /** FI_ATOMIC on RDM only where the device has atomics (atomic_cap), as on MSG. */

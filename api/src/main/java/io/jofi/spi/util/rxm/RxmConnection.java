@@ -24,6 +24,8 @@ final class RxmConnection {
     Endpoint msgEndpoint;
     /** The receive buffers posted on {@link #msgEndpoint}. */
     RxmReceiveBuffer[] receiveBuffers;
+    /** Their memory (and its registration), released with them ({@link RxmReceiveBuffer#release}). */
+    RxmPacketMemory receiveMemory;
     /** The peer's index of us: the {@code conn_id} of every packet we send it. */
     int remoteIndex = -1;
     /** The peer's process id from its connection id (0: not known). */
@@ -64,6 +66,18 @@ final class RxmConnection {
             avChange = change;
         }
         return fiAddr;
+    }
+
+    /**
+     * A packet arrived on {@code on}: when that is this connection's MSG endpoint and we
+     * accepted it, the connection is up. rdma_cm may report the passive side's ESTABLISHED
+     * (FI_CONNECTED) after the first receive completion, and a rendezvous request that came
+     * first must be read at once, not refused as if the connection were down.
+     */
+    void packetArrived(Endpoint on) {
+        if (state == State.ACCEPTING && on == msgEndpoint) {
+            state = State.CONNECTED;
+        }
     }
 
     /** Connected and able to carry packets. */

@@ -193,16 +193,8 @@ final class RxmConnectionManager {
             setup.setUp(m);
             m.enable();
             boolean tagged = (msgInfo.caps() & Fi.FI_TAGGED) != 0;
-            int each = settings.receiveBuffers();
-            RxmReceiveBuffer[] bufs = new RxmReceiveBuffer[tagged ? 2 * each : each];
-            for (int i = 0; i < bufs.length; i++) {
-                bufs[i] = new RxmReceiveBuffer(c, m, settings.eagerLimit(), i >= each);
-                int rc = bufs[i].post();
-                if (rc != 0) {
-                    throw new FabricException(-rc, "rxm: posting receive buffer " + i + " on the MSG endpoint failed: "
-                            + Errno.strerror(-rc));
-                }
-            }
+            RxmReceiveBuffer[] bufs = RxmReceiveBuffer.postAll(c, m, domain, RxmPacketMemory.nativeMemory(msgInfo),
+                    settings.receiveBuffers(), tagged, settings.eagerLimit());
             c.msgEndpoint = m;
             c.receiveBuffers = bufs;
             byMsgEndpoint.put(m, c);
@@ -434,7 +426,7 @@ final class RxmConnectionManager {
             closeQuietly(m);
         }
         c.msgEndpoint = null;
-        c.receiveBuffers = null;
+        RxmReceiveBuffer.release(c);
         c.state = RxmConnection.State.IDLE;
         c.remoteIndex = -1;
     }
@@ -446,7 +438,7 @@ final class RxmConnectionManager {
         }
         if (c.msgEndpoint == m) {
             c.msgEndpoint = null;
-            c.receiveBuffers = null;
+            RxmReceiveBuffer.release(c);
         }
         c.state = RxmConnection.State.IDLE;
     }

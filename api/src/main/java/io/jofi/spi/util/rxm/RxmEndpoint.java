@@ -87,6 +87,10 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     private final Domain domain;
     private final Info msgInfo;
     private final RxmSettings settings;
+    /** The MSG provider works on registered native memory ({@link RxmPacketMemory#nativeMemory}). */
+    final boolean nativeMemory;
+    /** Whether remote CQ data is offered: the MSG info's cq_data_size, which the RDM info repeats. */
+    private final boolean remoteCqData;
     private final ProgressEngine engine;
     private final StepHolder step;
     final Object lock = new Object();
@@ -170,6 +174,8 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             this.msgInfo.caps(this.msgInfo.caps() | Fi.FI_MSG | Fi.FI_TAGGED);
         }
         this.settings = settings;
+        this.nativeMemory = RxmPacketMemory.nativeMemory(msgInfo);
+        this.remoteCqData = msgInfo.domainAttr().cqDataSize() > 0;
         this.engine = engine;
         this.step = step;
         this.transmits = new RxmTransmitPool(settings.transmitOps(), settings.eagerLimit());
@@ -192,7 +198,10 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     private static Limits limits(long caps, Info msgInfo, RxmSettings settings) {
         long c = caps == 0 ? DEFAULT_CAPS : caps & CAPS;
         long max = msgInfo.epAttr().maxMsgSize() > 0 ? msgInfo.epAttr().maxMsgSize() : Integer.MAX_VALUE;
-        return new Limits(c, 0, 0, settings.eagerLimit(), max, RxmWireDescriptor.IOV_LIMIT, RxmWireDescriptor.IOV_LIMIT);
+        // RMA is passed through: as many remote segments as the MSG endpoints take (verbs: 1)
+        int rmaIovs = msgInfo.txAttr().rmaIovLimit() > 0
+                ? (int) Math.min(RxmWireDescriptor.IOV_LIMIT, msgInfo.txAttr().rmaIovLimit()) : RxmWireDescriptor.IOV_LIMIT;
+        return new Limits(c, 0, 0, settings.eagerLimit(), max, RxmWireDescriptor.IOV_LIMIT, rmaIovs);
     }
 
     private final CqEntry[] closingEntries = {new CqEntry(), new CqEntry(), new CqEntry(), new CqEntry()};
@@ -249,6 +258,9 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 throw new FabricException(Errno.ENOAV, "enable: an RDM endpoint needs an address vector bound first");
             }
             try {
+                if (nativeMemory) {
+                    transmits.register(domain);
+                }
                 msgEq = fabric.openEq(new EqAttr().size(1024).waitObj(WaitObj.MUTEX_COND), "rxm-msg-eq");
                 msgCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED).size(settings.msgCqSize())
                         .waitObj(WaitObj.UNSPEC), "rxm-msg-cq");
@@ -262,6 +274,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 closeQuietly(pep);
                 closeQuietly(msgCq);
                 closeQuietly(msgEq);
+                transmits.unregister();
                 pep = null;
                 msgCq = null;
                 msgEq = null;
@@ -442,6 +455,9 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         closeQuietly(pep);
         closeQuietly(msgCq);
         closeQuietly(msgEq);
+        synchronized (lock) {
+            transmits.unregister(); // the connections are closed: nothing is posted from the packets
+        }
     }
 
     private static void closeQuietly(io.jofi.Fid f) {
@@ -506,6 +522,9 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                            long flags, Object context) {
         if (!enabled) {
             return -Errno.EOPBADSTATE;
+        }
+        if ((flags & Fi.FI_REMOTE_CQ_DATA) != 0 && !remoteCqData) {
+            return -Errno.ENOSYS; // the info says cq_data_size 0 (the MSG provider's: verbs on iWARP)
         }
         synchronized (lock) {
             RxmTransmit t = admit(destAddr, msg != null || (flags & Fi.FI_INJECT) == 0);

@@ -129,7 +129,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 p.put(0, buf, buf.position(), (int) length);
                 p.limit((int) length);
                 local = p;
-                localDesc = null;
+                localDesc = t.packetDesc;
             }
             rma.iovCount(1).iov(0, local, localDesc);
             rma.rmaIovCount(1).rmaIov(0, addr, length, key);
@@ -178,9 +178,9 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         // was being made (and queued) carries it only from here on
         p.putLong(RxmWireDescriptor.CONN_ID_OFFSET, t.connection.remoteIndex & 0xFFFF_FFFFL);
         if (t.postFlags == 0) {
-            return m.send(p, null, 0, t);
+            return m.send(p, t.packetDesc, 0, t);
         }
-        t.msg.buffer(p, null).context(t);
+        t.msg.buffer(p, t.packetDesc).context(t);
         return m.sendMsg(t.msg, t.postFlags);
     }
 
@@ -265,6 +265,14 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     void completed(io.jofi.CqEntry e) {
         Object context = e.context();
         if (context instanceof RxmReceiveBuffer rb) {
+            rb.connection.packetArrived(rb.postedOn);
+            if ((e.flags() & Fi.FI_REMOTE_WRITE) != 0) {
+                // a peer's write with remote CQ data took the buffer (verbs: FI_RX_CQ_DATA,
+                // immediate data consumes a receive): no packet in it, only the data to report
+                remoteWriteData(e);
+                repost(rb);
+                return;
+            }
             rb.length = (int) e.len();
             rb.tag = e.tag();
             rb.flags = e.flags();
@@ -370,7 +378,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 ByteBuffer view = lb.duplicate();
                 view.limit(lb.position() + lo + k).position(lb.position() + lo);
                 io.jofi.RmaMsg rma = t.rma;
-                rma.iovCount(1).iov(0, view, null);
+                rma.iovCount(1).iov(0, view, t.regions[li]); // registered for the rendezvous
                 rma.rmaIovCount(1).rmaIov(0, raddr, k, key);
                 rma.context(t).data(0).addr(0);
                 int rc = c.msgEndpoint.writeMsg(rma, 0);

@@ -1,8 +1,10 @@
 package io.jofi.spi.util.rxm;
 
 import io.jofi.Endpoint;
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.MemoryRegion;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * One bounce buffer posted as a receive on a MSG connection: a packet header and up to the
@@ -28,17 +30,64 @@ final class RxmReceiveBuffer {
     /** The next packet held back on its connection ({@link RxmConnection#heldHead}). */
     RxmReceiveBuffer nextHeld;
 
-    RxmReceiveBuffer(RxmConnection connection, Endpoint postedOn, int eagerLimit, boolean rawTagged) {
+    /** The registration the buffer lies in, or null: passed as its desc. */
+    private final MemoryRegion desc;
+
+    private RxmReceiveBuffer(RxmConnection connection, Endpoint postedOn, ByteBuffer buffer, MemoryRegion desc,
+                             boolean rawTagged) {
         this.connection = connection;
         this.postedOn = postedOn;
+        this.buffer = buffer;
+        this.desc = desc;
         this.rawTagged = rawTagged;
-        this.buffer = ByteBuffer.allocateDirect(RxmWireDescriptor.HEADER_LENGTH + eagerLimit)
-                .order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * Makes and posts the receive buffers of {@code c}'s new MSG endpoint {@code m}: {@code each}
+     * (twice as many with {@code tagged}, the second half {@link #rawTagged}) in one block
+     * ({@link RxmPacketMemory}, registered with {@code domain} when {@code register}), which
+     * {@code c} keeps until {@link #release}.
+     *
+     * @throws FabricException when the registration or a post fails (nothing is kept then)
+     */
+    static RxmReceiveBuffer[] postAll(RxmConnection c, Endpoint m, io.jofi.Domain domain, boolean register, int each,
+                                      boolean tagged, int eagerLimit) throws FabricException {
+        RxmPacketMemory memory = new RxmPacketMemory(tagged ? 2 * each : each,
+                RxmWireDescriptor.HEADER_LENGTH + eagerLimit);
+        try {
+            if (register) {
+                memory.register(domain);
+            }
+            RxmReceiveBuffer[] bufs = new RxmReceiveBuffer[memory.buffers.length];
+            for (int i = 0; i < bufs.length; i++) {
+                bufs[i] = new RxmReceiveBuffer(c, m, memory.buffers[i], memory.desc, i >= each);
+                int rc = bufs[i].post();
+                if (rc != 0) {
+                    throw new FabricException(-rc, "rxm: posting receive buffer " + i + " on the MSG endpoint failed: "
+                            + Errno.strerror(-rc));
+                }
+            }
+            c.receiveMemory = memory;
+            return bufs;
+        } catch (FabricException | RuntimeException e) {
+            memory.close(); // the caller closes the MSG endpoint the buffers were posted on
+            throw e;
+        }
+    }
+
+    /** {@code c}'s MSG endpoint is closed: its receive buffers go, with their registration. */
+    static void release(RxmConnection c) {
+        c.receiveBuffers = null;
+        RxmPacketMemory memory = c.receiveMemory;
+        c.receiveMemory = null;
+        if (memory != null) {
+            memory.close();
+        }
     }
 
     /** Posts it (again) on its MSG endpoint: 0 or a negative errno. */
     int post() {
         buffer.clear();
-        return rawTagged ? postedOn.trecv(buffer, null, 0, 0, -1L, this) : postedOn.recv(buffer, null, 0, this);
+        return rawTagged ? postedOn.trecv(buffer, desc, 0, 0, -1L, this) : postedOn.recv(buffer, desc, 0, this);
     }
 }

@@ -102,12 +102,12 @@ final class RxmRendezvousReceiver {
         if (r != null) {
             rr.receive = r;
             rr.placed = Math.min(size, r.capacity());
-            rr.direct = count == 1 || ep.settings().rendezvousByWrite();
+            rr.direct = (count == 1 || ep.settings().rendezvousByWrite()) && reachable(r);
             if (!rr.direct) {
-                rr.staging = ByteBuffer.allocate((int) rr.placed);
+                rr.staging = staging((int) rr.placed);
             }
         } else {
-            ByteBuffer copy = ByteBuffer.allocate((int) size);
+            ByteBuffer copy = staging((int) size);
             UnexpectedMessage u = rq.newUnexpected(size);
             u.set(h.tagged(), h.tag, h.hasData(), h.data, src, c.peerName, size)
                     .payload(RxmUnexpectedCopy.INSTANCE, copy, -1).origin(c);
@@ -123,6 +123,34 @@ final class RxmRendezvousReceiver {
             return true;
         }
         startTransfer(rr);
+        return true;
+    }
+
+    /**
+     * Where the bytes of a rendezvous wait that cannot go straight into the receive: a direct
+     * buffer where the MSG provider's device reads and writes only native memory.
+     */
+    private ByteBuffer staging(int n) {
+        return ep.nativeMemory ? ByteBuffer.allocateDirect(n) : ByteBuffer.allocate(n);
+    }
+
+    /**
+     * Whether the MSG provider can move bytes straight into {@code r}'s buffers: on native
+     * memory only into one direct buffer (a read's local buffer is registered by the provider
+     * on the fly, one per operation, as it comes without a desc).
+     */
+    private boolean reachable(PostedReceive r) {
+        if (!ep.nativeMemory) {
+            return true;
+        }
+        if (r.segmentCount() != 1) {
+            return false;
+        }
+        for (int i = 0; i < r.segmentCount(); i++) {
+            if (!r.segment(i).isDirect()) {
+                return false;
+            }
+        }
         return true;
     }
 
@@ -155,7 +183,7 @@ final class RxmRendezvousReceiver {
             target = rr.receive.scatterViews(rr.placed)[0];
         } else {
             if (rr.staging == null) {
-                rr.staging = ByteBuffer.allocate((int) rr.placed);
+                rr.staging = staging((int) rr.placed);
             }
             target = rr.staging.duplicate();
             target.limit((int) rr.placed).position(0);

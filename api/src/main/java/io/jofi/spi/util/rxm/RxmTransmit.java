@@ -3,7 +3,6 @@ package io.jofi.spi.util.rxm;
 import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * One transmit in flight, pooled: the packet (header and, for an eager message, its payload
@@ -58,10 +57,13 @@ final class RxmTransmit {
     /** The next transmit waiting for its connection. */
     RxmTransmit nextPending;
 
-    RxmTransmit(int index, int eagerLimit) {
+    /** The registration the packet lies in ({@link RxmPacketMemory}), or null: passed as the packet's desc. */
+    MemoryRegion packetDesc;
+
+    /** @param packet its packet buffer: a header and up to the eager limit of payload, little-endian */
+    RxmTransmit(int index, ByteBuffer packet) {
         this.index = index;
-        this.packet = ByteBuffer.allocateDirect(RxmWireDescriptor.HEADER_LENGTH + eagerLimit)
-                .order(ByteOrder.LITTLE_ENDIAN);
+        this.packet = packet;
     }
 
     void reset() {

@@ -9,10 +9,14 @@ final class RxmTransmitPool {
     private RxmTransmit free;
     private int inUse;
 
+    /** The transmits' packet buffers, one block. */
+    private final RxmPacketMemory memory;
+
     RxmTransmitPool(int size, int eagerLimit) {
         all = new RxmTransmit[size];
+        memory = new RxmPacketMemory(size, RxmWireDescriptor.HEADER_LENGTH + eagerLimit);
         for (int i = size - 1; i >= 0; i--) {
-            RxmTransmit t = new RxmTransmit(i, eagerLimit);
+            RxmTransmit t = new RxmTransmit(i, memory.buffers[i]);
             all[i] = t;
             t.nextFree = free;
             free = t;
@@ -51,6 +55,22 @@ final class RxmTransmitPool {
 
     int inUse() {
         return inUse;
+    }
+
+    /** Registers the packet buffers with the MSG domain ({@link RxmPacketMemory#nativeMemory}): their desc goes with each post. */
+    void register(io.jofi.Domain domain) throws io.jofi.FabricException {
+        memory.register(domain);
+        for (RxmTransmit t : all) {
+            t.packetDesc = memory.desc;
+        }
+    }
+
+    /** Undoes {@link #register} (the endpoint closed: nothing is posted from the packets any more). */
+    void unregister() {
+        for (RxmTransmit t : all) {
+            t.packetDesc = null;
+        }
+        memory.close();
     }
 
     /** Every transmit (for failing what is in flight). */
