@@ -54,7 +54,10 @@ class ShmCountersTest {
                 }
             }
             assertEquals(1, value(a.ep, "peers linked"));
-            assertTrue(value(a.ep, "doorbells rung") >= 3, "each message found b asleep: " + value(a.ep, "doorbells rung"));
+            // a doorbell is rung only for a receiver asleep; when b's progress thread goes to
+            // sleep after 200 ms idle depends on the scheduler (2 of 3 seen under load): at least one
+            long rung = value(a.ep, "doorbells rung");
+            assertTrue(rung >= 1 && rung <= 3, "messages that found b asleep: " + rung);
             assertEquals(0, value(a.ep, "ring-full waits"));
             assertEquals(0, value(a.ep, "peers declared failed"));
         }
