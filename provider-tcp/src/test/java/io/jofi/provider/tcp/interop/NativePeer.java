@@ -42,14 +42,6 @@ public final class NativePeer implements AutoCloseable {
     /** The loopback address every test uses. */
     public static final String HOST = "127.0.0.1";
 
-    private static final String SOURCE = "src/test/c/jofi_peer.c";
-    private static final String INSTALL_HINT =
-            "apt-get install -y libfabric-dev libfabric-bin (and gcc) to run the libfabric interop tests";
-
-    /** Compile outcome, computed once per JVM: the executable, or why there is none. */
-    private static Path compiled;
-    private static String skipReason;
-    private static String compileFailure;
 
     private final Process process;
     private final String description;
@@ -76,99 +68,19 @@ public final class NativePeer implements AutoCloseable {
      * Skips the calling test (a JUnit assumption, reported as skipped with its reason) when the
      * native side cannot be built here: no gcc, no {@code rdma/fabric.h}, or no
      * {@code libfabric.so}. The message says to {@code apt-get install libfabric-dev}. A compile
-     * failure of any other kind fails the test instead, so a broken peer is never hidden.
+     * failure of any other kind fails the test instead, so a broken peer is never hidden
+     * ({@link NativeProgram}).
      */
     public static void assumeNativeLibfabric() {
-        compileOnce();
-        Assumptions.assumeTrue(skipReason == null, () -> "native libfabric not usable: " + skipReason
-                + " -- " + INSTALL_HINT);
-        if (compileFailure != null) {
-            fail("jofi_peer.c does not compile:\n" + compileFailure);
-        }
+        NativeProgram.require("jofi_peer");
     }
 
     /**
-     * The compiled peer program ({@code target/jofi_peer}), built at the first call in this JVM.
-     * Callers run {@link #assumeNativeLibfabric()} first.
+     * The compiled peer program ({@code target/jofi_peer}), built at the first call in this JVM;
+     * skips or fails the caller as {@link #assumeNativeLibfabric()} does.
      */
     public static Path executable() {
-        assumeNativeLibfabric();
-        return compiled;
-    }
-
-    private static synchronized void compileOnce() {
-        if (compiled != null || skipReason != null || compileFailure != null) {
-            return;
-        }
-        compile();
-        if (skipReason != null) {
-            // once on the console too: surefire's summary only counts skipped tests
-            System.err.println("[jofi] libfabric interop tests SKIPPED: " + skipReason + " -- " + INSTALL_HINT);
-        }
-    }
-
-    private static void compile() {
-        Path base = moduleDirectory();
-        Path source = base.resolve(SOURCE);
-        if (!Files.isRegularFile(source)) {
-            compileFailure = "source not found: " + source.toAbsolutePath();
-            return;
-        }
-        Path target = base.resolve("target");
-        Path output = target.resolve("jofi_peer");
-        try {
-            Files.createDirectories(target);
-            // compile to a private name, then move into place: a concurrent JVM never runs a
-            // half-written file
-            Path temporary = Files.createTempFile(target, "jofi_peer", ".tmp");
-            List<String> command = List.of("gcc", "-O2", "-Wall", "-o", temporary.toString(),
-                    source.toString(), "-lfabric");
-            Process gcc;
-            try {
-                gcc = new ProcessBuilder(command).redirectErrorStream(true).start();
-            } catch (IOException e) {
-                skipReason = "gcc cannot be run (" + e.getMessage() + ")";
-                Files.deleteIfExists(temporary);
-                return;
-            }
-            String out = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!gcc.waitFor(60, TimeUnit.SECONDS)) {
-                gcc.destroyForcibly();
-                compileFailure = "gcc did not finish within 60 s";
-                return;
-            }
-            if (gcc.exitValue() != 0) {
-                Files.deleteIfExists(temporary);
-                if (out.contains("rdma/fabric.h: No such file") || out.contains("cannot find -lfabric")) {
-                    skipReason = "the libfabric header or library is missing (gcc: "
-                            + out.strip().lines().findFirst().orElse("") + ")";
-                } else {
-                    compileFailure = String.join(" ", command) + "\n" + out;
-                }
-                return;
-            }
-            Files.move(temporary, output, StandardCopyOption.REPLACE_EXISTING,
-                    StandardCopyOption.ATOMIC_MOVE);
-            compiled = output;
-        } catch (IOException e) {
-            compileFailure = "compiling " + source + ": " + e;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            compileFailure = "interrupted while compiling " + source;
-        }
-    }
-
-    /** Surefire runs in the module directory; {@code basedir} is set when it is not. */
-    private static Path moduleDirectory() {
-        String basedir = System.getProperty("basedir");
-        if (basedir != null && Files.isRegularFile(Path.of(basedir, SOURCE))) {
-            return Path.of(basedir);
-        }
-        Path here = Path.of("").toAbsolutePath();
-        if (Files.isRegularFile(here.resolve(SOURCE))) {
-            return here;
-        }
-        return here.resolve("provider-tcp");
+        return NativeProgram.require("jofi_peer");
     }
 
     // ------------------------------------------------------------------ starting
