@@ -16,22 +16,19 @@ import java.nio.channels.SocketChannel;
  * One tcp connection's life: its connection-management states, socket and selection key,
  * connect, accept and shutdown (the handshake's bytes are {@link TcpCmHandshake}'s), and its
  * single end (teardown, {@link EndReason}, the progress timeout). The frames it carries are
- * its {@link TcpTransmitter}'s and {@link TcpReceiver}'s; its {@link ConnectionRole} (an MSG
- * endpoint, or an RDM endpoint's peer) decides what its events mean.
+ * its {@link TcpTransmitter}'s and {@link TcpReceiver}'s; its {@link TcpEndpoint} reports what its
+ * events mean (EQ events, the posted receives' fate).
  *
  * <p><b>States.</b> Active: {@link #connect} → CONNECTING (socket connect) → REQ_SENT (CM
  * request written, response awaited) → CONNECTED, or refused. Passive: {@link #accept} →
  * ACCEPTING (response being written) → CONNECTED. Every end — local {@code shutdown}, the
  * peer's FIN or reset, malformed input, the progress timeout, departure — goes to DOWN once
- * ({@link #teardown}): socket closed, every pending operation failed, the role told (R14).
- * PARKED: an RDM connection whose connect lost a crossed connect; its queued sends wait for
- * the peer's connection ({@link #moveQueuedSendsTo}).
+ * ({@link #teardown}): socket closed, every pending operation failed, the endpoint told (R14).
  *
  * <p><b>Loops.</b> Set-up runs on the fabric's CM loop; once established the socket moves to
  * the domain's data loop ({@link #moveToDataLoop}), progressed in the domain's mode.
  *
- * <p><b>Threads.</b> One lock ({@link #lock}: the MSG endpoint, or the RDM endpoint for all its
- * connections) guards this object and its parts; the progress step takes it per selected key,
+ * <p><b>Threads.</b> One lock ({@link #lock}: the endpoint) guards this object and its parts; the progress step takes it per selected key,
  * the application's calls per operation.
  */
 final class TcpConnection implements SelectHandler {
@@ -41,15 +38,14 @@ final class TcpConnection implements SelectHandler {
     static final int ACCEPTING = 3;
     static final int CONNECTED = 4;
     static final int DOWN = 5;
-    /** RDM: the connect lost a crossed connect; the queued sends wait for the peer's connection. */
-    static final int PARKED = 6;
 
     final TcpDomain domain;
     final Info info;
     final Object lock;
-    final ConnectionRole role;
+    /** The MSG endpoint this connection is: its events go there. */
+    final TcpEndpoint endpoint;
     final DataPathBindings bound;
-    /** The endpoint's receive queue this connection delivers into (an RDM endpoint's is every peer's). */
+    /** The endpoint's receive queue this connection delivers into. */
     final ReceiveQueue queue;
     final InboundFrame frame = new InboundFrame();
     final TcpTransmitter tx;
@@ -77,22 +73,16 @@ final class TcpConnection implements SelectHandler {
     /** Where {@link #connect} connects to (a refused connect's event names it). */
     private InetSocketAddress connectingTo;
 
-    /**
-     * @param jofiPeer whether the peer is known to be JOFI from the first operation on (RDM:
-     *                 both ends announced it in the hello); else the CM handshake tells
-     */
-    TcpConnection(TcpDomain domain, Info info, Object lock, ConnectionRole role, DataPathBindings bound,
-                  ReceiveQueue queue, int queueSize, boolean jofiPeer, TcpConnectionCounters counters,
-                  io.jofi.spi.util.EndpointCounters posts) {
+    TcpConnection(TcpDomain domain, Info info, TcpEndpoint endpoint, DataPathBindings bound, ReceiveQueue queue,
+                  int queueSize, TcpConnectionCounters counters, io.jofi.spi.util.EndpointCounters posts) {
         this.domain = domain;
         this.counters = counters;
         this.posts = posts;
         this.info = info;
-        this.lock = lock;
-        this.role = role;
+        this.lock = endpoint;
+        this.endpoint = endpoint;
         this.bound = bound;
         this.queue = queue;
-        this.jofiPeer = jofiPeer;
         this.tx = new TcpTransmitter(this, queueSize);
         this.rmaTarget = new TcpRmaTarget(this, domain.memoryRegistry());
         this.rma = new TcpRmaInitiator(this);
@@ -111,7 +101,7 @@ final class TcpConnection implements SelectHandler {
 
     /**
      * Starts connecting to {@code addr} with up to 256 bytes of connection data; the outcome
-     * goes to the role ({@link ConnectionRole#connected} / {@link ConnectionRole#connectFailed}).
+     * goes to the endpoint ({@link TcpEndpoint#connected} / {@link TcpEndpoint#connectFailed}).
      *
      * @throws FabricException {@code EOPBADSTATE} when not idle; {@code EINVAL} for a bad
      *         address or too much data; {@code EIO} when no socket can be opened
@@ -132,9 +122,7 @@ final class TcpConnection implements SelectHandler {
             ch = SocketChannel.open(Sockets.family(dest.getAddress()));
             ch.configureBlocking(false);
             domain.provider().configure(ch); // before connect: the window scale covers SO_RCVBUF
-            if (role.bindsSourceAddress()) {
-                bindSource(ch, dest);
-            }
+            bindSource(ch, dest);
             handshake.request(param, len);
             channel = ch;
             connectingTo = dest;
@@ -283,7 +271,7 @@ final class TcpConnection implements SelectHandler {
 
     /** 0 when sends may be queued now; else {@code -ENOTCONN} or {@code -EAGAIN}. */
     int sendable() {
-        if (cm != CONNECTED && (!role.queuesUntilConnected() || cm == DOWN)) {
+        if (cm != CONNECTED) {
             return cm == DOWN || cm == IDLE ? -Errno.ENOTCONN : -Errno.EAGAIN;
         }
         return 0;
@@ -373,18 +361,13 @@ final class TcpConnection implements SelectHandler {
             return;
         }
         CmMessage accept = handshake.message();
-        if (!role.acceptable(accept)) {
-            failConnect(Errno.ECONNREFUSED, null, 0);
-            return;
-        }
         cm = CONNECTED;
         jofiPeer = accept.isJofi();
         if (!moveToDataLoop()) {
             return;
         }
         counters.made(channel);
-        flush(); // sends queued before the connection was up (RDM) go out now, in order
-        role.connected(this, accept);
+        endpoint.connected(accept);
     }
 
     /**
@@ -415,7 +398,7 @@ final class TcpConnection implements SelectHandler {
         counters.refused(channel, connectingTo, err);
         cm = DOWN;
         closeChannel();
-        role.connectFailed(this, err, errData, errDataSize);
+        endpoint.connectFailed(err, errData, errDataSize);
     }
 
     /** Writes what is queued: the CM message, then the transmitter's frames and acks. */
@@ -437,7 +420,7 @@ final class TcpConnection implements SelectHandler {
                         return;
                     }
                     counters.made(channel);
-                    role.connected(this, null);
+                    endpoint.connected(null);
                 }
             }
             if (cm != CONNECTED) {
@@ -524,18 +507,14 @@ final class TcpConnection implements SelectHandler {
         }
         closeChannel();
         failAll(err);
-        role.ended(this, report && (was == CONNECTED || was == ACCEPTING), reason);
+        endpoint.ended(report && (was == CONNECTED || was == ACCEPTING), reason);
     }
 
     /** Fails every pending operation with {@code err} (R14). */
     void failAll(int err) {
         tx.failAll(err);
         rx.failCurrent(err);
-        if (role.ownsPostedReceives()) {
-            // An RDM connection fails only its own operations: the posted receives are the
-            // endpoint's, for every peer.
-            queue.failPosted(err, endProvErrno, endReason);
-        }
+        queue.failPosted(err, endProvErrno, endReason);
         rx.abandonBuffering(err);
         tx.resetAcks();
     }
@@ -591,60 +570,6 @@ final class TcpConnection implements SelectHandler {
         SocketChannel ch = channel;
         if (ch != null) {
             Sockets.closeQuietly(ch);
-        }
-    }
-
-    // =================================================================== RDM: crossed connects
-
-    /**
-     * Crossed connects: our request was rejected because the peer's connection to us wins.
-     * The queued sends stay, not started, until that connection arrives and takes them
-     * ({@link #moveQueuedSendsTo}). Caller holds the lock.
-     */
-    void park() {
-        cm = PARKED;
-        closeChannel();
-        channel = null;
-    }
-
-    /** Whether this connection waits for the peer's crossed connection. */
-    boolean isParked() {
-        return cm == PARKED;
-    }
-
-    /** Whether this connection is up and running (CONNECTED). */
-    boolean isEstablished() {
-        return cm == CONNECTED;
-    }
-
-    /** Whether this connection is still usable for sends (not down). */
-    boolean isUp() {
-        return cm != DOWN;
-    }
-
-    /**
-     * Hands every queued, not yet started send to {@code to} (the connection that replaces this
-     * one), in order, and closes this one without failing anything. Caller holds the lock.
-     */
-    void moveQueuedSendsTo(TcpConnection to) {
-        tx.moveQueuedTo(to.tx);
-        cm = DOWN;
-        closeChannel();
-        failAll(Errno.ECONNRESET); // what it had received or was acking (an accepted socket replaced)
-        to.flush();
-    }
-
-    /**
-     * Ends an RDM connection: its pending operations fail with {@code err} (ECONNREFUSED for a
-     * connect that failed, ECONNRESET for a dead peer, ECANCELED when the endpoint ends it).
-     */
-    void fail(int err) {
-        synchronized (lock) {
-            if (cm == DOWN) {
-                failAll(err); // failConnect left the queued sends for the endpoint to decide
-                return;
-            }
-            teardown(err, false);
         }
     }
 

@@ -27,8 +27,8 @@ import java.nio.channels.SocketChannel;
  * <p>{@link UtilEndpoint} owns the bindings (copied for the connection's data path into
  * {@link DataPathBindings}) and checks every post; its funnels hand what passes to the
  * connection's {@link TcpMessageInitiator} and {@link TcpRmaInitiator} and to the receive
- * posts ({@link TcpReceiveSide}). This class owns the connection and is its
- * {@link ConnectionRole}: its connection events go to the bound EQ ({@code FI_CONNECTED},
+ * posts ({@link TcpReceiveSide}). This class owns the connection and reports its events:
+ * they go to the bound EQ ({@code FI_CONNECTED},
  * {@code FI_SHUTDOWN}, connect errors; R14), and the end of the connection fails its posted
  * receives.
  *
@@ -36,7 +36,7 @@ import java.nio.channels.SocketChannel;
  * takes it per selected key, the application's calls per operation. Completions are written
  * under it (the util CQ has its own synchronisation).
  */
-final class TcpEndpoint extends UtilEndpoint implements ConnectionRole, TcpReceiveSide.Owner {
+final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
     private final Info info;
     /** The connection request this endpoint was opened for (passive side), or null. */
     private final PendingConnection request;
@@ -53,8 +53,8 @@ final class TcpEndpoint extends UtilEndpoint implements ConnectionRole, TcpRecei
         this.info.handle(null);
         io.jofi.spi.util.EndpointCounters posts = countPostsUnderLock();
         this.receives = new TcpReceiveSide(this, this, bound, this.info, domain.provider(), posts);
-        this.conn = new TcpConnection(domain, this.info, this, this, bound, receives.queue,
-                TcpConnection.queueSize(this.info), false, new TcpConnectionCounters(counters()), posts);
+        this.conn = new TcpConnection(domain, this.info, this, bound, receives.queue,
+                TcpConnection.queueSize(this.info), new TcpConnectionCounters(counters()), posts);
     }
 
     /** What the post checks measure an endpoint of {@code info} against (the provider's limits, its caps). */
@@ -252,61 +252,32 @@ final class TcpEndpoint extends UtilEndpoint implements ConnectionRole, TcpRecei
         conn.rx.resumeIfPaused();
     }
 
-    // =================================================================== ConnectionRole
-
-    @Override
-    public boolean queuesUntilConnected() {
-        return false;
-    }
-
-    @Override
-    public boolean bindsSourceAddress() {
-        return true;
-    }
-
-    @Override
-    public boolean ownsPostedReceives() {
-        return true;
-    }
-
-    @Override
-    public boolean acceptable(CmMessage accept) {
-        return true;
-    }
+    // =================================================================== its connection's events
 
     /** {@code FI_CONNECTED} with the acceptor's data (active side) or none (passive side). */
-    @Override
-    public void connected(TcpConnection c, CmMessage accept) {
+    void connected(CmMessage accept) {
         byte[] data = accept == null ? null : accept.dataCopy();
         bound.eq.post(Fi.FI_CONNECTED, this, context(), 0, null, data, data == null ? 0 : data.length);
     }
 
-    /** Everything pending ends with {@code ECANCELED}; the EQ gets the connect error (R14). */
-    @Override
-    public void connectFailed(TcpConnection c, int err, byte[] errData, int errDataSize) {
-        c.failAll(Errno.ECANCELED);
+    /** The connect failed: everything pending ends with {@code ECANCELED}; the EQ gets the connect error (R14). */
+    void connectFailed(int err, byte[] errData, int errDataSize) {
+        conn.failAll(Errno.ECANCELED);
         UtilEventQueue eq = bound.eq;
         if (eq != null) {
             eq.postError(this, context(), 0, err, 0, errData, errDataSize);
         }
     }
 
-    @Override
-    public void ended(TcpConnection c, boolean shutdownEvent, byte[] reason) {
+    /**
+     * The connection ended (its operations failed already); {@code shutdownEvent}: it was
+     * established and the end is reported ({@code FI_SHUTDOWN} with {@code reason}).
+     */
+    void ended(boolean shutdownEvent, byte[] reason) {
         UtilEventQueue eq = bound.eq;
         if (shutdownEvent && eq != null) {
             eq.post(Fi.FI_SHUTDOWN, this, context(), 0, null, reason, reason == null ? 0 : reason.length);
         }
-    }
-
-    @Override
-    public long source() {
-        return Fi.FI_ADDR_NOTAVAIL;
-    }
-
-    @Override
-    public byte[] unknownSender() {
-        return null;
     }
 
     // =================================================================== life cycle

@@ -9,6 +9,7 @@ import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_TAGGED;
 import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_WRITE;
 
 import io.jofi.Errno;
+import io.jofi.Fi;
 import io.jofi.provider.tcp.wire.MessageHeader;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.provider.tcp.wire.WireStatus;
@@ -338,7 +339,7 @@ final class TcpReceiver implements UnexpectedPayload {
         InboundFrame f = frame;
         f.length = h.payloadLength();
         f.message.set(h.hasTag(), h.hasTag() ? h.tag() : 0, h.hasCqData(), h.hasCqData() ? h.cqData() : 0,
-                conn.role.source(), conn.role.unknownSender(), f.length);
+                Fi.FI_ADDR_NOTAVAIL, null, f.length); // an MSG connection: no source address (R10)
         f.matchAck = conn.jofiPeer && (h.flags() & TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE) != 0;
         if (!assignAck(h.ackRequested())) {
             return;

@@ -101,7 +101,7 @@ final class TcpRmaTarget {
         if (f.message.hasData() && bound.rxCq != null) {
             // no posted receive is used: an unsolicited completion (R6 overrun if the CQ is full)
             bound.rxCq.completeUnsolicited(null, REMOTE_WRITE_FLAGS, f.length, null, 0, f.message.data(), 0,
-                    conn.role.source());
+                    Fi.FI_ADDR_NOTAVAIL);
         }
     }
 

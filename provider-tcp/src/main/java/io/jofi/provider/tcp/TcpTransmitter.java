@@ -77,7 +77,7 @@ final class TcpTransmitter {
 
     /** The checks of {@link #admit} without the reservation; 0 or the negative errno. */
     int check(boolean reports) {
-        int rc = conn.role.postState();
+        int rc = conn.endpoint.postState();
         if (rc != 0) {
             return rc;
         }
@@ -313,23 +313,6 @@ final class TcpTransmitter {
         }
         while (atomicWait.poll() != null) {
             bound.txCq.unreserve();
-        }
-    }
-
-    /**
-     * Hands every queued, not yet started operation to {@code to} in order (RDM: the connection
-     * that replaces this one); responses to this socket's peer die with it.
-     */
-    void moveQueuedTo(TcpTransmitter to) {
-        TcpTransmitOp op;
-        while ((op = queue.poll()) != null) {
-            if (op.kind == TcpTransmitOp.RESPONSE) {
-                give(op); // answers this socket's peer requests: they die with it
-                continue;
-            }
-            outstanding--;
-            to.outstanding++;
-            to.queue.offer(op);
         }
     }
 
