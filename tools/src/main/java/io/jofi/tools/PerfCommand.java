@@ -442,7 +442,8 @@ public abstract class PerfCommand extends Command {
                     : fabrics.getInfo(node, service, Fi.FI_SOURCE, hints);
         } catch (FabricException e) {
             if (type == EpType.RDM) {
-                infos = List.of();
+                throw new CommandFailure("endpoint type rdm (with FI_SOURCE_ERR): not offered by "
+                        + (provider == null ? "any provider" : provider) + ": " + e.getMessage());
             } else {
                 throw new CommandFailure("getInfo found no " + endpointType + " endpoint"
                         + (provider == null ? "" : " of provider " + provider) + ": " + e.getMessage());

@@ -25,7 +25,8 @@ import java.nio.ByteBuffer;
  * local transport took it, before the target checked the key or placed a byte, so a write is
  * followed by a zero-length RDMA read of its target (answered only after the target processed
  * the write, in stream order; a refused write ends the connection and flushes the read) and
- * completes with that read (R11 {@code FI_DELIVERY_COMPLETE}).</li>
+ * completes with that read (R11 {@code FI_DELIVERY_COMPLETE}); {@link WriteConfirms} keeps
+ * these reads apart from reads of data.</li>
  * </ul>
  * Arrays indexed by slot, allocated once; guarded by the owning endpoint's lock.
  */
@@ -59,8 +60,10 @@ final class RmaSlots {
     private final long[] swapNew;
     private final long[] swapSeen;
     private final int[] swapPhase;
-    /** iWARP writes: 1 while the write is in flight, 2 while its flush read is, else 0. */
+    /** iWARP writes: 1 while the write is in flight, 2 while its flush read is, 3 while that read waits ({@link WriteConfirms}), else 0. */
     private final int[] writeFlush;
+    /** When the flush reads may go out (never beside a read of data). */
+    private final WriteConfirms confirms;
 
     /**
      * @param confirmWrites follow each RDMA write with a zero-length read of its target and
@@ -78,6 +81,7 @@ final class RmaSlots {
         this.swapSeen = new long[slots];
         this.swapPhase = new int[slots];
         this.writeFlush = new int[slots];
+        this.confirms = new WriteConfirms(slots);
     }
 
     /**
@@ -173,6 +177,9 @@ final class RmaSlots {
 
     /** Stages {@code slot}'s work request (SGEs follow with {@link SendChain#sge}); its index in the chain. */
     int stage(SendChain chain, int slot, int sendFlags, int imm) {
+        if (confirmWrites && kind[slot] == K_READ) {
+            confirms.readStaged(slot);
+        }
         return chain.stage(slot, opcode[slot], sendFlags, imm, remoteAddr[slot], rkey[slot], compareAdd[slot],
                 swap[slot]);
     }
@@ -189,11 +196,24 @@ final class RmaSlots {
         int flush = writeFlush[slot];
         writeFlush[slot] = 0;
         if (flush == 1 && status == VerbsConstants.IBV_WC_SUCCESS) {
-            writeFlush[slot] = 2;
-            int wr = chain.stage(slot, VerbsConstants.IBV_WR_RDMA_READ, VerbsConstants.IBV_SEND_SIGNALED, 0,
-                    remoteAddr[slot], rkey[slot], 0, 0);
-            chain.sge(wr, buffers.bounceAddress(slot), 0, buffers.bounceLkey()); // iWARP reads take one SGE
-            return chain.post(ops) == 0 ? CONTINUED : POST_FAILED;
+            if (!confirms.mayConfirm(slot)) {
+                writeFlush[slot] = 3; // a read of data is in flight: the flush read waits (WriteConfirms)
+                return CONTINUED;
+            }
+            stageFlushRead(slot, chain, buffers);
+            if (chain.post(ops) == 0) {
+                return CONTINUED;
+            }
+            writeFlush[slot] = 0;
+            confirms.confirmed();
+            return POST_FAILED;
+        }
+        if (flush == 2) {
+            confirms.confirmed();
+        }
+        if (flush == 3) {
+            confirms.drop(slot); // swept before its flush read went out: not known to be placed
+            return POST_FAILED + VerbsConstants.IBV_WC_WR_FLUSH_ERR;
         }
         if (flush == 2 && status == VerbsConstants.IBV_WC_WR_FLUSH_ERR) {
             // the connection ended before the target answered: the write is not known to be
@@ -214,6 +234,45 @@ final class RmaSlots {
                 remoteAddr[slot], rkey[slot], seen, swapNew[slot]);
         chain.sge(wr, buffers.bounceAddress(slot), 8, buffers.bounceLkey());
         return chain.post(ops) == 0 ? CONTINUED : POST_FAILED;
+    }
+
+    /** Stages {@code slot}'s flush read: zero bytes of its target into its bounce slot (iWARP reads take one SGE). */
+    private void stageFlushRead(int slot, SendChain chain, LocalBuffers buffers) {
+        writeFlush[slot] = 2;
+        confirms.sent();
+        int wr = chain.stage(slot, VerbsConstants.IBV_WR_RDMA_READ, VerbsConstants.IBV_SEND_SIGNALED, 0,
+                remoteAddr[slot], rkey[slot], 0, 0);
+        chain.sge(wr, buffers.bounceAddress(slot), 0, buffers.bounceLkey());
+    }
+
+    /** Whether a read of data must answer {@code -EAGAIN} now (iWARP: flush reads in flight, {@link WriteConfirms}). */
+    boolean readMustWait(int kindAndOp) {
+        return confirmWrites && (kindAndOp & 0xFF) == K_READ && confirms.readMustWait();
+    }
+
+    /** Whether flush reads wait and may go out now (the last read of data completed). */
+    boolean flushReadsDue() {
+        return confirms.due();
+    }
+
+    /** Stages the flush reads that waited ({@code scratch}: a slot-sized array); how many. The caller posts. */
+    int stageDueFlushReads(SendChain chain, LocalBuffers buffers, int[] scratch) {
+        int n = confirms.drain(scratch);
+        for (int i = 0; i < n; i++) {
+            stageFlushRead(scratch[i], chain, buffers);
+        }
+        return n;
+    }
+
+    /** {@code slot} is free again: it no longer counts as a read of data or a flush read in flight. */
+    void released(int slot) {
+        confirms.released(slot);
+        if (writeFlush[slot] == 2) {
+            confirms.confirmed(); // failed with its flush read refused by the device
+        } else if (writeFlush[slot] == 3) {
+            confirms.drop(slot);
+        }
+        writeFlush[slot] = 0;
     }
 
     /** Whether {@code slot} is an iWARP write whose flush read was not answered (swept as {@code EIO}). */

@@ -72,6 +72,8 @@ final class TransmitSlots {
     /** The free slots, a stack: {@code free[0 .. freeCount)}. */
     private final int[] free;
     private int freeCount;
+    /** Room for {@link #postDueFlushReads}'s slots. */
+    private final int[] scratch;
     /** Work requests the last {@link #post} refused. */
     private int refused;
 
@@ -107,6 +109,7 @@ final class TransmitSlots {
         this.sgeLen = new int[depth * IOV_LIMIT];
         this.sgeLkey = new int[depth * IOV_LIMIT];
         this.next = new int[depth];
+        this.scratch = new int[depth];
         this.free = new int[depth];
         for (int i = 0; i < depth; i++) {
             free[i] = depth - 1 - i;
@@ -162,6 +165,25 @@ final class TransmitSlots {
      */
     boolean fenceWaits(long flags) {
         return iwarp && (flags & Fi.FI_FENCE) != 0 && freeCount < depth;
+    }
+
+    /**
+     * A read asked for while iWARP flush reads are in flight waits ({@link WriteConfirms}): the
+     * caller posts what it staged and answers {@code -EAGAIN}, as for {@link #fenceWaits}.
+     */
+    boolean readWaits(int kindAndOp) {
+        return rma.readMustWait(kindAndOp);
+    }
+
+    /**
+     * Posts on {@code chain} the iWARP flush reads that waited for reads of data, once the last
+     * of those completed ({@link WriteConfirms}); a refused post fails their writes with
+     * {@code EIO}. Called after each transmit completion.
+     */
+    void postDueFlushReads(SendChain chain) {
+        if (rma.flushReadsDue() && rma.stageDueFlushReads(chain, buffers, scratch) > 0) {
+            post(chain, -1);
+        }
     }
 
     /**
@@ -432,6 +454,7 @@ final class TransmitSlots {
     }
 
     private void release(int slot) {
+        rma.released(slot);
         busy[slot] = false;
         context[slot] = null;
         result[slot] = null;

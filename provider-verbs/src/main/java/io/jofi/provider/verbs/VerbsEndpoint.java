@@ -248,7 +248,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
         if (rc != 0) {
             return rc;
         }
-        if (tx.fenceWaits(flags)) {
+        if (tx.fenceWaits(flags) || tx.readWaits(kindAndOp)) {
             if (sendChain.staged() > 0) {
                 tx.post(sendChain, -1);
             }
@@ -365,6 +365,9 @@ final class VerbsEndpoint extends VerbsEndpointCore {
             tx.complete(slot);
         } else {
             failTx(slot, status);
+        }
+        if (conn.state() == MsgConnection.CONNECTED) {
+            tx.postDueFlushReads(sendChain); // else they are swept with the rest (sweep)
         }
     }
 
