@@ -190,6 +190,7 @@ final class ShmTransmitter {
     int completedDirect(boolean reports, long flags, Object context, long cqFlags, UtilCounter counter) {
         if (reports) {
             if ((flags & Fi.FI_COMPLETION) != 0) {
+                ep.reader.flushCompletions(); // staged receive completions first: the CQ may be the same
                 ep.txCq.complete(context, cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
             } else {
                 ep.txCq.unreserve();
@@ -206,6 +207,7 @@ final class ShmTransmitter {
      */
     int failLocally(boolean reports, Object context, long cqFlags, int err, UtilCounter counter) {
         if (reports) {
+            ep.reader.flushCompletions(); // staged receive completions first: the CQ may be the same
             ep.txCq.completeError(context, cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
         }
         if (counter != null) {
@@ -440,6 +442,7 @@ final class ShmTransmitter {
     void complete(ShmOutboundOp op) {
         if (op.reports) {
             if (op.complete) {
+                ep.reader.flushCompletions(); // staged receive completions first: the CQ may be the same
                 ep.txCq.complete(op.context, op.cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
             } else {
                 ep.txCq.unreserve();
@@ -455,6 +458,7 @@ final class ShmTransmitter {
     /** The op failed with {@code err}: its error completion and its counter's error count. */
     void fail(ShmOutboundOp op, int err) {
         if (op.reports) {
+            ep.reader.flushCompletions(); // staged receive completions first: the CQ may be the same
             ep.txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
         }
         UtilCounter c = counterOf(op);
