@@ -25,8 +25,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * <ul>
  * <li>{@code sendRecv}: post a receive at B, {@code send} from A, read B's receive completion
  *     and A's send completion.</li>
- * <li>{@code window64}: 64 receives, 64 sends, then all 128 completions (score per message;
- *     the shape of {@code ./jofi bw}).</li>
+ * <li>{@code window64}: 64 receives, 64 sends, then all 128 completions (score per message).</li>
+ * <li>{@code injectWindow64}: 64 receives, 64 {@code inject}s, then the 64 receive completions
+ *     (score per message): what {@code ./jofi bw} does up to the inject size, in one thread,
+ *     so the score is the provider's CPU cost per streamed message without the cross-core
+ *     transfers of the two-process run.</li>
  * </ul>
  * {@code senderInAv=false} ({@code -p senderInAv=false}) measures a receiver that does not know
  * the sender. {@code inject} is {@link ShmInjectBenchmark}. The data path must allocate nothing:
@@ -100,5 +103,22 @@ public class ShmDataPathBenchmark {
         }
         p.reap(p.b.rxCq, p.a.txCq, WINDOW);
         p.reap(p.a.txCq, p.b.rxCq, WINDOW);
+    }
+
+    /** A window of 64 injected messages (no send completions); the score counts messages. */
+    @Benchmark
+    @OperationsPerInvocation(WINDOW)
+    public void injectWindow64() {
+        ShmPair p = pair;
+        for (int i = 0; i < WINDOW; i++) {
+            ShmPair.check(p.b.ep.recv(rx[i], null, Fi.FI_ADDR_UNSPEC, context), "recv");
+        }
+        for (int i = 0; i < WINDOW; i++) {
+            int rc;
+            while ((rc = p.a.ep.inject(tx, p.toB)) != 0) {
+                p.retry(rc, "inject");
+            }
+        }
+        p.reap(p.b.rxCq, p.a.txCq, WINDOW);
     }
 }

@@ -242,6 +242,33 @@ final class CompletionRing extends CompletionRingPad3 {
     }
 
     /**
+     * Writes the first {@code n} completions staged in {@code batch} into {@code n}
+     * consecutive positions claimed with one atomic add; the caller holds a credit for each.
+     * Each slot is published with its own release store (a plain store on x86), in order, so
+     * readers see the batch grow from its first entry and never a hole.
+     */
+    void writeBatch(CompletionBatch batch, int n) {
+        long first = tail.claimNext(n);
+        for (int i = 0; i < n; i++) {
+            long p = first + i;
+            int s = (int) p & mask;
+            while ((long) SEQUENCE.getAcquire(sequence, s) != p) {
+                Thread.onSpinWait(); // normally free at once: see the class comment
+            }
+            context[s] = batch.context(i);
+            flags[s] = batch.flags(i);
+            len[s] = batch.len(i);
+            buf[s] = batch.buf(i);
+            bufOffset[s] = batch.bufOffset(i);
+            data[s] = batch.data(i);
+            tag[s] = batch.tag(i);
+            srcAddr[s] = batch.srcAddr(i);
+            error[s] = false;
+            SEQUENCE.setRelease(sequence, s, p + 1);
+        }
+    }
+
+    /**
      * Writes an error completion into the next position; the caller holds a credit.
      * {@code ed} is kept by reference (R3: the provider hands it over).
      */

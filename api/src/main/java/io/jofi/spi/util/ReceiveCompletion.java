@@ -43,6 +43,8 @@ public final class ReceiveCompletion {
     private UtilCounter counter;
     private boolean source;
     private boolean sourceErr;
+    /** While set ({@link #stageIn}): successes and their counts are staged here; every other write flushes it first. */
+    private CompletionBatch batch;
 
     /**
      * The endpoint's bindings: the CQ bound with {@code FI_RECV} (null until bound), whether
@@ -63,6 +65,27 @@ public final class ReceiveCompletion {
     public void reportSource(boolean fiSource, boolean fiSourceErr) {
         this.source = fiSource;
         this.sourceErr = fiSource && fiSourceErr;
+    }
+
+    /**
+     * Stages successful completions (and their counter increments) in {@code b} from now on,
+     * published by {@code b.flush()} — a progress pass that drains many messages publishes
+     * them at once ({@link CompletionBatch}); any other entry written through this object
+     * flushes {@code b} first, so the CQ's order is kept. {@code null} flushes and ends it.
+     * The caller flushes before the pass returns.
+     */
+    public void stageIn(CompletionBatch b) {
+        if (batch != null && b != batch) {
+            batch.flush();
+        }
+        batch = b;
+    }
+
+    /** Publishes what is staged, before an entry written here directly. */
+    private void flushStaged() {
+        if (batch != null) {
+            batch.flush();
+        }
     }
 
     /** The receive CQ, or null. */
@@ -104,6 +127,20 @@ public final class ReceiveCompletion {
         long d = (flags & Fi.FI_REMOTE_CQ_DATA) != 0 ? data : 0;
         long t = (flags & Fi.FI_TAGGED) != 0 ? tag : 0;
         long from = source ? src : Fi.FI_ADDR_NOTAVAIL;
+        if (batch != null) {
+            if (olen == 0 && !(sourceErr && src == Fi.FI_ADDR_NOTAVAIL && sourceAddress != null)) {
+                if (report || !selective) {
+                    batch.complete(cq, context, flags, len, buf, bufOffset, d, t, from);
+                } else {
+                    cq.unreserve();
+                }
+                if (counter != null) {
+                    batch.count(counter);
+                }
+                return;
+            }
+            batch.flush();
+        }
         if (olen > 0) {
             cq.completeError(context, flags, len, buf, bufOffset, d, t, olen, Errno.ETRUNC, 0, null, 0, from);
             countError();
@@ -139,6 +176,7 @@ public final class ReceiveCompletion {
      */
     public void failed(Object context, long flags, ByteBuffer buf, int bufOffset, long data, long tag, long src,
                        int err, int provErrno, byte[] errData) {
+        flushStaged();
         long d = (flags & Fi.FI_REMOTE_CQ_DATA) != 0 ? data : 0;
         long t = (flags & Fi.FI_TAGGED) != 0 ? tag : 0;
         cq.completeError(context, flags, 0, buf, bufOffset, d, t, 0, err, provErrno, errData,
@@ -152,12 +190,14 @@ public final class ReceiveCompletion {
      * the completion of {@code FI_CLAIM | FI_DISCARD} ({@code len} 0).
      */
     public void peeked(Object context, ArrivingMessage m, long len) {
+        flushStaged();
         long flags = TRECV_FLAGS | (m.hasData ? Fi.FI_REMOTE_CQ_DATA : 0);
         cq.complete(context, flags, len, null, 0, m.data, m.tag, source ? m.src : Fi.FI_ADDR_NOTAVAIL);
     }
 
     /** {@code FI_PEEK} found nothing: an {@code ENOMSG} error entry with the peek's tag (fi_tagged(3)); not counted. */
     public void notFound(Object context, long tag) {
+        flushStaged();
         cq.completeError(context, TRECV_FLAGS, 0, null, 0, 0, tag, 0, Errno.ENOMSG, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
     }
 

@@ -444,6 +444,20 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
         counted();
     }
 
+    /**
+     * Publishes {@code n} successful completions a {@link CompletionBatch} staged into room
+     * taken by {@link #reserve()}: one claim, one depth mark, one wake. Dropped, their room
+     * given back, as {@link #complete} drops one.
+     */
+    void completeBatch(CompletionBatch batch, int n) {
+        if (refusesReserved(n)) {
+            return;
+        }
+        ring.writeBatch(batch, n);
+        counted();
+        wakeReaders();
+    }
+
     /** Wakes readers after a batch of {@link #completeDeferred} writes. */
     public void wakeReaders() {
         if (wakes) {
@@ -509,11 +523,16 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
      * could learn of it.
      */
     private boolean refusesReserved() {
+        return refusesReserved(1);
+    }
+
+    /** {@link #refusesReserved()} for {@code n} reserved completions. */
+    private boolean refusesReserved(int n) {
         if (state() == CLOSED) {
             return true;
         }
         if (overrun) {
-            ring.returnCredits(1);
+            ring.returnCredits(n);
             return true;
         }
         return false;

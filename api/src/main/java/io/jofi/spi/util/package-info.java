@@ -16,7 +16,7 @@
  * (the test hook that makes a progress step throw, formerly in each provider's domain).
  */
 @Export
-@Version("1.3.0")
+@Version("1.4.0")
 package io.jofi.spi.util;
 
 import org.osgi.annotation.bundle.Export;

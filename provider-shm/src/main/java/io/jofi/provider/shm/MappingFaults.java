@@ -66,7 +66,7 @@ final class MappingFaults {
     private static final long SENTINEL = 0x6a6f66692d736867L;
     /** Each thread's 8-byte scratch word for {@link #readable} (direct: the copy is memory to memory). */
     private static final ThreadLocal<ByteBuffer> SCRATCH =
-            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder()));
+            ThreadLocal.withInitial(MappingFaults::newScratch);
 
     private MappingFaults() {
     }
@@ -77,11 +77,22 @@ final class MappingFaults {
      * seen here is also pending in this thread: raise it with {@link #raise()}.
      */
     static boolean readable(ByteBuffer mapping) {
+        return readable(mapping, SCRATCH.get());
+    }
+
+    /**
+     * {@link #readable(ByteBuffer)} with the caller's own 8-byte direct scratch word
+     * ({@link #newScratch()}): for a mapping probed by one thread at a time (an endpoint's
+     * lock), which saves the thread-local lookup per probe — a miss in a crowded
+     * {@code ThreadLocalMap} cost the streamed path about a tenth of the receiver's time in
+     * a JFR profile (provider-shm README, "Performance").
+     */
+    static boolean readable(ByteBuffer mapping, ByteBuffer scratch) {
         int at = mapping.capacity() - Long.BYTES;
         if (at < 0) {
             return true;
         }
-        ByteBuffer s = SCRATCH.get();
+        ByteBuffer s = scratch;
         s.putLong(0, SENTINEL);
         s.put(0, mapping, at, Long.BYTES);
         if (s.getLong(0) != SENTINEL) {
@@ -100,6 +111,18 @@ final class MappingFaults {
         if (!readable(mapping)) {
             throw raise();
         }
+    }
+
+    /** {@link #check(ByteBuffer)} with the caller's own scratch word (see {@link #readable(ByteBuffer, ByteBuffer)}). */
+    static void check(ByteBuffer mapping, ByteBuffer scratch) {
+        if (!readable(mapping, scratch)) {
+            throw raise();
+        }
+    }
+
+    /** A scratch word for {@link #check(ByteBuffer, ByteBuffer)}: never shared by two threads at once. */
+    static ByteBuffer newScratch() {
+        return ByteBuffer.allocateDirect(Long.BYTES).order(ByteOrder.nativeOrder());
     }
 
     /** The fault pending in this thread, forced out now ({@link #deliverPending()}), or one made for it. */

@@ -54,6 +54,11 @@ final class RingLink implements AutoCloseable {
     private final BounceSlots slots;
     /** A view of the whole mapping for {@link #check} (made once: {@code region.mapping()} makes a new one). */
     private final ByteBuffer whole;
+    /**
+     * {@link #check}'s scratch word: a link is used under its endpoint's lock only (posts,
+     * progress, close), one thread at a time, so it needs no thread-local one.
+     */
+    private final ByteBuffer probeScratch = MappingFaults.newScratch();
     private final DoorbellRinger ringer;
     private Handler handler;
     private final RecordHandler adapter = this::onRecord;
@@ -177,7 +182,7 @@ final class RingLink implements AutoCloseable {
      * (an {@link InternalError}) when its file was truncated.
      */
     void check() {
-        MappingFaults.check(whole);
+        MappingFaults.check(whole, probeScratch);
     }
 
     /**

@@ -80,6 +80,25 @@ final class ShmOutboundOp {
         length += len;
     }
 
+    /**
+     * Makes the payload its own: copies the parts into {@link #injectCopy} and points the
+     * single part there (an inject still queued when its post returns; fragments already sent
+     * keep their offsets, since {@link #sent} counts into the same payload).
+     */
+    void keepPayload() {
+        if (injectCopy == null) {
+            injectCopy = ByteBuffer.allocateDirect(ShmEndpoint.INJECT_SIZE);
+        }
+        int n = (int) length;
+        copyPayload(0, injectCopy, 0, n);
+        for (int i = 0; i < MAX_PARTS; i++) {
+            parts[i] = null;
+        }
+        partCount = 0;
+        length = 0;
+        part(injectCopy, 0, n);
+    }
+
     void dest(ByteBuffer buf, int start, int len) {
         dst[dstCount] = buf;
         dstStarts[dstCount] = start;

@@ -5,6 +5,7 @@ import io.jofi.Fi;
 import io.jofi.Msg;
 import io.jofi.TaggedMsg;
 import io.jofi.spi.util.PostedReceive;
+import io.jofi.spi.util.ReceiveCompletion;
 import io.jofi.spi.util.ReceiveQueue;
 import io.jofi.spi.util.UnexpectedMessage;
 import io.jofi.spi.util.UnexpectedPayload;
@@ -346,6 +347,11 @@ final class ShmReceiver {
     /** R15: every posted receive completes with {@code err}. */
     void depart(int err) {
         rq.failPosted(err, 0, null);
+    }
+
+    /** The receive queue's completion writer (a drain pass stages its completions there). */
+    ReceiveCompletion completion() {
+        return rq.completion();
     }
 
     /** Close: pending receives go without completions; the CQ room they reserved is returned. */

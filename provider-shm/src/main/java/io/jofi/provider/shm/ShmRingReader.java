@@ -1,6 +1,8 @@
 package io.jofi.provider.shm;
 
 import io.jofi.Errno;
+import io.jofi.spi.util.CompletionBatch;
+import io.jofi.spi.util.ReceiveCompletion;
 import java.nio.ByteBuffer;
 
 /**
@@ -20,6 +22,8 @@ final class ShmRingReader implements RingLink.Handler {
     private final ShmEndpoint ep;
     /** The record at hand (one flyweight, rewrapped per record). */
     private final ShmRecord record = new ShmRecord();
+    /** Receive completions of one drain pass ({@link #drainBatch}), published together. */
+    private final CompletionBatch completions = new CompletionBatch(DRAIN_BATCH);
 
     ShmRingReader(ShmEndpoint ep) {
         this.ep = ep;
@@ -35,18 +39,34 @@ final class ShmRingReader implements RingLink.Handler {
         ShmReceiver rx = ep.receiver;
         int work = 0;
         rx.held = false;
-        while (work < DRAIN_BATCH) {
-            int n = ep.own.drain(this, 32);
-            if (n < 0) {
-                ep.faults.failOwnRing();
-                break;
+        ReceiveCompletion completion = rx.completion();
+        completion.stageIn(completions); // the pass's receive completions are published at once
+        try {
+            while (work < DRAIN_BATCH) {
+                int n = ep.own.drain(this, 32);
+                if (n < 0) {
+                    ep.faults.failOwnRing();
+                    break;
+                }
+                work += n;
+                if (n == 0 || rx.held) {
+                    break; // empty, or a message waits at the head for the budget (push-back)
+                }
             }
-            work += n;
-            if (n == 0 || rx.held) {
-                break; // empty, or a message waits at the head for the budget (push-back)
-            }
+        } finally {
+            completion.stageIn(null); // publishes them, also when a fault leaves the pass
         }
         return work;
+    }
+
+    /**
+     * Publishes the receive completions this pass staged so far: before the endpoint writes
+     * another entry directly (a send's, a remote write's), which must not overtake them.
+     */
+    void flushCompletions() {
+        if (!completions.isEmpty()) {
+            completions.flush();
+        }
     }
 
     /**

@@ -215,6 +215,7 @@ final class ShmRma {
             }
             ShmEndpoint.count(ep.remoteWriteCntr);
             if ((kf & ShmRecordDescriptor.HAS_DATA) != 0 && ep.rxCq != null) {
+                ep.reader.flushCompletions(); // after the receive completions staged before it
                 ep.rxCq.completeUnsolicited(null, Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA, 0, null, 0,
                         r.rmaData(), 0, ep.receiver.sourceOf(p));
             }
@@ -256,6 +257,7 @@ final class ShmRma {
             ShmEndpoint.count(ep.remoteReadCntr);
         }
         if ((kf & ShmRecordDescriptor.HAS_DATA) != 0 && ep.rxCq != null) {
+            ep.reader.flushCompletions(); // after the receive completions staged before it
             ep.rxCq.completeUnsolicited(null, Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA, 0, null, 0,
                     r.rmaData(), 0, ep.receiver.sourceOf(p));
         }

@@ -84,7 +84,11 @@ final class ShmTransmitter {
         op.awaitsAnswer = (wf & (ShmRecordDescriptor.ACK_ARRIVAL | ShmRecordDescriptor.ACK_MATCH)) != 0;
         op.a = tag;
         op.b = data;
-        attachPayload(op, buf, msg, iovs, inject);
+        // An inject towards a peer with nothing queued goes into its ring from the caller's
+        // buffer at once (one copy, not two: the 4 KiB inject's second copy was measurable);
+        // only what is still queued when the post returns is copied (keepPayload).
+        boolean copyLater = inject && peer.queue.isEmpty();
+        attachPayload(op, buf, msg, iovs, inject && !copyLater);
         if (cma != null && !inject && length >= cmaThreshold && allDirect(op)) {
             if (peer.cma == Peer.CMA_ON) {
                 // one record with our iovecs; the receiver reads them, then ACKs: complete then
@@ -97,7 +101,13 @@ final class ShmTransmitter {
         // FI_TRANSMIT_COMPLETE: "delivered to the peer" must mean the peer lived to take it: the
         // completion waits for a life check made after the publish (an ACK level proves it anyway)
         op.awaitsAlive = reports && !op.awaitsAnswer && (flags & Fi.FI_TRANSMIT_COMPLETE) != 0;
-        queue(peer, op);
+        try {
+            queue(peer, op);
+        } finally { // also when a fault comes out of the push (the op may stay queued then)
+            if (copyLater && peer.queue.peekLast() == op) {
+                op.keepPayload(); // not (all) in the ring: the caller may reuse its buffer once we return
+            }
+        }
         return 0;
     }
 
@@ -180,6 +190,7 @@ final class ShmTransmitter {
     int completedDirect(boolean reports, long flags, Object context, long cqFlags, UtilCounter counter) {
         if (reports) {
             if ((flags & Fi.FI_COMPLETION) != 0) {
+                ep.reader.flushCompletions(); // staged receive completions first: the CQ may be the same
                 ep.txCq.complete(context, cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
             } else {
                 ep.txCq.unreserve();
@@ -196,6 +207,7 @@ final class ShmTransmitter {
      */
     int failLocally(boolean reports, Object context, long cqFlags, int err, UtilCounter counter) {
         if (reports) {
+            ep.reader.flushCompletions(); // staged receive completions first: the CQ may be the same
             ep.txCq.completeError(context, cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
         }
         if (counter != null) {
@@ -430,6 +442,7 @@ final class ShmTransmitter {
     void complete(ShmOutboundOp op) {
         if (op.reports) {
             if (op.complete) {
+                ep.reader.flushCompletions(); // staged receive completions first: the CQ may be the same
                 ep.txCq.complete(op.context, op.cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
             } else {
                 ep.txCq.unreserve();
@@ -445,6 +458,7 @@ final class ShmTransmitter {
     /** The op failed with {@code err}: its error completion and its counter's error count. */
     void fail(ShmOutboundOp op, int err) {
         if (op.reports) {
+            ep.reader.flushCompletions(); // staged receive completions first: the CQ may be the same
             ep.txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
         }
         UtilCounter c = counterOf(op);

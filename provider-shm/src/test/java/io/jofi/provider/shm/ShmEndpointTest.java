@@ -304,6 +304,41 @@ class ShmEndpointTest {
     }
 
     /**
+     * fi_inject(3): the buffer may be reused once the call returns. An inject towards a peer
+     * with nothing queued is copied into the peer's ring straight from the caller's buffer;
+     * one that finds the ring full stays queued, and must then carry what the buffer held at
+     * the call, not what the caller wrote into it since (one buffer, rewritten after every
+     * inject, as a streaming application does).
+     */
+    @Test
+    void anInjectQueuedBehindAFullRingCarriesWhatTheBufferHeldAtTheCall() throws Exception {
+        try (ShmTestBed a = new ShmTestBed(dir, Progress.MANUAL); ShmTestBed b = new ShmTestBed(dir, Progress.MANUAL)) {
+            long toB = a.insert(b.ep.getName());
+            int size = 4096;
+            int count = 600; // several times what b's 1 MiB ring and its bounce slots hold
+            ByteBuffer buf = ByteBuffer.allocateDirect(size);
+            for (int i = 0; i < count; i++) {
+                ByteBuffer p = ShmCrossProcessTest.pattern(size, i);
+                buf.clear().put(p).flip();
+                a.post(() -> a.ep.inject(buf, toB), "inject " + i);
+            }
+            assertTrue(((ShmEndpoint) a.ep).peerCounters.ringFullWaits.get() > 0, "some injects found the ring full");
+            CqEntry[] one = {new CqEntry()};
+            CqEntry[] none = new CqEntry[0];
+            for (int i = 0; i < count; i++) {
+                ByteBuffer into = ByteBuffer.allocateDirect(size);
+                b.post(() -> b.ep.recv(into, null, Fi.FI_ADDR_UNSPEC, null), "recv " + i);
+                long deadline = System.nanoTime() + ShmTestBed.WAIT_NANOS;
+                while (b.rxCq.read(one, 1) != 1) {
+                    a.txCq.read(none, 0); // a's progress pushes what waits for room
+                    assertTrue(System.nanoTime() < deadline, "message " + i + " within 20 s");
+                }
+                assertEquals(ShmCrossProcessTest.pattern(size, i), into.clear(), "message " + i + " as injected");
+            }
+        }
+    }
+
+    /**
      * R13 for a receive that took a message still arriving in fragments: it is cancelled, and
      * the message, once whole, goes to the next receive intact.
      */

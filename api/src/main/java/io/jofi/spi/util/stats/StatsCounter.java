@@ -78,6 +78,11 @@ public final class StatsCounter {
         return (long) LONG.getAndAdd(values, offset, 1L);
     }
 
+    /** {@link #claimNext()} for {@code n} consecutive positions at once (one atomic add): the first of them. */
+    public long claimNext(int n) {
+        return (long) LONG.getAndAdd(values, offset, (long) n);
+    }
+
     /** A high-water mark several threads raise: a CAS only when {@code v} is above the value. */
     public void maxShared(long v) {
         if (!ON) {
