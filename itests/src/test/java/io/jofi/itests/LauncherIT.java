@@ -175,6 +175,41 @@ public class LauncherIT {
      * container JVM it started are killed and the test fails.
      */
     private static Run jofi(String input, String... args) throws IOException, InterruptedException {
+        return jofiWith(null, input, args);
+    }
+
+    /**
+     * A Flight Recorder recording of the container from its start holds JOFI's events: the
+     * arrival of every provider (io.jofi.ProviderChange). Under Felix the api bundle's
+     * instrumented event classes need JFR's internal handler classes, which only the boot
+     * class loader has (cnf/jofi.bndrun's boot delegation of jdk.jfr.*): without it the
+     * registry failed to bind a provider with NoClassDefFoundError as soon as a recording ran.
+     */
+    @Test
+    public void aFlightRecordingOfTheContainerHoldsTheProviderArrivals() throws Exception {
+        Path dir = Files.createTempDirectory("jofi-launcher-jfr");
+        Path recording = dir.resolve("jofi.jfr");
+        try {
+            Run run = jofiWith("-XX:StartFlightRecording=filename=" + recording + ",settings=default", null,
+                    "info", "-l");
+
+            assertEquals(run.toString(), 0, run.status);
+            assertFalse(run.toString(), run.err.contains("NoClassDefFoundError") || run.err.contains("Exception"));
+            List<String> arrived = new ArrayList<>();
+            for (jdk.jfr.consumer.RecordedEvent e : jdk.jfr.consumer.RecordingFile.readAllEvents(recording)) {
+                if (e.getEventType().getName().equals("io.jofi.ProviderChange") && e.getBoolean("arrived")) {
+                    arrived.add(e.getString("provider"));
+                }
+            }
+            assertTrue("provider arrivals recorded: " + arrived + "\n" + run, arrived.containsAll(List.of("tcp", "shm")));
+        } finally {
+            Files.deleteIfExists(recording);
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    /** {@link #jofi} with {@code javaOpts} (or none) as the script's JOFI_JAVA_OPTS. */
+    private static Run jofiWith(String javaOpts, String input, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add("./jofi");
         command.addAll(List.of(args));
@@ -197,6 +232,9 @@ public class LauncherIT {
             // (a provider filter, extra JVM options, the JVM's "Picked up ..." notes on stderr)
             for (String name : List.of("FI_PROVIDER", "JOFI_JAVA_OPTS", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS")) {
                 env.remove(name);
+            }
+            if (javaOpts != null) {
+                env.put("JOFI_JAVA_OPTS", javaOpts);
             }
             Process process = builder.start();
             if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {

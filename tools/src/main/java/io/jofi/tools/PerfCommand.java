@@ -466,6 +466,9 @@ public abstract class PerfCommand extends Command {
         long messages = tagged ? Fi.FI_TAGGED : Fi.FI_MSG;
         Info hints = new Info().caps(extraCaps() | (type == EpType.RDM ? messages | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR : messages));
         hints.epAttr().type(type);
+        // the MR modes the tools handle: RmaPeer sends the region's address as the provider
+        // reports it and the provider's key, and every buffer exists before it is registered
+        hints.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
         if (provider != null) {
             hints.fabricAttr().provName(provider);
         }

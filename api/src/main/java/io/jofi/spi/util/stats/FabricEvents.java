@@ -109,7 +109,8 @@ public final class FabricEvents {
      * Whether {@code jdk.jfr} is there to record with: false in an OSGi framework that does not
      * export it to the api bundle (its import is optional); every method below is then a no-op.
      */
-    private static final boolean JFR = jfrAvailable();
+    private static boolean jfr = jfrAvailable();
+    private static final System.Logger LOG = System.getLogger(FabricEvents.class.getName());
 
     private static boolean jfrAvailable() {
         try {
@@ -125,50 +126,95 @@ public final class FabricEvents {
      * up addresses for them.
      */
     public static boolean connectionsRecorded() {
-        return JFR && FabricEventRecorder.connectionsRecorded();
+        if (!jfr) {
+            return false;
+        }
+        try {
+            return FabricEventRecorder.connectionsRecorded();
+        } catch (LinkageError e) {
+            recorderFailed(e);
+            return false;
+        }
     }
 
     /** A connection of {@code owner} ({@code provider}) came up between {@code local} and {@code peer}. */
     public static void connectionEstablished(String provider, String owner, Object local, Object peer) {
-        if (JFR) {
-            FabricEventRecorder.connectionEstablished(provider, owner, local, peer);
+        if (jfr) {
+            try {
+                FabricEventRecorder.connectionEstablished(provider, owner, local, peer);
+            } catch (LinkageError e) {
+                recorderFailed(e);
+            }
         }
     }
 
     /** {@code owner}'s connect to {@code peer} was refused ({@code errno}, positive). */
     public static void connectionRefused(String provider, String owner, Object local, Object peer, int errno,
                                          String reason) {
-        if (JFR) {
-            FabricEventRecorder.connectionRefused(provider, owner, local, peer, errno, reason);
+        if (jfr) {
+            try {
+                FabricEventRecorder.connectionRefused(provider, owner, local, peer, errno, reason);
+            } catch (LinkageError e) {
+                recorderFailed(e);
+            }
         }
     }
 
     /** {@code owner}'s established connection to {@code peer} was lost ({@code errno}, positive). */
     public static void connectionLost(String provider, String owner, Object local, Object peer, int errno,
                                       String reason) {
-        if (JFR) {
-            FabricEventRecorder.connectionLost(provider, owner, local, peer, errno, reason);
+        if (jfr) {
+            try {
+                FabricEventRecorder.connectionLost(provider, owner, local, peer, errno, reason);
+            } catch (LinkageError e) {
+                recorderFailed(e);
+            }
         }
     }
 
     /** {@code owner} declared {@code peer} failed ({@code errno}, positive). */
     public static void peerFailed(String provider, String owner, Object peer, int errno) {
-        if (JFR) {
-            FabricEventRecorder.peerFailed(provider, owner, peer, errno);
+        if (jfr) {
+            try {
+                FabricEventRecorder.peerFailed(provider, owner, peer, errno);
+            } catch (LinkageError e) {
+                recorderFailed(e);
+            }
         }
     }
 
     /** The queue labelled {@code queue} (its counters' owner) of {@code capacity} entries overran. */
     public static void queueOverrun(String queue, long capacity) {
-        if (JFR) {
-            FabricEventRecorder.queueOverrun(queue, capacity);
+        if (jfr) {
+            try {
+                FabricEventRecorder.queueOverrun(queue, capacity);
+            } catch (LinkageError e) {
+                recorderFailed(e);
+            }
         }
     }
 
     /** The provider {@code name} arrived ({@code arrived}) or departed. */
     public static void providerChange(String name, String version, boolean arrived) {
-        if (JFR) {
-            FabricEventRecorder.providerChange(name, version, arrived);
+        if (jfr) {
+            try {
+                FabricEventRecorder.providerChange(name, version, arrived);
+            } catch (LinkageError e) {
+                recorderFailed(e);
+            }
         }
+    }
+
+    /**
+     * A recording found JFR's generated classes out of the api bundle's reach (an OSGi framework
+     * that does not boot-delegate {@code jdk.jfr.*}: the event classes JFR instruments refer to
+     * its internal handler classes): the events go off, once, with a warning that says how to
+     * turn them on, so that a recording never breaks what reported the event (a provider's
+     * arrival, a connection's end).
+     */
+    private static void recorderFailed(LinkageError e) {
+        jfr = false;
+        LOG.log(System.Logger.Level.WARNING, "JOFI's JFR events are off: " + e + " (in an OSGi framework, add"
+                + " jdk.jfr.* to org.osgi.framework.bootdelegation; cnf/jofi.bndrun does)");
     }
 }
