@@ -28,6 +28,8 @@ import org.junit.jupiter.api.Assumptions;
  * Every wait is bounded: the program has its own {@code alarm()} watchdog
  * ({@link #TIMEOUT} minus 5 s), and {@link #assertSucceeded()} kills it when the wait runs out.
  * The actions (one argument each) are documented at the top of jofi_peer.c.
+ * {@code -Djofi.verbs.peer.fiLog=warn} (e.g. through {@code JOFI_VM_JAVA_OPTS}) runs the peer
+ * with that {@code FI_LOG_LEVEL}: libfabric's own diagnostics land in the transcript.
  */
 final class VerbsNativePeer implements AutoCloseable {
 
@@ -49,7 +51,16 @@ final class VerbsNativePeer implements AutoCloseable {
     private VerbsNativePeer(List<String> command) {
         description = String.join(" ", command);
         try {
-            process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            // rxm (-e rdm) sizes its MSG CQ for FI_UNIVERSE_SIZE peers (default 256): more
+            // entries than soft-RoCE's CQs take, so fi_enable fails with EINVAL ("Unable to
+            // create verbs CQ"); the tests have one peer each
+            builder.environment().put("FI_UNIVERSE_SIZE", "4");
+            String fiLog = System.getProperty("jofi.verbs.peer.fiLog");
+            if (fiLog != null) {
+                builder.environment().put("FI_LOG_LEVEL", fiLog); // libfabric's own warnings in the transcript
+            }
+            process = builder.start();
         } catch (IOException e) {
             throw new IllegalStateException("cannot start " + description, e);
         }
@@ -78,6 +89,36 @@ final class VerbsNativePeer implements AutoCloseable {
     /** Starts a scripted libfabric verbs client that connects to {@code port} on {@link #HOST}. */
     static VerbsNativePeer client(int port, String... actions) {
         return new VerbsNativePeer(command("client", List.of("-a", HOST, "-p", Integer.toString(port)), actions));
+    }
+
+    /**
+     * Starts one of the peer's fabtests modes ({@code pingpong}, {@code bw}, {@code rma_bw};
+     * jofi_peer.c's header) over libfabric's verbs provider as a server on {@link #HOST} with a
+     * free port and fabtests' {@code options}, and waits until it listens (with {@code -e rdm}:
+     * {@code verbs;ofi_rxm}, listening once its endpoint is enabled).
+     */
+    static VerbsNativePeer fabtestsServer(String mode, List<String> options) {
+        List<String> command = fabtestsCommand(mode, options);
+        command.addAll(List.of("-s", HOST, "-B", "0"));
+        VerbsNativePeer peer = new VerbsNativePeer(command);
+        peer.awaitListening();
+        return peer;
+    }
+
+    /** Starts one of the peer's fabtests modes as a client of {@link #HOST}:{@code port}. */
+    static VerbsNativePeer fabtestsClient(String mode, int port, List<String> options) {
+        List<String> command = fabtestsCommand(mode, options);
+        command.addAll(List.of("-P", Integer.toString(port), HOST));
+        return new VerbsNativePeer(command);
+    }
+
+    private static List<String> fabtestsCommand(String mode, List<String> options) {
+        List<String> command = new ArrayList<>();
+        command.add(EXECUTABLE.toAbsolutePath().toString());
+        command.add(mode);
+        command.addAll(List.of("-p", "verbs", "-t", Long.toString(TIMEOUT.toSeconds() - 5)));
+        command.addAll(options);
+        return command;
     }
 
     private static List<String> command(String role, List<String> options, String... actions) {
@@ -144,6 +185,27 @@ final class VerbsNativePeer implements AutoCloseable {
             throw new IllegalStateException("not a listening peer: " + description);
         }
         return port;
+    }
+
+    /**
+     * Whether a client ended within a few seconds, failed, and said its connection was refused
+     * or rejected (no listener yet on the port): the caller may start it again. A client still
+     * running after that time is connected, or still trying: false.
+     */
+    boolean exitsRefused() throws InterruptedException {
+        if (!process.waitFor(5, TimeUnit.SECONDS) || process.exitValue() == 0) {
+            return false;
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(5));
+        String text = String.join("\n", output()).toLowerCase(java.util.Locale.ROOT);
+        return text.contains("refused") || text.contains("reject") || text.contains("unreachable");
+    }
+
+    /** Every line printed so far. */
+    List<String> output() {
+        synchronized (lines) {
+            return new ArrayList<>(lines);
+        }
     }
 
     /** The command line and every line printed so far, for failure messages. */
