@@ -4,11 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jofi.Fabrics;
-import io.jofi.tools.CommandContext;
-import io.jofi.tools.Commands;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import io.jofi.tools.CapturedRun;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -46,30 +42,13 @@ class ShmPerfCommandsTest {
         return ProcessHandle.current().pid() + "x" + (++unique);
     }
 
-    record Run(int status, String out, String err) {
-        List<String> rows() {
-            List<String> rows = new ArrayList<>();
-            for (String line : out.split("\n")) {
-                if (!line.isBlank() && !line.startsWith("bytes")) {
-                    rows.add(line);
-                }
-            }
-            return rows;
-        }
-    }
-
-    static Run run(String command, String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
-        int status = Commands.run(command, List.of(args), new CommandContext(Fabrics.standalone(), null, o, e));
-        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    static CapturedRun run(String command, String... args) {
+        return CapturedRun.of(command, List.of(args), Fabrics.standalone());
     }
 
     /** Runs the client once the server's endpoint has its name (until then the first send is unreachable). */
-    private static Run client(Future<Run> server, String command, String... args) throws Exception {
-        Run r = null;
+    private static CapturedRun client(Future<CapturedRun> server, String command, String... args) throws Exception {
+        CapturedRun r = null;
         for (int attempt = 0; attempt < 100; attempt++) {
             r = run(command, args);
             if (r.status() == 0 || server.isDone()) {
@@ -80,7 +59,7 @@ class ShmPerfCommandsTest {
         return r;
     }
 
-    private static void assertTable(Run r, String... sizes) {
+    private static void assertTable(CapturedRun r, String... sizes) {
         assertEquals(0, r.status(), () -> "exit status; stdout:\n" + r.out() + "stderr:\n" + r.err());
         List<String> rows = r.rows();
         assertEquals(sizes.length, rows.size(), () -> "one row per size:\n" + r.out());
@@ -96,12 +75,12 @@ class ShmPerfCommandsTest {
     void pingpongByService() throws Exception {
         for (String mode : new String[] {"spin", "sread"}) {
             String svc = service();
-            Future<Run> server = SERVERS.submit(() -> run("pingpong", "-p", "shm", "-e", "rdm", "-c", mode, "-S", "1k",
+            Future<CapturedRun> server = SERVERS.submit(() -> run("pingpong", "-p", "shm", "-e", "rdm", "-c", mode, "-S", "1k",
                     "-I", "20", "-w", "2", "-B", svc));
-            Run client = client(server, "pingpong", "-p", "shm", "-e", "rdm", "-c", mode, "-S", "1k", "-I", "20",
+            CapturedRun client = client(server, "pingpong", "-p", "shm", "-e", "rdm", "-c", mode, "-S", "1k", "-I", "20",
                     "-w", "2", "-P", svc, "localhost");
             if (client.status() != 0 && server.isDone()) {
-                Run srv = server.get();
+                CapturedRun srv = server.get();
                 assertEquals(0, client.status(), () -> "client failed; client stderr:\n" + client.err()
                         + "server status " + srv.status() + ", stderr:\n" + srv.err());
             }
@@ -114,9 +93,9 @@ class ShmPerfCommandsTest {
     @Test
     void pingpongByExplicitName() throws Exception {
         String name = "fi_shm://jofi-pp-" + service();
-        Future<Run> server = SERVERS.submit(() -> run("pingpong", "-p", "shm", "-e", "rdm", "-I", "10", "-w", "2",
+        Future<CapturedRun> server = SERVERS.submit(() -> run("pingpong", "-p", "shm", "-e", "rdm", "-I", "10", "-w", "2",
                 "-s", name));
-        Run client = client(server, "pingpong", "-p", "shm", "-e", "rdm", "-I", "10", "-w", "2", name);
+        CapturedRun client = client(server, "pingpong", "-p", "shm", "-e", "rdm", "-I", "10", "-w", "2", name);
         assertTable(client, "64", "256", "1k", "4k", "64k", "1m");
         assertTable(server.get(60, TimeUnit.SECONDS), "64", "256", "1k", "4k", "64k", "1m");
     }
@@ -124,9 +103,9 @@ class ShmPerfCommandsTest {
     @Test
     void bandwidthByService() throws Exception {
         String svc = service();
-        Future<Run> server = SERVERS.submit(() -> run("bw", "-p", "shm", "-e", "rdm", "-S", "64k", "-I", "5", "-W", "16",
+        Future<CapturedRun> server = SERVERS.submit(() -> run("bw", "-p", "shm", "-e", "rdm", "-S", "64k", "-I", "5", "-W", "16",
                 "-B", svc));
-        Run client = client(server, "bw", "-p", "shm", "-e", "rdm", "-S", "64k", "-I", "5", "-W", "16", "-P", svc,
+        CapturedRun client = client(server, "bw", "-p", "shm", "-e", "rdm", "-S", "64k", "-I", "5", "-W", "16", "-P", svc,
                 "localhost");
         assertTable(client, "64k");
         assertTable(server.get(60, TimeUnit.SECONDS), "64k");
@@ -137,7 +116,7 @@ class ShmPerfCommandsTest {
     @Test
     void secondServerOnTheSameServiceIsRefused() throws Exception {
         String svc = service();
-        Future<Run> first = SERVERS.submit(() -> run("pingpong", "-p", "shm", "-e", "rdm", "-S", "64", "-I", "5",
+        Future<CapturedRun> first = SERVERS.submit(() -> run("pingpong", "-p", "shm", "-e", "rdm", "-S", "64", "-I", "5",
                 "--timeout", "20", "-B", svc));
         // the first holds the name once its link exists (before that, the second would become the server)
         java.nio.file.Path link = java.nio.file.Path.of(System.getProperty("jofi.shm.directory", ShmSettings.DEFAULT_DIRECTORY))
@@ -145,11 +124,11 @@ class ShmPerfCommandsTest {
         for (int i = 0; i < 600 && !java.nio.file.Files.exists(link, java.nio.file.LinkOption.NOFOLLOW_LINKS); i++) {
             Thread.sleep(100);
         }
-        Run second = run("pingpong", "-p", "shm", "-e", "rdm", "-S", "64", "-I", "5", "-B", svc);
-        Run s = second;
+        CapturedRun second = run("pingpong", "-p", "shm", "-e", "rdm", "-S", "64", "-I", "5", "-B", svc);
+        CapturedRun s = second;
         assertEquals(1, s.status(), s::err);
         assertTrue(s.err().contains("svc-" + svc) && s.err().contains("in use"), s::err);
-        Run client = client(first, "pingpong", "-p", "shm", "-e", "rdm", "-S", "64", "-I", "5", "-P", svc, "localhost");
+        CapturedRun client = client(first, "pingpong", "-p", "shm", "-e", "rdm", "-S", "64", "-I", "5", "-P", svc, "localhost");
         assertTable(client, "64");
         assertTable(first.get(60, TimeUnit.SECONDS), "64");
     }

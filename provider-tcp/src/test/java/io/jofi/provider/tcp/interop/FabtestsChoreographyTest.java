@@ -1,16 +1,13 @@
 package io.jofi.provider.tcp.interop;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jofi.Fabrics;
-import io.jofi.tools.CommandContext;
-import io.jofi.tools.Commands;
-import java.io.ByteArrayOutputStream;
+import io.jofi.tools.CapturedRun;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -49,25 +46,8 @@ class FabtestsChoreographyTest {
         SERVERS.shutdownNow();
     }
 
-    record Run(int status, String out, String err) {
-        List<String> rows() {
-            List<String> rows = new ArrayList<>();
-            for (String line : out.split("\n")) {
-                if (!line.isBlank() && !line.startsWith("bytes")) {
-                    rows.add(line.trim());
-                }
-            }
-            return rows;
-        }
-    }
-
-    static Run jofi(String command, List<String> args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
-        int status = Commands.run(command, args, new CommandContext(Fabrics.standalone(), null, o, e));
-        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    static CapturedRun jofi(String command, List<String> args) {
+        return CapturedRun.of(command, args, Fabrics.standalone());
     }
 
     static int freePort() throws IOException {
@@ -108,7 +88,7 @@ class FabtestsChoreographyTest {
     void jofiClientAgainstCServer(String mode, List<String> options) {
         NativePeer.assumeNativeLibfabric();
         try (NativePeer peer = NativePeer.fabtestsServer(mode, options.toArray(String[]::new))) {
-            Run client = jofi(mode, jofiArgs(options, "-P", Integer.toString(peer.port()), NativePeer.HOST));
+            CapturedRun client = jofi(mode, jofiArgs(options, "-P", Integer.toString(peer.port()), NativePeer.HOST));
             assertEquals(0, client.status(), () -> "jofi " + mode + " client: " + client.err() + "\n" + client.out()
                     + "\n" + peer.transcript());
             peer.assertSucceeded();
@@ -121,10 +101,10 @@ class FabtestsChoreographyTest {
     void cClientAgainstJofiServer(String mode, List<String> options) throws Exception {
         NativePeer.assumeNativeLibfabric();
         String port = Integer.toString(freePort());
-        Future<Run> server = SERVERS.submit(() -> jofi(mode, jofiArgs(options, "-B", port, "-s", NativePeer.HOST)));
+        Future<CapturedRun> server = SERVERS.submit(() -> jofi(mode, jofiArgs(options, "-B", port, "-s", NativePeer.HOST)));
         NativePeer peer = connectWithRetry(mode, Integer.parseInt(port), options);
         try {
-            Run s = server.get(60, TimeUnit.SECONDS);
+            CapturedRun s = server.get(60, TimeUnit.SECONDS);
             assertEquals(0, s.status(), () -> "jofi " + mode + " server: " + s.err() + "\n" + s.out() + "\n" + peer.transcript());
             peer.assertSucceeded();
             assertSameTable(s, peer);
@@ -148,23 +128,8 @@ class FabtestsChoreographyTest {
     }
 
     /** Both sides printed the same sizes, iteration counts and totals (fabtests' table). */
-    static void assertSameTable(Run jofi, NativePeer peer) {
-        List<String> c = new ArrayList<>();
-        for (String line : peer.output()) {
-            if (line.matches("^\\d+(\\.\\d)?[kmg]?\\s+\\d+[kmb]?\\s+.*")) {
-                c.add(line.trim());
-            }
-        }
-        List<String> j = jofi.rows();
-        assertTrue(!j.isEmpty(), () -> "jofi printed no rows:\n" + jofi.out());
-        assertEquals(c.size(), j.size(), () -> "rows: jofi\n" + jofi.out() + "C\n" + peer.transcript());
-        for (int i = 0; i < j.size(); i++) {
-            String[] jc = j.get(i).split("\\s+");
-            String[] cc = c.get(i).split("\\s+");
-            for (int col = 0; col < 3; col++) {
-                assertEquals(cc[col], jc[col], "bytes/iters/total of row " + i + ": jofi '" + j.get(i) + "', C '" + c.get(i) + "'");
-            }
-        }
+    static void assertSameTable(CapturedRun jofi, NativePeer peer) {
+        assertNull(jofi.tableMismatch(peer.output()), () -> "C transcript:\n" + peer.transcript());
     }
 
     /** -v catches a wrong byte: the C peer sends byte 5 of every message wrong (-X). */
@@ -177,7 +142,7 @@ class FabtestsChoreographyTest {
                     : options);
             cOptions.add("-X");
             try (NativePeer peer = NativePeer.fabtestsServer(mode, cOptions.toArray(String[]::new))) {
-                Run client = jofi(mode, jofiArgs(mode.equals("pingpong") ? List.of("-S", "1024", "-I", "5", "-w", "1") : options,
+                CapturedRun client = jofi(mode, jofiArgs(mode.equals("pingpong") ? List.of("-S", "1024", "-I", "5", "-w", "1") : options,
                         "-v", "-P", Integer.toString(peer.port()), NativePeer.HOST));
                 if (mode.equals("pingpong")) {
                     assertEquals(1, client.status(), () -> client.err() + client.out());
@@ -192,11 +157,11 @@ class FabtestsChoreographyTest {
         // the other way: the C peer with -v finds JOFI's data right (every test above) and a
         // JOFI server finds the C client's wrong byte in its window check
         String port = Integer.toString(freePort());
-        Future<Run> server = SERVERS.submit(() -> jofi("bw", jofiArgs(List.of("-S", "1024", "-I", "5", "-w", "1", "-W", "4", "-v"),
+        Future<CapturedRun> server = SERVERS.submit(() -> jofi("bw", jofiArgs(List.of("-S", "1024", "-I", "5", "-w", "1", "-W", "4", "-v"),
                 "-B", port, "-s", NativePeer.HOST)));
         NativePeer peer = connectWithRetry("bw", Integer.parseInt(port), List.of("-S", "1024", "-I", "5", "-w", "1", "-W", "4", "-X"));
         try {
-            Run s = server.get(60, TimeUnit.SECONDS);
+            CapturedRun s = server.get(60, TimeUnit.SECONDS);
             assertEquals(1, s.status(), () -> s.err() + s.out());
             assertTrue(s.err().contains("Data check error (5!=#) at byte 5 for buffer size 1024"), s::err);
         } finally {
@@ -229,10 +194,10 @@ class FabtestsChoreographyTest {
         common.addAll(options);
         List<String> serverArgs = new ArrayList<>(common);
         serverArgs.addAll(List.of("-B", port, "-s", NativePeer.HOST));
-        Future<Run> server = SERVERS.submit(() -> jofi(mode, serverArgs));
+        Future<CapturedRun> server = SERVERS.submit(() -> jofi(mode, serverArgs));
         List<String> clientArgs = new ArrayList<>(common);
         clientArgs.addAll(List.of("-P", port, NativePeer.HOST));
-        Run client = null;
+        CapturedRun client = null;
         for (int attempt = 0; attempt < 50; attempt++) {
             client = jofi(mode, clientArgs);
             if (client.status() == 0 || server.isDone()) {
@@ -240,8 +205,8 @@ class FabtestsChoreographyTest {
             }
             Thread.sleep(100);
         }
-        Run c = client;
-        Run s = server.get(60, TimeUnit.SECONDS);
+        CapturedRun c = client;
+        CapturedRun s = server.get(60, TimeUnit.SECONDS);
         // each side's failure message carries the other's output: one side's end explains the other's
         assertEquals(0, c.status(), () -> "client: " + c.err() + c.out() + "\nserver: " + s.status() + " " + s.err() + s.out());
         assertEquals(0, s.status(), () -> "server: " + s.err() + s.out() + "\nclient: " + c.err() + c.out());
@@ -253,7 +218,7 @@ class FabtestsChoreographyTest {
     @Test
     void aWindowBeyondTheQueuesIsAUsageError() throws Exception {
         for (String mode : new String[] {"bw", "rma_bw"}) {
-            Run r = jofi(mode, jofiArgs(List.of("-W", "1000000", "-S", "64"), "-B", Integer.toString(freePort()), "-s", NativePeer.HOST));
+            CapturedRun r = jofi(mode, jofiArgs(List.of("-W", "1000000", "-S", "64"), "-B", Integer.toString(freePort()), "-s", NativePeer.HOST));
             assertEquals(2, r.status(), () -> mode + ": " + r.err());
             assertTrue(r.err().contains("-W 1000000 exceeds the endpoint's queues"), r::err);
         }

@@ -5,13 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jofi.Fabrics;
-import io.jofi.tools.CommandContext;
-import io.jofi.tools.Commands;
-import java.io.ByteArrayOutputStream;
+import io.jofi.tools.CapturedRun;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -39,26 +35,8 @@ class PerfCommandsTest {
         SERVERS.shutdownNow();
     }
 
-    /** The output and exit status of one command run. */
-    record Run(int status, String out, String err) {
-        List<String> rows() {
-            List<String> rows = new ArrayList<>();
-            for (String line : out.split("\n")) {
-                if (!line.isBlank() && !line.startsWith("bytes")) {
-                    rows.add(line);
-                }
-            }
-            return rows;
-        }
-    }
-
-    static Run run(String command, String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
-        int status = Commands.run(command, List.of(args), new CommandContext(Fabrics.standalone(), null, o, e));
-        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    static CapturedRun run(String command, String... args) {
+        return CapturedRun.of(command, List.of(args), Fabrics.standalone());
     }
 
     static int freePort() throws IOException {
@@ -67,13 +45,13 @@ class PerfCommandsTest {
         }
     }
 
-    private static Future<Run> server(String command, String... args) {
+    private static Future<CapturedRun> server(String command, String... args) {
         return SERVERS.submit(() -> run(command, args));
     }
 
     /** Runs the client once the server listens (retrying while the connection is refused). */
-    private static Run client(String command, String... args) throws InterruptedException {
-        Run r = null;
+    private static CapturedRun client(String command, String... args) throws InterruptedException {
+        CapturedRun r = null;
         for (int attempt = 0; attempt < 50; attempt++) {
             r = run(command, args);
             if (r.status() == 0 || !r.err().contains("refused")) {
@@ -84,7 +62,7 @@ class PerfCommandsTest {
         return r;
     }
 
-    private static void assertTable(Run r, String... sizes) {
+    private static void assertTable(CapturedRun r, String... sizes) {
         assertEquals(0, r.status(), () -> "exit status; stdout:\n" + r.out() + "stderr:\n" + r.err());
         assertTrue(r.out().startsWith("bytes   iters   total       time     MB/sec    usec/xfer   Mxfers/sec\n"),
                 () -> "fabtests' header:\n" + r.out());
@@ -101,8 +79,8 @@ class PerfCommandsTest {
     @Test
     void jofiPingpongServerAndClient() throws Exception {
         String port = Integer.toString(freePort());
-        Future<Run> server = server("pingpong", "-p", "tcp", "-e", "msg", "-I", "20", "-w", "2", "-B", port, "-s", "127.0.0.1");
-        Run client = client("pingpong", "-p", "tcp", "-e", "msg", "-I", "20", "-w", "2", "-P", port, "127.0.0.1");
+        Future<CapturedRun> server = server("pingpong", "-p", "tcp", "-e", "msg", "-I", "20", "-w", "2", "-B", port, "-s", "127.0.0.1");
+        CapturedRun client = client("pingpong", "-p", "tcp", "-e", "msg", "-I", "20", "-w", "2", "-P", port, "127.0.0.1");
         assertTable(client, "64", "256", "1k", "4k", "64k", "1m");
         assertTable(server.get(30, TimeUnit.SECONDS), "64", "256", "1k", "4k", "64k", "1m");
         assertTrue(client.rows().get(0).trim().split("\\s+")[1].equals("20"), "iters column: " + client.out());
@@ -117,11 +95,11 @@ class PerfCommandsTest {
     void jitWarmupRunsOnBothSidesAndCanBeTurnedOff() throws Exception {
         for (String type : new String[] {"msg", "rdm"}) {
             String port = Integer.toString(freePort());
-            Future<Run> server = server("bw", "-p", "tcp", "-e", type, "-S", "4k", "-I", "3", "-W", "8", "--percentiles",
+            Future<CapturedRun> server = server("bw", "-p", "tcp", "-e", type, "-S", "4k", "-I", "3", "-W", "8", "--percentiles",
                     "--jit-warmup", "300", "-B", port, "-s", "127.0.0.1");
-            Run client = client("bw", "-p", "tcp", "-e", type, "-S", "4k", "-I", "3", "-W", "8", "--percentiles",
+            CapturedRun client = client("bw", "-p", "tcp", "-e", type, "-S", "4k", "-I", "3", "-W", "8", "--percentiles",
                     "--jit-warmup", "300", "-P", port, "127.0.0.1");
-            Run s = server.get(30, TimeUnit.SECONDS);
+            CapturedRun s = server.get(30, TimeUnit.SECONDS);
             assertEquals(0, client.status(), () -> type + ": " + client.err());
             assertEquals(0, s.status(), () -> type + " server: " + s.err());
             assertTrue(client.out().contains("p50"), client::out);
@@ -129,10 +107,10 @@ class PerfCommandsTest {
             assertTrue(s.err().contains("JIT warm-up over loopback took"), type + " server: " + s.err());
         }
         String port = Integer.toString(freePort());
-        Future<Run> server = server("pingpong", "-p", "tcp", "-S", "64", "-I", "5", "--percentiles", "--jit-warmup", "0",
+        Future<CapturedRun> server = server("pingpong", "-p", "tcp", "-S", "64", "-I", "5", "--percentiles", "--jit-warmup", "0",
                 "-B", port, "-s", "127.0.0.1");
-        Run client = client("pingpong", "-p", "tcp", "-S", "64", "-I", "5", "--percentiles", "--jit-warmup", "0", "-P", port, "127.0.0.1");
-        Run s = server.get(30, TimeUnit.SECONDS);
+        CapturedRun client = client("pingpong", "-p", "tcp", "-S", "64", "-I", "5", "--percentiles", "--jit-warmup", "0", "-P", port, "127.0.0.1");
+        CapturedRun s = server.get(30, TimeUnit.SECONDS);
         assertEquals(0, client.status(), client::err);
         assertEquals(0, s.status(), s::err);
         assertFalse(client.err().contains("warm-up"), client.err());
@@ -143,16 +121,16 @@ class PerfCommandsTest {
     void everyCompletionWaitWorksWithPercentilesAndMachineLines() throws Exception {
         for (String mode : new String[] {"sread", "fd", "yield"}) {
             String port = Integer.toString(freePort());
-            Future<Run> server = server("pingpong", "-p", "tcp", "-S", "4k", "-I", "30", "-c", mode, "-B", port, "-s", "127.0.0.1");
-            Run client = client("pingpong", "-p", "tcp", "-S", "4k", "-I", "30", "-c", mode, "--percentiles", "-P", port, "127.0.0.1");
+            Future<CapturedRun> server = server("pingpong", "-p", "tcp", "-S", "4k", "-I", "30", "-c", mode, "-B", port, "-s", "127.0.0.1");
+            CapturedRun client = client("pingpong", "-p", "tcp", "-S", "4k", "-I", "30", "-c", mode, "--percentiles", "-P", port, "127.0.0.1");
             assertEquals(0, client.status(), () -> mode + ": " + client.err());
             assertTrue(client.out().contains("p50") && client.out().contains("p99.9"), () -> mode + " --percentiles:\n" + client.out());
-            Run s = server.get(30, TimeUnit.SECONDS);
+            CapturedRun s = server.get(30, TimeUnit.SECONDS);
             assertEquals(0, s.status(), () -> mode + " server: " + s.err());
         }
         String port = Integer.toString(freePort());
-        Future<Run> server = server("pingpong", "-p", "tcp", "-S", "100", "-I", "10", "-m", "-B", port, "-s", "127.0.0.1");
-        Run client = client("pingpong", "-p", "tcp", "-S", "100", "-I", "10", "-m", "-P", port, "127.0.0.1");
+        Future<CapturedRun> server = server("pingpong", "-p", "tcp", "-S", "100", "-I", "10", "-m", "-B", port, "-s", "127.0.0.1");
+        CapturedRun client = client("pingpong", "-p", "tcp", "-S", "100", "-I", "10", "-m", "-P", port, "127.0.0.1");
         assertEquals(0, client.status(), client::err);
         assertTrue(client.out().contains("- { xfer_size: 100, iterations: 10, total: 2000, time: "), client::out);
         assertEquals(0, server.get(30, TimeUnit.SECONDS).status());
@@ -161,8 +139,8 @@ class PerfCommandsTest {
     @Test
     void jofiBandwidth() throws Exception {
         String port = Integer.toString(freePort());
-        Future<Run> server = server("bw", "-p", "tcp", "-S", "64k", "-I", "5", "-W", "16", "-B", port, "-s", "127.0.0.1");
-        Run client = client("bw", "-p", "tcp", "-S", "64k", "-I", "5", "-W", "16", "-P", port, "127.0.0.1");
+        Future<CapturedRun> server = server("bw", "-p", "tcp", "-S", "64k", "-I", "5", "-W", "16", "-B", port, "-s", "127.0.0.1");
+        CapturedRun client = client("bw", "-p", "tcp", "-S", "64k", "-I", "5", "-W", "16", "-P", port, "127.0.0.1");
         assertTable(client, "64k");
         assertTable(server.get(30, TimeUnit.SECONDS), "64k");
         String[] cols = client.rows().get(0).trim().split("\\s+");
@@ -175,16 +153,16 @@ class PerfCommandsTest {
     void jofiRdmPingpongInEveryCompletionWait() throws Exception {
         for (String mode : new String[] {"spin", "sread"}) {
             String port = Integer.toString(freePort());
-            Future<Run> server = server("pingpong", "-p", "tcp", "-e", "rdm", "-S", "1k", "-I", "20", "-w", "2", "-c", mode,
+            Future<CapturedRun> server = server("pingpong", "-p", "tcp", "-e", "rdm", "-S", "1k", "-I", "20", "-w", "2", "-c", mode,
                     "-B", port, "-s", "127.0.0.1");
-            Run client = client("pingpong", "-p", "tcp", "-e", "rdm", "-S", "1k", "-I", "20", "-w", "2", "-c", mode,
+            CapturedRun client = client("pingpong", "-p", "tcp", "-e", "rdm", "-S", "1k", "-I", "20", "-w", "2", "-c", mode,
                     "-P", port, "127.0.0.1");
             assertTable(client, "1k");
             assertTable(server.get(30, TimeUnit.SECONDS), "1k");
         }
         String port = Integer.toString(freePort());
-        Future<Run> server = server("pingpong", "-p", "tcp", "-e", "rdm", "-I", "10", "-w", "2", "-B", port, "-s", "127.0.0.1");
-        Run client = client("pingpong", "-p", "tcp", "-e", "rdm", "-I", "10", "-w", "2", "-P", port, "127.0.0.1");
+        Future<CapturedRun> server = server("pingpong", "-p", "tcp", "-e", "rdm", "-I", "10", "-w", "2", "-B", port, "-s", "127.0.0.1");
+        CapturedRun client = client("pingpong", "-p", "tcp", "-e", "rdm", "-I", "10", "-w", "2", "-P", port, "127.0.0.1");
         assertTable(client, "64", "256", "1k", "4k", "64k", "1m");
         assertTable(server.get(30, TimeUnit.SECONDS), "64", "256", "1k", "4k", "64k", "1m");
     }
@@ -192,8 +170,8 @@ class PerfCommandsTest {
     @Test
     void jofiRdmBandwidth() throws Exception {
         String port = Integer.toString(freePort());
-        Future<Run> server = server("bw", "-p", "tcp", "-e", "rdm", "-S", "64k", "-I", "5", "-W", "16", "-B", port, "-s", "127.0.0.1");
-        Run client = client("bw", "-p", "tcp", "-e", "rdm", "-S", "64k", "-I", "5", "-W", "16", "-P", port, "127.0.0.1");
+        Future<CapturedRun> server = server("bw", "-p", "tcp", "-e", "rdm", "-S", "64k", "-I", "5", "-W", "16", "-B", port, "-s", "127.0.0.1");
+        CapturedRun client = client("bw", "-p", "tcp", "-e", "rdm", "-S", "64k", "-I", "5", "-W", "16", "-P", port, "127.0.0.1");
         assertTable(client, "64k");
         assertTable(server.get(30, TimeUnit.SECONDS), "64k");
     }
@@ -202,7 +180,7 @@ class PerfCommandsTest {
     void jofiClientAgainstCPingpongServer() throws Exception {
         NativePeer.assumeNativeLibfabric();
         try (NativePeer peer = NativePeer.pingpongServer("-p", "tcp", "-e", "msg", "-I", "20", "-w", "2")) {
-            Run client = run("pingpong", "-p", "tcp", "-e", "msg", "-I", "20", "-w", "2", "-P", Integer.toString(peer.port()), NativePeer.HOST);
+            CapturedRun client = run("pingpong", "-p", "tcp", "-e", "msg", "-I", "20", "-w", "2", "-P", Integer.toString(peer.port()), NativePeer.HOST);
             assertTable(client, "64", "256", "1k", "4k", "64k", "1m");
             peer.assertSucceeded();
             assertEquals(6, peer.output().stream().filter(l -> l.matches("^\\d+[km]?\\s+20\\s.*")).count(), peer::transcript);
@@ -213,7 +191,7 @@ class PerfCommandsTest {
     void cClientAgainstJofiPingpongServer() throws Exception {
         NativePeer.assumeNativeLibfabric();
         String port = Integer.toString(freePort());
-        Future<Run> server = server("pingpong", "-p", "tcp", "-e", "msg", "-S", "4k", "-I", "20", "-w", "2", "-B", port, "-s", NativePeer.HOST);
+        Future<CapturedRun> server = server("pingpong", "-p", "tcp", "-e", "msg", "-S", "4k", "-I", "20", "-w", "2", "-B", port, "-s", NativePeer.HOST);
         NativePeer peer = null;
         try {
             for (int attempt = 0; attempt < 50; attempt++) {

@@ -8,7 +8,7 @@ import static io.jofi.provider.tcp.interop.FabtestsChoreographyTest.jofiArgs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jofi.provider.tcp.interop.FabtestsChoreographyTest.Run;
+import io.jofi.tools.CapturedRun;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -74,7 +74,7 @@ class RdmFabtestsChoreographyTest {
     void jofiClientAgainstCServer(String mode, List<String> options) {
         NativePeer.assumeNativeLibfabric();
         try (NativePeer peer = NativePeer.fabtestsServer(mode, cOptions(options))) {
-            Run client = jofi(mode, jofiArgs("rdm", options, "-P", Integer.toString(peer.port()), NativePeer.HOST));
+            CapturedRun client = jofi(mode, jofiArgs("rdm", options, "-P", Integer.toString(peer.port()), NativePeer.HOST));
             assertEquals(0, client.status(), () -> "jofi " + mode + " client: " + client.err() + "\n" + client.out()
                     + "\n" + peer.transcript());
             peer.assertSucceeded();
@@ -88,10 +88,10 @@ class RdmFabtestsChoreographyTest {
     void cClientAgainstJofiServer(String mode, List<String> options) throws Exception {
         NativePeer.assumeNativeLibfabric();
         String port = Integer.toString(freePort());
-        Future<Run> server = SERVERS.submit(() -> jofi(mode, jofiArgs("rdm", options, "-B", port, "-s", NativePeer.HOST)));
+        Future<CapturedRun> server = SERVERS.submit(() -> jofi(mode, jofiArgs("rdm", options, "-B", port, "-s", NativePeer.HOST)));
         NativePeer peer = connectWithRetry(mode, Integer.parseInt(port), List.of(cOptions(options)));
         try {
-            Run s = server.get(60, TimeUnit.SECONDS);
+            CapturedRun s = server.get(60, TimeUnit.SECONDS);
             assertEquals(0, s.status(), () -> "jofi " + mode + " server: " + s.err() + "\n" + s.out() + "\n" + peer.transcript());
             peer.assertSucceeded();
             assertTrue(peer.output().contains("provider tcp;ofi_rxm"), peer::transcript);
@@ -113,7 +113,7 @@ class RdmFabtestsChoreographyTest {
             List<String> corrupt = new ArrayList<>(options);
             corrupt.add("-X");
             try (NativePeer peer = NativePeer.fabtestsServer("pingpong", cOptions(corrupt))) {
-                Run client = jofi("pingpong", jofiArgs("rdm", options, "-v", "-P", Integer.toString(peer.port()), NativePeer.HOST));
+                CapturedRun client = jofi("pingpong", jofiArgs("rdm", options, "-v", "-P", Integer.toString(peer.port()), NativePeer.HOST));
                 assertEquals(1, client.status(), () -> client.err() + client.out());
                 assertTrue(client.err().contains("Data check error (5!=#) at byte 5 for buffer size " + size), client::err);
             }
@@ -134,7 +134,7 @@ class RdmFabtestsChoreographyTest {
         try (NativePeer peer = NativePeer.fabtestsServer("pingpong", cOptions(tagged))) {
             List<String> args = new ArrayList<>(jofiArgs("rdm", options, "-P", Integer.toString(peer.port()), NativePeer.HOST));
             args.set(args.indexOf("--timeout") + 1, "3");
-            Run client = jofi("pingpong", args);
+            CapturedRun client = jofi("pingpong", args);
             assertEquals(1, client.status(), () -> client.err() + client.out());
             assertTrue(peer.awaitExit(NativePeer.TIMEOUT) != 0, peer::transcript);
         }

@@ -3,9 +3,6 @@ package io.jofi.provider.verbs.interop;
 import static io.jofi.provider.verbs.interop.JofiVerbsMsgPeer.data;
 
 import io.jofi.FabricException;
-import io.jofi.Fabrics;
-import io.jofi.ProviderInfo;
-import io.jofi.ProviderState;
 import io.jofi.Progress;
 
 import org.junit.jupiter.api.Assumptions;
@@ -36,13 +33,7 @@ class VerbsInteropTest {
     /** Per test, not per class: a class-level assumption would show as 0 tests and hide the reason. */
     @BeforeEach
     void inTheVmWithThePeer() {
-        Assumptions.assumeTrue(Boolean.getBoolean("jofi.verbs.vm"),
-                "verbs interop runs in the soft-RoCE VM only: provider-verbs/vm/run-tests");
-        ProviderInfo verbs = Fabrics.standalone().providers().stream()
-                .filter(p -> p.name().equals("verbs")).findFirst().orElse(null);
-        Assumptions.assumeTrue(verbs != null, "verbs unavailable: the provider is not registered");
-        Assumptions.assumeTrue(verbs.state() == ProviderState.AVAILABLE, "verbs unavailable: " + verbs.reason());
-        VerbsNativePeer.assumeAvailable();
+        VerbsNativePeer.assumeInTheVm();
         Assumptions.assumeFalse("siw0".equals(System.getenv("JOFI_VM_DEVICE")), "iWARP (siw0) has no immediate"
                 + " data and no RNR retry, and the scripted exchanges post each receive after the previous"
                 + " message and send CQ data: interop is proven on rxe0 (vm/run-tests without --siw)");

@@ -14,6 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.jofi.Fabrics;
+import io.jofi.ProviderInfo;
+import io.jofi.ProviderState;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -77,6 +80,21 @@ final class VerbsNativePeer implements AutoCloseable {
         Assumptions.assumeTrue(Files.isExecutable(EXECUTABLE), () -> "the C interop peer "
                 + EXECUTABLE.toAbsolutePath() + " is missing: provider-verbs/vm/run-tests compiles it on the host"
                 + " (needs gcc and libfabric-dev there: apt-get install -y gcc libfabric-dev)");
+    }
+
+    /**
+     * Skips the calling test (per test, not per class: a class-level assumption would show as 0
+     * tests and hide the reason) unless it runs in the VM ({@code -Djofi.verbs.vm=true}), with
+     * the verbs provider available and the host-compiled peer present.
+     */
+    static void assumeInTheVm() {
+        Assumptions.assumeTrue(Boolean.getBoolean("jofi.verbs.vm"),
+                "verbs interop runs in the soft-RoCE VM only: provider-verbs/vm/run-tests");
+        ProviderInfo verbs = Fabrics.standalone().providers().stream()
+                .filter(p -> p.name().equals("verbs")).findFirst().orElse(null);
+        Assumptions.assumeTrue(verbs != null, "verbs unavailable: the provider is not registered");
+        Assumptions.assumeTrue(verbs.state() == ProviderState.AVAILABLE, "verbs unavailable: " + verbs.reason());
+        assumeAvailable();
     }
 
     /** Starts a scripted libfabric verbs server on {@link #HOST} with a free port and waits until it listens. */

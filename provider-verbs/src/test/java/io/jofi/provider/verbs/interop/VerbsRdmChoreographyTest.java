@@ -1,18 +1,13 @@
 package io.jofi.provider.verbs.interop;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jofi.Fabrics;
-import io.jofi.ProviderInfo;
-import io.jofi.ProviderState;
-import io.jofi.tools.CommandContext;
-import io.jofi.tools.Commands;
-import java.io.ByteArrayOutputStream;
+import io.jofi.tools.CapturedRun;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -61,13 +56,7 @@ class VerbsRdmChoreographyTest {
 
     @BeforeEach
     void inTheVmWithThePeer() {
-        Assumptions.assumeTrue(Boolean.getBoolean("jofi.verbs.vm"),
-                "verbs interop runs in the soft-RoCE VM only: provider-verbs/vm/run-tests");
-        ProviderInfo verbs = Fabrics.standalone().providers().stream()
-                .filter(p -> p.name().equals("verbs")).findFirst().orElse(null);
-        Assumptions.assumeTrue(verbs != null, "verbs unavailable: the provider is not registered");
-        Assumptions.assumeTrue(verbs.state() == ProviderState.AVAILABLE, "verbs unavailable: " + verbs.reason());
-        VerbsNativePeer.assumeAvailable();
+        VerbsNativePeer.assumeInTheVm();
         Assumptions.assumeFalse("siw0".equals(System.getenv("JOFI_VM_DEVICE")),
                 "RDM interop with libfabric's verbs;ofi_rxm is proven on rxe0 (vm/run-tests without --siw)");
     }
@@ -89,7 +78,7 @@ class VerbsRdmChoreographyTest {
     @MethodSource("choreographies")
     void jofiClientAgainstCServer(String mode, List<String> options) {
         try (VerbsNativePeer peer = VerbsNativePeer.fabtestsServer(mode, cOptions(options))) {
-            Run client = jofi(mode, jofiArgs(options, "-P", Integer.toString(peer.port()), VerbsNativePeer.HOST));
+            CapturedRun client = jofi(mode, jofiArgs(options, "-P", Integer.toString(peer.port()), VerbsNativePeer.HOST));
             assertEquals(0, client.status(), () -> "jofi " + mode + " client: " + client.err() + "\n" + client.out()
                     + "\n" + peer.transcript());
             peer.assertSucceeded();
@@ -102,10 +91,10 @@ class VerbsRdmChoreographyTest {
     @MethodSource("choreographies")
     void cClientAgainstJofiServer(String mode, List<String> options) throws Exception {
         String port = Integer.toString(freePort());
-        Future<Run> server = SERVERS.submit(() -> jofi(mode, jofiArgs(options, "-B", port, "-s", VerbsNativePeer.HOST)));
+        Future<CapturedRun> server = SERVERS.submit(() -> jofi(mode, jofiArgs(options, "-B", port, "-s", VerbsNativePeer.HOST)));
         VerbsNativePeer peer = connectWithRetry(mode, Integer.parseInt(port), cOptions(options), server);
         try {
-            Run s = server.get(120, TimeUnit.SECONDS);
+            CapturedRun s = server.get(120, TimeUnit.SECONDS);
             assertEquals(0, s.status(), () -> "jofi " + mode + " server: " + s.err() + "\n" + s.out() + "\n" + peer.transcript());
             peer.assertSucceeded();
             assertTrue(String.join("\n", peer.output()).contains("provider verbs;ofi_rxm"), peer::transcript);
@@ -120,7 +109,7 @@ class VerbsRdmChoreographyTest {
      * prints nothing when it listens, so a client that found no listener (rdma_cm's reject,
      * reported by rxm as a refused connection) is started again, while the server still runs.
      */
-    private static VerbsNativePeer connectWithRetry(String mode, int port, List<String> options, Future<Run> server)
+    private static VerbsNativePeer connectWithRetry(String mode, int port, List<String> options, Future<CapturedRun> server)
             throws InterruptedException {
         Thread.sleep(1000); // the server's JVM-side start under TCG; retries cover the rest
         VerbsNativePeer peer = null;
@@ -155,46 +144,12 @@ class VerbsRdmChoreographyTest {
         }
     }
 
-    /** One in-process run of a tools command: its status and what it printed. */
-    record Run(int status, String out, String err) {
-        /** The table rows: every printed line but the header. */
-        List<String> rows() {
-            List<String> rows = new ArrayList<>();
-            for (String line : out.split("\n")) {
-                if (!line.isBlank() && !line.startsWith("bytes")) {
-                    rows.add(line.trim());
-                }
-            }
-            return rows;
-        }
-    }
-
-    private static Run jofi(String command, List<String> args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
-        int status = Commands.run(command, args, new CommandContext(Fabrics.standalone(), null, o, e));
-        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    private static CapturedRun jofi(String command, List<String> args) {
+        return CapturedRun.of(command, args, Fabrics.standalone());
     }
 
     /** Both sides printed the same sizes, iteration counts and totals (fabtests' table). */
-    private static void assertSameTable(Run jofi, VerbsNativePeer peer) {
-        List<String> c = new ArrayList<>();
-        for (String line : peer.output()) {
-            if (line.matches("^\\d+(\\.\\d)?[kmg]?\\s+\\d+[kmb]?\\s+.*")) {
-                c.add(line.trim());
-            }
-        }
-        List<String> j = jofi.rows();
-        assertTrue(!j.isEmpty(), () -> "jofi printed no rows:\n" + jofi.out());
-        assertEquals(c.size(), j.size(), () -> "rows: jofi\n" + jofi.out() + "C\n" + peer.transcript());
-        for (int i = 0; i < j.size(); i++) {
-            String[] jc = j.get(i).split("\\s+");
-            String[] cc = c.get(i).split("\\s+");
-            for (int col = 0; col < 3; col++) {
-                assertEquals(cc[col], jc[col], "bytes/iters/total of row " + i + ": jofi '" + j.get(i) + "', C '" + c.get(i) + "'");
-            }
-        }
+    private static void assertSameTable(CapturedRun jofi, VerbsNativePeer peer) {
+        assertNull(jofi.tableMismatch(peer.output()), () -> "C transcript:\n" + peer.transcript());
     }
 }
