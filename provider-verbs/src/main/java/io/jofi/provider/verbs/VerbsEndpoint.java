@@ -1,5 +1,6 @@
 package io.jofi.provider.verbs;
 
+import static io.jofi.provider.verbs.RmaSlots.K_READ;
 import static io.jofi.provider.verbs.RmaSlots.K_SEND;
 import static io.jofi.provider.verbs.RmaSlots.K_WRITE;
 
@@ -236,6 +237,21 @@ final class VerbsEndpoint extends VerbsEndpointCore {
     synchronized int transmit(int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long data, boolean withData,
                               long dest, long remoteAddr, long rkey, long compareAdd, long swap, Object context,
                               long flags, ByteBuffer result) {
+        int rc = post(kindAndOp, buf, desc, msg, length, data, withData, remoteAddr, rkey, compareAdd, swap, context,
+                flags, result);
+        // counted here, under the monitor: concurrent posters lose no count
+        return switch (kindAndOp & 0xFF) {
+            case K_SEND -> posts.send(rc, false);
+            case K_READ -> posts.rma(rc, true);
+            case K_WRITE -> posts.rma(rc, false);
+            default -> posts.atomic(rc);
+        };
+    }
+
+    /** {@link #transmit}'s work, under the monitor. */
+    private int post(int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long data, boolean withData,
+                     long remoteAddr, long rkey, long compareAdd, long swap, Object context, long flags,
+                     ByteBuffer result) {
         int rc = dataPathCheck();
         if (rc != 0) {
             return rc;
@@ -282,6 +298,11 @@ final class VerbsEndpoint extends VerbsEndpointCore {
      */
     @Override
     synchronized int receive(ByteBuffer buf, MemoryRegion desc, Msg msg, Object context, long flags) {
+        return posts.receive(postReceive(buf, desc, msg, context, flags), false); // under the monitor, as transmit
+    }
+
+    /** {@link #receive}'s work, under the monitor. */
+    private int postReceive(ByteBuffer buf, MemoryRegion desc, Msg msg, Object context, long flags) {
         int rc = receivable(buf, msg);
         if (rc != 0) {
             return rc;
@@ -373,6 +394,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
      * a post of a next step) left the queue pair in error, so the connection is over.
      */
     private void failTx(int slot, int status) {
+        transport.failedCompletion(status);
         tx.fail(slot, TransmitSlots.errnoOf(status), TransmitSlots.provErrnoOf(status));
         if (status != VerbsConstants.IBV_WC_WR_FLUSH_ERR && status < RmaSlots.POST_FAILED) {
             conn.onFailedWorkRequest();
