@@ -71,10 +71,7 @@ public final class StatsTrafficMain {
     }
 
     private static void traffic(Fabrics fabrics, String provider) throws Exception {
-        Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA);
-        hints.epAttr().type(EpType.RDM);
-        hints.fabricAttr().provName(provider);
-        Info info = fabrics.getInfo(null, null, 0, hints).get(0);
+        Info info = fabrics.getInfo(null, null, 0, hints(provider, Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA)).get(0);
         Fabric fabric = fabrics.fabric(info.fabricAttr(), null);
         Domain domain = fabric.domain(info, null);
         CompletionQueue txCq = domain.openCq(new CqAttr().waitObj(WaitObj.NONE), null);
@@ -140,6 +137,21 @@ public final class StatsTrafficMain {
             System.out.println("JMX " + provider + " " + attribute.replace(' ', '_') + " "
                     + ManagementFactory.getPlatformMBeanServer().getAttribute(name, attribute));
         }
+    }
+
+    /**
+     * RDM hints for {@code provider} with {@code caps}. The mr_mode bits say what this program
+     * handles, as the kit's fixture does: it reads at {@code MemoryRegion.address() + offset}
+     * with {@code key()} from memory it allocated (FI_MR_VIRT_ADDR, FI_MR_PROV_KEY,
+     * FI_MR_ALLOCATED), so a provider that needs them (verbs) matches; FI_MR_LOCAL it handles
+     * where the Info asks for it ({@link #rmaReads}).
+     */
+    static Info hints(String provider, long caps) {
+        Info hints = new Info().caps(caps);
+        hints.epAttr().type(EpType.RDM);
+        hints.fabricAttr().provName(provider);
+        hints.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
+        return hints;
     }
 
     /** {@link #READS} RMA reads of {@link #SIZE} bytes by the sender from a region of the (shared) domain. */

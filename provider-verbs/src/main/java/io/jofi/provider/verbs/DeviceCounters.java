@@ -24,7 +24,7 @@ import java.util.Map;
  *
  * <p>Read off the data path only: when a domain attaches the port, and by the connection-
  * management threads ({@link CmChannel}) at most once per {@link #REFRESH_NANOS}; this
- * object's monitor makes the refreshing thread the one writer. A value never goes down
+ * object's monitor lets one writer at a time store them. A value never goes down
  * ({@link StatsCounter#max}: a driver's reset shows as no change until it passes the old value).
  */
 final class DeviceCounters {

@@ -242,17 +242,17 @@ final class MsgConnection {
     /** An established connection ends by the peer or a failure: counted (and recorded) as lost. */
     private void lostIfUp(int err, String why) {
         if (state == CONNECTED) {
-            owner.transport.lost(localAddress(), peerAddress(), err, why);
+            owner.transport.lost(this, err, why);
         }
     }
 
     /** The connection's local sockaddr, or null before it has an id. */
-    private byte[] localAddress() {
+    byte[] localAddress() {
         return id == 0 ? null : Sockaddrs.get(id + RdmaCmIdDescriptor.ROUTE_ADDR_SRC_ADDR);
     }
 
     /** The peer's sockaddr, or null when not known. */
-    private byte[] peerAddress() {
+    byte[] peerAddress() {
         byte[] sa = id == 0 ? null : Sockaddrs.get(id + RdmaCmIdDescriptor.ROUTE_ADDR_DST_ADDR);
         return sa != null ? sa : peerName;
     }
@@ -309,7 +309,7 @@ final class MsgConnection {
                 byte[] data = state == CONNECTING
                         ? ConnData.read(ByteBuffer.wrap(privateData), 0, privateData.length) : null;
                 state = CONNECTED;
-                owner.transport.made(localAddress(), peerAddress());
+                owner.transport.made(this);
                 eq.post(Fi.FI_CONNECTED, owner, owner.context(), 0, null, data, data == null ? 0 : data.length);
             }
         } else if (mapped == Fi.FI_SHUTDOWN) {
@@ -334,7 +334,7 @@ final class MsgConnection {
     /** Connection setup failed: an error event on the EQ (R14), the connection is DOWN. */
     private void fail(int err, int provErrno, byte[] errData) {
         if (request == null) {
-            owner.transport.refused(localAddress(), peerAddress(), err); // our connect, not a request we took
+            owner.transport.refused(this, err); // our connect, not a request we took
         }
         state = DOWN;
         if (eq != null) {

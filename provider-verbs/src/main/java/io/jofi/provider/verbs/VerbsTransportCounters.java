@@ -36,32 +36,34 @@ final class VerbsTransportCounters {
         rnrRetriesExceeded = group.counter("RNR retries exceeded");
     }
 
-    /** The connection between {@code local} and {@code peer} (sockaddrs, or null) is up. */
-    void made(byte[] local, byte[] peer) {
+    /** {@code c} is up. */
+    void made(MsgConnection c) {
         made.increment();
-        if (FabricEvents.connectionsRecorded()) {
-            FabricEvents.connectionEstablished("verbs", owner, text(local), text(peer));
+        if (FabricEvents.connectionsRecorded()) { // the addresses are looked up for a recording only
+            FabricEvents.connectionEstablished("verbs", owner, text(c.localAddress()), text(c.peerAddress()));
         }
     }
 
-    /** Our connect to {@code peer} failed ({@code err}, positive): rejected, unreachable, timed out. */
-    void refused(byte[] local, byte[] peer, int err) {
+    /** Our connect ({@code c}) failed ({@code err}, positive): rejected, unreachable, timed out. */
+    void refused(MsgConnection c, int err) {
         refused.increment();
         if (FabricEvents.connectionsRecorded()) {
-            FabricEvents.connectionRefused("verbs", owner, text(local), text(peer), err, Errno.strerror(err));
-            FabricEvents.peerFailed("verbs", owner, text(peer), err);
+            String peer = text(c.peerAddress());
+            FabricEvents.connectionRefused("verbs", owner, text(c.localAddress()), peer, err, Errno.strerror(err));
+            FabricEvents.peerFailed("verbs", owner, peer, err);
         }
     }
 
     /**
-     * The established connection ended by the peer or a failure ({@code err}, positive; a
+     * The established connection {@code c} ended by the peer or a failure ({@code err}, positive; a
      * local {@code shutdown} or close is not a loss).
      */
-    void lost(byte[] local, byte[] peer, int err, String why) {
+    void lost(MsgConnection c, int err, String why) {
         lost.increment();
         if (FabricEvents.connectionsRecorded()) {
-            FabricEvents.connectionLost("verbs", owner, text(local), text(peer), err, why);
-            FabricEvents.peerFailed("verbs", owner, text(peer), err);
+            String peer = text(c.peerAddress());
+            FabricEvents.connectionLost("verbs", owner, text(c.localAddress()), peer, err, why);
+            FabricEvents.peerFailed("verbs", owner, peer, err);
         }
     }
 

@@ -18,4 +18,13 @@ class VerbsPostCountConformanceTest extends PostCountConformance {
     protected String provider() {
         return "verbs";
     }
+
+    /**
+     * Fewer than on the host: the VM emulates its CPUs (TCG), where the kit's 100 000 take 16 s
+     * on RDM; 5 000 per thread still interleave the four posters.
+     */
+    @Override
+    protected int postsPerThread() {
+        return 5_000;
+    }
 }
