@@ -237,38 +237,26 @@ final class VerbsEndpoint extends VerbsEndpointCore {
     synchronized int transmit(int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long data, boolean withData,
                               long dest, long remoteAddr, long rkey, long compareAdd, long swap, Object context,
                               long flags, ByteBuffer result) {
-        int rc = post(kindAndOp, buf, desc, msg, length, data, withData, remoteAddr, rkey, compareAdd, swap, context,
-                flags, result);
-        // counted here, under the monitor: concurrent posters lose no count
-        return switch (kindAndOp & 0xFF) {
-            case K_SEND -> posts.send(rc, false);
-            case K_READ -> posts.rma(rc, true);
-            case K_WRITE -> posts.rma(rc, false);
-            default -> posts.atomic(rc);
-        };
-    }
-
-    /** {@link #transmit}'s work, under the monitor. */
-    private int post(int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long data, boolean withData,
-                     long remoteAddr, long rkey, long compareAdd, long swap, Object context, long flags,
-                     ByteBuffer result) {
+        // every answer is counted here, under the monitor (concurrent posters lose no count), at
+        // this call depth: a wrapper would push the post's callees one level deeper to inline
         int rc = dataPathCheck();
         if (rc != 0) {
-            return rc;
+            return counted(kindAndOp, rc);
         }
         int state = conn.state();
         if (state != MsgConnection.CONNECTED) {
-            return state == MsgConnection.DOWN || state == MsgConnection.IDLE ? -Errno.ENOTCONN : -Errno.EAGAIN;
+            return counted(kindAndOp, state == MsgConnection.DOWN || state == MsgConnection.IDLE ? -Errno.ENOTCONN
+                    : -Errno.EAGAIN);
         }
         rc = tx.check(kindAndOp, withData, remoteAddr, result);
         if (rc != 0) {
-            return rc;
+            return counted(kindAndOp, rc);
         }
         if (tx.fenceWaits(flags)) {
             if (sendChain.staged() > 0) {
                 tx.post(sendChain, -1);
             }
-            return -Errno.EAGAIN;
+            return counted(kindAndOp, -Errno.EAGAIN);
         }
         int kind = kindAndOp & 0xFF;
         boolean inject = (flags & Fi.FI_INJECT) != 0;
@@ -277,17 +265,29 @@ final class VerbsEndpoint extends VerbsEndpointCore {
                 && (inject || length <= Math.min(maxInline, 64));
         int slot = tx.open(kindAndOp, withData, data, remoteAddr, rkey, compareAdd, swap, inline, context, flags);
         if (slot < 0) {
-            return slot;
+            return counted(kindAndOp, slot);
         }
         rc = tx.addPayload(slot, kindAndOp, buf, desc, msg, length, inject, inline, result);
         if (rc != 0) {
-            return rc;
+            return counted(kindAndOp, rc);
         }
         tx.stage(sendChain, slot);
         if ((flags & Fi.FI_MORE) == 0 || sendChain.full()) {
-            return tx.post(sendChain, slot);
+            return counted(kindAndOp, tx.post(sendChain, slot));
         }
-        return 0;
+        return counted(kindAndOp, 0);
+    }
+
+    /** Counts a transmit's answer {@code rc} by its kind (under the monitor); returns it. */
+    private int counted(int kindAndOp, int rc) {
+        int kind = kindAndOp & 0xFF;
+        if (kind == K_SEND) {
+            return posts.send(rc, false);
+        }
+        if (kind == K_READ || kind == K_WRITE) {
+            return posts.rma(rc, kind == K_READ);
+        }
+        return posts.atomic(rc);
     }
 
     // =================================================================== data path: receive
@@ -298,33 +298,29 @@ final class VerbsEndpoint extends VerbsEndpointCore {
      */
     @Override
     synchronized int receive(ByteBuffer buf, MemoryRegion desc, Msg msg, Object context, long flags) {
-        return posts.receive(postReceive(buf, desc, msg, context, flags), false); // under the monitor, as transmit
-    }
-
-    /** {@link #receive}'s work, under the monitor. */
-    private int postReceive(ByteBuffer buf, MemoryRegion desc, Msg msg, Object context, long flags) {
+        // every answer counted under the monitor, at this call depth (as transmit)
         int rc = receivable(buf, msg);
         if (rc != 0) {
-            return rc;
+            return posts.receive(rc, false);
         }
         if (conn.state() == MsgConnection.DOWN) {
-            return -Errno.ENOTCONN;
+            return posts.receive(-Errno.ENOTCONN, false);
         }
         ByteBuffer b = msg == null ? buf : msg.iov(0);
         int slot = rx.reserve(b, msg == null ? desc : msg.desc(0), context, flags);
         if (slot < 0) {
-            return slot;
+            return posts.receive(slot, false);
         }
         if (conn.queuePair() == 0) {
             rxWaiting[(rxWaitHead + rxWaitCount) % rxDepth] = slot;
             rxWaitCount++;
-            return 0;
+            return posts.receive(0, false);
         }
         rx.stage(recvChain, slot, RX_BIT);
         if ((flags & Fi.FI_MORE) == 0 || recvChain.full()) {
-            return postRecvChain();
+            return posts.receive(postRecvChain(), false);
         }
-        return 0;
+        return posts.receive(0, false);
     }
 
     private int postRecvChain() {
