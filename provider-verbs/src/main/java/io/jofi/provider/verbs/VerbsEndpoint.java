@@ -237,8 +237,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
     synchronized int transmit(int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long data, boolean withData,
                               long dest, long remoteAddr, long rkey, long compareAdd, long swap, Object context,
                               long flags, ByteBuffer result) {
-        // every answer is counted here, under the monitor (concurrent posters lose no count), at
-        // this call depth: a wrapper would push the post's callees one level deeper to inline
+        // every answer is counted here, under the monitor: concurrent posters lose no count
         int rc = dataPathCheck();
         if (rc != 0) {
             return counted(kindAndOp, rc);
@@ -298,7 +297,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
      */
     @Override
     synchronized int receive(ByteBuffer buf, MemoryRegion desc, Msg msg, Object context, long flags) {
-        // every answer counted under the monitor, at this call depth (as transmit)
+        // every answer counted under the monitor, as transmit's
         int rc = receivable(buf, msg);
         if (rc != 0) {
             return posts.receive(rc, false);
