@@ -38,7 +38,8 @@ import jdk.jfr.Recording;
  * The child JVM of {@link StatsConformance}: on the provider named in its first argument,
  * moves a known traffic mix between two RDM endpoints through the public API ({@link #SENDS}
  * sends of {@link #SIZE} bytes into posted receives, {@link #TAGGED} tagged ones,
- * {@link #UNEXPECTED} sent before their receives were posted, {@link #READS} RMA reads), then
+ * {@link #UNEXPECTED} sent before their receives were posted, {@link #READS} RMA reads where
+ * the provider offers RMA on RDM endpoints ({@link #offersRdmRma}), then
  * sends one message to a peer JVM of its own ({@link StatsVictimMain}), kills it, waits until
  * the sender has seen it go and sends it one more (which fails); prints the labels of its
  * objects' counters and what JMX says, dumps its flight recording (when it runs one) to the
@@ -71,10 +72,8 @@ public final class StatsTrafficMain {
     }
 
     private static void traffic(Fabrics fabrics, String provider) throws Exception {
-        Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA);
-        hints.epAttr().type(EpType.RDM);
-        hints.fabricAttr().provName(provider);
-        Info info = fabrics.getInfo(null, null, 0, hints).get(0);
+        boolean rma = offersRdmRma(fabrics, provider);
+        Info info = fabrics.getInfo(null, null, 0, hints(provider, Fi.FI_MSG | Fi.FI_TAGGED | (rma ? Fi.FI_RMA : 0))).get(0);
         Fabric fabric = fabrics.fabric(info.fabricAttr(), null);
         Domain domain = fabric.domain(info, null);
         CompletionQueue txCq = domain.openCq(new CqAttr().waitObj(WaitObj.NONE), null);
@@ -126,7 +125,9 @@ public final class StatsTrafficMain {
             post(rxCq, () -> receiver.recv(landing.duplicate(), null, Fi.FI_ADDR_UNSPEC, null));
         }
         await(rxCq, UNEXPECTED);
-        rmaReads(domain, info, sender, txCq, to[0]);
+        if (rma) {
+            rmaReads(domain, info, sender, txCq, to[0]);
+        }
         killedPeer(provider, sender, txAv, txCq);
         System.out.println("LABEL " + provider + " sender " + ((UtilEndpoint) sender).counters().owner());
         System.out.println("LABEL " + provider + " receiver " + ((UtilEndpoint) receiver).counters().owner());
@@ -140,6 +141,37 @@ public final class StatsTrafficMain {
             System.out.println("JMX " + provider + " " + attribute.replace(' ', '_') + " "
                     + ManagementFactory.getPlatformMBeanServer().getAttribute(name, attribute));
         }
+    }
+
+    /**
+     * Whether {@code provider} offers {@code FI_RMA} on RDM endpoints here, as {@code getInfo}
+     * answers (verbs on an iWARP device does not): the mix does its {@link #READS} reads only
+     * then, and {@link StatsConformance} asks the same question to expect them or none.
+     */
+    static boolean offersRdmRma(Fabrics fabrics, String provider) {
+        try {
+            return !fabrics.getInfo(null, null, 0, hints(provider, Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA)).isEmpty();
+        } catch (io.jofi.FabricException e) {
+            if (e.errno() == Errno.ENODATA) {
+                return false; // no info with the cap: the provider's answer, not a failure
+            }
+            throw new IllegalStateException("getInfo failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * RDM hints for {@code provider} with {@code caps}. The mr_mode bits say what this program
+     * handles, as the kit's fixture does: it reads at {@code MemoryRegion.address() + offset}
+     * with {@code key()} from memory it allocated (FI_MR_VIRT_ADDR, FI_MR_PROV_KEY,
+     * FI_MR_ALLOCATED), so a provider that needs them (verbs) matches; FI_MR_LOCAL it handles
+     * where the Info asks for it ({@link #rmaReads}).
+     */
+    static Info hints(String provider, long caps) {
+        Info hints = new Info().caps(caps);
+        hints.epAttr().type(EpType.RDM);
+        hints.fabricAttr().provName(provider);
+        hints.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
+        return hints;
     }
 
     /** {@link #READS} RMA reads of {@link #SIZE} bytes by the sender from a region of the (shared) domain. */

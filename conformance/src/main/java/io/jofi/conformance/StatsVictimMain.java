@@ -7,7 +7,6 @@ import io.jofi.CqAttr;
 import io.jofi.CqEntry;
 import io.jofi.Domain;
 import io.jofi.Endpoint;
-import io.jofi.EpType;
 import io.jofi.Fabric;
 import io.jofi.Fabrics;
 import io.jofi.Fi;
@@ -27,10 +26,7 @@ public final class StatsVictimMain {
 
     public static void main(String[] args) throws Exception {
         Fabrics fabrics = Fabrics.standalone();
-        Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_TAGGED);
-        hints.epAttr().type(EpType.RDM);
-        hints.fabricAttr().provName(args[0]);
-        Info info = fabrics.getInfo(null, null, 0, hints).get(0);
+        Info info = fabrics.getInfo(null, null, 0, StatsTrafficMain.hints(args[0], Fi.FI_MSG | Fi.FI_TAGGED)).get(0);
         Fabric fabric = fabrics.fabric(info.fabricAttr(), null);
         Domain domain = fabric.domain(info, null);
         CompletionQueue cq = domain.openCq(new CqAttr().waitObj(WaitObj.NONE), null);

@@ -37,9 +37,11 @@ final class CmChannel implements ProgressEngine.Step, AutoCloseable {
     private final Map<Long, CmHandler> handlers = new ConcurrentHashMap<>();
     private final ProgressEngine engine;
     private final AsyncEvents asyncEvents;
+    private final DeviceCounters deviceCounters;
 
     CmChannel(VerbsProvider provider, String threadName) throws FabricException {
         asyncEvents = provider.asyncEvents();
+        deviceCounters = provider.deviceCounters();
         channel = Rdmacm.rdma_create_event_channel();
         if (channel == 0) {
             throw new FabricException(Errno.ENODEV, "rdma_create_event_channel failed (errno " + Native.getLastError() + ")");
@@ -107,6 +109,7 @@ final class CmChannel implements ProgressEngine.Step, AutoCloseable {
         // the device contexts' async events (queue-pair errors) ride on this thread's passes,
         // at most 100 ms apart (the poll bound below)
         int work = asyncEvents.drain() + drain();
+        deviceCounters.refreshIfDue(System.nanoTime()); // sysfs, at most once a second: off the data path
         if (work == 0 && timeoutNanos > 0) {
             int ms = (int) Math.max(1, Math.min(100, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
             if (Libc.poll(pollFd.address(), 1, ms) > 0) {

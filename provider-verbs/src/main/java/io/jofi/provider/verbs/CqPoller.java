@@ -4,6 +4,7 @@ import com.sun.jna.Pointer;
 import io.jofi.provider.verbs.binding.ContextOps;
 import io.jofi.provider.verbs.binding.IbvWcDescriptor;
 import io.jofi.provider.verbs.binding.NativeBlock;
+import io.jofi.spi.util.stats.StatsCounter;
 import java.nio.ByteBuffer;
 
 /**
@@ -27,12 +28,21 @@ final class CqPoller implements AutoCloseable {
     private final Object[] notifyArgs;
     private final int batch;
     private final long cq;
+    /**
+     * The polls that found nothing: its endpoint's counter, written by the one thread that
+     * holds the endpoint's monitor while polling (one writer, a plain store).
+     */
+    private final StatsCounter emptyPolls;
     /** Set by {@link #close()}: a later poll throws instead of reading freed memory. */
     private boolean closed;
 
-    /** @param batch completions per {@code poll_cq} call (1..64) */
-    CqPoller(long cq, int batch) {
+    /**
+     * @param batch      completions per {@code poll_cq} call (1..64)
+     * @param emptyPolls counts the {@code poll_cq} calls that found no completion
+     */
+    CqPoller(long cq, int batch, StatsCounter emptyPolls) {
         this.batch = batch;
+        this.emptyPolls = emptyPolls;
         this.cq = cq;
         this.wcs = new NativeBlock((long) batch * IbvWcDescriptor.SIZE);
         this.v = wcs.view();
@@ -49,6 +59,9 @@ final class CqPoller implements AutoCloseable {
     int poll(ContextOps ops, Consumer consumer) {
         ensureOpen();
         int n = ops.pollCq(pollArgs, cq, batch, wcs.address());
+        if (n == 0) {
+            emptyPolls.increment();
+        }
         for (int i = 0; i < n; i++) {
             int at = i * IbvWcDescriptor.SIZE;
             consumer.onCompletion(v.getLong(at + IbvWcDescriptor.WR_ID), v.getInt(at + IbvWcDescriptor.STATUS),

@@ -12,6 +12,7 @@ import io.jofi.provider.verbs.binding.NativeBlock;
 import io.jofi.provider.verbs.binding.RdmaCmIdDescriptor;
 import io.jofi.provider.verbs.binding.Rdmacm;
 import io.jofi.provider.verbs.binding.VerbsConstants;
+import io.jofi.spi.util.stats.StatsCounter;
 import java.nio.ByteBuffer;
 
 /**
@@ -46,12 +47,12 @@ final class EndpointQueues implements AutoCloseable {
      * Creates the queues: the CQ with room for {@code txDepth + rxDepth} completions, with
      * {@code sharedReceiveQueue} an SRQ of {@code rxDepth} work requests (two SGEs: the buffer
      * and the overflow area) and the receive chain on it, else the receive and send chains of
-     * one queue pair made later.
+     * one queue pair made later. {@code emptyPolls} counts the polls that found nothing.
      *
      * @throws FabricException {@code ENOMEM} when the device refuses
      */
-    EndpointQueues(VerbsDomain domain, int txDepth, int rxDepth, int batch, boolean sharedReceiveQueue)
-            throws FabricException {
+    EndpointQueues(VerbsDomain domain, int txDepth, int rxDepth, int batch, boolean sharedReceiveQueue,
+                   StatsCounter emptyPolls) throws FabricException {
         this.domain = domain;
         this.txDepth = txDepth;
         this.rxDepth = rxDepth;
@@ -73,7 +74,7 @@ final class EndpointQueues implements AutoCloseable {
                     }
                 }
             }
-            poller = new CqPoller(cq, batch);
+            poller = new CqPoller(cq, batch, emptyPolls);
             if (sharedReceiveQueue) {
                 recvChain = new RecvChain(Math.min(MAX_CHAIN, rxDepth), 2);
                 recvChain.sharedQueue(srq);

@@ -219,6 +219,7 @@ final class MsgConnection {
         if (errorQp != qp || qp == 0 || state == DOWN || state == IDLE) {
             return; // an event of a queue pair that is already gone
         }
+        lostIfUp(Errno.EIO, "the device reported a queue pair error");
         Rdmacm.rdma_disconnect(id);
         down(true);
     }
@@ -233,8 +234,27 @@ final class MsgConnection {
         if (qp == 0 || state == DOWN || state == IDLE) {
             return;
         }
+        lostIfUp(Errno.EIO, "a work request failed");
         Rdmacm.rdma_disconnect(id);
         down(true);
+    }
+
+    /** An established connection ends by the peer or a failure: counted (and recorded) as lost. */
+    private void lostIfUp(int err, String why) {
+        if (state == CONNECTED) {
+            owner.transport.lost(this, err, why);
+        }
+    }
+
+    /** The connection's local sockaddr, or null before it has an id. */
+    byte[] localAddress() {
+        return id == 0 ? null : Sockaddrs.get(id + RdmaCmIdDescriptor.ROUTE_ADDR_SRC_ADDR);
+    }
+
+    /** The peer's sockaddr, or null when not known. */
+    byte[] peerAddress() {
+        byte[] sa = id == 0 ? null : Sockaddrs.get(id + RdmaCmIdDescriptor.ROUTE_ADDR_DST_ADDR);
+        return sa != null ? sa : peerName;
     }
 
     /** Goes DOWN; with {@code raise} the connection's one {@code FI_SHUTDOWN} (R14). */
@@ -289,11 +309,13 @@ final class MsgConnection {
                 byte[] data = state == CONNECTING
                         ? ConnData.read(ByteBuffer.wrap(privateData), 0, privateData.length) : null;
                 state = CONNECTED;
+                owner.transport.made(this);
                 eq.post(Fi.FI_CONNECTED, owner, owner.context(), 0, null, data, data == null ? 0 : data.length);
             }
         } else if (mapped == Fi.FI_SHUTDOWN) {
             // the peer disconnected: disconnect too, which moves the queue pair to the error
             // state so that outstanding work requests flush (ECANCELED, R14)
+            lostIfUp(Errno.ECONNRESET, "the peer disconnected");
             Rdmacm.rdma_disconnect(id);
             down(true);
         } else if (mapped == -Errno.ECONNREFUSED) {
@@ -301,6 +323,7 @@ final class MsgConnection {
             fail(Errno.ECONNREFUSED, status, data);
         } else if (mapped < 0 && mapped != CmEvents.STEP && mapped != CmEvents.IGNORED) {
             if (state == CONNECTED) {
+                lostIfUp(-mapped, "rdma_cm event " + event);
                 down(true);
             } else {
                 fail(-mapped, status, null);
@@ -310,6 +333,9 @@ final class MsgConnection {
 
     /** Connection setup failed: an error event on the EQ (R14), the connection is DOWN. */
     private void fail(int err, int provErrno, byte[] errData) {
+        if (request == null) {
+            owner.transport.refused(this, err); // our connect, not a request we took
+        }
         state = DOWN;
         if (eq != null) {
             eq.postError(owner, owner.context(), 0, err, provErrno, errData, errData == null ? 0 : errData.length);

@@ -112,6 +112,7 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
                     + " cannot be made non-blocking (errno " + asyncRc + ")");
         }
         this.context = ctx;
+        fabric.provider().deviceCounters().attach(found.device(), found.port());
         this.ops = ContextOps.of(ctx);
         this.pd = Ibv.ibv_alloc_pd(ctx);
         if (pd == 0) {
@@ -447,6 +448,7 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
         }
         if (context != 0) {
             fabric.provider().asyncEvents().detach(context);
+            fabric.provider().deviceCounters().detach(port.device(), port.port());
         }
         if (compChannel != 0) {
             Ibv.ibv_destroy_comp_channel(compChannel);

@@ -1,5 +1,6 @@
 package io.jofi.provider.verbs;
 
+import static io.jofi.provider.verbs.RmaSlots.K_READ;
 import static io.jofi.provider.verbs.RmaSlots.K_SEND;
 import static io.jofi.provider.verbs.RmaSlots.K_WRITE;
 
@@ -236,23 +237,25 @@ final class VerbsEndpoint extends VerbsEndpointCore {
     synchronized int transmit(int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long data, boolean withData,
                               long dest, long remoteAddr, long rkey, long compareAdd, long swap, Object context,
                               long flags, ByteBuffer result) {
+        // every answer is counted here, under the monitor: concurrent posters lose no count
         int rc = dataPathCheck();
         if (rc != 0) {
-            return rc;
+            return counted(kindAndOp, rc);
         }
         int state = conn.state();
         if (state != MsgConnection.CONNECTED) {
-            return state == MsgConnection.DOWN || state == MsgConnection.IDLE ? -Errno.ENOTCONN : -Errno.EAGAIN;
+            return counted(kindAndOp, state == MsgConnection.DOWN || state == MsgConnection.IDLE ? -Errno.ENOTCONN
+                    : -Errno.EAGAIN);
         }
         rc = tx.check(kindAndOp, withData, remoteAddr, result);
         if (rc != 0) {
-            return rc;
+            return counted(kindAndOp, rc);
         }
         if (tx.fenceWaits(flags) || tx.readWaits(kindAndOp)) {
             if (sendChain.staged() > 0) {
                 tx.post(sendChain, -1);
             }
-            return -Errno.EAGAIN;
+            return counted(kindAndOp, -Errno.EAGAIN);
         }
         int kind = kindAndOp & 0xFF;
         boolean inject = (flags & Fi.FI_INJECT) != 0;
@@ -261,17 +264,29 @@ final class VerbsEndpoint extends VerbsEndpointCore {
                 && (inject || length <= Math.min(maxInline, 64));
         int slot = tx.open(kindAndOp, withData, data, remoteAddr, rkey, compareAdd, swap, inline, context, flags);
         if (slot < 0) {
-            return slot;
+            return counted(kindAndOp, slot);
         }
         rc = tx.addPayload(slot, kindAndOp, buf, desc, msg, length, inject, inline, result);
         if (rc != 0) {
-            return rc;
+            return counted(kindAndOp, rc);
         }
         tx.stage(sendChain, slot);
         if ((flags & Fi.FI_MORE) == 0 || sendChain.full()) {
-            return tx.post(sendChain, slot);
+            return counted(kindAndOp, tx.post(sendChain, slot));
         }
-        return 0;
+        return counted(kindAndOp, 0);
+    }
+
+    /** Counts a transmit's answer {@code rc} by its kind (under the monitor); returns it. */
+    private int counted(int kindAndOp, int rc) {
+        int kind = kindAndOp & 0xFF;
+        if (kind == K_SEND) {
+            return posts.send(rc, false);
+        }
+        if (kind == K_READ || kind == K_WRITE) {
+            return posts.rma(rc, kind == K_READ);
+        }
+        return posts.atomic(rc);
     }
 
     // =================================================================== data path: receive
@@ -282,28 +297,29 @@ final class VerbsEndpoint extends VerbsEndpointCore {
      */
     @Override
     synchronized int receive(ByteBuffer buf, MemoryRegion desc, Msg msg, Object context, long flags) {
+        // every answer counted under the monitor, as transmit's
         int rc = receivable(buf, msg);
         if (rc != 0) {
-            return rc;
+            return posts.receive(rc, false);
         }
         if (conn.state() == MsgConnection.DOWN) {
-            return -Errno.ENOTCONN;
+            return posts.receive(-Errno.ENOTCONN, false);
         }
         ByteBuffer b = msg == null ? buf : msg.iov(0);
         int slot = rx.reserve(b, msg == null ? desc : msg.desc(0), context, flags);
         if (slot < 0) {
-            return slot;
+            return posts.receive(slot, false);
         }
         if (conn.queuePair() == 0) {
             rxWaiting[(rxWaitHead + rxWaitCount) % rxDepth] = slot;
             rxWaitCount++;
-            return 0;
+            return posts.receive(0, false);
         }
         rx.stage(recvChain, slot, RX_BIT);
         if ((flags & Fi.FI_MORE) == 0 || recvChain.full()) {
-            return postRecvChain();
+            return posts.receive(postRecvChain(), false);
         }
-        return 0;
+        return posts.receive(0, false);
     }
 
     private int postRecvChain() {
@@ -376,6 +392,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
      * a post of a next step) left the queue pair in error, so the connection is over.
      */
     private void failTx(int slot, int status) {
+        transport.failedCompletion(status);
         tx.fail(slot, TransmitSlots.errnoOf(status), TransmitSlots.provErrnoOf(status));
         if (status != VerbsConstants.IBV_WC_WR_FLUSH_ERR && status < RmaSlots.POST_FAILED) {
             conn.onFailedWorkRequest();

@@ -13,6 +13,7 @@ import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
+import io.jofi.spi.util.EndpointCounters;
 import io.jofi.spi.util.UtilEndpoint;
 import java.nio.ByteBuffer;
 
@@ -46,6 +47,10 @@ abstract class VerbsEndpointCore extends UtilEndpoint
     final TransmitSlots tx;
     /** The receive slots. */
     final ReceiveSlots rx;
+    /** Its post counters, counted under this endpoint's monitor (several threads may post at once). */
+    final EndpointCounters posts;
+    /** Its transport counters: connections, empty CQ polls, RNR retries exceeded. */
+    final VerbsTransportCounters transport;
     boolean enabled;
     /** The native queues, from enable to teardown. */
     EndpointQueues queues;
@@ -72,6 +77,8 @@ abstract class VerbsEndpointCore extends UtilEndpoint
         this.batch = p.pollBatch();
         this.tx = new TransmitSlots(domain, txDepth, domain.port().iwarp() && p.iwarpWriteConfirm());
         this.rx = new ReceiveSlots(domain, rxDepth, txDepth); // bounce slots: transmit first, then receive
+        this.posts = countPostsUnderLock();
+        this.transport = new VerbsTransportCounters(counters());
     }
 
     /**
@@ -118,7 +125,7 @@ abstract class VerbsEndpointCore extends UtilEndpoint
         if (txCq() == null || rxCq() == null) {
             throw new FabricException(Errno.ENOCQ, "enable: bind CQs for FI_TRANSMIT and FI_RECV first");
         }
-        queues = new EndpointQueues(domain, txDepth, rxDepth, batch, sharedReceiveQueue);
+        queues = new EndpointQueues(domain, txDepth, rxDepth, batch, sharedReceiveQueue, transport.emptyPolls);
         recvChain = queues.recvChain();
         tx.enable(txCq(), counterFor(Fi.FI_SEND), counterFor(Fi.FI_READ), counterFor(Fi.FI_WRITE), selectiveTx(),
                 queues.buffers());

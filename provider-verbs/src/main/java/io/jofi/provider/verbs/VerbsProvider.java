@@ -54,6 +54,8 @@ public final class VerbsProvider extends AbstractFabricProvider {
     private volatile DeviceScan scan;
     /** The device contexts' asynchronous events, read by the fabrics' connection-management threads. */
     private final AsyncEvents asyncEvents = new AsyncEvents();
+    /** The device ports' RNR counters (made on the first domain: it maps this JVM's counters file). */
+    private DeviceCounters deviceCounters;
 
     /** For DS and {@link java.util.ServiceLoader}: settings from the system properties {@code jofi.verbs.*}. */
     public VerbsProvider() {
@@ -255,6 +257,15 @@ public final class VerbsProvider extends AbstractFabricProvider {
         } finally {
             asyncEvents.close();
         }
+    }
+
+    /** The device ports' own RNR counters, read off the data path ({@link DeviceCounters}). */
+    synchronized DeviceCounters deviceCounters() {
+        if (deviceCounters == null) {
+            deviceCounters = new DeviceCounters(java.nio.file.Path.of("/sys/class/infiniband"),
+                    io.jofi.spi.util.stats.StatsFile.process());
+        }
+        return deviceCounters;
     }
 
     /** The asynchronous events of the device contexts the domains use. */

@@ -75,7 +75,10 @@ class UseAfterCloseTest {
 
     @Test
     void aClosedPollerRefusesToPoll() {
-        CqPoller p = new CqPoller(0x1000, 4); // never polled: the CQ address is not dereferenced here
+        io.jofi.spi.util.stats.StatsCounter emptyPolls = new io.jofi.spi.util.stats.CounterGroup(
+                io.jofi.spi.util.stats.StatsFile.none(), io.jofi.spi.util.stats.StatsFileDescriptor.TYPE_OTHER,
+                "verbs/UseAfterCloseTest").counter("empty CQ polls");
+        CqPoller p = new CqPoller(0x1000, 4, emptyPolls); // never polled: the CQ address is not dereferenced here
         p.close();
         assertDoesNotThrow(p::close, "a second close does nothing");
         assertThrows(IllegalStateException.class, () -> p.poll(null, (wrId, status, opcode, byteLen, imm, flags,

@@ -43,6 +43,8 @@ public final class VerbsConstants {
     public static final int IBV_WC_REM_ACCESS_ERR = 10;
     /** {@code IBV_WC_RETRY_EXC_ERR}: work completion status: transport retries exceeded. */
     public static final int IBV_WC_RETRY_EXC_ERR = 12;
+    /** {@code IBV_WC_RNR_RETRY_EXC_ERR}: work completion status: the peer posted no receive within the RNR retries. */
+    public static final int IBV_WC_RNR_RETRY_EXC_ERR = 13;
     /** {@code IBV_WC_SEND}: work completion opcode: send. */
     public static final int IBV_WC_SEND = 0;
     /** {@code IBV_WC_RDMA_WRITE}: work completion opcode: RDMA write. */
@@ -154,6 +156,7 @@ public final class VerbsConstants {
         m.put("IBV_WC_WR_FLUSH_ERR", IBV_WC_WR_FLUSH_ERR);
         m.put("IBV_WC_REM_ACCESS_ERR", IBV_WC_REM_ACCESS_ERR);
         m.put("IBV_WC_RETRY_EXC_ERR", IBV_WC_RETRY_EXC_ERR);
+        m.put("IBV_WC_RNR_RETRY_EXC_ERR", IBV_WC_RNR_RETRY_EXC_ERR);
         m.put("IBV_WC_SEND", IBV_WC_SEND);
         m.put("IBV_WC_RDMA_WRITE", IBV_WC_RDMA_WRITE);
         m.put("IBV_WC_RDMA_READ", IBV_WC_RDMA_READ);
