@@ -10,7 +10,8 @@
 # Benchmarks, not tests: figures depend on the machine and its load; the load is printed.
 #
 #   benchmarks/compare-tcp-large.sh      (builds the container and the C peer if needed)
-# Environment: SIZES (default "1048576 2097152 3145728 4194304 8388608"), ITERS (default 100,
+# Environment: SIZES (default "1048576 2097152 3145728 4194304 8388608"), JIT_WARMUP (JOFI's
+#   --jit-warmup, default 20000; 0 measures a cold JVM), ITERS (default 100,
 #   fabtests' count from 1 MiB), WARMUP (untimed iterations, default 10), RUNS (rounds,
 #   default 5), PORT (first port, default 9340; each run takes the next), PIN (1/0, default 1:
 #   server and client on a core each, as compare-tcp.sh)
@@ -20,6 +21,11 @@ HOME_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$HOME_DIR"
 read -r -a SIZES <<<"${SIZES:-1048576 2097152 3145728 4194304 8388608}"
 ITERS="${ITERS:-100}"
+# JOFI's JIT warm-up (messages over a private connection before the timed run, as
+# compare-tcp.sh gives it): ./jofi's default warms with as many messages as the timed run sends
+# — 110 here — which leaves the large-message path to the interpreter and C1 (a cold JVM, not
+# what fi_msg_pingpong -S all meets: it reaches 1 MiB after thousands of smaller messages)
+JIT_WARMUP="${JIT_WARMUP:-20000}"
 WARMUP="${WARMUP:-10}"
 RUNS="${RUNS:-5}"
 PORT="${PORT:-9340}"
@@ -42,7 +48,7 @@ export JOFI_NO_BUILD=1
 # The command of one side: who (c or j), role (server or client), size, port.
 side() {
     local who=$1 role=$2 s=$3 p=$4 prog
-    if [[ "$who" == c ]]; then prog="$PEER pingpong"; else prog="./jofi pingpong -c spin"; fi
+    if [[ "$who" == c ]]; then prog="$PEER pingpong"; else prog="./jofi pingpong -c spin --jit-warmup $JIT_WARMUP"; fi
     if [[ "$role" == server ]]; then
         echo "$SRV_PIN $prog -p tcp -e msg -S $s -I $ITERS -w $WARMUP -B $p"
     else
