@@ -526,7 +526,14 @@ final class PerfConnection implements AutoCloseable {
     void sendPlain(int size) {
         ByteBuffer view = txViews[0];
         view.clear().limit(size);
-        check(tagged ? ep.tsend(view, null, peer, txSeq, view) : ep.send(view, null, peer, view), "send");
+        int rc;
+        long deadline = 0;
+        // -EAGAIN: no room yet (e.g. rxm's transmit pool while -U writes wait for their acks);
+        // reading the transmit CQ drives manual progress, as fabtests' ft_tx retries
+        while ((rc = tagged ? ep.tsend(view, null, peer, txSeq, view) : ep.send(view, null, peer, view)) == -Errno.EAGAIN) {
+            deadline = awaitRoom(deadline, "room to send");
+        }
+        check(rc, "send");
         txSeq++;
         awaitSend();
     }
@@ -589,13 +596,15 @@ final class PerfConnection implements AutoCloseable {
     private void sendTransmitComplete() {
         ByteBuffer view = txViews[0];
         view.clear().limit(FINALIZE_BYTES);
-        if (tagged) {
-            taggedFinalizeMsg.tag(txSeq).ignore(0).buffer(view, null).context(view).addr(peer);
-            check(ep.tsendMsg(taggedFinalizeMsg, Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION), "finalize send");
-        } else {
-            finalizeMsg.buffer(view, null).context(view).addr(peer);
-            check(ep.sendMsg(finalizeMsg, Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION), "finalize send");
+        taggedFinalizeMsg.tag(txSeq).ignore(0).buffer(view, null).context(view).addr(peer);
+        finalizeMsg.buffer(view, null).context(view).addr(peer);
+        int rc;
+        long deadline = 0;
+        long flags = Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION;
+        while ((rc = tagged ? ep.tsendMsg(taggedFinalizeMsg, flags) : ep.sendMsg(finalizeMsg, flags)) == -Errno.EAGAIN) {
+            deadline = awaitRoom(deadline, "room to send the finalize");
         }
+        check(rc, "finalize send");
         txSeq++;
         awaitSend();
     }

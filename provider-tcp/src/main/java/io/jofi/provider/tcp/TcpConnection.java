@@ -396,7 +396,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends {
     }
 
     private void failConnect(int err, byte[] errData, int errDataSize) {
-        counters.connections.refused(this, connectingTo, err);
+        counters.connections.refused(this, err);
         cm = DOWN;
         closeChannel();
         endpoint.connectFailed(err, errData, errDataSize);
@@ -584,13 +584,14 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends {
         }
     }
 
-    /** The peer's address for the connection events, or null once the socket is closed. */
+    /** The peer's address for the connection events: the connected socket's, else where it connected to, or null. */
     @Override
     public Object peerEnd() {
         try {
-            return channel == null ? null : channel.getRemoteAddress();
+            Object remote = channel == null ? null : channel.getRemoteAddress();
+            return remote != null ? remote : connectingTo; // a failed connect: where it went
         } catch (java.io.IOException e) {
-            return null;
+            return connectingTo;
         }
     }
 

@@ -261,15 +261,22 @@ final class MsgConnection implements ConnectionCounters.Ends {
     /** The local sockaddr as text for the connection events, or null. */
     @Override
     public Object localEnd() {
-        byte[] sa = localAddress();
-        return sa == null ? null : io.jofi.Addresses.toString(sa);
+        return text(localAddress());
     }
 
     /** The peer's sockaddr as text for the connection events, or null. */
     @Override
     public Object peerEnd() {
-        byte[] sa = peerAddress();
-        return sa == null ? null : io.jofi.Addresses.toString(sa);
+        return text(peerAddress());
+    }
+
+    /** A sockaddr as text for an event, or null — never an exception on the CM path (an unknown family). */
+    private static String text(byte[] sockaddr) {
+        try {
+            return sockaddr == null ? null : io.jofi.Addresses.toString(sockaddr);
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     /** Goes DOWN; with {@code raise} the connection's one {@code FI_SHUTDOWN} (R14). */
@@ -349,7 +356,7 @@ final class MsgConnection implements ConnectionCounters.Ends {
     /** Connection setup failed: an error event on the EQ (R14), the connection is DOWN. */
     private void fail(int err, int provErrno, byte[] errData) {
         if (request == null) {
-            owner.transport.connections.refused(this, peerEnd(), err); // our connect, not a request we took
+            owner.transport.connections.refused(this, err); // our connect, not a request we took
         }
         state = DOWN;
         if (eq != null) {

@@ -10,12 +10,16 @@ import io.jofi.Errno;
  * asked for only while a recording takes the events.
  */
 public final class ConnectionCounters {
-    /** What a connection answers about its two ends for the events (asked only while recording). */
+    /**
+     * What a connection answers about its two ends for the events: asked only while a
+     * recording takes them, on the path that reports the connection's fate, so an answer never
+     * throws (null when an end is not known).
+     */
     public interface Ends {
         /** The local end's address (a {@code SocketAddress}, a sockaddr's text, …), or null. */
         Object localEnd();
 
-        /** The peer's address, or null. */
+        /** The peer's address (for a failed connect: the address connected to), or null. */
         Object peerEnd();
     }
 
@@ -42,10 +46,11 @@ public final class ConnectionCounters {
         }
     }
 
-    /** Our connect to {@code peer} on {@code c} failed ({@code err}, positive): refused, unreachable, timed out. */
-    public void refused(Ends c, Object peer, int err) {
+    /** Our connect on {@code c} failed ({@code err}, positive): refused, unreachable, timed out. */
+    public void refused(Ends c, int err) {
         refused.increment();
         if (FabricEvents.connectionsRecorded()) {
+            Object peer = c.peerEnd();
             FabricEvents.connectionRefused(provider, owner, c.localEnd(), peer, err, Errno.strerror(err));
             FabricEvents.peerFailed(provider, owner, peer, err);
         }
