@@ -7,7 +7,6 @@ import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.provider.tcp.wire.CmMessage;
 import io.jofi.spi.util.ReceiveQueue;
-import io.jofi.spi.util.stats.ConnectionCounters;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.SelectionKey;
@@ -32,7 +31,7 @@ import java.nio.channels.SocketChannel;
  * <p><b>Threads.</b> One lock ({@link #lock}: the endpoint) guards this object and its parts; the progress step takes it per selected key,
  * the application's calls per operation.
  */
-final class TcpConnection implements SelectHandler, ConnectionCounters.Ends {
+final class TcpConnection implements SelectHandler {
     static final int IDLE = 0;
     static final int CONNECTING = 1;
     static final int REQ_SENT = 2;
@@ -367,7 +366,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends {
         if (!moveToDataLoop()) {
             return;
         }
-        counters.connections.made(this);
+        counters.made(channel);
         endpoint.connected(accept);
     }
 
@@ -396,7 +395,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends {
     }
 
     private void failConnect(int err, byte[] errData, int errDataSize) {
-        counters.connections.refused(this, err);
+        counters.refused(channel, connectingTo, err);
         cm = DOWN;
         closeChannel();
         endpoint.connectFailed(err, errData, errDataSize);
@@ -420,7 +419,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends {
                     if (!moveToDataLoop()) {
                         return;
                     }
-                    counters.connections.made(this);
+                    counters.made(channel);
                     endpoint.connected(null);
                 }
             }
@@ -504,7 +503,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends {
         endProvErrno = provErrno;
         endReason = reason;
         if ((was == CONNECTED || was == ACCEPTING) && err != Errno.ECANCELED && err != Errno.ENODEV) {
-            counters.connections.lost(this, err, reason == null ? null : new String(reason, java.nio.charset.StandardCharsets.UTF_8)); // the peer's doing or a failure, not our shutdown or departure
+            counters.lost(channel, err, reason); // the peer's doing or a failure, not our shutdown or departure
         }
         closeChannel();
         failAll(err);
@@ -571,27 +570,6 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends {
         SocketChannel ch = channel;
         if (ch != null) {
             Sockets.closeQuietly(ch);
-        }
-    }
-
-    /** The socket's local address for the connection events, or null once it is closed. */
-    @Override
-    public Object localEnd() {
-        try {
-            return channel == null ? null : channel.getLocalAddress();
-        } catch (java.io.IOException e) {
-            return null; // closed already: the event names no address
-        }
-    }
-
-    /** The peer's address for the connection events: the connected socket's, else where it connected to, or null. */
-    @Override
-    public Object peerEnd() {
-        try {
-            Object remote = channel == null ? null : channel.getRemoteAddress();
-            return remote != null ? remote : connectingTo; // a failed connect: where it went
-        } catch (java.io.IOException e) {
-            return connectingTo;
         }
     }
 
