@@ -43,10 +43,30 @@ public abstract class StatsConformance extends ProviderTest {
     Path dir;
 
     /**
-     * Runs {@code jofi stat} with {@code args} in this JVM (the tools module's command) and
+     * Runs {@code jofi stat} with {@code args} in a JVM of its own (the tools module's
+     * {@code io.jofi.tools.PlainJvmMain}, which the provider's test class path must hold) and
      * returns what it printed; fails the test when it does not exit 0.
      */
-    protected abstract String stat(String... args);
+    protected String stat(String... args) {
+        String[] command = new String[args.length + 1];
+        command[0] = "stat";
+        System.arraycopy(args, 0, command, 1, args.length);
+        return runInAnotherJvm("io.jofi.tools.PlainJvmMain", command);
+    }
+
+    /**
+     * {@link #senderConnectionCounters()} of a provider whose RDM endpoint is the util rxm layer
+     * (tcp, verbs): connected to the receiver and the victim, the victim's connection lost, the
+     * reconnect to it refused — two peers declared failed.
+     */
+    protected static final Map<String, Long> RXM_SENDER_COUNTERS = Map.of("peers connected", 2L,
+            "peers reconnected", 0L, "connections lost", 1L, "connects refused", 1L, "requests refused", 0L,
+            "peers declared failed", 2L);
+
+    /** {@link #senderEvents()} of a provider whose RDM endpoint is the util rxm layer (tcp, verbs). */
+    protected static final Map<String, Integer> RXM_SENDER_EVENTS = Map.of("io.jofi.ConnectionEstablished", 2,
+            "io.jofi.ConnectionLost", 1, "io.jofi.ConnectionRefused", 1, "io.jofi.PeerFailed", 2,
+            "io.jofi.ProviderChange arrived", 1);
 
     /**
      * The sender's provider counters after the mix (name after {@code "<owner>: "} to value):

@@ -1,7 +1,6 @@
 package io.jofi.provider.shm.conformance;
 
 import io.jofi.conformance.StatsConformance;
-import io.jofi.tools.PlainJvmMain;
 import java.util.Map;
 
 /**
@@ -14,14 +13,6 @@ class ShmStatsConformanceTest extends StatsConformance {
     @Override
     protected String provider() {
         return "shm";
-    }
-
-    @Override
-    protected String stat(String... args) {
-        String[] command = new String[args.length + 1];
-        command[0] = "stat";
-        System.arraycopy(args, 0, command, 1, args.length);
-        return runInAnotherJvm(PlainJvmMain.class.getName(), command);
     }
 
     @Override

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jofi.conformance.StatsConformance;
-import io.jofi.tools.PlainJvmMain;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,14 +37,6 @@ class VerbsStatsConformanceTest extends StatsConformance {
         return "verbs";
     }
 
-    @Override
-    protected String stat(String... args) {
-        String[] command = new String[args.length + 1];
-        command[0] = "stat";
-        System.arraycopy(args, 0, command, 1, args.length);
-        return runInAnotherJvm(PlainJvmMain.class.getName(), command);
-    }
-
     /**
      * verbs' own endpoints are the MSG endpoints under rxm: the two ends of the sender's
      * connection to the receiver, the one to the victim, and the one of the rejected connect.
@@ -57,15 +48,12 @@ class VerbsStatsConformanceTest extends StatsConformance {
 
     @Override
     protected Map<String, Long> senderConnectionCounters() {
-        // rxm's: connected to the receiver and the victim; lost: the victim; refused: the victim again
-        return Map.of("peers connected", 2L, "peers reconnected", 0L, "connections lost", 1L, "connects refused", 1L,
-                "requests refused", 0L, "peers declared failed", 2L);
+        return RXM_SENDER_COUNTERS;
     }
 
     @Override
     protected Map<String, Integer> senderEvents() {
-        return Map.of("io.jofi.ConnectionEstablished", 2, "io.jofi.ConnectionLost", 1, "io.jofi.ConnectionRefused", 1,
-                "io.jofi.PeerFailed", 2, "io.jofi.ProviderChange arrived", 1);
+        return RXM_SENDER_EVENTS;
     }
 
     /**
