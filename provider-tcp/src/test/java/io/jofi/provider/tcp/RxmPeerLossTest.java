@@ -1,18 +1,23 @@
 package io.jofi.provider.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.jofi.CompletionQueue;
 import io.jofi.CqEntry;
 import io.jofi.CqErrEntry;
+import io.jofi.EqEntry;
 import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Msg;
 import io.jofi.Progress;
+import io.jofi.spi.util.rxm.RxmConnectData;
+import io.jofi.spi.util.rxm.RxmWireDescriptor;
 import java.nio.ByteBuffer;
 import java.util.HashSet;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -60,6 +65,80 @@ class RxmPeerLossTest {
             CqEntry got = RxmOverTcpTest.awaitFrom(b.rxCq, from, a, b);
             assertEquals("rb2", got.context());
             assertEquals(Fi.FI_ADDR_NOTAVAIL, from[0], "a sender not in the AV (R10)");
+        }
+    }
+
+    /**
+     * The peer connects again before our application's thread has handled the end of the old
+     * connection (MANUAL progress: the connection-management thread saw the old connection shut
+     * down, left its end to the application's next pass, and then saw the new request). The
+     * request is for a new connection, not a crossed one: it is accepted once the old end is
+     * handled, and the message arrives. Before: the request was answered "already" from the
+     * stale connection, the sender dropped its connect and its send waited for ever (verbs RDM in
+     * the VM timed out now and then the same way).
+     */
+    @Test
+    void aReconnectArrivingBeforeTheOldEndIsHandledIsAccepted() throws Exception {
+        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL);
+             RxmOverTcpTest.Side b = new RxmOverTcpTest.Side(Progress.MANUAL)) {
+            long bInA = a.insert(b.ep.getName());
+            b.insert(a.ep.getName());
+            assertEquals(0, b.ep.recv(ByteBuffer.allocate(64), null, Fi.FI_ADDR_UNSPEC, "rb1"));
+            RxmOverTcpTest.retry(a, b, () -> a.ep.send(RxmOverTcpTest.pattern(8, 1), null, bInA, "hello"));
+            RxmOverTcpTest.await(b.rxCq, a, b);
+            RxmOverTcpTest.await(a.txCq, a, b);
+
+            assertEquals(0, a.av.remove(new long[] {bInA}, 0), "av remove");
+            long again = a.insert(b.ep.getName());
+            assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(8, 4), null, again, "again"), "queued while connecting");
+            // only a moves: b's connection-management thread sees the old connection end, then a's request
+            CqEntry[] none = new CqEntry[0];
+            long until = System.nanoTime() + 500_000_000L;
+            while (System.nanoTime() - until < 0) {
+                a.txCq.read(none, 0);
+                a.rxCq.read(none, 0);
+                Thread.onSpinWait();
+            }
+            assertEquals(0, b.ep.recv(ByteBuffer.allocate(64), null, Fi.FI_ADDR_UNSPEC, "rb2"));
+            assertEquals("rb2", RxmOverTcpTest.await(b.rxCq, a, b).context());
+            assertEquals("again", RxmOverTcpTest.await(a.txCq, a, b).context());
+        }
+    }
+
+    /**
+     * A peer that refuses every connect as "already" (its own request would bring the
+     * connection) but never connects: the connect is tried again about once a second, and after
+     * a few refusals the waiting send fails with ECONNREFUSED instead of waiting for ever.
+     * Before: one refusal, and the send waited for ever.
+     */
+    @Test
+    void aPeerThatAnswersAlreadyButNeverConnectsFailsTheWaitingSend() throws Exception {
+        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL);
+             TcpTestBed fake = new TcpTestBed(Progress.AUTO)) {
+            long toFake = a.insert(fake.pep.getName());
+            assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(8, 6), null, toFake, "never"), "queued while connecting");
+            CqEntry[] buf = {new CqEntry()};
+            EqEntry event = new EqEntry();
+            int requests = 0;
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while (true) {
+                if (fake.pepEq.read(event, 0) == 1 && event.event() == Fi.FI_CONNREQ) {
+                    requests++;
+                    fake.pep.reject(event.info().handle(), RxmConnectData.encodeReject(RxmWireDescriptor.REJECT_ALREADY));
+                }
+                int rc = a.txCq.read(buf, 1);
+                assertTrue(rc != 1, "the send completed without a connection");
+                if (rc == -Errno.EAVAIL) {
+                    CqErrEntry err = new CqErrEntry();
+                    assertEquals(1, a.txCq.readErr(err, 0));
+                    assertEquals("never", err.context());
+                    assertEquals(Errno.ECONNREFUSED, err.err(), err.toString());
+                    break;
+                }
+                assertTrue(System.nanoTime() - deadline < 0, "the send still waits after " + requests + " requests");
+                Thread.onSpinWait();
+            }
+            assertTrue(requests >= 2, "asked again: " + requests + " requests");
         }
     }
 

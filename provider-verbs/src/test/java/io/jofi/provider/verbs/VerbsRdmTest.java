@@ -412,6 +412,46 @@ class VerbsRdmTest {
     }
 
     /**
+     * The peer connects again before this end's application has handled the end of the old
+     * connection: its connection-management thread (MANUAL) saw the old connection shut down,
+     * left the end to the application's next pass, and then sees the new request — a new
+     * connection, accepted once the end is handled, not a crossed one refused as "already"
+     * (which left the sender's message waiting for ever: the test above timed out now and then).
+     */
+    @Test
+    void aReconnectArrivingBeforeTheOldEndIsHandledIsAccepted() throws FabricException {
+        open(Progress.MANUAL);
+        Node a = new Node("a");
+        Node b = new Node("b");
+        long bAtA = a.insert(b);
+        b.insert(a);
+        ByteBuffer first = ByteBuffer.allocateDirect(64);
+        post(() -> b.ep.recv(first, null, Fi.FI_ADDR_UNSPEC, "first") == 0, "b's first receive");
+        ByteBuffer hello = message(1, 16);
+        post(() -> sendRc(a, hello, bAtA, "hello") == 0, "the first send");
+        receive(b, new long[1], "the first message");
+        CqEntry[] ok = {new CqEntry()};
+        until(() -> a.txCq.read(ok, 1) == 1, "the first send's completion");
+        assertEquals(0, a.av.remove(new long[] {bAtA}, 0), "av remove");
+        long again = a.insert(b);
+        ByteBuffer m = message(9, 20);
+        assertEquals(0, sendRc(a, m, again, "again"), "a send queued while connecting");
+        // only a moves: b's connection-management thread sees the old connection end, then a's request
+        long quiet = System.nanoTime() + 1_000_000_000L;
+        while (System.nanoTime() - quiet < 0) {
+            a.txCq.read(NONE, 0);
+            a.rxCq.read(NONE, 0);
+            Thread.onSpinWait();
+        }
+        ByteBuffer r = ByteBuffer.allocateDirect(64);
+        post(() -> b.ep.recv(r, null, Fi.FI_ADDR_UNSPEC, "r") == 0, "b's receive");
+        assertEquals(20, receive(b, new long[1], "the message over a new connection").len());
+        assertEquals((byte) (9 * 31), r.get(0));
+        until(() -> a.txCq.read(ok, 1) == 1, "the send's completion");
+        assertEquals("again", ok[0].context());
+    }
+
+    /**
      * fi_av_remove of a peer ends the connection to it, as on tcp: the sends pending towards it
      * (FI_MATCH_COMPLETE sends waiting for a receive it never posts) complete with ECANCELED;
      * inserted again, the peer is reached over a new connection.

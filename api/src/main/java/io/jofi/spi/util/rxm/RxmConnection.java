@@ -43,6 +43,12 @@ final class RxmConnection {
      */
     RxmReceiveBuffer heldHead;
     RxmReceiveBuffer heldTail;
+    /**
+     * When the peer last refused our connect as "already" (its own request would bring the
+     * connection) while transmits wait for it, else 0; {@link #alreadyCount} such refusals in a row.
+     */
+    long alreadyAtNanos;
+    int alreadyCount;
     /** Whether a connection to this peer was up before (a new one counts as a reconnect). */
     boolean connectedBefore;
 

@@ -47,6 +47,15 @@ final class RxmConnectionManager {
         void connectionEnded(RxmConnection c, int err, String why);
     }
 
+    /**
+     * How long transmits wait for the peer's own request after it refused ours as "already"
+     * before we connect again: the peer's request may have failed, or its view of an old
+     * connection may have been stale.
+     */
+    static final long ALREADY_RETRY_NANOS = 1_000_000_000L;
+    /** "Already" refusals in a row after which the waiting transmits fail with ECONNREFUSED. */
+    static final int ALREADY_LIMIT = 5;
+
     private final Domain domain;
     private final Info msgInfo;
     private final RxmSettings settings;
@@ -256,13 +265,18 @@ final class RxmConnectionManager {
     }
 
     /**
-     * Reads and handles every event waiting on the MSG event queue.
+     * Reads and handles every event waiting on the MSG event queue — on the connection-management
+     * thread only up to a connection's end it defers: the events after it stay queued for the
+     * application's pass, which ends the connection first ({@link #endDeferred}). A peer's next
+     * request that came after its old connection shut down is then a request for a new
+     * connection, not one crossing a connection that still looks up (which rxm refuses as
+     * "already", and the peer, waiting for a request of ours that never comes, would hang).
      *
      * @return the events handled
      */
     int progress() {
         int n = 0;
-        while (true) {
+        while (!(deferEnds && hasDeferredEnds())) {
             int rc = eq.read(event, 0);
             if (rc == 1) {
                 n++;
@@ -276,6 +290,7 @@ final class RxmConnectionManager {
                 return n;
             }
         }
+        return n;
     }
 
     private void handle(EqEntry e) {
@@ -379,6 +394,8 @@ final class RxmConnectionManager {
         }
         if (c.state != RxmConnection.State.CONNECTED) {
             c.state = RxmConnection.State.CONNECTED;
+            c.alreadyAtNanos = 0;
+            c.alreadyCount = 0;
             counters.connected(c);
         }
     }
@@ -391,6 +408,10 @@ final class RxmConnectionManager {
         if (err.err() == Errno.ECONNREFUSED && c.state == RxmConnection.State.CONNECTING) {
             int reason = RxmConnectData.rejectReason(err.errData(), err.errDataSize());
             close(c); // "already": the peer's own request brings the connection
+            if (reason == RxmWireDescriptor.REJECT_ALREADY && c.pendingHead != null) {
+                c.alreadyAtNanos = Math.max(1, System.nanoTime()); // unless it does not: retryAfterAlready
+                c.alreadyCount++;
+            }
             if (reason != RxmWireDescriptor.REJECT_ALREADY) {
                 counters.refused(c, Errno.ECONNREFUSED, "the peer refused the connection");
                 listener.connectionEnded(c, Errno.ECONNREFUSED, "the peer refused the connection");
@@ -398,6 +419,37 @@ final class RxmConnectionManager {
             return;
         }
         endForEvent(c, err.err() == 0 ? Errno.ECONNRESET : err.err(), "the MSG connection failed");
+    }
+
+    /**
+     * Connects {@code c} again when the peer refused our connect as "already" at least
+     * {@link #ALREADY_RETRY_NANOS} ago and transmits still wait with no connection coming;
+     * after {@link #ALREADY_LIMIT} such refusals in a row they fail with ECONNREFUSED. On a
+     * progress pass (control path).
+     *
+     * @return 1 when it acted, else 0
+     */
+    int retryAfterAlready(RxmConnection c, long nowNanos) {
+        if (c.state != RxmConnection.State.IDLE || c.alreadyAtNanos == 0
+                || nowNanos - c.alreadyAtNanos < ALREADY_RETRY_NANOS) {
+            return 0;
+        }
+        c.alreadyAtNanos = 0;
+        if (c.alreadyCount >= ALREADY_LIMIT) {
+            c.alreadyCount = 0;
+            String why = "the peer answered " + ALREADY_LIMIT + " connects with 'already' but never connected";
+            counters.refused(c, Errno.ECONNREFUSED, why);
+            listener.connectionEnded(c, Errno.ECONNREFUSED, why);
+            return 1;
+        }
+        int rc = connect(c);
+        if (rc != 0) {
+            c.alreadyCount = 0;
+            String why = "connecting again failed: " + Errno.strerror(-rc);
+            counters.refused(c, -rc, why);
+            listener.connectionEnded(c, -rc, why);
+        }
+        return 1;
     }
 
     /**

@@ -56,14 +56,17 @@ final class RxmConnectionWatcher {
             return; // no wait object to sleep on: connection events wait for the application's reads
         }
         UtilEventQueue eq = (UtilEventQueue) msgEq;
+        boolean ended = false;
         while (ep.isEnabled()) {
             // sleep on the EQ's condition without driving the MSG provider's progress: a wait
             // that drove it would take messages from the sockets while the application drives
             // (and skips, the step being busy), leaving its read empty
             wait.mutex().lock();
             try {
-                if (!eq.isReady(0)) {
-                    wait.cond().await(100, TimeUnit.MILLISECONDS);
+                // an end left to the application holds back the events after it (they wait for
+                // its pass): sleep rather than spin on an EQ that stays ready meanwhile
+                if (!eq.isReady(0) || ended) {
+                    wait.cond().await(ended ? 10 : 100, TimeUnit.MILLISECONDS);
                 }
             } catch (InterruptedException e) {
                 return;
@@ -71,9 +74,9 @@ final class RxmConnectionWatcher {
                 wait.mutex().unlock();
             }
             if (!eq.isReady(0)) {
+                ended = false;
                 continue;
             }
-            boolean ended;
             synchronized (ep.lock) {
                 if (!ep.isEnabled()) {
                     return;

@@ -604,9 +604,13 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     int retryDeferred() {
         int n = 0;
         if (pendingCount > 0) {
+            long now = 0;
             for (RxmConnection c : ep.connections.connections()) {
                 if (c.pendingHead != null && c.isConnected()) {
                     n += flush(c);
+                } else if (c.alreadyAtNanos != 0) {
+                    now = now == 0 ? System.nanoTime() : now;
+                    n += ep.connections.retryAfterAlready(c, now);
                 }
             }
         }
