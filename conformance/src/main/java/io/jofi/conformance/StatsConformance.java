@@ -144,6 +144,16 @@ public abstract class StatsConformance extends ProviderTest {
             assertEquals(n, values.get(receiver + ": receives posted"));
             assertEquals(m, values.get(receiver + ": tagged receives posted"));
             assertEquals(0, values.get(receiver + ": sends posted"));
+            long size = StatsTrafficMain.SIZE;
+            assertEquals((n + 2) * size, values.get(sender + ": send bytes posted"));
+            assertEquals(m * size, values.get(sender + ": tagged send bytes posted"));
+            assertEquals(r * size, values.get(sender + ": RMA read bytes posted"));
+            assertEquals(0, values.get(sender + ": RMA write bytes posted"));
+            assertEquals(n, values.get(receiver + ": messages received"), "messages received by " + receiver);
+            assertEquals(n * size, values.get(receiver + ": bytes received"));
+            assertEquals(m, values.get(receiver + ": tagged messages received"));
+            assertEquals(m * size, values.get(receiver + ": tagged bytes received"));
+            assertEquals(0, values.get(sender + ": messages received"));
             assertEquals(0, values.get(sender + ": posts refused -EAGAIN"), "no back-pressure at these depths");
             assertEquals(n + m + r + 2, values.get(said.get("LABEL txcq") + ": completions written"));
             assertEquals(1, values.get(said.get("LABEL txcq") + ": errors connection"), "the send after the kill");

@@ -9,9 +9,10 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The live counters of one {@link UtilEndpoint}: the operations it posted, by kind, and the
- * posts the provider refused with {@code -EAGAIN} (back-pressure); and, per provider, the
- * endpoints opened and closed. One plain load and one release store per post.
+ * The live counters of one {@link UtilEndpoint}: the operations it posted, by kind, with the
+ * bytes of its sends and RMA, and the posts the provider refused with {@code -EAGAIN}
+ * (back-pressure); and, per provider, the endpoints opened and closed. A plain load and a
+ * release store per counter, two counters per accepted send or RMA.
  *
  * <p><b>One writer.</b> Several threads may post on one endpoint at once
  * ({@code FI_THREAD_SAFE}): counted after the funnel returned, two of them could lose an
@@ -33,6 +34,10 @@ public final class EndpointCounters {
     final StatsCounter writes;
     final StatsCounter atomics;
     final StatsCounter eagain;
+    final StatsCounter sendBytes;
+    final StatsCounter taggedSendBytes;
+    final StatsCounter readBytes;
+    final StatsCounter writeBytes;
     private final StatsCounter[] provider;
 
     EndpointCounters(Class<?> endpointClass, String statsProvider) {
@@ -46,6 +51,10 @@ public final class EndpointCounters {
         writes = group.counter("RMA writes posted");
         atomics = group.counter("atomics posted");
         eagain = group.counter("posts refused -EAGAIN");
+        sendBytes = group.counter("send bytes posted");
+        taggedSendBytes = group.counter("tagged send bytes posted");
+        readBytes = group.counter("RMA read bytes posted");
+        writeBytes = group.counter("RMA write bytes posted");
         provider = providerCounters(file, endpointClass);
         synchronized (EndpointCounters.class) {
             provider[0].increment();
@@ -62,9 +71,12 @@ public final class EndpointCounters {
         });
     }
 
-    /** Counts a send's answer {@code rc} (under the lock that serialises the endpoint's posts); returns it. */
-    public int send(int rc, boolean tagged) {
-        return count(rc, tagged ? taggedSends : sends);
+    /**
+     * Counts a send's answer {@code rc} and, when accepted, its {@code length} bytes (under the
+     * lock that serialises the endpoint's posts); returns it.
+     */
+    public int send(int rc, boolean tagged, long length) {
+        return count(rc, tagged ? taggedSends : sends, tagged ? taggedSendBytes : sendBytes, length);
     }
 
     /** Counts a receive's answer {@code rc} (under the lock that serialises the endpoint's posts); returns it. */
@@ -72,9 +84,12 @@ public final class EndpointCounters {
         return count(rc, tagged ? taggedReceives : receives);
     }
 
-    /** Counts an RMA's answer {@code rc} (under the lock that serialises the endpoint's posts); returns it. */
-    public int rma(int rc, boolean read) {
-        return count(rc, read ? reads : writes);
+    /**
+     * Counts an RMA's answer {@code rc} and, when accepted, its {@code length} bytes (under the
+     * lock that serialises the endpoint's posts); returns it.
+     */
+    public int rma(int rc, boolean read, long length) {
+        return count(rc, read ? reads : writes, read ? readBytes : writeBytes, length);
     }
 
     /** Counts an atomic's answer {@code rc} (under the lock that serialises the endpoint's posts); returns it. */
@@ -90,6 +105,22 @@ public final class EndpointCounters {
             eagain.increment();
         }
         return rc;
+    }
+
+    /** As {@link #count(int, StatsCounter)}, an accepted post's {@code length} added to {@code bytes}. */
+    int count(int rc, StatsCounter posted, StatsCounter bytes, long length) {
+        if (rc == 0) {
+            posted.increment();
+            bytes.add(length);
+        } else if (rc == -Errno.EAGAIN) {
+            eagain.increment();
+        }
+        return rc;
+    }
+
+    /** The endpoint's counter group (its receive side counts what it received there too). */
+    public CounterGroup group() {
+        return group;
     }
 
     /** The endpoint was closed: its counters go, the provider's closed count rises. */

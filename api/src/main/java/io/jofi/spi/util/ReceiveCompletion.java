@@ -2,6 +2,8 @@ package io.jofi.spi.util;
 
 import io.jofi.Errno;
 import io.jofi.Fi;
+import io.jofi.spi.util.stats.CounterGroup;
+import io.jofi.spi.util.stats.StatsCounter;
 import java.nio.ByteBuffer;
 
 /**
@@ -45,6 +47,36 @@ public final class ReceiveCompletion {
     private boolean sourceErr;
     /** While set ({@link #stageIn}): successes and their counts are staged here; every other write flushes it first. */
     private CompletionBatch batch;
+    /** What its successful completions received ({@link #countIn}; null: not counted), untagged and tagged. */
+    private StatsCounter messages;
+    private StatsCounter bytes;
+    private StatsCounter taggedMessages;
+    private StatsCounter taggedBytes;
+
+    /**
+     * Counts the messages and bytes its successful completions received, untagged and tagged,
+     * in {@code group} (the endpoint's): once, before the first completion. Written by the
+     * receive side's one writer, as everything here.
+     */
+    public void countIn(CounterGroup group) {
+        messages = group.counter("messages received");
+        bytes = group.counter("bytes received");
+        taggedMessages = group.counter("tagged messages received");
+        taggedBytes = group.counter("tagged bytes received");
+    }
+
+    private void countReceived(long flags, long len) {
+        if (messages == null) {
+            return;
+        }
+        if ((flags & Fi.FI_TAGGED) != 0) {
+            taggedMessages.increment();
+            taggedBytes.add(len);
+        } else {
+            messages.increment();
+            bytes.add(len);
+        }
+    }
 
     /**
      * The endpoint's bindings: the CQ bound with {@code FI_RECV} (null until bound), whether
@@ -137,6 +169,7 @@ public final class ReceiveCompletion {
                 if (counter != null) {
                     batch.count(counter);
                 }
+                countReceived(flags, len);
                 return;
             }
             batch.flush();
@@ -161,6 +194,7 @@ public final class ReceiveCompletion {
         if (counter != null) {
             counter.increment();
         }
+        countReceived(flags, len);
     }
 
     /**

@@ -180,6 +180,12 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         return postsCountedByProvider ? rc : stats.count(rc, posted);
     }
 
+    /** As {@link #counted(int, io.jofi.spi.util.stats.StatsCounter)}, with the post's bytes. */
+    private int counted(int rc, io.jofi.spi.util.stats.StatsCounter posted, io.jofi.spi.util.stats.StatsCounter bytes,
+                        long length) {
+        return postsCountedByProvider ? rc : stats.count(rc, posted, bytes, length);
+    }
+
     // =================================================================== the funnels
 
     /**
@@ -474,7 +480,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
             return -Errno.ENOCQ;
         }
         return counted(postSend(buf, desc, msg, length, destAddr, tagged, tag, data, flags, context),
-                tagged ? stats.taggedSends : stats.sends);
+                tagged ? stats.taggedSends : stats.sends, tagged ? stats.taggedSendBytes : stats.sendBytes, length);
     }
 
     @Override
@@ -624,7 +630,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
             return -Errno.ENOCQ;
         }
         return counted(postRma(read, buf, desc, msg, length, peerAddr, addr, key, data, flags, context),
-                read ? stats.reads : stats.writes);
+                read ? stats.reads : stats.writes, read ? stats.readBytes : stats.writeBytes, length);
     }
 
     // =================================================================== atomics (fi_atomic(3))

@@ -45,6 +45,30 @@ class UtilCountersTest {
         }
     }
 
+    /** What a receive side completes is counted where it is told to count: messages and bytes, untagged and tagged. */
+    @Test
+    void aReceiveCompletionCountsTheMessagesAndBytesItReceivedByKind() throws Exception {
+        try (ReceiveFixture f = new ReceiveFixture()) {
+            CounterGroup g = new CounterGroup(StatsFile.process(), io.jofi.spi.util.stats.StatsFileDescriptor.TYPE_OTHER,
+                    "receiver");
+            try {
+                f.rq.completion().countIn(g);
+                f.arrive(ReceiveFixture.bytes(10, 1));
+                f.post(f.recv(ByteBuffer.allocate(64), "a"));
+                f.post(f.recv(ByteBuffer.allocate(64), "b"));
+                f.arrive(ReceiveFixture.bytes(20, 2));
+                f.post(f.trecv(ByteBuffer.allocate(64), "t", 7, 0));
+                f.arrive(true, 7, ReceiveFixture.bytes(5, 3), io.jofi.Fi.FI_ADDR_NOTAVAIL);
+                assertEquals(2, value(g, "messages received"));
+                assertEquals(30, value(g, "bytes received"));
+                assertEquals(1, value(g, "tagged messages received"));
+                assertEquals(5, value(g, "tagged bytes received"));
+            } finally {
+                g.close();
+            }
+        }
+    }
+
     /**
      * A CQ's writers are the posting threads and progress threads of every endpoint bound to
      * it, at once: its "completions written" is exact all the same (the ring's own claim

@@ -357,7 +357,8 @@ final class ShmEndpoint extends UtilEndpoint {
         long started = transmitter.opsStarted;
         try {
             synchronized (this) {
-                return posts.send(transmitter.postMsg(buf, msg, length, destAddr, tagged, tag, data, flags, context), tagged);
+                return posts.send(transmitter.postMsg(buf, msg, length, destAddr, tagged, tag, data, flags, context), tagged,
+                        length);
             }
         } catch (InternalError e) {
             return faults.onPostFault(e, started);
@@ -385,7 +386,7 @@ final class ShmEndpoint extends UtilEndpoint {
         long started = transmitter.opsStarted;
         try {
             synchronized (this) {
-                return posts.rma(rma.post(read, buf, msg, length, peerAddr, addr, key, data, flags, context), read);
+                return posts.rma(rma.post(read, buf, msg, length, peerAddr, addr, key, data, flags, context), read, length);
             }
         } catch (InternalError e) {
             return faults.onPostFault(e, started);

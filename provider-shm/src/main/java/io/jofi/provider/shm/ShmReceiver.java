@@ -60,6 +60,7 @@ final class ShmReceiver {
         this.ep = ep;
         this.rq = new ReceiveQueue(queueSize, ShmProvider.IOV_LIMIT, Integer.MAX_VALUE, unexpectedLimit);
         this.rq.completion().reportSource(source, sourceErr);
+        this.rq.completion().countIn(ep.counters());
         this.rq.directed(directed);
         this.source = source;
         this.sendersWanted = source || directed;

@@ -54,7 +54,7 @@ final class TcpMessageInitiator {
             boolean reports = !(inject && msg == null); // fi_inject never completes; sendMsg(FI_INJECT) may
             int rc = tx.admit(reports);
             if (rc != 0) {
-                return conn.posts.send(rc, tagged);
+                return conn.posts.send(rc, tagged, length);
             }
             int iovCount = msg == null ? 0 : msg.iovCount();
             boolean withData = (flags & Fi.FI_REMOTE_CQ_DATA) != 0;
@@ -83,11 +83,11 @@ final class TcpMessageInitiator {
                 copyBehindHeader(op, buf, msg, iovCount);
                 h.flip();
                 op.count = 1;
-                return conn.posts.send(tx.queue(op), tagged);
+                return conn.posts.send(tx.queue(op), tagged, length);
             }
             h.flip();
             attachPayload(op, buf, msg, iovCount, inject);
-            return conn.posts.send(tx.queue(op), tagged);
+            return conn.posts.send(tx.queue(op), tagged, length);
         }
     }
 

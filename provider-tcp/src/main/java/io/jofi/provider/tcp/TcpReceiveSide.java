@@ -56,6 +56,7 @@ final class TcpReceiveSide {
                 provider.unexpectedMessages(), provider.unexpectedBytes());
         boolean source = (caps & Fi.FI_SOURCE) != 0;
         queue.completion().reportSource(source, source && (caps & Fi.FI_SOURCE_ERR) != 0);
+        queue.completion().countIn(posts.group());
     }
 
     /** With {@code FI_DIRECTED_RECV} a receive's source address restricts it to that peer (RDM). Under lock. */

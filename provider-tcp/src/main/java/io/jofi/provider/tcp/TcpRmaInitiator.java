@@ -61,10 +61,10 @@ final class TcpRmaInitiator {
         int iovCount = msg == null ? 0 : msg.iovCount();
         synchronized (lock) {
             if (read) {
-                return conn.posts.rma(postRead(buf, msg, iovCount, length, addr, key, msg, context, flags), read);
+                return conn.posts.rma(postRead(buf, msg, iovCount, length, addr, key, msg, context, flags), read, length);
             }
             return conn.posts.rma(postWrite(buf, msg, iovCount, length, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, data, addr, key, msg,
-                    context, flags), read);
+                    context, flags), read, length);
         }
     }
 

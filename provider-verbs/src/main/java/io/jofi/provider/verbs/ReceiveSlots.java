@@ -105,6 +105,11 @@ final class ReceiveSlots {
         completion.reportSource(source, sourceErr);
     }
 
+    /** Counts the messages and bytes its completions received in {@code group} (the endpoint's), once. */
+    void countIn(io.jofi.spi.util.stats.CounterGroup group) {
+        completion.countIn(group);
+    }
+
     /** The number of slots. */
     int depth() {
         return depth;

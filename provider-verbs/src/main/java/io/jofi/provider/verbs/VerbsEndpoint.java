@@ -240,22 +240,22 @@ final class VerbsEndpoint extends VerbsEndpointCore {
         // every answer is counted here, under the monitor: concurrent posters lose no count
         int rc = dataPathCheck();
         if (rc != 0) {
-            return counted(kindAndOp, rc);
+            return counted(kindAndOp, length, rc);
         }
         int state = conn.state();
         if (state != MsgConnection.CONNECTED) {
-            return counted(kindAndOp, state == MsgConnection.DOWN || state == MsgConnection.IDLE ? -Errno.ENOTCONN
+            return counted(kindAndOp, length, state == MsgConnection.DOWN || state == MsgConnection.IDLE ? -Errno.ENOTCONN
                     : -Errno.EAGAIN);
         }
         rc = tx.check(kindAndOp, withData, remoteAddr, result);
         if (rc != 0) {
-            return counted(kindAndOp, rc);
+            return counted(kindAndOp, length, rc);
         }
         if (tx.fenceWaits(flags) || tx.readWaits(kindAndOp)) {
             if (sendChain.staged() > 0) {
                 tx.post(sendChain, -1);
             }
-            return counted(kindAndOp, -Errno.EAGAIN);
+            return counted(kindAndOp, length, -Errno.EAGAIN);
         }
         int kind = kindAndOp & 0xFF;
         boolean inject = (flags & Fi.FI_INJECT) != 0;
@@ -264,27 +264,27 @@ final class VerbsEndpoint extends VerbsEndpointCore {
                 && (inject || length <= Math.min(maxInline, 64));
         int slot = tx.open(kindAndOp, withData, data, remoteAddr, rkey, compareAdd, swap, inline, context, flags);
         if (slot < 0) {
-            return counted(kindAndOp, slot);
+            return counted(kindAndOp, length, slot);
         }
         rc = tx.addPayload(slot, kindAndOp, buf, desc, msg, length, inject, inline, result);
         if (rc != 0) {
-            return counted(kindAndOp, rc);
+            return counted(kindAndOp, length, rc);
         }
         tx.stage(sendChain, slot);
         if ((flags & Fi.FI_MORE) == 0 || sendChain.full()) {
-            return counted(kindAndOp, tx.post(sendChain, slot));
+            return counted(kindAndOp, length, tx.post(sendChain, slot));
         }
-        return counted(kindAndOp, 0);
+        return counted(kindAndOp, length, 0);
     }
 
-    /** Counts a transmit's answer {@code rc} by its kind (under the monitor); returns it. */
-    private int counted(int kindAndOp, int rc) {
+    /** Counts a transmit's answer {@code rc} (and its {@code length} bytes) by its kind (under the monitor); returns it. */
+    private int counted(int kindAndOp, long length, int rc) {
         int kind = kindAndOp & 0xFF;
         if (kind == K_SEND) {
-            return posts.send(rc, false);
+            return posts.send(rc, false, length);
         }
         if (kind == K_READ || kind == K_WRITE) {
-            return posts.rma(rc, kind == K_READ);
+            return posts.rma(rc, kind == K_READ, length);
         }
         return posts.atomic(rc);
     }

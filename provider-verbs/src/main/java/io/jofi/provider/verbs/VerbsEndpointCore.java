@@ -78,6 +78,7 @@ abstract class VerbsEndpointCore extends UtilEndpoint
         this.tx = new TransmitSlots(domain, txDepth, domain.port().iwarp() && p.iwarpWriteConfirm());
         this.rx = new ReceiveSlots(domain, rxDepth, txDepth); // bounce slots: transmit first, then receive
         this.posts = countPostsUnderLock();
+        rx.countIn(counters());
         this.transport = new VerbsTransportCounters(counters());
     }
 

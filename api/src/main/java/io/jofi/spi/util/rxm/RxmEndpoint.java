@@ -181,6 +181,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         this.transmits = new RxmTransmitPool(settings.transmitOps(), settings.eagerLimit());
         this.receives = new io.jofi.spi.util.ReceiveQueue(settings.receiveQueueSize(), RxmWireDescriptor.IOV_LIMIT,
                 settings.maxUnexpectedMessages(), settings.maxUnexpectedBytes(), msgInfo.fabricAttr().provName());
+        receives.completion().countIn(counters());
         this.packets = new RxmPacketHandler(this);
         this.posts = countPostsUnderLock();
         this.minMultiRecv = settings.eagerLimit();
@@ -529,7 +530,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         synchronized (lock) {
             RxmTransmit t = admit(destAddr, msg != null || (flags & Fi.FI_INJECT) == 0);
             if (t == null) {
-                return posts.send(refusal, tagged);
+                return posts.send(refusal, tagged, length);
             }
             RxmConnection c = t.connection;
             t.context = context;
@@ -554,7 +555,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             if (rc != 0) {
                 refund(t);
             }
-            return posts.send(rc, tagged);
+            return posts.send(rc, tagged, length);
         }
     }
 
@@ -643,7 +644,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         synchronized (lock) {
             RxmTransmit t = admit(peerAddr, msg != null || (flags & Fi.FI_INJECT) == 0);
             if (t == null) {
-                return posts.rma(refusal, read);
+                return posts.rma(refusal, read, length);
             }
             t.kind = RxmTransmit.Kind.RMA;
             t.context = context;
@@ -653,7 +654,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             if (rc != 0) {
                 refund(t);
             }
-            return posts.rma(rc, read);
+            return posts.rma(rc, read, length);
         }
     }
 
