@@ -14,6 +14,11 @@
  * convenience calls, once for every provider); {@code PostChecks.payload} (a transmit's bytes,
  * or {@code -EINVAL} for a missing buffer or too many iovs); {@code UtilDomain.injectStepFault}
  * (the test hook that makes a progress step throw, formerly in each provider's domain).
+ * <p>1.4.0: {@code CompletionBatch} (a provider thread's completions published at once);
+ * {@code EndpointCounters.send}/{@code rma} take the post's length (the bytes posted are
+ * counted), {@code EndpointCounters.group}, {@code ReceiveCompletion.countIn} (messages and
+ * bytes received). No release carried 1.3.0's two-argument {@code send}/{@code rma}; a first
+ * release baselines from here.
  */
 @Export
 @Version("1.4.0")
