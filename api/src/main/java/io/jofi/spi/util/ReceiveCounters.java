@@ -6,13 +6,13 @@ import io.jofi.spi.util.stats.StatsFile;
 import io.jofi.spi.util.stats.StatsFileDescriptor;
 
 /**
- * The live counters of one {@link ReceiveQueue}: receives posted, unexpected messages and
- * bytes queued, and their high-water marks. Written by the queue's one writer (the
+ * The live counters of one {@link ReceiveQueue}: unexpected messages and bytes queued, and
+ * their high-water marks (the receives posted and the messages received are its endpoint's:
+ * {@code EndpointCounters}, {@link ReceiveCompletion#countIn}). Written by the queue's one writer (the
  * provider's lock or progress thread, as every other queue state).
  */
 final class ReceiveCounters {
     final CounterGroup group;
-    final StatsCounter posted;
     final StatsCounter unexpected;
     final StatsCounter unexpectedBytes;
     final StatsCounter unexpectedHighWater;
@@ -21,7 +21,6 @@ final class ReceiveCounters {
     ReceiveCounters(Class<?> owner, String provider) {
         group = new CounterGroup(StatsFile.process(), StatsFileDescriptor.TYPE_RECEIVE_QUEUE,
                 CounterGroup.providerOwnerLabel(provider, owner));
-        posted = group.counter("receives posted");
         unexpected = group.counter("unexpected messages queued");
         unexpectedBytes = group.counter("unexpected bytes queued");
         unexpectedHighWater = group.counter("unexpected messages high-water mark");

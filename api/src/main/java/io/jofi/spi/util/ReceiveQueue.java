@@ -124,7 +124,7 @@ public final class ReceiveQueue {
         stats.group.freeWhenUnreachable(this);
     }
 
-    /** Its live counters ({@code jofi stat}, JMX): receives posted, unexpected messages and bytes, high-water marks. */
+    /** Its live counters ({@code jofi stat}, JMX): unexpected messages and bytes, their high-water marks. */
     public io.jofi.spi.util.stats.CounterGroup counters() {
         return stats.group;
     }
@@ -182,7 +182,6 @@ public final class ReceiveQueue {
      *         was used up); false when it is queued or waits
      */
     public boolean post(PostedReceive r) {
-        stats.posted.increment();
         UnexpectedMessageQueue list = r.tagged ? unexpectedTagged : unexpected;
         boolean exact = r.tagged && r.ignore == 0; // an exact tag walks only that tag's chain
         UnexpectedMessage u = exact ? list.firstWithTag(r.tag) : list.head();

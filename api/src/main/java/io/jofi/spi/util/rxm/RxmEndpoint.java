@@ -343,7 +343,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         return (caps() & Fi.FI_RMA_EVENT) != 0;
     }
 
-    /** The live counters of its receive side: receives posted, unexpected messages and bytes with their high-water marks. */
+    /** The live counters of its receive side: unexpected messages and bytes with their high-water marks. */
     public io.jofi.spi.util.stats.CounterGroup receiveCounters() {
         return receives.counters();
     }

@@ -7,9 +7,12 @@ import java.nio.ByteOrder;
 
 /**
  * One counter's value in a counters file, updated by a single writer with a plain load and a
- * release store: never a lock, an allocation or an atomic read-modify-write on the update
- * path. Readers (this process or another) load with acquire and see each value the writer
- * stored, in order: a counter only its writer updates never goes down.
+ * plain store: never a lock, an allocation, a fence or an atomic read-modify-write on the
+ * update path (a release store cost an alignment check and a compiler barrier per update, on a
+ * path that updates several counters per message). The value is an aligned 8-byte word, which
+ * a 64-bit JVM stores whole; readers (this process or another) load with acquire and see the
+ * writer's values in the order it stored them, a little late at most: a counter only its writer
+ * updates never goes down.
  *
  * <p><b>One writer.</b> The owner updates it only from the thread that holds the owner's
  * lock, or from its one progress thread (what {@code ReceiveQueue}, the endpoint's funnels
@@ -50,8 +53,7 @@ public final class StatsCounter {
         if (!ON) {
             return;
         }
-        long v = (long) LONG.get(values, offset);
-        LONG.setRelease(values, offset, v + 1);
+        LONG.set(values, offset, (long) LONG.get(values, offset) + 1);
     }
 
     /** Adds {@code n} (&gt;= 0 keeps it monotonic). */
@@ -59,14 +61,13 @@ public final class StatsCounter {
         if (!ON) {
             return;
         }
-        long v = (long) LONG.get(values, offset);
-        LONG.setRelease(values, offset, v + n);
+        LONG.set(values, offset, (long) LONG.get(values, offset) + n);
     }
 
     /** A high-water mark: stores {@code v} when it is above the value. */
     public void max(long v) {
         if (ON && v > (long) LONG.get(values, offset)) {
-            LONG.setRelease(values, offset, v);
+            LONG.set(values, offset, v);
         }
     }
 

@@ -24,7 +24,7 @@ import java.nio.charset.StandardCharsets;
  * | metadata record 1 ... capacity-1                              |
  * +---------------------------------------------------------------+
  * | value record 0 (128 B: two cache lines, as Aeron, so that      |
- * |  0 value (long, one writer, release store / acquire load)    |
+ * |  0 value (long, one writer, plain store / acquire load)      |
  * |  8..127 padding    no two values share a line or its prefetch pair)
  * +---------------------------------------------------------------+
  * | value record 1 ... capacity-1                                 |
