@@ -39,16 +39,19 @@ done
 # Every measured iteration of every round counts (the JMH logs: "# Benchmark:", "# Parameters:",
 # "Iteration N: score unit"): per benchmark, parameters and setting, the median and the best
 # (highest ops/s, lowest time per op) of all of them. This host's noise is one-sided and large
-# (iterations of one fork 20 % apart, forks up to 2x): the best is the figure that shows what the
-# counters cost, the median what a run sees.
+# (iterations of one fork 20 % apart, forks up to 2x): "paired" — the median over the rounds of
+# each round's on/off ratio (the two JVMs of a round ran one after the other) — is the figure
+# least moved by it; the medians and bests of all iterations are shown beside it.
 awk '
-    FNR == 1 { on = (FILENAME ~ /\/true-/) }
+    FNR == 1 { on = (FILENAME ~ /\/true-/); round = FILENAME; sub(/.*-/, "", round); sub(/\.log$/, "", round); rounds[round] = 1 }
     /^# Benchmark: / { bench = $3; params = ""; next }
     /^# Parameters: / { params = $0; sub(/^# Parameters: \(/, "", params); sub(/\)$/, "", params); gsub(/ = /, "=", params); gsub(/, /, " ", params); next }
     /^Iteration +[0-9]+: / {
         unit = $NF; score = $(NF - 1) + 0;
         key = bench " " params " [" unit "]"; keys[key] = unit;
         if (on) { nOn[key]++; sOn[key, nOn[key]] = score } else { nOff[key]++; sOff[key, nOff[key]] = score }
+        kr = key SUBSEP round;
+        if (on) { rnOn[kr]++; rOn[kr, rnOn[kr]] = score } else { rnOff[kr]++; rOff[kr, rnOff[kr]] = score }
     }
     function median(s, k, n,    i, j, t, a) {
         for (i = 1; i <= n; i++) a[i] = s[k, i];
@@ -62,12 +65,18 @@ awk '
     }
     function pct(a, b) { return b == 0 ? 0 : 100 * (a - b) / b }
     END {
-        printf "%-62s %5s %13s %13s %8s %13s %13s %8s\n", "benchmark", "n", "median on", "median off", "on/off", "best on", "best off", "on/off";
+        printf "%-62s %5s %13s %13s %8s %13s %13s %8s %8s\n", "benchmark", "n", "median on", "median off", "on/off", "best on", "best off", "on/off", "paired";
         for (k in keys) {
             higher = (keys[k] ~ /ops\//);
             mOn = median(sOn, k, nOn[k]); mOff = median(sOff, k, nOff[k]);
             bOn = best(sOn, k, nOn[k], higher); bOff = best(sOff, k, nOff[k], higher);
-            printf "%-62s %5d %13.1f %13.1f %+7.2f%% %13.1f %13.1f %+7.2f%%\n", k, nOn[k], mOn, mOff, pct(mOn, mOff), bOn, bOff, pct(bOn, bOff);
+            # paired: each round on against the same round off (median of its iterations), the median of those ratios
+            np = 0;
+            for (r in rounds) {
+                kr = k SUBSEP r;
+                if (rnOn[kr] && rnOff[kr]) { np++; pr[k, np] = pct(median(rOn, kr, rnOn[kr]), median(rOff, kr, rnOff[kr])) }
+            }
+            printf "%-62s %5d %13.1f %13.1f %+7.2f%% %13.1f %13.1f %+7.2f%% %+7.2f%%\n", k, nOn[k], mOn, mOff, pct(mOn, mOff), bOn, bOff, pct(bOn, bOff), median(pr, k, np);
         }
         print "(n: measured iterations per setting; ops/s: higher is better, so a negative on/off costs; ns/op or us/op: lower is better, so a positive one costs)";
     }' "$TMP"/true-*.log "$TMP"/false-*.log
