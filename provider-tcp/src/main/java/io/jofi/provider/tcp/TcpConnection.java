@@ -7,6 +7,7 @@ import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.provider.tcp.wire.CmMessage;
 import io.jofi.spi.util.ReceiveQueue;
+import io.jofi.spi.util.stats.ConnectionCounters;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.SelectionKey;
@@ -31,7 +32,7 @@ import java.nio.channels.SocketChannel;
  * <p><b>Threads.</b> One lock ({@link #lock}: the endpoint) guards this object and its parts; the progress step takes it per selected key,
  * the application's calls per operation.
  */
-final class TcpConnection implements SelectHandler {
+final class TcpConnection implements SelectHandler, ConnectionCounters.Ends {
     static final int IDLE = 0;
     static final int CONNECTING = 1;
     static final int REQ_SENT = 2;
@@ -366,7 +367,7 @@ final class TcpConnection implements SelectHandler {
         if (!moveToDataLoop()) {
             return;
         }
-        counters.made(channel);
+        counters.connections.made(this);
         endpoint.connected(accept);
     }
 
@@ -395,7 +396,7 @@ final class TcpConnection implements SelectHandler {
     }
 
     private void failConnect(int err, byte[] errData, int errDataSize) {
-        counters.refused(channel, connectingTo, err);
+        counters.connections.refused(this, err);
         cm = DOWN;
         closeChannel();
         endpoint.connectFailed(err, errData, errDataSize);
@@ -419,7 +420,7 @@ final class TcpConnection implements SelectHandler {
                     if (!moveToDataLoop()) {
                         return;
                     }
-                    counters.made(channel);
+                    counters.connections.made(this);
                     endpoint.connected(null);
                 }
             }
@@ -503,7 +504,7 @@ final class TcpConnection implements SelectHandler {
         endProvErrno = provErrno;
         endReason = reason;
         if ((was == CONNECTED || was == ACCEPTING) && err != Errno.ECANCELED && err != Errno.ENODEV) {
-            counters.lost(channel, err, reason); // the peer's doing or a failure, not our shutdown or departure
+            counters.connections.lost(this, err, reason == null ? null : new String(reason, java.nio.charset.StandardCharsets.UTF_8)); // the peer's doing or a failure, not our shutdown or departure
         }
         closeChannel();
         failAll(err);
@@ -570,6 +571,27 @@ final class TcpConnection implements SelectHandler {
         SocketChannel ch = channel;
         if (ch != null) {
             Sockets.closeQuietly(ch);
+        }
+    }
+
+    /** The socket's local address for the connection events, or null once it is closed. */
+    @Override
+    public Object localEnd() {
+        try {
+            return channel == null ? null : channel.getLocalAddress();
+        } catch (java.io.IOException e) {
+            return null; // closed already: the event names no address
+        }
+    }
+
+    /** The peer's address for the connection events: the connected socket's, else where it connected to, or null. */
+    @Override
+    public Object peerEnd() {
+        try {
+            Object remote = channel == null ? null : channel.getRemoteAddress();
+            return remote != null ? remote : connectingTo; // a failed connect: where it went
+        } catch (java.io.IOException e) {
+            return connectingTo;
         }
     }
 

@@ -9,6 +9,7 @@ import io.jofi.provider.verbs.binding.NativeBlock;
 import io.jofi.provider.verbs.binding.RdmaCmIdDescriptor;
 import io.jofi.provider.verbs.binding.Rdmacm;
 import io.jofi.provider.verbs.binding.VerbsConstants;
+import io.jofi.spi.util.stats.ConnectionCounters;
 import io.jofi.spi.util.UtilEventQueue;
 import java.nio.ByteBuffer;
 
@@ -27,7 +28,7 @@ import java.nio.ByteBuffer;
  *
  * <p>Not thread-safe: every method runs under the owning {@link VerbsEndpoint}'s monitor.
  */
-final class MsgConnection {
+final class MsgConnection implements ConnectionCounters.Ends {
     static final int IDLE = 0;
     static final int RESOLVING = 1;
     static final int CONNECTING = 2;
@@ -242,7 +243,7 @@ final class MsgConnection {
     /** An established connection ends by the peer or a failure: counted (and recorded) as lost. */
     private void lostIfUp(int err, String why) {
         if (state == CONNECTED) {
-            owner.transport.lost(this, err, why);
+            owner.transport.connections.lost(this, err, why);
         }
     }
 
@@ -255,6 +256,27 @@ final class MsgConnection {
     byte[] peerAddress() {
         byte[] sa = id == 0 ? null : Sockaddrs.get(id + RdmaCmIdDescriptor.ROUTE_ADDR_DST_ADDR);
         return sa != null ? sa : peerName;
+    }
+
+    /** The local sockaddr as text for the connection events, or null. */
+    @Override
+    public Object localEnd() {
+        return text(localAddress());
+    }
+
+    /** The peer's sockaddr as text for the connection events, or null. */
+    @Override
+    public Object peerEnd() {
+        return text(peerAddress());
+    }
+
+    /** A sockaddr as text for an event, or null — never an exception on the CM path (an unknown family). */
+    private static String text(byte[] sockaddr) {
+        try {
+            return sockaddr == null ? null : io.jofi.Addresses.toString(sockaddr);
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     /** Goes DOWN; with {@code raise} the connection's one {@code FI_SHUTDOWN} (R14). */
@@ -309,7 +331,7 @@ final class MsgConnection {
                 byte[] data = state == CONNECTING
                         ? ConnData.read(ByteBuffer.wrap(privateData), 0, privateData.length) : null;
                 state = CONNECTED;
-                owner.transport.made(this);
+                owner.transport.connections.made(this);
                 eq.post(Fi.FI_CONNECTED, owner, owner.context(), 0, null, data, data == null ? 0 : data.length);
             }
         } else if (mapped == Fi.FI_SHUTDOWN) {
@@ -334,7 +356,7 @@ final class MsgConnection {
     /** Connection setup failed: an error event on the EQ (R14), the connection is DOWN. */
     private void fail(int err, int provErrno, byte[] errData) {
         if (request == null) {
-            owner.transport.refused(this, err); // our connect, not a request we took
+            owner.transport.connections.refused(this, err); // our connect, not a request we took
         }
         state = DOWN;
         if (eq != null) {

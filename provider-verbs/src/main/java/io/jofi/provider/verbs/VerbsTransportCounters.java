@@ -1,23 +1,19 @@
 package io.jofi.provider.verbs;
 
-import io.jofi.Addresses;
-import io.jofi.Errno;
+import io.jofi.spi.util.stats.ConnectionCounters;
 import io.jofi.spi.util.stats.CounterGroup;
-import io.jofi.spi.util.stats.FabricEvents;
 import io.jofi.spi.util.stats.StatsCounter;
 
 /**
  * The transport counters of one verbs MSG endpoint (in its counter group:
- * {@code verbs/VerbsEndpoint 5: empty CQ polls}) and the JFR events that go with them.
- * Written under the endpoint's monitor only (the CM thread per event, the progress thread or
- * an application thread per poll, both under that monitor): one writer at a time, plain
- * stores.
+ * {@code verbs/VerbsEndpoint 5: empty CQ polls}): the util layer's {@link ConnectionCounters}
+ * (made, refused, lost, with their JFR events) and verbs' own — empty CQ polls and RNR retries
+ * exceeded. Written under the endpoint's monitor only (the CM thread per event, the progress
+ * thread or an application thread per poll, both under that monitor): one writer at a time,
+ * plain stores.
  */
 final class VerbsTransportCounters {
-    private final String owner;
-    private final StatsCounter made;
-    private final StatsCounter refused;
-    private final StatsCounter lost;
+    final ConnectionCounters connections;
     /** {@code ibv_poll_cq} calls that found no completion (the endpoint's poller). */
     final StatsCounter emptyPolls;
     /**
@@ -28,43 +24,9 @@ final class VerbsTransportCounters {
     private final StatsCounter rnrRetriesExceeded;
 
     VerbsTransportCounters(CounterGroup group) {
-        owner = group.owner();
-        made = group.counter("connections made");
-        refused = group.counter("connects refused");
-        lost = group.counter("connections lost");
+        connections = new ConnectionCounters("verbs", group);
         emptyPolls = group.counter("empty CQ polls");
         rnrRetriesExceeded = group.counter("RNR retries exceeded");
-    }
-
-    /** {@code c} is up. */
-    void made(MsgConnection c) {
-        made.increment();
-        if (FabricEvents.connectionsRecorded()) { // the addresses are looked up for a recording only
-            FabricEvents.connectionEstablished("verbs", owner, text(c.localAddress()), text(c.peerAddress()));
-        }
-    }
-
-    /** Our connect ({@code c}) failed ({@code err}, positive): rejected, unreachable, timed out. */
-    void refused(MsgConnection c, int err) {
-        refused.increment();
-        if (FabricEvents.connectionsRecorded()) {
-            String peer = text(c.peerAddress());
-            FabricEvents.connectionRefused("verbs", owner, text(c.localAddress()), peer, err, Errno.strerror(err));
-            FabricEvents.peerFailed("verbs", owner, peer, err);
-        }
-    }
-
-    /**
-     * The established connection {@code c} ended by the peer or a failure ({@code err}, positive; a
-     * local {@code shutdown} or close is not a loss).
-     */
-    void lost(MsgConnection c, int err, String why) {
-        lost.increment();
-        if (FabricEvents.connectionsRecorded()) {
-            String peer = text(c.peerAddress());
-            FabricEvents.connectionLost("verbs", owner, text(c.localAddress()), peer, err, why);
-            FabricEvents.peerFailed("verbs", owner, peer, err);
-        }
     }
 
     /** A work completion with {@code status}: counts an RNR retry exceeded. */
@@ -72,9 +34,5 @@ final class VerbsTransportCounters {
         if (status == io.jofi.provider.verbs.binding.VerbsConstants.IBV_WC_RNR_RETRY_EXC_ERR) {
             rnrRetriesExceeded.increment();
         }
-    }
-
-    private static String text(byte[] sockaddr) {
-        return sockaddr == null ? null : Addresses.toString(sockaddr);
     }
 }

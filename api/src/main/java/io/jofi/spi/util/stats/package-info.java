@@ -3,6 +3,8 @@
  * {@link io.jofi.spi.util.stats.StatsFile} (one per JVM, the writer side),
  * {@link io.jofi.spi.util.stats.StatsCounter} (one single-writer value),
  * {@link io.jofi.spi.util.stats.CounterGroup} (the counters of one object),
+ * {@link io.jofi.spi.util.stats.ConnectionCounters} (an endpoint's connections made, refused and
+ * lost, with their events, for every provider),
  * {@link io.jofi.spi.util.stats.StatsFileReader} and
  * {@link io.jofi.spi.util.stats.StatsDirectory} (another process's view, as {@code jofi stat});
  * the layout is {@link io.jofi.spi.util.stats.StatsFileDescriptor}; JOFI's JDK Flight Recorder
