@@ -11,7 +11,8 @@
 #                                                mvn -B -o -pl benchmarks -am package -DskipTests)
 # Environment: BENCH (JMH regex, default "ShmDataPathBenchmark.sendRecv|TcpDataPathBenchmark.sendRecv64"),
 #   SIZES (ShmDataPathBenchmark's size param, default "64,1048576"), ROUNDS (default 3),
-#   WI / I (warm-up and measurement iterations of 1 s, default 2 / 3), JAVA.
+#   WI / I (warm-up and measurement iterations of 1 s, default 2 / 3), PIN (1: each JVM on one
+#   core, default 0), JAVA.
 # A smoke run: ROUNDS=1 WI=1 I=1 benchmarks/compare-stats.sh
 set -euo pipefail
 
@@ -24,13 +25,19 @@ ROUNDS="${ROUNDS:-3}"
 WI="${WI:-2}"
 I="${I:-3}"
 [[ -f "$JAR" ]] || { echo "compare-stats: $JAR missing (mvn -B -o -pl benchmarks -am package -DskipTests)" >&2; exit 1; }
+# PIN=1 runs each JMH JVM on one core (the last; its JIT threads share it while warming up):
+# no migration between cores, the other core left to the rest of the host
+PIN_CMD=()
+if [[ "${PIN:-0}" == 1 ]] && command -v taskset >/dev/null && (( $(nproc) >= 2 )); then
+    PIN_CMD=(taskset -c "$(( $(nproc) - 1 ))")
+fi
 TMP="$(mktemp -d /tmp/compare-stats.XXXXXX)"
 trap 'rm -rf "$TMP"' EXIT
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); rounds: $ROUNDS (on, off alternated)"
 for ((r = 1; r <= ROUNDS; r++)); do
     for on in true false; do
-        "$JAVA" -jar "$JAR" "$BENCH" -f 1 -wi "$WI" -i "$I" -w 1s -r 1s -p "size=$SIZES" \
+        "${PIN_CMD[@]}" "$JAVA" -jar "$JAR" "$BENCH" -f 1 -wi "$WI" -i "$I" -w 1s -r 1s -p "size=$SIZES" \
             -jvmArgsAppend "-Djofi.stats=$on" >"$TMP/$on-$r.log" 2>&1 \
             || { echo "compare-stats: the JMH run failed (stats=$on, round $r):" >&2; tail -20 "$TMP/$on-$r.log" >&2; exit 1; }
     done

@@ -142,6 +142,51 @@ class RxmPeerLossTest {
         }
     }
 
+    /**
+     * A peer that answered "already" is not connected to again once nothing waits for it any
+     * more (its send failed when it was removed from the AV), even while sends to another peer
+     * wait. Before: the retry connected to it again after 1 s with nothing to send.
+     */
+    @Test
+    void noConnectAgainOnceTheSendsThatWaitedAreGone() throws Exception {
+        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL);
+             TcpTestBed already = new TcpTestBed(Progress.AUTO);
+             TcpTestBed silent = new TcpTestBed(Progress.AUTO)) {
+            long toAlready = a.insert(already.pep.getName());
+            long toSilent = a.insert(silent.pep.getName());
+            assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(8, 7), null, toAlready, "to-already"));
+            EqEntry event = new EqEntry();
+            CqEntry[] none = new CqEntry[0];
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (already.pepEq.read(event, 0) != 1) {
+                a.txCq.read(none, 0);
+                assertTrue(System.nanoTime() - deadline < 0, "no connection request");
+            }
+            assertEquals(Fi.FI_CONNREQ, event.event());
+            already.pep.reject(event.info().handle(), RxmConnectData.encodeReject(RxmWireDescriptor.REJECT_ALREADY));
+            // let the refusal arrive, then the send that waited goes with the peer's removal
+            long until = System.nanoTime() + 300_000_000L;
+            while (System.nanoTime() - until < 0) {
+                a.txCq.read(none, 0);
+            }
+            assertEquals(0, a.av.remove(new long[] {toAlready}, 0));
+            CqErrEntry err = awaitError(a.txCq, a, a);
+            assertEquals("to-already", err.context());
+            // a send that keeps waiting elsewhere (the silent listener never answers)
+            assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(8, 8), null, toSilent, "to-silent"));
+            int requests = 0;
+            until = System.nanoTime() + 2_500_000_000L;
+            while (System.nanoTime() - until < 0) {
+                a.txCq.read(none, 0);
+                if (already.pepEq.read(event, 0) == 1 && event.event() == Fi.FI_CONNREQ) {
+                    requests++;
+                    already.pep.reject(event.info().handle(), RxmConnectData.encodeReject(RxmWireDescriptor.REJECT_REFUSED));
+                }
+            }
+            assertEquals(0, requests, "connection requests to the removed peer after its send was gone");
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
     void departureCancelsEveryPendingOperation(Progress mode) throws Exception {

@@ -430,6 +430,11 @@ final class RxmConnectionManager {
      * @return 1 when it acted, else 0
      */
     int retryAfterAlready(RxmConnection c, long nowNanos) {
+        if (c.pendingHead == null) {
+            c.alreadyAtNanos = 0; // nothing waits any more (failed meanwhile): no connect
+            c.alreadyCount = 0;
+            return 0;
+        }
         if (c.state != RxmConnection.State.IDLE || c.alreadyAtNanos == 0
                 || nowNanos - c.alreadyAtNanos < ALREADY_RETRY_NANOS) {
             return 0;
