@@ -476,12 +476,30 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
 
     /** One pass: the MSG EQ, then the MSG CQ; with a timeout, waits on the MSG CQ when idle. */
     int progress(long timeoutNanos) {
-        int work;
+        int work = 0;
+        boolean ending;
         synchronized (lock) {
             if (!enabled) {
                 return 0;
             }
-            work = connections.endDeferred() + connections.progress() + packets.retryDeferred();
+            ending = connections.hasDeferredEnds();
+        }
+        if (ending) {
+            // the connection-management thread saw a connection end (verbs: its CM event, while
+            // the queue pair's completions sit in the MSG CQ): what completed successfully before
+            // the end is handled first — a send whose completion waits there succeeded and must
+            // not fail with the end; an error entry (a flush) stays for after the end, which
+            // fails what is left with the end's errno
+            int n;
+            while ((n = msgCq.read(entries, entries.length)) > 0) {
+                work += drain(n);
+            }
+        }
+        synchronized (lock) {
+            if (!enabled) {
+                return work;
+            }
+            work += connections.endDeferred() + connections.progress() + packets.retryDeferred();
         }
         work += drain(msgCq.read(entries, entries.length));
         if (work == 0 && timeoutNanos > 0) {
