@@ -50,31 +50,22 @@ import java.util.concurrent.locks.LockSupport;
  * <p><b>Threads.</b> One lock serialises posts and progress. The MSG provider never calls back
  * into this endpoint, so holding the lock while posting to it cannot deadlock.
  *
- * <p><b>Losing peers.</b> {@code fi_av_remove} of a peer (an AV that is a
- * {@link PeerRemovalSource}) closes its connection: what waits on it ends with
- * {@code ECANCELED}, the peer's side with {@code ECONNRESET}. A departure of the MSG provider
- * (R15) ends every pending operation with {@code ECANCELED} ({@code EIO} when its progress
- * failed) and closes the listener and the connections. A send to our own name
- * ({@code FI_LOCAL_COMM}) goes over a connection to our own listener.
+ * <p><b>Losing peers.</b> {@code fi_av_remove} of a peer ({@link PeerRemovalSource}) closes its
+ * connection ({@code ECANCELED} here, {@code ECONNRESET} at the peer); the MSG provider's
+ * departure (R15) ends every pending operation ({@code ECANCELED}, {@code EIO} when its progress
+ * failed). A send to our own name ({@code FI_LOCAL_COMM}) goes to our own listener.
  *
- * <p>Not done yet: sending segmented messages (received ones are put together; above the
- * eager limit this layer sends by rendezvous, which every rxm peer takes), rxm's credits
- * (flow control is declared off, which rxm accepts). Unexpected messages are held up to the
- * settings' limits; beyond them a peer's packets are held back in its MSG receive buffers,
- * which are then not posted again, so the MSG connection below stops reading (back-pressure)
- * until a receive is posted. Atomics are rxm's atomic packets, executed by the target in software
- * ({@link RxmAtomics}): they work over any MSG provider whose domain keeps the util
- * {@code MemoryRegistry}, and with C {@code ofi_rxm} peers.
+ * <p>Not done yet: sending segmented messages (above the eager limit it sends by rendezvous,
+ * which every rxm peer takes) and rxm's credits (declared off). Unexpected messages beyond the
+ * settings' limits stay in their MSG receive buffers, not posted again (back-pressure). Atomics
+ * are rxm's packets, executed by the target in software ({@link RxmAtomics}).
  */
 public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     /** What this endpoint offers. */
     public static final long CAPS = Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ
             | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR
             | Fi.FI_DIRECTED_RECV | Fi.FI_MULTI_RECV | Fi.FI_RMA_EVENT;
-    /**
-     * What it offers when asked for nothing in particular: FI_SOURCE_ERR changes behaviour, and
-     * FI_ATOMIC's target side needs the MSG domain's util memory registry, so both only on request.
-     */
+    /** Offered unasked: not FI_SOURCE_ERR (changes behaviour), FI_ATOMIC (needs the MSG domain's registry), FI_RMA_EVENT. */
     public static final long DEFAULT_CAPS = CAPS & ~(Fi.FI_SOURCE_ERR | Fi.FI_ATOMIC | Fi.FI_RMA_EVENT);
     /** What the MSG endpoints underneath need: messages, and reads of a rendezvous sender's memory. */
     private static final long MSG_CAPS = Fi.FI_MSG | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_RMA | Fi.FI_READ
@@ -208,10 +199,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     private final CqEntry[] closingEntries = {new CqEntry(), new CqEntry(), new CqEntry(), new CqEntry()};
     private final CqErrEntry closingErr = new CqErrEntry();
 
-    /**
-     * A MSG endpoint was closed (under the lock): handles every completion the MSG CQ holds, so
-     * that what the closed endpoint completed before its close is not taken for lost.
-     */
+    /** A MSG endpoint was closed (under the lock): what the MSG CQ holds is handled, not taken for lost. */
     void drainClosed() {
         CompletionQueue cq = msgCq;
         if (cq == null) {
@@ -485,11 +473,9 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             ending = connections.hasDeferredEnds();
         }
         if (ending) {
-            // the connection-management thread saw a connection end (verbs: its CM event, while
-            // the queue pair's completions sit in the MSG CQ): what completed successfully before
-            // the end is handled first — a send whose completion waits there succeeded and must
-            // not fail with the end; an error entry (a flush) stays for after the end, which
-            // fails what is left with the end's errno
+            // an end the CM thread saw (verbs: a CM event while completions sit in the MSG CQ):
+            // the successes go first (a completed send must not fail with the end); an error
+            // entry (a flush) stays for after the end, which fails what is left
             int n;
             while ((n = msgCq.read(entries, entries.length)) > 0) {
                 work += drain(n);
