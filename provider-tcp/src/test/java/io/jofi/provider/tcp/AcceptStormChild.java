@@ -15,7 +15,11 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.net.InetSocketAddress;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import io.jofi.provider.tcp.wire.CmMessage;
+import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,7 +28,8 @@ import java.util.List;
  * passive endpoint, uses up every free file descriptor, and on the parent's word measures the
  * CPU time of its connection-management thread over one second while connections wait that
  * {@code accept} cannot take ({@code EMFILE}); then frees the descriptors and checks that the
- * waiting connections are served. Talks over stdin/stdout, one line per step.
+ * waiting connections are served. It serves one connection request of its own first, so that
+ * the accept path's classes are loaded while files can still be opened. Talks over stdin/stdout, one line per step.
  */
 public final class AcceptStormChild {
     private AcceptStormChild() {
@@ -43,23 +48,25 @@ public final class AcceptStormChild {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         long cm = cmThreadId();
         mx.getThreadCpuTime(cm);
-        // load what runs after the descriptors are gone (classes come from directories: each load opens a file)
+        // Load what runs after the descriptors are gone (classes come from directories: each load
+        // opens a file, and a class the CM thread cannot load stops it): the warning, and the whole
+        // accept path, by serving one connection request of our own before the descriptors go.
         System.getLogger(ConnectionSetupTimer.class.getName()).log(System.Logger.Level.INFO, "child ready");
         EqEntry e = new EqEntry();
-        eq.read(e, 0);
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
         int port = io.jofi.Addresses.fromSockaddr(pep.getName()).getPort();
+        servedOneRequest(pep, eq, e, port);
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
         System.out.println("port " + port);
         System.out.flush();
+        // Another JVM thread may hold a descriptor for a moment (cgroup files, a class file) while
+        // we take the last ones: take what it gave back after a pause, so that no accept succeeds.
         List<FileInputStream> hog = new ArrayList<>();
-        try {
-            while (true) {
-                hog.add(new FileInputStream("/dev/null"));
-            }
-        } catch (IOException full) {
-            System.out.println("full " + hog.size());
-            System.out.flush();
+        for (int round = 0; round < 3; round++) {
+            hogAll(hog);
+            Thread.sleep(20);
         }
+        System.out.println("full " + hog.size());
+        System.out.flush();
         String word = in.readLine(); // the parent connected: accept fails with EMFILE from now on
         if (!"measure".equals(word)) {
             System.exit(3);
@@ -88,6 +95,36 @@ public final class AcceptStormChild {
         System.out.println("connreq " + connreqs);
         System.out.flush();
         System.exit(0);
+    }
+
+    /** Opens descriptors until the process has none left. */
+    private static void hogAll(List<FileInputStream> hog) {
+        try {
+            while (true) {
+                hog.add(new FileInputStream("/dev/null"));
+            }
+        } catch (IOException full) {
+            // the limit: what we wanted
+        }
+    }
+
+    /** Connects to our own listener, sends a connection request, rejects it on the event queue. */
+    private static void servedOneRequest(PassiveEndpoint pep, EventQueue eq, EqEntry e, int port) throws Exception {
+        ByteBuffer req = ByteBuffer.allocate(TcpWireDescriptor.CM_HEADER_LENGTH);
+        new CmMessage().set(TcpWireDescriptor.CM_TYPE_REQUEST, null, 0, 0).encode(req);
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            s.getOutputStream().write(req.array());
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            int rc;
+            while ((rc = eq.read(e, 0)) != 1 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            if (rc != 1 || e.event() != Fi.FI_CONNREQ) {
+                throw new IllegalStateException("the warm-up request was not served: rc " + rc + " " + e);
+            }
+            pep.reject(e.info().handle(), null);
+            s.getInputStream().read(new byte[TcpWireDescriptor.CM_HEADER_LENGTH]); // the reject
+        }
     }
 
     private static long cmThreadId() {
