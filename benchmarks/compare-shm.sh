@@ -28,7 +28,9 @@
 # Benchmarks, not tests: figures depend on the machine and its load.
 #
 #   benchmarks/compare-shm.sh        (builds the container and benchmarks.jar if needed)
-# Environment: SIZES (default "64 4096 65536 1048576"), RUNS (default 5), JIT_WARMUP (default 20000), ITERS (override the iterations of every size), PIN (1/0),
+# Environment: SIZES (default "64 4096 65536 1048576"), RUNS (default 5), JIT_WARMUP (default 20000), ITERS (override the ping-pong iterations of every size),
+#   STREAM_BYTES / STREAM_MAX_MESSAGES (a bw run's length: default 2 GiB, at most 1 M messages;
+#   benchmarks/stream-length.sh), PIN (1/0),
 #   C_PORT (fi_pingpong's control port, default 47692), PORT (JOFI's -B/-P, default 9238),
 #   SHM_DIR (raw baseline's directory, default /dev/shm), JAVA,
 #   JOFI_JAVA_OPTS (JVM options of the ./jofi runs, e.g. -Djofi.shm.cmaThreshold=0 or
@@ -47,6 +49,7 @@ set -euo pipefail
 
 HOME_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$HOME_DIR"
+. benchmarks/stream-length.sh             # stream_messages: how many messages a bw run moves
 read -r -a SIZES <<<"${SIZES:-64 4096 65536 1048576}"
 RUNS="${RUNS:-5}"
 PORT="${PORT:-9238}"
@@ -162,17 +165,15 @@ fail() { # TOOL: the first failure of TOOL is its reason; later runs of TOOL are
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for s in "${SIZES[@]}"; do
     n=$(iters "$s")
-    # bw windows of 64 (./jofi bw's -I counts messages, as fi_msg_bw's: -I is windows x 64):
-    # as many messages as 4 ping-pong runs, but at least 64 windows (at 1 MiB,
-    # 8 windows were 50 ms of timed run: one compilation or lost tick moved the figure 2x)
-    bw_iters=$(( (n + 63) / 64 * 4 )); (( bw_iters >= 64 )) || bw_iters=64
+    # bw: windows of 64 (./jofi bw's -I counts messages, as fi_msg_bw's), m messages a stream
+    # (benchmarks/stream-length.sh: 2 GiB, at most 1 M messages)
+    m=$(stream_messages "$s" $(( 2 << 30 )) 1048576)
     for run in $(seq 1 "$RUNS"); do
         echo "size $s, $n iterations, run $run/$RUNS (load $(cut -d' ' -f1 /proc/loadavg))..." >&2
         if out="$(pair "$SRV_PIN fi_pingpong -p shm -e rdm -B $C_PORT -S $s -I $n" \
                 "$CLI_PIN fi_pingpong -p shm -e rdm -P $C_PORT -S $s -I $n 127.0.0.1" 2>"$TMP/err")"; then
             record C "$s" <<<"$out"
         else fail C; fi
-        m=$(( bw_iters * 64 ))
         if out="$(pair "$SRV_PIN $PEER bw -p shm -e rdm -S $s -I $m -W 64 -w $m -s jofi-cbw-$$" \
                 "$CLI_PIN $PEER bw -p shm -e rdm -S $s -I $m -W 64 -w $m jofi-cbw-$$" 2>"$TMP/err")"; then
             record Cbw "$s" <<<"$out"
@@ -183,8 +184,8 @@ for s in "${SIZES[@]}"; do
             record raw "$s" <<<"$out"
         else fail raw; fi
         rm -f "$f"
-        if out="$(pair "$SRV_PIN $raw sink $f $s $(( bw_iters * 64 )) $n" \
-                "$CLI_PIN $raw stream $f $s $(( bw_iters * 64 )) $n" 2>"$TMP/err")"; then
+        if out="$(pair "$SRV_PIN $raw sink $f $s $m $m" \
+                "$CLI_PIN $raw stream $f $s $m $m" 2>"$TMP/err")"; then
             record rawbw "$s" <<<"$out"
         else fail rawbw; fi
         rm -f "$f"
@@ -208,8 +209,8 @@ for s in "${SIZES[@]}"; do
             else fail JOFI; fi
         fi
         if [[ -z "$JOFI_NA" && -z "${WHY[JOFIbw]:-}" ]]; then
-            if out="$(pair "$SRV_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $(( bw_iters * 64 )) -w $(( bw_iters * 64 )) --jit-warmup $JIT_WARMUP -B $PORT $JOFI_SHM_SERVER" \
-                    "$CLI_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $(( bw_iters * 64 )) -w $(( bw_iters * 64 )) --jit-warmup $JIT_WARMUP -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
+            if out="$(pair "$SRV_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $m -w $m --jit-warmup $JIT_WARMUP -B $PORT $JOFI_SHM_SERVER" \
+                    "$CLI_PIN ./jofi bw -p shm -e rdm -c spin -m -S $s -I $m -w $m --jit-warmup $JIT_WARMUP -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
                 record JOFIbw "$s" <<<"$out"
             else fail JOFIbw; fi
         fi

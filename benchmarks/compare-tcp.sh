@@ -30,12 +30,14 @@
 #   iterations), PORT (JOFI's port, default 9228),
 #   RUNS (default 3), JIT_WARMUP (default 20000), PIN (1/0, default 1), RDM (1/0, default 1),
 #   JOFI_JAVA_OPTS (JVM options of the ./jofi runs, e.g. -XX:+PrintCompilation)
-# The bw runs move as many messages as 4 ping-pong runs of the size, but at least 64 windows
-# of 64 (-I counts messages, as fi_msg_bw's), after as many untimed ones.
+# The bw runs move 1 GiB, at most 400 000 messages and at least 64 windows of 64 (-I counts
+# messages, as fi_msg_bw's; benchmarks/stream-length.sh says why, STREAM_BYTES and
+# STREAM_MAX_MESSAGES override), after as many untimed ones.
 set -euo pipefail
 
 HOME_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$HOME_DIR"
+. benchmarks/stream-length.sh             # stream_messages: how many messages a bw run moves
 read -r -a SIZES <<<"${SIZES:-64 4096 65536 1048576}"
 PORT="${PORT:-9228}"
 JAVA="${JAVA:-java}"
@@ -101,7 +103,9 @@ pair() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
-median() { printf '%s\n' "$@" | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# (empty lines skipped by awk, not grep: grep fails on no lines, which set -e ended the run with
+# when RDM=0 left the RDM lists empty)
+median() { printf '%s\n' "$@" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 p50() { awk '$2 == "lat" && $3 == "p50" { print $4 }'; }
 
 declare -A C_LAT C_BW C_RATE RAW_LAT RAW_BW RAW_RATE J_LAT J_P50 J_BW J_RATE CR_LAT CR_BW JR_LAT JR_BW
@@ -109,7 +113,8 @@ RDM="${RDM:-1}"
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for s in "${SIZES[@]}"; do
     n=$(iters "$s")
-    w=$(( (n + 63) / 64 * 4 )); (( w >= 64 )) || w=64
+    # bw: m messages a stream (benchmarks/stream-length.sh: 1 GiB, at most 400 000 messages)
+    m=$(stream_messages "$s" $(( 1 << 30 )) 400000)
     cl=(); cb=(); cr=(); rl=(); rb=(); rr=(); jl=(); jp=(); jb=(); jr=(); crl=(); crb=(); jrl=(); jrb=()
     for run in $(seq 1 "$RUNS"); do
         echo "size $s, $n iterations, run $run/$RUNS (load $(cut -d' ' -f1 /proc/loadavg))..." >&2
@@ -123,7 +128,6 @@ for s in "${SIZES[@]}"; do
             "$CLI_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP --percentiles -P $PORT 127.0.0.1")"
         read -r a _ < <(row <<<"$out")
         jl+=("$a"); jp+=("$(p50 <<<"$out")")
-        m=$(( w * 64 ))
         read -r a b < <(pair "$SRV_PIN $PEER bw -p tcp -e msg -S $s -I $m -W 64 -w $m -B $CPORT" \
             "$CLI_PIN $PEER bw -p tcp -e msg -S $s -I $m -W 64 -w $m -P $CPORT 127.0.0.1" | row)
         cb+=("$b"); cr+=("$a")
