@@ -28,8 +28,14 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     int DEFAULT_INLINE_THRESHOLD = 16 << 10;
     /** Default of {@link #unexpectedBytes()}. */
     int DEFAULT_UNEXPECTED_BYTES = 64 << 20;
-    /** Default of {@link #cmaThreshold()}: 32 KiB. */
-    int DEFAULT_CMA_THRESHOLD = 32 << 10;
+    /**
+     * Default of {@link #cmaThreshold()}: CMA for messages longer than one bounce slot (64 KiB).
+     * Chosen by measurement (benchmarks/results/2026-11-27-session8.md): at 32–64 KiB a bounce
+     * slot's two copies beat CMA's one copy plus its acknowledgement (64 KiB streamed 8–12.8
+     * against 5.1–7.4 GB/s, ping-pong 5.1 against 9 µs); above a slot, fragments past the
+     * free slots go inline and CMA wins.
+     */
+    int DEFAULT_CMA_THRESHOLD = DEFAULT_BOUNCE_SLOT_SIZE + 1;
     /** Default of {@link #peerCheckMillis()}: 500 ms. */
     int DEFAULT_PEER_CHECK_MILLIS = 500;
     /** Default of {@link #progressTimeoutMillis()}: 60 s. */

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.jofi.CqEntry;
 import io.jofi.CqErrEntry;
 import io.jofi.Errno;
+import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Msg;
 import io.jofi.Progress;
@@ -38,6 +39,11 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class ShmCmaTest {
     private static final int MIB = 1 << 20;
+    /**
+     * The CMA threshold these tests exercise, below the default (which sends up to a bounce
+     * slot's 64 KiB through the slot), so that mid-size messages and the edge below it are covered.
+     */
+    static final int THRESHOLD = 32 << 10;
     private static Path dir;
 
     @BeforeAll
@@ -50,6 +56,11 @@ class ShmCmaTest {
     @AfterAll
     static void remove() throws IOException {
         ShmCrossProcessTest.deleteTree(dir);
+    }
+
+    /** A test bed whose provider sends by CMA from {@link #THRESHOLD} up. */
+    private static ShmTestBed bed(Progress progress) throws FabricException {
+        return new ShmTestBed(new ShmProvider().directory(dir).cmaThreshold(THRESHOLD), progress);
     }
 
     private static ShmEndpoint shm(ShmTestBed bed) {
@@ -70,7 +81,7 @@ class ShmCmaTest {
     /** The first qualifying message probes (and goes by bounce); then 1 MiB and odd sizes go by CMA, intact. */
     @Test
     void largeMessagesGoByCmaOnceTheProbeSucceeded() throws Exception {
-        try (ShmTestBed a = new ShmTestBed(dir, Progress.AUTO); ShmTestBed b = new ShmTestBed(dir, Progress.AUTO)) {
+        try (ShmTestBed a = bed(Progress.AUTO); ShmTestBed b = bed(Progress.AUTO)) {
             long toB = a.insert(b.ep.getName());
             ByteBuffer first = pattern(MIB, 1);
             ByteBuffer in = ByteBuffer.allocateDirect(MIB + 7);
@@ -78,7 +89,7 @@ class ShmCmaTest {
             assertPattern(in, MIB, 1, "the first 1 MiB (bounce path)");
             assertEquals(0, shm(a).cmaSent(), "the message that started the probe took the bounce path");
             awaitCmaOn(a, toB);
-            int[] sizes = {MIB, 32 << 10, MIB + 7, 1_000_003, 40_000};
+            int[] sizes = {MIB, THRESHOLD, MIB + 7, 1_000_003, 40_000};
             for (int k = 0; k < sizes.length; k++) {
                 int n = sizes[k];
                 ByteBuffer out = pattern(n, 3 * k);
@@ -89,17 +100,43 @@ class ShmCmaTest {
             }
             assertEquals(sizes.length, shm(a).cmaSent());
             assertEquals(sizes.length, shm(b).cmaRead());
-            // below the threshold: not CMA
+            // below the threshold: not CMA (this said 32 << 10 - 1, which is 16 KiB: the edge went untested)
             in.clear();
-            transfer(a, b, toB, pattern(32 << 10 - 1, 9), in, "below the threshold");
+            transfer(a, b, toB, pattern(THRESHOLD - 1, 9), in, "below the threshold");
+            assertPattern(in, THRESHOLD - 1, 9, "one byte below the threshold, by bounce slot");
             assertEquals(sizes.length, shm(a).cmaSent());
+        }
+    }
+
+    /**
+     * The default threshold: a message that fits one bounce slot (64 KiB) takes the slot, a
+     * longer one goes by CMA (measured: results/2026-11-27-session8.md). Before, the default
+     * was 32 KiB and the 64 KiB message went by CMA.
+     */
+    @Test
+    void byDefaultWhatFitsABounceSlotTakesItAndLongerMessagesGoByCma() throws Exception {
+        assertEquals(ShmSettings.DEFAULT_BOUNCE_SLOT_SIZE + 1, new ShmProvider().cmaThreshold());
+        try (ShmTestBed a = new ShmTestBed(dir, Progress.AUTO); ShmTestBed b = new ShmTestBed(dir, Progress.AUTO)) {
+            long toB = a.insert(b.ep.getName());
+            ByteBuffer in = ByteBuffer.allocateDirect(MIB);
+            transfer(a, b, toB, pattern(MIB, 1), in, "the probe starter");
+            awaitCmaOn(a, toB);
+            int slot = ShmSettings.DEFAULT_BOUNCE_SLOT_SIZE;
+            in.clear();
+            transfer(a, b, toB, pattern(slot, 2), in, "one bounce slot");
+            assertPattern(in, slot, 2, "64 KiB through the slot");
+            assertEquals(0, shm(a).cmaSent(), "64 KiB fits a bounce slot: not CMA");
+            in.clear();
+            transfer(a, b, toB, pattern(slot + 1, 3), in, "one byte more than a slot");
+            assertPattern(in, slot + 1, 3, "64 KiB + 1 by CMA");
+            assertEquals(1, shm(a).cmaSent(), "longer than a bounce slot: CMA");
         }
     }
 
     /** Sender iovecs (a slice at an offset too) into two receive iovecs, one of them a heap buffer. */
     @Test
     void iovecsAndHeapReceiveBuffers() throws Exception {
-        try (ShmTestBed a = new ShmTestBed(dir, Progress.AUTO); ShmTestBed b = new ShmTestBed(dir, Progress.AUTO)) {
+        try (ShmTestBed a = bed(Progress.AUTO); ShmTestBed b = bed(Progress.AUTO)) {
             long toB = a.insert(b.ep.getName());
             warmUp(a, b, toB);
             int total = 300_000;
@@ -138,7 +175,7 @@ class ShmCmaTest {
     /** R12: a CMA message into a smaller buffer is ETRUNC (len placed, olen dropped); the send completes. */
     @Test
     void truncation() throws Exception {
-        try (ShmTestBed a = new ShmTestBed(dir, Progress.AUTO); ShmTestBed b = new ShmTestBed(dir, Progress.AUTO)) {
+        try (ShmTestBed a = bed(Progress.AUTO); ShmTestBed b = bed(Progress.AUTO)) {
             long toB = a.insert(b.ep.getName());
             warmUp(a, b, toB);
             ByteBuffer in = ByteBuffer.allocateDirect(64 << 10);
@@ -157,7 +194,7 @@ class ShmCmaTest {
     /** A CMA message without a receive keeps only its descriptor; the send completes once a receive takes it. */
     @Test
     void unexpectedThenPosted() throws Exception {
-        try (ShmTestBed a = new ShmTestBed(dir, Progress.AUTO); ShmTestBed b = new ShmTestBed(dir, Progress.AUTO)) {
+        try (ShmTestBed a = bed(Progress.AUTO); ShmTestBed b = bed(Progress.AUTO)) {
             long toB = a.insert(b.ep.getName());
             warmUp(a, b, toB);
             ByteBuffer out = pattern(MIB, 8);
@@ -180,7 +217,7 @@ class ShmCmaTest {
     /** FI_MULTI_RECV: CMA messages land one after another in the buffer. */
     @Test
     void multiReceive() throws Exception {
-        try (ShmTestBed a = new ShmTestBed(dir, Progress.AUTO); ShmTestBed b = new ShmTestBed(dir, Progress.AUTO)) {
+        try (ShmTestBed a = bed(Progress.AUTO); ShmTestBed b = bed(Progress.AUTO)) {
             long toB = a.insert(b.ep.getName());
             warmUp(a, b, toB);
             ByteBuffer multi = ByteBuffer.allocateDirect(250_000);
@@ -204,7 +241,7 @@ class ShmCmaTest {
     /** Tagged: FI_PEEK | FI_CLAIM then FI_CLAIM reads the message; FI_PEEK | FI_DISCARD drops one and its sender completes. */
     @Test
     void taggedPeekClaimDiscard() throws Exception {
-        try (ShmTestBed a = new ShmTestBed(dir, Progress.AUTO); ShmTestBed b = new ShmTestBed(dir, Progress.AUTO)) {
+        try (ShmTestBed a = bed(Progress.AUTO); ShmTestBed b = bed(Progress.AUTO)) {
             long toB = a.insert(b.ep.getName());
             warmUp(a, b, toB);
             a.post(() -> a.ep.tsend(pattern(200_000, 11), null, toB, 0x71, "t1"), "tsend 1");
@@ -252,7 +289,7 @@ class ShmCmaTest {
     /** cmaThreshold 0 on the receiver: its region does not offer CMA, the sender never sends any; all still arrives. */
     @Test
     void cmaOffStillCarriesEverything() throws Exception {
-        try (ShmTestBed a = new ShmTestBed(dir, Progress.AUTO);
+        try (ShmTestBed a = bed(Progress.AUTO);
              ShmTestBed b = new ShmTestBed(new ShmProvider().directory(dir).cmaThreshold(0), Progress.AUTO);
              ShmTestBed c = new ShmTestBed(new ShmProvider().directory(dir).cmaThreshold(0), Progress.AUTO)) {
             long toB = a.insert(b.ep.getName());
@@ -275,8 +312,8 @@ class ShmCmaTest {
     /** A probe that fails (the peer reads another value than announced) turns CMA off towards that peer: bounce path. */
     @Test
     void aFailedProbeFallsBackToBounce() throws Exception {
-        try (ShmTestBed a = new ShmTestBed(new ShmProvider().directory(dir).cmaProbeFault(true), Progress.AUTO);
-             ShmTestBed b = new ShmTestBed(dir, Progress.AUTO)) {
+        try (ShmTestBed a = new ShmTestBed(new ShmProvider().directory(dir).cmaThreshold(THRESHOLD).cmaProbeFault(true), Progress.AUTO);
+             ShmTestBed b = bed(Progress.AUTO)) {
             long toB = a.insert(b.ep.getName());
             for (int k = 0; k < 3; k++) {
                 ByteBuffer in = ByteBuffer.allocateDirect(MIB);
@@ -304,7 +341,7 @@ class ShmCmaTest {
      */
     @Test
     void aBadAddressIsAnErrorCompletionAndTheEndpointKeepsWorking() throws Exception {
-        try (ShmTestBed a = new ShmTestBed(dir, Progress.AUTO); ShmTestBed b = new ShmTestBed(dir, Progress.AUTO)) {
+        try (ShmTestBed a = bed(Progress.AUTO); ShmTestBed b = bed(Progress.AUTO)) {
             long toB = a.insert(b.ep.getName());
             ByteBuffer in = ByteBuffer.allocateDirect(MIB);
             b.post(() -> b.ep.recv(in, null, Fi.FI_ADDR_UNSPEC, "victim"), "recv");
@@ -352,7 +389,7 @@ class ShmCmaTest {
     void cmaMessagesAllocateNothing() throws Exception {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         mx.setThreadAllocatedMemoryEnabled(true);
-        try (ShmTestBed a = new ShmTestBed(dir, Progress.MANUAL); ShmTestBed b = new ShmTestBed(dir, Progress.MANUAL)) {
+        try (ShmTestBed a = bed(Progress.MANUAL); ShmTestBed b = bed(Progress.MANUAL)) {
             long toB = a.insert(b.ep.getName());
             ByteBuffer out = pattern(256 << 10, 3);
             ByteBuffer in = ByteBuffer.allocateDirect(256 << 10);
@@ -380,7 +417,7 @@ class ShmCmaTest {
     void cmaMessagesThroughManyBufferViewsAllocateNothing() throws Exception {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         mx.setThreadAllocatedMemoryEnabled(true);
-        try (ShmTestBed a = new ShmTestBed(dir, Progress.MANUAL); ShmTestBed b = new ShmTestBed(dir, Progress.MANUAL)) {
+        try (ShmTestBed a = bed(Progress.MANUAL); ShmTestBed b = bed(Progress.MANUAL)) {
             long toB = a.insert(b.ep.getName());
             ByteBuffer out = pattern(64 << 10, 5);
             ByteBuffer in = ByteBuffer.allocateDirect(64 << 10);
