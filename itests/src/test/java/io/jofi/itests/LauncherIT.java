@@ -88,7 +88,7 @@ public class LauncherIT {
         java.util.List<String> lines = run.out.lines().toList();
         for (String prefix : java.util.List.of("# jofi.tcp.portLow: Integer (default: 0; current: 0): ",
                 "# jofi.tcp.iface: String (default: \"\"; current: \"\"): ",
-                "# jofi.shm.cmaThreshold: Integer (default: 65537; current: ",
+                "# jofi.shm.cmaThreshold: Integer (default: 32768; current: ",
                 "# jofi.verbs.iwarpWriteConfirm: Boolean (default: true; current: true): ")) {
             assertTrue("no line starting '" + prefix + "' in\n" + run.out, lines.stream().anyMatch(l -> l.startsWith(prefix)));
         }

@@ -29,13 +29,12 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     /** Default of {@link #unexpectedBytes()}. */
     int DEFAULT_UNEXPECTED_BYTES = 64 << 20;
     /**
-     * Default of {@link #cmaThreshold()}: CMA for messages longer than one bounce slot (64 KiB).
-     * Chosen by measurement (benchmarks/results/2026-11-27-session8.md): at 32–64 KiB a bounce
-     * slot's two copies beat CMA's one copy plus its acknowledgement (64 KiB streamed 8–12.8
-     * against 5.1–7.4 GB/s, ping-pong 5.1 against 9 µs); above a slot, fragments past the
-     * free slots go inline and CMA wins.
+     * Default of {@link #cmaThreshold()}: 32 KiB. Measured against a bounce slot at 32–64 KiB
+     * (benchmarks/results/2026-11-27-session8.md): the slot streams faster, but one 64 KiB
+     * ping-pong run in three sits at ~30 µs a message for its whole length (CMA: 7.3 µs every
+     * run), for a reason not yet found — so CMA stays from 32 KiB.
      */
-    int DEFAULT_CMA_THRESHOLD = DEFAULT_BOUNCE_SLOT_SIZE + 1;
+    int DEFAULT_CMA_THRESHOLD = 32 << 10;
     /** Default of {@link #peerCheckMillis()}: 500 ms. */
     int DEFAULT_PEER_CHECK_MILLIS = 500;
     /** Default of {@link #progressTimeoutMillis()}: 60 s. */

@@ -47,7 +47,7 @@ class ShmCmaCrossProcessTest {
     @ParameterizedTest
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
     void largeMessagesBothWays(Progress progress) throws Exception {
-        // above the default CMA threshold (longer than one 64 KiB bounce slot), which the child uses too
+        // above the CMA threshold of 32 KiB, which the child uses too, and a bounce slot's 64 KiB
         int[] sizes = {1 << 20, 1 << 20, (1 << 20) + 7, 65_537, 1_000_003, 100_000, 3 << 20};
         try (ShmTestBed bed = new ShmTestBed(dir, progress); ChildPeer child = new ChildPeer(dir, progress.name())) {
             long peer = bed.insert(child.address());
