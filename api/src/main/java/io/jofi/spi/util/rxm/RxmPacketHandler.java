@@ -265,6 +265,10 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     void completed(io.jofi.CqEntry e) {
         Object context = e.context();
         if (context instanceof RxmReceiveBuffer rb) {
+            if (rb.postedOn != rb.connection.msgEndpoint && !endingConnection) {
+                late(rb, e);
+                return;
+            }
             rb.connection.packetArrived(rb.postedOn);
             if ((e.flags() & Fi.FI_REMOTE_WRITE) != 0) {
                 // a peer's write with remote CQ data took the buffer (verbs: FI_RX_CQ_DATA,
@@ -289,6 +293,33 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             rendezvous.readCompleted(rr, 0);
         } else if (context == null && (e.flags() & Fi.FI_REMOTE_CQ_DATA) != 0) {
             remoteWriteData(e);
+        }
+    }
+
+    /**
+     * A packet of a MSG endpoint its connection no longer has: the progress pass read its
+     * completion from the MSG CQ outside the lock, and before it took the lock another thread
+     * ended the connection ({@code fi_av_remove}, a departure) — whose own drain of the CQ
+     * ({@link #connectionEnded}) therefore did not see it. It is handled as that drain would have
+     * handled it: a whole eager message stays receivable; anything that needs the connection to
+     * go on (a rendezvous request, a segment, an atomic, a rendezvous step) is dropped, since its
+     * sender had it failed with the connection. Before, a late rendezvous request became an
+     * unexpected message after the end had cleared them, and the next receive took it and failed
+     * with ECONNRESET reading it (RxmPeerLossTest, AUTO progress under load).
+     */
+    private void late(RxmReceiveBuffer rb, io.jofi.CqEntry e) {
+        if ((e.flags() & Fi.FI_REMOTE_WRITE) != 0) {
+            return; // a peer's write with remote CQ data over an ended connection: nothing to deliver
+        }
+        rb.length = (int) e.len();
+        rb.tag = e.tag();
+        rb.flags = e.flags();
+        rb.data = e.data();
+        if (rb.rawTagged || (rb.length >= HEADER_LENGTH
+                && rxHeader.read(rb.buffer, 0).type == RxmWireDescriptor.TYPE_EAGER)) {
+            handle(rb, true); // not posted again: its MSG endpoint is closed
+        } else {
+            LOG.log(System.Logger.Level.DEBUG, "rxm: a packet of the ended " + rb.connection + " dropped");
         }
     }
 
@@ -422,6 +453,12 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     }
 
     // =================================================================== back-pressure
+
+    /**
+     * True while {@link #connectionEnded} drains the MSG CQ: the packets of the ending connection
+     * read then are handled as usual (its MSG endpoint is already gone from it), not as late ones.
+     */
+    private boolean endingConnection;
 
     /** Connections with packets held back ({@link RxmConnection#heldHead}): 0 is the common case, one check per post. */
     private int holdingConnections;
@@ -640,7 +677,12 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         // the MSG endpoint is closed: what it completed before is handled first (a rendezvous
         // request that arrived then is abandoned below with the others), and what it held will
         // never complete (a close discards) — nor will the peer answer rendezvous sends
-        ep.drainClosed();
+        endingConnection = true;
+        try {
+            ep.drainClosed();
+        } finally {
+            endingConnection = false;
+        }
         if (c.heldHead != null) {
             // what arrived whole stays receivable: held messages become unexpected whatever the
             // limits (at most the connection's receive buffers); a held rendezvous is abandoned below
