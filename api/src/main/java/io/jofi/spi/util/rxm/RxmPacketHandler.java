@@ -672,6 +672,16 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     }
 
     @Override
+    public boolean awaitsMsgCompletions(RxmConnection c) {
+        for (RxmTransmit t : transmits.all()) {
+            if (t.inUse && t.connection == c && !t.sent) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
     public void connectionEnded(RxmConnection c, int err, String why) {
         LOG.log(System.Logger.Level.DEBUG, "rxm: " + c + " ended: " + why);
         // the MSG endpoint is closed: what it completed before is handled first (a rendezvous
