@@ -18,6 +18,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -257,7 +258,7 @@ final class RxmConnectionManager {
         }
         long now = System.nanoTime();
         int ended = 0;
-        for (java.util.Iterator<DeferredEnd> it = deferredEnds.iterator(); it.hasNext(); ) {
+        for (Iterator<DeferredEnd> it = deferredEnds.iterator(); it.hasNext(); ) {
             DeferredEnd d = it.next();
             RxmConnection c = byMsgEndpoint.get(d.msgEndpoint());
             if (c != null && now - d.notedAt() < END_GRACE_NANOS && listener.awaitsMsgCompletions(c)) {
@@ -282,9 +283,10 @@ final class RxmConnectionManager {
     }
 
     /**
-     * Reads and handles every event waiting on the MSG event queue — on the connection-management
-     * thread only up to a connection's end it defers: the events after it stay queued for the
-     * application's pass, which ends the connection first ({@link #endDeferred}). A peer's next
+     * Reads and handles every event waiting on the MSG event queue — while no connection's end is
+     * deferred: on the connection-management thread the events after an end it defers stay queued
+     * for the application's pass, which ends the connection first ({@link #endDeferred}; on that
+     * thread too they wait while an end is held for its operations' completions). A peer's next
      * request that came after its old connection shut down is then a request for a new
      * connection, not one crossing a connection that still looks up (which rxm refuses as
      * "already", and the peer, waiting for a request of ours that never comes, would hang).
@@ -293,7 +295,6 @@ final class RxmConnectionManager {
      */
     int progress() {
         int n = 0;
-        // an end still waiting holds back the events after it on either thread (see above)
         while (!hasDeferredEnds()) {
             int rc = eq.read(event, 0);
             if (rc == 1) {

@@ -277,10 +277,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 repost(rb);
                 return;
             }
-            rb.length = (int) e.len();
-            rb.tag = e.tag();
-            rb.flags = e.flags();
-            rb.data = e.data();
+            rb.arrived(e);
             RxmConnection c = rb.connection;
             if (c.heldHead != null || !handle(rb, false)) {
                 hold(c, rb);
@@ -311,10 +308,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         if ((e.flags() & Fi.FI_REMOTE_WRITE) != 0) {
             return; // a peer's write with remote CQ data over an ended connection: nothing to deliver
         }
-        rb.length = (int) e.len();
-        rb.tag = e.tag();
-        rb.flags = e.flags();
-        rb.data = e.data();
+        rb.arrived(e);
         if (rb.rawTagged || (rb.length >= HEADER_LENGTH
                 && rxHeader.read(rb.buffer, 0).type == RxmWireDescriptor.TYPE_EAGER)) {
             handle(rb, true); // not posted again: its MSG endpoint is closed
@@ -453,12 +447,6 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     }
 
     // =================================================================== back-pressure
-
-    /**
-     * True while {@link #connectionEnded} drains the MSG CQ: the packets of the ending connection
-     * read then are handled as usual (its MSG endpoint is already gone from it), not as late ones.
-     */
-    private boolean endingConnection;
 
     /** Connections with packets held back ({@link RxmConnection#heldHead}): 0 is the common case, one check per post. */
     private int holdingConnections;
@@ -657,6 +645,12 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     }
 
     // =================================================================== connections
+
+    /**
+     * True while {@link #connectionEnded} drains the MSG CQ: the packets of the ending connection
+     * read then are handled as usual (its MSG endpoint is already gone from it), not as late ones.
+     */
+    private boolean endingConnection;
 
     /**
      * Departure (R15): every transmit still in flight ends with {@code err}. Called once the

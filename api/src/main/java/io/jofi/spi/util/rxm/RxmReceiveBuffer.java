@@ -85,6 +85,14 @@ final class RxmReceiveBuffer {
         }
     }
 
+    /** Takes what the MSG completion {@code e} says arrived in it: length, tag, flags, data. */
+    void arrived(io.jofi.CqEntry e) {
+        length = (int) e.len();
+        tag = e.tag();
+        flags = e.flags();
+        data = e.data();
+    }
+
     /** Posts it (again) on its MSG endpoint: 0 or a negative errno. */
     int post() {
         buffer.clear();
