@@ -81,16 +81,17 @@ final class RxmConnectionManager {
     private final EqErrEntry error = new EqErrEntry();
     private final RxmConnectionCounters counters;
     /**
-     * Connections whose MSG endpoint the connection-management thread found ended, left for the
-     * application's next progress pass ({@link #endDeferred}): that thread must not end them
-     * itself, because the application's thread may hold MSG completions it has read but not yet
-     * handled (the ack of a send that did complete), which the end would fail.
+     * Connections whose MSG endpoint was found ended, left for the application's next progress
+     * pass ({@link #endDeferred}): the connection-management thread must not end them itself,
+     * because the application's thread may hold MSG completions it has read but not yet handled
+     * (the ack of a send that did complete), which the end would fail; and either thread holds
+     * an end while the connection's operations await MSG completions ({@link #endForEvent}).
      */
     private final List<DeferredEnd> deferredEnds = new ArrayList<>();
     private boolean deferEnds;
 
     /**
-     * How long an end the connection-management thread noted waits for the MSG completions of
+     * How long a held end ({@link #endForEvent}) waits for the MSG completions of
      * the connection's operations in flight: the MSG provider reports the end on its CM channel
      * and the completions through its CQ, and with its own progress thread (verbs, AUTO) the
      * completion of an operation that did complete can reach the CQ just after the end — a fin
@@ -246,7 +247,7 @@ final class RxmConnectionManager {
     }
 
     /**
-     * Ends the connections the connection-management thread found ended (their operations fail
+     * Ends the connections whose end was held (their operations fail
      * after every MSG completion that came before the end is handled); on the application's
      * thread, at the start of its pass, when what it read in its previous pass is handled.
      *
@@ -273,9 +274,37 @@ final class RxmConnectionManager {
         return ended;
     }
 
-    /** Ends {@code c} for an event of its MSG endpoint, or defers that to the application's thread. */
-    private void endForEvent(RxmConnection c, int err, String why) {
-        if (deferEnds) {
+    /**
+     * Ends {@code c} now if its end is held: a MSG error completion of one of its operations (a
+     * flush) means the MSG provider completes nothing more of it, and every operation left then
+     * fails with the end's errno (ECONNRESET when the peer shut down), not with the flush's.
+     *
+     * @return whether {@code c} had a held end
+     */
+    boolean endHeldNow(RxmConnection c) {
+        for (Iterator<DeferredEnd> it = deferredEnds.iterator(); it.hasNext(); ) {
+            DeferredEnd d = it.next();
+            if (d.msgEndpoint() == c.msgEndpoint && byMsgEndpoint.get(d.msgEndpoint()) == c) {
+                it.remove();
+                fail(c, d.err(), d.why());
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Ends {@code c} for an event of its MSG endpoint, or holds the end for a later pass of the
+     * application's thread ({@link #endDeferred}): always on the connection-management thread,
+     * and on the application's thread too while operations on {@code c} await their MSG
+     * completions — the MSG provider may put an operation's success in its CQ after the end's
+     * event reached its EQ (verbs: the peer's ACK and its disconnect travel separately), and a
+     * pass reads the EQ before the CQ, so ending at once failed a send the peer had received
+     * with ECONNRESET (VerbsRxmInteropTest's fin, with the application's thread spinning on its
+     * CQ). A provider's departure ({@code mayHold} false) completes nothing more: no hold.
+     */
+    private void endForEvent(RxmConnection c, int err, String why, boolean mayHold) {
+        if (deferEnds || mayHold && listener.awaitsMsgCompletions(c)) {
             deferredEnds.add(new DeferredEnd(c.msgEndpoint, err, why, System.nanoTime()));
         } else {
             fail(c, err, why);
@@ -322,9 +351,9 @@ final class RxmConnectionManager {
                     // a MSG endpoint shut down by its provider's departure (R15) is no peer's doing
                     String failure = departure(e.fid());
                     if (failure != null) {
-                        endForEvent(c, failure.isEmpty() ? Errno.ECANCELED : Errno.EIO, "the MSG provider departed");
+                        endForEvent(c, failure.isEmpty() ? Errno.ECANCELED : Errno.EIO, "the MSG provider departed", false);
                     } else {
-                        endForEvent(c, Errno.ECONNRESET, "the peer shut the connection down");
+                        endForEvent(c, Errno.ECONNRESET, "the peer shut the connection down", true);
                     }
                 }
             }
@@ -437,7 +466,7 @@ final class RxmConnectionManager {
             }
             return;
         }
-        endForEvent(c, err.err() == 0 ? Errno.ECONNRESET : err.err(), "the MSG connection failed");
+        endForEvent(c, err.err() == 0 ? Errno.ECONNRESET : err.err(), "the MSG connection failed", true);
     }
 
     /**

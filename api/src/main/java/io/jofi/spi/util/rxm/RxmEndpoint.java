@@ -473,7 +473,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             ending = connections.hasDeferredEnds();
         }
         if (ending) {
-            // an end the CM thread saw (verbs: a CM event while completions sit in the MSG CQ):
+            // a held end (verbs: a CM event while completions sit in the MSG CQ):
             // the successes go first (a completed send must not fail with the end); an error
             // entry (a flush) stays for after the end, which fails what is left
             int n;
@@ -513,7 +513,10 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 if (!enabled) {
                     return 0;
                 }
-                packets.failed(errEntry.context(), errEntry.err());
+                RxmConnection c = RxmPacketHandler.connectionOf(errEntry.context());
+                if (c == null || !connections.endHeldNow(c)) { // else the end failed it
+                    packets.failed(errEntry.context(), errEntry.err());
+                }
             }
             return 1;
         }

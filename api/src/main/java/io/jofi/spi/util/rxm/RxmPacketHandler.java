@@ -329,6 +329,14 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         }
     }
 
+    /** The connection of a MSG operation's context while that operation is ours and in flight, else null. */
+    static RxmConnection connectionOf(Object context) {
+        if (context instanceof RxmTransmit t) {
+            return t.inUse ? t.connection : null;
+        }
+        return context instanceof RxmRendezvousRead rr ? rr.connection : null;
+    }
+
     /** A failed MSG operation. */
     void failed(Object context, int err) {
         if (context instanceof RxmTransmit t && t.inUse) {
