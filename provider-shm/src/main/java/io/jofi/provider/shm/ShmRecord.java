@@ -16,6 +16,11 @@ final class ShmRecord {
     private ByteBuffer ring;
     private int at;
     private int kindFlags;
+    /** A compact MSG record ({@link ShmRecordDescriptor#COMPACT}): the words below come from where it has them. */
+    private boolean compact;
+    /** Compact: where the tag is (TAGGED) and where the remote CQ data is (HAS_DATA). */
+    private int compactTagAt;
+    private int compactDataAt;
     private ByteBuffer payload;
     private int payloadAt;
     private int payloadLength;
@@ -25,6 +30,11 @@ final class ShmRecord {
         this.ring = ring;
         this.at = at;
         this.kindFlags = kindFlags;
+        this.compact = (kindFlags & ShmRecordDescriptor.COMPACT) != 0;
+        if (compact) {
+            compactTagAt = at + ShmRecordDescriptor.COMPACT_HEADER;
+            compactDataAt = compactTagAt + ((kindFlags & ShmRecordDescriptor.TAGGED) != 0 ? 8 : 0);
+        }
     }
 
     /** Where the record's payload is ({@code length} bytes from {@code at} of {@code buf}). */
@@ -68,25 +78,34 @@ final class ShmRecord {
         return ring.getInt(at + ShmRecordDescriptor.STATUS);
     }
 
+    /** The initiator's operation; 0 for a compact record (which nobody answers). */
     long token() {
-        return ring.getLong(at + ShmRecordDescriptor.TOKEN);
+        return compact ? 0 : ring.getLong(at + ShmRecordDescriptor.TOKEN);
     }
 
     long tag() {
+        if (compact) {
+            return has(ShmRecordDescriptor.TAGGED) ? ring.getLong(compactTagAt) : 0;
+        }
         return ring.getLong(at + ShmRecordDescriptor.MSG_TAG);
     }
 
     /** MSG: the remote CQ data. */
     long messageData() {
+        if (compact) {
+            return has(ShmRecordDescriptor.HAS_DATA) ? ring.getLong(compactDataAt) : 0;
+        }
         return ring.getLong(at + ShmRecordDescriptor.MSG_DATA);
     }
 
+    /** The whole message's or transfer's length; a compact record's is its payload's. */
     long totalLength() {
-        return ring.getLong(at + ShmRecordDescriptor.TOTAL_LENGTH);
+        return compact ? payloadLength : ring.getLong(at + ShmRecordDescriptor.TOTAL_LENGTH);
     }
 
+    /** Where this fragment's payload goes; a compact record is the whole message (0). */
     long fragmentOffset() {
-        return ring.getLong(at + ShmRecordDescriptor.FRAGMENT_OFFSET);
+        return compact ? 0 : ring.getLong(at + ShmRecordDescriptor.FRAGMENT_OFFSET);
     }
 
     long rmaKey() {

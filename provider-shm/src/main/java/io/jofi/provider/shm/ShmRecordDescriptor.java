@@ -20,6 +20,21 @@ package io.jofi.provider.shm;
  *     72  ...  payload (MSG, WRITE, READ_RESP fragments)
  * </pre>
  *
+ * A message of one fragment without acknowledgement ({@link #COMPACT}: no ACK_* flag, not
+ * BOUNCE, not CMA) carries a compact header instead — the words nobody reads for it (token,
+ * the total that is the payload's length, the offset that is 0, the tag of an untagged message,
+ * absent remote CQ data) are left out, so a 64-byte message is 88 bytes, not 136:
+ *
+ * <pre>
+ * MSG | FIRST | LAST | COMPACT
+ *      0    4  kind | flags (TAGGED? HAS_DATA?)
+ *      4    4  status: 0
+ *      8   16  sender pid, seq
+ *     24    8  tag                 (TAGGED only)
+ *  24|32    8  remote CQ data      (HAS_DATA only)
+ * 24..40  ...  payload: the whole message (its length is the ring record's, less the header)
+ * </pre>
+ *
  * A message or transfer longer than the fragment size travels as several records of one
  * sender, in order ({@link #FIRST} on the first, {@link #LAST} on the last); a sender never
  * interleaves two of its messages to one receiver, so the receiver reassembles per sender.
@@ -149,10 +164,33 @@ final class ShmRecordDescriptor {
      * count, payload = count x (address, length)) for the receiver's {@code process_vm_readv}.
      */
     static final int CMA = 1 << 19;
+    /**
+     * MSG: a single-fragment message without acknowledgement in the compact header (the second
+     * diagram above): FIRST and LAST set, no flag but TAGGED and HAS_DATA besides.
+     */
+    static final int COMPACT = 1 << 20;
+    /** The compact header's fixed part: kind and flags, status, sender pid and seq. */
+    static final int COMPACT_HEADER = 24;
+    /** The flags a compact record carries besides MSG, FIRST, LAST and COMPACT: anything else is a protocol error. */
+    static final int COMPACT_OPTIONAL = TAGGED | HAS_DATA;
+
     /** Bytes of one iovec in a CMA record's payload. */
     static final int CMA_IOV = 16;
 
     private ShmRecordDescriptor() {
+    }
+
+    /** The length of the header of a record with {@code kindFlags}: compact or {@link #HEADER}. */
+    static int headerLength(int kindFlags) {
+        if ((kindFlags & COMPACT) == 0) {
+            return HEADER;
+        }
+        return COMPACT_HEADER + ((kindFlags & TAGGED) != 0 ? 8 : 0) + ((kindFlags & HAS_DATA) != 0 ? 8 : 0);
+    }
+
+    /** Whether {@code kindFlags} is a well-formed compact record (MSG, FIRST, LAST, at most TAGGED and HAS_DATA besides). */
+    static boolean validCompact(int kindFlags) {
+        return (kindFlags & ~COMPACT_OPTIONAL) == (MSG | FIRST | LAST | COMPACT);
     }
 
     static int kind(int kindFlags) {

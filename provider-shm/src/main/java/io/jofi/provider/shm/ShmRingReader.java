@@ -103,14 +103,18 @@ final class ShmRingReader implements RingLink.Handler {
      */
     @Override
     public boolean onRecord(ByteBuffer b, int at, int length, int aux) {
-        if (length < ShmRecordDescriptor.HEADER) {
+        if (length < ShmRecordDescriptor.COMPACT_HEADER) {
+            return true;
+        }
+        int kf = b.getInt(at + ShmRecordDescriptor.KIND_FLAGS);
+        int header = ShmRecordDescriptor.headerLength(kf);
+        if (length < header) {
             return true;
         }
         ShmReceiver rx = ep.receiver;
         ShmPeers peers = ep.peers;
         RingLink own = ep.own;
         rx.holdRecord = false;
-        int kf = b.getInt(at + ShmRecordDescriptor.KIND_FLAGS);
         long senderPid = b.getLong(at + ShmRecordDescriptor.SENDER_PID);
         Peer p = peers.peerOf(senderPid, b.getLong(at + ShmRecordDescriptor.SENDER_SEQ));
         if (p != null) {
@@ -118,7 +122,13 @@ final class ShmRingReader implements RingLink.Handler {
         }
         ShmRecord r = record;
         r.wrap(b, at, kf);
-        r.payload(b, at + ShmRecordDescriptor.HEADER, length - ShmRecordDescriptor.HEADER);
+        r.payload(b, at + header, length - header);
+        if ((kf & ShmRecordDescriptor.COMPACT) != 0 && !ShmRecordDescriptor.validCompact(kf)) {
+            if (p != null) {
+                peers.failPeer(p, Errno.EPROTO); // compact only as a whole message nobody answers
+            }
+            return true;
+        }
         int slot = -1;
         if ((kf & ShmRecordDescriptor.BOUNCE) != 0) {
             // every word from shared memory checked: the slot, its holder, the length

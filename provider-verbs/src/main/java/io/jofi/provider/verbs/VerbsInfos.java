@@ -44,20 +44,15 @@ final class VerbsInfos {
 
     /**
      * Caps of an RDM endpoint, the rxm layer over MSG endpoints ({@link RxmEndpoint}): what it
-     * offers of the MSG caps (messages, RMA and the device's atomics passed through), and what
-     * it adds itself — tagged messages, {@code FI_MULTI_RECV}, directed receives and the
-     * sender's fi_addr (FI_SOURCE) or raw name (FI_SOURCE_ERR) with each receive (R10).
+     * offers of the MSG caps (messages, RMA passed through) and what it adds itself — atomics
+     * (rxm's atomic request, executed in software by the target's rxm layer, so on every
+     * device, iWARP's included, as libfabric's {@code verbs;ofi_rxm} offers them), tagged
+     * messages, {@code FI_MULTI_RECV}, directed receives and the sender's fi_addr (FI_SOURCE)
+     * or raw name (FI_SOURCE_ERR) with each receive (R10).
      */
     static final long RDM_CAPS = (CAPS & (RxmEndpoint.CAPS | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM)) | Fi.FI_TAGGED
             | Fi.FI_MULTI_RECV | Fi.FI_DIRECTED_RECV | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR;
 
-    /**
-     * Whether RDM endpoints offer RMA and atomics to the application on iWARP devices. Not yet:
-     * the RDM endpoint before the rxm layer timed out in the kit's
-     * {@code countersCountRmaOperations} on siw0 (2026-11-22), and the rxm layer has not been
-     * run through the RMA suites on iWARP; its own rendezvous reads go over iWARP all the same.
-     */
-    static final boolean RDM_RMA_ON_IWARP = false;
 
     private VerbsInfos() {
     }
@@ -134,8 +129,8 @@ final class VerbsInfos {
     }
 
     /**
-     * The RDM info of a port, from its MSG info: {@link #RDM_CAPS} ({@code FI_ATOMIC} only where
-     * the MSG info has it: the device's atomics; no RMA on iWARP, {@link #RDM_RMA_ON_IWARP}),
+     * The RDM info of a port, from its MSG info: {@link #RDM_CAPS} on every device (RMA and
+     * atomics on iWARP too: the RDM RMA and atomic suites pass on siw0, AUTO and MANUAL),
      * protocol {@code FI_PROTO_RXM}, inject size the rxm eager limit (an eager message is copied
      * into a registered packet), iov limit rxm's, no {@code FI_RX_CQ_DATA} (a peer's write with
      * data takes one of the rxm layer's own receive buffers, not the application's); the same
@@ -143,10 +138,7 @@ final class VerbsInfos {
      * format (the sockaddr of the endpoint's rdma_cm listener).
      */
     private static Info rdm(Info msg, RxmSettings rxm) {
-        long caps = RDM_CAPS & (msg.caps() | ~Fi.FI_ATOMIC);
-        if (msg.epAttr().protocol() == Fi.FI_PROTO_IWARP && !RDM_RMA_ON_IWARP) {
-            caps &= ~(Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE);
-        }
+        long caps = RDM_CAPS;
         Info info = msg.copy().caps(caps);
         info.epAttr().type(EpType.RDM).protocol(Fi.FI_PROTO_RXM);
         info.txAttr().caps(caps & ~(Fi.FI_RECV | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR | Fi.FI_DIRECTED_RECV

@@ -58,7 +58,8 @@ class VerbsInfosTest {
     /**
      * iWARP has no immediate data and no RNR retry: its infos offer no remote CQ data
      * (cq_data_size 0, so no FI_RX_CQ_DATA mode either) and resource_mgmt DISABLED, and hints
-     * that ask for CQ data or for resource management find none of them.
+     * that ask for CQ data or for resource management find none of them. RMA is offered on MSG
+     * and RDM endpoints; atomics only on RDM (rxm's, executed in software: siw has no atomics).
      */
     @Test
     void iwarpOffersNoCqDataAndNoResourceManagement() throws FabricException {
@@ -69,12 +70,12 @@ class VerbsInfosTest {
             assertEquals(0, i.domainAttr().cqDataSize(), i.epAttr().type() + ": cq_data_size");
             assertEquals(0, i.rxAttr().mode() & Fi.FI_RX_CQ_DATA, i.epAttr().type() + ": FI_RX_CQ_DATA");
             assertEquals(ResourceMgmt.DISABLED, i.domainAttr().resourceMgmt(), i.epAttr().type() + ": resource_mgmt");
-            assertEquals(0, i.caps() & Fi.FI_ATOMIC, "no atomics where atomic_cap is NONE");
+            assertEquals(Fi.FI_RMA, i.caps() & Fi.FI_RMA, i.epAttr().type() + " endpoints offer RMA on iWARP");
             if (i.epAttr().type() == EpType.RDM) {
-                assertEquals(0, i.caps() & (Fi.FI_RMA | Fi.FI_REMOTE_WRITE), "no RMA on iWARP RDM endpoints (yet)");
-                assertEquals(0, i.txAttr().caps() & Fi.FI_RMA, "tx_attr: no RMA on iWARP RDM endpoints");
+                assertEquals(Fi.FI_RMA | Fi.FI_ATOMIC, i.txAttr().caps() & (Fi.FI_RMA | Fi.FI_ATOMIC),
+                        "tx_attr: RDM RMA, and rxm's software atomics where the device has none");
             } else {
-                assertEquals(Fi.FI_RMA, i.caps() & Fi.FI_RMA, "MSG endpoints offer RMA on iWARP");
+                assertEquals(0, i.caps() & Fi.FI_ATOMIC, "no MSG atomics where atomic_cap is NONE");
             }
         }
         assertEquals(Fi.FI_PROTO_IWARP, offered.get(0).epAttr().protocol());
@@ -197,20 +198,26 @@ class VerbsInfosTest {
         assertEquals(EpType.RDM, match(wantsData).get(0).epAttr().type(), "remote CQ data without FI_RX_CQ_DATA");
     }
 
-    /** FI_ATOMIC on RDM only where the device has atomics (atomic_cap), as on MSG. */
+    /**
+     * FI_ATOMIC on MSG only where the device has atomics (atomic_cap); on RDM on every device:
+     * rxm's atomics are requests the target's rxm layer executes in software (as libfabric's
+     * {@code verbs;ofi_rxm} offers them), so a device without atomics still has RDM atomics.
+     */
     @Test
-    void rdmOffersAtomicsOnlyWithTheDevicesAtomics() throws FabricException {
+    void rdmOffersAtomicsOnEveryDeviceMsgOnlyWithTheDevicesAtomics() throws FabricException {
         long atomic = Fi.FI_ATOMIC | Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE;
         Info found = match(rdmRmaHints(atomic)).get(0);
         assertEquals(EpType.RDM, found.epAttr().type());
         assertEquals(Fi.FI_ATOMIC, found.txAttr().caps() & Fi.FI_ATOMIC, "tx_attr: FI_ATOMIC");
         ActivePort noAtomics = new ActivePort("rxe0", 1, false, true, 16384, 32, 65536, 1L << 31, 16, false);
-        for (Info i : VerbsInfos.offer(List.of(noAtomics), null, null, 0, 256, 64)) {
-            assertEquals(0, i.caps() & Fi.FI_ATOMIC, i.epAttr().type() + ": no atomics where atomic_cap is NONE");
-            assertEquals(0, i.txAttr().caps() & Fi.FI_ATOMIC, i.epAttr().type() + ": tx_attr");
+        List<Info> offered = VerbsInfos.offer(List.of(noAtomics), null, null, 0, 256, 64);
+        for (Info i : offered) {
+            long expected = i.epAttr().type() == EpType.RDM ? Fi.FI_ATOMIC : 0;
+            assertEquals(expected, i.caps() & Fi.FI_ATOMIC, i.epAttr().type() + ": atomics where atomic_cap is NONE");
+            assertEquals(expected, i.txAttr().caps() & Fi.FI_ATOMIC, i.epAttr().type() + ": tx_attr");
             assertEquals(Fi.FI_RMA, i.caps() & Fi.FI_RMA, i.epAttr().type() + ": RMA stays");
         }
-        assertThrows(FabricException.class, () -> InfoMatcher.filter(VerbsInfos.offer(List.of(noAtomics), null, null, 0,
-                256, 64), VerbsProvider.waiveRxCqData(rdmRmaHints(atomic)), "verbs"), "no atomic info without atomics");
+        Info rdmAtomics = InfoMatcher.filter(offered, VerbsProvider.waiveRxCqData(rdmRmaHints(atomic)), "verbs").get(0);
+        assertEquals(EpType.RDM, rdmAtomics.epAttr().type(), "RDM atomics without the device's");
     }
 }
