@@ -161,12 +161,14 @@ public final class VerbsProvider extends AbstractFabricProvider {
      * The rxm layer's sizes for RDM endpoints over MSG endpoints of {@code queueSize} work
      * requests: rxm's eager limit, the transmit and receive queues of that size, and half the
      * receive queue posted as rxm receive buffers on each connection (iWARP has no RNR retry: a
-     * burst that finds no buffer ends the connection, so more than rxm's default of 32 are posted).
+     * burst that finds no buffer ends the connection, so more than rxm's default of 32 are posted),
+     * and rxm's SAR limit over verbs: messages up to 8 × the eager limit go in segments.
      */
     static RxmSettings rxmSettings(int queueSize) {
         RxmSettings d = RxmSettings.defaults();
         return new RxmSettings(d.eagerLimit(), Math.max(d.receiveBuffers(), queueSize / 2), queueSize, queueSize,
-                d.maxUnexpectedBytes(), d.maxUnexpectedMessages(), d.msgCqSize(), d.rendezvousByWrite());
+                d.maxUnexpectedBytes(), d.maxUnexpectedMessages(), d.msgCqSize(), d.rendezvousByWrite(),
+                8L * d.eagerLimit());
     }
 
     int pollBatch() {

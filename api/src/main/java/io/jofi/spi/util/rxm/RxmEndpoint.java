@@ -513,10 +513,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 if (!enabled) {
                     return 0;
                 }
-                RxmConnection c = RxmPacketHandler.connectionOf(errEntry.context());
-                if (c == null || !connections.endHeldNow(c)) { // else the end failed it
-                    packets.failed(errEntry.context(), errEntry.err());
-                }
+                packets.failed(errEntry.context(), errEntry.err());
             }
             return 1;
         }
@@ -551,14 +548,15 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             h.data = (flags & Fi.FI_REMOTE_CQ_DATA) != 0 ? data : 0;
             h.size = length;
             // FI_DELIVERY_COMPLETE goes by rendezvous whatever the size: its completion waits for
-            // the receiver's read-done, which comes once the data is in the receive (or held)
-            boolean rendezvous = length > settings.eagerLimit()
+            // the receiver's read-done, which comes once the data is in the receive (or held);
+            // above the eager limit up to the SAR limit a message goes in segments
+            boolean rendezvous = length > settings.sarLimit()
                     || ((flags & (Fi.FI_DELIVERY_COMPLETE | Fi.FI_MATCH_COMPLETE)) != 0 && length > 0);
             if ((flags & Fi.FI_MATCH_COMPLETE) != 0) {
                 h.opData = RxmWireDescriptor.OP_DATA_MATCH_COMPLETE;
             }
-            int rc = rendezvous ? packets.sendRendezvous(t, h, buf, msg, length)
-                    : packets.sendEager(t, h, buf, msg, (int) length);
+            int rc = rendezvous ? packets.sendRendezvous(t, h, buf, msg, length) : length > settings.eagerLimit()
+                    ? packets.sendSegmented(t, h, buf, msg, length) : packets.sendEager(t, h, buf, msg, (int) length);
             if (rc != 0) {
                 refund(t);
             }

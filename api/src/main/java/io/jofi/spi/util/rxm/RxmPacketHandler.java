@@ -35,6 +35,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
 
     private final ArrivingMessage arriving = new ArrivingMessage();
     private final RxmSegmentAssembly segments;
+    private final RxmSegmentSender segmentSender;
     private final RxmRendezvousReceiver rendezvous;
     private final RxmAtomics atomics;
     private final RxmRegistrationCache registrations = new RxmRegistrationCache();
@@ -44,6 +45,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         this.rq = ep.receives;
         this.transmits = ep.transmits;
         this.segments = new RxmSegmentAssembly(rq);
+        this.segmentSender = new RxmSegmentSender(this, transmits, ep.settings());
         this.rendezvous = new RxmRendezvousReceiver(ep);
         this.atomics = new RxmAtomics(ep);
     }
@@ -71,6 +73,11 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         p.limit(HEADER_LENGTH + n);
         t.postFlags = t.flags & PASSED_FLAGS;
         return submit(t);
+    }
+
+    /** A message above the eager limit, at most the SAR limit: in segments ({@link RxmSegmentSender}). */
+    int sendSegmented(RxmTransmit t, RxmPacketHeader h, ByteBuffer buf, Msg msg, long length) {
+        return segmentSender.send(t, h, buf, msg, length, t.flags & PASSED_FLAGS);
     }
 
     /**
@@ -155,16 +162,21 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                     return rc;
                 }
             }
-            if (c.pendingTail == null) {
-                c.pendingHead = t;
-            } else {
-                c.pendingTail.nextPending = t;
-            }
-            c.pendingTail = t;
-            pendingCount++;
+            queuePending(c, t);
             return 0;
         }
         return postNow(t);
+    }
+
+    /** Puts {@code t} at the end of {@code c}'s pending sends (posted in order by {@link #retryDeferred}). */
+    void queuePending(RxmConnection c, RxmTransmit t) {
+        if (c.pendingTail == null) {
+            c.pendingHead = t;
+        } else {
+            c.pendingTail.nextPending = t;
+        }
+        c.pendingTail = t;
+        pendingCount++;
     }
 
     static int postNow(RxmTransmit t) {
@@ -207,11 +219,11 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         return n;
     }
 
-    private void failTransmit(RxmTransmit t, int err) {
+    void failTransmit(RxmTransmit t, int err) {
         if (err == Errno.ENODEV) {
             err = Errno.ECANCELED; // the MSG provider departed under it: cancelled, as R15 says
         }
-        if (t.kind == RxmTransmit.Kind.CONTROL) {
+        if (t.kind == RxmTransmit.Kind.CONTROL || t.kind == RxmTransmit.Kind.SEGMENT) {
             transmits.give(t);
         } else {
             finishSend(t, err);
@@ -337,8 +349,15 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         return context instanceof RxmRendezvousRead rr ? rr.connection : null;
     }
 
-    /** A failed MSG operation. */
+    /**
+     * A failed MSG operation. On a connection whose end is held (a flush) the end comes now and
+     * fails what is left with its errno ({@link RxmConnectionManager#endHeldNow}).
+     */
     void failed(Object context, int err) {
+        RxmConnection c = connectionOf(context);
+        if (c != null && ep.connections.endHeldNow(c)) {
+            return; // the end failed this operation too
+        }
         if (context instanceof RxmTransmit t && t.inUse) {
             failTransmit(t, err == 0 ? Errno.EIO : err);
         } else if (context instanceof RxmRendezvousRead rr) {

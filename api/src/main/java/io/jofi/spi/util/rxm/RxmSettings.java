@@ -15,31 +15,60 @@ package io.jofi.spi.util.rxm;
  * @param rendezvousByWrite    rendezvous by RMA write (the receiver offers its buffers, the
  *                             sender writes) instead of by read; both sides must agree, as
  *                             libfabric's {@code FI_OFI_RXM_USE_RNDV_WRITE} (default off: read)
+ * @param sarLimit             largest message sent in segments of {@code eagerLimit} bytes
+ *                             (rxm's segmentation, each segment its own packet); larger ones go by
+ *                             rendezvous. At most {@code eagerLimit} (so it is, when smaller): no
+ *                             segments, as libfabric's rxm over MSG providers with dynamic receive
+ *                             buffers (tcp); over verbs rxm's default is 8 × the eager limit
+ *                             ({@code FI_OFI_RXM_SAR_LIMIT}). At most half the transmit queue
+ *                             in segments (it is lowered to that). Only the sender's choice:
+ *                             every receiver takes segments
  */
 public record RxmSettings(int eagerLimit, int receiveBuffers, int transmitOps, int receiveQueueSize,
                           long maxUnexpectedBytes, int maxUnexpectedMessages, int msgCqSize,
-                          boolean rendezvousByWrite) {
+                          boolean rendezvousByWrite, long sarLimit) {
 
     /** rxm's defaults where it has one (eager limit 16 KiB), sizes fit for tests and benchmarks otherwise. */
     public static RxmSettings defaults() {
-        return new RxmSettings(RxmWireDescriptor.DEFAULT_EAGER_LIMIT, 32, 256, 1024, 64L << 20, 4096, 16384, false);
+        return new RxmSettings(RxmWireDescriptor.DEFAULT_EAGER_LIMIT, 32, 256, 1024, 64L << 20, 4096, 16384, false,
+                RxmWireDescriptor.DEFAULT_EAGER_LIMIT);
     }
 
     public RxmSettings {
         if (eagerLimit < 1 || receiveBuffers < 1 || transmitOps < 1 || receiveQueueSize < 1 || msgCqSize < 1) {
             throw new IllegalArgumentException("rxm settings must be positive");
         }
+        // a segmented message takes at most half the transmit queue, so it can always be sent
+        sarLimit = Math.max(eagerLimit, Math.min(sarLimit, (long) eagerLimit * Math.max(1, transmitOps / 2)));
+    }
+
+    /** The settings before {@code sarLimit}: no segments. */
+    public RxmSettings(int eagerLimit, int receiveBuffers, int transmitOps, int receiveQueueSize,
+                       long maxUnexpectedBytes, int maxUnexpectedMessages, int msgCqSize, boolean rendezvousByWrite) {
+        this(eagerLimit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes, maxUnexpectedMessages,
+                msgCqSize, rendezvousByWrite, eagerLimit);
     }
 
     /** The same with another eager limit. */
     public RxmSettings withEagerLimit(int limit) {
         return new RxmSettings(limit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes,
-                maxUnexpectedMessages, msgCqSize, rendezvousByWrite);
+                maxUnexpectedMessages, msgCqSize, rendezvousByWrite, sarLimit);
     }
 
     /** The same with rendezvous by write ({@code true}) or by read. */
     public RxmSettings withRendezvousByWrite(boolean byWrite) {
         return new RxmSettings(eagerLimit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes,
-                maxUnexpectedMessages, msgCqSize, byWrite);
+                maxUnexpectedMessages, msgCqSize, byWrite, sarLimit);
+    }
+
+    /** The same with another SAR limit (at most the eager limit: no segments). */
+    public RxmSettings withSarLimit(long limit) {
+        return new RxmSettings(eagerLimit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes,
+                maxUnexpectedMessages, msgCqSize, rendezvousByWrite, limit);
+    }
+
+    /** The segments a message of at most {@link #sarLimit} bytes takes at most. */
+    int maxSegments() {
+        return (int) ((sarLimit + eagerLimit - 1) / eagerLimit);
     }
 }

@@ -11,8 +11,12 @@ import java.nio.ByteBuffer;
  * Its pool index is the packet's {@code msg_id}, so the receiver's answer finds it again.
  */
 final class RxmTransmit {
-    /** What the transmit is, which decides what its completions mean. */
-    enum Kind { EAGER, RENDEZVOUS, CONTROL, RMA, ATOMIC }
+    /**
+     * What the transmit is, which decides what its completions mean. A segmented message's
+     * segments but the last are SEGMENT (nobody hears of them); the last is the message's own
+     * transmit, EAGER: its completion is the message's.
+     */
+    enum Kind { EAGER, RENDEZVOUS, CONTROL, RMA, ATOMIC, SEGMENT }
 
     final int index;
     final ByteBuffer packet;
