@@ -329,15 +329,9 @@ final class ShmTransmitter {
                 n = (int) Math.min(fragment, remaining);
                 at = link.claim(ShmRecordDescriptor.HEADER + n);
             }
-            if (at == RingLink.FULL) {
-                ringFull(peer);
+            if (!claimed(peer, at)) {
                 return false;
             }
-            if (at < 0) {
-                ep.peers.failPeer(peer, Errno.EIO);
-                return false;
-            }
-            peer.waitsForRoom = false;
             ByteBuffer b = link.buffer();
             boolean first = op.sent == 0;
             boolean last = op.sent + n == op.length;
@@ -367,6 +361,24 @@ final class ShmTransmitter {
     }
 
     /**
+     * Whether a claim in {@code peer}'s ring succeeded ({@code at} its offset): a full ring
+     * leaves the operation queued for the next pass, a failed claim (the ring is corrupt or
+     * gone) fails the peer.
+     */
+    private boolean claimed(Peer peer, int at) {
+        if (at == RingLink.FULL) {
+            ringFull(peer);
+            return false;
+        }
+        if (at < 0) {
+            ep.peers.failPeer(peer, Errno.EIO);
+            return false;
+        }
+        peer.waitsForRoom = false;
+        return true;
+    }
+
+    /**
      * A whole message nobody answers, in one record with the compact header
      * ({@link ShmRecordDescriptor#COMPACT}): four header words, the tag and the remote CQ data
      * only when it has them — at 64 bytes the record spans two cache lines where the full
@@ -379,15 +391,9 @@ final class ShmTransmitter {
         int header = ShmRecordDescriptor.headerLength(flags);
         int n = (int) op.length;
         int at = link.claim(header + n);
-        if (at == RingLink.FULL) {
-            ringFull(peer);
+        if (!claimed(peer, at)) {
             return false;
         }
-        if (at < 0) {
-            ep.peers.failPeer(peer, Errno.EIO);
-            return false;
-        }
-        peer.waitsForRoom = false;
         ByteBuffer b = link.buffer();
         b.putInt(at + ShmRecordDescriptor.KIND_FLAGS, flags);
         b.putInt(at + ShmRecordDescriptor.STATUS, 0);
@@ -418,15 +424,9 @@ final class ShmTransmitter {
     private boolean pushCma(Peer peer, ShmOutboundOp op) {
         RingLink link = peer.link;
         int at = link.claim(ShmRecordDescriptor.HEADER + ShmRecordDescriptor.CMA_IOV * op.partCount);
-        if (at == RingLink.FULL) {
-            ringFull(peer);
+        if (!claimed(peer, at)) {
             return false;
         }
-        if (at < 0) {
-            ep.peers.failPeer(peer, Errno.EIO);
-            return false;
-        }
-        peer.waitsForRoom = false;
         ByteBuffer b = link.buffer();
         b.putInt(at + ShmRecordDescriptor.KIND_FLAGS,
                 op.kind | op.wireFlags | ShmRecordDescriptor.FIRST | ShmRecordDescriptor.LAST);

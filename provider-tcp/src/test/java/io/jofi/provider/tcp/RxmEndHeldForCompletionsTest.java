@@ -1,6 +1,7 @@
 package io.jofi.provider.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jofi.CqEntry;
 import io.jofi.Errno;
@@ -64,5 +65,59 @@ class RxmEndHeldForCompletionsTest {
             }
             a.close();
         }
+    }
+
+    /**
+     * The held end's other outcome: an operation the peer never took fails, with ECONNRESET (as
+     * when the pass ended the connection at once), while its end is held — promptly, never as a
+     * success. Here tcp fails it itself with ECONNRESET; where a MSG provider flushes it instead
+     * (verbs: ECANCELED) the held end comes at once and gives its own errno
+     * ({@code RxmConnectionManager.endHeldNow}).
+     */
+    @Test
+    void anUnacknowledgedSendWhoseEndIsHeldFailsWithTheEndsErrno() throws Exception {
+        RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.AUTO);
+        RxmOverTcpTest.Side b = new RxmOverTcpTest.Side(Progress.MANUAL); // b reads nothing unless driven
+        try {
+            long bInA = a.insert(b.ep.getName());
+            b.insert(a.ep.getName());
+            assertEquals(0, b.ep.recv(ByteBuffer.allocate(64), null, Fi.FI_ADDR_UNSPEC, "hello-rx"));
+            RxmOverTcpTest.retry(a, b, () -> a.ep.send(RxmOverTcpTest.pattern(8, 1), null, bInA, "hello"));
+            RxmOverTcpTest.await(b.rxCq, a, b);
+            RxmOverTcpTest.await(a.txCq, a, b);
+            synchronized (RxmTestAccess.lockOf(a.ep)) {
+                Msg lost = new Msg().buffer(RxmOverTcpTest.pattern(4, 2), null).addr(bInA).context("lost");
+                assertEquals(0, a.ep.sendMsg(lost, Fi.FI_TRANSMIT_COMPLETE));
+                b.close(); // never driven after the hello: it closes with the send unread and unacknowledged
+                b = null;
+                Thread.sleep(100); // tcp's progress thread: the close into a's EQ, the send's failure into its CQ
+                RxmTestAccess.progressPass(a.ep);
+            }
+            long started = System.nanoTime();
+            io.jofi.CqErrEntry err = awaitError(a);
+            assertEquals("lost", err.context());
+            assertEquals(Errno.ECONNRESET, err.err(), "the end's errno: " + err);
+            assertTrue(System.nanoTime() - started < 5_000_000_000L, "no wait beyond the hold");
+        } finally {
+            if (b != null) {
+                b.close();
+            }
+            a.close();
+        }
+    }
+
+    private static io.jofi.CqErrEntry awaitError(RxmOverTcpTest.Side a) {
+        CqEntry[] one = {new CqEntry()};
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() - deadline < 0) {
+            int rc = a.txCq.read(one, 1);
+            if (rc == -Errno.EAVAIL) {
+                io.jofi.CqErrEntry err = new io.jofi.CqErrEntry();
+                assertEquals(1, a.txCq.readErr(err, 0));
+                return err;
+            }
+            assertTrue(rc != 1, "a success for a send nobody received: " + one[0].context());
+        }
+        throw new AssertionError("no error completion within 20 s");
     }
 }
