@@ -23,7 +23,8 @@ package io.jofi.provider.shm;
  * A message of one fragment without acknowledgement ({@link #COMPACT}: no ACK_* flag, not
  * BOUNCE, not CMA) carries a compact header instead — the words nobody reads for it (token,
  * the total that is the payload's length, the offset that is 0, the tag of an untagged message,
- * absent remote CQ data) are left out, so a 64-byte message is 88 bytes, not 136:
+ * absent remote CQ data) are left out, so a 64-byte message is 88 bytes, not 136 (104 and
+ * 152 of ring with the ring record's own 16-byte header):
  *
  * <pre>
  * MSG | FIRST | LAST | COMPACT

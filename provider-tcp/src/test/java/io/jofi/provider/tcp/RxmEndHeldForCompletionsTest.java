@@ -33,7 +33,7 @@ class RxmEndHeldForCompletionsTest {
         RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.AUTO);
         RxmOverTcpTest.Side b = new RxmOverTcpTest.Side(Progress.AUTO);
         try {
-            long bInA = connected(a, b);
+            long bInA = RxmOverTcpTest.connected(a, b);
             assertEquals(0, b.ep.recv(ByteBuffer.allocate(64), null, Fi.FI_ADDR_UNSPEC, "fin-rx"));
 
             synchronized (RxmTestAccess.lockOf(a.ep)) {
@@ -74,7 +74,7 @@ class RxmEndHeldForCompletionsTest {
         RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.AUTO);
         RxmOverTcpTest.Side b = new RxmOverTcpTest.Side(Progress.MANUAL); // b reads nothing unless driven
         try {
-            long bInA = connected(a, b);
+            long bInA = RxmOverTcpTest.connected(a, b);
             synchronized (RxmTestAccess.lockOf(a.ep)) {
                 Msg lost = new Msg().buffer(RxmOverTcpTest.pattern(4, 2), null).addr(bInA).context("lost");
                 assertEquals(0, a.ep.sendMsg(lost, Fi.FI_TRANSMIT_COMPLETE));
@@ -94,17 +94,6 @@ class RxmEndHeldForCompletionsTest {
             }
             a.close();
         }
-    }
-
-    /** Connects a to b with one message a sends and b receives; returns b's fi_addr at a. */
-    private static long connected(RxmOverTcpTest.Side a, RxmOverTcpTest.Side b) throws io.jofi.FabricException {
-        long bInA = a.insert(b.ep.getName());
-        b.insert(a.ep.getName());
-        assertEquals(0, b.ep.recv(ByteBuffer.allocate(64), null, Fi.FI_ADDR_UNSPEC, "hello-rx"));
-        RxmOverTcpTest.retry(a, b, () -> a.ep.send(RxmOverTcpTest.pattern(8, 1), null, bInA, "hello"));
-        RxmOverTcpTest.await(b.rxCq, a, b);
-        RxmOverTcpTest.await(a.txCq, a, b);
-        return bInA;
     }
 
     private static io.jofi.CqErrEntry awaitError(RxmOverTcpTest.Side a) {

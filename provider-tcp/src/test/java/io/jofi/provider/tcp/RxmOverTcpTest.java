@@ -255,6 +255,17 @@ class RxmOverTcpTest {
         }
     }
 
+    /** Connects a to b with one message a sends and b receives; returns b's fi_addr at a. */
+    static long connected(Side a, Side b) throws FabricException {
+        long bInA = a.insert(b.ep.getName());
+        b.insert(a.ep.getName());
+        assertEquals(0, b.ep.recv(ByteBuffer.allocate(64), null, Fi.FI_ADDR_UNSPEC, "hello-rx"));
+        retry(a, b, () -> a.ep.send(pattern(8, 1), null, bInA, "hello"));
+        await(b.rxCq, a, b);
+        await(a.txCq, a, b);
+        return bInA;
+    }
+
     static ByteBuffer pattern(int size, int seed) {
         ByteBuffer b = ByteBuffer.allocateDirect(Math.max(size, 1));
         for (int i = 0; i < size; i++) {

@@ -95,12 +95,7 @@ class RxmPeerLossTest {
     void aReconnectArrivingBeforeTheOldEndIsHandledIsAccepted() throws Exception {
         try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL);
              RxmOverTcpTest.Side b = new RxmOverTcpTest.Side(Progress.MANUAL)) {
-            long bInA = a.insert(b.ep.getName());
-            b.insert(a.ep.getName());
-            assertEquals(0, b.ep.recv(ByteBuffer.allocate(64), null, Fi.FI_ADDR_UNSPEC, "rb1"));
-            RxmOverTcpTest.retry(a, b, () -> a.ep.send(RxmOverTcpTest.pattern(8, 1), null, bInA, "hello"));
-            RxmOverTcpTest.await(b.rxCq, a, b);
-            RxmOverTcpTest.await(a.txCq, a, b);
+            long bInA = RxmOverTcpTest.connected(a, b);
 
             assertEquals(0, a.av.remove(new long[] {bInA}, 0), "av remove");
             long again = a.insert(b.ep.getName());
