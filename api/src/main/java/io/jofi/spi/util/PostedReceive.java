@@ -56,8 +56,15 @@ public final class PostedReceive {
     /** A receive that took an unexpected message still arriving: that message. */
     UnexpectedMessage waitsFor;
 
+    /** What {@link #scatterViews} returns, filled per call. */
     private ByteBuffer[] views = NO_VIEWS;
-    private ByteBuffer[] viewSources = NO_VIEWS;
+    /** Views of its own, where its queue's shared one was in use: by segment, with their buffers. */
+    private ByteBuffer[] ownViews = NO_VIEWS;
+    private ByteBuffer[] ownSources = NO_VIEWS;
+    /** Its queue's views by buffer (null for a receive of a provider's own, which keeps only its own). */
+    ReceiveViews sharedViews;
+    /** Times it went back to its pool: a shared view it took is free again once this moved on. */
+    int recycled;
 
     /**
      * A receive of up to {@code maxSegments} buffers. Providers take pooled ones from their
@@ -190,29 +197,46 @@ public final class PostedReceive {
     /**
      * Views of the ranges, trimmed to the first {@code n} bytes, for a scattering read
      * ({@code ScatteringByteChannel.read(views, 0, segmentCount())}). A view is a duplicate of
-     * the caller's buffer, made once and reused while the same buffer is posted again
-     * (nothing allocated in steady state).
+     * the caller's buffer, made once and reused whenever the same buffer is posted again
+     * (nothing allocated in steady state): the queue's view of that buffer, whichever pooled
+     * receive carries it ({@link ReceiveViews}), or, while that one serves another receive or
+     * an earlier segment of this one, a view this receive keeps for the segment.
      */
     public ByteBuffer[] scatterViews(long n) {
         if (views.length < buffers.length) {
             views = new ByteBuffer[buffers.length];
-            viewSources = new ByteBuffer[buffers.length];
+            ownViews = new ByteBuffer[buffers.length];
+            ownSources = new ByteBuffer[buffers.length];
         }
         long left = n;
         for (int i = 0; i < count; i++) {
-            ByteBuffer v;
-            if (viewSources[i] == buffers[i]) {
-                v = views[i];
-            } else {
-                v = buffers[i].duplicate();
-                viewSources[i] = buffers[i];
-                views[i] = v;
+            ByteBuffer b = buffers[i];
+            ByteBuffer v = null;
+            if (ownSources[i] == b) {
+                v = ownViews[i];
+            } else if (sharedViews != null && !inEarlierSegment(b, i)) {
+                v = sharedViews.viewFor(this, b);
             }
+            if (v == null) {
+                v = b.duplicate();
+                ownSources[i] = b;
+                ownViews[i] = v;
+            }
+            views[i] = v;
             int take = (int) Math.min(lengths[i], left);
             v.limit(v.capacity()).position(starts[i]).limit(starts[i] + take);
             left -= take;
         }
         return views;
+    }
+
+    private boolean inEarlierSegment(ByteBuffer b, int segment) {
+        for (int j = 0; j < segment; j++) {
+            if (buffers[j] == b) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The application's context. */

@@ -86,6 +86,8 @@ public final class ReceiveQueue {
     private long unexpectedBytes;
 
     private PostedReceive freeReceives;
+    /** The views its receives read through, by buffer: shared, as the pool pairs receives and buffers anew each time. */
+    private final ReceiveViews views = new ReceiveViews();
     private UnexpectedMessage freeMessages;
     private int created;
     /** Its live counters, freed when the queue is no longer reachable (it has no close). */
@@ -150,7 +152,9 @@ public final class ReceiveQueue {
             return r;
         }
         created++;
-        return new PostedReceive(maxSegments);
+        PostedReceive fresh = new PostedReceive(maxSegments);
+        fresh.sharedViews = views;
+        return fresh;
     }
 
     /**
@@ -159,6 +163,7 @@ public final class ReceiveQueue {
      */
     public void recycle(PostedReceive r) {
         r.reset();
+        r.recycled++;
         r.next = freeReceives;
         freeReceives = r;
     }

@@ -13,13 +13,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The eager data path of {@link io.jofi.spi.util.rxm.RxmEndpoint} over tcp MSG allocates
- * nothing per message once warm, up to the eager limit (64 B, 4 KiB, 16 KiB). Not yet
- * asserted: messages that travel as several packets in flight at once (segments, or eager
- * messages posted back to back) — there the tcp receiver's pooled receives carry rxm's buffers
- * in changing pairs, and each change duplicates a view for the scattering read
- * ({@code PostedReceive.scatterViews}): 128 B per three-packet message (tcp README, "Limits").
- * The rest as before: untagged and tagged sends with remote CQ data, posted
+ * The data path of {@link io.jofi.spi.util.rxm.RxmEndpoint} over tcp MSG allocates nothing
+ * per message once warm: eager messages up to the eager limit (64 B, 4 KiB, 16 KiB) and a
+ * message sent as three segments (40 000 B), whose packets are in flight at once — there the
+ * tcp receiver's pooled receives carry rxm's buffers in changing pairs, and before the receive
+ * queue kept the views of the scattering reads by buffer ({@code ReceiveViews}) each change
+ * duplicated one: 128 B per three-packet message. Untagged and tagged sends with remote CQ data, posted
  * receives, completions read with the sender's fi_addr, both endpoints driven by MANUAL
  * progress on one thread, measured with {@code ThreadMXBean.getThreadAllocatedBytes}. (The
  * smaller of two measured passes counts: a one-time class load may fall in one.)
@@ -29,8 +28,8 @@ class RxmAllocationTest {
     private static final int OPS_PER_ROUND = 8;
 
     @ParameterizedTest
-    @ValueSource(ints = {64, 4096, 16384})
-    void eagerMessagesAllocateNothing(int size) throws Exception {
+    @ValueSource(ints = {64, 4096, 16384, 40000})
+    void messagesAllocateNothing(int size) throws Exception {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         assertTrue(mx.isThreadAllocatedMemorySupported());
         io.jofi.spi.util.rxm.RxmSettings settings = io.jofi.spi.util.rxm.RxmSettings.defaults().withSarLimit(128 << 10);
