@@ -155,6 +155,123 @@ class RxmOverTcpTest {
         }
     }
 
+    /**
+     * rxm's credit flow control offered by both sides, four receive buffers a connection (a
+     * grant every two): every size both ways (eager, segments, rendezvous), then 300 messages
+     * each way posted back to back, half into posted receives, half unexpected — all arrive, in
+     * order, the senders held back by credits (-EAGAIN) and going on as grants come.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void withCreditFlowControl(Progress mode) throws Exception {
+        RxmSettings d = RxmSettings.defaults();
+        RxmSettings settings = new RxmSettings(d.eagerLimit(), 4, d.transmitOps(), d.receiveQueueSize(),
+                d.maxUnexpectedBytes(), d.maxUnexpectedMessages(), d.msgCqSize(), false, 128 << 10, true);
+        bothWays(mode, settings);
+        try (Side a = new Side(mode, settings); Side b = new Side(mode, settings)) {
+            long bAtA = a.insert(b.ep.getName());
+            long aAtB = b.insert(a.ep.getName());
+            int n = 300;
+            ByteBuffer[] inB = new ByteBuffer[n];
+            ByteBuffer[] inA = new ByteBuffer[n];
+            for (int i = 0; i < n / 2; i++) {
+                inB[i] = ByteBuffer.allocateDirect(64);
+                inA[i] = ByteBuffer.allocateDirect(64);
+                assertEquals(0, b.ep.recv(inB[i], null, Fi.FI_ADDR_UNSPEC, "b" + i));
+                assertEquals(0, a.ep.recv(inA[i], null, Fi.FI_ADDR_UNSPEC, "a" + i));
+            }
+            for (int i = 0; i < n; i++) {
+                int k = i;
+                retry(a, b, () -> a.ep.send(pattern(64, k), null, bAtA, "s" + k));
+                retry(b, a, () -> b.ep.send(pattern(64, 1000 + k), null, aAtB, "t" + k));
+            }
+            for (int i = n / 2; i < n; i++) {
+                inB[i] = ByteBuffer.allocateDirect(64);
+                inA[i] = ByteBuffer.allocateDirect(64);
+                int k = i;
+                retry(b, a, () -> b.ep.recv(inB[k], null, Fi.FI_ADDR_UNSPEC, "b" + k));
+                retry(a, b, () -> a.ep.recv(inA[k], null, Fi.FI_ADDR_UNSPEC, "a" + k));
+            }
+            for (int i = 0; i < n; i++) {
+                assertEquals("b" + i, await(b.rxCq, a, b).context(), "b's receive " + i + ", in order");
+                assertEquals("a" + i, await(a.rxCq, a, b).context(), "a's receive " + i + ", in order");
+                await(a.txCq, a, b);
+                await(b.txCq, a, b);
+            }
+            for (int i = 0; i < n; i++) {
+                assertEquals(pattern(64, i), inB[i], "a's message " + i);
+                assertEquals(pattern(64, 1000 + i), inA[i], "b's message " + i);
+            }
+            java.util.List<String> credits = io.jofi.spi.util.rxm.RxmTestAccess.creditsOf(a.ep);
+            assertTrue(credits.size() >= 1 && credits.stream().allMatch(c -> c.startsWith("credits: peer")),
+                    "enabled on a's connections: " + credits);
+        }
+    }
+
+    /**
+     * Credits and the unexpected limits together. b sends to a, whose application does not
+     * receive yet: a's unexpected limit is two messages, and beyond it a withholds its grants, so
+     * of b's 30 messages a takes what b's credits allowed (at most its four buffers and the one
+     * credit assumed) and the rest wait at b. Meanwhile a sends 40 messages to b,
+     * which needs b's grants: they come (b gets the one credit a grants to a peer without any).
+     * Before, a left b's packets beyond the limit in their buffers, b's grants found none and
+     * both waited for ever (a's send answered -EAGAIN until the deadline). Then a's receives
+     * take b's messages in order.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void creditsAndTheUnexpectedLimits(Progress mode) throws Exception {
+        RxmSettings d = RxmSettings.defaults();
+        RxmSettings settings = new RxmSettings(d.eagerLimit(), 4, d.transmitOps(), d.receiveQueueSize(),
+                d.maxUnexpectedBytes(), 2, d.msgCqSize(), false, d.eagerLimit(), true);
+        try (Side a = new Side(mode, settings); Side b = new Side(mode, settings)) {
+            long bAtA = a.insert(b.ep.getName());
+            long aAtB = b.insert(a.ep.getName());
+            int held = 30;
+            for (int i = 0; i < held; i++) {
+                int k = i;
+                retry(b, a, () -> b.ep.send(pattern(64, 500 + k), null, aAtB, "h" + k));
+            }
+            for (long end = System.nanoTime() + 500_000_000L; System.nanoTime() - end < 0; ) {
+                pump(a, b, 1); // half a second of both sides' progress (AUTO: their threads)
+            }
+            long taken = unexpectedHighWater(a);
+            assertTrue(taken >= 2 && taken <= 2 + 4 + 1, taken + " messages taken by a receiver at its limit of 2");
+            int n = 40;
+            ByteBuffer[] inB = new ByteBuffer[n];
+            for (int i = 0; i < n; i++) {
+                inB[i] = ByteBuffer.allocateDirect(64);
+                assertEquals(0, b.ep.recv(inB[i], null, Fi.FI_ADDR_UNSPEC, "b" + i));
+            }
+            try {
+                for (int i = 0; i < n; i++) {
+                    int k = i;
+                    retry(a, b, () -> a.ep.send(pattern(64, k), null, bAtA, "s" + k));
+                }
+                for (int i = 0; i < n; i++) {
+                    assertEquals("b" + i, await(b.rxCq, a, b).context(), "b's receive " + i);
+                    assertEquals(pattern(64, i), inB[i], "a's message " + i);
+                }
+            } catch (AssertionError e) {
+                throw new AssertionError("a to b (a: " + io.jofi.spi.util.rxm.RxmTestAccess.creditsOf(a.ep)
+                        + ", b: " + io.jofi.spi.util.rxm.RxmTestAccess.creditsOf(b.ep) + ")", e);
+            }
+            for (int i = 0; i < held; i++) {
+                ByteBuffer in = ByteBuffer.allocateDirect(64);
+                int k = i;
+                retry(a, b, () -> a.ep.recv(in, null, Fi.FI_ADDR_UNSPEC, "a" + k));
+                assertEquals("a" + i, await(a.rxCq, a, b).context(), "a's receive " + i + ", in order");
+                assertEquals(pattern(64, 500 + i), in, "b's message " + i);
+            }
+        }
+    }
+
+    private static long unexpectedHighWater(Side s) {
+        io.jofi.spi.util.stats.CounterGroup g = s.ep.receiveCounters();
+        return g.counters().stream().filter(c -> c.label().endsWith(": unexpected messages high-water mark"))
+                .findFirst().orElseThrow().get();
+    }
+
     private void bothWays(Progress mode, RxmSettings settings) throws Exception {
         try (Side a = new Side(mode, settings); Side b = new Side(mode, settings)) {
             long bAtA = a.insert(b.ep.getName());

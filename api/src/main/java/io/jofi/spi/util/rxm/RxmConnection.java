@@ -30,6 +30,10 @@ final class RxmConnection {
     int remoteIndex = -1;
     /** The peer's process id from its connection id (0: not known). */
     long remotePid;
+    /** The credit flow control of {@link #msgEndpoint} (new with each MSG endpoint; off until both sides offered it). */
+    RxmCredits credits = new RxmCredits(false);
+    /** The peer offered credit flow control in its connection data (as we did: then it is enabled once connected). */
+    boolean peerOffersCredits;
     /** Transmits formatted while the connection was being made, posted in order once it is (FIFO). */
     RxmTransmit pendingHead;
     RxmTransmit pendingTail;

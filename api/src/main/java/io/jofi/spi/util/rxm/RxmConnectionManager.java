@@ -49,6 +49,9 @@ final class RxmConnectionManager {
 
         /** Whether operations on {@code c} still wait for a completion of its MSG endpoint. */
         boolean awaitsMsgCompletions(RxmConnection c);
+
+        /** Sends {@code c}'s peer the credits due to it, if enough are ({@link RxmCredits#grant}). */
+        void grantCredits(RxmConnection c);
     }
 
     /**
@@ -80,6 +83,8 @@ final class RxmConnectionManager {
     private final EqEntry event = new EqEntry();
     private final EqErrEntry error = new EqErrEntry();
     private final RxmConnectionCounters counters;
+    /** The MSG provider's {@code FI_RX_CQ_DATA}: a write with remote CQ data takes a receive (a credit). */
+    private final boolean remoteDataTakesReceive;
     /**
      * Connections whose MSG endpoint was found ended, left for the application's next progress
      * pass ({@link #endDeferred}): the connection-management thread must not end them itself,
@@ -109,6 +114,8 @@ final class RxmConnectionManager {
                          io.jofi.spi.util.stats.CounterGroup counterGroup) throws FabricException {
         this.domain = domain;
         this.msgInfo = msgInfo;
+        long mode = msgInfo.mode() | (msgInfo.rxAttr() == null ? 0 : msgInfo.rxAttr().mode());
+        this.remoteDataTakesReceive = (mode & Fi.FI_RX_CQ_DATA) != 0;
         this.settings = settings;
         this.eq = eq;
         this.cq = cq;
@@ -203,7 +210,7 @@ final class RxmConnectionManager {
         d.port = local.getPort();
         d.eagerLimit = settings.eagerLimit();
         d.rxSize = settings.receiveBuffers();
-        d.flowCtrl = RxmWireDescriptor.FLOW_CTRL_OFF;
+        d.flowCtrl = settings.creditFlowControl() ? RxmWireDescriptor.FLOW_CTRL_ON : RxmWireDescriptor.FLOW_CTRL_OFF;
         return d;
     }
 
@@ -215,6 +222,8 @@ final class RxmConnectionManager {
             m.bind(cq, Fi.FI_TRANSMIT | Fi.FI_RECV);
             setup.setUp(m);
             m.enable();
+            c.credits = new RxmCredits(remoteDataTakesReceive);
+            c.peerOffersCredits = false;
             boolean tagged = (msgInfo.caps() & Fi.FI_TAGGED) != 0;
             RxmReceiveBuffer[] bufs = RxmReceiveBuffer.postAll(c, m, domain, RxmPacketMemory.nativeMemory(msgInfo),
                     settings.receiveBuffers(), tagged, settings.eagerLimit());
@@ -404,6 +413,7 @@ final class RxmConnectionManager {
         Endpoint m = null;
         try {
             m = open(info, c);
+            c.peerOffersCredits = offersCredits(d.flowCtrl);
             RxmConnectData a = connectData();
             a.connId = RxmConnectData.connId(pid, c.index);
             m.accept(a.encodeAccept());
@@ -439,6 +449,7 @@ final class RxmConnectionManager {
             }
             c.remoteIndex = RxmConnectData.peerIndex(a.connId);
             c.remotePid = RxmConnectData.pid(a.connId);
+            c.peerOffersCredits = offersCredits(a.flowCtrl);
         }
         if (c.state != RxmConnection.State.CONNECTED) {
             c.state = RxmConnection.State.CONNECTED;
@@ -446,6 +457,23 @@ final class RxmConnectionManager {
             c.alreadyCount = 0;
             counters.connected(c);
         }
+        // as libfabric's rxm: enabled on the connected event (a packet that came before it
+        // made the connection usable already; until now the peer's credits were unlimited,
+        // as they are for a libfabric peer until its own connected event)
+        if (settings.creditFlowControl() && c.peerOffersCredits && !c.credits.enabled()) {
+            c.credits.enable(settings.receiveBuffers() / 2);
+            listener.grantCredits(c);
+        }
+    }
+
+    /**
+     * Whether the peer's {@code flow_ctrl} byte offers credit flow control: on or off as it says;
+     * rxm before flow-control negotiation sent 0 ({@code FLOW_CTRL_LOCAL}), which means "as you
+     * decide locally".
+     */
+    private boolean offersCredits(int flowCtrl) {
+        return flowCtrl == RxmWireDescriptor.FLOW_CTRL_ON
+                || (flowCtrl == RxmWireDescriptor.FLOW_CTRL_LOCAL && settings.creditFlowControl());
     }
 
     private void handleError(EqErrEntry err) {

@@ -55,10 +55,11 @@ import java.util.concurrent.locks.LockSupport;
  * departure (R15) ends every pending operation ({@code ECANCELED}, {@code EIO} when its progress
  * failed). A send to our own name ({@code FI_LOCAL_COMM}) goes to our own listener.
  *
- * <p>Not done yet: sending segmented messages (above the eager limit it sends by rendezvous,
- * which every rxm peer takes) and rxm's credits (declared off). Unexpected messages beyond the
- * settings' limits stay in their MSG receive buffers, not posted again (back-pressure). Atomics
- * are rxm's packets, executed by the target in software ({@link RxmAtomics}).
+ * <p><b>Flow.</b> Above the eager limit and up to the SAR limit a message goes in segments
+ * ({@link RxmSegmentSender}), larger ones by rendezvous. rxm's credits ({@link RxmCredits}) are
+ * used where both sides offer them ({@link RxmSettings#creditFlowControl}). Unexpected messages
+ * beyond the settings' limits stay in their MSG receive buffers, not posted again (back-pressure).
+ * Atomics are rxm's packets, executed by the target in software ({@link RxmAtomics}).
  */
 public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     /** What this endpoint offers. */

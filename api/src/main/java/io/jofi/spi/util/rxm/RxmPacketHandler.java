@@ -38,6 +38,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private final RxmSegmentSender segmentSender;
     private final RxmRendezvousReceiver rendezvous;
     private final RxmAtomics atomics;
+    private final RxmCreditGrants creditGrants;
     private final RxmRegistrationCache registrations = new RxmRegistrationCache();
 
     RxmPacketHandler(RxmEndpoint ep) {
@@ -48,6 +49,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         this.segmentSender = new RxmSegmentSender(this, transmits, ep.settings());
         this.rendezvous = new RxmRendezvousReceiver(ep);
         this.atomics = new RxmAtomics(ep);
+        this.creditGrants = new RxmCreditGrants(transmits, rq, ep.counters());
     }
 
     // =================================================================== sending
@@ -179,11 +181,39 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         pendingCount++;
     }
 
+    /**
+     * Posts {@code t} on its connection's MSG endpoint now: 0, or a negative errno —
+     * {@code -EAGAIN} also when it would take one of the peer's receives and rxm's credit flow
+     * control has none free for it ({@link RxmCredits}).
+     */
     static int postNow(RxmTransmit t) {
         io.jofi.Endpoint m = t.connection.msgEndpoint;
+        RxmCredits credits = t.connection.credits;
         if (t.kind == RxmTransmit.Kind.RMA) {
-            return t.rmaRead ? m.readMsg(t.rma, t.postFlags) : m.writeMsg(t.rma, t.postFlags);
+            if (t.rmaRead) {
+                return m.readMsg(t.rma, t.postFlags);
+            }
+            boolean takesReceive = credits.remoteDataTakesReceive && (t.postFlags & Fi.FI_REMOTE_CQ_DATA) != 0;
+            if (takesReceive && !credits.take(false)) {
+                return -Errno.EAGAIN;
+            }
+            int rc = m.writeMsg(t.rma, t.postFlags);
+            if (rc != 0 && takesReceive) {
+                credits.giveBack();
+            }
+            return rc;
         }
+        if (!credits.take(t.grantsCredits)) {
+            return -Errno.EAGAIN;
+        }
+        int rc = sendPacket(m, t);
+        if (rc != 0) {
+            credits.giveBack();
+        }
+        return rc;
+    }
+
+    private static int sendPacket(io.jofi.Endpoint m, RxmTransmit t) {
         ByteBuffer p = t.packet;
         p.position(0);
         // the peer's index of us is known once connected: a packet built while the connection
@@ -282,6 +312,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 return;
             }
             rb.connection.packetArrived(rb.postedOn);
+            rb.connection.credits.packetCame();
             if ((e.flags() & Fi.FI_REMOTE_WRITE) != 0) {
                 // a peer's write with remote CQ data took the buffer (verbs: FI_RX_CQ_DATA,
                 // immediate data consumes a receive): no packet in it, only the data to report
@@ -291,7 +322,11 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             }
             rb.arrived(e);
             RxmConnection c = rb.connection;
-            if (c.heldHead != null || !handle(rb, false)) {
+            // with credits the sender is held back by withheld grants (RxmCreditGrants), so a
+            // packet is always taken and its buffer posted again: a held buffer could be the one
+            // the peer's grant needs
+            boolean credits = c.credits.enabled();
+            if ((c.heldHead != null && !isCreditGrant(rb)) || !handle(rb, credits)) {
                 hold(c, rb);
             }
         } else if (context instanceof RxmTransmit t) {
@@ -468,7 +503,9 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         t.postFlags = 0;
         t.doneSent = true;
         int rc = postNow(t);
-        if (rc != 0) {
+        if (rc == -Errno.EAGAIN) {
+            queuePending(c, t); // no room or no credit: posted in order by the next pass
+        } else if (rc != 0) {
             finishSend(t, -rc);
         }
     }
@@ -490,6 +527,16 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             repost(rb);
         }
         return taken;
+    }
+
+    /**
+     * A credit grant carries no message, so no order to keep with packets held before it: it is
+     * taken at once. Held behind them it would wait for the application's receives, while the
+     * application may be waiting for the credits to send (two peers stuck on each other).
+     */
+    private boolean isCreditGrant(RxmReceiveBuffer rb) {
+        return !rb.rawTagged && rb.length >= HEADER_LENGTH
+                && rxHeader.read(rb.buffer, 0).type == RxmWireDescriptor.TYPE_CREDIT;
     }
 
     private void hold(RxmConnection c, RxmReceiveBuffer rb) {
@@ -554,6 +601,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 case RxmWireDescriptor.TYPE_RNDV_WRITE_DONE -> rendezvous.writeDone(c, h.msgId);
                 case RxmWireDescriptor.TYPE_ATOMIC -> atomics.request(c, b, h, len);
                 case RxmWireDescriptor.TYPE_ATOMIC_RESPONSE -> atomicResponse(b, h, len);
+                case RxmWireDescriptor.TYPE_CREDIT -> creditGrants.received(c, h.ctrlData);
                 default -> LOG.log(System.Logger.Level.WARNING, "rxm: packet type " + h.type + " from " + c.peer
                         + " is not handled yet; dropped");
             }
@@ -574,6 +622,8 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             int rc = rb.post();
             if (rc != 0) {
                 LOG.log(System.Logger.Level.DEBUG, "rxm: posting a receive buffer again failed (the connection is closing): " + Errno.strerror(-rc));
+            } else {
+                creditGrants.grant(rb.connection);
             }
         }
     }
@@ -619,6 +669,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     void matchedRendezvous() {
         rendezvous.matched();
         releaseHeld();
+        creditGrants.resume(ep.connections.connections());
     }
 
     private void readDone(long msgId) {
@@ -668,6 +719,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         }
         n += rendezvous.retry();
         n += atomics.retry();
+        n += creditGrants.retry(ep.connections.connections());
         return n;
     }
 
@@ -690,6 +742,11 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 failTransmit(t, err);
             }
         }
+    }
+
+    @Override
+    public void grantCredits(RxmConnection c) {
+        creditGrants.grant(c);
     }
 
     @Override

@@ -32,6 +32,8 @@ final class RxmReceiveBuffer {
 
     /** The registration the buffer lies in, or null: passed as its desc. */
     private final MemoryRegion desc;
+    /** The credit flow control of {@link #postedOn}. */
+    private final RxmCredits credits;
 
     private RxmReceiveBuffer(RxmConnection connection, Endpoint postedOn, ByteBuffer buffer, MemoryRegion desc,
                              boolean rawTagged) {
@@ -40,13 +42,15 @@ final class RxmReceiveBuffer {
         this.buffer = buffer;
         this.desc = desc;
         this.rawTagged = rawTagged;
+        this.credits = connection.credits;
     }
 
     /**
      * Makes and posts the receive buffers of {@code c}'s new MSG endpoint {@code m}: {@code each}
      * (twice as many with {@code tagged}, the second half {@link #rawTagged}) in one block
      * ({@link RxmPacketMemory}, registered with {@code domain} when {@code register}), which
-     * {@code c} keeps until {@link #release}.
+     * {@code c} keeps until {@link #release}. Each counts as a credit due to the peer in
+     * {@code c}'s current {@link RxmConnection#credits}, which belong to {@code m}.
      *
      * @throws FabricException when the registration or a post fails (nothing is kept then)
      */
@@ -93,9 +97,16 @@ final class RxmReceiveBuffer {
         data = e.data();
     }
 
-    /** Posts it (again) on its MSG endpoint: 0 or a negative errno. */
+    /**
+     * Posts it (again) on its MSG endpoint: 0 or a negative errno. A posted packet buffer is a
+     * credit due to the peer (not a {@link #rawTagged} one: rxm's packets never land there).
+     */
     int post() {
         buffer.clear();
-        return rawTagged ? postedOn.trecv(buffer, desc, 0, 0, -1L, this) : postedOn.recv(buffer, desc, 0, this);
+        int rc = rawTagged ? postedOn.trecv(buffer, desc, 0, 0, -1L, this) : postedOn.recv(buffer, desc, 0, this);
+        if (rc == 0 && !rawTagged) {
+            credits.posted();
+        }
+        return rc;
     }
 }

@@ -23,15 +23,19 @@ package io.jofi.spi.util.rxm;
  *                             ({@code FI_OFI_RXM_SAR_LIMIT}). At most half the transmit queue
  *                             in segments (it is lowered to that). Only the sender's choice:
  *                             every receiver takes segments
+ * @param creditFlowControl    offer rxm's credit flow control on each connection ({@link RxmCredits}):
+ *                             used where both sides offer it, as libfabric's rxm over verbs
+ *                             (whose MSG endpoints without a shared receive queue offer it);
+ *                             libfabric's tcp does not, nor does JOFI's tcp by default
  */
 public record RxmSettings(int eagerLimit, int receiveBuffers, int transmitOps, int receiveQueueSize,
                           long maxUnexpectedBytes, int maxUnexpectedMessages, int msgCqSize,
-                          boolean rendezvousByWrite, long sarLimit) {
+                          boolean rendezvousByWrite, long sarLimit, boolean creditFlowControl) {
 
     /** rxm's defaults where it has one (eager limit 16 KiB), sizes fit for tests and benchmarks otherwise. */
     public static RxmSettings defaults() {
         return new RxmSettings(RxmWireDescriptor.DEFAULT_EAGER_LIMIT, 32, 256, 1024, 64L << 20, 4096, 16384, false,
-                RxmWireDescriptor.DEFAULT_EAGER_LIMIT);
+                RxmWireDescriptor.DEFAULT_EAGER_LIMIT, false);
     }
 
     public RxmSettings {
@@ -42,29 +46,43 @@ public record RxmSettings(int eagerLimit, int receiveBuffers, int transmitOps, i
         sarLimit = Math.max(eagerLimit, Math.min(sarLimit, (long) eagerLimit * Math.max(1, transmitOps / 2)));
     }
 
+    /** The settings before {@code creditFlowControl}: none offered. */
+    public RxmSettings(int eagerLimit, int receiveBuffers, int transmitOps, int receiveQueueSize,
+                       long maxUnexpectedBytes, int maxUnexpectedMessages, int msgCqSize, boolean rendezvousByWrite,
+                       long sarLimit) {
+        this(eagerLimit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes, maxUnexpectedMessages,
+                msgCqSize, rendezvousByWrite, sarLimit, false);
+    }
+
     /** The settings before {@code sarLimit}: no segments. */
     public RxmSettings(int eagerLimit, int receiveBuffers, int transmitOps, int receiveQueueSize,
                        long maxUnexpectedBytes, int maxUnexpectedMessages, int msgCqSize, boolean rendezvousByWrite) {
         this(eagerLimit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes, maxUnexpectedMessages,
-                msgCqSize, rendezvousByWrite, eagerLimit);
+                msgCqSize, rendezvousByWrite, eagerLimit, false);
     }
 
     /** The same with another eager limit. */
     public RxmSettings withEagerLimit(int limit) {
         return new RxmSettings(limit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes,
-                maxUnexpectedMessages, msgCqSize, rendezvousByWrite, sarLimit);
+                maxUnexpectedMessages, msgCqSize, rendezvousByWrite, sarLimit, creditFlowControl);
     }
 
     /** The same with rendezvous by write ({@code true}) or by read. */
     public RxmSettings withRendezvousByWrite(boolean byWrite) {
         return new RxmSettings(eagerLimit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes,
-                maxUnexpectedMessages, msgCqSize, byWrite, sarLimit);
+                maxUnexpectedMessages, msgCqSize, byWrite, sarLimit, creditFlowControl);
     }
 
     /** The same with another SAR limit (at most the eager limit: no segments). */
     public RxmSettings withSarLimit(long limit) {
         return new RxmSettings(eagerLimit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes,
-                maxUnexpectedMessages, msgCqSize, rendezvousByWrite, limit);
+                maxUnexpectedMessages, msgCqSize, rendezvousByWrite, limit, creditFlowControl);
+    }
+
+    /** The same offering credit flow control ({@code true}) or not. */
+    public RxmSettings withCreditFlowControl(boolean offer) {
+        return new RxmSettings(eagerLimit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes,
+                maxUnexpectedMessages, msgCqSize, rendezvousByWrite, sarLimit, offer);
     }
 
     /** The segments a message of at most {@link #sarLimit} bytes takes at most. */

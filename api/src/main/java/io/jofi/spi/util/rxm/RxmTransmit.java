@@ -46,6 +46,8 @@ final class RxmTransmit {
     boolean inUse;
     /** An RMA: read (else write). */
     boolean rmaRead;
+    /** A control packet granting credits ({@link RxmCredits}): it may take the peer's last credit. */
+    boolean grantsCredits;
     /** An atomic: its operation, operands, result buffer and target. */
     int atomicOp;
     /** An atomic: the errno its response brought (0: done), kept until its send completed too. */
@@ -82,6 +84,7 @@ final class RxmTransmit {
         outstanding = 0;
         doneSent = false;
         rmaRead = false;
+        grantsCredits = false;
         atomicError = 0;
         result = null;
         postFlags = 0;

@@ -2,18 +2,27 @@ package io.jofi.spi.util.rxm;
 
 /**
  * The fixed pool of {@link RxmTransmit}s (the RDM transmit queue): taken on post, given back
- * when the last completion of the operation came; found by index for a peer's answer.
+ * when the last completion of the operation came; found by index for a peer's answer. It holds
+ * {@link #GRANT_RESERVE} more than the queue's size, which only credit grants take
+ * ({@link #takeForGrant}): a grant must go out even when every transmit waits for credits,
+ * or two peers whose queues are full of sends could wait for each other's grants for ever.
  */
 final class RxmTransmitPool {
+    /** Transmits kept for credit grants ({@link RxmCreditGrants}). */
+    static final int GRANT_RESERVE = 1;
+
     private final RxmTransmit[] all;
     private RxmTransmit free;
     private int inUse;
+    private int freeCount;
 
     /** The transmits' packet buffers, one block. */
     private final RxmPacketMemory memory;
 
-    RxmTransmitPool(int size, int eagerLimit) {
+    RxmTransmitPool(int queueSize, int eagerLimit) {
+        int size = queueSize + GRANT_RESERVE;
         all = new RxmTransmit[size];
+        freeCount = size;
         memory = new RxmPacketMemory(size, RxmWireDescriptor.HEADER_LENGTH + eagerLimit);
         for (int i = size - 1; i >= 0; i--) {
             RxmTransmit t = new RxmTransmit(i, memory.buffers[i]);
@@ -23,12 +32,22 @@ final class RxmTransmitPool {
         }
     }
 
-    /** A free transmit, or null when all are in flight (the post answers -EAGAIN). */
+    /** A free transmit, or null when the queue's size are in flight (the post answers -EAGAIN). */
     RxmTransmit take() {
+        return freeCount > GRANT_RESERVE ? takeFree() : null;
+    }
+
+    /** A free transmit for a credit grant, the reserve included; null when none is free. */
+    RxmTransmit takeForGrant() {
+        return takeFree();
+    }
+
+    private RxmTransmit takeFree() {
         RxmTransmit t = free;
         if (t == null) {
             return null;
         }
+        freeCount--;
         free = t.nextFree;
         t.nextFree = null;
         t.inUse = true;
@@ -41,6 +60,7 @@ final class RxmTransmitPool {
         t.inUse = false;
         t.nextFree = free;
         free = t;
+        freeCount++;
         inUse--;
     }
 

@@ -15,6 +15,15 @@ public final class RxmTestAccess {
         return ep.lock;
     }
 
+    /** Each connection's credit flow control as text ("credits: off", or the peer's credits and those due). */
+    public static java.util.List<String> creditsOf(RxmEndpoint ep) {
+        java.util.List<String> all = new java.util.ArrayList<>();
+        for (RxmConnection c : ep.connections.connections()) {
+            all.add(c.credits.toString());
+        }
+        return all;
+    }
+
     /** One progress pass of the endpoint (the MSG EQ, then the MSG CQ) on the caller's thread, not waiting. */
     public static int progressPass(RxmEndpoint ep) {
         return ep.progress(0);

@@ -107,6 +107,7 @@ class VerbsRxmInteropTest {
                 sendName(out, me.ep.getName());
                 pp.peer = me.insert(serverName);
                 pp.run(in, out);
+                creditsUsed(me);
             } catch (Throwable t) {
                 throw failed(c, t);
             }
@@ -133,11 +134,27 @@ class VerbsRxmInteropTest {
                     byte[] clientName = recvName(in);
                     pp.peer = me.insert(clientName);
                     pp.run(in, out);
+                    creditsUsed(me);
                 }
             } catch (Throwable t) {
                 throw failed(c, t);
             }
             finish(c);
+        }
+    }
+
+    /**
+     * libfabric's verbs;ofi_rxm offers rxm's credits (verbs MSG endpoints without a shared
+     * receive queue) and so does JOFI's verbs: both sides granted credits, and the run above
+     * kept to them.
+     */
+    private static void creditsUsed(Side me) {
+        io.jofi.spi.util.stats.CounterGroup g = ((io.jofi.spi.util.UtilEndpoint) me.ep).counters();
+        for (String name : new String[] {"credit grants sent", "credit grants received"}) {
+            long v = g.counters().stream().filter(c -> c.label().equals(g.owner() + ": " + name)).findFirst()
+                    .map(io.jofi.spi.util.stats.StatsCounter::get)
+                    .orElseThrow(() -> new AssertionError("no counter " + name + " in " + g.counters()));
+            org.junit.jupiter.api.Assertions.assertTrue(v >= 1, name + ": " + v + " (credits not agreed with the C peer?)");
         }
     }
 

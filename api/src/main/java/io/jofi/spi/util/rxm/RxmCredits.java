@@ -1,0 +1,157 @@
+package io.jofi.spi.util.rxm;
+
+/**
+ * The credit flow control of one rxm connection's MSG endpoint, kept as libfabric 1.17's verbs
+ * provider keeps it for rxm, so that a peer of either kind never sends into a receive queue with
+ * nothing posted: every packet that takes a receive at the peer (every rxm packet, and an RMA
+ * write with remote CQ data) takes a credit, and the receiver grants credits for the receives
+ * it posts, in {@link RxmWireDescriptor#TYPE_CREDIT} packets once half its receive buffers are
+ * due.
+ *
+ * <pre>
+ *   before enable:  peer = unlimited (credits that arrive are saved)     due = -1
+ *   enable(t):      peer = 1 + saved - sent before   (both sides assume one credit; what we
+ *                   sent before enable took receives too)                 threshold = t
+ *   take:           peer &lt;= 0 -&gt; refused; peer 1 -&gt; refused unless the packet grants credits
+ *                   (the last credit is kept for a credit update, so two peers out of credits
+ *                   can still tell each other of new ones)
+ *   post receive:   due + 1; at due &gt;= threshold: grant due, due = 0
+ *                   — and at due &gt; 0 when the peer has at most the one credit kept for
+ *                   grants (by our count: 1 + granted - packets received)
+ *   withholding:    (our unexpected messages at their limits) only 1, to a peer with none
+ * </pre>
+ *
+ * The {@code -1} start of {@code due} takes back the one credit the peer assumed. The last two
+ * grant rules are ours: libfabric grants at the threshold only, which is enough while every
+ * packet is posted again at once and nothing is withheld; JOFI withholds grants while its
+ * unexpected messages are at their limits ({@link RxmCreditGrants}), and a peer that spent its
+ * last credit on a grant to us must still be able to grant again — else our own sends, which
+ * wait for its grants, would wait for ever.
+ * Used under the endpoint's lock; one per MSG endpoint (a re-made connection starts afresh).
+ */
+final class RxmCredits {
+    /** The peer's credits before flow control is enabled (verbs' {@code UINT64_MAX}): never refused. */
+    private static final long UNLIMITED = Long.MAX_VALUE;
+
+    /**
+     * Whether an RMA write with remote CQ data takes one of the peer's receives (the MSG
+     * provider's {@code FI_RX_CQ_DATA}: verbs' write with immediate data), and so a credit.
+     */
+    final boolean remoteDataTakesReceive;
+    private long peer = UNLIMITED;
+    private long saved;
+    private long due = -1;
+    private long threshold = Long.MAX_VALUE;
+    /** Packets that took a peer's receive before enable (JOFI may send once a packet came, before its connected event). */
+    private long sentBeforeEnable;
+    /** The credits the peer holds by our count: the one assumed, plus what we granted, less the packets that came. */
+    private long peerHolds = 1;
+
+    RxmCredits(boolean remoteDataTakesReceive) {
+        this.remoteDataTakesReceive = remoteDataTakesReceive;
+    }
+
+    /** Both sides offered flow control and the connection is up: from now on sends are counted. */
+    void enable(int threshold) {
+        this.threshold = Math.max(1, threshold);
+        peer = 1 + saved - sentBeforeEnable;
+        saved = 0;
+    }
+
+    boolean enabled() {
+        return peer != UNLIMITED;
+    }
+
+    /**
+     * A credit for a packet that takes one of the peer's receives; false when none is free
+     * ({@code -EAGAIN}: the post is tried again once credits came).
+     *
+     * @param grant the packet grants credits itself: it may take the last one
+     */
+    boolean take(boolean grant) {
+        if (peer == UNLIMITED) {
+            sentBeforeEnable++;
+            return true;
+        }
+        if (peer <= 0 || (peer == 1 && !grant)) {
+            return false;
+        }
+        peer--;
+        return true;
+    }
+
+    /** A packet that took a credit was not posted after all. */
+    void giveBack() {
+        if (peer != UNLIMITED) {
+            peer++;
+        } else {
+            sentBeforeEnable--;
+        }
+    }
+
+    /** The peer granted {@code n} credits. */
+    void arrived(long n) {
+        if (n <= 0) {
+            return;
+        }
+        if (peer == UNLIMITED) {
+            saved += n;
+        } else {
+            peer += n;
+        }
+    }
+
+    /** A receive buffer was posted on the MSG endpoint. */
+    void posted() {
+        due++;
+    }
+
+    /** A packet of the peer's took one of our receives (it spent a credit). */
+    void packetCame() {
+        peerHolds--;
+    }
+
+    /**
+     * The credits to grant now (then no longer due), or 0: none before enable, and after it
+     * fewer than the threshold due while the peer still has more than its last credit.
+     *
+     * @param withhold the receiver is at its unexpected limits: at most the one credit a peer
+     *                 without any needs to send us a grant (the last credit carries no message)
+     */
+    long grant(boolean withhold) {
+        if (due <= 0 || threshold == Long.MAX_VALUE) {
+            return 0;
+        }
+        long n;
+        if (withhold) {
+            n = peerHolds <= 0 ? 1 : 0;
+        } else {
+            n = due >= threshold || peerHolds <= 1 ? due : 0;
+        }
+        due -= n;
+        peerHolds += n;
+        return n;
+    }
+
+    /** Whether receives were posted that are not granted yet. */
+    boolean hasDue() {
+        return due > 0;
+    }
+
+    /** A grant that could not be sent: due again. */
+    void regrant(long n) {
+        due += n;
+        peerHolds -= n;
+    }
+
+    /** Credits the peer may still use (for tests and statistics; {@code Long.MAX_VALUE} before enable). */
+    long peerCredits() {
+        return peer;
+    }
+
+    @Override
+    public String toString() {
+        return enabled() ? "credits: peer " + peer + ", due " + due + " of " + threshold + ", peer holds " + peerHolds
+                : "credits: off";
+    }
+}

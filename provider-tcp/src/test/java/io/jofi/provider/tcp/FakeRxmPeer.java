@@ -1,0 +1,152 @@
+package io.jofi.provider.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jofi.CqEntry;
+import io.jofi.Endpoint;
+import io.jofi.EqEntry;
+import io.jofi.Errno;
+import io.jofi.Fi;
+import io.jofi.spi.util.rxm.RxmConnectData;
+import io.jofi.spi.util.rxm.RxmPacketHeader;
+import io.jofi.spi.util.rxm.RxmWireDescriptor;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * A plain tcp MSG endpoint that accepts an rxm endpoint's connection as an rxm peer would and
+ * reads and writes rxm packets by hand, for tests of what the rxm layer puts on the wire: it
+ * checks the connect data, answers with its own (connection id index 7, the flow-control
+ * offer given), keeps 64 packet buffers posted, and sends control packets and small eager
+ * messages. The rxm side is driven (MANUAL progress) while it waits.
+ */
+final class FakeRxmPeer {
+    static final int EAGER = RxmWireDescriptor.DEFAULT_EAGER_LIMIT;
+    static final int PACKET = RxmWireDescriptor.HEADER_LENGTH + EAGER;
+    /** Our connection index in the accept data: the {@code conn_id} of the rxm side's packets to us. */
+    static final int INDEX = 7;
+
+    /** The rxm side's connect data. */
+    final RxmConnectData request;
+    final Endpoint server;
+    /** The posted packet buffers; a receive's context is its index. */
+    final ByteBuffer[] packets = new ByteBuffer[64];
+    /** The last packet's header ({@link #next}). */
+    final RxmPacketHeader header = new RxmPacketHeader();
+    private final TcpTestBed bed;
+    private final RxmOverTcpTest.Side rxm;
+    private final int indexAtRxm;
+    private int sent;
+
+    private FakeRxmPeer(RxmConnectData request, Endpoint server, TcpTestBed bed, RxmOverTcpTest.Side rxm) {
+        this.request = request;
+        this.server = server;
+        this.bed = bed;
+        this.rxm = rxm;
+        this.indexAtRxm = RxmConnectData.peerIndex(request.connId);
+    }
+
+    /** Accepts {@code rxm}'s connection request on {@code bed}'s listener, offering credits as {@code flowCtrl} says. */
+    static FakeRxmPeer accept(RxmOverTcpTest.Side rxm, TcpTestBed bed, int flowCtrl) throws Exception {
+        EqEntry event = new EqEntry();
+        CqEntry[] none = new CqEntry[0];
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (bed.pepEq.read(event, 0) != 1) {
+            rxm.txCq.read(none, 0);
+            assertTrue(System.nanoTime() - deadline < 0, "no connection request");
+        }
+        assertEquals(Fi.FI_CONNREQ, event.event());
+        RxmConnectData request = new RxmConnectData().decodeConnect(event.payload(), event.payloadLength(), EAGER);
+        assertNull(request.problem, "rxm's connect data");
+        Endpoint server = bed.domain.endpoint(event.info(), "fake-rxm");
+        server.bind(bed.serverEq, 0);
+        server.bind(bed.serverCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
+        server.enable();
+        FakeRxmPeer p = new FakeRxmPeer(request, server, bed, rxm);
+        for (int i = 0; i < p.packets.length; i++) {
+            p.packets[i] = ByteBuffer.allocateDirect(PACKET).order(ByteOrder.LITTLE_ENDIAN);
+            assertEquals(0, server.recv(p.packets[i], null, Fi.FI_ADDR_UNSPEC, i));
+        }
+        RxmConnectData answer = new RxmConnectData();
+        answer.connId = RxmConnectData.connId(ProcessHandle.current().pid(), INDEX);
+        answer.rxSize = p.packets.length;
+        answer.flowCtrl = flowCtrl;
+        server.accept(answer.encodeAccept());
+        while (bed.serverEq.read(event, 0) != 1) {
+            rxm.txCq.read(none, 0);
+            assertTrue(System.nanoTime() - deadline < 0, "not connected");
+        }
+        assertEquals(Fi.FI_CONNECTED, event.event());
+        return p;
+    }
+
+    /** The next packet that arrived: its header in {@link #header}, its bytes in {@code packets[context]}. */
+    CqEntry arrival() {
+        CqEntry e = arrival(10_000);
+        assertTrue(e != null, "no packet arrived");
+        header.read(packets[(Integer) e.context()], 0);
+        return e;
+    }
+
+    /** The next packet's header; its buffer posted again. */
+    RxmPacketHeader next() throws Exception {
+        int i = (Integer) arrival().context();
+        assertEquals(0, server.recv(packets[i].clear(), null, Fi.FI_ADDR_UNSPEC, i));
+        return header;
+    }
+
+    /** Asserts that no packet arrives for {@code ms} while the rxm side progresses. */
+    void nothingFor(long ms) {
+        CqEntry e = arrival(ms);
+        if (e != null) {
+            header.read(packets[(Integer) e.context()], 0);
+            throw new AssertionError("a packet of type " + header.type + " arrived");
+        }
+    }
+
+    private CqEntry arrival(long ms) {
+        CqEntry[] one = {new CqEntry()};
+        CqEntry[] none = new CqEntry[0];
+        long deadline = System.nanoTime() + ms * 1_000_000L;
+        while (System.nanoTime() - deadline < 0) {
+            int rc = bed.serverCq.read(one, 1);
+            if (rc == 1 && (one[0].flags() & Fi.FI_RECV) != 0) {
+                return one[0];
+            }
+            assertTrue(rc == 1 || rc == -Errno.EAGAIN, "the fake peer's CQ: " + rc);
+            rxm.txCq.read(none, 0);
+        }
+        return null;
+    }
+
+    /** A credit packet granting {@code n}. */
+    void sendCredits(long n) throws Exception {
+        send(RxmWireDescriptor.TYPE_CREDIT, RxmWireDescriptor.TYPE_CREDIT, n, 0);
+    }
+
+    /** An eager message of 8 zero bytes. */
+    void sendEager() throws Exception {
+        send(RxmWireDescriptor.TYPE_EAGER, RxmWireDescriptor.OP_MSG, 0, 8);
+    }
+
+    private void send(int type, int op, long ctrlData, int payload) throws Exception {
+        RxmPacketHeader h = new RxmPacketHeader();
+        h.type = type;
+        h.op = op;
+        h.connId = indexAtRxm;
+        h.msgId = sent;
+        h.ctrlData = ctrlData;
+        h.size = payload;
+        ByteBuffer b = ByteBuffer.allocateDirect(RxmWireDescriptor.HEADER_LENGTH + payload).order(ByteOrder.LITTLE_ENDIAN);
+        h.write(b, 0);
+        b.limit(RxmWireDescriptor.HEADER_LENGTH + payload);
+        int rc;
+        while ((rc = server.send(b, null, 0, "fake-" + sent)) == -Errno.EAGAIN) {
+            Thread.onSpinWait();
+        }
+        assertEquals(0, rc);
+        sent++;
+    }
+}

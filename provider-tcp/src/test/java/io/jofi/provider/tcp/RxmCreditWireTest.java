@@ -1,0 +1,99 @@
+package io.jofi.provider.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.jofi.Errno;
+import io.jofi.Progress;
+import io.jofi.spi.util.rxm.RxmPacketHeader;
+import io.jofi.spi.util.rxm.RxmSettings;
+import io.jofi.spi.util.rxm.RxmTestAccess;
+import io.jofi.spi.util.rxm.RxmWireDescriptor;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * rxm's credit flow control on the wire, against a plain tcp MSG endpoint playing an rxm peer
+ * that offers it (as libfabric's rxm over verbs does): the rxm endpoint offers it in its
+ * connection data; once connected it grants the receives it posted less the one the peer
+ * assumed (31 of its 32 packet buffers; over tcp the 32 for tcp's tagged messages do not count) in a
+ * credit packet (type 6, the count in {@code ctrl_data}) — which may take the one credit it
+ * has; it sends no more packets than the peer granted, keeping the last credit for a grant, and
+ * sends the rest once credits come; it grants again once half its buffers were taken and
+ * posted again. A peer that does not offer it gets neither limits nor credit packets.
+ */
+@Timeout(60)
+class RxmCreditWireTest {
+    private static final RxmSettings CREDITS = RxmSettings.defaults().withCreditFlowControl(true);
+
+    @Test
+    void sendsNoMoreThanGrantedAndGrantsWhatItPosts() throws Exception {
+        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL, CREDITS);
+             TcpTestBed peer = new TcpTestBed(Progress.AUTO)) {
+            long toPeer = a.insert(peer.pep.getName());
+            assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(64, 1), null, toPeer, "m0"), "queued while connecting");
+            FakeRxmPeer p = FakeRxmPeer.accept(a, peer, RxmWireDescriptor.FLOW_CTRL_ON);
+            assertEquals(RxmWireDescriptor.FLOW_CTRL_ON, p.request.flowCtrl, "offered in the connect data");
+
+            RxmPacketHeader h = p.next();
+            assertEquals(RxmWireDescriptor.TYPE_CREDIT, h.type, "first: the receives it posted, granted");
+            assertEquals(RxmWireDescriptor.TYPE_CREDIT, h.op, "op as libfabric fills it");
+            assertEquals(31, h.ctrlData, "32 packet buffers posted, less the one credit the peer assumed");
+            assertEquals(7, h.connId, "our index of it");
+            // the one credit both sides assume went with that grant (it may take the last): m0 waits
+            p.nothingFor(200);
+            assertEquals(List.of("credits: peer 0, due 0 of 16, peer holds 32"), RxmTestAccess.creditsOf(a.ep));
+
+            p.sendCredits(3);
+            assertEquals(RxmWireDescriptor.TYPE_EAGER, p.next().type, "m0, once credits came");
+            assertEquals("m0", RxmOverTcpTest.await(a.txCq, a, a).context());
+            assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(64, 2), null, toPeer, "m1"));
+            assertEquals(RxmWireDescriptor.TYPE_EAGER, p.next().type, "m1");
+            assertEquals(-Errno.EAGAIN, a.ep.send(RxmOverTcpTest.pattern(64, 3), null, toPeer, "m2"),
+                    "the last credit is not for a message");
+            p.nothingFor(100);
+
+            // the credit packet and 15 more from the peer (half of our 32 buffers), taken and
+            // posted again: 16 granted
+            for (int i = 0; i < 15; i++) {
+                p.sendEager();
+            }
+            h = p.next();
+            assertEquals(RxmWireDescriptor.TYPE_CREDIT, h.type, "a grant once half the buffers were posted again");
+            assertEquals(16, h.ctrlData);
+            p.server.close();
+        }
+    }
+
+    @Test
+    void aPeerThatDoesNotOfferItGetsNoLimitsAndNoCreditPackets() throws Exception {
+        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL, CREDITS);
+             TcpTestBed peer = new TcpTestBed(Progress.AUTO)) {
+            long toPeer = a.insert(peer.pep.getName());
+            assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(64, 1), null, toPeer, "m0"));
+            FakeRxmPeer p = FakeRxmPeer.accept(a, peer, RxmWireDescriptor.FLOW_CTRL_OFF);
+            for (int i = 0; i < 8; i++) {
+                if (i > 0) {
+                    assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(64, 1), null, toPeer, "m" + i));
+                }
+                assertEquals(RxmWireDescriptor.TYPE_EAGER, p.next().type, "message " + i + ": no credit packet");
+            }
+            assertEquals(List.of("credits: off"), RxmTestAccess.creditsOf(a.ep));
+            p.server.close();
+        }
+    }
+
+    @Test
+    void notOfferedByDefault() throws Exception {
+        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL);
+             TcpTestBed peer = new TcpTestBed(Progress.AUTO)) {
+            long toPeer = a.insert(peer.pep.getName());
+            assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(64, 1), null, toPeer, "m0"));
+            FakeRxmPeer p = FakeRxmPeer.accept(a, peer, RxmWireDescriptor.FLOW_CTRL_ON);
+            assertEquals(RxmWireDescriptor.FLOW_CTRL_OFF, p.request.flowCtrl, "tcp's default: off, as libfabric's tcp");
+            assertEquals(RxmWireDescriptor.TYPE_EAGER, p.next().type, "no credit packet, no limit");
+            assertEquals(List.of("credits: off"), RxmTestAccess.creditsOf(a.ep));
+            p.server.close();
+        }
+    }
+}
