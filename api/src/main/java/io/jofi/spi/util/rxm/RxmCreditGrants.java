@@ -1,12 +1,9 @@
 package io.jofi.spi.util.rxm;
 
-import static io.jofi.spi.util.rxm.RxmWireDescriptor.HEADER_LENGTH;
-
 import io.jofi.Errno;
 import io.jofi.spi.util.ReceiveQueue;
 import io.jofi.spi.util.stats.CounterGroup;
 import io.jofi.spi.util.stats.StatsCounter;
-import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -82,11 +79,7 @@ final class RxmCreditGrants {
         h.connId = c.remoteIndex & 0xFFFF_FFFFL;
         h.msgId = t.index;
         h.ctrlData = n;
-        ByteBuffer p = t.packet;
-        p.clear();
-        h.write(p, 0);
-        p.limit(HEADER_LENGTH);
-        t.postFlags = 0;
+        t.headerOnly(h);
         int rc = RxmPacketHandler.postNow(t);
         if (rc == 0) {
             sent.increment();

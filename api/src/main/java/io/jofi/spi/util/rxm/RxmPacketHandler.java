@@ -496,11 +496,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         h.type = RxmWireDescriptor.TYPE_RNDV_WRITE_DONE;
         h.connId = c.remoteIndex & 0xFFFF_FFFFL;
         h.msgId = t.index;
-        ByteBuffer p = t.packet;
-        p.clear();
-        h.write(p, 0);
-        p.limit(HEADER_LENGTH);
-        t.postFlags = 0;
+        t.headerOnly(h);
         t.doneSent = true;
         int rc = postNow(t);
         if (rc == -Errno.EAGAIN) {

@@ -411,11 +411,7 @@ final class RxmRendezvousReceiver {
         h.type = RxmWireDescriptor.TYPE_RNDV_READ_DONE;
         h.connId = c.remoteIndex & 0xFFFF_FFFFL;
         h.msgId = rr.msgId;
-        ByteBuffer p = t.packet;
-        p.clear();
-        h.write(p, 0);
-        p.limit(HEADER_LENGTH);
-        t.postFlags = 0;
+        t.headerOnly(h);
         int rc = RxmPacketHandler.postNow(t);
         if (rc == -Errno.EAGAIN) {
             transmits.give(t);

@@ -72,6 +72,14 @@ final class RxmTransmit {
         this.packet = packet;
     }
 
+    /** Makes its packet the control header {@code h} alone (read-done, write-done, a credit grant), posted without flags. */
+    void headerOnly(RxmPacketHeader h) {
+        packet.clear();
+        h.write(packet, 0);
+        packet.limit(RxmWireDescriptor.HEADER_LENGTH);
+        postFlags = 0;
+    }
+
     void reset() {
         kind = null;
         connection = null;
