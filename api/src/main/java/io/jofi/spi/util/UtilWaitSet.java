@@ -9,7 +9,6 @@ import io.jofi.WaitObject;
 import io.jofi.WaitSet;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Arrays;
 
 /**
  * A wait set ({@code fi_wait}): queues opened with {@code WaitObj.SET} and this set signal
@@ -116,9 +115,7 @@ public final class UtilWaitSet extends AbstractFid implements WaitSet, WaitSuppo
     void join(WaitSupport member) throws FabricException {
         retain();
         synchronized (this) {
-            WaitSupport[] n = Arrays.copyOf(members, members.length + 1);
-            n[members.length] = member;
-            members = n;
+            members = SnapshotArrays.with(members, member);
         }
     }
 
@@ -126,16 +123,8 @@ public final class UtilWaitSet extends AbstractFid implements WaitSet, WaitSuppo
         boolean found = false;
         synchronized (this) {
             WaitSupport[] ms = members;
-            for (int i = 0; i < ms.length; i++) {
-                if (ms[i] == member) {
-                    WaitSupport[] n = new WaitSupport[ms.length - 1];
-                    System.arraycopy(ms, 0, n, 0, i);
-                    System.arraycopy(ms, i + 1, n, i, ms.length - i - 1);
-                    members = n;
-                    found = true;
-                    break;
-                }
-            }
+            members = SnapshotArrays.without(ms, member);
+            found = members != ms;
         }
         // Only a member that joined holds a count on this set (join retains before adding).
         if (found) {

@@ -19,9 +19,10 @@
  * counted), {@code EndpointCounters.group}, {@code ReceiveCompletion.countIn} (messages and
  * bytes received). No release carried 1.3.0's two-argument {@code send}/{@code rma}; a first
  * release baselines from here.
+ * <p>1.5.0: {@code SnapshotArrays} (the copy-on-write arrays hot loops walk by index).
  */
 @Export
-@Version("1.4.0")
+@Version("1.5.0")
 package io.jofi.spi.util;
 
 import org.osgi.annotation.bundle.Export;

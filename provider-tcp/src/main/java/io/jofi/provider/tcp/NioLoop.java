@@ -1,6 +1,7 @@
 package io.jofi.provider.tcp;
 
 import io.jofi.spi.util.ProgressEngine;
+import io.jofi.spi.util.SnapshotArrays;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.ClosedChannelException;
@@ -138,16 +139,7 @@ final class NioLoop implements ProgressEngine.Step {
      * set (e.g. one of the CM loop) is ignored.
      */
     synchronized void unpoll(SelectionKey k) {
-        SelectionKey[] keys = polled;
-        for (int i = 0; i < keys.length; i++) {
-            if (keys[i] == k) {
-                SelectionKey[] less = new SelectionKey[keys.length - 1];
-                System.arraycopy(keys, 0, less, 0, i);
-                System.arraycopy(keys, i + 1, less, i, keys.length - i - 1);
-                polled = less;
-                return;
-            }
-        }
+        polled = SnapshotArrays.without(polled, k);
     }
 
     private static void dispatch(SelectionKey key) {
@@ -188,10 +180,7 @@ final class NioLoop implements ProgressEngine.Step {
     SelectionKey registerPolled(SelectableChannel channel, int ops, SelectHandler handler) throws ClosedChannelException {
         SelectionKey key = register(channel, ops, handler);
         synchronized (this) {
-            SelectionKey[] keys = polled;
-            SelectionKey[] more = java.util.Arrays.copyOf(keys, keys.length + 1);
-            more[keys.length] = key;
-            polled = more;
+            polled = SnapshotArrays.with(polled, key);
         }
         return key;
     }

@@ -26,6 +26,7 @@ import io.jofi.provider.verbs.binding.PollFdDescriptor;
 import io.jofi.provider.verbs.binding.Rdmacm;
 import io.jofi.provider.verbs.binding.VerbsConstants;
 import io.jofi.spi.util.ProgressEngine;
+import io.jofi.spi.util.SnapshotArrays;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilDomain;
 import io.jofi.spi.util.UtilEventQueue;
@@ -33,7 +34,6 @@ import io.jofi.spi.util.UtilMemoryRegion;
 import io.jofi.spi.util.WaitBridge;
 import io.jofi.spi.util.rxm.RxmEndpoint;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -68,8 +68,8 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
     private final NativeBlock pollFd = new NativeBlock(PollFdDescriptor.SIZE);
     private final NativeBlock cqOut = new NativeBlock(16);
     /**
-     * The endpoints whose native CQs a pass drains, replaced whole on attach and detach (under
-     * {@link #endpointsLock}); a pass walks the array it read by index. Not a
+     * The endpoints whose native CQs a pass drains ({@link SnapshotArrays}: replaced whole on
+     * attach and detach under {@link #endpointsLock}, walked by index). Not a
      * {@code CopyOnWriteArrayList}: its iterator is an object per pass, which only escape
      * analysis removed, and not in every JVM (24 B per RMA operation in a fresh one).
      */
@@ -370,25 +370,13 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
 
     void attach(CompletionSource ep) {
         synchronized (endpointsLock) {
-            CompletionSource[] now = endpoints;
-            CompletionSource[] next = Arrays.copyOf(now, now.length + 1);
-            next[now.length] = ep;
-            endpoints = next;
+            endpoints = SnapshotArrays.with(endpoints, ep);
         }
     }
 
     void detach(CompletionSource ep) {
         synchronized (endpointsLock) {
-            CompletionSource[] now = endpoints;
-            for (int i = 0; i < now.length; i++) {
-                if (now[i] == ep) {
-                    CompletionSource[] next = new CompletionSource[now.length - 1];
-                    System.arraycopy(now, 0, next, 0, i);
-                    System.arraycopy(now, i + 1, next, i, now.length - i - 1);
-                    endpoints = next;
-                    return;
-                }
-            }
+            endpoints = SnapshotArrays.without(endpoints, ep);
         }
     }
 

@@ -52,10 +52,10 @@ final class RxmCreditGrants {
 
     /** Sends {@code c}'s peer the credits due to it, if enough are. */
     void grant(RxmConnection c) {
-        if (!c.isConnected()) {
-            return;
-        }
         RxmCredits credits = c.credits;
+        if (!credits.enabled() || !c.isConnected()) {
+            return; // no credits on this connection (tcp's default): nothing more per posted buffer
+        }
         boolean full = !receives.admits(1);
         long n = credits.grant(full);
         if (full && credits.hasDue()) {

@@ -119,7 +119,7 @@ final class RxmCredits {
      *                 without any needs to send us a grant (the last credit carries no message)
      */
     long grant(boolean withhold) {
-        if (due <= 0 || threshold == Long.MAX_VALUE) {
+        if (due <= 0 || !enabled()) {
             return 0;
         }
         long n;
