@@ -225,7 +225,8 @@ public abstract class RmaConformance extends EndpointTest {
     /**
      * Writes and reads of one target, each read posted right behind a write, all complete
      * successfully and land: soft-iWARP failed a write's placement read beside a read of data
-     * (the verbs provider's WriteConfirms) about once in four rounds, and the connection with it.
+     * about once in four rounds, and now and then one posted right after the read (the verbs
+     * provider's WriteConfirms: the read confirms the write), and the connection with it.
      */
     @Test
     void interleavedWritesAndReadsAllSucceed() throws FabricException {

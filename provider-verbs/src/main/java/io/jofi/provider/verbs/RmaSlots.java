@@ -25,8 +25,9 @@ import java.nio.ByteBuffer;
  * local transport took it, before the target checked the key or placed a byte, so a write is
  * followed by a zero-length RDMA read of its target (answered only after the target processed
  * the write, in stream order; a refused write ends the connection and flushes the read) and
- * completes with that read (R11 {@code FI_DELIVERY_COMPLETE}); {@link WriteConfirms} keeps
- * these reads apart from reads of data.</li>
+ * completes with that read (R11 {@code FI_DELIVERY_COMPLETE}) — or, when reads of data posted
+ * after it are in flight as it completes locally, with the first of those ({@link WriteConfirms}
+ * keeps confirmation reads apart from reads of data).</li>
  * </ul>
  * Arrays indexed by slot, allocated once; guarded by the owning endpoint's lock.
  */
@@ -60,9 +61,9 @@ final class RmaSlots {
     private final long[] swapNew;
     private final long[] swapSeen;
     private final int[] swapPhase;
-    /** iWARP writes: 1 while the write is in flight, 2 while its flush read is, 3 while that read waits ({@link WriteConfirms}), else 0. */
+    /** iWARP writes: 1 while the write is in flight, 2 while its flush read is, 3 while it rides on a later read of data ({@link WriteConfirms}), else 0. */
     private final int[] writeFlush;
-    /** When the flush reads may go out (never beside a read of data). */
+    /** Which writes need a flush read, which ride on a later read of data (never a flush read beside one). */
     private final WriteConfirms confirms;
 
     /**
@@ -196,8 +197,8 @@ final class RmaSlots {
         int flush = writeFlush[slot];
         writeFlush[slot] = 0;
         if (flush == 1 && status == VerbsConstants.IBV_WC_SUCCESS) {
-            if (!confirms.mayConfirm(slot)) {
-                writeFlush[slot] = 3; // a read of data is in flight: the flush read waits (WriteConfirms)
+            if (!confirms.needsConfirmRead(slot)) {
+                writeFlush[slot] = 3; // a later read of data is in flight: it confirms this write (WriteConfirms)
                 return CONTINUED;
             }
             stageFlushRead(slot, chain, buffers);
@@ -212,7 +213,7 @@ final class RmaSlots {
             confirms.confirmed();
         }
         if (flush == 3) {
-            confirms.drop(slot); // swept before its flush read went out: not known to be placed
+            confirms.drop(slot); // swept before a later read confirmed it: not known to be placed
             return POST_FAILED + VerbsConstants.IBV_WC_WR_FLUSH_ERR;
         }
         if (flush == 2 && status == VerbsConstants.IBV_WC_WR_FLUSH_ERR) {
@@ -250,16 +251,18 @@ final class RmaSlots {
         return confirmWrites && (kindAndOp & 0xFF) == K_READ && confirms.readMustWait();
     }
 
-    /** Whether flush reads wait and may go out now (the last read of data completed). */
-    boolean flushReadsDue() {
-        return confirms.due();
-    }
-
-    /** Stages the flush reads that waited ({@code scratch}: a slot-sized array); how many. The caller posts. */
-    int stageDueFlushReads(SendChain chain, LocalBuffers buffers, int[] scratch) {
-        int n = confirms.drain(scratch);
+    /**
+     * {@code slot} completed successfully: when it is a read of data, the writes that rode on
+     * it, in order, into {@code scratch} (a slot-sized array) for the caller to complete before
+     * it (iWARP, {@link WriteConfirms}); how many.
+     */
+    int takeRiders(int slot, int[] scratch) {
+        if (!confirmWrites || kind[slot] != K_READ) {
+            return 0;
+        }
+        int n = confirms.takeRiders(scratch);
         for (int i = 0; i < n; i++) {
-            stageFlushRead(scratch[i], chain, buffers);
+            writeFlush[scratch[i]] = 0;
         }
         return n;
     }

@@ -72,7 +72,7 @@ final class TransmitSlots {
     /** The free slots, a stack: {@code free[0 .. freeCount)}. */
     private final int[] free;
     private int freeCount;
-    /** Room for {@link #postDueFlushReads}'s slots. */
+    /** Room for the slots of the iWARP writes a read of data confirms ({@link RmaSlots#takeRiders}). */
     private final int[] scratch;
     /** Work requests the last {@link #post} refused. */
     private int refused;
@@ -173,17 +173,6 @@ final class TransmitSlots {
      */
     boolean readWaits(int kindAndOp) {
         return rma.readMustWait(kindAndOp);
-    }
-
-    /**
-     * Posts on {@code chain} the iWARP flush reads that waited for reads of data, once the last
-     * of those completed ({@link WriteConfirms}); a refused post fails their writes with
-     * {@code EIO}. Called after each transmit completion.
-     */
-    void postDueFlushReads(SendChain chain) {
-        if (rma.flushReadsDue() && rma.stageDueFlushReads(chain, buffers, scratch) > 0) {
-            post(chain, -1);
-        }
     }
 
     /**
@@ -404,9 +393,14 @@ final class TransmitSlots {
     /**
      * {@code slot}'s operation succeeded: its cached registration is released, a heap result
      * copied out of the bounce slot, its counter counts it, and its CQ entry is written (or its
-     * room given back when not reported, R2). Frees the slot.
+     * room given back when not reported, R2). Frees the slot. An iWARP read of data first
+     * completes the writes that rode on it ({@link WriteConfirms}).
      */
     void complete(int slot) {
+        int riders = rma.takeRiders(slot, scratch);
+        for (int i = 0; i < riders; i++) {
+            complete(scratch[i]); // iWARP writes this read of data confirmed, in order before it
+        }
         if (reg[slot] >= 0) {
             buffers.release(reg[slot]);
         }

@@ -378,12 +378,9 @@ final class VerbsEndpoint extends VerbsEndpointCore {
             return; // a write's flush read or the swap's next compare-and-swap is in flight
         }
         if (status == VerbsConstants.IBV_WC_SUCCESS) {
-            tx.complete(slot);
+            tx.complete(slot); // with the iWARP writes a read of data confirmed (WriteConfirms)
         } else {
             failTx(slot, status);
-        }
-        if (conn.state() == MsgConnection.CONNECTED) {
-            tx.postDueFlushReads(sendChain); // else they are swept with the rest (sweep)
         }
     }
 
