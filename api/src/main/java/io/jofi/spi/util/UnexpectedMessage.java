@@ -102,6 +102,14 @@ public final class UnexpectedMessage extends ArrivingMessage {
     }
 
     /**
+     * The capacity of the receive that waits for it ({@link #hasWaitingReceive}), else 0: a
+     * provider that fetches the bytes only now needs room for no more than that.
+     */
+    public long waitingCapacity() {
+        return waiting == null ? 0 : waiting.capacity();
+    }
+
+    /**
      * Whether it was dropped ({@code FI_DISCARD}) before it was whole: nobody will take it, but
      * the provider still ends it with {@link ReceiveQueue#arrived} or {@link ReceiveQueue#abandon}.
      */

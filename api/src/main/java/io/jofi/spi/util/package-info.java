@@ -22,7 +22,7 @@
  * <p>1.5.0: {@code SnapshotArrays} (the copy-on-write arrays hot loops walk by index).
  */
 @Export
-@Version("1.5.0")
+@Version("1.6.0")
 package io.jofi.spi.util;
 
 import org.osgi.annotation.bundle.Export;

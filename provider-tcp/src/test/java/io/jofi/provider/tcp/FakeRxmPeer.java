@@ -131,17 +131,41 @@ final class FakeRxmPeer {
         send(RxmWireDescriptor.TYPE_EAGER, RxmWireDescriptor.OP_MSG, 0, 8);
     }
 
+    /**
+     * One segment of message {@code msgId} (rxm's segmentation, type 1): the whole message's
+     * claimed {@code size}, its number, its kind (first, middle, last) in the control data.
+     */
+    void sendSegment(long msgId, long size, int segNo, int kind, ByteBuffer payload) throws Exception {
+        RxmPacketHeader h = header(RxmWireDescriptor.TYPE_SEGMENT, RxmWireDescriptor.OP_MSG, kind);
+        h.msgId = msgId;
+        h.size = size;
+        h.segNo = segNo;
+        h.segSize = payload.remaining();
+        post(h, payload);
+    }
+
     private void send(int type, int op, long ctrlData, int payload) throws Exception {
+        RxmPacketHeader h = header(type, op, ctrlData);
+        h.msgId = sent;
+        h.size = payload;
+        post(h, ByteBuffer.allocate(payload));
+    }
+
+    private RxmPacketHeader header(int type, int op, long ctrlData) {
         RxmPacketHeader h = new RxmPacketHeader();
         h.type = type;
         h.op = op;
         h.connId = indexAtRxm;
-        h.msgId = sent;
         h.ctrlData = ctrlData;
-        h.size = payload;
-        ByteBuffer b = ByteBuffer.allocateDirect(RxmWireDescriptor.HEADER_LENGTH + payload).order(ByteOrder.LITTLE_ENDIAN);
+        return h;
+    }
+
+    private void post(RxmPacketHeader h, ByteBuffer payload) throws Exception {
+        int n = payload.remaining();
+        ByteBuffer b = ByteBuffer.allocateDirect(RxmWireDescriptor.HEADER_LENGTH + n).order(ByteOrder.LITTLE_ENDIAN);
         h.write(b, 0);
-        b.limit(RxmWireDescriptor.HEADER_LENGTH + payload);
+        b.put(RxmWireDescriptor.HEADER_LENGTH, payload, payload.position(), n);
+        b.limit(RxmWireDescriptor.HEADER_LENGTH + n);
         int rc;
         while ((rc = server.send(b, null, 0, "fake-" + sent)) == -Errno.EAGAIN) {
             Thread.onSpinWait();

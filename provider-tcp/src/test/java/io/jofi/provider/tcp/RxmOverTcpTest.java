@@ -266,10 +266,68 @@ class RxmOverTcpTest {
         }
     }
 
+    /**
+     * Credits take every packet, so an unexpected rendezvous beyond the unexpected byte limit
+     * cannot be left in its buffer: it is kept as its descriptor and read only once a receive
+     * takes it, into a copy of that receive's size. b sends a, whose limit is 1 MiB and whose
+     * application does not receive yet, three rendezvous messages of 4 MiB: a's unexpected
+     * bytes stay within the limit and b's sends wait for a's receives. Before, a read each
+     * into a copy of the size the request claimed (12 MiB held; a peer could claim 2 GiB a
+     * request) and b's sends completed at once. Then a's receives — one of 1 MiB, truncating —
+     * take them in order with the right bytes.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void creditsKeepALargeUnexpectedRendezvousAsItsDescriptor(Progress mode) throws Exception {
+        RxmSettings d = RxmSettings.defaults();
+        long limit = 1 << 20;
+        RxmSettings settings = new RxmSettings(d.eagerLimit(), 4, d.transmitOps(), d.receiveQueueSize(), limit,
+                d.maxUnexpectedMessages(), d.msgCqSize(), false, d.eagerLimit(), true);
+        int size = 4 << 20;
+        try (Side a = new Side(mode, settings); Side b = new Side(mode, settings)) {
+            long aAtB = b.insert(a.ep.getName());
+            ByteBuffer[] out = new ByteBuffer[3];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = pattern(size, 70 + i);
+                int k = i;
+                retry(b, a, () -> b.ep.send(out[k], null, aAtB, "big" + k));
+            }
+            for (long end = System.nanoTime() + 500_000_000L; System.nanoTime() - end < 0; ) {
+                pump(a, b, 1);
+            }
+            long held = unexpected(a, ": unexpected bytes high-water mark");
+            assertTrue(held <= limit, held + " bytes held unexpected by a receiver with a limit of " + limit);
+            assertEquals(3, unexpected(a, ": unexpected messages high-water mark"), "a holds the three messages");
+            CqEntry[] none = new CqEntry[] {new CqEntry()};
+            assertEquals(-Errno.EAGAIN, b.txCq.read(none, 1), "b's sends wait for a's receives");
+            ByteBuffer[] in = {ByteBuffer.allocateDirect(size), ByteBuffer.allocateDirect(1 << 20),
+                ByteBuffer.allocateDirect(size)};
+            for (int i = 0; i < in.length; i++) {
+                int k = i;
+                retry(a, b, () -> a.ep.recv(in[k], null, Fi.FI_ADDR_UNSPEC, "in" + k));
+            }
+            assertEquals("in0", await(a.rxCq, a, b).context(), "a's first receive");
+            assertEquals(pattern(size, 70), in[0], "b's first message");
+            CqErrEntry err = awaitError(a.rxCq, a, b);
+            assertEquals("in1", err.context(), "the 1 MiB receive");
+            assertEquals(Errno.ETRUNC, err.err(), "truncated");
+            ByteBuffer head = pattern(size, 71).limit(1 << 20);
+            assertEquals(head, in[1].clear(), "its first MiB");
+            assertEquals("in2", await(a.rxCq, a, b).context(), "a's third receive");
+            assertEquals(pattern(size, 72), in[2], "b's third message");
+            for (int i = 0; i < out.length; i++) {
+                assertEquals("big" + i, await(b.txCq, a, b).context(), "b's send " + i + " completed");
+            }
+        }
+    }
+
     private static long unexpectedHighWater(Side s) {
+        return unexpected(s, ": unexpected messages high-water mark");
+    }
+
+    private static long unexpected(Side s, String label) {
         io.jofi.spi.util.stats.CounterGroup g = s.ep.receiveCounters();
-        return g.counters().stream().filter(c -> c.label().endsWith(": unexpected messages high-water mark"))
-                .findFirst().orElseThrow().get();
+        return g.counters().stream().filter(c -> c.label().endsWith(label)).findFirst().orElseThrow().get();
     }
 
     private void bothWays(Progress mode, RxmSettings settings) throws Exception {
@@ -422,6 +480,30 @@ class RxmOverTcpTest {
 
     static CqEntry await(CompletionQueue cq, Side a, Side b) {
         return awaitFrom(cq, null, a, b);
+    }
+
+    /** The next error entry of {@code cq} (a successful completion first fails the test). */
+    static CqErrEntry awaitError(CompletionQueue cq, Side a, Side b) {
+        CqEntry[] buf = {new CqEntry()};
+        CqEntry[] other = {new CqEntry()};
+        long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+        while (true) {
+            int rc = cq.read(buf, 1);
+            if (rc == 1) {
+                fail("a completion for " + buf[0].context() + " where an error entry was expected");
+            }
+            if (rc == -Errno.EAVAIL) {
+                CqErrEntry err = new CqErrEntry();
+                assertEquals(1, cq.readErr(err, 0), "readErr");
+                return err;
+            }
+            a.rxCq.read(other, 0);
+            b.rxCq.read(other, 0);
+            if (System.currentTimeMillis() > deadline) {
+                fail("no error entry within " + TIMEOUT_MS + " ms");
+            }
+            Thread.onSpinWait();
+        }
     }
 
     static CqEntry awaitFrom(CompletionQueue cq, long[] from, Side a, Side b) {

@@ -28,8 +28,13 @@ final class RxmRendezvousReceiver {
     private RxmRendezvousRead freeReads;
     /** Rendezvous whose reads, offer or answer wait for room in the MSG queues. */
     private RxmRendezvousRead deferred;
-    /** Unexpected rendezvous of FI_MATCH_COMPLETE senders, moved only once a receive takes them. */
+    /**
+     * Unexpected rendezvous moved only once a receive takes them: of FI_MATCH_COMPLETE senders,
+     * and those kept as a descriptor beyond the unexpected limits ({@link #request}).
+     */
     private RxmRendezvousRead awaitingMatch;
+    /** What an unexpected rendezvous kept as a descriptor counts against the limits: its request packet. */
+    static final long DESCRIPTOR_FOOTPRINT = HEADER_LENGTH + RxmWireDescriptor.RNDV_LENGTH;
 
     RxmRendezvousReceiver(RxmEndpoint ep) {
         this.ep = ep;
@@ -69,9 +74,16 @@ final class RxmRendezvousReceiver {
 
 
     /**
-     * A rendezvous request arrived: match it, then move its data (read, or offer a buffer for writes).
+     * A rendezvous request arrived: match it, then move its data (read, or offer a buffer for
+     * writes). Unexpected, its data is read into a copy at once when the copy fits the
+     * unexpected limits; beyond them with {@code force} only its descriptor is kept (the
+     * footprint {@link #DESCRIPTOR_FOOTPRINT}) and the data is read once a receive takes it, into
+     * a copy of that receive's size — a peer's claimed size never becomes an allocation by
+     * itself (with rxm's credits every packet is taken, so before this a peer could make the
+     * receiver allocate up to 2 GiB per request).
      *
-     * @param force held unexpected even beyond the limits (its connection is ending)
+     * @param force taken even beyond the limits (rxm's credits: every packet is taken; or its
+     *              connection is ending)
      * @return false when it found no receive and its size no room among the unexpected
      *         messages (its data would be read into a copy of that size): nothing taken, the
      *         caller holds the packet back until a receive is posted
@@ -106,6 +118,17 @@ final class RxmRendezvousReceiver {
             if (!rr.direct) {
                 rr.staging = staging((int) rr.placed);
             }
+        } else if (!rq.admits(size)) {
+            // beyond the limits (force): the data waits at the sender until a receive takes it
+            UnexpectedMessage u = rq.newUnexpected(DESCRIPTOR_FOOTPRINT);
+            u.set(h.tagged(), h.tag, h.hasData(), h.data, src, c.peerName, size)
+                    .payload(RxmUnexpectedCopy.INSTANCE, null, -1).origin(c);
+            rq.arriving(u);
+            rr.unexpected = u;
+            rr.placed = size; // until matched: then the taking receive's share (matched)
+            rr.next = awaitingMatch;
+            awaitingMatch = rr;
+            return true;
         } else {
             ByteBuffer copy = staging((int) size);
             UnexpectedMessage u = rq.newUnexpected(size);
@@ -257,7 +280,11 @@ final class RxmRendezvousReceiver {
         LOG.log(System.Logger.Level.WARNING, "rxm: a write-done for unknown message " + msgId + " from " + c.peer);
     }
 
-    /** After a post: the FI_MATCH_COMPLETE rendezvous a receive took (or a discard dropped) are read now. */
+    /**
+     * After a post: the unexpected rendezvous moved only once matched (FI_MATCH_COMPLETE, or
+     * kept as a descriptor beyond the limits) that a receive took (or a discard dropped) are
+     * read now.
+     */
     void matched() {
         RxmRendezvousRead prev = null;
         for (RxmRendezvousRead rr = awaitingMatch; rr != null; ) {
@@ -270,12 +297,26 @@ final class RxmRendezvousReceiver {
                     prev.next = next;
                 }
                 rr.next = null;
+                if (rr.staging == null) {
+                    copyFor(rr, u);
+                }
                 startTransfer(rr);
             } else {
                 prev = rr;
             }
             rr = next;
         }
+    }
+
+    /**
+     * A rendezvous kept as a descriptor was taken: its copy is what the receive can hold (none
+     * when it was dropped: nothing is read, the sender is answered all the same).
+     */
+    private void copyFor(RxmRendezvousRead rr, UnexpectedMessage u) {
+        rr.placed = u.isDropped() ? 0 : Math.min(rr.placed, u.waitingCapacity());
+        rr.staging = staging((int) rr.placed);
+        u.payload(RxmUnexpectedCopy.INSTANCE, rr.staging, -1);
+        rr.readCount = rr.placed == 0 ? 0 : rr.remoteCount;
     }
 
     /**

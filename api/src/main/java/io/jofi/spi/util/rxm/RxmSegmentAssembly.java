@@ -15,6 +15,9 @@ import java.nio.ByteBuffer;
  * message of the header's {@code size}; each segment's payload is placed after the ones before
  * it; the last completes the receive (or makes the unexpected message whole). Segments of one
  * message arrive in order on their connection; messages are told apart by {@code msg_id}.
+ * Unexpected, a message's copy grows with the segments that came (doubling, up to the size the
+ * header claims): a claimed size never becomes an allocation by itself (with rxm's credits every
+ * packet is taken, so before this one first segment claiming 2 GiB allocated 2 GiB).
  */
 final class RxmSegmentAssembly {
     private static final System.Logger LOG = System.getLogger(RxmSegmentAssembly.class.getName());
@@ -30,6 +33,9 @@ final class RxmSegmentAssembly {
         long placed;
         Message next;
     }
+
+    /** The first copy of an unexpected segmented message: four segments of the default eager limit. */
+    static final int FIRST_COPY = 4 * RxmWireDescriptor.DEFAULT_EAGER_LIMIT;
 
     private final ReceiveQueue rq;
     private Message free;
@@ -68,6 +74,7 @@ final class RxmSegmentAssembly {
         if (m.receive != null) {
             m.placed += m.receive.place(m.offset, b, HEADER_LENGTH, n);
         } else {
+            ensureRoom(m, m.offset + n);
             int k = (int) Math.max(0, Math.min(n, m.copy.capacity() - m.offset));
             m.copy.put((int) m.offset, b, HEADER_LENGTH, k);
         }
@@ -98,7 +105,7 @@ final class RxmSegmentAssembly {
             free = m;
             return null;
         } else {
-            m.copy = ByteBuffer.allocate((int) h.size);
+            m.copy = ByteBuffer.allocate((int) Math.min(h.size, FIRST_COPY));
             UnexpectedMessage u = rq.newUnexpected(h.size);
             u.set(h.tagged(), h.tag, h.hasData(), h.data, src, c.peerName, h.size)
                     .payload(RxmUnexpectedCopy.INSTANCE, m.copy, -1).origin(c);
@@ -108,6 +115,22 @@ final class RxmSegmentAssembly {
         m.next = c.segments;
         c.segments = m;
         return m;
+    }
+
+    /**
+     * Grows {@code m}'s unexpected copy to hold {@code end} bytes (at most the claimed size),
+     * doubling, the bytes so far kept; the message's payload follows the new copy.
+     */
+    private static void ensureRoom(Message m, long end) {
+        int cap = m.copy.capacity();
+        long size = m.header.length();
+        if (end <= cap || cap >= size) {
+            return;
+        }
+        ByteBuffer bigger = ByteBuffer.allocate((int) Math.min(size, Math.max(end, 2L * cap)));
+        bigger.put(0, m.copy, 0, (int) m.offset);
+        m.copy = bigger;
+        m.unexpected.payload(RxmUnexpectedCopy.INSTANCE, bigger, -1);
     }
 
     private static Message find(RxmConnection c, long msgId) {
