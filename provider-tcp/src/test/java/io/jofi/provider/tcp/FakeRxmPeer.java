@@ -144,6 +144,41 @@ final class FakeRxmPeer {
         post(h, payload);
     }
 
+    /**
+     * A rendezvous request for message {@code msgId} of {@code size} bytes naming one sender
+     * buffer per entry of {@code lengths} (addresses and keys made up: nothing is read from it).
+     */
+    void sendRendezvous(long msgId, long size, long... lengths) throws Exception {
+        RxmPacketHeader h = header(RxmWireDescriptor.TYPE_RNDV_REQUEST, RxmWireDescriptor.OP_MSG, 0);
+        h.msgId = msgId;
+        h.size = size;
+        ByteBuffer d = ByteBuffer.allocate(RxmWireDescriptor.RNDV_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < lengths.length; i++) {
+            RxmPacketHeader.writeRendezvousIov(d, 0, i, 0x1000L * (i + 1), lengths[i], 0x77);
+        }
+        RxmPacketHeader.writeRendezvousCount(d, 0, lengths.length);
+        post(h, d);
+    }
+
+    /** A packet of {@code type} with {@code payload} bytes of zeros and a header saying {@code size}. */
+    void sendPacket(int type, long size, int payload) throws Exception {
+        RxmPacketHeader h = header(type, RxmWireDescriptor.OP_MSG, 0);
+        h.msgId = sent;
+        h.size = size;
+        post(h, ByteBuffer.allocate(payload));
+    }
+
+    /** A packet of {@code n} bytes, fewer than an rxm header. */
+    void sendShortPacket(int n) throws Exception {
+        ByteBuffer b = ByteBuffer.allocateDirect(n);
+        int rc;
+        while ((rc = server.send(b, null, 0, "fake-" + sent)) == -Errno.EAGAIN) {
+            Thread.onSpinWait();
+        }
+        assertEquals(0, rc);
+        sent++;
+    }
+
     private void send(int type, int op, long ctrlData, int payload) throws Exception {
         RxmPacketHeader h = header(type, op, ctrlData);
         h.msgId = sent;

@@ -93,10 +93,15 @@ final class RxmRendezvousReceiver {
             LOG.log(System.Logger.Level.WARNING, "rxm: rendezvous packet of " + len + " bytes dropped");
             return true;
         }
+        int count = Math.min(RxmPacketHeader.rendezvousCount(b, HEADER_LENGTH), RxmWireDescriptor.IOV_LIMIT);
+        if (!describesWhole(b, count, h.size)) {
+            LOG.log(System.Logger.Level.WARNING, "rxm: rendezvous request from " + c.peer + " whose buffers do not"
+                    + " hold its " + h.size + " bytes; dropped");
+            return true;
+        }
         RxmRendezvousRead rr = takeRead();
         rr.connection = c;
         rr.msgId = h.msgId;
-        int count = Math.min(RxmPacketHeader.rendezvousCount(b, HEADER_LENGTH), RxmWireDescriptor.IOV_LIMIT);
         for (int i = 0; i < count; i++) {
             rr.remoteAddr[i] = RxmPacketHeader.rendezvousAddr(b, HEADER_LENGTH, i);
             rr.remoteLen[i] = RxmPacketHeader.rendezvousLen(b, HEADER_LENGTH, i);
@@ -147,6 +152,23 @@ final class RxmRendezvousReceiver {
         }
         startTransfer(rr);
         return true;
+    }
+
+    /**
+     * Whether a request's {@code count} sender buffers hold its {@code size} bytes: none of
+     * negative length, and together at least the size (the reads are cut from them in order; a
+     * negative length made an offset negative and the read's view threw in the progress pass).
+     */
+    private static boolean describesWhole(ByteBuffer b, int count, long size) {
+        long total = 0;
+        for (int i = 0; i < count; i++) {
+            long len = RxmPacketHeader.rendezvousLen(b, HEADER_LENGTH, i);
+            if (len < 0) {
+                return false;
+            }
+            total += Math.min(len, Integer.MAX_VALUE); // no overflow: at most IOV_LIMIT of them
+        }
+        return total >= size;
     }
 
     /**
