@@ -321,6 +321,50 @@ class RxmOverTcpTest {
         }
     }
 
+    /**
+     * Every transmit of both sides taken by rendezvous sends to each other (three each, the
+     * receives posted): each side's sends complete only on the other's read-done, and a read-done
+     * needs a transmit — it takes one kept for answers (RxmTransmitPool). Before, both sides
+     * waited for ever (MANUAL). And on a fresh pair in AUTO progress a rendezvous request that
+     * arrived before the connection's connected event was read failed its receive with
+     * ECONNRESET (two runs in three): it now waits for the event.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void rendezvousBothWaysWithEveryTransmitTaken(Progress mode) throws Exception {
+        RxmSettings d = RxmSettings.defaults();
+        RxmSettings settings = new RxmSettings(d.eagerLimit(), d.receiveBuffers(), 3, d.receiveQueueSize(),
+                d.maxUnexpectedBytes(), d.maxUnexpectedMessages(), d.msgCqSize(), false, d.eagerLimit());
+        int size = 65536;
+        try (Side a = new Side(mode, settings); Side b = new Side(mode, settings)) {
+            long bAtA = a.insert(b.ep.getName());
+            long aAtB = b.insert(a.ep.getName());
+            ByteBuffer[] inA = new ByteBuffer[3];
+            ByteBuffer[] inB = new ByteBuffer[3];
+            for (int i = 0; i < 3; i++) {
+                inA[i] = ByteBuffer.allocateDirect(size);
+                inB[i] = ByteBuffer.allocateDirect(size);
+                assertEquals(0, a.ep.recv(inA[i], null, Fi.FI_ADDR_UNSPEC, "a" + i));
+                assertEquals(0, b.ep.recv(inB[i], null, Fi.FI_ADDR_UNSPEC, "b" + i));
+            }
+            for (int i = 0; i < 3; i++) {
+                int k = i;
+                retry(a, b, () -> a.ep.send(pattern(size, k), null, bAtA, "s" + k));
+                retry(b, a, () -> b.ep.send(pattern(size, 10 + k), null, aAtB, "t" + k));
+            }
+            for (int i = 0; i < 3; i++) {
+                assertEquals("a" + i, await(a.rxCq, a, b).context(), "a's receive " + i);
+                assertEquals("b" + i, await(b.rxCq, a, b).context(), "b's receive " + i);
+            }
+            for (int i = 0; i < 3; i++) {
+                assertEquals(pattern(size, 10 + i), inA[i], "b's message " + i);
+                assertEquals(pattern(size, i), inB[i], "a's message " + i);
+                await(a.txCq, a, b);
+                await(b.txCq, a, b);
+            }
+        }
+    }
+
     private static long unexpectedHighWater(Side s) {
         return unexpected(s, ": unexpected messages high-water mark");
     }
@@ -518,7 +562,9 @@ class RxmOverTcpTest {
             if (rc == -Errno.EAVAIL) {
                 CqErrEntry err = new CqErrEntry();
                 cq.readErr(err, 0);
-                fail("error completion " + Errno.strerror(err.err()) + " for " + err.context());
+                fail("error completion " + Errno.strerror(err.err()) + " for " + err.context() + " (prov_errno "
+                        + err.provErrno() + ", err_data " + (err.errData() == null ? "none"
+                        : new String(err.errData(), 0, err.errDataSize(), java.nio.charset.StandardCharsets.UTF_8)) + ")");
             }
             // drive the other side too (manual progress)
             a.rxCq.read(other, 0);

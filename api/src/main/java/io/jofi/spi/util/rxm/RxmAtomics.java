@@ -132,7 +132,7 @@ final class RxmAtomics {
 
     /** A peer's atomic request: executed, answered (now, or once a transmit or MSG room frees up). */
     void request(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len) {
-        RxmTransmit t = transmits.take();
+        RxmTransmit t = transmits.takeForAnswer();
         if (t == null) {
             ByteBuffer copy = ByteBuffer.allocate(len).order(ByteOrder.LITTLE_ENDIAN);
             copy.put(0, b, 0, len);
@@ -310,7 +310,7 @@ final class RxmAtomics {
             n++;
         }
         while (waitingHead != null) {
-            RxmTransmit t = transmits.take();
+            RxmTransmit t = transmits.takeForAnswer();
             if (t == null) {
                 return n;
             }

@@ -52,6 +52,9 @@ final class RxmConnectionManager {
 
         /** Sends {@code c}'s peer the credits due to it, if enough are ({@link RxmCredits#grant}). */
         void grantCredits(RxmConnection c);
+
+        /** {@code c} is connected: the packets that arrived before its connected event go on. */
+        void connectionUsable(RxmConnection c);
     }
 
     /**
@@ -464,6 +467,7 @@ final class RxmConnectionManager {
             c.credits.enable(settings.receiveBuffers() / 2);
             listener.grantCredits(c);
         }
+        listener.connectionUsable(c);
     }
 
     /**

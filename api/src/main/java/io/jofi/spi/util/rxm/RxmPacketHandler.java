@@ -324,9 +324,10 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             RxmConnection c = rb.connection;
             // with credits the sender is held back by withheld grants (RxmCreditGrants), so a
             // packet is always taken and its buffer posted again: a held buffer could be the one
-            // the peer's grant needs
+            // the peer's grant needs. Before our connected event (connectionUsable) a packet
+            // waits: a rendezvous read found the connection not connected (ECONNRESET)
             boolean credits = c.credits.enabled();
-            if ((c.heldHead != null && !isCreditGrant(rb)) || !handle(rb, credits)) {
+            if ((c.heldHead != null && !isCreditGrant(rb)) || !c.isConnected() || !handle(rb, credits)) {
                 hold(c, rb);
             }
         } else if (context instanceof RxmTransmit t) {
@@ -551,7 +552,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             return;
         }
         for (RxmConnection c : ep.connections.connections()) {
-            if (c.heldHead != null) {
+            if (c.heldHead != null && c.isConnected()) {
                 release(c, false);
             }
         }
@@ -743,6 +744,13 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     @Override
     public void grantCredits(RxmConnection c) {
         creditGrants.grant(c);
+    }
+
+    @Override
+    public void connectionUsable(RxmConnection c) {
+        if (c.heldHead != null) {
+            release(c, c.credits.enabled());
+        }
     }
 
     @Override

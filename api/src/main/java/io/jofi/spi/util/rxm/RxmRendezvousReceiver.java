@@ -233,7 +233,7 @@ final class RxmRendezvousReceiver {
             target = rr.staging.duplicate();
             target.limit((int) rr.placed).position(0);
         }
-        RxmTransmit t = transmits.take();
+        RxmTransmit t = transmits.takeForAnswer();
         if (t == null) {
             defer(rr);
             return;
@@ -462,7 +462,7 @@ final class RxmRendezvousReceiver {
             giveRead(rr); // the sender's side of the connection is gone; nothing to answer
             return;
         }
-        RxmTransmit t = transmits.take();
+        RxmTransmit t = transmits.takeForAnswer();
         if (t == null) {
             rr.answerPending = true;
             defer(rr);

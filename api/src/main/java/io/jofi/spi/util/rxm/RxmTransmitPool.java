@@ -2,14 +2,21 @@ package io.jofi.spi.util.rxm;
 
 /**
  * The fixed pool of {@link RxmTransmit}s (the RDM transmit queue): taken on post, given back
- * when the last completion of the operation came; found by index for a peer's answer. It holds
- * {@link #GRANT_RESERVE} more than the queue's size, which only credit grants take
- * ({@link #takeForGrant}): a grant must go out even when every transmit waits for credits,
- * or two peers whose queues are full of sends could wait for each other's grants for ever.
+ * when the last completion of the operation came; found by index for a peer's answer. Beyond
+ * the queue's size it holds two reserves. {@link #ANSWER_RESERVE} transmits for our answers to
+ * a peer's operations — a rendezvous read-done or write offer, an atomic response
+ * ({@link #takeForAnswer}): they free the peer's transmits, so they must not wait for ours,
+ * which our own sends may hold until the peer answers them (two peers whose queues were full of
+ * rendezvous sends to each other waited for ever for each other's read-done). And
+ * {@link #GRANT_RESERVE}, which only credit grants take ({@link #takeForGrant}): a grant must
+ * go out even when every other transmit waits for credits, or two peers whose queues are full
+ * of sends could wait for each other's grants for ever.
  */
 final class RxmTransmitPool {
     /** Transmits kept for credit grants ({@link RxmCreditGrants}). */
     static final int GRANT_RESERVE = 1;
+    /** Transmits kept for answers to a peer's operations (and grants), beyond the queue's size. */
+    static final int ANSWER_RESERVE = 2;
 
     private final RxmTransmit[] all;
     private RxmTransmit free;
@@ -20,7 +27,7 @@ final class RxmTransmitPool {
     private final RxmPacketMemory memory;
 
     RxmTransmitPool(int queueSize, int eagerLimit) {
-        int size = queueSize + GRANT_RESERVE;
+        int size = queueSize + ANSWER_RESERVE + GRANT_RESERVE;
         all = new RxmTransmit[size];
         freeCount = size;
         memory = new RxmPacketMemory(size, RxmWireDescriptor.HEADER_LENGTH + eagerLimit);
@@ -34,6 +41,11 @@ final class RxmTransmitPool {
 
     /** A free transmit, or null when the queue's size are in flight (the post answers -EAGAIN). */
     RxmTransmit take() {
+        return freeCount > ANSWER_RESERVE + GRANT_RESERVE ? takeFree() : null;
+    }
+
+    /** A free transmit for an answer to a peer's operation, its reserve included; null when only the grants' is left. */
+    RxmTransmit takeForAnswer() {
         return freeCount > GRANT_RESERVE ? takeFree() : null;
     }
 
