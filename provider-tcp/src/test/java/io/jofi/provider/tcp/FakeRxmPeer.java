@@ -170,13 +170,7 @@ final class FakeRxmPeer {
 
     /** A packet of {@code n} bytes, fewer than an rxm header. */
     void sendShortPacket(int n) throws Exception {
-        ByteBuffer b = ByteBuffer.allocateDirect(n);
-        int rc;
-        while ((rc = server.send(b, null, 0, "fake-" + sent)) == -Errno.EAGAIN) {
-            Thread.onSpinWait();
-        }
-        assertEquals(0, rc);
-        sent++;
+        sendRaw(ByteBuffer.allocateDirect(n));
     }
 
     private void send(int type, int op, long ctrlData, int payload) throws Exception {
@@ -201,6 +195,10 @@ final class FakeRxmPeer {
         h.write(b, 0);
         b.put(RxmWireDescriptor.HEADER_LENGTH, payload, payload.position(), n);
         b.limit(RxmWireDescriptor.HEADER_LENGTH + n);
+        sendRaw(b);
+    }
+
+    private void sendRaw(ByteBuffer b) throws Exception {
         int rc;
         while ((rc = server.send(b, null, 0, "fake-" + sent)) == -Errno.EAGAIN) {
             Thread.onSpinWait();
