@@ -8,11 +8,14 @@ package io.jofi.provider.verbs;
  *
  * <p>Why a later read confirms: a queue pair's work requests reach the target in order on one
  * stream, and the target answers a read only after it processed everything before it; a write it
- * refused ends the connection, so that read then fails too. Its work completions come in posting
- * order, so when a write completes locally every read of data still in flight was posted after
- * it: such a write <em>rides</em> on them and completes successfully with the first of them that
- * does ({@link #takeRiders}); if they fail, the connection is over and the write is swept with
- * {@code EIO} like any unconfirmed write.
+ * refused ends the connection, so that read then fails too. Taking its work completions to come
+ * in posting order, when a write completes locally every read of data still in flight was
+ * posted after it: such a write <em>rides</em> on them and completes successfully with the first
+ * of them that does ({@link #takeRiders}); if they fail, the connection is over and the write is
+ * swept with {@code EIO} like any unconfirmed write. Open: where a device completes a write
+ * before a read posted ahead of it (siw may: a write completes once sent, a read once
+ * answered), the write rides on that earlier read, which does not prove it placed; a posting
+ * sequence per slot, riding only on later reads, would close it (docs/VERBS.md).
  *
  * <p>Why the separation: soft-iWARP (siw, Debian 12's Linux 6.1) now and then completes a
  * zero-length read near a read of data with {@code IBV_WC_GENERAL_ERR}, which ends the
