@@ -65,6 +65,9 @@ final class RmaSlots {
     private final int[] writeFlush;
     /** Which writes need a flush read, which ride on a later read of data (never a flush read beside one). */
     private final WriteConfirms confirms;
+    /** iWARP: each write's and read's place in posting order ({@link WriteConfirms}), and the last given. */
+    private final long[] seq;
+    private long lastSeq;
 
     /**
      * @param confirmWrites follow each RDMA write with a zero-length read of its target and
@@ -83,6 +86,7 @@ final class RmaSlots {
         this.swapPhase = new int[slots];
         this.writeFlush = new int[slots];
         this.confirms = new WriteConfirms(slots);
+        this.seq = new long[slots];
     }
 
     /**
@@ -178,8 +182,11 @@ final class RmaSlots {
 
     /** Stages {@code slot}'s work request (SGEs follow with {@link SendChain#sge}); its index in the chain. */
     int stage(SendChain chain, int slot, int sendFlags, int imm) {
-        if (confirmWrites && kind[slot] == K_READ) {
-            confirms.readStaged(slot);
+        if (confirmWrites && (kind[slot] == K_READ || kind[slot] == K_WRITE)) {
+            seq[slot] = ++lastSeq;
+            if (kind[slot] == K_READ) {
+                confirms.readStaged(slot, seq[slot]);
+            }
         }
         return chain.stage(slot, opcode[slot], sendFlags, imm, remoteAddr[slot], rkey[slot], compareAdd[slot],
                 swap[slot]);
@@ -197,8 +204,8 @@ final class RmaSlots {
         int flush = writeFlush[slot];
         writeFlush[slot] = 0;
         if (flush == 1 && status == VerbsConstants.IBV_WC_SUCCESS) {
-            if (!confirms.needsConfirmRead(slot)) {
-                writeFlush[slot] = 3; // a later read of data is in flight: it confirms this write (WriteConfirms)
+            if (!confirms.needsConfirmRead(slot, seq[slot])) {
+                writeFlush[slot] = 3; // reads of data in flight: a later one confirms it, or its flush read once they drained
                 return CONTINUED;
             }
             stageFlushRead(slot, chain, buffers);
@@ -213,7 +220,7 @@ final class RmaSlots {
             confirms.confirmed();
         }
         if (flush == 3) {
-            confirms.drop(slot); // swept before a later read confirmed it: not known to be placed
+            confirms.drop(slot); // swept before a read confirmed it: not known to be placed
             return POST_FAILED + VerbsConstants.IBV_WC_WR_FLUSH_ERR;
         }
         if (flush == 2 && status == VerbsConstants.IBV_WC_WR_FLUSH_ERR) {
@@ -260,9 +267,23 @@ final class RmaSlots {
         if (!confirmWrites || kind[slot] != K_READ) {
             return 0;
         }
-        int n = confirms.takeRiders(scratch);
+        int n = confirms.takeRiders(slot, scratch);
         for (int i = 0; i < n; i++) {
             writeFlush[scratch[i]] = 0;
+        }
+        return n;
+    }
+
+    /** Whether riders wait for flush reads and may have them now (no read of data in flight). */
+    boolean flushReadsDue() {
+        return confirms.due();
+    }
+
+    /** Stages the flush reads of the riders left ({@code scratch}: a slot-sized array); how many. The caller posts. */
+    int stageDueFlushReads(SendChain chain, LocalBuffers buffers, int[] scratch) {
+        int n = confirms.drain(scratch);
+        for (int i = 0; i < n; i++) {
+            stageFlushRead(scratch[i], chain, buffers);
         }
         return n;
     }

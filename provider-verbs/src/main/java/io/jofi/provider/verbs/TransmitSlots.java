@@ -72,7 +72,7 @@ final class TransmitSlots {
     /** The free slots, a stack: {@code free[0 .. freeCount)}. */
     private final int[] free;
     private int freeCount;
-    /** Room for the slots of the iWARP writes a read of data confirms ({@link RmaSlots#takeRiders}). */
+    /** Room for the slots of iWARP writes a read of data confirms or that need flush reads ({@link WriteConfirms}). */
     private final int[] scratch;
     /** Work requests the last {@link #post} refused. */
     private int refused;
@@ -173,6 +173,17 @@ final class TransmitSlots {
      */
     boolean readWaits(int kindAndOp) {
         return rma.readMustWait(kindAndOp);
+    }
+
+    /**
+     * Posts on {@code chain} the iWARP flush reads of the writes that rode on reads of data none
+     * of which came after them, once those reads drained ({@link WriteConfirms}); a refused post
+     * fails their writes with {@code EIO}. Called after each transmit completion.
+     */
+    void postDueFlushReads(SendChain chain) {
+        if (rma.flushReadsDue() && rma.stageDueFlushReads(chain, buffers, scratch) > 0) {
+            post(chain, -1);
+        }
     }
 
     /**

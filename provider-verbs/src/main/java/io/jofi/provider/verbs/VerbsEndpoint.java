@@ -382,6 +382,9 @@ final class VerbsEndpoint extends VerbsEndpointCore {
         } else {
             failTx(slot, status);
         }
+        if (conn.state() == MsgConnection.CONNECTED) {
+            tx.postDueFlushReads(sendChain); // else they are swept with the rest (sweep)
+        }
     }
 
     /**

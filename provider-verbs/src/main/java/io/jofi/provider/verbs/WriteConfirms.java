@@ -2,20 +2,20 @@ package io.jofi.provider.verbs;
 
 /**
  * How an iWARP write learns that its target processed it: by a read of data posted after it on
- * the same queue pair, when one is in flight as the write completes locally, else by its own
- * confirmation read ({@link RmaSlots}: a zero-length RDMA read of its target) — and never a
- * confirmation read beside a read of data.
+ * the same queue pair, when one is in flight or posted while it waits, else by its own
+ * confirmation read ({@link RmaSlots}: a zero-length RDMA read of its target) once no read of
+ * data is in flight — never a confirmation read beside a read of data.
  *
  * <p>Why a later read confirms: a queue pair's work requests reach the target in order on one
  * stream, and the target answers a read only after it processed everything before it; a write it
- * refused ends the connection, so that read then fails too. Taking its work completions to come
- * in posting order, when a write completes locally every read of data still in flight was
- * posted after it: such a write <em>rides</em> on them and completes successfully with the first
- * of them that does ({@link #takeRiders}); if they fail, the connection is over and the write is
- * swept with {@code EIO} like any unconfirmed write. Open: where a device completes a write
- * before a read posted ahead of it (siw may: a write completes once sent, a read once
- * answered), the write rides on that earlier read, which does not prove it placed; a posting
- * sequence per slot, riding only on later reads, would close it (docs/VERBS.md).
+ * refused ends the connection, so that read then fails too. "Later" is by posting sequence
+ * ({@link #readStaged}'s {@code seq}), not by completion order: a device may complete a write
+ * before a read posted ahead of it (siw completes a write once sent, a read once answered), and
+ * that read proves nothing of the write. So a write that completes locally while reads of data
+ * are in flight <em>rides</em>: the first read posted after it that succeeds completes it
+ * ({@link #takeRiders}); when the reads in flight drain and none came after it, it gets its own
+ * confirmation read ({@link #due}); if they fail, the connection is over and the write is swept
+ * with {@code EIO} like any unconfirmed write.
  *
  * <p>Why the separation: soft-iWARP (siw, Debian 12's Linux 6.1) now and then completes a
  * zero-length read near a read of data with {@code IBV_WC_GENERAL_ERR}, which ends the
@@ -29,12 +29,16 @@ package io.jofi.provider.verbs;
  * ({@link #readMustWait}: the application progresses and retries, as with {@code FI_FENCE} on
  * iWARP).
  *
- * <p>Counts and a list of slots, allocated once; guarded by the owning endpoint's lock.
+ * <p>Counts and lists of slots, allocated once; guarded by the owning endpoint's lock.
  */
 final class WriteConfirms {
-    /** Slots whose write completed locally while later reads of data were in flight, in order. */
+    /** Slots whose write completed locally while reads of data were in flight, in order. */
     private final int[] riders;
+    /** The posting sequence of each rider's write ({@link #needsConfirmRead}). */
+    private final long[] riderSeq;
     private int riderCount;
+    /** The posting sequence of each counted read of data ({@link #readStaged}). */
+    private final long[] readSeq;
     /** Whether a slot's read of data is counted in {@link #dataReads} (staged and not yet released). */
     private final boolean[] countedRead;
     /** Reads of data staged or in flight. */
@@ -44,6 +48,8 @@ final class WriteConfirms {
 
     WriteConfirms(int slots) {
         this.riders = new int[slots];
+        this.riderSeq = new long[slots];
+        this.readSeq = new long[slots];
         this.countedRead = new boolean[slots];
     }
 
@@ -52,8 +58,9 @@ final class WriteConfirms {
         return confirmsInFlight > 0;
     }
 
-    /** {@code slot}'s read of data was staged on the queue pair. */
-    void readStaged(int slot) {
+    /** {@code slot}'s read of data was staged on the queue pair, {@code seq}-th of the writes and reads posted. */
+    void readStaged(int slot, long seq) {
+        readSeq[slot] = seq;
         if (!countedRead[slot]) {
             countedRead[slot] = true;
             dataReads++;
@@ -69,15 +76,17 @@ final class WriteConfirms {
     }
 
     /**
-     * The write of {@code slot} completed locally: true when it needs its own confirmation read
-     * (the caller posts it and calls {@link #sent}); false when reads of data posted after it are
-     * in flight and it rides on them ({@link #takeRiders}).
+     * The write of {@code slot}, posted {@code seq}-th, completed locally: true when it needs its
+     * own confirmation read now (the caller posts it and calls {@link #sent}); false when reads
+     * of data are in flight: it rides, completed by a later one ({@link #takeRiders}) or given
+     * its confirmation read once they drained ({@link #due}).
      */
-    boolean needsConfirmRead(int slot) {
+    boolean needsConfirmRead(int slot, long seq) {
         if (dataReads == 0) {
             return true;
         }
-        riders[riderCount++] = slot;
+        riders[riderCount] = slot;
+        riderSeq[riderCount++] = seq;
         return false;
     }
 
@@ -92,10 +101,33 @@ final class WriteConfirms {
     }
 
     /**
-     * A read of data completed successfully: the writes riding on it, in order, into
-     * {@code into} (a slot-sized array) for the caller to complete; how many. None ride after.
+     * The read of data of {@code readSlot} completed successfully (still counted): the riders
+     * posted before it, in order, into {@code into} (a slot-sized array) for the caller to
+     * complete; how many. Riders posted after it keep riding.
      */
-    int takeRiders(int[] into) {
+    int takeRiders(int readSlot, int[] into) {
+        long read = readSeq[readSlot];
+        int n = 0;
+        int kept = 0;
+        for (int i = 0; i < riderCount; i++) {
+            if (riderSeq[i] < read) {
+                into[n++] = riders[i];
+            } else {
+                riders[kept] = riders[i];
+                riderSeq[kept++] = riderSeq[i];
+            }
+        }
+        riderCount = kept;
+        return n;
+    }
+
+    /** Whether riders are left with no read of data in flight: they need their confirmation reads now. */
+    boolean due() {
+        return riderCount > 0 && dataReads == 0;
+    }
+
+    /** The riders left, in order, for the caller to post their confirmation reads; none ride after. */
+    int drain(int[] into) {
         int n = riderCount;
         System.arraycopy(riders, 0, into, 0, n);
         riderCount = 0;
@@ -107,6 +139,7 @@ final class WriteConfirms {
         for (int i = 0; i < riderCount; i++) {
             if (riders[i] == slot) {
                 System.arraycopy(riders, i + 1, riders, i, riderCount - i - 1);
+                System.arraycopy(riderSeq, i + 1, riderSeq, i, riderCount - i - 1);
                 riderCount--;
                 return;
             }
