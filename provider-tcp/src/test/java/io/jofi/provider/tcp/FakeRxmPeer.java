@@ -168,6 +168,33 @@ final class FakeRxmPeer {
         post(h, ByteBuffer.allocate(payload));
     }
 
+    /**
+     * An atomic request as rxm sends it (type 6, op fetch): {@code FI_ATOMIC_READ} of {@code count}
+     * 64-bit words at {@code addr} under {@code key} — an answer of {@code 8 × count} bytes for a
+     * request of 160.
+     */
+    void sendAtomicRead(long addr, long key, long count) throws Exception {
+        RxmPacketHeader h = header(RxmWireDescriptor.TYPE_ATOMIC, RxmWireDescriptor.OP_ATOMIC_FETCH, 0);
+        h.msgId = sent;
+        h.size = RxmWireDescriptor.ATOMIC_OPERANDS;
+        h.tag = RxmWireDescriptor.DATATYPE_INT64 | (long) Fi.FI_ATOMIC_READ << 8 | 1L << 16; // datatype, op, ioc count
+        ByteBuffer ioc = ByteBuffer.allocate(RxmWireDescriptor.ATOMIC_OPERANDS).order(ByteOrder.LITTLE_ENDIAN);
+        ioc.putLong(RxmWireDescriptor.ATOMIC_IOC_ADDR, addr);
+        ioc.putLong(RxmWireDescriptor.ATOMIC_IOC_COUNT, count);
+        ioc.putLong(RxmWireDescriptor.ATOMIC_IOC_KEY, key);
+        post(h, ioc);
+    }
+
+    /** A packet of header {@code h} (its {@code conn_id} as given) and {@code payload}. */
+    void sendHeader(RxmPacketHeader h, ByteBuffer payload) throws Exception {
+        post(h, payload);
+    }
+
+    /** The connection index the rxm side gave us: the {@code conn_id} its packets expect. */
+    int indexAtRxm() {
+        return indexAtRxm;
+    }
+
     /** A packet of {@code n} bytes, fewer than an rxm header. */
     void sendShortPacket(int n) throws Exception {
         sendRaw(ByteBuffer.allocateDirect(n));
@@ -200,7 +227,9 @@ final class FakeRxmPeer {
 
     private void sendRaw(ByteBuffer b) throws Exception {
         int rc;
+        CqEntry[] none = new CqEntry[0];
         while ((rc = server.send(b, null, 0, "fake-" + sent)) == -Errno.EAGAIN) {
+            rxm.txCq.read(none, 0); // the rxm side reads what we sent (MANUAL progress)
             Thread.onSpinWait();
         }
         assertEquals(0, rc);

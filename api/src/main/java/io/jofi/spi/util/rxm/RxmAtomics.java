@@ -21,7 +21,11 @@ import java.nio.ByteOrder;
  * for the operations where signedness does not matter).
  *
  * <p>Called under the endpoint's lock. The data path allocates nothing; a request that finds
- * every transmit busy is copied and answered later (that path allocates).
+ * every transmit busy is copied and answered later (that path allocates). What waits so is
+ * bounded per connection by the settings' {@code maxUnexpectedBytes}: our answers wait only
+ * while our MSG sends do not complete, so a peer that sends requests beyond that without
+ * reading its answers breaks the protocol's flow and its connection is ended
+ * ({@code ECONNABORTED}), rather than grow the queue until the JVM runs out of memory.
  */
 final class RxmAtomics {
     private static final System.Logger LOG = System.getLogger(RxmAtomics.class.getName());
@@ -40,6 +44,12 @@ final class RxmAtomics {
     /** Requests that found no free transmit, oldest first (a copy each). */
     private Waiting waitingHead;
     private Waiting waitingTail;
+    /** The bytes of requests one connection may have waiting ({@link RxmConnection#atomicsWaiting}). */
+    private final long waitingLimit;
+    /** Requests that found no free transmit (monotonic, as every counter). */
+    private final io.jofi.spi.util.stats.StatsCounter waited;
+    /** The most bytes one connection had waiting. */
+    private final io.jofi.spi.util.stats.StatsCounter waitingHighWater;
 
     /** A request kept until a transmit frees up. */
     private static final class Waiting {
@@ -58,6 +68,9 @@ final class RxmAtomics {
     RxmAtomics(RxmEndpoint ep) {
         this.ep = ep;
         this.transmits = ep.transmits;
+        this.waitingLimit = ep.settings().maxUnexpectedBytes();
+        this.waited = ep.counters().counter("atomic requests waited for a transmit");
+        this.waitingHighWater = ep.counters().counter("atomic request bytes waiting on a connection (high-water)");
     }
 
     // =================================================================== initiator
@@ -130,10 +143,26 @@ final class RxmAtomics {
 
     // =================================================================== target
 
-    /** A peer's atomic request: executed, answered (now, or once a transmit or MSG room frees up). */
+    /**
+     * A peer's atomic request: executed, answered (now, or once a transmit or MSG room frees up);
+     * dropped, its connection ended, when its connection's waiting requests would exceed the limit.
+     */
     void request(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len) {
         RxmTransmit t = transmits.takeForAnswer();
         if (t == null) {
+            if (c.atomicsWaiting > waitingLimit) {
+                return; // its end is noted already: nothing more of it is kept
+            }
+            c.atomicsWaiting += len;
+            waited.increment();
+            waitingHighWater.max(c.atomicsWaiting);
+            if (c.atomicsWaiting > waitingLimit) {
+                LOG.log(System.Logger.Level.WARNING, "rxm: " + c.peer + " sent atomic requests beyond "
+                        + waitingLimit + " bytes waiting for our answers, which it does not read; connection ended");
+                ep.connections.abort(c, Errno.ECONNABORTED, "atomic requests beyond " + waitingLimit
+                        + " bytes waiting for transmits (the peer does not read the answers)");
+                return;
+            }
             ByteBuffer copy = ByteBuffer.allocate(len).order(ByteOrder.LITTLE_ENDIAN);
             copy.put(0, b, 0, len);
             Waiting w = new Waiting(c, copy, len);
@@ -280,9 +309,9 @@ final class RxmAtomics {
             }
             unsentTail = t;
         } else if (rc != 0) {
-            transmits.give(t);
             LOG.log(System.Logger.Level.WARNING, "rxm: the atomic response to " + t.connection.peer + " failed: "
                     + Errno.strerror(-rc));
+            transmits.give(t); // (which forgets its connection)
         }
     }
 
@@ -319,9 +348,53 @@ final class RxmAtomics {
             if (waitingHead == null) {
                 waitingTail = null;
             }
+            w.connection.atomicsWaiting -= w.length;
             serve(w.connection, w.request, header.read(w.request, 0), w.length, t);
             n++;
         }
         return n;
+    }
+
+    /**
+     * {@code c} ended: its unsent responses leave the queue (the caller gives their transmits
+     * back with the connection's others; answered later they would go to whoever took them
+     * next), and its waiting requests are dropped (nobody is left to answer).
+     */
+    void connectionEnded(RxmConnection c) {
+        RxmTransmit kept = null;
+        RxmTransmit keptTail = null;
+        for (RxmTransmit t = unsentHead; t != null; ) {
+            RxmTransmit next = t.nextPending;
+            t.nextPending = null;
+            if (t.connection != c) {
+                if (kept == null) {
+                    kept = t;
+                } else {
+                    keptTail.nextPending = t;
+                }
+                keptTail = t;
+            }
+            t = next;
+        }
+        unsentHead = kept;
+        unsentTail = keptTail;
+        Waiting keptWaiting = null;
+        Waiting keptWaitingTail = null;
+        for (Waiting w = waitingHead; w != null; w = w.next) {
+            if (w.connection != c) {
+                if (keptWaiting == null) {
+                    keptWaiting = w;
+                } else {
+                    keptWaitingTail.next = w;
+                }
+                keptWaitingTail = w;
+            }
+        }
+        if (keptWaitingTail != null) {
+            keptWaitingTail.next = null;
+        }
+        waitingHead = keptWaiting;
+        waitingTail = keptWaitingTail;
+        c.atomicsWaiting = 0;
     }
 }

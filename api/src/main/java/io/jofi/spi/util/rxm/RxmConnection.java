@@ -55,6 +55,8 @@ final class RxmConnection {
     int alreadyCount;
     /** Whether a connection to this peer was up before (a new one counts as a reconnect). */
     boolean connectedBefore;
+    /** Bytes of the peer's atomic requests waiting for an answer transmit ({@link RxmAtomics}). */
+    long atomicsWaiting;
 
     private long fiAddr = Fi.FI_ADDR_NOTAVAIL;
     private long avChange = -1;

@@ -306,6 +306,16 @@ final class RxmConnectionManager {
     }
 
     /**
+     * Ends {@code c} at the application's next pass ({@link #endDeferred}), not waiting for its
+     * operations' MSG completions: the peer broke a limit of ours, and we close the connection.
+     */
+    void abort(RxmConnection c, int err, String why) {
+        if (c.msgEndpoint != null) {
+            deferredEnds.add(new DeferredEnd(c.msgEndpoint, err, why, System.nanoTime() - END_GRACE_NANOS));
+        }
+    }
+
+    /**
      * Ends {@code c} for an event of its MSG endpoint, or holds the end for a later pass of the
      * application's thread ({@link #endDeferred}): always on the connection-management thread,
      * and on the application's thread too while operations on {@code c} await their MSG

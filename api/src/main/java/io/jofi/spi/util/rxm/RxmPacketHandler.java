@@ -250,9 +250,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     }
 
     void failTransmit(RxmTransmit t, int err) {
-        if (err == Errno.ENODEV) {
-            err = Errno.ECANCELED; // the MSG provider departed under it: cancelled, as R15 says
-        }
+        err = err == Errno.ENODEV ? Errno.ECANCELED : err; // the MSG provider departed under it: R15's cancel
         if (t.kind == RxmTransmit.Kind.CONTROL || t.kind == RxmTransmit.Kind.SEGMENT) {
             transmits.give(t);
         } else {
@@ -782,6 +780,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         }
         segments.abandon(c, err);
         rendezvous.connectionEnded(c, err);
+        atomics.connectionEnded(c);
         for (RxmTransmit t = c.pendingHead; t != null; ) {
             RxmTransmit next = t.nextPending;
             t.nextPending = null;
