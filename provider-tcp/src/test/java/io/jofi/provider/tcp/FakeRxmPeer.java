@@ -185,9 +185,25 @@ final class FakeRxmPeer {
         post(h, ioc);
     }
 
-    /** A packet of header {@code h} (its {@code conn_id} as given) and {@code payload}. */
-    void sendHeader(RxmPacketHeader h, ByteBuffer payload) throws Exception {
-        post(h, payload);
+    /**
+     * A packet of header {@code h} (its {@code conn_id} as given) and {@code payload}.
+     *
+     * @return 0, or the negative errno of the send (the connection ended)
+     */
+    int sendHeader(RxmPacketHeader h, ByteBuffer payload) {
+        int n = payload.remaining();
+        ByteBuffer b = ByteBuffer.allocateDirect(RxmWireDescriptor.HEADER_LENGTH + n).order(ByteOrder.LITTLE_ENDIAN);
+        h.write(b, 0);
+        b.put(RxmWireDescriptor.HEADER_LENGTH, payload, payload.position(), n);
+        b.limit(RxmWireDescriptor.HEADER_LENGTH + n);
+        CqEntry[] none = new CqEntry[0];
+        int rc;
+        while ((rc = server.send(b, null, 0, "fake-" + sent)) == -Errno.EAGAIN) {
+            rxm.txCq.read(none, 0);
+            Thread.onSpinWait();
+        }
+        sent++;
+        return rc;
     }
 
     /** The connection index the rxm side gave us: the {@code conn_id} its packets expect. */

@@ -1,6 +1,7 @@
 package io.jofi.spi.util.rxm;
 
 import io.jofi.Endpoint;
+import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.spi.util.UtilAddressVector;
 import java.net.InetSocketAddress;
@@ -90,6 +91,17 @@ final class RxmConnection {
         if (state == State.ACCEPTING && on == msgEndpoint) {
             state = State.CONNECTED;
         }
+    }
+
+    /**
+     * What an application's post answers when its MSG post answered {@code rc}: a connection
+     * that went down before its end event was read ({@code ENOTCONN}, {@code ECONNRESET},
+     * {@code EPIPE}) is ending, nothing wrong with the post — {@code -EAGAIN}: the next pass
+     * reads the end, and the post tried again then connects anew (as any post to a peer
+     * without a connection). Before, such a post failed with the MSG errno.
+     */
+    static int refusedWhileEnding(int rc) {
+        return rc == -Errno.ENOTCONN || rc == -Errno.ECONNRESET || rc == -Errno.EPIPE ? -Errno.EAGAIN : rc;
     }
 
     /** Connected and able to carry packets. */

@@ -167,7 +167,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             queuePending(c, t);
             return 0;
         }
-        return postNow(t);
+        return RxmConnection.refusedWhileEnding(postNow(t));
     }
 
     /** Puts {@code t} at the end of {@code c}'s pending sends (posted in order by {@link #retryDeferred}). */
@@ -297,6 +297,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     /** The endpoint closes or departs: the cached registrations go (after {@link #failInFlight}). */
     void closeRegistrations() {
         registrations.closeAll();
+        rendezvous.closeOffers();
     }
 
     // =================================================================== MSG completions
@@ -625,7 +626,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
 
     private boolean eager(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len, boolean force) {
         int n = (int) h.size;
-        if (h.size < 0 || HEADER_LENGTH + h.size > len) {
+        if (h.size < 0 || h.size > len - HEADER_LENGTH) { // (not HEADER_LENGTH + size: a size near 2^63 wraps)
             LOG.log(System.Logger.Level.WARNING, "rxm: eager packet of " + len + " bytes says " + h.size + "; dropped");
             return true;
         }

@@ -217,6 +217,7 @@ final class RxmRendezvousReceiver {
     private void offerBuffer(RxmRendezvousRead rr) {
         RxmConnection c = rr.connection;
         if (c.msgEndpoint == null || !c.isConnected()) {
+            closeOffer(rr); // (registered before a full MSG queue deferred it)
             rr.error = Errno.ECONNRESET;
             rr.done = true;
             completeReceive(rr);
@@ -289,17 +290,37 @@ final class RxmRendezvousReceiver {
                 prev.next = rr.next;
             }
             rr.next = null;
-            try {
-                rr.offered.close();
-            } catch (FabricException e) {
-                LOG.log(System.Logger.Level.DEBUG, "rxm: closing an offered registration failed: " + e.getMessage());
-            }
+            closeOffer(rr);
             rr.done = true;
             completeReceive(rr);
             giveRead(rr);
             return;
         }
         LOG.log(System.Logger.Level.WARNING, "rxm: a write-done for unknown message " + msgId + " from " + c.peer);
+    }
+
+    private static void closeOffer(RxmRendezvousRead rr) {
+        if (rr.offered != null) {
+            try {
+                rr.offered.close();
+            } catch (FabricException e) {
+                LOG.log(System.Logger.Level.WARNING, "rxm: closing an offered registration failed: " + e.getMessage());
+            }
+            rr.offered = null;
+        }
+    }
+
+    /**
+     * The endpoint closes: the registrations offered to senders go (their receives were
+     * discarded with the others) — before, they kept the MSG domain from closing.
+     */
+    void closeOffers() {
+        for (RxmRendezvousRead rr = awaitingWrite; rr != null; rr = rr.next) {
+            closeOffer(rr);
+        }
+        for (RxmRendezvousRead rr = deferred; rr != null; rr = rr.next) {
+            closeOffer(rr);
+        }
     }
 
     /**
@@ -347,6 +368,7 @@ final class RxmRendezvousReceiver {
      * unexpected queue — a later receive must not take a message whose bytes cannot come.
      */
     void connectionEnded(RxmConnection c, int err) {
+        failOffers(c, err);
         RxmRendezvousRead prev = null;
         for (RxmRendezvousRead rr = awaitingMatch; rr != null; ) {
             RxmRendezvousRead next = rr.next;
@@ -358,6 +380,34 @@ final class RxmRendezvousReceiver {
                 }
                 rr.next = null;
                 rq.abandon(rr.unexpected, err);
+                giveRead(rr);
+            } else {
+                prev = rr;
+            }
+            rr = next;
+        }
+    }
+
+    /**
+     * {@code c} ended: the buffers offered to its sender will not be written, so their
+     * receives fail with the end's errno and the registrations go. Before, such a receive
+     * stayed posted for ever (lost) and its registration kept the MSG domain from closing.
+     */
+    private void failOffers(RxmConnection c, int err) {
+        RxmRendezvousRead prev = null;
+        for (RxmRendezvousRead rr = awaitingWrite; rr != null; ) {
+            RxmRendezvousRead next = rr.next;
+            if (rr.connection == c) {
+                if (prev == null) {
+                    awaitingWrite = next;
+                } else {
+                    prev.next = next;
+                }
+                rr.next = null;
+                closeOffer(rr);
+                rr.error = err;
+                rr.done = true;
+                completeReceive(rr);
                 giveRead(rr);
             } else {
                 prev = rr;
@@ -405,8 +455,8 @@ final class RxmRendezvousReceiver {
             rma.rmaIovCount(1).rmaIov(0, rr.remoteAddr[0], rr.placed, rr.remoteKey[0]);
         } else {
             long offset = 0;
-            for (int j = 0; j < i; j++) {
-                offset += rr.remoteLen[j];
+            for (int j = 0; j < i; j++) { // each at most what is left: lengths near 2^63 made the sum wrap
+                offset += Math.min(rr.remoteLen[j], rr.placed - offset);
             }
             long want = Math.min(rr.remoteLen[i], rr.placed - offset);
             if (want <= 0) {

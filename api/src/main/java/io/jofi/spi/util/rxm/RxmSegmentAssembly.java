@@ -53,7 +53,7 @@ final class RxmSegmentAssembly {
      */
     boolean segment(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len, long src, boolean force) {
         int n = h.segSize;
-        if (HEADER_LENGTH + n > len || h.size < 0 || h.size > Integer.MAX_VALUE) {
+        if (n < 0 || HEADER_LENGTH + n > len || h.size < 0 || h.size > Integer.MAX_VALUE) {
             LOG.log(System.Logger.Level.WARNING, "rxm: segment of " + len + " bytes says " + n + "/" + h.size + "; dropped");
             return true;
         }
