@@ -146,30 +146,35 @@ final class ShmDomain extends UtilDomain {
             try {
                 return pass(timeoutNanos);
             } catch (InternalError e) {
-                if (!MappingFaults.isFault(e)) {
-                    throw e;
-                }
-                return recoverFromFault();
+                return recoverFromFault(e);
             }
         }
 
         /**
-         * A mapped file was truncated: fail its peer (or our endpoint), never this thread. Failing
-         * touches the same mappings, so a further fault may surface while it does: it is the same
-         * cause, taken here again (bounded: every pass fails what it found, so few remain).
+         * A mapped file was truncated: fail its peer (or our endpoint), never this thread. A
+         * further fault of the same truncation may be pending, and it surfaces at this thread's
+         * next entry into the VM — anywhere in here, even in the check of the first (a
+         * ShmTruncatedCrossProcessTest run stopped the engine so): it is the same cause, taken
+         * here again (bounded: every round fails what it found, so few remain). Anything else
+         * is thrown on.
          */
-        private int recoverFromFault() {
+        private int recoverFromFault(InternalError first) {
+            InternalError e = first;
             for (int attempt = 0; attempt < 8; attempt++) {
                 try {
+                    if (!MappingFaults.isFault(e)) {
+                        break;
+                    }
                     onMappingFault();
                     return 1;
-                } catch (InternalError e) {
-                    if (!MappingFaults.isFault(e)) {
-                        throw e;
-                    }
+                } catch (InternalError again) {
+                    e = again;
                 }
             }
-            return 1;
+            if (MappingFaults.isFault(e)) {
+                return 1; // still faulting after eight rounds: the next pass takes it up again
+            }
+            throw e;
         }
 
         private int pass(long timeoutNanos) {

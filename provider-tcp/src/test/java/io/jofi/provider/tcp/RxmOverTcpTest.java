@@ -50,8 +50,17 @@ class RxmOverTcpTest {
         }
 
         Side(Progress mode, RxmSettings settings) throws FabricException {
+            this(mode, settings, 0);
+        }
+
+        /** With MSG endpoints of {@code msgQueue} transmits and receives (0: the provider's default). */
+        Side(Progress mode, RxmSettings settings, int msgQueue) throws FabricException {
             Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_RMA);
             hints.epAttr().type(EpType.MSG);
+            if (msgQueue > 0) {
+                hints.txAttr().size(msgQueue);
+                hints.rxAttr().size(msgQueue);
+            }
             hints.domainAttr().dataProgress(mode);
             List<Info> infos = provider.getInfo("127.0.0.1", "0", Fi.FI_SOURCE, hints);
             Info info = infos.get(0);

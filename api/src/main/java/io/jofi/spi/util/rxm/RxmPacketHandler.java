@@ -39,6 +39,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private final RxmRendezvousReceiver rendezvous;
     private final RxmAtomics atomics;
     private final RxmCreditGrants creditGrants;
+    private final RxmRendezvousWriter writer;
     private final RxmRegistrationCache registrations = new RxmRegistrationCache();
 
     RxmPacketHandler(RxmEndpoint ep) {
@@ -50,6 +51,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         this.rendezvous = new RxmRendezvousReceiver(ep);
         this.atomics = new RxmAtomics(ep);
         this.creditGrants = new RxmCreditGrants(transmits, rq, ep.counters());
+        this.writer = new RxmRendezvousWriter(this, transmits);
     }
 
     // =================================================================== sending
@@ -261,7 +263,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     /** Transmits waiting for connections (flushed by the progress pass once they connect). */
     private int pendingCount;
 
-    private void finishSend(RxmTransmit t, int err) {
+    void finishSend(RxmTransmit t, int err) {
         closeRegions(t);
         UtilCounter counter = ep.counter(t.kind == RxmTransmit.Kind.RMA || t.kind == RxmTransmit.Kind.ATOMIC
                 ? t.completionFlags : Fi.FI_SEND);
@@ -412,7 +414,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             }
             case RENDEZVOUS -> {
                 if (ep.settings().rendezvousByWrite()) {
-                    writeProgress(t, flags);
+                    writer.completed(t, flags);
                     return;
                 }
                 t.sent = true;
@@ -421,88 +423,6 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 }
             }
             default -> transmits.give(t);
-        }
-    }
-
-    // =================================================================== rendezvous by write, sending side
-
-    /**
-     * A completion of a rendezvous by write: the request's send, one of the writes, or the
-     * write-done's send (which ends the operation). Once the receiver offered its buffers
-     * ({@code peerDone}) and every write is in, the write-done goes out.
-     */
-    private void writeProgress(RxmTransmit t, long flags) {
-        if ((flags & Fi.FI_WRITE) != 0) {
-            t.outstanding--;
-        } else if (!t.sent) {
-            t.sent = true;
-        } else {
-            finishSend(t, 0); // the write-done was sent
-            return;
-        }
-        if (t.peerDone && !t.doneSent && t.outstanding == 0 && t.sent) {
-            sendWriteDone(t);
-        }
-    }
-
-    /** The receiver offered its buffers ({@code rndv_wr_data}): write the message into them. */
-    private void writeData(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len) {
-        RxmTransmit t = transmits.inFlight(h.msgId);
-        if (t == null || t.kind != RxmTransmit.Kind.RENDEZVOUS || len < HEADER_LENGTH + RxmWireDescriptor.RNDV_LENGTH) {
-            LOG.log(System.Logger.Level.WARNING, "rxm: a write offer for unknown message " + h.msgId + " dropped");
-            return;
-        }
-        int count = Math.min(RxmPacketHeader.rendezvousCount(b, HEADER_LENGTH), RxmWireDescriptor.IOV_LIMIT);
-        int li = 0;
-        int lo = 0;
-        for (int j = 0; j < count && li < t.regionCount; j++) {
-            long raddr = RxmPacketHeader.rendezvousAddr(b, HEADER_LENGTH, j);
-            long rem = RxmPacketHeader.rendezvousLen(b, HEADER_LENGTH, j);
-            long key = RxmPacketHeader.rendezvousKey(b, HEADER_LENGTH, j);
-            while (rem > 0 && li < t.regionCount) {
-                ByteBuffer lb = t.locals[li];
-                int k = (int) Math.min(rem, lb.remaining() - lo);
-                ByteBuffer view = lb.duplicate();
-                view.limit(lb.position() + lo + k).position(lb.position() + lo);
-                io.jofi.RmaMsg rma = t.rma;
-                rma.iovCount(1).iov(0, view, t.regions[li]); // registered for the rendezvous
-                rma.rmaIovCount(1).rmaIov(0, raddr, k, key);
-                rma.context(t).data(0).addr(0);
-                int rc = c.msgEndpoint.writeMsg(rma, 0);
-                if (rc != 0) {
-                    LOG.log(System.Logger.Level.WARNING, "rxm: a rendezvous write to " + c.peer + " failed: "
-                            + Errno.strerror(-rc));
-                    break;
-                }
-                t.outstanding++;
-                raddr += k;
-                rem -= k;
-                lo += k;
-                if (lo == lb.remaining()) {
-                    li++;
-                    lo = 0;
-                }
-            }
-        }
-        t.peerDone = true;
-        if (t.outstanding == 0 && t.sent && !t.doneSent) {
-            sendWriteDone(t);
-        }
-    }
-
-    private void sendWriteDone(RxmTransmit t) {
-        RxmConnection c = t.connection;
-        RxmPacketHeader h = ctrlHeader.clear();
-        h.type = RxmWireDescriptor.TYPE_RNDV_WRITE_DONE;
-        h.connId = c.remoteIndex & 0xFFFF_FFFFL;
-        h.msgId = t.index;
-        t.headerOnly(h);
-        t.doneSent = true;
-        int rc = postNow(t);
-        if (rc == -Errno.EAGAIN) {
-            queuePending(c, t); // no room or no credit: posted in order by the next pass
-        } else if (rc != 0) {
-            finishSend(t, -rc);
         }
     }
 
@@ -593,7 +513,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                     return segments.segment(c, b, h, len, c.fiAddr(ep.addressVector()), force);
                 }
                 case RxmWireDescriptor.TYPE_RNDV_READ_DONE -> readDone(h.msgId);
-                case RxmWireDescriptor.TYPE_RNDV_WRITE_DATA -> writeData(c, b, h, len);
+                case RxmWireDescriptor.TYPE_RNDV_WRITE_DATA -> writer.offered(c, b, h, len);
                 case RxmWireDescriptor.TYPE_RNDV_WRITE_DONE -> rendezvous.writeDone(c, h.msgId);
                 case RxmWireDescriptor.TYPE_ATOMIC -> atomics.request(c, b, h, len);
                 case RxmWireDescriptor.TYPE_ATOMIC_RESPONSE -> atomicResponse(b, h, len);
@@ -713,7 +633,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 }
             }
         }
-        n += rendezvous.retry();
+        n += rendezvous.retry() + writer.retry();
         n += atomics.retry();
         n += creditGrants.retry(ep.connections.connections());
         return n;
@@ -781,6 +701,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         }
         segments.abandon(c, err);
         rendezvous.connectionEnded(c, err);
+        writer.connectionEnded(c);
         atomics.connectionEnded(c);
         for (RxmTransmit t = c.pendingHead; t != null; ) {
             RxmTransmit next = t.nextPending;

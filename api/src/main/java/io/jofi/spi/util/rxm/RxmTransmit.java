@@ -43,6 +43,18 @@ final class RxmTransmit {
     /** Rendezvous by write: MSG sends and writes not completed, and whether the write-done went out. */
     int outstanding;
     boolean doneSent;
+    /** Rendezvous by write: the receiver's offered buffers ({@link RxmRendezvousWriter}). */
+    final long[] offerAddr = new long[RxmWireDescriptor.IOV_LIMIT];
+    final long[] offerLen = new long[RxmWireDescriptor.IOV_LIMIT];
+    final long[] offerKey = new long[RxmWireDescriptor.IOV_LIMIT];
+    int offerCount;
+    /** Bytes of the offer whose writes are posted; {@code Long.MAX_VALUE} once all are. */
+    long offerPosted;
+    /** The errno a refused write fails the operation with (0: none). */
+    int writeError;
+    /** Waiting for room in the MSG queue for its next write ({@link #nextWriting}). */
+    boolean writing;
+    RxmTransmit nextWriting;
     boolean inUse;
     /** An RMA: read (else write). */
     boolean rmaRead;
@@ -91,6 +103,11 @@ final class RxmTransmit {
         peerDone = false;
         outstanding = 0;
         doneSent = false;
+        offerCount = 0;
+        offerPosted = 0;
+        writeError = 0;
+        writing = false;
+        nextWriting = null;
         rmaRead = false;
         grantsCredits = false;
         atomicError = 0;
