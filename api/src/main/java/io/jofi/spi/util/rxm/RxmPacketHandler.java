@@ -31,7 +31,6 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private final ReceiveQueue rq;
     private final RxmTransmitPool transmits;
     private final RxmPacketHeader rxHeader = new RxmPacketHeader();
-    private final RxmPacketHeader ctrlHeader = new RxmPacketHeader();
 
     private final ArrivingMessage arriving = new ArrivingMessage();
     private final RxmSegmentAssembly segments;
