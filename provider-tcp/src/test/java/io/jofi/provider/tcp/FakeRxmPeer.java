@@ -191,19 +191,7 @@ final class FakeRxmPeer {
      * @return 0, or the negative errno of the send (the connection ended)
      */
     int sendHeader(RxmPacketHeader h, ByteBuffer payload) {
-        int n = payload.remaining();
-        ByteBuffer b = ByteBuffer.allocateDirect(RxmWireDescriptor.HEADER_LENGTH + n).order(ByteOrder.LITTLE_ENDIAN);
-        h.write(b, 0);
-        b.put(RxmWireDescriptor.HEADER_LENGTH, payload, payload.position(), n);
-        b.limit(RxmWireDescriptor.HEADER_LENGTH + n);
-        CqEntry[] none = new CqEntry[0];
-        int rc;
-        while ((rc = server.send(b, null, 0, "fake-" + sent)) == -Errno.EAGAIN) {
-            rxm.txCq.read(none, 0);
-            Thread.onSpinWait();
-        }
-        sent++;
-        return rc;
+        return trySend(packet(h, payload));
     }
 
     /** The connection index the rxm side gave us: the {@code conn_id} its packets expect. */
@@ -233,22 +221,32 @@ final class FakeRxmPeer {
     }
 
     private void post(RxmPacketHeader h, ByteBuffer payload) throws Exception {
+        sendRaw(packet(h, payload));
+    }
+
+    /** Header {@code h} then {@code payload}, in a buffer of their length. */
+    private static ByteBuffer packet(RxmPacketHeader h, ByteBuffer payload) {
         int n = payload.remaining();
         ByteBuffer b = ByteBuffer.allocateDirect(RxmWireDescriptor.HEADER_LENGTH + n).order(ByteOrder.LITTLE_ENDIAN);
         h.write(b, 0);
         b.put(RxmWireDescriptor.HEADER_LENGTH, payload, payload.position(), n);
         b.limit(RxmWireDescriptor.HEADER_LENGTH + n);
-        sendRaw(b);
+        return b;
     }
 
     private void sendRaw(ByteBuffer b) throws Exception {
+        assertEquals(0, trySend(b));
+    }
+
+    /** Sends {@code b}, driving the rxm side while our queue is full: 0 or the send's negative errno. */
+    private int trySend(ByteBuffer b) {
         int rc;
         CqEntry[] none = new CqEntry[0];
         while ((rc = server.send(b, null, 0, "fake-" + sent)) == -Errno.EAGAIN) {
             rxm.txCq.read(none, 0); // the rxm side reads what we sent (MANUAL progress)
             Thread.onSpinWait();
         }
-        assertEquals(0, rc);
         sent++;
+        return rc;
     }
 }

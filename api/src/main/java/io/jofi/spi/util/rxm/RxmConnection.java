@@ -101,6 +101,9 @@ final class RxmConnection {
      * without a connection). Before, such a post failed with the MSG errno.
      */
     static int refusedWhileEnding(int rc) {
+        if (rc == 0) {
+            return 0; // (every accepted post: one compare)
+        }
         return rc == -Errno.ENOTCONN || rc == -Errno.ECONNRESET || rc == -Errno.EPIPE ? -Errno.EAGAIN : rc;
     }
 
