@@ -395,7 +395,11 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             return; // the end failed this operation too
         }
         if (context instanceof RxmTransmit t && t.inUse) {
-            failTransmit(t, err == 0 ? Errno.EIO : err);
+            if (t.kind == RxmTransmit.Kind.RENDEZVOUS && ep.settings().rendezvousByWrite()) {
+                writer.failed(t, err == 0 ? Errno.EIO : err); // its other writes may still be in flight
+            } else {
+                failTransmit(t, err == 0 ? Errno.EIO : err);
+            }
         } else if (context instanceof RxmRendezvousRead rr) {
             rendezvous.readCompleted(rr, err == 0 ? Errno.EIO : err);
         }
@@ -674,7 +678,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     @Override
     public boolean awaitsMsgCompletions(RxmConnection c) {
         for (RxmTransmit t : transmits.all()) {
-            if (t.inUse && t.connection == c && !t.sent) {
+            if (t.inUse && t.connection == c && (!t.sent || t.outstanding > 0)) {
                 return true;
             }
         }

@@ -72,6 +72,34 @@ final class RxmRendezvousWriter {
         sendDoneIfWritten(t);
     }
 
+    /**
+     * A MSG error completion of a rendezvous by write. Its MSG operations complete in the order
+     * they were posted (one connection), so it is the request's send while that has not
+     * completed, else one of the writes while some are in flight, else the write-done's send.
+     * The operation fails, but only once the last of its writes came back: given back at the
+     * first error, the transmit was taken by the application's next send (to any peer), and
+     * the next write's error (a flush) failed that send.
+     */
+    void failed(RxmTransmit t, int err) {
+        if (!t.sent) {
+            t.sent = true;
+        } else if (t.outstanding > 0) {
+            t.outstanding--;
+        } else if (t.doneSent) {
+            packets.finishSend(t, err);
+            return;
+        }
+        if (t.writeError == 0) {
+            t.writeError = err;
+        }
+        if (t.writing) {
+            unlink(t, null);
+        }
+        t.offerPosted = Long.MAX_VALUE; // no more writes: the connection is failing
+        t.peerDone = true; // an offer that comes now is dropped
+        sendDoneIfWritten(t);
+    }
+
     /** Posts the writes that waited for room in the MSG queue; the work done. */
     int retry() {
         int n = 0;
@@ -97,10 +125,15 @@ final class RxmRendezvousWriter {
 
     /** {@code c} ended: its transmits leave the waiting list (the caller fails them). */
     void connectionEnded(RxmConnection c) {
+        unlink(null, c);
+    }
+
+    /** Takes {@code only} (or, when null, every transmit of {@code c}) off the waiting list. */
+    private void unlink(RxmTransmit only, RxmConnection c) {
         RxmTransmit prev = null;
         for (RxmTransmit t = waitingHead; t != null; ) {
             RxmTransmit next = t.nextWriting;
-            if (t.connection == c) {
+            if (only == null ? t.connection == c : t == only) {
                 if (prev == null) {
                     waitingHead = next;
                 } else {
