@@ -54,7 +54,7 @@ class ShmCorruptRingTest {
 
     /** Patterns a corrupting peer applies, each detectable by the ring. */
     @ParameterizedTest
-    @ValueSource(strings = {"tail", "length", "claimedLength", "typeAndLength"})
+    @ValueSource(strings = {"tail", "head", "length", "claimedLength", "typeAndLength"})
     void aDetectedCorruptionFailsTheEndpointWithoutSpinning(String pattern) throws Exception {
         run(pattern, 1, true);
     }
@@ -122,7 +122,8 @@ class ShmCorruptRingTest {
                 // undetected means harmless: the friend's message to the victim arrives
                 long toVictim = friend.insert(victim.ep.getName());
                 friend.post(() -> friend.ep.send(ShmCrossProcessTest.pattern(64, 7), null, toVictim, "s"), "friend send");
-                CqEntry e = victim.completion(victim.rxCq, "the friend's message after a harmless scribble");
+                CqEntry e = victim.completion(victim.rxCq, "the friend's message after a harmless scribble ("
+                        + pattern + " seed " + seed + ")");
                 assertEquals("pending", e.context());
                 assertEquals(7, pending.get(0));
             }
@@ -138,6 +139,10 @@ class ShmCorruptRingTest {
         int at = (int) (tail & (ring.capacity() - 1));
         switch (pattern) {
             case "tail" -> header.putLong(RegionDescriptor.TAIL_OFFSET, tail + ring.capacity() + 8 * (1 + random.nextInt(100)));
+            // the consumer's published position: producers then saw a tail behind the head (and
+            // failed the victim without telling it) or a full ring (and waited for ever)
+            case "head" -> header.putLong(RegionDescriptor.HEAD_OFFSET, header.getLong(RegionDescriptor.HEAD_OFFSET)
+                    + 8 * (1 + random.nextInt(1000)));
             case "length", "claimedLength", "typeAndLength" -> {
                 int index = region.ring().claim(1, (int) ProcessHandle.current().pid(), 0, 32);
                 assertTrue(index >= 0, "claim " + index);

@@ -45,7 +45,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <h2>Consumer</h2> (the region's owner, one thread at a time)
  * {@link #read} keeps the head privately (the copy in the file is only published for
- * producers, never trusted back), reads each length word with acquire semantics and validates
+ * producers, never trusted back: a copy that differs from it is another process's write, a
+ * corruption like the others below), reads each length word with acquire semantics and validates
  * tail, length, type and bounds before use: a violation declares the ring failed
  * ({@link #FAILED}, {@link RegionDescriptor#STATE_FAILED} in the header) — never an exception,
  * never an access outside the ring, never a loop beyond {@code limit} records plus the
@@ -284,6 +285,12 @@ public final class MpscRing {
         final long tail = (long) LONG.getVolatile(region, TAIL_OFFSET);
         if (tail - start < 0 || tail - start > capacity) {
             return fail("tail outside [head, head + capacity]");
+        }
+        // this consumer is the head's only writer: another value in the file is another
+        // process's write, which producers read for their room (a head moved on made them
+        // fail us, one moved back a full ring for ever) — told here instead, where it is ours
+        if ((long) LONG.getOpaque(region, HEAD_OFFSET) != start) {
+            return fail("head in the region is not the consumer's");
         }
         if ((tail & (ALIGNMENT - 1)) != 0) {
             return fail("tail not a multiple of " + ALIGNMENT);
