@@ -31,14 +31,7 @@ class ShmHostilePeerTest {
             try (RingLink hostile = RingLink.map(dir, name)) {
                 for (int i = 0; i < 20_000; i++) {
                     int n = ShmRecordDescriptor.HEADER + random.nextInt(200);
-                    int at;
-                    long deadline = System.nanoTime() + ShmTestBed.WAIT_NANOS;
-                    while ((at = hostile.claim(n)) < 0) {
-                        if (System.nanoTime() > deadline) {
-                            throw new AssertionError("the victim stopped draining its ring after " + i + " records");
-                        }
-                        Thread.onSpinWait();
-                    }
+                    int at = ShmTestBed.claimInto(hostile, n, i);
                     ByteBuffer b = hostile.buffer();
                     for (int k = 0; k < n; k += 4) {
                         b.putInt(at + k, random.nextInt());

@@ -85,14 +85,7 @@ class ShmHostileSenderTest {
                     int f = r.nextInt(FRIENDS);
                     int payload = r.nextInt(4) == 0 ? 0 : r.nextInt(256) & ~7;
                     int n = ShmRecordDescriptor.HEADER + payload;
-                    int at;
-                    long deadline = System.nanoTime() + ShmTestBed.WAIT_NANOS;
-                    while ((at = hostile.claim(n)) < 0) {
-                        if (System.nanoTime() > deadline) {
-                            throw new AssertionError("the victim stopped draining its ring after " + i + " records");
-                        }
-                        Thread.onSpinWait();
-                    }
+                    int at = ShmTestBed.claimInto(hostile, n, i);
                     write(hostile.buffer(), at, payload, r, pids[f], seqs[f], mr);
                     hostile.publish(at);
                 }

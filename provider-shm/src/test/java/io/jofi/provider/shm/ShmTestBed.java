@@ -116,6 +116,22 @@ final class ShmTestBed implements AutoCloseable {
         }
     }
 
+    /**
+     * A hostile writer's claim of {@code n} bytes in a victim's ring, waiting (bounded) while
+     * the ring is full: the victim must go on draining it ({@code written} records so far).
+     */
+    static int claimInto(RingLink hostile, int n, int written) {
+        long deadline = System.nanoTime() + WAIT_NANOS;
+        int at;
+        while ((at = hostile.claim(n)) < 0) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the victim stopped draining its ring after " + written + " records");
+            }
+            Thread.onSpinWait();
+        }
+        return at;
+    }
+
     /** The next successful completion of {@code cq}, bounded. */
     CqEntry completion(CompletionQueue cq, String what) {
         CqEntry[] one = {new CqEntry()};

@@ -50,7 +50,7 @@ final class RxmTransmit {
     int offerCount;
     /** Bytes of the offer whose writes are posted; {@code Long.MAX_VALUE} once all are. */
     long offerPosted;
-    /** The errno a refused write fails the operation with (0: none). */
+    /** The first error of its writes, refused or completed with one (0: none): the operation fails with it once none is in flight. */
     int writeError;
     /** Waiting for room in the MSG queue for its next write ({@link #nextWriting}). */
     boolean writing;
