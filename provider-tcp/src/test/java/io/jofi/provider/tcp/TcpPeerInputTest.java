@@ -50,7 +50,7 @@ class TcpPeerInputTest {
     private static final byte[] GARBAGE = {3, 9, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 16};
 
     /** A raw MSG peer (no JOFI marker, as a C peer) accepted by the bed's listener. */
-    private static final class RawPeer implements AutoCloseable {
+    static final class RawPeer implements AutoCloseable {
         final Socket socket;
         final OutputStream out;
         final DataInputStream in;
