@@ -17,11 +17,13 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Rendezvous by write, the sending side, when the receiver's offer is refused: a peer offers
  * four pieces under a key its domain does not know, so its MSG endpoint tears the connection
- * down at the first write and every write fails, one error completion per progress pass. The
- * send must fail once, and its transmit must stay ours until the last of its writes came back.
- * Before, the first write's error gave the transmit back; the application's next send (to
- * another, healthy peer) took it, and the next failed write of the dead connection failed that
- * send with {@code ECONNRESET} — a healthy operation lost to another connection's end.
+ * down at the first write and every write fails. The send must fail once, and the
+ * application's next send (to another, healthy peer, taking the transmit the failed one gave
+ * back) must complete. Here the connection's end reaches rxm before the writes' errors and
+ * drains them while the transmit is still taken, so this passed before
+ * {@code RxmRendezvousWriter.failed} kept the transmit until its last write came back too: it
+ * pins the behaviour, the window that fix closes (an error completion read before the end) is
+ * not reached by the tcp provider.
  */
 @Timeout(60)
 class RxmRendezvousWriteErrorTest {

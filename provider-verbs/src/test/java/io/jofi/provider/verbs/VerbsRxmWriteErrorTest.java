@@ -41,10 +41,11 @@ import org.junit.jupiter.api.Timeout;
  * Rendezvous by write over verbs when the device refuses a write: a peer (a verbs MSG endpoint
  * playing rxm by hand) offers four pieces under a key it never registered. The first write
  * completes with a remote access error, the queue pair goes to the error state and the three
- * other writes flush, each error read by its own progress pass, before the connection's end.
- * The send must fail once, and its transmit must stay taken until its last write came back.
- * Before, the first error gave the transmit back; the application's next send, to a healthy
- * peer, took it, and a flush of the dead connection failed that healthy send.
+ * other writes flush. The send must fail once, and the application's next send, to a healthy
+ * peer (taking the transmit the failed one gave back), must complete. On rxe the peer's
+ * disconnect reaches rxm before the first write's error, and the end drains the flushes while
+ * the transmit is still taken, so this passed before {@code RxmRendezvousWriter.failed} kept
+ * the transmit until its last write came back too: it pins the behaviour on a real device.
  */
 @Timeout(120)
 class VerbsRxmWriteErrorTest {
@@ -77,9 +78,8 @@ class VerbsRxmWriteErrorTest {
         rxm.bind(rxCq, Fi.FI_RECV);
         rxm.enable();
         try {
-            // the peers in a domain of their own (as in another process): only the rxm
-            // endpoint's own reads poll its completions, so it reads the first write's error
-            // before the connection's end
+            // the peers in a domain of their own, as in another process: only the rxm
+            // endpoint's own reads poll its completions
             Fabric peerFabric = open(provider.fabric(info.fabricAttr(), null));
             Domain peerDomain = open(peerFabric.domain(info, null));
             FakePeer healthy = new FakePeer(peerFabric, peerDomain, info, txCq);

@@ -77,8 +77,10 @@ final class RxmRendezvousWriter {
      * they were posted (one connection), so it is the request's send while that has not
      * completed, else one of the writes while some are in flight, else the write-done's send.
      * The operation fails, but only once the last of its writes came back: given back at the
-     * first error, the transmit was taken by the application's next send (to any peer), and
-     * the next write's error (a flush) failed that send.
+     * first error, the transmit could be taken by the application's next send (to any peer),
+     * and the next write's error (a flush) would fail that send. (tcp and rxe report the
+     * connection's end first, whose drain finds the transmit still taken; an MSG provider may
+     * report the error first.)
      */
     void failed(RxmTransmit t, int err) {
         if (!t.sent) {
