@@ -1,13 +1,19 @@
 package io.jofi.provider.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jofi.CqEntry;
+import io.jofi.CqErrEntry;
+import io.jofi.EqEntry;
 import io.jofi.Errno;
+import io.jofi.Fi;
 import io.jofi.Progress;
 import io.jofi.spi.util.rxm.RxmPacketHeader;
 import io.jofi.spi.util.rxm.RxmSettings;
 import io.jofi.spi.util.rxm.RxmTestAccess;
 import io.jofi.spi.util.rxm.RxmWireDescriptor;
+import java.nio.ByteBuffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -61,6 +67,53 @@ class RxmCreditWireTest {
             h = p.next();
             assertEquals(RxmWireDescriptor.TYPE_CREDIT, h.type, "a grant once half the buffers were posted again");
             assertEquals(16, h.ctrlData);
+            p.server.close();
+        }
+    }
+
+    /**
+     * A peer that ignores credits is cut off. The rxm side, its unexpected messages at their
+     * limit of 2, withholds its grants; the peer, granted 31, sends 40 messages regardless. The
+     * first 31 go within its 32 credits (the last one is kept for a grant), and the 32nd ends the
+     * connection with {@code ECONNABORTED}: the send waiting for credits fails with it, the
+     * peer's connection closes, and receives still take the 31 that came within the rules, in
+     * order. Before, every packet was taken and copied beyond the limits for as long as the
+     * peer sent (the send waited, nothing ended).
+     */
+    @Test
+    void aPeerThatSendsBeyondItsCreditsIsCutOff() throws Exception {
+        RxmSettings d = CREDITS;
+        RxmSettings settings = new RxmSettings(d.eagerLimit(), d.receiveBuffers(), d.transmitOps(), d.receiveQueueSize(),
+                d.maxUnexpectedBytes(), 2, d.msgCqSize(), false, d.sarLimit(), true);
+        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL, settings);
+             TcpTestBed peer = new TcpTestBed(Progress.AUTO)) {
+            long toPeer = a.insert(peer.pep.getName());
+            assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(64, 1), null, toPeer, "m0"));
+            FakeRxmPeer p = FakeRxmPeer.accept(a, peer, RxmWireDescriptor.FLOW_CTRL_ON);
+            assertEquals(31, p.next().ctrlData, "the first grant");
+            for (int i = 0; i < 40; i++) {
+                p.sendEager();
+            }
+            CqErrEntry err = RxmOverTcpTest.awaitError(a.txCq, a, a);
+            assertEquals("m0", err.context());
+            assertEquals(Errno.ECONNABORTED, err.err(), Errno.strerror(err.err()));
+            EqEntry event = new EqEntry();
+            CqEntry[] none = new CqEntry[0];
+            for (long end = System.nanoTime() + 10_000_000_000L; peer.serverEq.read(event, 0) != 1; ) {
+                a.txCq.read(none, 0);
+                assertTrue(System.nanoTime() - end < 0, "the peer's connection was not closed");
+            }
+            assertEquals(Fi.FI_SHUTDOWN, event.event());
+            assertEquals(31, RxmOverTcpTest.unexpectedHighWater(a), "what came within the credits");
+            for (int i = 0; i < 31; i++) {
+                assertEquals(0, a.ep.recv(ByteBuffer.allocateDirect(8), null, Fi.FI_ADDR_UNSPEC, "r" + i));
+                assertEquals("r" + i, RxmOverTcpTest.await(a.rxCq, a, a).context());
+            }
+            assertEquals(0, a.ep.recv(ByteBuffer.allocateDirect(8), null, Fi.FI_ADDR_UNSPEC, "beyond"));
+            CqEntry[] one = {new CqEntry()};
+            for (long end = System.nanoTime() + 200_000_000L; System.nanoTime() - end < 0; ) {
+                assertEquals(-Errno.EAGAIN, a.rxCq.read(one, 1), "nothing beyond the credits is kept");
+            }
             p.server.close();
         }
     }

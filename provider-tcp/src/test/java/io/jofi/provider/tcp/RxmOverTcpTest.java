@@ -374,7 +374,7 @@ class RxmOverTcpTest {
         }
     }
 
-    private static long unexpectedHighWater(Side s) {
+    static long unexpectedHighWater(Side s) {
         return unexpected(s, ": unexpected messages high-water mark");
     }
 

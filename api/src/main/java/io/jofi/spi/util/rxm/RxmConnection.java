@@ -82,18 +82,6 @@ final class RxmConnection {
     }
 
     /**
-     * A packet arrived on {@code on}: when that is this connection's MSG endpoint and we
-     * accepted it, the connection is up. rdma_cm may report the passive side's ESTABLISHED
-     * (FI_CONNECTED) after the first receive completion, and a rendezvous request that came
-     * first must be read at once, not refused as if the connection were down.
-     */
-    void packetArrived(Endpoint on) {
-        if (state == State.ACCEPTING && on == msgEndpoint) {
-            state = State.CONNECTED;
-        }
-    }
-
-    /**
      * What an application's post answers when its MSG post answered {@code rc}: a connection
      * that went down before its end event was read ({@code ENOTCONN}, {@code ECONNRESET},
      * {@code EPIPE}) is ending, nothing wrong with the post — {@code -EAGAIN}: the next pass

@@ -465,19 +465,42 @@ final class RxmConnectionManager {
             c.peerOffersCredits = offersCredits(a.flowCtrl);
         }
         if (c.state != RxmConnection.State.CONNECTED) {
-            c.state = RxmConnection.State.CONNECTED;
-            c.alreadyAtNanos = 0;
-            c.alreadyCount = 0;
-            counters.connected(c);
+            up(c); // (else a packet that came first brought it up: packetArrived)
         }
-        // as libfabric's rxm: enabled on the connected event (a packet that came before it
-        // made the connection usable already; until now the peer's credits were unlimited,
-        // as they are for a libfabric peer until its own connected event)
+        listener.connectionUsable(c);
+    }
+
+    /**
+     * A packet arrived on {@code on}: when that is {@code c}'s MSG endpoint and we accepted it,
+     * the connection is up. rdma_cm may report the passive side's ESTABLISHED (FI_CONNECTED)
+     * after the first receive completion, and a rendezvous request that came first must be read
+     * at once, not refused as if the connection were down. (One compare per packet.)
+     */
+    void packetArrived(RxmConnection c, Endpoint on) {
+        if (c.state == RxmConnection.State.ACCEPTING && on == c.msgEndpoint) {
+            up(c);
+        }
+    }
+
+    /**
+     * {@code c} is up: counted, and credits start where both sides offered them. libfabric's rxm
+     * enables them on its connected event and sends nothing before it; JOFI enables them as soon
+     * as the connection is up — for the accepting side possibly at the first packet, before its
+     * connected event — so that no packet of ours goes out that the peer did not grant: the peer
+     * ends a connection whose packets go beyond its grants ({@link RxmCredits}). Before, the
+     * accepting side's first packets went out with unlimited credits and were taken off the
+     * credits at the event. And the first packet bringing a connection up skipped the count of
+     * connections made (and its JFR event).
+     */
+    private void up(RxmConnection c) {
+        c.state = RxmConnection.State.CONNECTED;
+        c.alreadyAtNanos = 0;
+        c.alreadyCount = 0;
+        counters.connected(c);
         if (settings.creditFlowControl() && c.peerOffersCredits && !c.credits.enabled()) {
             c.credits.enable(settings.receiveBuffers() / 2);
             listener.grantCredits(c);
         }
-        listener.connectionUsable(c);
     }
 
     /**

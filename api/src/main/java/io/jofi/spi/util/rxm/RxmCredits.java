@@ -10,8 +10,7 @@ package io.jofi.spi.util.rxm;
  *
  * <pre>
  *   before enable:  peer = unlimited (credits that arrive are saved)     due = -1
- *   enable(t):      peer = 1 + saved - sent before   (both sides assume one credit; what we
- *                   sent before enable took receives too)                 threshold = t
+ *   enable(t):      peer = 1 + saved   (both sides assume one credit)     threshold = t
  *   take:           peer &lt;= 0 -&gt; refused; peer 1 -&gt; refused unless the packet grants credits
  *                   (the last credit is kept for a credit update, so two peers out of credits
  *                   can still tell each other of new ones)
@@ -19,6 +18,8 @@ package io.jofi.spi.util.rxm;
  *                   — and at due &gt; 0 when the peer has at most the one credit kept for
  *                   grants (by our count: 1 + granted - packets received)
  *   withholding:    (our unexpected messages at their limits) only 1, to a peer with none
+ *   packet came:    peer holds - 1; below 1 for a message, below 0 for a grant: the peer
+ *                   sent what it had no credit for (it ignores flow control)
  * </pre>
  *
  * The {@code -1} start of {@code due} takes back the one credit the peer assumed. The last two
@@ -27,6 +28,17 @@ package io.jofi.spi.util.rxm;
  * unexpected messages are at their limits ({@link RxmCreditGrants}), and a peer that spent its
  * last credit on a grant to us must still be able to grant again — else our own sends, which
  * wait for its grants, would wait for ever.
+ *
+ * <p><b>A peer that ignores credits.</b> Packets of one connection arrive in the order they
+ * were sent, and the peer can spend only grants that reached it, so the credits it holds by its
+ * own count are never more than by ours ({@code peerHolds}). A peer that keeps to the rules —
+ * libfabric's verbs provider refuses a message at its last credit and any packet at none —
+ * therefore never brings our count below 1 with a message or below 0 with a grant; one that
+ * does sends beyond what we granted, and {@link #packetCame} says so (the connection is ended:
+ * else a peer that ignores withheld grants would have its messages copied for as long as it
+ * sends). Nothing is sent before {@link #enable} on a connection where both sides offered
+ * credits (libfabric's rxm sends on its connected event, JOFI once its connection is up), so
+ * the count holds from the connection's first packet.
  * Used under the endpoint's lock; one per MSG endpoint (a re-made connection starts afresh).
  */
 final class RxmCredits {
@@ -42,10 +54,10 @@ final class RxmCredits {
     private long saved;
     private long due = -1;
     private long threshold = Long.MAX_VALUE;
-    /** Packets that took a peer's receive before enable (JOFI may send once a packet came, before its connected event). */
-    private long sentBeforeEnable;
     /** The credits the peer holds by our count: the one assumed, plus what we granted, less the packets that came. */
     private long peerHolds = 1;
+    /** The peer sent beyond its credits ({@link #firstOverdraft}). */
+    private boolean overdrawn;
 
     RxmCredits(boolean remoteDataTakesReceive) {
         this.remoteDataTakesReceive = remoteDataTakesReceive;
@@ -54,7 +66,7 @@ final class RxmCredits {
     /** Both sides offered flow control and the connection is up: from now on sends are counted. */
     void enable(int threshold) {
         this.threshold = Math.max(1, threshold);
-        peer = 1 + saved - sentBeforeEnable;
+        peer = 1 + saved;
         saved = 0;
     }
 
@@ -70,7 +82,6 @@ final class RxmCredits {
      */
     boolean take(boolean grant) {
         if (peer == UNLIMITED) {
-            sentBeforeEnable++;
             return true;
         }
         if (peer <= 0 || (peer == 1 && !grant)) {
@@ -84,8 +95,6 @@ final class RxmCredits {
     void giveBack() {
         if (peer != UNLIMITED) {
             peer++;
-        } else {
-            sentBeforeEnable--;
         }
     }
 
@@ -106,9 +115,15 @@ final class RxmCredits {
         due++;
     }
 
-    /** A packet of the peer's took one of our receives (it spent a credit). */
-    void packetCame() {
-        peerHolds--;
+    /**
+     * A packet of the peer's took one of our receives: it spent a credit.
+     *
+     * @param grant the packet is a credit grant (it may take the peer's last credit)
+     * @return false when, by our count, the peer had no credit for it (see the class comment):
+     *         never before {@link #enable}
+     */
+    boolean packetCame(boolean grant) {
+        return --peerHolds >= (grant ? 0 : 1) || peer == UNLIMITED;
     }
 
     /**
@@ -131,6 +146,15 @@ final class RxmCredits {
         due -= n;
         peerHolds += n;
         return n;
+    }
+
+    /** True the first time after {@link #packetCame} returned false: the connection's end is to be noted once. */
+    boolean firstOverdraft() {
+        if (overdrawn) {
+            return false;
+        }
+        overdrawn = true;
+        return true;
     }
 
     /** Whether receives were posted that are not granted yet. */

@@ -311,17 +311,25 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 late(rb, e);
                 return;
             }
-            rb.connection.packetArrived(rb.postedOn);
-            rb.connection.credits.packetCame();
+            RxmConnection c = rb.connection;
+            ep.connections.packetArrived(c, rb.postedOn);
             if ((e.flags() & Fi.FI_REMOTE_WRITE) != 0) {
                 // a peer's write with remote CQ data took the buffer (verbs: FI_RX_CQ_DATA,
                 // immediate data consumes a receive): no packet in it, only the data to report
+                if (!c.credits.packetCame(false)) {
+                    beyondCredits(c);
+                    return;
+                }
                 remoteWriteData(e);
                 repost(rb);
                 return;
             }
             rb.arrived(e);
-            RxmConnection c = rb.connection;
+            // (tcp's own tagged messages take none of the buffers credits count)
+            if (!rb.rawTagged && !c.credits.packetCame(isCreditGrant(rb))) {
+                beyondCredits(c);
+                return;
+            }
             // with credits the sender is held back by withheld grants (RxmCreditGrants), so a
             // packet is always taken and its buffer posted again: a held buffer could be the one
             // the peer's grant needs. Before our connected event (connectionUsable) a packet
@@ -453,9 +461,26 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
      * taken at once. Held behind them it would wait for the application's receives, while the
      * application may be waiting for the credits to send (two peers stuck on each other).
      */
-    private boolean isCreditGrant(RxmReceiveBuffer rb) {
+    /** Whether {@code rb} holds a credit grant, by its type byte alone (its header is read once, when it is handled). */
+    private static boolean isCreditGrant(RxmReceiveBuffer rb) {
         return !rb.rawTagged && rb.length >= HEADER_LENGTH
-                && rxHeader.read(rb.buffer, 0).type == RxmWireDescriptor.TYPE_CREDIT;
+                && (rb.buffer.get(RxmWireDescriptor.TYPE_OFFSET) & 0xFF) == RxmWireDescriptor.TYPE_CREDIT;
+    }
+
+    /**
+     * {@code c}'s peer sent a packet it held no credit for ({@link RxmCredits}): it ignores flow
+     * control, and where we withhold grants (our unexpected messages at their limits) its
+     * messages would be taken and copied for as long as it sends. The packet is dropped, its
+     * buffer not posted again, and the connection ends at the next pass with
+     * {@code ECONNABORTED}, as for a peer that does not read our atomic answers: what waits on it
+     * fails and the peer sees the connection close.
+     */
+    private void beyondCredits(RxmConnection c) {
+        if (c.credits.firstOverdraft()) {
+            LOG.log(System.Logger.Level.WARNING, "rxm: " + c.peer + " sent beyond the credits granted to it ("
+                    + c.credits + "); connection ended");
+            ep.connections.abort(c, Errno.ECONNABORTED, "the peer sent beyond the credits granted to it (it ignores flow control)");
+        }
     }
 
     private void hold(RxmConnection c, RxmReceiveBuffer rb) {
