@@ -118,6 +118,29 @@ class RxmCreditWireTest {
         }
     }
 
+    /**
+     * A send that waited for credits, when the peer grants some and goes away at once, fails
+     * with the end's errno ({@code ECONNRESET}): the pass that takes the grant posts it while
+     * the MSG endpoint already knows the connection is gone, and before, it failed with that
+     * post's {@code ENOTCONN} instead — an errno for each way the end was found.
+     */
+    @Test
+    void aSendThatWaitedFailsWithTheEndsErrno() throws Exception {
+        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL, CREDITS);
+             TcpTestBed peer = new TcpTestBed(Progress.AUTO)) {
+            long toPeer = a.insert(peer.pep.getName());
+            assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(64, 1), null, toPeer, "m0"));
+            FakeRxmPeer p = FakeRxmPeer.accept(a, peer, RxmWireDescriptor.FLOW_CTRL_ON);
+            assertEquals(RxmWireDescriptor.TYPE_CREDIT, p.next().type);
+            p.nothingFor(100); // m0 waits for credits
+            p.sendCredits(3);
+            p.server.close();
+            CqErrEntry err = RxmOverTcpTest.awaitError(a.txCq, a, a);
+            assertEquals("m0", err.context());
+            assertEquals(Errno.ECONNRESET, err.err(), Errno.strerror(err.err()));
+        }
+    }
+
     @Test
     void aPeerThatDoesNotOfferItGetsNoLimitsAndNoCreditPackets() throws Exception {
         try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL, CREDITS);

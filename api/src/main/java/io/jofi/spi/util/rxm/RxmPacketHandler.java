@@ -227,12 +227,17 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         return m.sendMsg(t.msg, t.postFlags);
     }
 
-    /** Posts what waited for a connection now connected; stops at a full MSG queue (tried again next pass). */
+    /**
+     * Posts what waited for a connection now connected; stops at a full MSG queue (tried again
+     * next pass) — and at a MSG endpoint that found its connection gone before its end event was
+     * read: what waits then fails with the end's errno when the end is read
+     * ({@link #connectionEnded}), not with the post's {@code ENOTCONN} or {@code EPIPE}.
+     */
     private int flush(RxmConnection c) {
         int n = 0;
         while (c.pendingHead != null && c.isConnected()) {
             RxmTransmit t = c.pendingHead;
-            int rc = postNow(t);
+            int rc = RxmConnection.refusedWhileEnding(postNow(t));
             if (rc == -Errno.EAGAIN) {
                 return n;
             }
@@ -703,7 +708,9 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     @Override
     public boolean awaitsMsgCompletions(RxmConnection c) {
         for (RxmTransmit t : transmits.all()) {
-            if (t.inUse && t.connection == c && (!t.sent || t.outstanding > 0)) {
+            // (one still queued for the connection was never posted: no MSG completion comes for it)
+            boolean queued = t.nextPending != null || c.pendingTail == t;
+            if (t.inUse && t.connection == c && (!t.sent || t.outstanding > 0) && !queued) {
                 return true;
             }
         }

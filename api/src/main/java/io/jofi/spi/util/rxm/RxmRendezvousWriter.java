@@ -240,9 +240,11 @@ final class RxmRendezvousWriter {
         h.msgId = t.index;
         t.headerOnly(h);
         t.doneSent = true;
-        int rc = RxmPacketHandler.postNow(t);
+        int rc = RxmConnection.refusedWhileEnding(RxmPacketHandler.postNow(t));
         if (rc == -Errno.EAGAIN) {
-            packets.queuePending(c, t); // no room or no credit: posted in order by the next pass
+            // no room or no credit: posted in order by the next pass; a connection found gone
+            // (ENOTCONN, EPIPE): it waits for the end, which fails it with the end's errno
+            packets.queuePending(c, t);
         } else if (rc != 0) {
             packets.finishSend(t, -rc);
         }
