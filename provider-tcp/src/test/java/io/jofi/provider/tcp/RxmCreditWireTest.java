@@ -17,6 +17,8 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * rxm's credit flow control on the wire, against a plain tcp MSG endpoint playing an rxm peer
@@ -78,10 +80,14 @@ class RxmCreditWireTest {
      * connection with {@code ECONNABORTED}: the send waiting for credits fails with it, the
      * peer's connection closes, and receives still take the 31 that came within the rules, in
      * order. Before, every packet was taken and copied beyond the limits for as long as the
-     * peer sent (the send waited, nothing ended).
+     * peer sent (the send waited, nothing ended). A peer cannot turn the check off either: first
+     * granting {@code 2^63 - 1}, which brought the rxm side's sum to the value that meant
+     * "credits off" before (then m0 goes, and the peer, its grant having taken a credit, may
+     * send 30).
      */
-    @Test
-    void aPeerThatSendsBeyondItsCreditsIsCutOff() throws Exception {
+    @ParameterizedTest(name = "a grant of 2^63 - 1 first: {0}")
+    @ValueSource(booleans = {false, true})
+    void aPeerThatSendsBeyondItsCreditsIsCutOff(boolean hugeGrantFirst) throws Exception {
         RxmSettings d = CREDITS;
         RxmSettings settings = new RxmSettings(d.eagerLimit(), d.receiveBuffers(), d.transmitOps(), d.receiveQueueSize(),
                 d.maxUnexpectedBytes(), 2, d.msgCqSize(), false, d.sarLimit(), true);
@@ -91,12 +97,21 @@ class RxmCreditWireTest {
             assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(64, 1), null, toPeer, "m0"));
             FakeRxmPeer p = FakeRxmPeer.accept(a, peer, RxmWireDescriptor.FLOW_CTRL_ON);
             assertEquals(31, p.next().ctrlData, "the first grant");
+            int within = 31;
+            if (hugeGrantFirst) {
+                p.sendCredits(Long.MAX_VALUE);
+                assertEquals(RxmWireDescriptor.TYPE_EAGER, p.next().type, "m0, once credits came");
+                assertEquals("m0", RxmOverTcpTest.await(a.txCq, a, a).context());
+                within = 30;
+            }
             for (int i = 0; i < 40; i++) {
                 p.sendEager();
             }
-            CqErrEntry err = RxmOverTcpTest.awaitError(a.txCq, a, a);
-            assertEquals("m0", err.context());
-            assertEquals(Errno.ECONNABORTED, err.err(), Errno.strerror(err.err()));
+            if (!hugeGrantFirst) {
+                CqErrEntry err = RxmOverTcpTest.awaitError(a.txCq, a, a);
+                assertEquals("m0", err.context());
+                assertEquals(Errno.ECONNABORTED, err.err(), Errno.strerror(err.err()));
+            }
             EqEntry event = new EqEntry();
             CqEntry[] none = new CqEntry[0];
             for (long end = System.nanoTime() + 10_000_000_000L; peer.serverEq.read(event, 0) != 1; ) {
@@ -104,8 +119,8 @@ class RxmCreditWireTest {
                 assertTrue(System.nanoTime() - end < 0, "the peer's connection was not closed");
             }
             assertEquals(Fi.FI_SHUTDOWN, event.event());
-            assertEquals(31, RxmOverTcpTest.unexpectedHighWater(a), "what came within the credits");
-            for (int i = 0; i < 31; i++) {
+            assertEquals(within, RxmOverTcpTest.unexpectedHighWater(a), "what came within the credits");
+            for (int i = 0; i < within; i++) {
                 assertEquals(0, a.ep.recv(ByteBuffer.allocateDirect(8), null, Fi.FI_ADDR_UNSPEC, "r" + i));
                 assertEquals("r" + i, RxmOverTcpTest.await(a.rxCq, a, a).context());
             }

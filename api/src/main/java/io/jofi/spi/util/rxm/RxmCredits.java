@@ -42,15 +42,20 @@ package io.jofi.spi.util.rxm;
  * Used under the endpoint's lock; one per MSG endpoint (a re-made connection starts afresh).
  */
 final class RxmCredits {
-    /** The peer's credits before flow control is enabled (verbs' {@code UINT64_MAX}): never refused. */
-    private static final long UNLIMITED = Long.MAX_VALUE;
+    /**
+     * Where a peer's grants stop adding up: what grants say is the peer's to say, but a sum that
+     * wrapped would refuse all our sends (a thousand times any receive queue is still far below).
+     */
+    private static final long MOST = Long.MAX_VALUE / 2;
 
     /**
      * Whether an RMA write with remote CQ data takes one of the peer's receives (the MSG
      * provider's {@code FI_RX_CQ_DATA}: verbs' write with immediate data), and so a credit.
      */
     final boolean remoteDataTakesReceive;
-    private long peer = UNLIMITED;
+    /** Whether flow control is on ({@link #enable}): before, the peer's credits are unlimited (verbs' {@code UINT64_MAX}). */
+    private boolean enabled;
+    private long peer;
     private long saved;
     private long due = -1;
     private long threshold = Long.MAX_VALUE;
@@ -67,11 +72,12 @@ final class RxmCredits {
     void enable(int threshold) {
         this.threshold = Math.max(1, threshold);
         peer = 1 + saved;
+        enabled = true;
         saved = 0;
     }
 
     boolean enabled() {
-        return peer != UNLIMITED;
+        return enabled;
     }
 
     /**
@@ -81,7 +87,7 @@ final class RxmCredits {
      * @param grant the packet grants credits itself: it may take the last one
      */
     boolean take(boolean grant) {
-        if (peer == UNLIMITED) {
+        if (!enabled) {
             return true;
         }
         if (peer <= 0 || (peer == 1 && !grant)) {
@@ -93,7 +99,7 @@ final class RxmCredits {
 
     /** A packet that took a credit was not posted after all. */
     void giveBack() {
-        if (peer != UNLIMITED) {
+        if (enabled) {
             peer++;
         }
     }
@@ -103,10 +109,13 @@ final class RxmCredits {
         if (n <= 0) {
             return;
         }
-        if (peer == UNLIMITED) {
-            saved += n;
+        // (a flag, not a value of peer, says whether credits are on: before, a grant that
+        // brought the sum to the "unlimited" value turned them off — and with them the check
+        // that cuts off a peer sending beyond its grants)
+        if (enabled) {
+            peer = Math.min(MOST, peer + Math.min(n, MOST));
         } else {
-            peer += n;
+            saved = Math.min(MOST, saved + Math.min(n, MOST));
         }
     }
 
@@ -123,7 +132,7 @@ final class RxmCredits {
      *         never before {@link #enable}
      */
     boolean packetCame(boolean grant) {
-        return --peerHolds >= (grant ? 0 : 1) || peer == UNLIMITED;
+        return --peerHolds >= (grant ? 0 : 1) || !enabled;
     }
 
     /**
@@ -170,7 +179,7 @@ final class RxmCredits {
 
     /** Credits the peer may still use (for tests and statistics; {@code Long.MAX_VALUE} before enable). */
     long peerCredits() {
-        return peer;
+        return enabled ? peer : Long.MAX_VALUE;
     }
 
     @Override
