@@ -82,11 +82,11 @@ final class RxmConnection {
     }
 
     /**
-     * What an application's post answers when its MSG post answered {@code rc}: a connection
+     * What a MSG post's {@code rc} means to rxm ({@link RxmPacketHandler#postNow}): a connection
      * that went down before its end event was read ({@code ENOTCONN}, {@code ECONNRESET},
      * {@code EPIPE}) is ending, nothing wrong with the post — {@code -EAGAIN}: the next pass
-     * reads the end, and the post tried again then connects anew (as any post to a peer
-     * without a connection). Before, such a post failed with the MSG errno.
+     * reads the end, which fails what waits on the connection with its errno; an application's
+     * post tried again then connects anew (as any post to a peer without a connection).
      */
     static int refusedWhileEnding(int rc) {
         if (rc == 0) {

@@ -43,8 +43,8 @@ package io.jofi.spi.util.rxm;
  */
 final class RxmCredits {
     /**
-     * Where a peer's grants stop adding up: what grants say is the peer's to say, but a sum that
-     * wrapped would refuse all our sends (a thousand times any receive queue is still far below).
+     * Where the peer's grants stop adding up (2^62, far beyond any receive queue): a sum that
+     * wrapped would refuse all our sends.
      */
     private static final long MOST = Long.MAX_VALUE / 2;
 

@@ -168,7 +168,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             queuePending(c, t);
             return 0;
         }
-        return RxmConnection.refusedWhileEnding(postNow(t));
+        return postNow(t);
     }
 
     /** Puts {@code t} at the end of {@code c}'s pending sends (posted in order by {@link #retryDeferred}). */
@@ -185,9 +185,18 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     /**
      * Posts {@code t} on its connection's MSG endpoint now: 0, or a negative errno —
      * {@code -EAGAIN} also when it would take one of the peer's receives and rxm's credit flow
-     * control has none free for it ({@link RxmCredits}).
+     * control has none free for it ({@link RxmCredits}), and when the MSG endpoint found its
+     * connection gone before the end's event was read ({@link RxmConnection#refusedWhileEnding}):
+     * every caller then waits as for a full queue, and the end, read at the next pass, fails or
+     * drops what waits with its own errno — an errno for the end, not one for each way it was
+     * found. (Before, an application's post waited so, while a queued send, a segment and a
+     * rendezvous write-done failed with the post's ENOTCONN or EPIPE.)
      */
     static int postNow(RxmTransmit t) {
+        return RxmConnection.refusedWhileEnding(post(t));
+    }
+
+    private static int post(RxmTransmit t) {
         io.jofi.Endpoint m = t.connection.msgEndpoint;
         RxmCredits credits = t.connection.credits;
         if (t.kind == RxmTransmit.Kind.RMA) {
@@ -228,16 +237,14 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     }
 
     /**
-     * Posts what waited for a connection now connected; stops at a full MSG queue (tried again
-     * next pass) — and at a MSG endpoint that found its connection gone before its end event was
-     * read: what waits then fails with the end's errno when the end is read
-     * ({@link #connectionEnded}), not with the post's {@code ENOTCONN} or {@code EPIPE}.
+     * Posts what waited for a connection now connected; stops at a full MSG queue, no credit or
+     * a connection found gone ({@link #postNow}): tried again next pass, or failed by the end.
      */
     private int flush(RxmConnection c) {
         int n = 0;
         while (c.pendingHead != null && c.isConnected()) {
             RxmTransmit t = c.pendingHead;
-            int rc = RxmConnection.refusedWhileEnding(postNow(t));
+            int rc = postNow(t);
             if (rc == -Errno.EAGAIN) {
                 return n;
             }

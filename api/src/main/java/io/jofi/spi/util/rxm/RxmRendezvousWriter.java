@@ -240,11 +240,9 @@ final class RxmRendezvousWriter {
         h.msgId = t.index;
         t.headerOnly(h);
         t.doneSent = true;
-        int rc = RxmConnection.refusedWhileEnding(RxmPacketHandler.postNow(t));
+        int rc = RxmPacketHandler.postNow(t);
         if (rc == -Errno.EAGAIN) {
-            // no room or no credit: posted in order by the next pass; a connection found gone
-            // (ENOTCONN, EPIPE): it waits for the end, which fails it with the end's errno
-            packets.queuePending(c, t);
+            packets.queuePending(c, t); // no room, no credit, or the end to come: posted in order by the next pass
         } else if (rc != 0) {
             packets.finishSend(t, -rc);
         }

@@ -90,12 +90,9 @@ final class RxmSegmentSender {
         for (int i = 1; i < count; i++) {
             RxmTransmit s = parts[i];
             RxmConnection c = s.connection;
-            rc = c.pendingHead != null || !c.isConnected() ? -Errno.EAGAIN
-                    : RxmConnection.refusedWhileEnding(RxmPacketHandler.postNow(s));
+            rc = c.pendingHead != null || !c.isConnected() ? -Errno.EAGAIN : RxmPacketHandler.postNow(s);
             if (rc == -Errno.EAGAIN) {
-                // behind the segments before it: the pass posts them in order (or the end of a
-                // connection found gone fails them with its errno)
-                packets.queuePending(c, s);
+                packets.queuePending(c, s); // behind the segments before it: the pass posts them in order
             } else if (rc != 0) {
                 // the MSG endpoint refused a segment for good: the rest cannot complete the
                 // message either, and the last (the application's) fails with the refusal
