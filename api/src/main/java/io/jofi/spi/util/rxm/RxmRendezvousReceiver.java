@@ -218,7 +218,7 @@ final class RxmRendezvousReceiver {
         RxmConnection c = rr.connection;
         if (c.msgEndpoint == null || !c.isConnected()) {
             closeOffer(rr); // (registered before a full MSG queue deferred it)
-            rr.error = Errno.ECONNRESET;
+            rr.error = rr.error != 0 ? rr.error : Errno.ECONNRESET; // (the end's, when it came first)
             rr.done = true;
             completeReceive(rr);
             giveRead(rr);
@@ -369,6 +369,13 @@ final class RxmRendezvousReceiver {
      */
     void connectionEnded(RxmConnection c, int err) {
         failOffers(c, err);
+        // what waits for room or for the end (a read or offer found the connection gone) ends
+        // with the end's errno when the next pass tries it again
+        for (RxmRendezvousRead rr = deferred; rr != null; rr = rr.next) {
+            if (rr.connection == c && rr.error == 0) {
+                rr.error = err;
+            }
+        }
         RxmRendezvousRead prev = null;
         for (RxmRendezvousRead rr = awaitingMatch; rr != null; ) {
             RxmRendezvousRead next = rr.next;
@@ -469,7 +476,8 @@ final class RxmRendezvousReceiver {
             rma.rmaIovCount(1).rmaIov(0, rr.remoteAddr[i], want, rr.remoteKey[i]);
         }
         rma.context(rr).addr(0);
-        return c.msgEndpoint.readMsg(rma, 0);
+        // a connection found gone waits for its end (-EAGAIN, deferred), which gives its errno
+        return RxmConnection.refusedWhileEnding(c.msgEndpoint.readMsg(rma, 0));
     }
 
     /** After a read completed (or none is outstanding): when all are in, complete and answer. */
