@@ -82,6 +82,19 @@ final class FakeRxmPeer {
         return p;
     }
 
+    /**
+     * {@code rxm} connects to {@code bed}'s listener by sending "hello" (8 bytes), which a peer
+     * that offers no credits accepts and reads; the send has completed.
+     */
+    static FakeRxmPeer connected(RxmOverTcpTest.Side rxm, TcpTestBed bed) throws Exception {
+        long toPeer = rxm.insert(bed.pep.getName());
+        assertEquals(0, rxm.ep.send(RxmOverTcpTest.pattern(8, 1), null, toPeer, "hello"));
+        FakeRxmPeer p = accept(rxm, bed, RxmWireDescriptor.FLOW_CTRL_OFF);
+        assertEquals(RxmWireDescriptor.TYPE_EAGER, p.next().type, "the rxm side's hello");
+        assertEquals("hello", RxmOverTcpTest.await(rxm.txCq, rxm, rxm).context());
+        return p;
+    }
+
     /** The next packet that arrived: its header in {@link #header}, its bytes in {@code packets[context]}. */
     CqEntry arrival() {
         CqEntry e = arrival(10_000);

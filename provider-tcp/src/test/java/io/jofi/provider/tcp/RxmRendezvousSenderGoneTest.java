@@ -7,7 +7,6 @@ import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Progress;
 import io.jofi.spi.util.rxm.RxmSettings;
-import io.jofi.spi.util.rxm.RxmWireDescriptor;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,11 +30,7 @@ class RxmRendezvousSenderGoneTest {
         try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL,
                 RxmSettings.defaults().withRendezvousByWrite(byWrite));
              TcpTestBed peer = new TcpTestBed(Progress.AUTO)) {
-            long toPeer = a.insert(peer.pep.getName());
-            assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(8, 1), null, toPeer, "hello"));
-            FakeRxmPeer p = FakeRxmPeer.accept(a, peer, RxmWireDescriptor.FLOW_CTRL_OFF);
-            assertEquals(RxmWireDescriptor.TYPE_EAGER, p.next().type, "a's hello");
-            assertEquals("hello", RxmOverTcpTest.await(a.txCq, a, a).context());
+            FakeRxmPeer p = FakeRxmPeer.connected(a, peer);
             assertEquals(0, a.ep.recv(ByteBuffer.allocateDirect(SIZE), null, Fi.FI_ADDR_UNSPEC, "large"));
             p.sendRendezvous(40, SIZE, SIZE);
             p.server.close();

@@ -56,11 +56,7 @@ class RxmWriteOfferEndTest {
 
     /** The fake peer sends a rendezvous request that a's posted receive takes; a offers its buffer. */
     private static FakeRxmPeer offered(RxmOverTcpTest.Side a, TcpTestBed peer) throws Exception {
-        long toPeer = a.insert(peer.pep.getName());
-        assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(8, 1), null, toPeer, "hello"));
-        FakeRxmPeer p = FakeRxmPeer.accept(a, peer, RxmWireDescriptor.FLOW_CTRL_OFF);
-        assertEquals(RxmWireDescriptor.TYPE_EAGER, p.next().type, "a's hello");
-        assertEquals("hello", RxmOverTcpTest.await(a.txCq, a, a).context());
+        FakeRxmPeer p = FakeRxmPeer.connected(a, peer);
         assertEquals(0, a.ep.recv(ByteBuffer.allocateDirect(SIZE), null, Fi.FI_ADDR_UNSPEC, "offered"));
         p.sendRendezvous(40, SIZE, SIZE);
         assertEquals(RxmWireDescriptor.TYPE_RNDV_WRITE_DATA, p.next().type, "a's offer");
