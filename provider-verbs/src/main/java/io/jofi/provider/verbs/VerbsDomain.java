@@ -229,6 +229,14 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
         // what this domain's registrations are, whatever the application's hints said: the rxm
         // layer registers its packet buffers and keeps its read targets direct by it
         m.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
+        // the MSG side's truth, which the RDM info hides: where the device has immediate data
+        // (cq_data_size > 0, not iWARP) a peer's write with data consumes one of the receives
+        // the rxm layer posts, so with rxm's credits such a write takes one of the peer's
+        // credits (RxmCredits.remoteDataTakesReceive). Without it the writer took none while
+        // the target counted them, and the target cut the writer off as beyond its credits
+        if (m.domainAttr().cqDataSize() > 0) {
+            m.rxAttr().mode(m.rxAttr().mode() | Fi.FI_RX_CQ_DATA);
+        }
         return m;
     }
 

@@ -502,6 +502,67 @@ class VerbsRdmTest {
     }
 
     /**
+     * rxm's credits count a write with remote CQ data: on RoCE and InfiniBand such a write
+     * consumes one of the receives the target's rxm layer posts. b makes no progress (MANUAL,
+     * not driven) while a writes with data: a's posts answer {@code -EAGAIN} once its credits
+     * are spent, after fewer writes than b has receive buffers; then, with b driven, every write
+     * completes and b's CQ has each one's data, in order. Before, a took no credit for them (the
+     * MSG info the rxm layer got from the RDM info said nothing of {@code FI_RX_CQ_DATA}): it
+     * posted on, the writes beyond b's receives waited in the device's RNR retries, and b —
+     * counting them — found them beyond the credits it had granted and ended the connection
+     * ({@code VerbsRdmRmaConformanceTest.unsolicitedCompletionsOverrunAFullCq} failed so once).
+     * Not on iWARP, which has no immediate data.
+     */
+    @Test
+    void aWriteWithDataTakesACredit() throws FabricException {
+        open(Progress.MANUAL, CAPS | Fi.FI_RMA | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE);
+        assumeTrue(info.domainAttr().cqDataSize() > 0, "no immediate data on this device (iWARP)");
+        int buffers = provider.rxmSettings().receiveBuffers();
+        Node a = new Node("a");
+        Node b = new Node("b");
+        long bAtA = a.insert(b);
+        b.insert(a);
+        ByteBuffer target = ByteBuffer.allocateDirect(8);
+        MemoryRegion mr = domain.register(target, Fi.FI_REMOTE_WRITE, 0, 0, 0, "target");
+        try {
+            ByteBuffer hello = message(1, 8);
+            post(() -> sendRc(a, hello, bAtA, "hello") == 0, "a's hello");
+            ByteBuffer in = ByteBuffer.allocateDirect(8);
+            assertEquals(0, b.ep.recv(in, null, Fi.FI_ADDR_UNSPEC, "in"));
+            receive(b, new long[1], "a's hello"); // connected, b's first grant sent
+            until(() -> a.txCq.read(new CqEntry[] {new CqEntry()}, 1) == 1, "the hello's completion");
+            ByteBuffer src = message(2, 8);
+            int accepted = 0;
+            for (long quiet = System.nanoTime(); System.nanoTime() - quiet < 2_000_000_000L && accepted <= 2 * buffers; ) {
+                int rc = a.ep.writeData(src, null, 100 + accepted, bAtA, mr.address(), mr.key(), "w" + accepted);
+                if (rc == 0) {
+                    accepted++;
+                    quiet = System.nanoTime();
+                } else {
+                    assertEquals(-Errno.EAGAIN, rc, Errno.strerror(-rc));
+                    a.txCq.read(NONE, 0); // only a progresses
+                }
+            }
+            assertTrue(accepted >= 1 && accepted < buffers, accepted + " writes with data accepted while b, with "
+                    + buffers + " receive buffers, granted nothing new");
+            CqEntry[] one = {new CqEntry()};
+            for (int i = 0; i < accepted; i++) {
+                int k = i;
+                until(() -> b.rxCq.read(one, 1) == 1, "b's completion of write " + k);
+                assertEquals(100 + i, one[0].data(), "write " + i + "'s data, in order");
+            }
+            int total = accepted;
+            int[] done = {0};
+            until(() -> {
+                done[0] += Math.max(0, a.txCq.read(one, 1));
+                return done[0] == total;
+            }, "a's completions of its writes");
+        } finally {
+            mr.close();
+        }
+    }
+
+    /**
      * An RMA access error (a write with a wrong key) is an error completion of that write and
      * leaves the RC queue pair in error, so the connection ends; a later write to the same
      * fi_addr connects again and lands (nothing after the error is flushed for ever). Both
