@@ -189,8 +189,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
      * connection gone before the end's event was read ({@link RxmConnection#refusedWhileEnding}):
      * every caller then waits as for a full queue, and the end, read at the next pass, fails or
      * drops what waits with its own errno — an errno for the end, not one for each way it was
-     * found. (Before, an application's post waited so, while a queued send, a segment and a
-     * rendezvous write-done failed with the post's ENOTCONN or EPIPE.)
+     * found.
      */
     static int postNow(RxmTransmit t) {
         return RxmConnection.refusedWhileEnding(post(t));
@@ -337,8 +336,9 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 return;
             }
             rb.arrived(e);
-            // (tcp's own tagged messages take none of the buffers credits count)
-            if (!rb.rawTagged && !c.credits.packetCame(isCreditGrant(rb))) {
+            // (tcp's own tagged messages take none of the buffers credits count; the type byte
+            // is looked at only where credits are on: tcp's default pays one compare)
+            if (!rb.rawTagged && !c.credits.packetCame(c.credits.enabled() && isCreditGrant(rb))) {
                 beyondCredits(c);
                 return;
             }
