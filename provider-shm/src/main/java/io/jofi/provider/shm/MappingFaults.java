@@ -38,17 +38,17 @@ import java.nio.file.Path;
  * </ul>
  *
  * <h2>What this class does about it</h2>
- * {@link #check} probes a mapping's last word by copying it with {@code copyMemory} (a bulk
- * {@link ByteBuffer#put(int, ByteBuffer, int, int)}) into a per-thread scratch word preset
+ * {@link #check} probes a mapping's last page by copying its last {@value #PROBE_BYTES} bytes with
+ * {@code copyMemory} (a bulk {@link ByteBuffer#put(int, ByteBuffer, int, int)}) into a scratch preset
  * to a sentinel: a fault stops the copy, the sentinel stays, and the probe knows — at once,
- * in the calling thread, with no system call and no allocation (one 8-byte stub copy). Only
+ * in the calling thread, with no system call and no allocation (one 32-byte stub copy). Only
  * then does it force the pending error out with {@link #deliverPending()} (a slow-path
  * allocation, a {@code JRT_BLOCK} entry) and throw it, inside the data-path call whose
  * {@code catch} turns it into a failed peer (or a failed endpoint for our own region). The
  * shm code probes each foreign mapping before an atomic on it (so a CAS never runs on a
  * mapping already truncated) and after each access sequence (so a fault raised by plain
  * loads and stores comes out before the call returns). Truncation to any length below the
- * mapping's end removes its last page, so the last word is the one to probe.
+ * mapping's end removes its last page, so the last bytes are the ones to probe.
  * <p>
  * What remains: a truncation that lands between the probe before an atomic and the atomic
  * itself (a window of nanoseconds) still faults there — delivered by the probe after it when
@@ -62,9 +62,23 @@ final class MappingFaults {
     /** Larger than any TLAB fast path: its allocation enters the VM, which raises a pending fault. */
     private static final int SLOW_PATH_BYTES = 2 << 20;
 
+    /**
+     * Bytes a probe copies: the mapping's last 32, not its last word. HotSpot copies up to 32
+     * bytes with one masked AVX-512 load and store where the CPU has them; an 8-byte copy masks
+     * off 24 bytes, and when those lie beyond the mapping in an unmapped page, every probe
+     * takes the CPU's fault-suppression assist (hundreds of cycles). Whether the next page is
+     * mapped depends on where mmap put the region, so the same JVM build ran the 64 B shm path
+     * at 0.45 M or 1.1 M round trips a second by chance (2026-11-28, perf: 29 % of the time in
+     * {@code jlong_disjoint_arraycopy_avx3} at the masked load). 32 bytes fill the vector:
+     * nothing is masked off, and the truncation the probe looks for removes whole pages.
+     */
+    static final int PROBE_BYTES = 32;
+    /** The scratch's word that the probe's copy writes last: it says the mapping's last page was read. */
+    private static final int LAST_WORD = PROBE_BYTES - Long.BYTES;
+
     /** What a probe presets its scratch to; a second, different one tells a word equal to the first from a fault. */
     private static final long SENTINEL = 0x6a6f66692d736867L;
-    /** Each thread's 8-byte scratch word for {@link #readable} (direct: the copy is memory to memory). */
+    /** Each thread's scratch for {@link #readable} (direct: the copy is memory to memory). */
     private static final ThreadLocal<ByteBuffer> SCRATCH =
             ThreadLocal.withInitial(MappingFaults::newScratch);
 
@@ -72,7 +86,7 @@ final class MappingFaults {
     }
 
     /**
-     * Whether the last word of {@code mapping} can be read: false when its file was truncated
+     * Whether the last bytes of {@code mapping} can be read: false when its file was truncated
      * below the mapping's end (the {@code copyMemory} faulted and left the sentinel). A fault
      * seen here is also pending in this thread: raise it with {@link #raise()}.
      */
@@ -81,26 +95,26 @@ final class MappingFaults {
     }
 
     /**
-     * {@link #readable(ByteBuffer)} with the caller's own 8-byte direct scratch word
+     * {@link #readable(ByteBuffer)} with the caller's own direct scratch
      * ({@link #newScratch()}): for a mapping probed by one thread at a time (an endpoint's
      * lock), which saves the thread-local lookup per probe — a miss in a crowded
      * {@code ThreadLocalMap} cost the streamed path about a tenth of the receiver's time in
      * a JFR profile (provider-shm README, "Performance").
      */
     static boolean readable(ByteBuffer mapping, ByteBuffer scratch) {
-        int at = mapping.capacity() - Long.BYTES;
+        int at = mapping.capacity() - PROBE_BYTES;
         if (at < 0) {
             return true;
         }
         ByteBuffer s = scratch;
-        s.putLong(0, SENTINEL);
-        s.put(0, mapping, at, Long.BYTES);
-        if (s.getLong(0) != SENTINEL) {
+        s.putLong(LAST_WORD, SENTINEL);
+        s.put(0, mapping, at, PROBE_BYTES);
+        if (s.getLong(LAST_WORD) != SENTINEL) {
             return true;
         }
-        s.putLong(0, ~SENTINEL); // the word may hold the sentinel itself: it cannot hold both
-        s.put(0, mapping, at, Long.BYTES);
-        return s.getLong(0) != ~SENTINEL;
+        s.putLong(LAST_WORD, ~SENTINEL); // the word may hold the sentinel itself: it cannot hold both
+        s.put(0, mapping, at, PROBE_BYTES);
+        return s.getLong(LAST_WORD) != ~SENTINEL;
     }
 
     /**
@@ -120,9 +134,9 @@ final class MappingFaults {
         }
     }
 
-    /** A scratch word for {@link #check(ByteBuffer, ByteBuffer)}: never shared by two threads at once. */
+    /** A scratch for {@link #check(ByteBuffer, ByteBuffer)}: never shared by two threads at once. */
     static ByteBuffer newScratch() {
-        return ByteBuffer.allocateDirect(Long.BYTES).order(ByteOrder.nativeOrder());
+        return ByteBuffer.allocateDirect(PROBE_BYTES).order(ByteOrder.nativeOrder());
     }
 
     /** The fault pending in this thread, forced out now ({@link #deliverPending()}), or one made for it. */
