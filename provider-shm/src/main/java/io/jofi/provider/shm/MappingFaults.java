@@ -73,11 +73,9 @@ final class MappingFaults {
      * nothing is masked off, and the truncation the probe looks for removes whole pages.
      */
     static final int PROBE_BYTES = 32;
-    /** The scratch's word that the probe's copy writes last: it says the mapping's last page was read. */
-    private static final int LAST_WORD = PROBE_BYTES - Long.BYTES;
 
     /** What a probe presets its scratch to; a second, different one tells a word equal to the first from a fault. */
-    private static final long SENTINEL = 0x6a6f66692d736867L;
+    static final long SENTINEL = 0x6a6f66692d736867L;
     /** Each thread's scratch for {@link #readable} (direct: the copy is memory to memory). */
     private static final ThreadLocal<ByteBuffer> SCRATCH =
             ThreadLocal.withInitial(MappingFaults::newScratch);
@@ -102,19 +100,22 @@ final class MappingFaults {
      * a JFR profile (provider-shm README, "Performance").
      */
     static boolean readable(ByteBuffer mapping, ByteBuffer scratch) {
-        int at = mapping.capacity() - PROBE_BYTES;
-        if (at < 0) {
+        // A mapping shorter than the probe (a tiny registered buffer) lies in one page: all of it.
+        int n = Math.min(PROBE_BYTES, mapping.capacity());
+        if (n < Long.BYTES) {
             return true;
         }
+        int at = mapping.capacity() - n;
+        int last = n - Long.BYTES; // the scratch word the copy writes last
         ByteBuffer s = scratch;
-        s.putLong(LAST_WORD, SENTINEL);
-        s.put(0, mapping, at, PROBE_BYTES);
-        if (s.getLong(LAST_WORD) != SENTINEL) {
+        s.putLong(last, SENTINEL);
+        s.put(0, mapping, at, n);
+        if (s.getLong(last) != SENTINEL) {
             return true;
         }
-        s.putLong(LAST_WORD, ~SENTINEL); // the word may hold the sentinel itself: it cannot hold both
-        s.put(0, mapping, at, PROBE_BYTES);
-        return s.getLong(LAST_WORD) != ~SENTINEL;
+        s.putLong(last, ~SENTINEL); // the word may hold the sentinel itself: it cannot hold both
+        s.put(0, mapping, at, n);
+        return s.getLong(last) != ~SENTINEL;
     }
 
     /**
@@ -127,7 +128,7 @@ final class MappingFaults {
         }
     }
 
-    /** {@link #check(ByteBuffer)} with the caller's own scratch word (see {@link #readable(ByteBuffer, ByteBuffer)}). */
+    /** {@link #check(ByteBuffer)} with the caller's own scratch (see {@link #readable(ByteBuffer, ByteBuffer)}). */
     static void check(ByteBuffer mapping, ByteBuffer scratch) {
         if (!readable(mapping, scratch)) {
             throw raise();

@@ -55,7 +55,7 @@ final class RingLink implements AutoCloseable {
     /** A view of the whole mapping for {@link #check} (made once: {@code region.mapping()} makes a new one). */
     private final ByteBuffer whole;
     /**
-     * {@link #check}'s scratch word: a link is used under its endpoint's lock only (posts,
+     * {@link #check}'s scratch: a link is used under its endpoint's lock only (posts,
      * progress, close), one thread at a time, so it needs no thread-local one.
      */
     private final ByteBuffer probeScratch = MappingFaults.newScratch();
