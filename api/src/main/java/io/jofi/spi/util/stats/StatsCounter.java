@@ -9,7 +9,9 @@ import java.nio.ByteOrder;
  * One counter's value in a counters file, updated by a single writer with a plain load and a
  * plain store: never a lock, an allocation, a fence or an atomic read-modify-write on the
  * update path (a release store cost an alignment check and a compiler barrier per update, on a
- * path that updates several counters per message). The value is an aligned 8-byte word, which
+ * path that updates several counters per message), and by address where the JVM allows
+ * ({@link CounterMemory}: a view handle's checks per update cost the 64 B shm path more than
+ * the budget). The value is an aligned 8-byte word, which
  * a 64-bit JVM stores whole; readers (this process or another) load with acquire and see the
  * writer's values in the order it stored them, a little late at most: a counter only its writer
  * updates never goes down.
@@ -36,24 +38,25 @@ public final class StatsCounter {
     private static final boolean ON = StatsSettings.enabled();
     static final VarHandle LONG = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
+    /** The buffer holding the value: also what keeps {@link #address}'s memory mapped. */
     private final ByteBuffer values;
     private final int offset;
+    /** The value's native address for {@link CounterMemory}'s unchecked access, or 0: use {@link #LONG}. */
+    private final long address;
     private final int id;
     private final String label;
 
     StatsCounter(ByteBuffer values, int offset, int id, String label) {
         this.values = values;
         this.offset = offset;
+        this.address = CounterMemory.address(values, offset);
         this.id = id;
         this.label = label;
     }
 
     /** Adds one. */
     public void increment() {
-        if (!ON) {
-            return;
-        }
-        LONG.set(values, offset, (long) LONG.get(values, offset) + 1);
+        add(1);
     }
 
     /** Adds {@code n} (&gt;= 0 keeps it monotonic). */
@@ -61,12 +64,25 @@ public final class StatsCounter {
         if (!ON) {
             return;
         }
-        LONG.set(values, offset, (long) LONG.get(values, offset) + n);
+        long a = address;
+        if (a != 0) {
+            CounterMemory.put(a, CounterMemory.get(a) + n);
+        } else {
+            LONG.set(values, offset, (long) LONG.get(values, offset) + n);
+        }
     }
 
     /** A high-water mark: stores {@code v} when it is above the value. */
     public void max(long v) {
-        if (ON && v > (long) LONG.get(values, offset)) {
+        if (!ON) {
+            return;
+        }
+        long a = address;
+        if (a != 0) {
+            if (v > CounterMemory.get(a)) {
+                CounterMemory.put(a, v);
+            }
+        } else if (v > (long) LONG.get(values, offset)) {
             LONG.set(values, offset, v);
         }
     }
@@ -88,6 +104,10 @@ public final class StatsCounter {
     public void maxShared(long v) {
         if (!ON) {
             return;
+        }
+        long a = address;
+        if (a != 0 && v <= CounterMemory.get(a)) {
+            return; // the common case, one plain load: a stale value only costs a CAS that fails
         }
         long cur;
         while (v > (cur = (long) LONG.getAcquire(values, offset))) {
