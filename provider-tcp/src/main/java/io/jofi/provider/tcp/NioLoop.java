@@ -23,16 +23,12 @@ import java.util.function.Consumer;
  */
 final class NioLoop implements ProgressEngine.Step {
     /**
-     * A manual pass polls the handlers directly (a non-blocking {@code read} per key instead of
-     * {@code selectNow}) only while the loop has at most this many polled keys: 0, so never.
-     * An empty {@code read} takes the socket's lock, which the peer's loopback delivery takes
-     * too; {@code epoll_wait} checks readiness without it. Measured 2026-11-28 ({@code ./jofi bw -p
-     * tcp -S 4096}, perf): direct polls made ~8 reads a message, and the receiver spent 13 % of
-     * its time in the kernel's spin-lock slow path; with selector passes it streamed 4 KiB at
-     * 559–626 MB/s against 477–534, and 64 B ping-pong was no slower (5.5–6.3 against
-     * 6.4–8.1 µs), alternated. The polled set stays: the progress watchdog reads it.
+     * A manual pass polls the handlers directly only while the loop has at most this many
+     * polled keys: each poll is one {@code read} system call, as cheap as the
+     * {@code epoll_wait} of {@code selectNow} and it returns the data at once, but with many
+     * idle connections a selector pass is cheaper.
      */
-    static final int MAX_POLLED = 0;
+    static final int MAX_POLLED = 4;
     /**
      * Every this-many manual passes one is a selector pass whatever the polls found, so that
      * keys that are not polled (and any readiness a poll cannot see) are never starved.
