@@ -13,7 +13,7 @@ import java.util.function.LongUnaryOperator;
  * in one JVM, alternated every few milliseconds: the comparison this host's drift cannot blur.
  *
  * <p>Why: on a shared 2-core VM the same single-threaded benchmark runs at 0.5–1.1 M ops/s from
- * one second to the next, so JMH runs of the two settings in separate JVMs (compare-stats.sh)
+ * one second to the next, so JMH runs of the two settings in separate JVMs (the former compare-stats.sh)
  * differ by more than the 2 % budget whatever the counters cost. Here each setting is a copy of
  * the whole provider stack in a class loader of its own ({@code StatsCounter.ON} is a
  * {@code static final} read when its loader first initialises it: one loader sees
