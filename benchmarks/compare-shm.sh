@@ -7,6 +7,7 @@
 #          (-I messages, a window of 64, an ack per window: what ./jofi bw plays)
 #   raw    io.jofi.benchmarks.RawMappedPingPong ping/pong: two JVMs spinning on sequence words
 #          of one mapped file in /dev/shm, copying the payload in and out (the physical limit);
+#          rawp50: its median iteration (each iteration reads the clock once, as JOFI's do)
 #   rawbw  the same class's stream/sink: a one-way SPSC ring of 64 slots in the mapped file
 #          (the streaming limit a bandwidth test with a window is measured against)
 #   api    io.jofi.benchmarks.ShmApiPingPong: the shm provider through the public API in two
@@ -182,6 +183,8 @@ for s in "${SIZES[@]}"; do
         raw="$JAVA -cp benchmarks/target/benchmarks.jar io.jofi.benchmarks.RawMappedPingPong"
         if out="$(pair "$SRV_PIN $raw pong $f $s $n $n" "$CLI_PIN $raw ping $f $s $n $n" 2>"$TMP/err")"; then
             record raw "$s" <<<"$out"
+            p50="$(awk '$2 == "lat" && $3 == "p50" { print $4 }' <<<"$out")"
+            [[ -n "$p50" ]] && echo "rawp50 $s $p50 0 0" >>"$RESULTS"
         else fail raw; fi
         rm -f "$f"
         if out="$(pair "$SRV_PIN $raw sink $f $s $m $m" \
@@ -236,13 +239,14 @@ echo "shm on $(hostname), $(date -u '+%F %H:%M') UTC, $(nproc) cores, $pinned"
 echo "load average before: $LOAD_BEFORE, after: $LOAD_AFTER; $RUNS runs each: median [min-max]"
 echo
 echo "latency, one-way usec/xfer (half the round trip)"
-printf '%-8s %-21s %-21s %-21s %-21s %-21s %6s %7s %6s %8s %9s\n' bytes C raw api JOFI JOFIp50 api/C api/raw JOFI/C JOFI/raw JOFIp50/C
+printf '%-8s %-21s %-21s %-21s %-21s %-21s %-21s %6s %7s %6s %8s %9s %12s\n' bytes C raw api JOFI rawp50 JOFIp50 \
+    api/C api/raw JOFI/C JOFI/raw JOFIp50/C JOFIp50/raw
 for s in "${SIZES[@]}"; do
-    printf '%-8s %-21s %-21s %-21s %-21s %-21s %6s %7s %6s %8s %9s\n' "$s" "$(cell C "$s" 3)" "$(cell raw "$s" 3)" \
-        "$(cell api "$s" 3)" "$(cell JOFI "$s" 3)" "$(cell JOFIp50 "$s" 3)" \
+    printf '%-8s %-21s %-21s %-21s %-21s %-21s %-21s %6s %7s %6s %8s %9s %12s\n' "$s" "$(cell C "$s" 3)" "$(cell raw "$s" 3)" \
+        "$(cell api "$s" 3)" "$(cell JOFI "$s" 3)" "$(cell rawp50 "$s" 3)" "$(cell JOFIp50 "$s" 3)" \
         "$(ratio "$(med api "$s" 3)" "$(med C "$s" 3)")" "$(ratio "$(med api "$s" 3)" "$(med raw "$s" 3)")" \
         "$(ratio "$(med JOFI "$s" 3)" "$(med C "$s" 3)")" "$(ratio "$(med JOFI "$s" 3)" "$(med raw "$s" 3)")" \
-        "$(ratio "$(med JOFIp50 "$s" 3)" "$(med C "$s" 3)")"
+        "$(ratio "$(med JOFIp50 "$s" 3)" "$(med C "$s" 3)")" "$(ratio "$(med JOFIp50 "$s" 3)" "$(med rawp50 "$s" 3)")"
 done
 echo
 echo "streamed bandwidth, MB/s (fabtests' bw choreography: Cbw C to C, JOFIbw ./jofi bw, window 64; rawbw: raw stream, 64 slots)"

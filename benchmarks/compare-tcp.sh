@@ -2,11 +2,13 @@
 # compare-tcp.sh — one loopback run comparing, at 64 B, 4 KiB, 64 KiB and 1 MiB:
 #   C      libfabric's fi_pingpong -p tcp -e msg (libfabric-bin; syncs over its own control
 #          socket, port 47592, so its data path is the tcp provider's alone)
-#   raw    io.jofi.benchmarks.RawNioPingPong: a busy-polling java.nio ping-pong (no framing)
+#   raw    io.jofi.benchmarks.RawNioPingPong server/client: a busy-polling java.nio ping-pong
+#          (no framing), one process a side like the others
 #   JOFI   ./jofi pingpong -p tcp -e msg -c spin (fabtests' fi_msg_pingpong choreography)
 # and prints one-way latency (usec/xfer = half the round trip: fabtests' mean) with the ratios,
-# JOFI's median (p50 of its -v percentiles: one scheduling hiccup of a shared machine moves a
-# mean of 100 iterations, not a median), then streamed bandwidth (MB/s) and the 64 B message
+# the medians of raw and JOFI (p50 of the timed iterations, each read the clock once: one
+# scheduling hiccup of a shared machine moves a mean, not a median) and JOFIp50/rawp50 — a
+# median against a median — then streamed bandwidth (MB/s) and the 64 B message
 # rate, every contender playing fabtests' fi_msg_bw choreography (-I messages, a window of 64,
 # an ack per window) with the same options:
 #   C      the project's C peer (provider-tcp/src/test/c/jofi_peer.c, compiled here against
@@ -22,7 +24,8 @@
 # its own warm-up iterations, JOFI with as many untimed iterations (-w) as timed ones after
 # --jit-warmup JIT_WARMUP messages over a private
 # loopback pair before the measured connection (C needs none). Server and client are pinned to
-# a core each (PIN=0: not pinned); raw, whose two sides are threads of one JVM, is not pinned.
+# a core each (PIN=0: not pinned), raw's ping-pong too; raw's stream, whose two sides are
+# threads of one JVM, is not pinned.
 # Benchmarks, not tests: figures depend on the machine and its load; the load is printed.
 #
 #   benchmarks/compare-tcp.sh            (builds the container and benchmarks.jar if needed)
@@ -59,6 +62,7 @@ if [[ ! -x "$PEER" || "$PEER_SOURCE" -nt "$PEER" ]]; then
         || { echo "compare-tcp: cannot build the C peer (apt-get install -y libfabric-dev gcc)" >&2; exit 1; }
 fi
 CPORT=$(( PORT + 1 ))
+RPORT=$(( PORT + 2 ))
 ./jofi help >/dev/null                      # builds the container when it is out of date
 ./jofi info -l >/dev/null                   # (the build happens on the first command)
 export JOFI_NO_BUILD=1
@@ -108,22 +112,23 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 median() { printf '%s\n' "$@" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 p50() { awk '$2 == "lat" && $3 == "p50" { print $4 }'; }
 
-declare -A C_LAT C_BW C_RATE RAW_LAT RAW_BW RAW_RATE J_LAT J_P50 J_BW J_RATE CR_LAT CR_BW JR_LAT JR_BW
+declare -A C_LAT C_BW C_RATE RAW_LAT RAW_P50 RAW_BW RAW_RATE J_LAT J_P50 J_BW J_RATE CR_LAT CR_BW JR_LAT JR_BW
 RDM="${RDM:-1}"
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for s in "${SIZES[@]}"; do
     n=$(iters "$s")
     # bw: m messages a stream (benchmarks/stream-length.sh: 1 GiB, at most 400 000 messages)
     m=$(stream_messages "$s" $(( 1 << 30 )) 400000)
-    cl=(); cb=(); cr=(); rl=(); rb=(); rr=(); jl=(); jp=(); jb=(); jr=(); crl=(); crb=(); jrl=(); jrb=()
+    cl=(); cb=(); cr=(); rl=(); rp=(); rb=(); rr=(); jl=(); jp=(); jb=(); jr=(); crl=(); crb=(); jrl=(); jrb=()
     for run in $(seq 1 "$RUNS"); do
         echo "size $s, $n iterations, run $run/$RUNS (load $(cut -d' ' -f1 /proc/loadavg))..." >&2
         read -r a _ < <(pair "$SRV_PIN fi_pingpong -p tcp -e msg -S $s -I $n" \
             "$CLI_PIN fi_pingpong -p tcp -e msg -S $s -I $n 127.0.0.1" | row)
         cl+=("$a")
-        read -r a _ < <("$JAVA" -cp benchmarks/target/benchmarks.jar \
-            io.jofi.benchmarks.RawNioPingPong "$s" "$n" "$n" | row)
-        rl+=("$a")
+        raw="$JAVA -cp benchmarks/target/benchmarks.jar io.jofi.benchmarks.RawNioPingPong"
+        out="$(pair "$SRV_PIN $raw server $RPORT $s $n $n" "$CLI_PIN $raw client 127.0.0.1 $RPORT $s $n $n")"
+        read -r a _ < <(row <<<"$out")
+        rl+=("$a"); rp+=("$(p50 <<<"$out")")
         out="$(pair "$SRV_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
             "$CLI_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP --percentiles -P $PORT 127.0.0.1")"
         read -r a _ < <(row <<<"$out")
@@ -146,7 +151,7 @@ for s in "${SIZES[@]}"; do
         fi
     done
     C_LAT[$s]=$(median "${cl[@]}"); C_BW[$s]=$(median "${cb[@]}"); C_RATE[$s]=$(median "${cr[@]}")
-    RAW_LAT[$s]=$(median "${rl[@]}"); RAW_BW[$s]=$(median "${rb[@]}"); RAW_RATE[$s]=$(median "${rr[@]}")
+    RAW_LAT[$s]=$(median "${rl[@]}"); RAW_P50[$s]=$(median "${rp[@]}"); RAW_BW[$s]=$(median "${rb[@]}"); RAW_RATE[$s]=$(median "${rr[@]}")
     J_LAT[$s]=$(median "${jl[@]}"); J_P50[$s]=$(median "${jp[@]}"); J_BW[$s]=$(median "${jb[@]}"); J_RATE[$s]=$(median "${jr[@]}")
     CR_LAT[$s]=$(median "${crl[@]}"); CR_BW[$s]=$(median "${crb[@]}")
     JR_LAT[$s]=$(median "${jrl[@]}"); JR_BW[$s]=$(median "${jrb[@]}")
@@ -158,11 +163,11 @@ if [[ -n "$SRV_PIN" ]]; then pinned="pinned (server: cpu ${SRV_PIN##*-c }, clien
 echo "tcp loopback, $(date -u '+%F %H:%M') UTC, $(nproc) cores, $pinned"
 echo "load average before: $LOAD_BEFORE, after: $LOAD_AFTER; median of $RUNS runs; JOFI --jit-warmup $JIT_WARMUP"
 echo
-echo "latency, one-way usec/xfer (half the round trip; fabtests' mean; JOFIp50: JOFI's median iteration)"
-printf '%-9s %9s %9s %9s %9s %9s %11s %9s\n' bytes C rawNIO JOFI JOFIp50 JOFI/C JOFIp50/C JOFI/raw
+echo "latency, one-way usec/xfer (half the round trip; fabtests' mean; rawp50, JOFIp50: the median iteration)"
+printf '%-9s %9s %9s %9s %9s %9s %9s %9s %12s\n' bytes C rawNIO JOFI rawp50 JOFIp50 JOFI/C JOFI/raw JOFIp50/raw
 for s in "${SIZES[@]}"; do
-    printf '%-9s %9s %9s %9s %9s %9s %11s %9s\n' "$s" "${C_LAT[$s]}" "${RAW_LAT[$s]}" "${J_LAT[$s]}" "${J_P50[$s]}" \
-        "$(ratio "${J_LAT[$s]}" "${C_LAT[$s]}")" "$(ratio "${J_P50[$s]}" "${C_LAT[$s]}")" "$(ratio "${J_LAT[$s]}" "${RAW_LAT[$s]}")"
+    printf '%-9s %9s %9s %9s %9s %9s %9s %9s %12s\n' "$s" "${C_LAT[$s]}" "${RAW_LAT[$s]}" "${J_LAT[$s]}" "${RAW_P50[$s]}" "${J_P50[$s]}" \
+        "$(ratio "${J_LAT[$s]}" "${C_LAT[$s]}")" "$(ratio "${J_LAT[$s]}" "${RAW_LAT[$s]}")" "$(ratio "${J_P50[$s]}" "${RAW_P50[$s]}")"
 done
 echo
 echo "streamed bandwidth, MB/s (fi_msg_bw's choreography on every side: window 64, an ack per window)"

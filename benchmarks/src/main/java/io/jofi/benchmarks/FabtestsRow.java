@@ -1,5 +1,6 @@
 package io.jofi.benchmarks;
 
+import java.util.Arrays;
 import java.util.Locale;
 
 /** fabtests' result table as the C tools print it, so compare scripts parse every tool alike. */
@@ -21,5 +22,20 @@ final class FabtestsRow {
                 "MB/sec", "usec/xfer", "Mxfers/sec");
         System.out.printf(Locale.ROOT, "%-8d%-8d%-8.0f%8.2fs%10.2f%11.3f%11.2f%n", size, iters, total,
                 usec / 1e6, total / usec, perXfer, 1.0 / perXfer);
+    }
+
+    /**
+     * Prints the median one-way latency of the timed rounds in the form of
+     * {@code ./jofi pingpong --percentiles} ({@code SIZE lat p50 X usec/xfer}) and with its rank
+     * rule (the ⌈n/2⌉-th smallest), so the compare scripts read every contender's median alike
+     * and compare a median with a median, not with a mean.
+     *
+     * @param roundTrips the round trip of each timed round in ns (sorted in place)
+     */
+    static void printMedian(int size, long[] roundTrips) {
+        Arrays.sort(roundTrips);
+        int n = roundTrips.length;
+        int rank = Math.max(0, Math.min(n - 1, (int) Math.ceil(0.5 * n) - 1));
+        System.out.printf(Locale.ROOT, "%-8d%-8s p50 %.2f usec/xfer%n", size, "lat", roundTrips[rank] / 1000.0 / 2);
     }
 }

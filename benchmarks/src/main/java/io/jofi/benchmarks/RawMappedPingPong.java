@@ -42,7 +42,8 @@ import java.nio.file.StandardOpenOption;
  * The pong side creates FILE (replacing a stale one) and echoes ITERS + WARMUP rounds; the ping
  * side waits for it, times ITERS rounds after WARMUP untimed ones and prints fabtests' row:
  * {@code bytes iters total time MB/sec usec/xfer Mxfers/sec}, with usec/xfer = half the round
- * trip and MB/sec = 2·iters·size / µs (as fi_pingpong). The pong side removes the file at the
+ * trip and MB/sec = 2·iters·size / µs (as fi_pingpong), then the median round's one-way latency
+ * ({@link FabtestsRow#printMedian}). The pong side removes the file at the
  * end. Every wait is bounded ({@value #TIMEOUT_SECONDS} s without progress: exit status 1), so
  * a lost partner never leaves a process spinning forever.
  *
@@ -72,6 +73,8 @@ public final class RawMappedPingPong {
     private static final int WINDOW = 64;
     /** Stream mode: the most bytes of slots (a smaller window for messages above 1 MiB). */
     private static final long STREAM_BYTES = 64L << 20;
+    /** Ping mode: the most timed rounds (each round's time is kept for the median: 8 bytes each). */
+    static final int MAX_TIMED_ROUNDS = 1 << 26;
 
     /** Acquire/release access to the 8-byte words of the mapping (aligned: offsets % 8 == 0). */
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class,
@@ -91,6 +94,10 @@ public final class RawMappedPingPong {
         long warmup = args.length > 4 ? Long.parseLong(args[4]) : 100;
         if (size < 1 || size > (256 << 20) || iters < 1 || warmup < 0) { // two copies map within 2 GiB
             System.err.println("RawMappedPingPong: SIZE must be 1 .. 256 MiB, ITERS >= 1, WARMUP >= 0");
+            System.exit(2);
+        }
+        if (args[0].equals("ping") && iters > MAX_TIMED_ROUNDS) {
+            System.err.println("RawMappedPingPong ping: ITERS must be at most " + MAX_TIMED_ROUNDS + " (each round's time is kept)");
             System.exit(2);
         }
         try {
@@ -161,18 +168,28 @@ public final class RawMappedPingPong {
         for (int i = 0; i < size; i++) {
             mine.put(i, (byte) i);
         }
+        long[] roundTrips = new long[Math.toIntExact(iters)];
         long start = System.nanoTime();
+        long roundStart = start;
         for (long round = 1; round <= iters + warmup; round++) {
             if (round == warmup + 1) {
                 start = System.nanoTime();
+                roundStart = start;
             }
             shm.put(pingData, mine, 0, size);              // copy in
             LONGS.setRelease(shm, PING_SEQ_OFFSET, round); // publish
             awaitSequence(shm, PONG_SEQ_OFFSET, round, "pong round " + round);
             mine.put(0, shm, pongData, size);              // copy the echo out
+            if (round > warmup) {
+                // one clock read a round, as ./jofi pingpong --percentiles times its iterations
+                long now = System.nanoTime();
+                roundTrips[(int) (round - warmup - 1)] = now - roundStart;
+                roundStart = now;
+            }
         }
         long elapsed = System.nanoTime() - start;
         FabtestsRow.print(size, iters, 2.0 * iters * size, elapsed / 1e3, elapsed / 1e3 / iters / 2);
+        FabtestsRow.printMedian(size, roundTrips);
     }
 
     private static int streamSlots(int size) {

@@ -6,61 +6,135 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.Locale;
 
 /**
  * The floor that a Java provider over TCP is measured against: a minimal ping-pong over two
- * non-blocking {@link SocketChannel}s on loopback ({@code TCP_NODELAY}, direct buffers), each
- * side busy-polling {@code read}/{@code write} with nothing else — no framing, no completion
- * queue. Both sides run in this JVM (the server on a second thread), as the JOFI and C
- * pingpongs run one process per side on the same two cores.
+ * non-blocking {@link SocketChannel}s ({@code TCP_NODELAY}, direct buffers), each side
+ * busy-polling {@code read}/{@code write} with nothing else — no framing, no completion queue.
  *
- * <p>{@code java -cp benchmarks/target/benchmarks.jar io.jofi.benchmarks.RawNioPingPong SIZE ITERS [WARMUP]}
- * prints fabtests' row: {@code bytes iters total time MB/sec usec/xfer Mxfers/sec} with
- * usec/xfer = half the round trip and MB/sec = 2·iters·size / µs.
+ * <p>Two forms:
+ * <pre>
+ * java -cp benchmarks.jar io.jofi.benchmarks.RawNioPingPong server PORT SIZE ITERS [WARMUP]
+ * java -cp benchmarks.jar io.jofi.benchmarks.RawNioPingPong client HOST PORT SIZE ITERS [WARMUP]
+ * java -cp benchmarks.jar io.jofi.benchmarks.RawNioPingPong SIZE ITERS [WARMUP]
+ * </pre>
+ * The first two are one process a side, as the JOFI and C ping-pongs run (the compare script
+ * pins them to the same cores as those); the third runs both sides in this JVM (the server on
+ * a second thread). The client (or the single JVM) times ITERS rounds after WARMUP untimed ones
+ * and prints fabtests' row ({@code bytes iters total time MB/sec usec/xfer Mxfers/sec}, usec/xfer
+ * = half the round trip, MB/sec = 2·iters·size / µs), then the median round's one-way latency
+ * ({@link FabtestsRow#printMedian}: each round read the clock once, as
+ * {@code ./jofi pingpong --percentiles} does).
  */
 public final class RawNioPingPong {
+    /** The most timed rounds (each round's time is kept for the median: 8 bytes each). */
+    static final int MAX_TIMED_ROUNDS = 1 << 26;
+
     private RawNioPingPong() {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 2) {
-            System.err.println("usage: RawNioPingPong SIZE ITERS [WARMUP]");
-            System.exit(2);
-        }
-        int size = Integer.parseInt(args[0]);
-        long iters = Long.parseLong(args[1]);
-        long warmup = args.length > 2 ? Long.parseLong(args[2]) : 10;
-        try (ServerSocketChannel listener = ServerSocketChannel.open()) {
-            listener.bind(new InetSocketAddress("127.0.0.1", 0));
-            Thread server = new Thread(() -> serve(listener, size, iters + warmup), "raw-nio-server");
-            server.setDaemon(true);
-            server.start();
-            try (SocketChannel ch = SocketChannel.open(listener.getLocalAddress())) {
-                configure(ch);
-                ByteBuffer buf = ByteBuffer.allocateDirect(size);
-                long start = System.nanoTime();
-                for (long i = 0; i < iters + warmup; i++) {
-                    if (i == warmup) {
-                        start = System.nanoTime();
-                    }
-                    writeFully(ch, buf);
-                    readFully(ch, buf);
+        try {
+            if (args.length >= 4 && args[0].equals("server")) {
+                int port = Integer.parseInt(args[1]);
+                int size = size(args[2]);
+                long rounds = iters(args[3]) + warmup(args, 4);
+                try (ServerSocketChannel listener = ServerSocketChannel.open()) {
+                    listener.bind(new InetSocketAddress(port));
+                    serve(listener, size, rounds);
                 }
-                long elapsed = System.nanoTime() - start;
-                server.join(10_000);
-                double usec = Math.max(1, elapsed / 1000);
-                double total = 2.0 * iters * size;
-                double perXfer = usec / iters / 2;
-                System.out.printf(Locale.ROOT, "%-8s%-8s%-8s%8s %10s%13s%13s%n", "bytes", "iters", "total", "time",
-                        "MB/sec", "usec/xfer", "Mxfers/sec");
-                System.out.printf(Locale.ROOT, "%-8d%-8d%-8.0f%8.2fs%10.2f%11.2f%11.2f%n", size, iters, total,
-                        usec / 1e6, total / usec, perXfer, 1.0 / perXfer);
+            } else if (args.length >= 5 && args[0].equals("client")) {
+                InetSocketAddress server = new InetSocketAddress(args[1], Integer.parseInt(args[2]));
+                int size = size(args[3]);
+                try (SocketChannel ch = SocketChannel.open(server)) {
+                    ping(ch, size, iters(args[4]), warmup(args, 5));
+                }
+            } else if (args.length >= 2 && !args[0].equals("server") && !args[0].equals("client")) {
+                int size = size(args[0]);
+                long iters = iters(args[1]);
+                long warmup = warmup(args, 2);
+                try (ServerSocketChannel listener = ServerSocketChannel.open()) {
+                    listener.bind(new InetSocketAddress("127.0.0.1", 0));
+                    Thread server = new Thread(() -> {
+                        try {
+                            serve(listener, size, iters + warmup);
+                        } catch (IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    }, "raw-nio-server");
+                    server.setDaemon(true);
+                    server.start();
+                    try (SocketChannel ch = SocketChannel.open(listener.getLocalAddress())) {
+                        ping(ch, size, iters, warmup);
+                    }
+                    server.join(10_000);
+                }
+            } else {
+                usage("");
             }
+        } catch (NumberFormatException e) {
+            usage("not a number: " + e.getMessage());
         }
     }
 
-    private static void serve(ServerSocketChannel listener, int size, long rounds) {
+    private static void usage(String why) {
+        System.err.println((why.isEmpty() ? "" : "RawNioPingPong: " + why + "\n")
+                + "usage: RawNioPingPong server PORT SIZE ITERS [WARMUP] | client HOST PORT SIZE ITERS [WARMUP]"
+                + " | SIZE ITERS [WARMUP]");
+        System.exit(2);
+    }
+
+    private static int size(String text) {
+        int size = Integer.parseInt(text);
+        if (size < 1) {
+            usage("SIZE must be at least 1");
+        }
+        return size;
+    }
+
+    private static long iters(String text) {
+        long iters = Long.parseLong(text);
+        if (iters < 1 || iters > MAX_TIMED_ROUNDS) {
+            usage("ITERS must be 1 .. " + MAX_TIMED_ROUNDS);
+        }
+        return iters;
+    }
+
+    private static long warmup(String[] args, int index) {
+        long warmup = args.length > index ? Long.parseLong(args[index]) : 10;
+        if (warmup < 0) {
+            usage("WARMUP must be at least 0");
+        }
+        return warmup;
+    }
+
+    /** The timing side: writes, reads the echo; times ITERS rounds after WARMUP and prints the row and the median. */
+    private static void ping(SocketChannel ch, int size, long iters, long warmup) throws IOException {
+        configure(ch);
+        ByteBuffer buf = ByteBuffer.allocateDirect(size);
+        long[] roundTrips = new long[(int) iters];
+        long start = System.nanoTime();
+        long roundStart = start;
+        for (long i = 0; i < iters + warmup; i++) {
+            if (i == warmup) {
+                start = System.nanoTime();
+                roundStart = start;
+            }
+            writeFully(ch, buf);
+            readFully(ch, buf);
+            if (i >= warmup) {
+                long now = System.nanoTime();
+                roundTrips[(int) (i - warmup)] = now - roundStart;
+                roundStart = now;
+            }
+        }
+        long elapsed = System.nanoTime() - start;
+        FabtestsRow.print(size, iters, 2.0 * iters * size, elapsed / 1e3, elapsed / 1e3 / iters / 2);
+        FabtestsRow.printMedian(size, roundTrips);
+    }
+
+    /** The echoing side: accepts one connection and echoes {@code rounds} messages. */
+    private static void serve(ServerSocketChannel listener, int size, long rounds) throws IOException {
         try (SocketChannel ch = listener.accept()) {
             configure(ch);
             ByteBuffer buf = ByteBuffer.allocateDirect(size);
@@ -68,8 +142,6 @@ public final class RawNioPingPong {
                 readFully(ch, buf);
                 writeFully(ch, buf);
             }
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
         }
     }
 
