@@ -5,6 +5,9 @@ import java.util.Locale;
 
 /** fabtests' result table as the C tools print it, so compare scripts parse every tool alike. */
 final class FabtestsRow {
+    /** The most timed rounds a baseline keeps for {@link #printMedian} (8 bytes each). */
+    static final int MAX_TIMED_ROUNDS = 1 << 26;
+
     private FabtestsRow() {
     }
 

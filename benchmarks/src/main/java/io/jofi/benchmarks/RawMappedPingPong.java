@@ -73,8 +73,6 @@ public final class RawMappedPingPong {
     private static final int WINDOW = 64;
     /** Stream mode: the most bytes of slots (a smaller window for messages above 1 MiB). */
     private static final long STREAM_BYTES = 64L << 20;
-    /** Ping mode: the most timed rounds (each round's time is kept for the median: 8 bytes each). */
-    static final int MAX_TIMED_ROUNDS = 1 << 26;
 
     /** Acquire/release access to the 8-byte words of the mapping (aligned: offsets % 8 == 0). */
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class,
@@ -96,8 +94,8 @@ public final class RawMappedPingPong {
             System.err.println("RawMappedPingPong: SIZE must be 1 .. 256 MiB, ITERS >= 1, WARMUP >= 0");
             System.exit(2);
         }
-        if (args[0].equals("ping") && iters > MAX_TIMED_ROUNDS) {
-            System.err.println("RawMappedPingPong ping: ITERS must be at most " + MAX_TIMED_ROUNDS + " (each round's time is kept)");
+        if (args[0].equals("ping") && iters > FabtestsRow.MAX_TIMED_ROUNDS) {
+            System.err.println("RawMappedPingPong ping: ITERS must be at most " + FabtestsRow.MAX_TIMED_ROUNDS + " (each round's time is kept)");
             System.exit(2);
         }
         try {

@@ -27,9 +27,6 @@ import java.nio.channels.SocketChannel;
  * {@code ./jofi pingpong --percentiles} does).
  */
 public final class RawNioPingPong {
-    /** The most timed rounds (each round's time is kept for the median: 8 bytes each). */
-    static final int MAX_TIMED_ROUNDS = 1 << 26;
-
     private RawNioPingPong() {
     }
 
@@ -94,8 +91,8 @@ public final class RawNioPingPong {
 
     private static long iters(String text) {
         long iters = Long.parseLong(text);
-        if (iters < 1 || iters > MAX_TIMED_ROUNDS) {
-            usage("ITERS must be 1 .. " + MAX_TIMED_ROUNDS);
+        if (iters < 1 || iters > FabtestsRow.MAX_TIMED_ROUNDS) {
+            usage("ITERS must be 1 .. " + FabtestsRow.MAX_TIMED_ROUNDS);
         }
         return iters;
     }
