@@ -52,7 +52,11 @@ final class RingLink implements AutoCloseable {
     private final MpscRing ring;
     private final Doorbell doorbell;
     private final BounceSlots slots;
-    /** A view of the whole mapping for {@link #check} (made once: {@code region.mapping()} makes a new one). */
+    /**
+     * A view of the whole mapping for {@link #check} and the header words read on progress
+     * passes (made once: {@code region.mapping()} makes a new view on every call, which the
+     * stall check's reads every 50 ms allocated).
+     */
     private final ByteBuffer whole;
     /**
      * {@link #check}'s scratch: a link is used under its endpoint's lock only (posts,
@@ -277,18 +281,18 @@ final class RingLink implements AutoCloseable {
 
     /** Own region: tells peers that this endpoint reads CMA messages ({@link RegionDescriptor#FEATURE_CMA}). */
     void advertiseCma() {
-        FEATURES.setRelease(region.mapping(), RegionDescriptor.FEATURES_OFFSET, RegionDescriptor.FEATURE_CMA);
+        FEATURES.setRelease(whole, RegionDescriptor.FEATURES_OFFSET, RegionDescriptor.FEATURE_CMA);
     }
 
     /** Peer region: whether its owner says it reads CMA messages (a hint: the probe proves it). */
     boolean peerDoesCma() {
-        return ((int) FEATURES.getAcquire(region.mapping(), RegionDescriptor.FEATURES_OFFSET)
+        return ((int) FEATURES.getAcquire(whole, RegionDescriptor.FEATURES_OFFSET)
                 & RegionDescriptor.FEATURE_CMA) != 0;
     }
 
     /** Whether the region's file is now shorter than its mapping (truncated: touching it faults). */
     boolean truncated() {
-        return MappingFaults.shorter(region.path(), region.mapping().capacity());
+        return MappingFaults.shorter(region.path(), whole.capacity());
     }
 
     private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteBufferViewVarHandle(
@@ -296,12 +300,12 @@ final class RingLink implements AutoCloseable {
 
     /** Peer region: the ring bytes its owner consumed so far (the head it stores after each batch; unvalidated). */
     long consumedHead() {
-        return (long) LONGS.getAcquire(region.mapping(), RegionDescriptor.HEAD_OFFSET);
+        return (long) LONGS.getAcquire(whole, RegionDescriptor.HEAD_OFFSET);
     }
 
     /** Peer region: the ring bytes claimed so far by all producers (the tail; unvalidated). */
     long claimedTail() {
-        return (long) LONGS.getVolatile(region.mapping(), RegionDescriptor.TAIL_OFFSET);
+        return (long) LONGS.getVolatile(whole, RegionDescriptor.TAIL_OFFSET);
     }
 
     /** Whether the region's owner still runs (pid and start time). */
