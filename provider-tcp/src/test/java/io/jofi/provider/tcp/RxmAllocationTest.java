@@ -55,6 +55,44 @@ class RxmAllocationTest {
         }
     }
 
+    /**
+     * Rendezvous messages by RMA read (above the SAR limit: the receiver reads straight into
+     * its posted buffer, the sender's buffer registered once, RxmRegistrationCache) allocate
+     * nothing per message either. By RMA write they do, by design: the receiver registers the
+     * buffer it offers for remote writes for that one message and closes the registration at
+     * the write-done, so that the peer cannot write into it once the receive completed (what
+     * the registration allocates is the price of that).
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false})
+    void rendezvousMessagesAllocateNothing(boolean byWrite) throws Exception {
+        int size = 256 << 10;
+        int rounds = 300;
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        io.jofi.spi.util.rxm.RxmSettings settings = io.jofi.spi.util.rxm.RxmSettings.defaults()
+                .withSarLimit(32 << 10).withRendezvousByWrite(byWrite);
+        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL, settings);
+             RxmOverTcpTest.Side b = new RxmOverTcpTest.Side(Progress.MANUAL, settings)) {
+            long bInA = a.insert(b.ep.getName());
+            long aInB = b.insert(a.ep.getName());
+            ByteBuffer tx = ByteBuffer.allocateDirect(size);
+            ByteBuffer rx = ByteBuffer.allocateDirect(size);
+            CqEntry[] e = {new CqEntry()};
+            long[] src = new long[1];
+            Object ctx = "ctx";
+            run(a, b, bInA, aInB, tx, rx, e, src, ctx, 200);
+            long tid = Thread.currentThread().getId();
+            long best = Long.MAX_VALUE;
+            for (int pass = 0; pass < 2; pass++) {
+                long before = mx.getThreadAllocatedBytes(tid);
+                run(a, b, bInA, aInB, tx, rx, e, src, ctx, rounds);
+                best = Math.min(best, mx.getThreadAllocatedBytes(tid) - before);
+            }
+            assertTrue(best < 16L * rounds, best + " bytes allocated over " + rounds + " rendezvous messages of " + size
+                    + " B by RMA " + (byWrite ? "write" : "read") + ": the path allocates");
+        }
+    }
+
     private static void run(RxmOverTcpTest.Side a, RxmOverTcpTest.Side b, long bInA, long aInB, ByteBuffer tx,
                             ByteBuffer rx, CqEntry[] e, long[] src, Object ctx, int rounds) {
         for (int i = 0; i < rounds; i++) {

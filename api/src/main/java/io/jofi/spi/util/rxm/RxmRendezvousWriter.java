@@ -204,9 +204,7 @@ final class RxmRendezvousWriter {
 
     /** One write: {@code k} bytes at {@code lo} of the sender's buffer {@code li} to {@code raddr}. */
     private static int post(RxmTransmit t, int li, int lo, int k, long raddr, long key) {
-        ByteBuffer lb = t.locals[li];
-        ByteBuffer view = lb.duplicate();
-        view.limit(lb.position() + lo + k).position(lb.position() + lo);
+        ByteBuffer view = t.writeView(li, lo, k);
         io.jofi.RmaMsg rma = t.rma;
         rma.iovCount(1).iov(0, view, t.regions[li]); // registered for the rendezvous
         rma.rmaIovCount(1).rmaIov(0, raddr, k, key);

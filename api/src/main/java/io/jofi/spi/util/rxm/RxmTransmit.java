@@ -27,6 +27,15 @@ final class RxmTransmit {
     final MemoryRegion[] regions = new MemoryRegion[RxmWireDescriptor.IOV_LIMIT];
     /** A rendezvous' buffers (their [position, limit)), which a rendezvous by write writes from. */
     final ByteBuffer[] locals = new ByteBuffer[RxmWireDescriptor.IOV_LIMIT];
+    /**
+     * Rendezvous by write: a view of each local buffer that the writes' ranges are set on, made
+     * once per buffer and kept while the same buffer comes again (a MSG write takes its range
+     * at post, so one view serves every write of a buffer; a new one per write allocated, and
+     * made the MSG provider's own view cache miss too). Like the tcp provider's view caches,
+     * they keep the last buffer of each slot reachable until another one takes the slot.
+     */
+    private final ByteBuffer[] writeViews = new ByteBuffer[RxmWireDescriptor.IOV_LIMIT];
+    private final ByteBuffer[] writeViewSources = new ByteBuffer[RxmWireDescriptor.IOV_LIMIT];
     int regionCount;
 
     Kind kind;
@@ -119,5 +128,19 @@ final class RxmTransmit {
             locals[i] = null;
         }
         regionCount = 0;
+    }
+
+    /** A view of {@code locals[i]} for a write of {@code length} bytes at {@code offset} past its position. */
+    ByteBuffer writeView(int i, int offset, int length) {
+        ByteBuffer src = locals[i];
+        ByteBuffer v = writeViews[i];
+        if (writeViewSources[i] != src || v == null) {
+            v = src.duplicate();
+            writeViews[i] = v;
+            writeViewSources[i] = src;
+        }
+        int from = src.position() + offset;
+        v.limit(from + length).position(from);
+        return v;
     }
 }
