@@ -208,6 +208,46 @@ public class LauncherIT {
         }
     }
 
+    /**
+     * {@code kill} (or {@code timeout}) of the script ends the container too: the script passes
+     * SIGTERM on to its JVM. Before, the JVM ran on without its script — a pingpong server kept
+     * waiting on its port after the script that started it was gone.
+     */
+    @Test
+    public void terminatingTheScriptEndsItsContainer() throws Exception {
+        ProcessBuilder builder = new ProcessBuilder("./jofi", "pingpong", "-p", "tcp", "-e", "msg", "-B", "0")
+                .directory(home.toFile())
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD);
+        builder.environment().put("JOFI_NO_BUILD", "1");
+        builder.environment().put("JAVA", new File(System.getProperty("java.home"), "bin/java").getPath());
+        builder.environment().remove("JOFI_JAVA_OPTS");
+        Process script = builder.start();
+        List<ProcessHandle> container = new ArrayList<>();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+            while (container.isEmpty() && System.nanoTime() < deadline && script.isAlive()) {
+                script.descendants().filter(h -> h.info().command().map(c -> c.endsWith("java")).orElse(false))
+                        .forEach(container::add);
+                Thread.sleep(50);
+            }
+            assertFalse("the script started no JVM (still running: " + script.isAlive() + ")", container.isEmpty());
+            Thread.sleep(2000); // the container is up and the server waits for its client
+            assertTrue("the server waits for a client", script.isAlive());
+
+            script.destroy(); // SIGTERM to the script only, as kill and timeout send it
+
+            assertTrue("the script ends", script.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+            for (ProcessHandle jvm : container) {
+                assertTrue("the container's JVM " + jvm.pid() + " ends with its script",
+                        jvm.onExit().thenApply(h -> true).completeOnTimeout(false, TIMEOUT_SECONDS, TimeUnit.SECONDS).get());
+            }
+        } finally {
+            container.forEach(ProcessHandle::destroyForcibly);
+            script.destroyForcibly();
+        }
+    }
+
     /** {@link #jofi} with {@code javaOpts} (or none) as the script's JOFI_JAVA_OPTS. */
     private static Run jofiWith(String javaOpts, String input, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
