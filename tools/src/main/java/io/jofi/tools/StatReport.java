@@ -5,8 +5,11 @@ import io.jofi.spi.util.stats.StatsFileReader;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Prints counters snapshots for {@code jofi stat}: for people, grouped by process and owner
@@ -15,6 +18,9 @@ import java.util.Locale;
  * {@code - { pid: 4242, id: 3, type: endpoint, value: 17, label: "tcp/TcpRdmEndpoint 1: sends posted" }}.
  */
 final class StatReport {
+    /** The name column is at least this wide, wider when a name is longer (values stay aligned). */
+    private static final int MIN_NAME_WIDTH = 40;
+
     private final PrintStream out;
     private final boolean machine;
 
@@ -31,30 +37,55 @@ final class StatReport {
             out.printf(Locale.ROOT, "jofi stat  %s  %d process(es)  %s%n", Instant.now(), snapshots.size(), directory);
         }
         for (StatsFileReader.Snapshot s : snapshots) {
-            if (!machine) {
-                out.printf(Locale.ROOT, "%npid %d  started %s  %s%n", s.pid(), Instant.ofEpochMilli(s.startMillis()),
-                        s.path().getFileName());
+            if (machine) {
+                for (StatsFileReader.CounterValue c : s.counters()) {
+                    if (filter == null || c.label().contains(filter)) {
+                        out.printf(Locale.ROOT, "- { pid: %d, id: %d, type: %s, value: %d, label: \"%s\" }%n", s.pid(),
+                                c.id(), typeName(c.typeId()), c.value(), c.label().replace("\\", "\\\\").replace("\"", "\\\""));
+                    }
+                }
+                continue;
             }
-            String owner = null;
-            for (StatsFileReader.CounterValue c : s.counters()) {
-                if (filter != null && !c.label().contains(filter)) {
-                    continue;
-                }
-                if (machine) {
-                    out.printf(Locale.ROOT, "- { pid: %d, id: %d, type: %s, value: %d, label: \"%s\" }%n", s.pid(),
-                            c.id(), typeName(c.typeId()), c.value(), c.label().replace("\\", "\\\\").replace("\"", "\\\""));
-                    continue;
-                }
-                int colon = c.label().indexOf(": ");
-                String o = colon < 0 ? "" : c.label().substring(0, colon);
-                String name = colon < 0 ? c.label() : c.label().substring(colon + 2);
-                if (!o.equals(owner)) {
-                    out.println("  " + o);
-                    owner = o;
-                }
-                out.printf(Locale.ROOT, "    %-40s %15d%n", name, c.value());
+            out.printf(Locale.ROOT, "%npid %d  started %s  %s%n", s.pid(), Instant.ofEpochMilli(s.startMillis()),
+                    s.path().getFileName());
+            printByOwner(s.counters(), filter);
+        }
+    }
+
+    /**
+     * The counters under their owners: each owner once, in the order of its first counter in
+     * the file, with all its counters (an object has several groups — an rxm endpoint's posts,
+     * receives and connections — and freed records are reused, so a file interleaves owners).
+     */
+    private void printByOwner(List<StatsFileReader.CounterValue> counters, String filter) {
+        Map<String, List<StatsFileReader.CounterValue>> byOwner = new LinkedHashMap<>();
+        int width = MIN_NAME_WIDTH;
+        for (StatsFileReader.CounterValue c : counters) {
+            if (filter != null && !c.label().contains(filter)) {
+                continue;
+            }
+            byOwner.computeIfAbsent(owner(c.label()), o -> new ArrayList<>()).add(c);
+            width = Math.max(width, name(c.label()).length());
+        }
+        String line = "    %-" + width + "s %15d%n";
+        for (Map.Entry<String, List<StatsFileReader.CounterValue>> e : byOwner.entrySet()) {
+            out.println("  " + e.getKey());
+            for (StatsFileReader.CounterValue c : e.getValue()) {
+                out.printf(Locale.ROOT, line, name(c.label()), c.value());
             }
         }
+    }
+
+    /** A label's owner: the part before its {@code ": "} (none: ""). */
+    static String owner(String label) {
+        int colon = label.indexOf(": ");
+        return colon < 0 ? "" : label.substring(0, colon);
+    }
+
+    /** A label's counter name: the part after its owner's {@code ": "}. */
+    static String name(String label) {
+        int colon = label.indexOf(": ");
+        return colon < 0 ? label : label.substring(colon + 2);
     }
 
     /** The name of a counter's type id ({@code StatsFileDescriptor.TYPE_*}). */

@@ -23,6 +23,17 @@ final class CompletionCounters {
     final StatsCounter depthHighWater;
     final StatsCounter overruns;
 
+    /**
+     * The owner label of a queue of {@code kind} ({@code CompletionQueue}, {@code EventQueue})
+     * that {@code provider}'s fabric or domain opened: {@code <provider>/<kind> <n>} (a CQ of
+     * tcp's RDM endpoints is tcp's, though the util layer made it). A queue opened otherwise is
+     * labelled by the package of its opener ({@link CounterGroup#ownerLabel(String, Class)},
+     * called from its constructor: the stack walk skips the queue's own frames only).
+     */
+    static String owner(String provider, String kind) {
+        return provider + "/" + kind + " " + CounterGroup.nextNumber();
+    }
+
     CompletionCounters(int typeId, String owner, String entries) {
         group = new CounterGroup(StatsFile.process(), typeId, owner);
         written = group.counter(entries + " written");

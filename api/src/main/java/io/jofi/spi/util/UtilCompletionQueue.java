@@ -88,6 +88,14 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
      * @throws FabricException as {@link #UtilCompletionQueue(CqAttr, Object)}
      */
     public UtilCompletionQueue(CqAttr attr, Object context, ErrorDescriber describer) throws FabricException {
+        this(attr, context, describer, null);
+    }
+
+    /**
+     * The same, its counters labelled with {@code statsProvider} ({@link UtilDomain#openCq}:
+     * its fabric's provider); null labels them with the package of the code that opened it.
+     */
+    UtilCompletionQueue(CqAttr attr, Object context, ErrorDescriber describer, String statsProvider) throws FabricException {
         super(FidClass.CQ, context);
         CqAttr a = attr == null ? new CqAttr() : attr;
         long size = a.size();
@@ -110,7 +118,9 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
         this.waitSupport = WaitSupport.open(waitObj, a.waitSet());
         // its counters before the ring: the ring's producer index is its "completions written" counter
         this.stats = new CompletionCounters(io.jofi.spi.util.stats.StatsFileDescriptor.TYPE_COMPLETION_QUEUE,
-                io.jofi.spi.util.stats.CounterGroup.ownerLabel("CompletionQueue", UtilCompletionQueue.class), "completions");
+                statsProvider != null ? CompletionCounters.owner(statsProvider, "CompletionQueue")
+                        : io.jofi.spi.util.stats.CounterGroup.ownerLabel("CompletionQueue", UtilCompletionQueue.class),
+                "completions");
         this.ring = new CompletionRing(capacity, ringFormat(format), stats.written);
         this.wakes = waitObj != WaitObj.NONE;
         try {

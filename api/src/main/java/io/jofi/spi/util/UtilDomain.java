@@ -90,7 +90,7 @@ public abstract class UtilDomain extends AbstractFid implements Domain {
     @Override
     public CompletionQueue openCq(CqAttr attr, Object context) throws FabricException {
         ensureOpen("openCq");
-        return adopt(new UtilCompletionQueue(attr, context));
+        return adopt(new UtilCompletionQueue(attr, context, null, fabric.providerName()));
     }
 
     /** {@code fi_cntr_open}: a {@link UtilCounter} retaining this domain. */

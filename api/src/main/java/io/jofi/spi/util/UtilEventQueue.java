@@ -147,6 +147,14 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
      *                         {@code EIO} when an FD wait object cannot be made
      */
     public UtilEventQueue(EqAttr attr, Object context, ErrorDescriber describer) throws FabricException {
+        this(attr, context, describer, null);
+    }
+
+    /**
+     * The same, its counters labelled with {@code statsProvider} ({@link UtilFabric#openEq}: its
+     * provider); null labels them with the package of the code that opened it.
+     */
+    UtilEventQueue(EqAttr attr, Object context, ErrorDescriber describer, String statsProvider) throws FabricException {
         super(FidClass.EQ, context);
         EqAttr a = attr == null ? new EqAttr() : attr.copy();
         if (a.size() < 0 || a.size() > MAX_SIZE) {
@@ -171,7 +179,8 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
         // closing waitSupport here would release a binding the set never counted.
         waitSupport.attach(this);
         this.stats = new CompletionCounters(io.jofi.spi.util.stats.StatsFileDescriptor.TYPE_EVENT_QUEUE,
-                io.jofi.spi.util.stats.CounterGroup.ownerLabel("EventQueue", UtilEventQueue.class), "events");
+                statsProvider != null ? CompletionCounters.owner(statsProvider, "EventQueue")
+                        : io.jofi.spi.util.stats.CounterGroup.ownerLabel("EventQueue", UtilEventQueue.class), "events");
         whenClosed(stats.group::close);
     }
 

@@ -75,7 +75,7 @@ public abstract class UtilFabric extends AbstractFid implements Fabric {
     @Override
     public EventQueue openEq(io.jofi.EqAttr attr, Object context) throws FabricException {
         ensureOpen("openEq");
-        return adopt(this, new UtilEventQueue(attr, context));
+        return adopt(this, new UtilEventQueue(attr, context, null, providerName()));
     }
 
     /** {@code fi_wait_open}: a {@link UtilWaitSet}, retaining this fabric until it is closed. */

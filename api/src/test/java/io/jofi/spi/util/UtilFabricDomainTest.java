@@ -78,6 +78,20 @@ class UtilFabricDomainTest {
     }
 
     @Test
+    void queuesItOpensAreCountedUnderItsProvider() throws Exception {
+        // jofi stat and JMX: a CQ of tcp's RDM endpoints is tcp's, though UtilDomain made it
+        // (the stack walk named the util layer: "util/CompletionQueue 7")
+        UtilEventQueue eq = (UtilEventQueue) fabric.openEq(new EqAttr(), null);
+        Domain d = fabric.domain(info(0), null);
+        UtilCompletionQueue cq = (UtilCompletionQueue) d.openCq(new CqAttr(), null);
+        assertTrue(eq.counters().owner().matches("testprov/EventQueue \\d+"), eq.counters().owner());
+        assertTrue(cq.counters().owner().matches("testprov/CompletionQueue \\d+"), cq.counters().owner());
+        cq.close();
+        d.close();
+        eq.close();
+    }
+
+    @Test
     void opensEveryObjectAndRecordsItInTheResources() throws Exception {
         assertEquals(1, resources.size(), "the fabric itself");
         assertEquals("testprov", fabric.providerName());

@@ -67,8 +67,9 @@ public final class CounterGroup implements AutoCloseable {
     /**
      * The label prefix of a {@code kind} (e.g. {@code CompletionQueue}) made by the code that
      * called into {@code self}'s constructors: its provider is the package of the first caller
-     * outside {@code self} and its subclasses ({@code tcp/CompletionQueue 7} for a CQ the tcp
-     * domain opened). Control path: walks the stack once.
+     * outside {@code self} and its subclasses ({@code verbs/CompletionQueue 7} for a CQ the verbs
+     * domain opened with its own constructor call; the util layer's fabric and domain name their
+     * provider instead, as the walk would find the util layer). Control path: walks the stack once.
      */
     public static String ownerLabel(String kind, Class<?> self) {
         Class<?> maker = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
