@@ -7,7 +7,7 @@ import io.jofi.spi.util.stats.StatsFile;
 
 /**
  * The live counters of a completion or event queue: entries written, error entries by errno
- * class (canceled, truncated, connection lost or refused, other), the depth's high-water mark
+ * class (canceled, truncated, connection lost or refused, unknown source, other), the depth's high-water mark
  * and overruns. An event queue writes them under its lock (one writer); a completion queue
  * is written by many threads at once, so there "entries written" is the ring's producer
  * index, the mark rises by CAS and the errors and overruns (never a successful entry) are
@@ -19,6 +19,8 @@ final class CompletionCounters {
     final StatsCounter canceled;
     final StatsCounter truncated;
     final StatsCounter connection;
+    /** {@code FI_SOURCE_ERR}'s entries: a message from an address the AV does not hold (an RDM server's first message from each new client). */
+    final StatsCounter unknownSource;
     final StatsCounter otherErrors;
     final StatsCounter depthHighWater;
     final StatsCounter overruns;
@@ -40,6 +42,7 @@ final class CompletionCounters {
         canceled = group.counter("errors canceled");
         truncated = group.counter("errors truncated");
         connection = group.counter("errors connection");
+        unknownSource = group.counter("errors unknown source");
         otherErrors = group.counter("errors other");
         depthHighWater = group.counter("depth high-water mark");
         overruns = group.counter("overruns");
@@ -64,6 +67,8 @@ final class CompletionCounters {
             case Errno.ECONNRESET, Errno.ECONNREFUSED, Errno.ECONNABORTED, Errno.ENOTCONN, Errno.EHOSTUNREACH,
                  Errno.ETIMEDOUT, Errno.EIO, Errno.ENODEV:
                 return connection;
+            case Errno.EADDRNOTAVAIL:
+                return unknownSource;
             default:
                 return otherErrors;
         }

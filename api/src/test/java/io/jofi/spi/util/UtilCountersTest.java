@@ -123,6 +123,22 @@ class UtilCountersTest {
     }
 
     @Test
+    void anUnknownSourceIsCountedAsSuchNotAsAnotherError() throws Exception {
+        // FI_SOURCE_ERR's EADDRNOTAVAIL: an RDM server's first message from each new client
+        // (./jofi pingpong -e rdm's server showed "errors other 1" for it)
+        UtilCompletionQueue cq = new UtilCompletionQueue(new CqAttr().size(4), "cq");
+        CounterGroup g = cq.counters();
+        assertEquals(0, cq.reserve());
+        cq.completeError("a", 0, 0, null, 0, 0, 0, 0, Errno.EADDRNOTAVAIL, 0, null, 0, 0);
+        assertEquals(1, value(g, "errors unknown source"));
+        assertEquals(0, value(g, "errors other"));
+        assertEquals(0, cq.reserve());
+        cq.completeError("b", 0, 0, null, 0, 0, 0, 0, Errno.EINVAL, 0, null, 0, 0);
+        assertEquals(1, value(g, "errors other"));
+        cq.close();
+    }
+
+    @Test
     void aCompletionQueueCountsEntriesErrorsAndItsOverrun() throws Exception {
         UtilCompletionQueue cq = new UtilCompletionQueue(new CqAttr().size(2), "cq");
         CounterGroup g = cq.counters();
