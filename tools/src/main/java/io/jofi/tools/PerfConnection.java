@@ -451,8 +451,7 @@ final class PerfConnection implements AutoCloseable {
                     learnPeer();
                     return;
                 }
-                throw new CommandFailure(what + " failed: " + Errno.strerror(error.err())
-                        + (error.err() == Errno.ECONNRESET || error.err() == Errno.ECANCELED ? " (the peer went away?)" : ""));
+                throw new CommandFailure(what + " failed: " + Errno.strerror(error.err()) + peerGoneHint(error.err()));
             }
             if (rc != -Errno.EAGAIN) {
                 throw new CommandFailure("reading the CQ for " + what + " failed: " + Errno.strerror(-rc));
@@ -611,8 +610,21 @@ final class PerfConnection implements AutoCloseable {
 
     private static void check(int rc, String what) {
         if (rc != 0) {
-            throw new CommandFailure(what + " failed: " + Errno.strerror(-rc));
+            throw new CommandFailure(what + " failed: " + Errno.strerror(-rc) + peerGoneHint(-rc));
         }
+    }
+
+    /**
+     * What a failure of errno {@code err} most likely means mid-run: the peer process ended (a
+     * reset or an abort of the connection, a reconnect refused — over tcp RDM the rxm layer
+     * connects again and meets no listener —, an shm peer's region gone), or "".
+     */
+    static String peerGoneHint(int err) {
+        return switch (err) {
+            case Errno.ECONNRESET, Errno.ECANCELED, Errno.ECONNREFUSED, Errno.ECONNABORTED, Errno.EHOSTUNREACH,
+                 Errno.ENOTCONN -> " (the peer is not running, or went away?)";
+            default -> "";
+        };
     }
 
     private EqEntry awaitEvent(int expected, String what) {

@@ -168,6 +168,21 @@ class PerfCommandsTest {
     }
 
     @Test
+    void aClientWithoutAServerSaysThePeerIsNotThere() throws Exception {
+        // before: "a send completion failed: Connection refused" and nothing more, the same
+        // line that a server killed mid-run leaves (rxm connects again and meets no listener)
+        // (MSG's connect names it already: "... after connect: Connection refused (is the server running?)")
+        String[][] cases = {{"msg", "Connection refused (is the server running?)"},
+                {"rdm", "Connection refused (the peer is not running, or went away?)"}};
+        for (String[] c : cases) {
+            CapturedRun client = run("pingpong", "-p", "tcp", "-e", c[0], "-I", "10", "-P", Integer.toString(freePort()),
+                    "127.0.0.1");
+            assertEquals(1, client.status(), () -> c[0] + ": " + client.err());
+            assertTrue(client.err().contains(c[1]), () -> c[0] + ": " + client.err());
+        }
+    }
+
+    @Test
     void jofiRdmBandwidth() throws Exception {
         String port = Integer.toString(freePort());
         Future<CapturedRun> server = server("bw", "-p", "tcp", "-e", "rdm", "-S", "64k", "-I", "5", "-W", "16", "-B", port, "-s", "127.0.0.1");
