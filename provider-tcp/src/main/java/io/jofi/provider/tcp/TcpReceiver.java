@@ -14,7 +14,9 @@ import io.jofi.provider.tcp.wire.MessageHeader;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.provider.tcp.wire.WireStatus;
 import io.jofi.spi.util.ArrivingMessage;
+import io.jofi.spi.util.CompletionBatch;
 import io.jofi.spi.util.PostedReceive;
+import io.jofi.spi.util.ReceiveCompletion;
 import io.jofi.spi.util.ReceiveQueue;
 import io.jofi.spi.util.UnexpectedMessage;
 import io.jofi.spi.util.UnexpectedPayload;
@@ -50,6 +52,8 @@ final class TcpReceiver implements UnexpectedPayload {
      * a smaller rest is read into the read buffer and copied.
      */
     static final int COPY_THRESHOLD = 2 * 1024;
+    /** Receive completions a read pass stages before it publishes them ({@link CompletionBatch}). */
+    static final int COMPLETION_BATCH = 64;
 
     private final TcpConnection conn;
     private final InboundFrame frame;
@@ -63,6 +67,14 @@ final class TcpReceiver implements UnexpectedPayload {
     private final ByteBuffer rxBuf = ByteBuffer.allocateDirect(READ_BUFFER_BYTES).order(ByteOrder.BIG_ENDIAN).limit(0);
     /** {@link #scatter}'s destinations: a payload's views, then {@link #rxBuf} for what follows. */
     private final ByteBuffer[] scatterViews = new ByteBuffer[TcpProvider.IOV_LIMIT + 1];
+    /**
+     * The receive completions of one read pass ({@link #readMessages}), published together: one
+     * claim, one depth mark and one wake for the messages one read brought, where each message
+     * cost them (a 64 B stream brings hundreds a read). Every other CQ entry written during the
+     * pass — a send an ack completes, a remote write's data — is written after
+     * {@link #flushCompletions}, so the CQ's order is the unbatched one.
+     */
+    private final CompletionBatch completions = new CompletionBatch(COMPLETION_BATCH);
     /**
      * The last read returned less than the room it was offered: the socket is empty, so the
      * next read waits for the selector to report the socket readable again (level-triggered:
@@ -105,12 +117,25 @@ final class TcpReceiver implements UnexpectedPayload {
             return; // the outer call's loop sees the new state
         }
         reading = true;
+        ReceiveCompletion completion = queue.completion();
+        completion.stageIn(completions);
         try {
             readLoop();
         } catch (IOException e) {
             conn.teardown(Errno.ECONNRESET, true);
         } finally {
+            completion.stageIn(null); // publishes the pass's completions, also when it ended in a teardown
             reading = false;
+        }
+    }
+
+    /**
+     * Publishes the receive completions this read pass staged so far: before another CQ entry
+     * is written directly (a send's, a remote write's), which must not overtake them.
+     */
+    void flushCompletions() {
+        if (!completions.isEmpty()) {
+            completions.flush();
         }
     }
 

@@ -99,7 +99,9 @@ final class TcpRmaTarget {
             bound.remoteWriteCntr.increment();
         }
         if (f.message.hasData() && bound.rxCq != null) {
-            // no posted receive is used: an unsolicited completion (R6 overrun if the CQ is full)
+            // no posted receive is used: an unsolicited completion (R6 overrun if the CQ is full),
+            // after the receive completions this read pass staged before it
+            conn.rx.flushCompletions();
             bound.rxCq.completeUnsolicited(null, REMOTE_WRITE_FLAGS, f.length, null, 0, f.message.data(), 0,
                     Fi.FI_ADDR_NOTAVAIL);
         }

@@ -249,6 +249,7 @@ final class TcpTransmitter {
         }
         if (op.reports) {
             if (op.complete) {
+                conn.rx.flushCompletions(); // an ack read in a read pass: after the receives staged before it
                 bound.txCq.complete(op.context, op.cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
             } else {
                 bound.txCq.unreserve();
@@ -268,6 +269,7 @@ final class TcpTransmitter {
         }
         if (op.reports) {
             byte[] why = conn.endReason;
+            conn.rx.flushCompletions(); // a teardown in a read pass: after the receives staged before it
             bound.txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, conn.endProvErrno, why,
                     why == null ? 0 : why.length, Fi.FI_ADDR_NOTAVAIL);
         }
