@@ -49,6 +49,11 @@ final class StatCommand extends Command {
         StatReport report = new StatReport(out(), machine);
         while (true) {
             List<StatsFileReader.Snapshot> snapshots = read(directory);
+            if (once && pid != null && snapshots.isEmpty()) {
+                // a typo'd or ended process: say so instead of an empty table and success
+                throw new CommandFailure("no live JOFI process " + pid + " has a counters file in " + directory
+                        + (pid == ProcessHandle.current().pid() ? " (that is this jofi stat)" : ""));
+            }
             if (!once && !machine) {
                 out().print("\033[H\033[2J"); // top's refresh: home, clear
             }

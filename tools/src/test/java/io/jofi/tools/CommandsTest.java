@@ -23,6 +23,14 @@ class CommandsTest {
     }
 
     @Test
+    void statOfAProcessWithoutACountersFileFails(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        // before: the header, nothing under it, and success
+        Console console = Console.withoutProviders();
+        assertEquals(ExitStatus.FAILURE, console.run("stat", "-n", "-p", "2147483646", "-d", dir.toString()));
+        assertEquals("jofi stat: no live JOFI process 2147483646 has a counters file in " + dir + "\n", console.err());
+    }
+
+    @Test
     void providersAloneListsLikeInfoList() {
         Console list = Console.withTestProviders();
         Console providers = Console.withTestProviders();
