@@ -15,7 +15,7 @@ import java.util.Map;
  * Prints counters snapshots for {@code jofi stat}: for people, grouped by process and owner
  * (the label up to its {@code ": "}) with aligned values; with {@code -m}, one line per counter
  * in the fabtests-style of the other tools' {@code -m}:
- * {@code - { pid: 4242, id: 3, type: endpoint, value: 17, label: "tcp/TcpRdmEndpoint 1: sends posted" }}.
+ * {@code - { pid: 4242, id: 3, type: endpoint, value: 17, label: "tcp/RxmEndpoint 4: sends posted" }}.
  */
 final class StatReport {
     /** The name column is at least this wide, wider when a name is longer (values stay aligned). */
