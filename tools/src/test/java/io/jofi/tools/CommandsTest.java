@@ -28,6 +28,9 @@ class CommandsTest {
         Console console = Console.withoutProviders();
         assertEquals(ExitStatus.FAILURE, console.run("stat", "-n", "-p", "2147483646", "-d", dir.toString()));
         assertEquals("jofi stat: no live JOFI process 2147483646 has a counters file in " + dir + "\n", console.err());
+        Console machine = Console.withoutProviders();
+        assertEquals(ExitStatus.OK, machine.run("stat", "-n", "-m", "-p", "2147483646", "-d", dir.toString()));
+        assertEquals("---\njofi stat " + dir + " :\n", machine.out(), "-m: no line is the answer");
     }
 
     @Test
