@@ -42,6 +42,18 @@ public final class BwCommand extends PerfCommand {
         return window();
     }
 
+    /**
+     * The window acks' path, warmed as often as the data's: at most {@value #ACK_WARM_UP_ROUND_TRIPS}
+     * round trips, fewer for a shorter {@code --jit-warmup}.
+     */
+    @Override
+    long controlWarmUpRoundTrips() {
+        return Math.min(jitWarmup, ACK_WARM_UP_ROUND_TRIPS);
+    }
+
+    /** Enough invocations of the small-message path for C2 (its threshold is ~5000 at C1) in one warm-up round. */
+    static final long ACK_WARM_UP_ROUND_TRIPS = 10_000;
+
     @Override
     long defaultIterations(int size) {
         return 2 * super.defaultIterations(size); // fabtests' size_to_count with FT_OPT_BW
@@ -77,6 +89,20 @@ public final class BwCommand extends PerfCommand {
         return window;
     }
 
+    /**
+     * Per size: {@code warmup} untimed and {@code iterations} timed messages, then fabtests'
+     * closing ack. The messages are moved by {@link #messages} in chunks of at most
+     * {@value #CHUNK}, which end at every window's end, at the settle point and where the
+     * timing starts; this loop only keeps the books between chunks.
+     *
+     * <p>Why chunks: this loop once moved every message itself, so the JIT could compile it
+     * only as an on-stack replacement of its loop, after ~100 000 messages counted over the
+     * warm-up and the measured run. At 64 KiB that C2 compilation (50-60 ms, on the pinned
+     * spinning thread's core) came in the middle of a 0.3 s timed run: 4-6 GB/s measured
+     * against 8.5-12 GB/s with a timed run started after it (shm, session 18). A method
+     * called per chunk is compiled as a whole in the warm-up, which calls it thousands of
+     * times, and this loop runs few enough rounds to stay out of the compiler's way.
+     */
     @Override
     void runSize(PerfConnection c, boolean client, int size, long iterations, long warmup, PerfReport report) {
         long total = iterations + warmup;
@@ -85,7 +111,6 @@ public final class BwCommand extends PerfCommand {
         // per message (a clock read per window, not per message)
         long[] samples = report != null && report.percentilesWanted() ? new long[(int) Math.min(iterations / window + 2, Integer.MAX_VALUE)] : null;
         int sampled = 0;
-        int sinceMark = 0;
         ProgressLine progress = progressLine(report);
         progress.start(size);
         long settleAt = report == null ? -1 : settleIteration(warmup);
@@ -94,54 +119,50 @@ public final class BwCommand extends PerfCommand {
         }
         long start = System.nanoTime();
         long mark = start;
-        int inWindow = 0;
-        int pending = 0;
-        for (long i = 0; i < total; i++) {
+        long markedAt = warmup; // the message count at the mark: a sample is the time per message since
+        pending = 0;
+        long i = 0;
+        while (i < total) {
             if (i == warmup) {
                 start = System.nanoTime();
                 mark = start;
+                markedAt = i;
             }
             if (i == settleAt) {
                 settleBeforeTiming();
             }
-            if (client) {
-                if (c.send(size)) {
-                    pending++;
-                }
-                if (++inWindow == window) {
-                    awaitAck(c, pending, check && i >= warmup);
-                    pending = 0;
-                    inWindow = 0;
-                }
-            } else {
-                c.awaitReceive();
-                if (++inWindow == window) {
-                    answerWindow(c, size, check);
-                    inWindow = 0;
-                }
+            long windowEnd = i - i % window + window; // windows count from the size's first message
+            long end = Math.min(Math.min(windowEnd, i + CHUNK), total);
+            if (i < settleAt && settleAt < end) {
+                end = settleAt;
             }
-            if (i >= warmup) {
-                sinceMark++;
+            if (i < warmup && warmup < end) {
+                end = warmup;
             }
-            if (inWindow == 0 && samples != null && sinceMark > 0 && sampled < samples.length) {
+            boolean closesWindow = end == windowEnd;
+            messages(c, client, size, (int) (end - i), closesWindow, check && i >= warmup);
+            i = end;
+            if (closesWindow && samples != null && i - markedAt > 0 && sampled < samples.length) {
                 long now = System.nanoTime();
-                samples[sampled++] = (now - mark) / sinceMark;
+                samples[sampled++] = (now - mark) / (i - markedAt);
                 mark = now;
-                sinceMark = 0;
+                markedAt = i;
             }
-            if (progress.tick(i, total)) {
-                mark = System.nanoTime(); // the printing is no iteration's time
+            if (closesWindow && progress.due(i, total)) {
+                mark = System.nanoTime(); // the printing is no message's time
+                markedAt = Math.max(i, warmup);
             }
         }
         // fabtests' closing exchange: one more ack, whether or not the last window was full
         if (client) {
             awaitAck(c, pending, check && total > warmup);
+            pending = 0;
         } else {
             answerWindow(c, size, check);
         }
         long elapsed = System.nanoTime() - start;
         if (samples != null && sampled < samples.length) {
-            samples[sampled++] = (System.nanoTime() - mark) / Math.max(1, sinceMark);
+            samples[sampled++] = (System.nanoTime() - mark) / Math.max(1, total - markedAt);
         }
         if (report == null) {
             return; // the JIT warm-up: no row
@@ -149,6 +170,38 @@ public final class BwCommand extends PerfCommand {
         report.row(size, iterations, 1, elapsed);
         if (samples != null) {
             report.percentiles(size, samples, sampled, 1);
+        }
+    }
+
+    /** The most messages one {@link #messages} call moves. */
+    static final int CHUNK = 16;
+
+    /** The client's sends not yet waited for in the current window. */
+    private int pending;
+
+    /**
+     * {@code count} messages of a window (the client sends, the server receives), then, if
+     * they close it, the window's ack (the client waits for its send completions and the
+     * ack, the server answers). Its own method, called per chunk: see {@link #runSize}.
+     */
+    private void messages(PerfConnection c, boolean client, int size, int count, boolean closesWindow, boolean check) {
+        if (client) {
+            for (int k = 0; k < count; k++) {
+                if (c.send(size)) {
+                    pending++;
+                }
+            }
+            if (closesWindow) {
+                awaitAck(c, pending, check);
+                pending = 0;
+            }
+        } else {
+            for (int k = 0; k < count; k++) {
+                c.awaitReceive();
+            }
+            if (closesWindow) {
+                answerWindow(c, size, check);
+            }
         }
     }
 

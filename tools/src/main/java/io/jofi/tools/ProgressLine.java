@@ -55,13 +55,21 @@ final class ProgressLine {
      * @return whether a line was printed (the caller's next timing starts after it)
      */
     boolean tick(long i, long total) {
-        if ((i & 63) == 0) {
-            long now = System.nanoTime();
-            if (now - next > 0) {
-                next = now + intervalNanos;
-                err.println(name + ": " + PerfReport.sizeText(size) + " bytes: " + i + "/" + total + " iterations");
-                return true;
-            }
+        return (i & 63) == 0 && due(i, total);
+    }
+
+    /**
+     * Iteration {@code i} of {@code total}, the clock read at every call: for callers that call
+     * once per window of messages, not per message.
+     *
+     * @return whether a line was printed (the caller's next timing starts after it)
+     */
+    boolean due(long i, long total) {
+        long now = System.nanoTime();
+        if (now - next > 0) {
+            next = now + intervalNanos;
+            err.println(name + ": " + PerfReport.sizeText(size) + " bytes: " + i + "/" + total + " iterations");
+            return true;
         }
         return false;
     }

@@ -63,6 +63,8 @@ class FabtestsChoreographyTest {
                 Arguments.of("pingpong", List.of("-S", "65536", "-I", "10", "-w", "1", "-v")),
                 Arguments.of("bw", List.of("-S", "r:100,4000,8100", "-I", "45", "-w", "3", "-W", "8", "-v")),
                 Arguments.of("bw", List.of("-S", "262144", "-I", "20", "-w", "0", "-W", "16", "-v")),
+                // windows longer than BwCommand's chunk, the settle point and the timing start inside one
+                Arguments.of("bw", List.of("-S", "64", "-I", "101", "-w", "21", "-W", "40", "-v")),
                 Arguments.of("rma_bw", List.of("-o", "write", "-S", "r:64,4000,8100", "-I", "30", "-w", "2", "-W", "8", "-v")),
                 Arguments.of("rma_bw", List.of("-o", "write", "-U", "-S", "4096", "-I", "30", "-w", "2", "-W", "8", "-v")),
                 Arguments.of("rma_bw", List.of("-o", "read", "-S", "r:64,4000,8100", "-I", "30", "-w", "2", "-W", "8", "-v")),
