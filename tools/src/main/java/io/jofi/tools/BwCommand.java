@@ -120,7 +120,7 @@ public final class BwCommand extends PerfCommand {
         long start = System.nanoTime();
         long mark = start;
         long markedAt = warmup; // the message count at the mark: a sample is the time per message since
-        pending = 0;
+        int pending = 0; // the client's sends of the current window not yet waited for
         long i = 0;
         while (i < total) {
             if (i == warmup) {
@@ -140,7 +140,7 @@ public final class BwCommand extends PerfCommand {
                 end = warmup;
             }
             boolean closesWindow = end == windowEnd;
-            messages(c, client, size, (int) (end - i), closesWindow, check && i >= warmup);
+            pending = messages(c, client, size, (int) (end - i), closesWindow, check && i >= warmup, pending);
             i = end;
             if (closesWindow && samples != null && i - markedAt > 0 && sampled < samples.length) {
                 long now = System.nanoTime();
@@ -156,7 +156,6 @@ public final class BwCommand extends PerfCommand {
         // fabtests' closing exchange: one more ack, whether or not the last window was full
         if (client) {
             awaitAck(c, pending, check && total > warmup);
-            pending = 0;
         } else {
             answerWindow(c, size, check);
         }
@@ -176,15 +175,18 @@ public final class BwCommand extends PerfCommand {
     /** The most messages one {@link #messages} call moves. */
     static final int CHUNK = 16;
 
-    /** The client's sends not yet waited for in the current window. */
-    private int pending;
-
     /**
      * {@code count} messages of a window (the client sends, the server receives), then, if
      * they close it, the window's ack (the client waits for its send completions and the
-     * ack, the server answers). Its own method, called per chunk: see {@link #runSize}.
+     * ack, the server answers). Its own method, called per chunk: see {@link #runSize}. The
+     * count of sends to wait for travels as an argument, not in a field: the JIT warm-up runs
+     * both roles of one command object at once.
+     *
+     * @param pending the client's sends of this window not yet waited for
+     * @return the same after these messages (0 once the window is closed, and for the server)
      */
-    private void messages(PerfConnection c, boolean client, int size, int count, boolean closesWindow, boolean check) {
+    private static int messages(PerfConnection c, boolean client, int size, int count, boolean closesWindow, boolean check,
+                                int pending) {
         if (client) {
             for (int k = 0; k < count; k++) {
                 if (c.send(size)) {
@@ -193,16 +195,17 @@ public final class BwCommand extends PerfCommand {
             }
             if (closesWindow) {
                 awaitAck(c, pending, check);
-                pending = 0;
+                return 0;
             }
-        } else {
-            for (int k = 0; k < count; k++) {
-                c.awaitReceive();
-            }
-            if (closesWindow) {
-                answerWindow(c, size, check);
-            }
+            return pending;
         }
+        for (int k = 0; k < count; k++) {
+            c.awaitReceive();
+        }
+        if (closesWindow) {
+            answerWindow(c, size, check);
+        }
+        return 0;
     }
 
     /** The client's end of a window: its send completions, then the server's 4-byte ack (checked while timed). */
