@@ -97,11 +97,11 @@ public final class BwCommand extends PerfCommand {
      *
      * <p>Why chunks: this loop once moved every message itself, so the JIT could compile it
      * only as an on-stack replacement of its loop, after ~100 000 messages counted over the
-     * warm-up and the measured run. At 64 KiB that C2 compilation (50-60 ms, on the pinned
-     * spinning thread's core) came in the middle of a 0.3 s timed run: 4-6 GB/s measured
-     * against 8.5-12 GB/s with a timed run started after it (shm, session 18). A method
-     * called per chunk is compiled as a whole in the warm-up, which calls it thousands of
-     * times, and this loop runs few enough rounds to stay out of the compiler's way.
+     * warm-up and the measured run: at 64 KiB that C2 compilation ran on the pinned spinning
+     * thread's core in the middle of a short timed run, and halved its figure
+     * (benchmarks/results/2026-11-28-session18.md). A method called per chunk is compiled as a
+     * whole in the warm-up, which calls it thousands of times, and this loop runs few enough
+     * rounds to stay out of the compiler's way.
      */
     @Override
     void runSize(PerfConnection c, boolean client, int size, long iterations, long warmup, PerfReport report) {

@@ -387,7 +387,7 @@ public abstract class PerfCommand extends Command {
      * after the sizes, for a command whose timed loop exchanges such messages besides its data
      * (0: none). They are rarer than the data in the measured run: at 64 KiB over shm, bw's acks
      * (one per window) left the small-message path at C1 through the whole warm-up, and C2
-     * compiled it during the 0.4 s timed run, on the pinned spinning thread's core.
+     * compiled it during the short timed run, on the pinned spinning thread's core.
      */
     long controlWarmUpRoundTrips() {
         return 0;
