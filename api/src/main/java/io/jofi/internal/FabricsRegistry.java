@@ -4,6 +4,7 @@ import io.jofi.Errno;
 import io.jofi.Fabric;
 import io.jofi.FabricAttr;
 import io.jofi.FabricException;
+import io.jofi.Fi;
 import io.jofi.Fabrics;
 import io.jofi.Info;
 import io.jofi.ProviderInfo;
@@ -194,6 +195,11 @@ public final class FabricsRegistry implements Fabrics {
         ProviderFilter filter = ProviderFilter.current();
         String hintedProvider = hints == null || hints.fabricAttr() == null
                 ? null : hints.fabricAttr().provName();
+        // fi_getinfo answers with the version it was asked for (the hints' api_version, else
+        // ours); FI_PROV_ATTR_ONLY stubs carry prov_name and prov_version only
+        int apiVersion = (flags & Fi.FI_PROV_ATTR_ONLY) != 0 ? 0
+                : hints == null || hints.fabricAttr() == null || hints.fabricAttr().apiVersion() == 0
+                ? Fi.FI_API_VERSION : hints.fabricAttr().apiVersion();
         List<Info> result = new ArrayList<>();
         StringBuilder why = new StringBuilder();
         int asked = 0;
@@ -215,7 +221,7 @@ public final class FabricsRegistry implements Fabrics {
                     if (infos != null) {
                         for (Info info : infos) {
                             if (info != null) {
-                                claim(info, e.name);
+                                claim(info, e.name, apiVersion);
                                 result.add(info);
                             }
                         }
@@ -410,12 +416,15 @@ public final class FabricsRegistry implements Fabrics {
     }
 
     /** Returned infos route {@link #fabric} by name: fill it in when a provider forgot. */
-    private static void claim(Info info, String name) {
+    private static void claim(Info info, String name, int apiVersion) {
         if (info.fabricAttr() == null) {
             info.fabricAttr(new FabricAttr());
         }
         if (info.fabricAttr().provName() == null) {
             info.fabricAttr().provName(name);
+        }
+        if (apiVersion != 0) {
+            info.fabricAttr().apiVersion(apiVersion);
         }
     }
 

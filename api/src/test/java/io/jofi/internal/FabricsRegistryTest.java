@@ -85,6 +85,19 @@ class FabricsRegistryTest {
     }
 
     @Test
+    void eachAnswerCarriesTheApiVersionAskedFor() throws FabricException {
+        bindFive();
+        for (Info info : registry.getInfo(null, null, 0, null)) {
+            assertEquals(Fi.FI_API_VERSION, info.fabricAttr().apiVersion(), info.toString());
+        }
+        Info hints = new Info();
+        hints.fabricAttr().apiVersion(Fi.version(1, 5));
+        for (Info info : registry.getInfo(null, null, 0, hints)) {
+            assertEquals(Fi.version(1, 5), info.fabricAttr().apiVersion(), info.toString());
+        }
+    }
+
+    @Test
     void serviceRankingComesFirst() throws FabricException {
         registry.bindProvider(new TestProvider("verbs", EpType.MSG), NO_PROPS);
         TestProvider zeta = new TestProvider("zeta", EpType.RDM);

@@ -134,6 +134,17 @@ public class LauncherIT {
     }
 
     @Test
+    public void versionPrintsOneSpellingOfTheVersionAsFiInfoDoes() throws Exception {
+        for (String flag : new String[] {"--version", "-V"}) {
+            Run run = jofi(null, flag);
+
+            assertEquals(run.toString(), 0, run.status);
+            assertEquals(run.toString(), "", run.err);
+            assertTrue(run.toString(), run.out.matches("jofi: \\d+\\.\\d+\\.\\d+(-[A-Za-z0-9]+)?\nlibfabric api: 1\\.17\n"));
+        }
+    }
+
+    @Test
     public void unknownCommandIsAUsageError() throws Exception {
         Run run = jofi(null, "bogus");
 

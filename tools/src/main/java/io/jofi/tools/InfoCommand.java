@@ -7,8 +7,6 @@ import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.ProviderInfo;
 import java.util.List;
-import org.osgi.framework.Bundle;
-import org.osgi.framework.FrameworkUtil;
 import picocli.CommandLine;
 
 /**
@@ -69,8 +67,8 @@ final class InfoCommand extends Command {
     @Override
     protected int execute() {
         if (version) {
-            out().println("jofi info: " + bundleVersion(InfoCommand.class));
-            out().println("jofi api: " + bundleVersion(Fabrics.class));
+            // as fi_info --version: the program's version, then the API version it speaks
+            out().println("jofi: " + ProductVersion.of(InfoCommand.class));
             out().println("libfabric api: " + Fi.FI_MAJOR_VERSION + "." + Fi.FI_MINOR_VERSION);
             return ExitStatus.OK;
         }
@@ -127,16 +125,6 @@ final class InfoCommand extends Command {
             }
         }
         return hints;
-    }
-
-    /** The version of the bundle of {@code type}; outside OSGi its jar's, else {@code "unknown"}. */
-    private static String bundleVersion(Class<?> type) {
-        Bundle b = FrameworkUtil.getBundle(type);
-        if (b != null) {
-            return b.getVersion().toString();
-        }
-        String v = type.getPackage() == null ? null : type.getPackage().getImplementationVersion();
-        return v == null ? "unknown (not in a bundle)" : v;
     }
 
     /** {@code msg}, {@code MSG}, {@code FI_EP_MSG} ... */

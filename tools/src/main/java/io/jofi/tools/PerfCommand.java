@@ -24,7 +24,8 @@ public abstract class PerfCommand extends Command {
     @CommandLine.Option(names = "-p", paramLabel = "PROV", description = "Provider name (default: the first that getInfo returns).")
     String provider;
 
-    @CommandLine.Option(names = "-e", paramLabel = "msg|rdm", defaultValue = "msg", description = "Endpoint type (default msg).")
+    @CommandLine.Option(names = "-e", paramLabel = "msg|rdm",
+            description = "Endpoint type (default: the provider's only one, e.g. rdm for shm; else msg).")
     String endpointType;
 
     @CommandLine.Option(names = "-S", paramLabel = "SIZE|all", description = "One message size (k/m/g suffixes) or 'all' (default: 64, 256, 1k, 4k, 64k, 1m).")
@@ -148,6 +149,9 @@ public abstract class PerfCommand extends Command {
             jitWarmup = Math.min(AUTO_JIT_WARMUP, timed);
         }
         Fabrics fabrics = context().requireFabrics();
+        if (endpointType == null) {
+            endpointType = defaultEndpointType(fabrics);
+        }
         boolean client = destination != null;
         Info info = client ? findInfo(fabrics, true, destination, destinationPort)
                 : findInfo(fabrics, false, sourceAddress, sourcePort);
@@ -441,6 +445,24 @@ public abstract class PerfCommand extends Command {
         try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             return probe.getLocalPort();
         }
+    }
+
+    /** Without -e: the one endpoint type -p's provider offers (shm: rdm), else msg as fabtests. */
+    private String defaultEndpointType(Fabrics fabrics) {
+        if (provider == null) {
+            return "msg";
+        }
+        Info hints = new Info();
+        hints.fabricAttr().provName(provider);
+        java.util.Set<EpType> types = java.util.EnumSet.noneOf(EpType.class);
+        try {
+            for (Info info : fabrics.getInfo(null, null, 0, hints)) {
+                types.add(info.epAttr().type());
+            }
+        } catch (FabricException e) {
+            return "msg"; // findInfo reports why the provider offers nothing
+        }
+        return types.equals(java.util.EnumSet.of(EpType.RDM)) ? "rdm" : "msg";
     }
 
     private Info findInfo(Fabrics fabrics, boolean client, String node, String service) throws FabricException {

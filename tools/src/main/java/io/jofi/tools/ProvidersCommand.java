@@ -58,7 +58,7 @@ final class ProvidersCommand extends Command {
             printInfos("before", fabrics);
             apply(bundle, content);
         }
-        out().println(action + ": " + bundle.getSymbolicName() + " " + bundle.getVersion()
+        out().println(action + ": " + bundle.getSymbolicName() + " " + ProductVersion.maven(bundle.getVersion())
                 + " (bundle " + bundle.getBundleId() + ")");
         printInfos("after", fabrics);
         return ExitStatus.OK;

@@ -224,10 +224,15 @@ class InfoCommandTest {
         Console console = new Console(null);
         assertEquals(ExitStatus.OK, console.run("info", "--version"));
         List<String> lines = console.out().lines().toList();
-        assertEquals(3, lines.size(), console.out());
-        assertTrue(lines.get(0).startsWith("jofi info: "), lines.get(0));
-        assertTrue(lines.get(1).startsWith("jofi api: "), lines.get(1));
-        assertEquals("libfabric api: 1.17", lines.get(2));
+        assertEquals(2, lines.size(), console.out());
+        assertTrue(lines.get(0).startsWith("jofi: "), lines.get(0));
+        assertEquals("libfabric api: 1.17", lines.get(1));
+    }
+
+    @Test
+    void theVersionIsSpelledAsMavenSpellsIt() {
+        assertEquals("0.1.0-SNAPSHOT", ProductVersion.maven(new org.osgi.framework.Version("0.1.0.SNAPSHOT")));
+        assertEquals("1.2.3", ProductVersion.maven(new org.osgi.framework.Version("1.2.3")));
     }
 
     @Test

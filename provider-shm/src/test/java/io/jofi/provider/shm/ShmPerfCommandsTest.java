@@ -100,6 +100,18 @@ class ShmPerfCommandsTest {
         assertTable(server.get(60, TimeUnit.SECONDS), "64", "256", "1k", "4k", "64k", "1m");
     }
 
+    /** shm offers rdm only: without -e the tools take it (fabtests' msg default would fail). */
+    @Test
+    void pingpongWithoutAnEndpointTypeTakesTheProvidersOnlyOne() throws Exception {
+        String svc = service();
+        Future<CapturedRun> server = SERVERS.submit(() -> run("pingpong", "-p", "shm", "-S", "64", "-I", "10", "-w", "2",
+                "-B", svc));
+        CapturedRun client = client(server, "pingpong", "-p", "shm", "-S", "64", "-I", "10", "-w", "2", "-P", svc,
+                "localhost");
+        assertTable(client, "64");
+        assertTable(server.get(60, TimeUnit.SECONDS), "64");
+    }
+
     @Test
     void bandwidthByService() throws Exception {
         String svc = service();
