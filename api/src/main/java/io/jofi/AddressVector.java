@@ -21,6 +21,30 @@ public interface AddressVector extends Fid {
      */
     int insert(byte[][] addrs, long[] fiAddrs, long flags, Object context);
 
+    /**
+     * Inserts one peer's address and returns its {@code fi_addr_t}: the one-peer form of
+     * {@link #insert(byte[][], long[], long, Object)}, synchronous ({@code Fi.FI_SYNC_ERR}).
+     *
+     * @throws FabricException the errno the address failed with ({@code EINVAL} for an address
+     *         of the wrong format, ...); {@code EINVAL} on an AV opened with {@code Fi.FI_EVENT},
+     *         whose inserts complete on its EQ (use the array form there); {@code EBADF} when closed
+     */
+    default long insert(byte[] addr) throws FabricException {
+        long[] fiAddr = {Fi.FI_ADDR_NOTAVAIL};
+        int[] error = {0};
+        int rc = insert(new byte[][] {addr}, fiAddr, Fi.FI_SYNC_ERR, error);
+        if (rc < 0) {
+            throw new FabricException(-rc, "cannot insert one address" + (rc == -Errno.EINVAL
+                    ? " (an AV opened with FI_EVENT takes the array form of insert)" : ""));
+        }
+        if (rc != 1 || fiAddr[0] == Fi.FI_ADDR_NOTAVAIL) {
+            int errno = error[0] != 0 ? error[0] : Errno.EADDRNOTAVAIL;
+            throw new FabricException(errno, "the address vector refused "
+                    + (addr == null ? "a null address" : straddr(addr)));
+        }
+        return fiAddr[0];
+    }
+
     /** {@code fi_av_insertsvc}: resolves {@code node}/{@code service} and inserts the result. */
     int insertSvc(String node, String service, long[] fiAddr, long flags, Object context);
 

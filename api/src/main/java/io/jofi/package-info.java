@@ -10,9 +10,11 @@
  * builder calls ({@code addr}, {@code buffer}, {@code context}, {@code data}, {@code iov},
  * {@code iovCount}); a subclass written against 1.x that overrides one of them returning
  * {@code Msg} no longer compiles, so the change is MAJOR (bnd baseline against 1.0.0).
+ * <p>2.1.0: {@code AddressVector.insert(byte[])}, the one-peer insert returning the
+ * {@code fi_addr_t}.
  */
 @Export
-@Version("2.0.0")
+@Version("2.1.0")
 package io.jofi;
 
 import org.osgi.annotation.bundle.Export;

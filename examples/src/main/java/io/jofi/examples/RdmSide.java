@@ -51,7 +51,7 @@ public record RdmSide(Fabric fabric, Domain domain, CompletionQueue cq, AddressV
 
     /** Inserts {@code other}'s address into this side's AV: the {@code fi_addr_t} to send to. */
     public long insert(RdmSide other) throws FabricException {
-        return Waits.insert(av, other.ep.getName());
+        return av.insert(other.ep.getName());
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.jofi.examples;
 
-import io.jofi.AddressVector;
 import io.jofi.CompletionQueue;
 import io.jofi.CqEntry;
 import io.jofi.CqErrEntry;
@@ -79,14 +78,5 @@ public final class Waits {
         if (rc != 0) {
             throw new FabricException(-rc, what + " failed: " + Errno.strerror(-rc));
         }
-    }
-
-    /** The {@code fi_addr_t} of {@code name} after inserting it in {@code av}. */
-    public static long insert(AddressVector av, byte[] name) throws FabricException {
-        long[] fiAddr = {Fi.FI_ADDR_NOTAVAIL};
-        if (av.insert(new byte[][] {name}, fiAddr, 0, null) != 1) {
-            throw new FabricException(Errno.EADDRNOTAVAIL, "cannot insert " + av.straddr(name));
-        }
-        return fiAddr[0];
     }
 }

@@ -77,6 +77,18 @@ class UtilAddressVectorTest {
     }
 
     @Test
+    void onePeerInsertReturnsItsFiAddrAndThrowsTheErrnoOfARefusal() throws Exception {
+        UtilAddressVector av = av(AvType.TABLE);
+        assertEquals(0, av.insert(ip4(1, 1000)));
+        assertEquals(1, av.insert(ip4(2, 1000)));
+        assertArrayEquals(ip4(2, 1000), av.lookup(1));
+        assertEquals(Errno.EINVAL, assertThrows(FabricException.class, () -> av.insert(new byte[3])).errno());
+        assertEquals(2, av.count(), "a refused address changes nothing");
+        av.close();
+        assertEquals(Errno.EBADF, assertThrows(FabricException.class, () -> av.insert(ip4(3, 1000))).errno());
+    }
+
+    @Test
     void tableGrowsBeyondItsInitialCapacity() throws Exception {
         UtilAddressVector av = av(AvType.TABLE);
         for (int i = 0; i < 1000; i++) {
