@@ -8,7 +8,6 @@ import io.jofi.EqErrEntry;
 import io.jofi.Errno;
 import io.jofi.EventQueue;
 import io.jofi.FabricException;
-import io.jofi.Fi;
 import java.util.function.IntSupplier;
 
 /**
