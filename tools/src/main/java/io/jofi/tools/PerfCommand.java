@@ -195,6 +195,9 @@ public abstract class PerfCommand extends Command {
     private void warmUp(Fabrics fabrics, Info measured, int[] sizes, int bufferSize) {
         long started = System.nanoTime();
         String host = LOOPBACK;
+        // the warm-up takes seconds with nothing else to show: say so once, and how to skip it
+        context().err().printf("%s: warming up the JIT first: %d messages over a private connection in this JVM,"
+                + " a few seconds (--jit-warmup 0 skips it)%n", name(), jitWarmup * WARM_UP_ROUNDS);
         try {
             for (int round = 0; round < WARM_UP_ROUNDS; round++) {
                 host = warmUpRound(fabrics, measured, sizes, bufferSize);

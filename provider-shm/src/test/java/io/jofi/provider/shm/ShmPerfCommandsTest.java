@@ -110,6 +110,9 @@ class ShmPerfCommandsTest {
                 "localhost");
         assertTable(client, "64");
         assertTable(server.get(60, TimeUnit.SECONDS), "64");
+        // the JIT warm-up is no silent wait: it says what it does and how to skip it, once
+        assertEquals(1, client.err().lines().filter(l -> l.contains("warming up the JIT first")
+                && l.contains("--jit-warmup 0 skips it")).count(), client::err);
     }
 
     @Test
