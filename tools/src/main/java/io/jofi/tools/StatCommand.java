@@ -10,8 +10,8 @@ import java.util.List;
 import picocli.CommandLine;
 
 /**
- * {@code jofi stat [-n] [-m] [-i SECONDS] [-p PID] [-f TEXT] [-d DIR]}: reads the counters file
- * of every live JOFI JVM on this machine without attaching to it (as Aeron's AeronStat) and
+ * {@code jofi stat [-n] [-m] [-a] [-i SECONDS] [-p PID] [-f TEXT] [-d DIR]}: reads the counters
+ * file of every live JOFI JVM on this machine without attaching to it (as Aeron's AeronStat) and
  * prints the counters by process and owner, refreshing like {@code top}; removes the files of
  * processes that died.
  */
@@ -23,8 +23,11 @@ final class StatCommand extends Command {
     @CommandLine.Option(names = "-n", description = "One snapshot, then exit.")
     boolean once;
 
-    @CommandLine.Option(names = "-m", description = "Machine-readable output: one line per counter.")
+    @CommandLine.Option(names = "-m", description = "Machine-readable output: one line per counter, every counter.")
     boolean machine;
+
+    @CommandLine.Option(names = {"-a", "--all"}, description = "Counters at 0 too (they are left out by default).")
+    boolean all;
 
     @CommandLine.Option(names = {"-i", "--interval"}, paramLabel = "SECONDS", defaultValue = "1",
             description = "Seconds between refreshes (default ${DEFAULT-VALUE}).")
@@ -46,7 +49,7 @@ final class StatCommand extends Command {
             throw new CommandFailure("the interval must be above 0 seconds", ExitStatus.USAGE);
         }
         Path directory = dir != null ? dir : StatsSettings.directory();
-        StatReport report = new StatReport(out(), machine);
+        StatReport report = new StatReport(out(), machine, all, ProcessCommandLine::of);
         while (true) {
             List<StatsFileReader.Snapshot> snapshots = read(directory);
             if (once && !machine && pid != null && snapshots.isEmpty()) {

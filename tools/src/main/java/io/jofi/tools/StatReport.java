@@ -10,10 +10,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.LongFunction;
 
 /**
- * Prints counters snapshots for {@code jofi stat}: for people, grouped by process and owner
- * (the label up to its {@code ": "}) with aligned values; with {@code -m}, one line per counter
+ * Prints counters snapshots for {@code jofi stat}: for people, grouped by process (with its
+ * command line) and owner (the label up to its {@code ": "}) with aligned values, counters at 0
+ * left out unless {@code -a}; with {@code -m}, every counter, one line each
  * in the fabtests-style of the other tools' {@code -m}:
  * {@code - { pid: 4242, id: 3, type: endpoint, value: 17, label: "tcp/RxmEndpoint 4: sends posted" }}.
  */
@@ -23,10 +26,18 @@ final class StatReport {
 
     private final PrintStream out;
     private final boolean machine;
+    private final boolean all;
+    private final LongFunction<Optional<String>> commandLines;
 
-    StatReport(PrintStream out, boolean machine) {
+    /**
+     * @param all          print counters at 0 too (for people; {@code -m} prints every counter)
+     * @param commandLines the command line of a process id, when known
+     */
+    StatReport(PrintStream out, boolean machine, boolean all, LongFunction<Optional<String>> commandLines) {
         this.out = out;
         this.machine = machine;
+        this.all = all;
+        this.commandLines = commandLines;
     }
 
     void print(Path directory, List<StatsFileReader.Snapshot> snapshots, String filter) {
@@ -48,6 +59,7 @@ final class StatReport {
             }
             out.printf(Locale.ROOT, "%npid %d  started %s  %s%n", s.pid(), Instant.ofEpochMilli(s.startMillis()),
                     s.path().getFileName());
+            commandLines.apply(s.pid()).ifPresent(c -> out.println("  command: " + c));
             printByOwner(s.counters(), filter);
         }
     }
@@ -60,8 +72,13 @@ final class StatReport {
     private void printByOwner(List<StatsFileReader.CounterValue> counters, String filter) {
         Map<String, List<StatsFileReader.CounterValue>> byOwner = new LinkedHashMap<>();
         int width = MIN_NAME_WIDTH;
+        int zeros = 0;
         for (StatsFileReader.CounterValue c : counters) {
             if (filter != null && !c.label().contains(filter)) {
+                continue;
+            }
+            if (c.value() == 0 && !all) {
+                zeros++; // most counters of a quiet object are 0: they hide what moved
                 continue;
             }
             byOwner.computeIfAbsent(owner(c.label()), o -> new ArrayList<>()).add(c);
@@ -73,6 +90,9 @@ final class StatReport {
             for (StatsFileReader.CounterValue c : e.getValue()) {
                 out.printf(Locale.ROOT, line, name(c.label()), c.value());
             }
+        }
+        if (zeros > 0) {
+            out.printf(Locale.ROOT, "  (%d counters at 0 not shown; -a shows them)%n", zeros);
         }
     }
 

@@ -1,6 +1,8 @@
 package io.jofi.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jofi.spi.util.stats.StatsFileDescriptor;
 import io.jofi.spi.util.stats.StatsFileReader;
@@ -9,6 +11,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** {@link StatReport}: what {@code jofi stat} prints for people and with {@code -m}. */
@@ -26,10 +29,34 @@ class StatReportTest {
                     new StatsFileReader.CounterValue(3, EP, "tcp/RxmEndpoint 4: " + LONG_NAME, 0)));
 
     private static String print(boolean machine, String filter) {
+        return print(machine, true, filter);
+    }
+
+    private static String print(boolean machine, boolean all, String filter) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-        new StatReport(out, machine).print(Path.of("/dev/shm"), List.of(SNAPSHOT), filter);
+        new StatReport(out, machine, all, pid -> pid == 42 ? Optional.of("jofi pingpong -p tcp") : Optional.empty())
+                .print(Path.of("/dev/shm"), List.of(SNAPSHOT), filter);
         return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void countersAtZeroAreLeftOutUnlessAllAndTheLeftOutAreCounted() {
+        String text = print(false, false, null);
+        assertFalse(text.contains(LONG_NAME), text);
+        assertTrue(text.contains("  (1 counters at 0 not shown; -a shows them)\n"), text);
+        assertTrue(print(false, true, null).contains(LONG_NAME));
+        assertTrue(print(true, false, null).contains(LONG_NAME), "-m prints every counter");
+    }
+
+    @Test
+    void theProcessHeaderNamesItsCommandLine() {
+        assertTrue(print(false, null).contains("jofi-stats-42.dat\n  command: jofi pingpong -p tcp\n"));
+        assertEquals("jofi pingpong -p shm -S 64", ProcessCommandLine.readable(List.of("java", "-Xmx1g",
+                "-D" + CommandLineRunner.COMMAND_PROPERTY + "=" + CommandLineArgs.encode(List.of("pingpong", "-p", "shm", "-S", "64")),
+                "-jar", "jofi.jar")));
+        assertEquals("java -cp x Main", ProcessCommandLine.readable(List.of("java", "-cp", "x", "Main")));
+        assertTrue(ProcessCommandLine.of(ProcessHandle.current().pid()).orElseThrow().contains("java"));
     }
 
     @Test
@@ -38,6 +65,7 @@ class StatReportTest {
         String body = text.substring(text.indexOf('\n') + 1); // after the header with the time
         String name = "%-" + LONG_NAME.length() + "s %15d%n";
         assertEquals("\npid 42  started 1970-01-01T00:00:00Z  jofi-stats-42.dat\n"
+                + "  command: jofi pingpong -p tcp\n"
                 + "  tcp/RxmEndpoint 4\n"
                 + String.format("    " + name, "sends posted", 7)
                 + String.format("    " + name, "messages received", 7)
