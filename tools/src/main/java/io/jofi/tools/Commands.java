@@ -50,7 +50,8 @@ public final class Commands {
         }
         String displayName = "jofi " + name;
         PrintWriter out = new PrintWriter(context.out(), true);
-        CommandLine commandLine = new CommandLine(factory.get().with(context))
+        Command command = factory.get().with(context);
+        CommandLine commandLine = new CommandLine(command)
                 .setCommandName(displayName)
                 .setCaseInsensitiveEnumValuesAllowed(true)
                 .setColorScheme(CommandLine.Help.defaultColorScheme(CommandLine.Help.Ansi.OFF))
@@ -64,6 +65,9 @@ public final class Commands {
                     err.println(displayName + ": " + reason(e));
                     return e instanceof CommandFailure f ? f.status() : ExitStatus.FAILURE;
                 });
+        if (command instanceof PerfCommand perf) {
+            perf.describeDefaults(commandLine.getCommandSpec());
+        }
         try {
             return commandLine.execute(args.toArray(String[]::new));
         } finally {

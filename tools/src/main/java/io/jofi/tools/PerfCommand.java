@@ -31,7 +31,8 @@ public abstract class PerfCommand extends Command {
     @CommandLine.Option(names = "-S", paramLabel = "SIZE|all", description = "One message size (k/m/g suffixes) or 'all' (default: 64, 256, 1k, 4k, 64k, 1m).")
     String size;
 
-    @CommandLine.Option(names = "-I", paramLabel = "ITERS", defaultValue = "-1", description = "Timed iterations (default: 10000 below 64k, 1000 below 1m, 100 from 1m).")
+    @CommandLine.Option(names = "-I", paramLabel = "ITERS", defaultValue = "-1",
+            description = "Timed iterations (default: as fabtests for the size; describeDefaults).")
     long iterations;
 
     @CommandLine.Option(names = "-w", paramLabel = "WARMUP", defaultValue = "10", description = "Untimed warm-up iterations (default 10).")
@@ -120,6 +121,18 @@ public abstract class PerfCommand extends Command {
     /** fabtests' default iterations of a size (its size_to_count). */
     long defaultIterations(int size) {
         return size >= (1 << 20) ? 100 : size >= (1 << 16) ? 1000 : 10000;
+    }
+
+    /**
+     * Writes this command's own {@code -I} defaults ({@link #defaultIterations}, which bw and
+     * rma_bw double) into {@code spec}'s help, so that {@code --help} cannot drift from them.
+     */
+    void describeDefaults(CommandLine.Model.CommandSpec spec) {
+        CommandLine.Model.OptionSpec option = spec.findOption("-I");
+        String help = "Timed iterations (default: " + defaultIterations(64) + " below 64k, "
+                + defaultIterations(1 << 16) + " below 1m, " + defaultIterations(1 << 20) + " from 1m).";
+        spec.remove(option);
+        spec.addOption(CommandLine.Model.OptionSpec.builder(option).description(help).build());
     }
 
     /**

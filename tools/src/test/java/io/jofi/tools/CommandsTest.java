@@ -34,6 +34,18 @@ class CommandsTest {
     }
 
     @Test
+    void eachPerfCommandsHelpGivesItsOwnIterationDefaults() {
+        for (String[] c : new String[][] {{"pingpong", "10000", "1000", "100"}, {"bw", "20000", "2000", "200"},
+                {"rma_bw", "20000", "2000", "200"}}) {
+            Console console = Console.withoutProviders();
+            assertEquals(ExitStatus.OK, console.run(c[0], "--help"));
+            String help = console.out().replaceAll("\\s+", " ");
+            assertTrue(help.contains("Timed iterations (default: " + c[1] + " below 64k, " + c[2] + " below 1m, "
+                    + c[3] + " from 1m)"), c[0] + ": " + help);
+        }
+    }
+
+    @Test
     void providersAloneListsLikeInfoList() {
         Console list = Console.withTestProviders();
         Console providers = Console.withTestProviders();
