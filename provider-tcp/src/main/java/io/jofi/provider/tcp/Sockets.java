@@ -1,5 +1,6 @@
 package io.jofi.provider.tcp;
 
+import io.jofi.Addresses;
 import io.jofi.Errno;
 import io.jofi.FabricException;
 import java.io.Closeable;
@@ -56,7 +57,13 @@ final class Sockets {
      * with {@code what} and the JDK's message.
      */
     static FabricException bindFailed(String what, InetSocketAddress local, BindException e) {
-        return new FabricException(bindErrno(local), what + " " + local + ": " + e.getMessage(), e);
+        return new FabricException(bindErrno(local), what + " " + text(local) + ": " + e.getMessage(), e);
+    }
+
+    /** {@code local} in libfabric's text form ({@code fi_sockaddr_in://0.0.0.0:9228}), not Java's {@code /0.0.0.0:9228}. */
+    static String text(InetSocketAddress local) {
+        return local.isUnresolved() ? local.getHostString() + ":" + local.getPort()
+                : Addresses.toString(Addresses.toSockaddr(local));
     }
 
     /**
@@ -87,7 +94,7 @@ final class Sockets {
             throw bindFailed(op + ": cannot listen on", local, e);
         } catch (IOException e) {
             closeQuietly(s);
-            throw new FabricException(Errno.EIO, op + ": cannot listen on " + local + ": " + e.getMessage(), e);
+            throw new FabricException(Errno.EIO, op + ": cannot listen on " + text(local) + ": " + e.getMessage(), e);
         }
     }
 

@@ -92,7 +92,7 @@ final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, S
             server = s;
         } catch (IOException e) {
             Sockets.closeQuietly(s);
-            throw new FabricException(Errno.EIO, "listen: cannot listen on " + local + ": " + e.getMessage(), e);
+            throw new FabricException(Errno.EIO, "listen: cannot listen on " + Sockets.text(local) + ": " + e.getMessage(), e);
         } catch (FabricException e) {
             Sockets.closeQuietly(s);
             throw e;
