@@ -155,8 +155,9 @@ public class LauncherIT {
 
     @Test
     public void shellSwapsTheProviderLiveAndEndsWithItsInput() throws Exception {
-        Run run = jofi("jofi:info -l\njofi:providers stop tcp\njofi:info -l\njofi:providers start tcp\njofi:info -l\n",
-                "shell");
+        // plain 'info' is jofi's in ./jofi shell (SCR's scr:info answered it before, with an error)
+        Run run = jofi("info -l\njofi:providers stop tcp\njofi:info -l\njofi:providers stop tcp\n"
+                + "jofi:providers start tcp\njofi:providers start tcp\njofi:info -l\n", "shell");
 
         assertEquals(run.toString(), 0, run.status);
         String out = run.out;
@@ -164,11 +165,16 @@ public class LauncherIT {
         int started = out.indexOf("start: io.jofi.provider.tcp");
         assertTrue(run.toString(), out.indexOf(TCP_LISTING) < stopped);
         assertTrue(run.toString(), stopped > 0 && started > stopped);
-        // between stop and start, info -l lists verbs and shm, not tcp
+        // between stop and start, info -l lists verbs and shm as they are and tcp as stopped
         String between = out.substring(stopped, started);
         assertTrue(run.toString(), between.contains("verbs:\n"));
         assertTrue(run.toString(), between.contains(SHM_LISTING));
         assertFalse(run.toString(), between.contains(TCP_LISTING));
+        assertTrue(run.toString(), between.contains("tcp:\n    state: stopped (bundle io.jofi.provider.tcp is RESOLVED;"
+                + " 'jofi providers start tcp' starts it)\n"));
+        // a second stop and a second start change nothing and say so
+        assertTrue(run.toString(), between.contains("tcp is already stopped (bundle io.jofi.provider.tcp is RESOLVED): nothing to do"));
+        assertTrue(run.toString(), out.indexOf("tcp is already started (bundle io.jofi.provider.tcp is ACTIVE): nothing to do", started) > 0);
         assertTrue(run.toString(), out.indexOf(TCP_LISTING, started) > started);
     }
 

@@ -167,8 +167,12 @@ public class ToolsCommandsIT {
     }
 
     /** How the providers command names the bundle it swapped. */
+    /** As the command names a bundle: its version spelled as Maven does (0.1.0-SNAPSHOT), as everywhere in jofi. */
     private static String describe(Bundle bundle) {
-        return bundle.getSymbolicName() + " " + bundle.getVersion() + " (bundle " + bundle.getBundleId() + ")";
+        org.osgi.framework.Version v = bundle.getVersion();
+        String version = v.getMajor() + "." + v.getMinor() + "." + v.getMicro()
+                + (v.getQualifier().isEmpty() ? "" : "-" + v.getQualifier());
+        return bundle.getSymbolicName() + " " + version + " (bundle " + bundle.getBundleId() + ")";
     }
 
     private List<Info> fixtureInfos() throws FabricException {

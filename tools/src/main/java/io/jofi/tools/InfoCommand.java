@@ -75,7 +75,7 @@ final class InfoCommand extends Command {
         Fabrics fabrics = context().requireFabrics();
         List<ProviderInfo> providers = fabrics.providers();
         if (list) {
-            ProviderList.print(providers, out());
+            ProviderList.print(providers, context().bundleContext(), out());
             return ExitStatus.OK;
         }
         if (env || getenv != null) {

@@ -1,7 +1,10 @@
 package io.jofi.tools;
 
 import io.jofi.spi.FabricProvider;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
@@ -27,6 +30,40 @@ final class ProviderBundles {
             + PROVIDER_HEADER + " with it or the symbolic name " + SYMBOLIC_NAME_PREFIX + "<name>";
 
     private ProviderBundles() {
+    }
+
+    /**
+     * The provider bundles that are installed but not started, by provider name (from the
+     * {@value #PROVIDER_HEADER} header, else the symbolic name), those of {@code registered}
+     * names left out: what {@code getInfo} no longer sees but {@code jofi providers start} can bring back.
+     */
+    static Map<String, Bundle> stopped(BundleContext context, Set<String> registered) {
+        Map<String, Bundle> stopped = new TreeMap<>();
+        for (Bundle bundle : context.getBundles()) {
+            String header = bundle.getHeaders("").get(PROVIDER_HEADER);
+            String symbolicName = bundle.getSymbolicName();
+            String name = header != null ? header
+                    : symbolicName != null && symbolicName.startsWith(SYMBOLIC_NAME_PREFIX)
+                    ? symbolicName.substring(SYMBOLIC_NAME_PREFIX.length()) : null;
+            boolean started = (bundle.getState() & (Bundle.ACTIVE | Bundle.STARTING | Bundle.STOPPING)) != 0;
+            if (name != null && !started && !registered.contains(name)) {
+                stopped.put(name, bundle);
+            }
+        }
+        return stopped;
+    }
+
+    /** A bundle's state in words: {@code RESOLVED}, {@code INSTALLED}, ... */
+    static String stateName(Bundle bundle) {
+        return switch (bundle.getState()) {
+            case Bundle.UNINSTALLED -> "UNINSTALLED";
+            case Bundle.INSTALLED -> "INSTALLED";
+            case Bundle.RESOLVED -> "RESOLVED";
+            case Bundle.STARTING -> "STARTING";
+            case Bundle.STOPPING -> "STOPPING";
+            case Bundle.ACTIVE -> "ACTIVE";
+            default -> Integer.toString(bundle.getState());
+        };
     }
 
     static Optional<Bundle> find(BundleContext context, String name) {

@@ -43,7 +43,7 @@ final class ProvidersCommand extends Command {
             if (name != null) {
                 throw new CommandFailure("'list' takes no NAME", ExitStatus.USAGE);
             }
-            ProviderList.print(fabrics.providers(), out());
+            ProviderList.print(fabrics.providers(), context().bundleContext(), out());
             return ExitStatus.OK;
         }
         if (name == null) {
@@ -54,6 +54,12 @@ final class ProvidersCommand extends Command {
         }
         Bundle bundle = ProviderBundles.find(context().requireBundleContext(), name)
                 .orElseThrow(() -> new CommandFailure("no provider '" + name + "': " + ProviderBundles.WHERE_WE_LOOKED));
+        boolean active = bundle.getState() == Bundle.ACTIVE;
+        if ((action == Action.start && active) || (action == Action.stop && !active)) {
+            out().println(name + " is already " + (active ? "started" : "stopped") + " (bundle " + bundle.getSymbolicName()
+                    + " is " + ProviderBundles.stateName(bundle) + "): nothing to do");
+            return ExitStatus.OK;
+        }
         try (InputStream content = action == Action.update ? BundleSource.open(bundle, source) : null) {
             printInfos("before", fabrics);
             apply(bundle, content);
