@@ -92,8 +92,12 @@ public class LauncherIT {
                 "# jofi.verbs.iwarpWriteConfirm: Boolean (default: true; current: true): ")) {
             assertTrue("no line starting '" + prefix + "' in\n" + run.out, lines.stream().anyMatch(l -> l.startsWith(prefix)));
         }
-        // every setting has a description (read from the bundle's metatype)
-        assertTrue(run.out, lines.stream().allMatch(l -> l.startsWith("# jofi.") && l.matches(".*\\): \\S.*")));
+        // every setting has a description (read from the bundle's metatype); the last line says how to set one
+        java.util.List<String> settings = lines.subList(0, lines.size() - 1);
+        assertTrue(run.out, settings.stream().allMatch(l -> l.startsWith("# jofi.") && l.matches(".*\\): \\S.*")));
+        assertTrue(run.out, lines.get(lines.size() - 1).matches("# to set one: -Djofi\\.\\w+\\.\\w+=\\S* in the JVM "
+                + "\\(\\./jofi: JOFI_JAVA_OPTS='-Djofi\\.\\w+\\.\\w+=\\S*' \\./jofi \\.\\.\\.\\), or in OSGi Configuration Admin's PID "
+                + "io\\.jofi\\.provider\\.\\w+, property \\w+"));
     }
 
     @Test

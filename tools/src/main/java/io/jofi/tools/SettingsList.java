@@ -43,12 +43,23 @@ final class SettingsList {
         Set<String> names = registered.stream().map(ProviderInfo::name)
                 .filter(n -> provider == null || n.equals(provider)).collect(Collectors.toSet());
         String wanted = substring == null ? null : substring.toLowerCase(Locale.ROOT);
+        ProviderSetting example = null;
         for (ProviderSetting s : settings(names, context)) {
             if (wanted == null || s.name().toLowerCase(Locale.ROOT).contains(wanted)) {
                 out.println(line(s));
+                example = example == null ? s : example;
             }
         }
+        if (example != null) {
+            out.println(HOW_TO_SET.replace("{name}", example.name()).replace("{value}", example.defaultValue().replace("\"", ""))
+                    .replace("{pid}", "io.jofi.provider." + example.name().split("\\.")[1])
+                    .replace("{key}", example.name().substring(example.name().lastIndexOf('.') + 1)));
+        }
     }
+
+    /** The last line of the list: how a setting is set, with one of those listed as the example. */
+    static final String HOW_TO_SET = "# to set one: -D{name}={value} in the JVM (./jofi: JOFI_JAVA_OPTS='-D{name}={value}' ./jofi ...),"
+            + " or in OSGi Configuration Admin's PID {pid}, property {key}";
 
     /**
      * The settings of the named providers, sorted by name: in OSGi those of the registered

@@ -202,13 +202,15 @@ class InfoCommandTest {
             Console console = Console.withTestProviders();
             assertEquals(ExitStatus.OK, console.run("info", "-e"));
             assertEquals("# jofi.sample.depth: Integer (default: 8; current: 32): Queue depth of the sample. Applies to new domains.\n"
-                            + "# jofi.sample.label: String (default: \"\"; current: \"\"): A label.\n",
+                            + "# jofi.sample.label: String (default: \"\"; current: \"\"): A label.\n"
+                            + "# to set one: -Djofi.sample.depth=8 in the JVM (./jofi: JOFI_JAVA_OPTS='-Djofi.sample.depth=8' ./jofi ...),"
+                            + " or in OSGi Configuration Admin's PID io.jofi.provider.sample, property depth\n",
                     console.out());
             assertNull(SampleProvider.lastRequest(), "-e asks no provider for infos");
 
             Console filtered = Console.withTestProviders();
             assertEquals(ExitStatus.OK, filtered.run("info", "-g", "LABEL"));
-            assertEquals(1, filtered.out().lines().count(), filtered.out());
+            assertEquals(2, filtered.out().lines().count(), filtered.out());
             assertTrue(filtered.out().startsWith("# jofi.sample.label: "), filtered.out());
 
             Console none = Console.withoutProviders();
