@@ -283,7 +283,7 @@ final class ShmPeers implements SenderLiveness {
             }
             if (p.link.peerGone(p.pid == ep.pid)) {
                 peerDied(p);
-            } else if (w && liveness.stalled(p, now)) {
+            } else if (w && liveness.stalled(p, now, liveness.watchesStops() && p.pid != ep.pid && p.link.ownerStopped())) {
                 failPeer(p, Errno.ETIMEDOUT);
             }
         }
