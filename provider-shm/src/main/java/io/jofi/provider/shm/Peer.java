@@ -46,6 +46,8 @@ final class Peer {
     long activitySeen;
     long stallMark;
     long progressAt;
+    /** When a watched look first found its process stopped (PeerLiveness.stalled); 0: not stopped. */
+    long stoppedSince;
 
     // ---- cross-memory attach towards this peer (we send, it reads our memory)
     /** Not known yet: a message that qualifies sends the probe (and takes the bounce path). */

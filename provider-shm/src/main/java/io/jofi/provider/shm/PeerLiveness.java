@@ -22,7 +22,9 @@ import java.util.concurrent.TimeUnit;
  * sent us a record since. A peer without progress for {@code progressTimeoutMillis} is
  * {@link #stalled} (a stopped or hung process): its operations fail with {@code ETIMEDOUT}.
  * A peer that consumed our record and waits for its application (a receive to match) is not
- * stalled. Not thread-safe: the endpoint's lock guards it.
+ * stalled while it runs; a peer whose process the kernel shows stopped ({@code /proc/<pid>/stat}
+ * state T or t) at every look for {@code progressTimeoutMillis} is, whatever it consumed before.
+ * Not thread-safe: the endpoint's lock guards it.
  */
 final class PeerLiveness {
     /** How often peers with pending operations are looked at. */
@@ -73,11 +75,21 @@ final class PeerLiveness {
 
     /**
      * Whether watched peer {@code p} made no progress for the progress timeout (see the class
-     * comment); false when the bound is off. The first look at a peer only starts its clock.
+     * comment), or its process has been stopped ({@code stopped}: the kernel's word) at every
+     * look for longer than that — what it consumed before it stopped does not count then, since
+     * an answer it owes (an acknowledgement, a read response, a match) cannot come while it is
+     * stopped. False when the bound is off. The first look at a peer only starts its clocks.
      */
-    boolean stalled(Peer p, long now) {
+    boolean stalled(Peer p, long now, boolean stopped) {
         if (stallNanos == 0 || p.link == null) {
             return false;
+        }
+        if (!stopped) {
+            p.stoppedSince = 0;
+        } else if (p.stoppedSince == 0) {
+            p.stoppedSince = now;
+        } else if (now - p.stoppedSince > stallNanos) {
+            return true;
         }
         long head = p.link.consumedHead();
         if (head - p.stallMark >= 0 || p.activity != p.activitySeen || p.progressAt == 0) {
@@ -89,8 +101,14 @@ final class PeerLiveness {
         return now - p.progressAt > stallNanos;
     }
 
+    /** Whether a look at a watched peer asks the kernel whether its process is stopped: only when the bound is on. */
+    boolean watchesStops() {
+        return stallNanos != 0;
+    }
+
     /** A watched peer's clock restarts when it becomes watched again (it was idle, not stalled). */
     static void unwatched(Peer p) {
         p.progressAt = 0;
+        p.stoppedSince = 0;
     }
 }

@@ -308,6 +308,11 @@ final class RingLink implements AutoCloseable {
         return (long) LONGS.getVolatile(whole, RegionDescriptor.TAIL_OFFSET);
     }
 
+    /** Whether the region's owner process is stopped (SIGSTOP or a tracer: /proc state T or t). */
+    boolean ownerStopped() {
+        return region.isOwnerStopped();
+    }
+
     /** Whether the region's owner still runs (pid and start time). */
     boolean ownerAlive() {
         return region.isOwnerAlive();

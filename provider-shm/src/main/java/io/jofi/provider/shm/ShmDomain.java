@@ -393,9 +393,17 @@ final class ShmDomain extends UtilDomain {
                 ownedFiles.add(file);
             }
             return m;
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            // not ours (the name holds our pid and domain): another process put it there; leave it
+            throw new FabricException(Errno.EEXIST, "allocateBuffer: the shared-memory file " + file
+                    + " exists already and is not this domain's (" + ShmNames.ownerOf(file)
+                    + "): another process made it; remove it, or use another directory (jofi.shm.directory)", e);
+        } catch (java.nio.file.AccessDeniedException e) {
+            throw new FabricException(Errno.EACCES, "allocateBuffer: no permission to create the shared-memory file "
+                    + file + ": " + e.getMessage(), e);
         } catch (IOException e) {
             try {
-                Files.deleteIfExists(file);
+                Files.deleteIfExists(file); // ours: created above (CREATE_NEW), then the size failed
             } catch (IOException ignored) {
                 // nothing was made
             }

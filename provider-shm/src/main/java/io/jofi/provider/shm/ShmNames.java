@@ -1,5 +1,7 @@
 package io.jofi.provider.shm;
 
+import java.nio.file.Path;
+
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -69,6 +71,19 @@ final class ShmNames {
     /** The registration-table file name of the domain an endpoint name belongs to. */
     static String tableOf(String endpointName) {
         return "jofi-" + endpointName.substring(0, endpointName.lastIndexOf('-')) + ".mr";
+    }
+
+    /** Who owns {@code file}, for messages: "owned by uid N, a FILE|DIRECTORY|LINK|OTHER", or why that is unknown. */
+    static String ownerOf(Path file) {
+        try {
+            Object uid = java.nio.file.Files.getAttribute(file, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            java.nio.file.attribute.BasicFileAttributes a = java.nio.file.Files.readAttributes(file,
+                    java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            String kind = a.isRegularFile() ? "a file" : a.isDirectory() ? "a directory" : a.isSymbolicLink() ? "a link" : "a special file";
+            return kind + " owned by uid " + uid;
+        } catch (java.io.IOException | UnsupportedOperationException e) {
+            return "its owner unreadable: " + e.getMessage();
+        }
     }
 
     /** The pid an endpoint name ({@code <pid>-...}) or a file name ({@code jofi-<pid>-...}) starts with, or -1. */

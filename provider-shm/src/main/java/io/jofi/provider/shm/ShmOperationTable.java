@@ -34,14 +34,26 @@ final class ShmOperationTable {
             }
         }
         ShmOutboundOp op = ops[free[--freeCount]];
+        op.inUse = true;
         op.token = ((long) (op.generation & 0x7FFFFFFF) << 32) | op.index;
         return op;
     }
 
-    /** Resets {@code op} (its generation moves on) and frees its index. */
-    void release(ShmOutboundOp op) {
+    /**
+     * Resets {@code op} (its generation moves on) and frees its index — once: a descriptor that
+     * is free already is left alone (a second release would put its index on the free list
+     * twice, and two later operations would share it, or the list would overflow).
+     *
+     * @return false when {@code op} was free already (nothing changed)
+     */
+    boolean release(ShmOutboundOp op) {
+        if (!op.inUse) {
+            return false;
+        }
+        op.inUse = false;
         op.reset();
         free[freeCount++] = op.index;
+        return true;
     }
 
     /** The descriptor at a token's index, or null when the index is outside the table (a peer's bad token). */

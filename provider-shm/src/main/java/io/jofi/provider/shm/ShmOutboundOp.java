@@ -16,6 +16,8 @@ final class ShmOutboundOp {
     final int index;
     /** Bumped on every reuse, so that a late answer to a former use is not taken for this one. */
     int generation;
+    /** Whether it is taken from its {@link ShmOperationTable} (false while it is on the free list). */
+    boolean inUse;
 
     int kind;
     int wireFlags;

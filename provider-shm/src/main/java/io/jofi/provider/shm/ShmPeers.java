@@ -2,6 +2,7 @@ package io.jofi.provider.shm;
 
 import io.jofi.Errno;
 import io.jofi.Fi;
+import io.jofi.provider.shm.ring.ProcessLiveness;
 import io.jofi.provider.shm.ring.RingDescriptor;
 import io.jofi.provider.shm.ring.SenderLiveness;
 import io.jofi.spi.util.UtilAddressVector;
@@ -224,17 +225,16 @@ final class ShmPeers implements SenderLiveness {
     /**
      * The ring asks whether the producer of a stalled claim (its pid) still runs: a known peer
      * answers by its region's owner check (pid and start time), an unknown pid by whether a
-     * process of that pid exists; an unknown sender is dead only when some peer is.
+     * live process (not a zombie) of that pid exists. A stopped process is alive: its writes
+     * after {@code SIGCONT} would land in reused space. A claimant that stored not one word
+     * of its record within the stall timeout ({@code SENDER_UNKNOWN}) is taken as dead: a live
+     * producer stores its header a few instructions after its CAS (docs/SHM-LAYOUT.md "A
+     * producer that claims and dies" says what a producer stopped in that instant costs).
      */
     @Override
     public boolean isAlive(int sender) {
         if (sender == RingDescriptor.SENDER_UNKNOWN) {
-            for (Peer p : peers) {
-                if (p.failed == Errno.ECONNRESET) {
-                    return false;
-                }
-            }
-            return true;
+            return false;
         }
         if (sender == (int) ep.pid) {
             return true;
@@ -244,7 +244,7 @@ final class ShmPeers implements SenderLiveness {
                 return p.link.ownerAlive();
             }
         }
-        return sender > 0 && ProcessHandle.of(sender).isPresent();
+        return ProcessLiveness.startTime(sender) != ProcessLiveness.NO_PROCESS;
     }
 
     /** Whether {@link #checkLiveness} would look at {@code p}: it has operations or a message in progress. */
@@ -283,7 +283,7 @@ final class ShmPeers implements SenderLiveness {
             }
             if (p.link.peerGone(p.pid == ep.pid)) {
                 peerDied(p);
-            } else if (w && liveness.stalled(p, now)) {
+            } else if (w && liveness.stalled(p, now, liveness.watchesStops() && p.pid != ep.pid && p.link.ownerStopped())) {
                 failPeer(p, Errno.ETIMEDOUT);
             }
         }

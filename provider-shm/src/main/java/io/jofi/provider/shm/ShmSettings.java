@@ -100,7 +100,9 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
      * means the peer consumed none of the ring records that were there at the previous look
      * and sent us nothing (a stopped or hung process; also a receiver that holds its ring
      * full for that long). Operations waiting for the peer's application (a receive to match
-     * a message) do not count once the peer consumed the record. 0 disables the bound.
+     * a message) do not count once the peer consumed the record — unless the peer's process
+     * stays stopped ({@code SIGSTOP}: {@code /proc/<pid>/stat} state T) for that long, which
+     * fails them too. 0 disables the bound.
      */
     @AttributeDefinition(description = "Milliseconds operations towards a live peer may make no progress before they fail with ETIMEDOUT; 0: never. Applies to new endpoints.")
     int progressTimeoutMillis() default DEFAULT_PROGRESS_TIMEOUT_MILLIS;

@@ -289,6 +289,10 @@ final class ShmTransmitter {
         }
         ShmOutboundOp op;
         while ((op = peer.queue.peekFirst()) != null) {
+            if (!op.inUse) {
+                peer.queue.pollFirst(); // finished while queued (cannot happen: failAwaitingAnswers takes it out)
+                continue;
+            }
             if (!push(peer, op)) {
                 break;
             }
@@ -474,6 +478,10 @@ final class ShmTransmitter {
             return;
         }
         if (op.awaitsAnswer) {
+            if (ep.ringFailed) {
+                finishFailed(op, Errno.EIO); // its answer can no longer reach our ring
+                return;
+            }
             op.counted = true;
             op.peer.outstanding++;
             return; // stays in the table until its answer
@@ -628,10 +636,26 @@ final class ShmTransmitter {
         }
     }
 
-    /** Our ring failed: every operation waiting for an answer (which can no longer come) fails with {@code err}. */
+    /**
+     * Our ring failed: every operation waiting for an answer (which can no longer come) fails
+     * with {@code err} — once: those in a peer's ring from the table, those still queued taken
+     * out of their queue first (a queued one stays queued while its first fragments are in the
+     * peer's ring, so that the peer's reassembly ends; it fails once its last one is in:
+     * {@link #afterSent}).
+     */
     void failAwaitingAnswers(int err) {
+        for (Peer p : ep.peers.all()) {
+            java.util.Iterator<ShmOutboundOp> queued = p.queue.iterator();
+            while (queued.hasNext()) {
+                ShmOutboundOp op = queued.next();
+                if (op.awaitsAnswer && !op.awaitsAlive && op.sent == 0) {
+                    queued.remove();
+                    finishFailed(op, err);
+                }
+            }
+        }
         for (ShmOutboundOp t : table.all()) {
-            if (t.kind != 0 && t.awaitsAnswer && !t.awaitsAlive) {
+            if (t.inUse && t.counted && t.awaitsAnswer && !t.awaitsAlive) {
                 finishFailed(t, err);
             }
         }
@@ -672,8 +696,11 @@ final class ShmTransmitter {
         return table.take();
     }
 
-    /** Returns a descriptor to the table, its peer's counts of it undone. */
+    /** Returns a descriptor to the table, its peer's counts of it undone; a free one is left alone. */
     void give(ShmOutboundOp op) {
+        if (!op.inUse) {
+            return; // given back already: its counts were undone then
+        }
         if (op.counted) {
             op.peer.outstanding--;
         }

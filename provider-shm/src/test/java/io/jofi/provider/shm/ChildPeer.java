@@ -28,6 +28,11 @@ final class ChildPeer implements AutoCloseable {
     private final String name;
 
     ChildPeer(Path dir, String progress) throws IOException {
+        this(dir, progress, null);
+    }
+
+    /** A child whose endpoint takes the chosen name {@code chosen} (null: the provider's name). */
+    ChildPeer(Path dir, String progress, String chosen) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx128m");
@@ -37,6 +42,9 @@ final class ChildPeer implements AutoCloseable {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(ShmPeerMain.class.getName());
         cmd.add(progress);
+        if (chosen != null) {
+            cmd.add(chosen);
+        }
         process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         in = new PrintStream(process.getOutputStream(), true, StandardCharsets.US_ASCII);
         Thread reader = new Thread(() -> {

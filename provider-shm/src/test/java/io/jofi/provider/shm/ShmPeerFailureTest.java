@@ -139,6 +139,101 @@ class ShmPeerFailureTest {
         }
     }
 
+    /**
+     * The wait is for the stopped peer's answer, not for room in its ring: a
+     * {@code FI_MATCH_COMPLETE} send whose record the peer consumed (buffered, no receive posted)
+     * and a delivery-complete send behind it. Its ring head shows every record consumed, which
+     * counted as progress, so nothing ever timed out (before: pending for good). Now the
+     * kernel's word that the process is stopped ({@code /proc/<pid>/stat} state T) for longer
+     * than {@code progressTimeoutMillis} fails them with {@code ETIMEDOUT}. While it runs, the
+     * peer that only never posts a receive is waited for.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void answersAwaitedFromAStoppedPeerTimeOut(Progress progress) throws Exception {
+        ShmProvider provider = new ShmProvider().directory(dir).failureTimes(600_000, 1000);
+        try (ShmTestBed bed = new ShmTestBed(provider, progress); ChildPeer child = new ChildPeer(dir, "AUTO")) {
+            long peer = bed.insert(child.address());
+            child.expect("peer " + bed.name(), "OK");
+            Msg match = new Msg().buffer(ShmCrossProcessTest.pattern(64, 1), null).addr(peer).context("mc");
+            bed.post(() -> bed.ep.sendMsg(match, Fi.FI_MATCH_COMPLETE | Fi.FI_COMPLETION), "match-complete send");
+            // the running child took the record (buffered: it posts no receive): waited for, no error
+            long runUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
+            CqEntry[] none = {new CqEntry()};
+            while (System.nanoTime() < runUntil) {
+                assertEquals(-Errno.EAGAIN, bed.txCq.read(none, 1), "a running peer that posts no receive is waited for");
+                Thread.sleep(5);
+            }
+            try {
+                signal(child, "-STOP");
+                long start = System.nanoTime();
+                CqErrEntry e = bed.error(bed.txCq, "the match-complete send to the stopped peer");
+                long took = System.nanoTime() - start;
+                assertEquals("mc", e.context());
+                assertEquals(Errno.ETIMEDOUT, e.err(), "an answer awaited from a stopped peer times out: " + e);
+                assertTrue(took >= TimeUnit.MILLISECONDS.toNanos(900), "not before progressTimeoutMillis: " + took / 1_000_000 + " ms");
+                assertTrue(took < BOUND_NANOS, "within 5 s: " + took / 1_000_000 + " ms");
+                expectError(bed, () -> bed.ep.send(ShmCrossProcessTest.pattern(16, 5), null, peer, "later"), "later",
+                        Errno.ETIMEDOUT);
+            } finally {
+                child.kill(); // SIGKILL ends a stopped process too
+            }
+        }
+    }
+
+    /**
+     * Plain 64 KiB sends to a peer stopped with its ring full of our records wait for its room;
+     * with the peer stopped past {@code progressTimeoutMillis} they fail with {@code ETIMEDOUT},
+     * queued ones included.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void sendsQueuedForAStoppedPeersRoomTimeOut(Progress progress) throws Exception {
+        ShmProvider provider = new ShmProvider().directory(dir).failureTimes(600_000, 1000);
+        try (ShmTestBed bed = new ShmTestBed(provider, progress); ChildPeer child = new ChildPeer(dir, "AUTO")) {
+            long peer = bed.insert(child.address());
+            child.expect("peer " + bed.name(), "OK");
+            try {
+                signal(child, "-STOP");
+                long start = System.nanoTime();
+                int posted = 0;
+                for (int i = 0; i < 64; i++) {
+                    String ctx = "big" + i;
+                    int rc = bed.ep.send(ShmCrossProcessTest.pattern(64 << 10, i), null, peer, ctx);
+                    if (rc == -Errno.EAGAIN) {
+                        break;
+                    }
+                    assertEquals(0, rc, "send " + i);
+                    posted++;
+                }
+                assertTrue(posted > 20, "more sends than the stopped peer's room: " + posted);
+                int timedOut = 0;
+                int succeeded = 0;
+                CqEntry[] one = {new CqEntry()};
+                long deadline = System.nanoTime() + BOUND_NANOS;
+                while (timedOut + succeeded < posted) {
+                    int rc = bed.txCq.read(one, 1);
+                    if (rc == 1) {
+                        succeeded++; // published before the ring filled: inject-complete
+                    } else if (rc == -Errno.EAVAIL) {
+                        CqErrEntry e = new CqErrEntry();
+                        assertEquals(1, bed.txCq.readErr(e, 0));
+                        assertEquals(Errno.ETIMEDOUT, e.err(), "a send queued for a stopped peer's room: " + e);
+                        timedOut++;
+                    } else {
+                        assertTrue(System.nanoTime() < deadline, "all " + posted + " sends completed within 5 s: "
+                                + succeeded + " succeeded, " + timedOut + " timed out");
+                        Thread.sleep(1);
+                    }
+                }
+                assertTrue(timedOut > 0, "the queued sends timed out");
+                assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(900), "not before progressTimeoutMillis");
+            } finally {
+                child.kill();
+            }
+        }
+    }
+
     private static void signal(ChildPeer child, String sig) throws Exception {
         Process kill = new ProcessBuilder("kill", sig, Long.toString(child.pid())).inheritIO().start();
         assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill " + sig);

@@ -28,7 +28,7 @@ import java.nio.charset.StandardCharsets;
  * progress its endpoint is then not progressed at all (the one-sided RMA tests rely on it).
  *
  * <pre>
- * args: AUTO|MANUAL
+ * args: AUTO|MANUAL [chosen name]
  * out:  NAME fi_shm://...           once enabled
  * in:   peer &lt;address text&gt;       insert the parent's address      -> OK
  *       echo &lt;n&gt;                 receive n messages (msg or tagged) and send each back -> DONE
@@ -54,7 +54,9 @@ public final class ShmPeerMain {
         Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SOURCE);
         hints.epAttr().type(EpType.RDM);
         hints.domainAttr().dataProgress(progress);
-        Info info = provider.getInfo(null, null, 0, hints).get(0);
+        // args[1], when given: a chosen name (its endpoint is fi_shm://<name>, a .name link)
+        Info info = args.length > 1 ? provider.getInfo(ShmNames.SCHEME + args[1], null, Fi.FI_SOURCE, hints).get(0)
+                : provider.getInfo(null, null, 0, hints).get(0);
         Fabric fabric = provider.fabric(info.fabricAttr(), null);
         Domain domain = fabric.domain(info, null);
         CompletionQueue txCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED), null);

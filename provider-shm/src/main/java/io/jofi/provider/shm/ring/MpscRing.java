@@ -58,12 +58,12 @@ import java.util.concurrent.TimeUnit;
  * ({@link #stallTimeoutNanos(long)}, default 1 s; timed from the second read that finds it
  * so, since the first is almost always a live producer between its claim and its publish,
  * which must not cost a read of the clock) is resolved by {@link SenderLiveness}: a
- * negative length names its sender, which is asked; a zero length (the producer died between
- * its CAS and its first store) is resolved only when a later record's header is visible
- * beyond a zeroed gap and the liveness answers {@code false} for
- * {@link RingDescriptor#SENDER_UNKNOWN}. Only a "dead" answer skips the space; a live but slow
- * producer is waited for (its later writes would otherwise land in reused space). Reads keep
- * returning (0 records) while they wait; they never block.
+ * negative length names its sender, which is asked; a zero length (the producer stopped
+ * between its CAS and its length store) ends where the next record starts (seen at two looks
+ * that agree, or the end of the ring), and the sender word it may have stored, else
+ * {@link RingDescriptor#SENDER_UNKNOWN}, is asked. Only a "dead" answer skips the space; a
+ * live but slow producer is waited for (its later writes would otherwise land in reused
+ * space). Reads keep returning (0 records) while they wait; they never block.
  */
 public final class MpscRing {
 
@@ -89,6 +89,8 @@ public final class MpscRing {
     private long stallSince;
     /** Whether {@link #stallSince} holds the time of the stall's second sighting. */
     private boolean stallTimed;
+    /** Where the record behind a stalled unmarked claim was seen to start at the previous look (0: not yet). */
+    private int stallGap;
     private long stallTimeoutNanos = TimeUnit.SECONDS.toNanos(1);
     private SenderLiveness liveness = SenderLiveness.ALWAYS_ALIVE;
     private long abandoned;
@@ -218,8 +220,10 @@ public final class MpscRing {
                     at = 0;
                 }
                 INT.set(ring, at + TYPE_OFFSET, type);
-                INT.set(ring, at + SENDER_OFFSET, sender);
-                INT.set(ring, at + AUX_OFFSET, aux);
+                // release: a consumer that finds a sender word of an unmarked claim finds its
+                // type too (the type tells it where that record starts: stalled())
+                INT.setRelease(ring, at + SENDER_OFFSET, sender);
+                INT.setRelease(ring, at + AUX_OFFSET, aux);
                 INT.setRelease(ring, at, -length);
                 return at;
             }
@@ -394,6 +398,7 @@ public final class MpscRing {
             // sends meets such a claim at every few records.
             stallPosition = position;
             stallTimed = false;
+            stallGap = 0;
             return 0;
         }
         final long now = System.nanoTime();
@@ -417,20 +422,25 @@ public final class MpscRing {
             }
             sender = (int) INT.get(ring, index + SENDER_OFFSET);
         } else {
-            // Nothing written at all: find the next record header beyond a zeroed gap (never
-            // past the end of the ring or the tail, where a producer's space may still be zero).
-            final long end = Math.min(tail - position, capacity - index);
-            gap = 0;
-            for (int offset = ALIGNMENT; offset < end; offset += ALIGNMENT) {
-                if ((int) INT.getVolatile(ring, index + offset) != 0) {
-                    gap = offset;
-                    break;
-                }
+            // Length 0: the producer stopped between its CAS and its store of the length. It
+            // may have stored type and sender (claim stores them first, the sender with release
+            // after the type): a sender word there is its own, since the space was zero before
+            // its CAS. Its extent is unknown: the next record starts at the first word written
+            // behind it.
+            gap = nextRecordBehind(position, tail, index);
+            if (gap != stallGap) {
+                // A producer writing the next record's header right now (its type or sender
+                // seen before its length) would give a wrong start: only a start found at two
+                // looks, a read call apart, counts.
+                stallGap = gap;
+                return 0;
             }
             if (gap == 0) {
                 return 0;
             }
-            sender = SENDER_UNKNOWN;
+            final int type = (int) INT.getAcquire(ring, index + TYPE_OFFSET);
+            final int claimant = (int) INT.getAcquire(ring, index + SENDER_OFFSET);
+            sender = type > TYPE_PADDING && claimant != 0 ? claimant : SENDER_UNKNOWN;
         }
         if (liveness.isAlive(sender)) {
             stallSince = now; // ask again after another timeout
@@ -438,7 +448,31 @@ public final class MpscRing {
         }
         abandoned++;
         stallPosition = -1;
+        stallGap = 0;
         return gap;
+    }
+
+    /**
+     * Where the record behind an unmarked claim at {@code position} starts, relative to it:
+     * the first non-zero word from {@link RingDescriptor#HEADER_LENGTH} on (the claim's
+     * payload is written only after its length, so everything of it past its header is still
+     * zero) is the next record's length or, while that record's producer is between its CAS and
+     * its length store, its type (4 bytes in). When nothing is written up to the end of the
+     * ring and the tail is past it, the claim (a padding claim, or one that ends there) covers
+     * the rest of the ring. Never reads past the tail nor the end of the ring.
+     *
+     * @return the start of the next record relative to {@code position}, or 0 when none is
+     *         visible yet
+     */
+    private int nextRecordBehind(long position, long tail, int index) {
+        final int toEnd = capacity - index;
+        final long end = Math.min(tail - position, toEnd);
+        for (int offset = HEADER_LENGTH; offset < end; offset += Integer.BYTES) {
+            if ((int) INT.getVolatile(ring, index + offset) != 0) {
+                return offset & -ALIGNMENT;
+            }
+        }
+        return tail - position >= toEnd ? toEnd : 0;
     }
 
     private void release(long from, long to) {

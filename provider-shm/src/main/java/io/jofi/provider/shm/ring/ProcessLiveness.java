@@ -78,6 +78,29 @@ public final class ProcessLiveness {
         }
     }
 
+    /**
+     * Whether the process {@code pid} is stopped: state T (by a signal such as {@code SIGSTOP})
+     * or t (by a tracer) in {@code /proc/<pid>/stat}. A process that does not exist is not
+     * stopped. Reads the file: not for a data path.
+     */
+    public static boolean isStopped(long pid) {
+        if (pid <= 0) {
+            return false;
+        }
+        final String stat;
+        try {
+            stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            return false; // gone, or vanished while reading
+        }
+        final int close = stat.lastIndexOf(')');
+        if (close < 0 || close + 2 >= stat.length()) {
+            return false;
+        }
+        final char state = stat.charAt(close + 2);
+        return state == 'T' || state == 't';
+    }
+
     /** @return whether the process {@code pid} started at {@code startTime} still runs */
     public static boolean isAlive(long pid, long startTime) {
         return startTime != NO_PROCESS && startTime(pid) == startTime;

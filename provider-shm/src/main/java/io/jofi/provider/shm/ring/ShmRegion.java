@@ -312,6 +312,11 @@ public final class ShmRegion implements AutoCloseable {
         return ProcessLiveness.isAlive(ownerPid, ownerStartTime);
     }
 
+    /** @return whether the owner process is stopped ({@link ProcessLiveness#isStopped}); reads /proc */
+    public boolean isOwnerStopped() {
+        return ProcessLiveness.isStopped(ownerPid);
+    }
+
     /** @return the state word as the file says now ({@link RegionDescriptor#STATE_READY} ...) */
     public int state() {
         return (int) INT.getVolatile(mapping, STATE_OFFSET);

@@ -206,11 +206,84 @@ class RingValidationTest {
         assertEquals(0, ring.read(collect, 10), "nothing visible beyond the gap: wait without asking");
         assertEquals(List.of(), asked);
         sendPublished(2);
+        assertEquals(0, ring.read(collect, 10), "the record behind seen once: looked at again before anyone is asked");
+        assertEquals(List.of(), asked);
         assertEquals(0, ring.read(collect, 10), "asked: all alive");
         someoneDied[0] = true;
         assertEquals(1, ring.read(collect, 10));
         assertEquals(List.of(RingDescriptor.SENDER_UNKNOWN, RingDescriptor.SENDER_UNKNOWN), asked);
         assertEquals(List.of(2), types);
+    }
+
+    @Test
+    void unmarkedClaimWithItsHeaderStoredIsSkippedWholeOnceItsSenderIsDead() {
+        ring.stallTimeoutNanos(0);
+        List<Integer> asked = new ArrayList<>();
+        boolean[] dead = {false};
+        ring.senderLiveness(sender -> {
+            asked.add(sender);
+            return !dead[0];
+        });
+        // A producer CASed the tail for a 100-byte payload, stored type and sender, died before the length.
+        LONG.setVolatile(memory, RegionDescriptor.TAIL_OFFSET, (long) RingDescriptor.alignedLength(116));
+        ring.buffer().putInt(RingDescriptor.TYPE_OFFSET, 1);
+        ring.buffer().putInt(RingDescriptor.SENDER_OFFSET, 4711);
+        sendPublished(2);
+        sendPublished(3);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(0, ring.read(collect, 10), "alive or not yet asked: waited for");
+        }
+        assertEquals(List.of(4711), asked, "the sender its header names is asked, after two looks");
+        dead[0] = true;
+        assertEquals(2, ring.read(collect, 10), "the whole claim skipped, not its first 8 bytes");
+        assertEquals(List.of(2, 3), types);
+        assertEquals(1, ring.abandonedClaims());
+        assertFalse(ring.isFailed());
+        assertEquals(ring.tail(), ring.head());
+    }
+
+    @Test
+    void unmarkedClaimThatWrapsIsSkippedToTheEndOfTheRingAndAtItsStart() {
+        ring.stallTimeoutNanos(0);
+        ring.senderLiveness(sender -> false);
+        // fill up to 64 bytes before the end, then consume: the next claim of 80 bytes wraps
+        int records = 0;
+        while (ring.tail() < CAPACITY - 64) {
+            int index = ring.claim(1, 0, 0, CAPACITY - 64 - (int) ring.tail() >= 96 ? 64 : CAPACITY - 64 - (int) ring.tail() - 16);
+            ring.publish(index);
+            records++;
+        }
+        assertEquals(records, ring.read(collect, 1000));
+        types.clear();
+        // the dying producer: CAS for 64 bytes of padding plus an 80-byte record at 0, nothing stored
+        LONG.setVolatile(memory, RegionDescriptor.TAIL_OFFSET, (long) CAPACITY + 80);
+        sendPublished(2);
+        int n = 0;
+        for (int i = 0; i < 20 && n == 0; i++) {
+            n = ring.read(collect, 10);
+        }
+        assertEquals(1, n, "the padding part and the record part skipped");
+        assertEquals(List.of(2), types);
+        assertEquals(2, ring.abandonedClaims(), "two unmarked stretches: to the end, and at the start");
+        assertEquals(ring.tail(), ring.head());
+    }
+
+    @Test
+    void theNextRecordSeenByItsTypeAloneStartsFourBytesEarlier() {
+        ring.stallTimeoutNanos(0);
+        ring.senderLiveness(sender -> false);
+        // a dead 32-byte claim, then a 24-byte claim whose producer has stored only its type so far
+        LONG.setVolatile(memory, RegionDescriptor.TAIL_OFFSET, 56L);
+        ring.buffer().putInt(32 + RingDescriptor.TYPE_OFFSET, 5);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(0, ring.read(collect, 10));
+        }
+        assertEquals(1, ring.abandonedClaims(), "the dead claim skipped up to the record being written");
+        assertEquals(32, ring.head());
+        ring.buffer().putInt(32 + RingDescriptor.SENDER_OFFSET, 9);
+        ring.buffer().putInt(32, 24); // published
+        assertEquals(1, ring.read(collect, 10));
+        assertEquals(List.of(5), types);
     }
 
     @Test
