@@ -8,6 +8,7 @@ import io.jofi.Fi;
 import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.spi.util.ArrivingMessage;
+import io.jofi.spi.util.EpisodeWarning;
 import io.jofi.spi.util.PostedReceive;
 import io.jofi.spi.util.ReceiveQueue;
 import io.jofi.spi.util.UnexpectedMessage;
@@ -26,6 +27,8 @@ import java.nio.ByteBuffer;
 final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private static final System.Logger LOG = System.getLogger(RxmPacketHandler.class.getName());
     private static final long PASSED_FLAGS = Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE;
+    /** How long without a refused packet ends an episode of them (and its log line). */
+    static final long REFUSED_QUIET_MS = 10_000;
 
     private final RxmEndpoint ep;
     private final ReceiveQueue rq;
@@ -40,6 +43,10 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private final RxmCreditGrants creditGrants;
     private final RxmRendezvousWriter writer;
     private final RxmRegistrationCache registrations = new RxmRegistrationCache();
+    /** Packets the rxm wire does not allow, refused (dropped) by {@link #refuse}. */
+    private final io.jofi.spi.util.stats.StatsCounter refused;
+    /** Their log: once per episode (a peer can send millions). */
+    private final EpisodeWarning refusedWarning;
 
     RxmPacketHandler(RxmEndpoint ep) {
         this.ep = ep;
@@ -51,6 +58,9 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         this.atomics = new RxmAtomics(ep);
         this.creditGrants = new RxmCreditGrants(transmits, rq, ep.counters());
         this.writer = new RxmRendezvousWriter(this, transmits);
+        this.refused = ep.counters().counter("packets refused");
+        this.refusedWarning = new EpisodeWarning(LOG, "rxm: " + ep.counters().owner() + " refused a packet",
+                "; refused packets are dropped and counted (\"packets refused\")", REFUSED_QUIET_MS);
     }
 
     // =================================================================== sending
@@ -540,31 +550,56 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private boolean packet(RxmReceiveBuffer rb, int len, boolean force) {
         ByteBuffer b = rb.buffer;
         RxmConnection c = rb.connection;
-        if (len >= HEADER_LENGTH) {
-            RxmPacketHeader h = rxHeader.read(b, 0);
-            switch (h.type) {
-                case RxmWireDescriptor.TYPE_EAGER -> {
-                    return eager(c, b, h, len, force);
-                }
-                case RxmWireDescriptor.TYPE_RNDV_REQUEST -> {
-                    return rendezvous.request(c, b, h, len, force);
-                }
-                case RxmWireDescriptor.TYPE_SEGMENT -> {
-                    return segments.segment(c, b, h, len, c.fiAddr(ep.addressVector()), force);
-                }
-                case RxmWireDescriptor.TYPE_RNDV_READ_DONE -> readDone(h.msgId);
-                case RxmWireDescriptor.TYPE_RNDV_WRITE_DATA -> writer.offered(c, b, h, len);
-                case RxmWireDescriptor.TYPE_RNDV_WRITE_DONE -> rendezvous.writeDone(c, h.msgId);
-                case RxmWireDescriptor.TYPE_ATOMIC -> atomics.request(c, b, h, len);
-                case RxmWireDescriptor.TYPE_ATOMIC_RESPONSE -> atomicResponse(b, h, len);
-                case RxmWireDescriptor.TYPE_CREDIT -> creditGrants.received(c, h.ctrlData);
-                default -> LOG.log(System.Logger.Level.WARNING, "rxm: packet type " + h.type + " from " + c.peer
-                        + " is not handled yet; dropped");
+        if (len < HEADER_LENGTH) {
+            refuse(c, "a packet of " + len + " bytes, shorter than a header");
+            return true;
+        }
+        RxmPacketHeader h = rxHeader.read(b, 0);
+        // What the rxm wire allows (libfabric's rxm asserts both versions of every packet it
+        // receives and finds the connection by conn_id): anything else is another protocol or
+        // another connection's packet, never a message of this one.
+        if (h.ctrlVersion != RxmWireDescriptor.CTRL_VERSION) {
+            refuse(c, "control header version " + h.ctrlVersion + ", the wire's is " + RxmWireDescriptor.CTRL_VERSION);
+            return true;
+        }
+        if (h.opVersion != RxmWireDescriptor.OP_VERSION) {
+            refuse(c, "operation version " + h.opVersion + ", the wire's is " + RxmWireDescriptor.OP_VERSION);
+            return true;
+        }
+        if (h.connId != (c.index & 0xFFFF_FFFFL)) {
+            refuse(c, "conn_id " + h.connId + ", this connection's is " + c.index);
+            return true;
+        }
+        switch (h.type) {
+            case RxmWireDescriptor.TYPE_EAGER -> {
+                return eager(c, b, h, len, force);
             }
-        } else {
-            LOG.log(System.Logger.Level.WARNING, "rxm: a packet of " + len + " bytes from " + c.peer + " dropped");
+            case RxmWireDescriptor.TYPE_RNDV_REQUEST -> {
+                return rendezvous.request(c, b, h, len, force);
+            }
+            case RxmWireDescriptor.TYPE_SEGMENT -> {
+                return segments.segment(c, b, h, len, c.fiAddr(ep.addressVector()), force);
+            }
+            case RxmWireDescriptor.TYPE_RNDV_READ_DONE -> readDone(h.msgId);
+            case RxmWireDescriptor.TYPE_RNDV_WRITE_DATA -> writer.offered(c, b, h, len);
+            case RxmWireDescriptor.TYPE_RNDV_WRITE_DONE -> rendezvous.writeDone(c, h.msgId);
+            case RxmWireDescriptor.TYPE_ATOMIC -> atomics.request(c, b, h, len);
+            case RxmWireDescriptor.TYPE_ATOMIC_RESPONSE -> atomicResponse(b, h, len);
+            case RxmWireDescriptor.TYPE_CREDIT -> creditGrants.received(c, h.ctrlData);
+            default -> refuse(c, "packet type " + h.type + ", not one of the wire's");
         }
         return true;
+    }
+
+    /**
+     * A packet of {@code c} the rxm wire does not allow: dropped (it changes nothing), counted
+     * ("packets refused"), and logged once per episode of refusals.
+     */
+    private void refuse(RxmConnection c, String why) {
+        refused.increment();
+        long now = System.nanoTime();
+        refusedWarning.tick(now);
+        refusedWarning.failed(now, why + " from " + c.peer);
     }
 
     /** A tagged eager message carried by the tcp header (no rxm header): the buffer is its payload. */
@@ -587,7 +622,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private boolean eager(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len, boolean force) {
         int n = (int) h.size;
         if (h.size < 0 || h.size > len - HEADER_LENGTH) { // (not HEADER_LENGTH + size: a size near 2^63 wraps)
-            LOG.log(System.Logger.Level.WARNING, "rxm: eager packet of " + len + " bytes says " + h.size + "; dropped");
+            refuse(c, "an eager packet of " + len + " bytes saying " + h.size);
             return true;
         }
         return deliverEager(c, b, HEADER_LENGTH, n, h.tagged(), h.tag, h.hasData(), h.data, force);
