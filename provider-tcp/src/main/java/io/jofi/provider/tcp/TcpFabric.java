@@ -41,15 +41,25 @@ final class TcpFabric extends UtilFabric {
 
     /** Connection-setup deadlines and accept back-off, run after every pass of the CM loop. */
     private final ConnectionSetupTimer setupTimer;
+    /**
+     * The deadlines of active connects (the progress timeout: a peer that takes the socket but
+     * never answers the connection request — stopped, hung — fails the connect with {@code ETIMEDOUT}).
+     */
+    private final ConnectionSetupTimer connectTimer;
 
     TcpFabric(FabricAttr attr, Object context, ProviderResources resources, TcpProvider provider) {
         super(attr, context, resources);
         this.provider = provider;
         this.setupTimer = new ConnectionSetupTimer(provider.connectionSetupTimeoutMillis());
+        this.connectTimer = new ConnectionSetupTimer(provider.progressTimeoutMillis());
     }
 
     ConnectionSetupTimer setupTimer() {
         return setupTimer;
+    }
+
+    ConnectionSetupTimer connectTimer() {
+        return connectTimer;
     }
 
     TcpProvider provider() {
@@ -125,6 +135,7 @@ final class TcpFabric extends UtilFabric {
             cmEngine = provider.startEngine(Progress.AUTO, "jofi-tcp-cm-" + CM_THREADS.incrementAndGet(), loop,
                     this::cmFailed);
             loop.addTicker(setupTimer);
+            loop.addTicker(connectTimer);
             cmLoop = loop;
         }
         return cmLoop;

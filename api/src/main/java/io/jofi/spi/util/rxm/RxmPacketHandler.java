@@ -27,6 +27,16 @@ import java.nio.ByteBuffer;
 final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private static final System.Logger LOG = System.getLogger(RxmPacketHandler.class.getName());
     private static final long PASSED_FLAGS = Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE;
+    /**
+     * The MSG flags of a request the peer must answer (a rendezvous request: the read-done; an
+     * atomic: its response): delivery complete, so that the MSG send stays pending until the
+     * peer's provider has taken the packet. A stopped peer that never takes it leaves an operation
+     * pending on the MSG connection, which the MSG provider's progress timeout bounds (tcp:
+     * {@code ETIMEDOUT}); without it the send completed once written, and the wait for the answer
+     * had nothing pending that any timeout watched. A peer that took the request and holds it
+     * (no receive posted: a running peer) is waited for, as libfabric's rxm waits.
+     */
+    static final long PEER_ANSWER_FLAGS = Fi.FI_DELIVERY_COMPLETE;
     /** How long without a refused packet ends an episode of them (and its log line). */
     static final long REFUSED_QUIET_MS = 10_000;
 
@@ -119,7 +129,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         }
         RxmPacketHeader.writeRendezvousCount(p, HEADER_LENGTH, count);
         p.limit(HEADER_LENGTH + RxmWireDescriptor.RNDV_LENGTH);
-        t.postFlags = 0;
+        t.postFlags = PEER_ANSWER_FLAGS;
         int rc = submit(t);
         if (rc != 0) {
             closeRegions(t);
