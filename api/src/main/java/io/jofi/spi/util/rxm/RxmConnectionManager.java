@@ -89,7 +89,7 @@ final class RxmConnectionManager {
     /** The log of refused requests: once per episode (anyone who reaches the port can send them). */
     private final io.jofi.spi.util.EpisodeWarning refusedRequests =
             new io.jofi.spi.util.EpisodeWarning(LOG, "rxm: connection request refused", "; counted (\"requests refused\")",
-                    RxmPacketHandler.REFUSED_QUIET_MS);
+                    RxmPacketRefusals.QUIET_MS);
     /** The MSG provider's {@code FI_RX_CQ_DATA}: a write with remote CQ data takes a receive (a credit). */
     private final boolean remoteDataTakesReceive;
     /**

@@ -8,7 +8,6 @@ import io.jofi.Fi;
 import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.spi.util.ArrivingMessage;
-import io.jofi.spi.util.EpisodeWarning;
 import io.jofi.spi.util.PostedReceive;
 import io.jofi.spi.util.ReceiveQueue;
 import io.jofi.spi.util.UnexpectedMessage;
@@ -37,8 +36,6 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
      * (no receive posted: a running peer) is waited for, as libfabric's rxm waits.
      */
     static final long PEER_ANSWER_FLAGS = Fi.FI_DELIVERY_COMPLETE;
-    /** How long without a refused packet ends an episode of them (and its log line). */
-    static final long REFUSED_QUIET_MS = 10_000;
 
     private final RxmEndpoint ep;
     private final ReceiveQueue rq;
@@ -53,10 +50,8 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private final RxmCreditGrants creditGrants;
     private final RxmRendezvousWriter writer;
     private final RxmRegistrationCache registrations = new RxmRegistrationCache();
-    /** Packets the rxm wire does not allow, refused (dropped) by {@link #refuse}. */
-    private final io.jofi.spi.util.stats.StatsCounter refused;
-    /** Their log: once per episode (a peer can send millions). */
-    private final EpisodeWarning refusedWarning;
+    /** Packets the rxm wire does not allow: refused (dropped), counted, logged once per episode. */
+    private final RxmPacketRefusals refusals;
 
     RxmPacketHandler(RxmEndpoint ep) {
         this.ep = ep;
@@ -68,9 +63,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         this.atomics = new RxmAtomics(ep);
         this.creditGrants = new RxmCreditGrants(transmits, rq, ep.counters());
         this.writer = new RxmRendezvousWriter(this, transmits);
-        this.refused = ep.counters().counter("packets refused");
-        this.refusedWarning = new EpisodeWarning(LOG, "rxm: " + ep.counters().owner() + " refused a packet",
-                "; refused packets are dropped and counted (\"packets refused\")", REFUSED_QUIET_MS);
+        this.refusals = new RxmPacketRefusals(ep.counters());
     }
 
     // =================================================================== sending
@@ -561,23 +554,11 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         ByteBuffer b = rb.buffer;
         RxmConnection c = rb.connection;
         if (len < HEADER_LENGTH) {
-            refuse(c, "a packet of " + len + " bytes, shorter than a header");
+            refusals.refuse(c, "a packet of " + len + " bytes, shorter than a header");
             return true;
         }
         RxmPacketHeader h = rxHeader.read(b, 0);
-        // What the rxm wire allows (libfabric's rxm asserts both versions of every packet it
-        // receives and finds the connection by conn_id): anything else is another protocol or
-        // another connection's packet, never a message of this one.
-        if (h.ctrlVersion != RxmWireDescriptor.CTRL_VERSION) {
-            refuse(c, "control header version " + h.ctrlVersion + ", the wire's is " + RxmWireDescriptor.CTRL_VERSION);
-            return true;
-        }
-        if (h.opVersion != RxmWireDescriptor.OP_VERSION) {
-            refuse(c, "operation version " + h.opVersion + ", the wire's is " + RxmWireDescriptor.OP_VERSION);
-            return true;
-        }
-        if (h.connId != (c.index & 0xFFFF_FFFFL)) {
-            refuse(c, "conn_id " + h.connId + ", this connection's is " + c.index);
+        if (!refusals.allowed(c, h)) {
             return true;
         }
         switch (h.type) {
@@ -596,20 +577,9 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             case RxmWireDescriptor.TYPE_ATOMIC -> atomics.request(c, b, h, len);
             case RxmWireDescriptor.TYPE_ATOMIC_RESPONSE -> atomicResponse(b, h, len);
             case RxmWireDescriptor.TYPE_CREDIT -> creditGrants.received(c, h.ctrlData);
-            default -> refuse(c, "packet type " + h.type + ", not one of the wire's");
+            default -> refusals.refuse(c, "packet type " + h.type + ", not one of the wire's");
         }
         return true;
-    }
-
-    /**
-     * A packet of {@code c} the rxm wire does not allow: dropped (it changes nothing), counted
-     * ("packets refused"), and logged once per episode of refusals.
-     */
-    private void refuse(RxmConnection c, String why) {
-        refused.increment();
-        long now = System.nanoTime();
-        refusedWarning.tick(now);
-        refusedWarning.failed(now, why + " from " + c.peer);
     }
 
     /** A tagged eager message carried by the tcp header (no rxm header): the buffer is its payload. */
@@ -632,7 +602,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private boolean eager(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len, boolean force) {
         int n = (int) h.size;
         if (h.size < 0 || h.size > len - HEADER_LENGTH) { // (not HEADER_LENGTH + size: a size near 2^63 wraps)
-            refuse(c, "an eager packet of " + len + " bytes saying " + h.size);
+            refusals.refuse(c, "an eager packet of " + len + " bytes saying " + h.size);
             return true;
         }
         return deliverEager(c, b, HEADER_LENGTH, n, h.tagged(), h.tag, h.hasData(), h.data, force);
