@@ -25,11 +25,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p><b>A step that throws</b> is a broken provider, and must not end silently (README "Failure model"):
  * whether it threw on the auto thread or inside an application's call in manual mode, the
- * engine catches it, stops for good ({@link #isRunning()} false, later calls do nothing),
- * logs it once with its cause ({@link System.Logger}, level {@code ERROR}) and hands it to the
- * provider's {@link FailureHandler} — usually {@link UtilDomain#progressFailed}, which turns
- * it into error completions, an EQ error event and {@code -EIO} posts. Nothing is thrown to
- * the application: a data-path call never throws.
+ * engine catches it (any {@link Throwable}, errors too), stops for good ({@link #isRunning()}
+ * false, later calls do nothing), logs it once with its cause ({@link System.Logger}, level
+ * {@code ERROR}) and hands it to the provider's {@link FailureHandler} — usually
+ * {@link UtilDomain#progressFailed}, which turns it into error completions, an EQ error event
+ * and {@code -EIO} posts. Nothing is thrown to the application: a data-path call never throws.
+ *
+ * <p><b>The report cannot kill the thread either.</b> The log call and the handler run inside
+ * their own catch: a logger that throws (out of descriptors, the JVM's first log record cannot
+ * load its time-zone data) is tried again with the report, and a handler that throws (e.g. it
+ * cannot load a class for want of descriptors) is called again — by the auto thread every
+ * {@link #AUTO_IDLE_NANOS}, in manual mode by the next {@link #drive()} — until it returns or the
+ * engine is closed, so the failure reaches the application once the process can report it.
+ * Engines prepare the logger's lazily loaded data when they start ({@link SafeLog#prepare()}).
  */
 public final class ProgressEngine implements AutoCloseable {
 
@@ -54,9 +62,11 @@ public final class ProgressEngine implements AutoCloseable {
     @FunctionalInterface
     public interface FailureHandler {
         /**
-         * Called once, on the thread whose step threw, while that thread still owns the step
+         * Called on the thread whose step threw, while that thread still owns the step
          * (no other thread runs it now, and none will again): the provider's progress state
-         * may be touched without a lock. Must not throw (what it throws is logged and dropped).
+         * may be touched without a lock. Called once when it returns; when it throws (e.g. out
+         * of descriptors, a class it needs cannot be loaded) that is logged and it is called
+         * again later (class comment), so what it did before it threw may be done twice.
          *
          * @param engine the engine that stopped
          * @param cause  what the step threw
@@ -76,7 +86,12 @@ public final class ProgressEngine implements AutoCloseable {
     private final AtomicBoolean busy = new AtomicBoolean();
     private final Thread thread;
     private volatile boolean running = true;
+    /** Set by {@link #close()}: the auto thread stops retrying a failure report. */
+    private volatile boolean closed;
     private volatile Throwable failure;
+    /** Whether the failure was logged / handed to the handler without a throwable (owner of the step only). */
+    private boolean failureLogged;
+    private boolean failureHandled;
     /** Event queues of endpoints this engine moves, with their bind counts; guarded by itself. */
     private final Map<UtilEventQueue, Integer> eventQueues = new IdentityHashMap<>();
 
@@ -85,6 +100,7 @@ public final class ProgressEngine implements AutoCloseable {
         this.step = step;
         this.name = threadName;
         this.onFailure = onFailure;
+        SafeLog.prepare();
         if (mode == Progress.AUTO) {
             thread = new Thread(this::runAuto, threadName);
             thread.setDaemon(true);
@@ -133,7 +149,17 @@ public final class ProgressEngine implements AutoCloseable {
      * @return the work done, 0 if none or skipped
      */
     public int drive() {
-        if (mode != Progress.MANUAL || !running) {
+        if (mode != Progress.MANUAL) {
+            return 0;
+        }
+        if (!running) {
+            if (failure != null && !(failureLogged && failureHandled) && busy.compareAndSet(false, true)) {
+                try {
+                    report(); // the report could not be made when the step threw: try again
+                } finally {
+                    busy.set(false);
+                }
+            }
             return 0;
         }
         return runStep(0L);
@@ -225,13 +251,49 @@ public final class ProgressEngine implements AutoCloseable {
                     busy.set(false);
                     owned = false;
                 }
+            } catch (Throwable t) {
+                // Thrown outside the step (by this loop itself, e.g. an error at a safepoint
+                // poll): the thread must not end unreported, so it counts as the step's.
+                if (owned) {
+                    busy.set(false);
+                    owned = false;
+                }
+                failed(t);
+            }
+        }
+        retryReport();
+    }
+
+    /**
+     * After the step failed on this thread: until the report was made in full or the engine is
+     * closed, try it again every {@link #AUTO_IDLE_NANOS} (descriptors may come back).
+     */
+    private void retryReport() {
+        while (failure != null && !closed) {
+            if (busy.compareAndSet(false, true)) {
+                try {
+                    if (report()) {
+                        return;
+                    }
+                } catch (Throwable t) {
+                    // report() catches what it calls; this is an error in the catch itself
+                    // (e.g. StackOverflowError): the next round tries again
+                } finally {
+                    busy.set(false);
+                }
+            }
+            try {
+                Thread.sleep(TimeUnit.NANOSECONDS.toMillis(AUTO_IDLE_NANOS));
+            } catch (InterruptedException e) {
+                return; // only close() could want us gone; it sets closed as well
             }
         }
     }
 
     /**
      * A step threw: the provider is broken. Stop for good, log once with the cause, and let the
-     * provider fail what waited on this progress. Runs while the caller still owns the step.
+     * provider fail what waited on this progress. Runs while the caller still owns the step;
+     * never throws.
      */
     private void failed(Throwable t) {
         if (failure != null) {
@@ -239,17 +301,36 @@ public final class ProgressEngine implements AutoCloseable {
         }
         failure = t;
         running = false;
-        LOG.log(System.Logger.Level.ERROR, "JOFI progress engine " + name + " (" + mode
-                + " progress) stopped: its step threw; the provider fails the operations that waited on it", t);
-        if (onFailure == null) {
-            return;
+        report();
+    }
+
+    /**
+     * Logs the failure and hands it to the handler, each until it was done once without a
+     * throwable; the caller owns the step. Never throws.
+     *
+     * @return whether both are done
+     */
+    private boolean report() {
+        Throwable t = failure;
+        if (!failureLogged) {
+            failureLogged = SafeLog.log(LOG, System.Logger.Level.ERROR, "JOFI progress engine " + name + " (" + mode
+                    + " progress) stopped: its step threw; the provider fails the operations that waited on it", t);
         }
-        try {
-            onFailure.progressFailed(this, t);
-        } catch (Throwable h) {
-            LOG.log(System.Logger.Level.ERROR, "JOFI progress engine " + name
-                    + ": the provider's failure handler threw as well", h);
+        if (!failureHandled) {
+            if (onFailure == null) {
+                failureHandled = true;
+            } else {
+                try {
+                    onFailure.progressFailed(this, t);
+                    failureHandled = true;
+                } catch (Throwable h) {
+                    // Said when it can be; the handler is called again (class comment).
+                    SafeLog.log(LOG, System.Logger.Level.ERROR, "JOFI progress engine " + name
+                            + ": the provider's failure handler threw; it is called again", h);
+                }
+            }
         }
+        return failureLogged && failureHandled;
     }
 
     /**
@@ -283,6 +364,7 @@ public final class ProgressEngine implements AutoCloseable {
     @Override
     public void close() {
         running = false;
+        closed = true;
         if (thread != null && thread != Thread.currentThread()) {
             step.wakeup();
             boolean interrupted = false;

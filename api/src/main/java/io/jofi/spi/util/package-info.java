@@ -20,9 +20,12 @@
  * bytes received). No release carried 1.3.0's two-argument {@code send}/{@code rma}; a first
  * release baselines from here.
  * <p>1.5.0: {@code SnapshotArrays} (the copy-on-write arrays hot loops walk by index).
+ * <p>1.7.0: {@code SafeLog} (log calls that cannot throw on progress threads) and
+ * {@code EpisodeWarning} (a recurring failure said once per episode); a progress engine's
+ * failure handler that throws is called again until it returns.
  */
 @Export
-@Version("1.6.0")
+@Version("1.7.0")
 package io.jofi.spi.util;
 
 import org.osgi.annotation.bundle.Export;

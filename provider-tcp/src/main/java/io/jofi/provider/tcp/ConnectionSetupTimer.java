@@ -1,5 +1,6 @@
 package io.jofi.provider.tcp;
 
+import io.jofi.spi.util.EpisodeWarning;
 import java.io.IOException;
 import java.nio.channels.SelectionKey;
 import java.util.ArrayList;
@@ -15,11 +16,15 @@ import java.util.concurrent.TimeUnit;
  * (half-open and slowloris connections cannot hold descriptors), and a listener whose
  * {@code accept} failed (e.g. {@code EMFILE}: the process is out of file descriptors) stops
  * selecting {@code OP_ACCEPT} for {@link #ACCEPT_BACKOFF_MS} instead of spinning on a readiness
- * it cannot serve — the pending connections wait in the kernel's backlog meanwhile.
+ * it cannot serve — the pending connections wait in the kernel's backlog meanwhile. Failed
+ * accepts are said once per episode ({@link EpisodeWarning}: a warning when the first fails, a
+ * line when none failed for {@link #ACCEPT_QUIET_MS}); the log call can never end the CM thread.
  */
 final class ConnectionSetupTimer implements Runnable {
     /** How long a listener stops accepting after {@code accept} failed. */
     static final long ACCEPT_BACKOFF_MS = 100;
+    /** How long accepting must go without a failure for the episode of failures to be over. */
+    static final long ACCEPT_QUIET_MS = 1000;
 
     private static final System.Logger LOG = System.getLogger(ConnectionSetupTimer.class.getName());
 
@@ -30,6 +35,9 @@ final class ConnectionSetupTimer implements Runnable {
     }
 
     private final long timeoutNanos;
+    /** Built with the fabric, so that nothing of it is loaded when the process has no descriptor left. */
+    private final EpisodeWarning acceptWarning = new EpisodeWarning(LOG, "tcp: accept failed",
+            "; not accepting for " + ACCEPT_BACKOFF_MS + " ms at a time, connections wait in the backlog", ACCEPT_QUIET_MS);
     /** Guarded by this. */
     private final Map<Setup, Long> deadlines = new IdentityHashMap<>();
     /** Listening keys whose OP_ACCEPT is off, with when to turn it back on; guarded by this. */
@@ -67,24 +75,20 @@ final class ConnectionSetupTimer implements Runnable {
     /**
      * {@code accept} on {@code listening} failed with {@code cause}: stop selecting
      * {@code OP_ACCEPT} for a while (the readiness stays until a socket is taken, so selecting
-     * it again at once would spin) and say so in the log, once per episode.
+     * it again at once would spin) and say so, once per episode.
      */
     void acceptFailed(SelectionKey listening, IOException cause) {
-        boolean first;
+        long now = System.nanoTime();
         synchronized (this) {
             acceptFailures++;
-            first = paused.isEmpty();
-            paused.put(listening, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ACCEPT_BACKOFF_MS));
+            paused.put(listening, now + TimeUnit.MILLISECONDS.toNanos(ACCEPT_BACKOFF_MS));
         }
         try {
             listening.interestOps(0);
         } catch (RuntimeException closed) {
             return; // the listener was closed meanwhile: nothing to resume
         }
-        if (first) {
-            LOG.log(System.Logger.Level.WARNING, "tcp: accept failed (" + cause.getMessage()
-                    + "); not accepting for " + ACCEPT_BACKOFF_MS + " ms, connections wait in the backlog");
-        }
+        acceptWarning.failed(now, cause.getMessage());
     }
 
     /** After every CM pass: expire set-ups past their deadline, resume listeners whose pause ended. */
@@ -93,6 +97,7 @@ final class ConnectionSetupTimer implements Runnable {
         List<Setup> expired = null;
         List<SelectionKey> resume = null;
         long now = System.nanoTime();
+        acceptWarning.tick(now);
         synchronized (this) {
             if (deadlines.isEmpty() && paused.isEmpty()) {
                 return;

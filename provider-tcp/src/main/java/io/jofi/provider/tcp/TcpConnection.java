@@ -32,7 +32,7 @@ import java.nio.channels.SocketChannel;
  * <p><b>Threads.</b> One lock ({@link #lock}: the endpoint) guards this object and its parts; the progress step takes it per selected key,
  * the application's calls per operation.
  */
-final class TcpConnection implements SelectHandler, ConnectionCounters.Ends {
+final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, ConnectionSetupTimer.Setup {
     static final int IDLE = 0;
     static final int CONNECTING = 1;
     static final int REQ_SENT = 2;
@@ -142,6 +142,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends {
             // Connection set-up runs on the fabric's CM loop (control progress is AUTO even when
             // data progress is MANUAL); the socket moves to the domain's loop once connected.
             key = domain.cmLoop().register(ch, done ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT, this);
+            domain.connectTimer().start(this);
         } catch (FabricException e) {
             cm = IDLE;
             channel = null;
@@ -362,6 +363,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends {
             return;
         }
         CmMessage accept = handshake.message();
+        domain.connectTimer().done(this);
         cm = CONNECTED;
         jofiPeer = accept.isJofi();
         if (!moveToDataLoop()) {
@@ -395,7 +397,26 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends {
         }
     }
 
+    /**
+     * The connect's deadline passed ({@link TcpFabric#connectTimer}, the progress timeout): the
+     * peer took the socket but never answered the connection request — stopped, hung, or its
+     * application never accepts. The connect fails with {@code ETIMEDOUT} and the reason. On the
+     * CM loop thread; never throws.
+     */
+    @Override
+    public void expire() {
+        synchronized (lock) {
+            if (cm == CONNECTING || cm == REQ_SENT) {
+                byte[] reason = EndReason.of(channel, "no answer", "the connection request was not answered within "
+                        + domain.provider().progressTimeoutMillis() + " ms (the peer is stopped, hung or does not accept;"
+                        + " jofi.tcp.progressTimeout)");
+                failConnect(Errno.ETIMEDOUT, reason, reason.length);
+            }
+        }
+    }
+
     private void failConnect(int err, byte[] errData, int errDataSize) {
+        domain.connectTimer().done(this);
         counters.connections.refused(this, err);
         cm = DOWN;
         closeChannel();
@@ -545,6 +566,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends {
      * CQ room those operations reserved; the posted receives stay the owner's. Under lock.
      */
     void discard() {
+        domain.connectTimer().done(this);
         cm = DOWN;
         closeChannel();
         tx.discard();

@@ -141,6 +141,11 @@ final class TcpDomain extends UtilDomain {
      *
      * @throws FabricException {@code ENODEV} when the provider departs
      */
+    /** The deadlines of this fabric's active connects ({@link TcpFabric#connectTimer}). */
+    ConnectionSetupTimer connectTimer() {
+        return fabric.connectTimer();
+    }
+
     NioLoop cmLoop() throws FabricException {
         return fabric.cmLoop();
     }

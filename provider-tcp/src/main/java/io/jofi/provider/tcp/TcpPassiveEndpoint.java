@@ -9,6 +9,7 @@ import io.jofi.FidClass;
 import io.jofi.Info;
 import io.jofi.PassiveEndpoint;
 import io.jofi.spi.util.AbstractFid;
+import io.jofi.spi.util.SafeLog;
 import io.jofi.spi.util.UtilEventQueue;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -27,6 +28,8 @@ import java.util.Set;
  * reads the connection request and raises {@code FI_CONNREQ} on the bound EQ (R14).
  */
 final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, SelectHandler {
+    private static final System.Logger LOG = System.getLogger(TcpPassiveEndpoint.class.getName());
+
     private final TcpFabric fabric;
     private final Info info;
     private final Set<PendingConnection> pending = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -133,6 +136,27 @@ final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, S
         return q == null ? -Errno.ENOEQ : q.post(event, this, context(), 0, connInfo, data, length);
     }
 
+    /**
+     * The fabric's connection management failed ({@code why}): an {@code EIO} error event with
+     * {@code why} as {@code errData} on the bound EQ, then this endpoint fails (no longer
+     * listening; control calls {@code EIO}). On the CM thread; never throws.
+     */
+    void cmFailed(String why) {
+        UtilEventQueue q;
+        synchronized (this) {
+            q = eq;
+        }
+        if (q != null) {
+            byte[] reason = why.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            int rc = q.postError(this, context(), 0L, Errno.EIO, 0, reason, reason.length);
+            if (rc < 0) {
+                SafeLog.log(LOG, System.Logger.Level.ERROR, "JOFI tcp passive endpoint: " + why
+                        + "; the error event could not be posted (" + Errno.strerror(rc) + ")", null);
+            }
+        }
+        fail(why);
+    }
+
     void forget(PendingConnection pc) {
         synchronized (pending) {
             pending.remove(pc);
@@ -205,6 +229,7 @@ final class TcpPassiveEndpoint extends AbstractFid implements PassiveEndpoint, S
 
     @Override
     protected void onClose() {
+        fabric.forget(this);
         shut();
     }
 

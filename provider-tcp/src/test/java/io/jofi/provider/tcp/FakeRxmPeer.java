@@ -207,6 +207,16 @@ final class FakeRxmPeer {
         return trySend(packet(h, payload));
     }
 
+    /**
+     * As {@link #sendHeader}, with the byte at {@code offset} of the header then set to
+     * {@code value} (the header's writer fixes the version bytes: a peer speaking another version).
+     */
+    int sendPatched(RxmPacketHeader h, ByteBuffer payload, int offset, int value) {
+        ByteBuffer b = packet(h, payload);
+        b.put(offset, (byte) value);
+        return trySend(b);
+    }
+
     /** The connection index the rxm side gave us: the {@code conn_id} its packets expect. */
     int indexAtRxm() {
         return indexAtRxm;

@@ -28,7 +28,8 @@ class RxmMalformedPacketTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"rendezvous-negative-length", "rendezvous-short-buffers", "eager-longer-than-packet",
-        "unknown-type", "segment-of-unknown-message", "shorter-than-a-header"})
+        "unknown-type", "segment-of-unknown-message", "shorter-than-a-header", "control-version-9", "operation-version-9",
+        "unknown-conn-id"})
     void aMalformedPacketIsDroppedAndTheNextMessageArrives(String kind) throws Exception {
         try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL, RxmSettings.defaults());
              TcpTestBed peer = new TcpTestBed(Progress.AUTO)) {
@@ -42,6 +43,12 @@ class RxmMalformedPacketTest {
                 case "unknown-type" -> p.sendPacket(99, 8, 8);
                 case "segment-of-unknown-message" -> p.sendSegment(502, 40_000, 1, RxmWireDescriptor.SEGMENT_MIDDLE,
                         ByteBuffer.allocate(64));
+                case "control-version-9" -> assertEquals(0, p.sendPatched(eager16(p, h -> { }), ByteBuffer.allocate(16),
+                        RxmWireDescriptor.CTRL_VERSION_OFFSET, 9));
+                case "operation-version-9" -> assertEquals(0, p.sendPatched(eager16(p, h -> { }), ByteBuffer.allocate(16),
+                        RxmWireDescriptor.OP_VERSION_OFFSET, 9));
+                case "unknown-conn-id" -> assertEquals(0, p.sendHeader(eager16(p, h -> h.connId = p.indexAtRxm() + 1),
+                        ByteBuffer.allocate(16)));
                 default -> p.sendShortPacket(RxmWireDescriptor.HEADER_LENGTH - 1);
             }
             progressFor(a, 200);
@@ -53,8 +60,32 @@ class RxmMalformedPacketTest {
             assertEquals(8, got.len(), "the good message's 8 bytes, not the bad packet");
             CqEntry[] more = {new CqEntry()};
             assertEquals(-Errno.EAGAIN, a.rxCq.read(more, 1), "nothing else completed");
+            if (REFUSED_BY_THE_HEADER.contains(kind)) {
+                assertEquals(1, refusedPackets(a), "the refusal is counted");
+            }
             p.server.close();
         }
+    }
+
+    /** Kinds the header alone refuses (counted as "packets refused"); the others fail deeper, in their protocol. */
+    private static final java.util.Set<String> REFUSED_BY_THE_HEADER = java.util.Set.of("eager-longer-than-packet",
+            "unknown-type", "shorter-than-a-header", "control-version-9", "operation-version-9", "unknown-conn-id");
+
+    /** An eager message header of 16 bytes from {@code p}, changed by {@code bad}. */
+    private static io.jofi.spi.util.rxm.RxmPacketHeader eager16(FakeRxmPeer p,
+                                                               java.util.function.Consumer<io.jofi.spi.util.rxm.RxmPacketHeader> bad) {
+        io.jofi.spi.util.rxm.RxmPacketHeader h = new io.jofi.spi.util.rxm.RxmPacketHeader();
+        h.type = RxmWireDescriptor.TYPE_EAGER;
+        h.op = RxmWireDescriptor.OP_MSG;
+        h.connId = p.indexAtRxm();
+        h.size = 16;
+        bad.accept(h);
+        return h;
+    }
+
+    private static long refusedPackets(RxmOverTcpTest.Side a) {
+        return a.ep.counters().counters().stream().filter(c -> c.label().endsWith(": packets refused")).findFirst()
+                .orElseThrow(() -> new AssertionError("no counter \"packets refused\"")).get();
     }
 
     private static void progressFor(RxmOverTcpTest.Side a, long ms) {

@@ -57,7 +57,8 @@ public final class RxmConnectData {
 
     /**
      * Reads connect data; {@link #problem} says why it must be refused (too short, another
-     * version or byte order, an eager limit other than {@code ourEagerLimit}), else null.
+     * version or byte order, an eager limit other than {@code ourEagerLimit}, listening port
+     * 0), else null.
      */
     public RxmConnectData decodeConnect(byte[] data, int length, long ourEagerLimit) {
         problem = null;
@@ -85,6 +86,10 @@ public final class RxmConnectData {
             problem = "operation version " + opVersion + ", expected " + CM_OP_VERSION;
         } else if (eagerLimit != ourEagerLimit) {
             problem = "eager limit " + eagerLimit + ", ours is " + ourEagerLimit;
+        } else if (port == 0) {
+            // the requester's name is its address and this port: port 0 names no listener, the
+            // address vector refuses that name, and the peer would never be answered
+            problem = "listening port 0";
         }
         return this;
     }

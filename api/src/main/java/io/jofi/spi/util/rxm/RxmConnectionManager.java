@@ -86,6 +86,10 @@ final class RxmConnectionManager {
     private final EqEntry event = new EqEntry();
     private final EqErrEntry error = new EqErrEntry();
     private final RxmConnectionCounters counters;
+    /** The log of refused requests: once per episode (anyone who reaches the port can send them). */
+    private final io.jofi.spi.util.EpisodeWarning refusedRequests =
+            new io.jofi.spi.util.EpisodeWarning(LOG, "rxm: connection request refused", "; counted (\"requests refused\")",
+                    RxmPacketRefusals.QUIET_MS);
     /** The MSG provider's {@code FI_RX_CQ_DATA}: a write with remote CQ data takes a receive (a credit). */
     private final boolean remoteDataTakesReceive;
     /**
@@ -387,8 +391,9 @@ final class RxmConnectionManager {
         Info info = e.info();
         RxmConnectData d = new RxmConnectData().decodeConnect(e.payload(), e.payloadLength(), settings.eagerLimit());
         if (d.problem != null || info == null || info.destAddr() == null) {
-            LOG.log(System.Logger.Level.INFO, "rxm: connection request refused: "
-                    + (d.problem != null ? d.problem : "no source address"));
+            long now = System.nanoTime();
+            refusedRequests.tick(now);
+            refusedRequests.failed(now, d.problem != null ? d.problem : "no source address");
             reject(info, RxmWireDescriptor.REJECT_REFUSED);
             return;
         }

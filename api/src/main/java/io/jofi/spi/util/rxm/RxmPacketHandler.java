@@ -26,6 +26,16 @@ import java.nio.ByteBuffer;
 final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private static final System.Logger LOG = System.getLogger(RxmPacketHandler.class.getName());
     private static final long PASSED_FLAGS = Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE;
+    /**
+     * The MSG flags of a request the peer must answer (a rendezvous request: the read-done; an
+     * atomic: its response): delivery complete, so that the MSG send stays pending until the
+     * peer's provider has taken the packet. A stopped peer that never takes it leaves an operation
+     * pending on the MSG connection, which the MSG provider's progress timeout bounds (tcp:
+     * {@code ETIMEDOUT}); without it the send completed once written, and the wait for the answer
+     * had nothing pending that any timeout watched. A peer that took the request and holds it
+     * (no receive posted: a running peer) is waited for, as libfabric's rxm waits.
+     */
+    static final long PEER_ANSWER_FLAGS = Fi.FI_DELIVERY_COMPLETE;
 
     private final RxmEndpoint ep;
     private final ReceiveQueue rq;
@@ -40,6 +50,8 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private final RxmCreditGrants creditGrants;
     private final RxmRendezvousWriter writer;
     private final RxmRegistrationCache registrations = new RxmRegistrationCache();
+    /** Packets the rxm wire does not allow: refused (dropped), counted, logged once per episode. */
+    private final RxmPacketRefusals refusals;
 
     RxmPacketHandler(RxmEndpoint ep) {
         this.ep = ep;
@@ -51,6 +63,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         this.atomics = new RxmAtomics(ep);
         this.creditGrants = new RxmCreditGrants(transmits, rq, ep.counters());
         this.writer = new RxmRendezvousWriter(this, transmits);
+        this.refusals = new RxmPacketRefusals(ep.counters());
     }
 
     // =================================================================== sending
@@ -109,7 +122,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         }
         RxmPacketHeader.writeRendezvousCount(p, HEADER_LENGTH, count);
         p.limit(HEADER_LENGTH + RxmWireDescriptor.RNDV_LENGTH);
-        t.postFlags = 0;
+        t.postFlags = PEER_ANSWER_FLAGS;
         int rc = submit(t);
         if (rc != 0) {
             closeRegions(t);
@@ -540,29 +553,31 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private boolean packet(RxmReceiveBuffer rb, int len, boolean force) {
         ByteBuffer b = rb.buffer;
         RxmConnection c = rb.connection;
-        if (len >= HEADER_LENGTH) {
-            RxmPacketHeader h = rxHeader.read(b, 0);
-            switch (h.type) {
-                case RxmWireDescriptor.TYPE_EAGER -> {
-                    return eager(c, b, h, len, force);
-                }
-                case RxmWireDescriptor.TYPE_RNDV_REQUEST -> {
-                    return rendezvous.request(c, b, h, len, force);
-                }
-                case RxmWireDescriptor.TYPE_SEGMENT -> {
-                    return segments.segment(c, b, h, len, c.fiAddr(ep.addressVector()), force);
-                }
-                case RxmWireDescriptor.TYPE_RNDV_READ_DONE -> readDone(h.msgId);
-                case RxmWireDescriptor.TYPE_RNDV_WRITE_DATA -> writer.offered(c, b, h, len);
-                case RxmWireDescriptor.TYPE_RNDV_WRITE_DONE -> rendezvous.writeDone(c, h.msgId);
-                case RxmWireDescriptor.TYPE_ATOMIC -> atomics.request(c, b, h, len);
-                case RxmWireDescriptor.TYPE_ATOMIC_RESPONSE -> atomicResponse(b, h, len);
-                case RxmWireDescriptor.TYPE_CREDIT -> creditGrants.received(c, h.ctrlData);
-                default -> LOG.log(System.Logger.Level.WARNING, "rxm: packet type " + h.type + " from " + c.peer
-                        + " is not handled yet; dropped");
+        if (len < HEADER_LENGTH) {
+            refusals.refuse(c, "a packet of " + len + " bytes, shorter than a header");
+            return true;
+        }
+        RxmPacketHeader h = rxHeader.read(b, 0);
+        if (!refusals.allowed(c, h)) {
+            return true;
+        }
+        switch (h.type) {
+            case RxmWireDescriptor.TYPE_EAGER -> {
+                return eager(c, b, h, len, force);
             }
-        } else {
-            LOG.log(System.Logger.Level.WARNING, "rxm: a packet of " + len + " bytes from " + c.peer + " dropped");
+            case RxmWireDescriptor.TYPE_RNDV_REQUEST -> {
+                return rendezvous.request(c, b, h, len, force);
+            }
+            case RxmWireDescriptor.TYPE_SEGMENT -> {
+                return segments.segment(c, b, h, len, c.fiAddr(ep.addressVector()), force);
+            }
+            case RxmWireDescriptor.TYPE_RNDV_READ_DONE -> readDone(h.msgId);
+            case RxmWireDescriptor.TYPE_RNDV_WRITE_DATA -> writer.offered(c, b, h, len);
+            case RxmWireDescriptor.TYPE_RNDV_WRITE_DONE -> rendezvous.writeDone(c, h.msgId);
+            case RxmWireDescriptor.TYPE_ATOMIC -> atomics.request(c, b, h, len);
+            case RxmWireDescriptor.TYPE_ATOMIC_RESPONSE -> atomicResponse(b, h, len);
+            case RxmWireDescriptor.TYPE_CREDIT -> creditGrants.received(c, h.ctrlData);
+            default -> refusals.refuse(c, "packet type " + h.type + ", not one of the wire's");
         }
         return true;
     }
@@ -587,7 +602,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private boolean eager(RxmConnection c, ByteBuffer b, RxmPacketHeader h, int len, boolean force) {
         int n = (int) h.size;
         if (h.size < 0 || h.size > len - HEADER_LENGTH) { // (not HEADER_LENGTH + size: a size near 2^63 wraps)
-            LOG.log(System.Logger.Level.WARNING, "rxm: eager packet of " + len + " bytes says " + h.size + "; dropped");
+            refusals.refuse(c, "an eager packet of " + len + " bytes saying " + h.size);
             return true;
         }
         return deliverEager(c, b, HEADER_LENGTH, n, h.tagged(), h.tag, h.hasData(), h.data, force);

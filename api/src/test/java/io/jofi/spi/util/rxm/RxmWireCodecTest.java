@@ -48,6 +48,17 @@ class RxmWireCodecTest {
     }
 
     @Test
+    void connectDataNamingListeningPortZeroIsRefused() {
+        RxmConnectData d = new RxmConnectData();
+        d.port = 0;
+        byte[] bytes = d.encodeConnect();
+        assertEquals("listening port 0", new RxmConnectData().decodeConnect(bytes, bytes.length, 16384).problem);
+        d.port = 1;
+        bytes = d.encodeConnect();
+        assertNull(new RxmConnectData().decodeConnect(bytes, bytes.length, 16384).problem);
+    }
+
+    @Test
     void acceptAndRejectData() {
         RxmConnectData d = new RxmConnectData();
         d.connId = RxmConnectData.connId(0x10, 3);
