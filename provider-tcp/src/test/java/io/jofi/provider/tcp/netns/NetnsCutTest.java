@@ -34,7 +34,11 @@ import org.junit.jupiter.api.Timeout;
  *   <li>a receiver that stops posting receives for 25 s (alive, its kernel acknowledging):
  *       nothing is reported, every message arrives once, in order;
  *   <li>the link down while the server holds the connection request (the CM exchange): the
- *       client's connect fails with an error event in bounded time.
+ *       client's connect fails with an error event in bounded time;
+ *   <li>RDM: the link down long enough for the connection to fail (a 3 s user timeout and 1 s
+ *       keepalive here, to keep the case short): the sends waiting fail, and once the link is
+ *       back the same endpoint's next sends reach the same listener; every send that completed
+ *       was delivered.
  * </ul>
  * The measured times are printed ("[netns] ...") for the README's failure model.
  */
@@ -60,6 +64,7 @@ class NetnsCutTest {
         start("idle", NetnsCutTest::idle);
         start("slow", NetnsCutTest::slowConsumer);
         start("setup", NetnsCutTest::setupCut);
+        start("rxm", NetnsCutTest::rxmReconnects);
     }
 
     private static void start(String name, Callable<String> c) {
@@ -111,6 +116,48 @@ class NetnsCutTest {
     @Test
     void linkDownDuringTheConnectionExchangeFailsTheConnect() throws Exception {
         result("setup");
+    }
+
+    @Test
+    void rdmTrafficResumesWhenTheLinkIsBackWithoutReopening() throws Exception {
+        result("rxm");
+    }
+
+    private static String rxmReconnects() throws Exception {
+        NetnsPair pair = pair("rxm");
+        String addr = pair.address(pair.a, false);
+        List<String> props = List.of("jofi.tcp.userTimeout=3000", "jofi.tcp.keepAliveIdle=1", "jofi.tcp.keepAliveInterval=1");
+        int last = 99;
+        NsProcess server = pair.start(pair.a, ChildJvm.command(RdmRetryChild.class, props,
+                List.of("server", addr, "7401", Integer.toString(last))), List.of());
+        server.awaitLine("listening"::equals, Duration.ofSeconds(30));
+        NsProcess client = pair.start(pair.b, ChildJvm.command(RdmRetryChild.class, props,
+                List.of("client", addr, "7401", Integer.toString(last))), List.of());
+        client.awaitLine("ok 20"::equals, Duration.ofSeconds(30));
+        long cutAt = System.currentTimeMillis();
+        pair.down(pair.b);
+        String error = client.awaitLine(l -> l.startsWith("error "), Duration.ofMillis(BOUND_MS));
+        long failedAfter = Long.parseLong(error.split(" ")[1]) - cutAt;
+        Thread.sleep(4000); // the server's side fails too (keepalive), so the new request is a fresh one
+        long upAt = System.currentTimeMillis();
+        pair.up(pair.b);
+        String end = client.awaitLine(l -> l.startsWith("final "), Duration.ofSeconds(40));
+        long resumedAfter = System.currentTimeMillis() - upAt;
+        server.assertSucceeded(Duration.ofSeconds(10));
+        java.util.Set<String> got = new java.util.HashSet<>();
+        for (String l : server.output()) {
+            if (l.startsWith("got ")) {
+                got.add(l.substring(4));
+            }
+        }
+        for (String l : client.output()) {
+            if (l.startsWith("ok ")) {
+                assertTrue(got.contains(l.substring(3)), "message " + l.substring(3) + " completed but never arrived\n"
+                        + server.transcript() + client.transcript());
+            }
+        }
+        return "RDM with the link down: send failed after " + failedAfter + " ms; link up: all " + (last + 1)
+                + " messages through " + resumedAfter + " ms later (" + end + ")";
     }
 
     private static NsProcess child(NetnsPair pair, String ns, String role, String address, List<String> opts) {
