@@ -40,7 +40,10 @@ import java.util.concurrent.locks.LockSupport;
  * Arguments: {@code server|client ADDRESS PORT} then {@code key=value}: {@code mode} stream (the
  * default: until the connection ends or {@code messages} went), idle (receives posted, nothing
  * sent), noaccept (server: never accepts); {@code messages}, {@code gapMicros} (sender's pace),
- * {@code pauseAfter} and {@code pauseMs} (receiver: stops posting receives for that long).
+ * {@code pauseAfter} and {@code pauseMs} (receiver: stops posting receives for that long);
+ * for {@code provider-tcp/netns/soak.sh}: {@code seconds} (the sender stops after that long),
+ * {@code exitAtEnd} (the sender exits after its final line instead of waiting to be ended) and
+ * {@code statsAfter} (seconds after connecting: {@link ProcessStats} "warm", and "end" at the final line).
  * Received messages are checked: each carries its sequence number at both ends, in order.
  */
 public final class MsgStreamChild {
@@ -57,6 +60,7 @@ public final class MsgStreamChild {
     private int shutdowns;
     private long ended;
     private long lastReport = System.currentTimeMillis();
+    private long statsAt;
     private final CqEntry[] entries = {new CqEntry(), new CqEntry(), new CqEntry(), new CqEntry()};
     private final CqErrEntry err = new CqErrEntry();
 
@@ -105,6 +109,8 @@ public final class MsgStreamChild {
             return;
         }
         say("connected");
+        long statsAfter = Long.parseLong(opts.getOrDefault("statsAfter", "0"));
+        child.statsAt = statsAfter > 0 ? now() + statsAfter * 1000 : 0;
         if (server || mode.equals("idle")) {
             child.receive();
         } else {
@@ -208,6 +214,7 @@ public final class MsgStreamChild {
     private void send() throws Exception {
         long limit = Long.parseLong(opts.getOrDefault("messages", Long.toString(Long.MAX_VALUE)));
         long gap = Long.parseLong(opts.getOrDefault("gapMicros", "500")) * 1000;
+        long stopAt = opts.containsKey("seconds") ? now() + Long.parseLong(opts.get("seconds")) * 1000 : Long.MAX_VALUE;
         ByteBuffer[] bufs = new ByteBuffer[WINDOW];
         boolean[] busy = new boolean[WINDOW];
         for (int i = 0; i < WINDOW; i++) {
@@ -216,6 +223,9 @@ public final class MsgStreamChild {
         long seq = 0;
         long next = System.nanoTime();
         while (ended == 0 || posted != ok + errors) {
+            if (seq < limit && now() >= stopAt) {
+                limit = seq;
+            }
             if (ended == 0 && seq < limit && System.nanoTime() >= next) {
                 for (int i = 0; i < WINDOW; i++) {
                     if (!busy[i]) {
@@ -241,7 +251,14 @@ public final class MsgStreamChild {
             }
             report("sent", ok);
             if (seq >= limit && posted == ok + errors) {
+                if (opts.containsKey("statsAfter")) {
+                    say(ProcessStats.line("end"));
+                }
                 say("final posted=" + posted + " ok=" + ok + " errors=" + errors + " shutdowns=" + shutdowns);
+                if (Boolean.parseBoolean(opts.getOrDefault("exitAtEnd", "false"))) {
+                    Thread.sleep(1000); // the last messages are in the peer's socket; then close
+                    System.exit(0);
+                }
                 Thread.sleep(Long.MAX_VALUE); // the test ends it once the receiver has everything
             }
             if (n == 0) {
@@ -297,6 +314,10 @@ public final class MsgStreamChild {
 
     private void report(String what, long count) {
         long t = now();
+        if (statsAt > 0 && t >= statsAt) {
+            statsAt = 0;
+            say(ProcessStats.line("warm"));
+        }
         if (t - lastReport >= 1000) {
             lastReport = t;
             say(what + " " + count);
@@ -308,6 +329,9 @@ public final class MsgStreamChild {
         long until = now() + 2000;
         while (now() < until) {
             poll();
+        }
+        if (opts.containsKey("statsAfter")) {
+            say(ProcessStats.line("end"));
         }
         say("final posted=" + posted + " ok=" + ok + " errors=" + errors + " shutdowns=" + shutdowns);
         System.exit(0);

@@ -46,7 +46,7 @@ final class NetnsPair implements AutoCloseable {
             address(a, 1);
             address(b, 2);
             mtu(mtu);
-            up(a);
+            Netns.check("ip", "-n", a, "link", "set", IFACE, "up");
             up(b);
         } catch (RuntimeException | Error e) {
             close();
@@ -71,9 +71,41 @@ final class NetnsPair implements AutoCloseable {
         Netns.check("ip", "-n", b, "link", "set", IFACE, "mtu", Integer.toString(mtu));
     }
 
-    /** {@code ip link set jofi0 up} inside {@code ns}. */
+    /** {@code ip link set jofi0 up} inside {@code ns}, then {@link #awaitCarrier()}. */
     void up(String ns) {
         Netns.check("ip", "-n", ns, "link", "set", IFACE, "up");
+        awaitCarrier();
+    }
+
+    /**
+     * Waits (at most 5 s) until both ends are operationally up: the kernel takes a carrier
+     * change asynchronously, and a connect before it may find no route (ENETUNREACH).
+     */
+    private void awaitCarrier() {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        for (String end : new String[] {a, b}) {
+            while (!isUp(end)) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError(IFACE + " in " + end + " did not come up: "
+                            + Netns.check("ip", "-n", end, "link", "show", IFACE));
+                }
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError("interrupted", e);
+                }
+            }
+        }
+    }
+
+    private static boolean isUp(String ns) {
+        try {
+            Netns.Result r = Netns.run(java.util.List.of("ip", "-n", ns, "-o", "link", "show", IFACE));
+            return r.status() == 0 && r.output().contains("state UP");
+        } catch (java.io.IOException e) {
+            return false;
+        }
     }
 
     /** {@code ip link set jofi0 down} inside {@code ns}: the link is cut, the addresses stay. */
