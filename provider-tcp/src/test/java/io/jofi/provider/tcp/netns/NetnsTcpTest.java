@@ -7,6 +7,13 @@ import io.jofi.provider.tcp.interop.NativePeer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,23 +30,66 @@ import org.junit.jupiter.params.provider.MethodSource;
  * fabtests' {@code -v} data check on both sides), or the project's C peer over libfabric 1.17's
  * tcp provider ({@code jofi_peer}, both roles); the server is found by its address (getInfo's
  * node and {@code -s}) or by the interface alone ({@code jofi.tcp.iface}, {@code FI_TCP_IFACE}).
+ * Every case has a pair of its own, and three run at a time (started before the first test;
+ * each test waits for its own), so the set takes a third of the cases' sum: mostly JVM starts.
  * Skipped, saying why, where namespaces cannot be made; the C cases also without libfabric-dev.
  */
-@Timeout(120)
+@Timeout(240)
 class NetnsTcpTest {
-    private static final Duration RUN = Duration.ofSeconds(60);
+    private static final Duration RUN = Duration.ofSeconds(90);
     private static final int PORT = 9228;
-    private static NetnsPair pair;
+    private static final ExecutorService CASES = Executors.newFixedThreadPool(3, r -> {
+        Thread t = new Thread(r, "netns-tcp-case");
+        t.setDaemon(true);
+        return t;
+    });
+    private static final Map<String, Future<?>> RUNNING = new ConcurrentHashMap<>();
+
+    /** A case: the work in the pair it is given. */
+    private interface Case {
+        void run(NetnsPair pair) throws Exception;
+    }
 
     @BeforeAll
-    static void link() {
-        pair = new NetnsPair("tcp", 1500);
+    static void startEveryCase() {
+        Netns.assumeUsable();
+        pingpongs().forEach(a -> {
+            Object[] p = a.get();
+            start(pingpongName(p[0], p[1], p[2]), 1500, pair -> pingpong(pair, (String) p[0], (Boolean) p[1], (String) p[2]));
+        });
+        interop().forEach(a -> {
+            Object[] p = a.get();
+            start("c-" + p[0] + "-" + p[1], 1500, pair -> againstC(pair, (String) p[0], (Boolean) p[1]));
+        });
+        start("mtu9000", 9000, pair -> jofiToJofi(pair, "bw", false, List.of("-e", "msg", "-c", "sread",
+                "-S", "r:1,4194303,8388608", "-I", "4", "-w", "1", "-W", "2", "-v")));
+        start("mtu1280", 1280, pair -> jofiToJofi(pair, "bw", true, List.of("-e", "rdm",
+                "-S", "r:1,4194303,8388608", "-I", "4", "-w", "1", "-W", "2", "-v")));
+        start("iface", 1500, NetnsTcpTest::byInterface);
+    }
+
+    private static void start(String name, int mtu, Case c) {
+        RUNNING.put(name, CASES.submit(() -> {
+            try (NetnsPair pair = new NetnsPair(name, mtu)) {
+                c.run(pair);
+            }
+            return null;
+        }));
     }
 
     @AfterAll
-    static void unlink() {
-        if (pair != null) {
-            pair.close();
+    static void stop() {
+        CASES.shutdownNow();
+    }
+
+    private static void await(String name) throws Exception {
+        try {
+            RUNNING.get(name).get(200, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception x) {
+                throw x;
+            }
+            throw (Error) e.getCause();
         }
     }
 
@@ -56,6 +106,10 @@ class NetnsTcpTest {
         return out.stream();
     }
 
+    private static String pingpongName(Object ep, Object v6, Object wait) {
+        return "pp-" + ep + "-" + ((Boolean) v6 ? "6" : "4") + "-" + wait;
+    }
+
     /**
      * 1 B, 4 MiB and 8 MiB - 1, each message checked; fabtests' whole size table (46 sizes, 1 B
      * to 8 MiB) where MSG runs over IPv4 in AUTO and RDM over IPv6 in MANUAL.
@@ -63,25 +117,20 @@ class NetnsTcpTest {
     @ParameterizedTest(name = "pingpong -e {0} ipv6={1} -c {2}, 1 B..8 MiB")
     @MethodSource("pingpongs")
     void pingpongAcrossTheLink(String ep, boolean v6, String wait) throws Exception {
+        await(pingpongName(ep, v6, wait));
+    }
+
+    private static void pingpong(NetnsPair pair, String ep, boolean v6, String wait) throws Exception {
         boolean whole = ep.equals("msg") && !v6 && wait.equals("sread") || ep.equals("rdm") && v6 && wait.equals("spin");
-        jofiToJofi("pingpong", v6, List.of(), List.of("-e", ep, "-c", wait, "-S", whole ? "all" : "r:1,4194303,8388608",
+        jofiToJofi(pair, "pingpong", v6, List.of("-e", ep, "-c", wait, "-S", whole ? "all" : "r:1,4194303,8388608",
                 "-I", "2", "-w", "1", "-v"));
     }
 
-    /** A 9000-byte MTU (jumbo frames) and IPv6's minimum, 1280: streams segment and reassemble across it. */
+    /** A 9000-byte MTU (jumbo frames, MSG over IPv4) and IPv6's minimum, 1280 (RDM): streams segment across it. */
     @Test
     void bwAcrossMtu9000And1280() throws Exception {
-        try {
-            for (int mtu : List.of(9000, 1280)) {
-                pair.mtu(mtu);
-                jofiToJofi("bw", mtu == 1280, List.of(), List.of("-e", "msg", "-c", "sread", "-S", "r:1,4194303,8388608",
-                        "-I", "4", "-w", "1", "-W", "2", "-v"));
-                jofiToJofi("bw", mtu != 1280, List.of(), List.of("-e", "rdm", "-S", "r:1,4194303,8388608",
-                        "-I", "4", "-w", "1", "-W", "2", "-v"));
-            }
-        } finally {
-            pair.mtu(1500);
-        }
+        await("mtu9000");
+        await("mtu1280");
     }
 
     /**
@@ -91,6 +140,10 @@ class NetnsTcpTest {
      */
     @Test
     void serverChosenByInterfaceSettingOrFiTcpIface() throws Exception {
+        await("iface");
+    }
+
+    private static void byInterface(NetnsPair pair) throws Exception {
         for (boolean environment : List.of(false, true)) {
             List<String> props = environment ? List.of() : List.of("jofi.tcp.iface=" + NetnsPair.IFACE);
             List<String> env = environment ? List.of("FI_TCP_IFACE=" + NetnsPair.IFACE) : List.of();
@@ -108,6 +161,7 @@ class NetnsTcpTest {
         info.assertSucceeded(RUN);
         String text = String.join("\n", info.output());
         assertTrue(text.contains("\"jofi0\" (FI_TCP_IFACE)"), text);
+        assertTrue(text.contains("Here: available"), "TCP_USER_TIMEOUT available in a child JVM like ./jofi's\n" + text);
         NsProcess list = pair.start(pair.a, ChildJvm.command(ToolChild.class, List.of(), List.of("info", "-p", "tcp")),
                 List.of("FI_TCP_IFACE=" + NetnsPair.IFACE));
         list.assertSucceeded(RUN);
@@ -127,6 +181,11 @@ class NetnsTcpTest {
     @MethodSource("interop")
     void pingpongAgainstC(String ep, boolean cServes) throws Exception {
         NativePeer.assumeNativeLibfabric();
+        await("c-" + ep + "-" + cServes);
+    }
+
+    private static void againstC(NetnsPair pair, String ep, boolean cServes) throws Exception {
+        NativePeer.executable(); // compiled once; a skip is the test's (assumeNativeLibfabric)
         List<String> options = List.of("-e", ep, "-S", "r:1,262143,1048576", "-I", "3", "-w", "1", "-v");
         String serverAddr = pair.address(pair.a, false);
         List<String> serverArgs = new ArrayList<>(options);
@@ -144,27 +203,29 @@ class NetnsTcpTest {
     }
 
     private static List<String> cPeer(String mode, List<String> args) {
-        List<String> c = new ArrayList<>(List.of(NativePeer.executable().toString(), mode, "-t", "50"));
+        List<String> c = new ArrayList<>(List.of(NativePeer.executable().toString(), mode, "-t", "80"));
         c.addAll(args);
         return c;
     }
 
     /** A JOFI server in "a" at its address, a JOFI client in "b" naming that address (getInfo's node). */
-    private static void jofiToJofi(String command, boolean v6, List<String> props, List<String> options) throws Exception {
+    private static void jofiToJofi(NetnsPair pair, String command, boolean v6, List<String> options) throws Exception {
         String serverAddr = pair.address(pair.a, v6);
         List<String> serverArgs = new ArrayList<>(options);
         serverArgs.addAll(List.of("-s", serverAddr, "-B", Integer.toString(PORT)));
-        NsProcess server = pair.start(pair.a, ChildJvm.command(ToolChild.class, props, jofiArgs(command, serverArgs)), List.of());
+        NsProcess server = pair.start(pair.a, ChildJvm.command(ToolChild.class, List.of(), jofiArgs(command, serverArgs)),
+                List.of());
         pair.awaitListening(pair.a, PORT, RUN);
         List<String> clientArgs = new ArrayList<>(options);
         clientArgs.addAll(List.of("-P", Integer.toString(PORT), serverAddr));
-        NsProcess client = pair.start(pair.b, ChildJvm.command(ToolChild.class, props, jofiArgs(command, clientArgs)), List.of());
+        NsProcess client = pair.start(pair.b, ChildJvm.command(ToolChild.class, List.of(), jofiArgs(command, clientArgs)),
+                List.of());
         client.assertSucceeded(RUN);
         server.assertSucceeded(RUN);
     }
 
     private static List<String> jofiArgs(String command, List<String> options) {
-        List<String> args = new ArrayList<>(List.of(command, "-p", "tcp", "--jit-warmup", "0", "--timeout", "30"));
+        List<String> args = new ArrayList<>(List.of(command, "-p", "tcp", "--jit-warmup", "0", "--timeout", "60"));
         args.addAll(options);
         return args;
     }
