@@ -117,7 +117,8 @@ final class TcpUserTimeout {
 
         private static MethodHandle lookup() {
             try {
-                Class<?> selCh = Class.forName("sun.nio.ch.SelChImpl");
+                // from the boot loader: a bundle's loader sees only what it imports, and java.base is not imported
+                Class<?> selCh = Class.forName("sun.nio.ch.SelChImpl", false, null);
                 return MethodHandles.lookup().findVirtual(selCh, "getFDVal", MethodType.methodType(int.class))
                         .asType(MethodType.methodType(int.class, SocketChannel.class));
             } catch (ReflectiveOperationException e) {
