@@ -136,8 +136,8 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends {
                 failConnect(Errno.ECONNREFUSED, null, 0);
                 return;
             } catch (java.net.SocketException unreachable) {
-                // No route now (the link is down, the interface gone): an outcome as a refusal is,
-                // not a failed call, so an RDM endpoint fails those sends and connects again later.
+                // No route now (the link is down, the interface gone): a failed connect like a
+                // refusal, not a failed call, so an RDM endpoint fails those sends and connects again later.
                 failConnect(unreachable instanceof java.net.NoRouteToHostException ? Errno.EHOSTUNREACH
                         : Errno.ENETUNREACH, null, 0);
                 return;

@@ -416,7 +416,7 @@ public final class TcpProvider extends AbstractFabricProvider {
         }
         if (all.isEmpty() && !only.isEmpty()) {
             throw new FabricException(Errno.ENODATA, "tcp: the interface '" + only
-                    + "' (setting jofi.tcp.iface) is not up or has no address");
+                    + "' (setting jofi.tcp.iface or FI_TCP_IFACE) is not up or has no address");
         }
         if (all.isEmpty()) {
             all.add(new Local("lo", InetAddress.getLoopbackAddress(), 8));

@@ -1,12 +1,12 @@
 package io.jofi.provider.tcp;
 
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
-import java.util.Iterator;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * Keeps {@code TCP_USER_TIMEOUT} from ending a connection to a peer that is alive but slow to
@@ -26,19 +26,24 @@ final class ZeroWindowWatch {
     /** How often each connection is looked at, ms. */
     static final long PERIOD_MS = 1000;
     private static final System.Logger LOG = System.getLogger(ZeroWindowWatch.class.getName());
-    private static final Map<SocketChannel, Watched> WATCHED = new ConcurrentHashMap<>();
+    private static final Queue<Watched> WATCHED = new ConcurrentLinkedQueue<>();
     private static Thread thread;
 
     private ZeroWindowWatch() {
     }
 
-    /** One socket: its descriptor, its timeout, whether the option is off now. */
+    /**
+     * One socket (weakly: the watch keeps no closed endpoint reachable), its descriptor, its
+     * timeout, whether the option is off now.
+     */
     private static final class Watched {
+        final WeakReference<SocketChannel> channel;
         final int fd;
         final int userTimeout;
         boolean suspended;
 
-        Watched(int fd, int userTimeout) {
+        Watched(SocketChannel channel, int fd, int userTimeout) {
+            this.channel = new WeakReference<>(channel);
             this.fd = fd;
             this.userTimeout = userTimeout;
         }
@@ -46,7 +51,7 @@ final class ZeroWindowWatch {
 
     /** Watches {@code ch} (descriptor {@code fd}, {@code TCP_USER_TIMEOUT} {@code userTimeout} ms) until it closes. */
     static void watch(SocketChannel ch, int fd, int userTimeout) {
-        WATCHED.put(ch, new Watched(fd, userTimeout));
+        WATCHED.add(new Watched(ch, fd, userTimeout));
         synchronized (ZeroWindowWatch.class) {
             if (thread == null) {
                 thread = new Thread(ZeroWindowWatch::run, "jofi-tcp-window-watch");
@@ -66,12 +71,10 @@ final class ZeroWindowWatch {
                 Thread.currentThread().interrupt();
                 return;
             }
-            for (Iterator<Map.Entry<SocketChannel, Watched>> it = WATCHED.entrySet().iterator(); it.hasNext(); ) {
-                Map.Entry<SocketChannel, Watched> e = it.next();
-                if (!e.getKey().isOpen() || !check(e.getKey(), e.getValue(), info, view)) {
-                    it.remove();
-                }
-            }
+            WATCHED.removeIf(w -> {
+                SocketChannel ch = w.channel.get();
+                return ch == null || !ch.isOpen() || !check(ch, w, info, view);
+            });
             synchronized (ZeroWindowWatch.class) {
                 if (WATCHED.isEmpty()) {
                     thread = null;
