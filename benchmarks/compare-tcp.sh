@@ -26,13 +26,19 @@
 # loopback pair before the measured connection (C needs none). Server and client are pinned to
 # a core each (PIN=0: not pinned), raw's ping-pong too; raw's stream, whose two sides are
 # threads of one JVM, is not pinned.
+# NETNS=1: the same table across a veth link between two network namespaces
+# (provider-tcp/netns/netns-lib.sh; root needed): every server in one namespace, every client in
+# the other, at 198.18.200.1 (FI_TCP_IFACE=jofi0 for C and JOFI alike, so that neither picks
+# loopback); MTU from NETNS_MTU (default 1500). raw's stream is one JVM with both sides, so it
+# stays on loopback there and is left out ("-").
 # Benchmarks, not tests: figures depend on the machine and its load; the load is printed.
 #
 #   benchmarks/compare-tcp.sh            (builds the container and benchmarks.jar if needed)
 # Environment: SIZES (default "64 4096 65536 1048576"), ITERS (override fabtests' default
 #   iterations), PORT (JOFI's port, default 9228),
 #   RUNS (default 3), JIT_WARMUP (default 20000), PIN (1/0, default 1), RDM (1/0, default 1),
-#   JOFI_JAVA_OPTS (JVM options of the ./jofi runs, e.g. -XX:+PrintCompilation)
+#   JOFI_JAVA_OPTS (JVM options of the ./jofi runs, e.g. -XX:+PrintCompilation), NETNS (1/0, default 0),
+#   NETNS_MTU (default 1500)
 # The bw runs move 1 GiB, at most 400 000 messages and at least 64 windows of 64 (-I counts
 # messages, as fi_msg_bw's; benchmarks/stream-length.sh says why, STREAM_BYTES and
 # STREAM_MAX_MESSAGES override), after as many untimed ones.
@@ -61,6 +67,21 @@ if [[ ! -x "$PEER" || "$PEER_SOURCE" -nt "$PEER" ]]; then
     gcc -O2 -Wall -o "$PEER" "$PEER_SOURCE" -lfabric \
         || { echo "compare-tcp: cannot build the C peer (apt-get install -y libfabric-dev gcc)" >&2; exit 1; }
 fi
+SRV_NS=""
+CLI_NS=""
+HOST=127.0.0.1
+LINK="tcp loopback"
+if [[ "${NETNS:-0}" == 1 ]]; then
+    . provider-tcp/netns/netns-lib.sh
+    netns_up bench "${NETNS_MTU:-1500}"
+    SRV_NS="ip netns exec $NS_A"
+    CLI_NS="ip netns exec $NS_B"
+    HOST="$ADDR_A"
+    export FI_TCP_IFACE=jofi0
+    LINK="tcp across a veth between two namespaces (MTU ${NETNS_MTU:-1500}, $NS_A -> $NS_B)"
+fi
+SRV_PIN="$SRV_NS $SRV_PIN"
+CLI_PIN="$CLI_NS $CLI_PIN"
 CPORT=$(( PORT + 1 ))
 RPORT=$(( PORT + 2 ))
 ./jofi help >/dev/null                      # builds the container when it is out of date
@@ -123,30 +144,32 @@ for s in "${SIZES[@]}"; do
     for run in $(seq 1 "$RUNS"); do
         echo "size $s, $n iterations, run $run/$RUNS (load $(cut -d' ' -f1 /proc/loadavg))..." >&2
         read -r a _ < <(pair "$SRV_PIN fi_pingpong -p tcp -e msg -S $s -I $n" \
-            "$CLI_PIN fi_pingpong -p tcp -e msg -S $s -I $n 127.0.0.1" | row)
+            "$CLI_PIN fi_pingpong -p tcp -e msg -S $s -I $n $HOST" | row)
         cl+=("$a")
         raw="$JAVA -cp benchmarks/target/benchmarks.jar io.jofi.benchmarks.RawNioPingPong"
-        out="$(pair "$SRV_PIN $raw server $RPORT $s $n $n" "$CLI_PIN $raw client 127.0.0.1 $RPORT $s $n $n")"
+        out="$(pair "$SRV_PIN $raw server $RPORT $s $n $n" "$CLI_PIN $raw client $HOST $RPORT $s $n $n")"
         read -r a _ < <(row <<<"$out")
         rl+=("$a"); rp+=("$(p50 <<<"$out")")
-        out="$(pair "$SRV_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
-            "$CLI_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP --percentiles -P $PORT 127.0.0.1")"
+        out="$(pair "$SRV_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT -s $HOST" \
+            "$CLI_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP --percentiles -P $PORT $HOST")"
         read -r a _ < <(row <<<"$out")
         jl+=("$a"); jp+=("$(p50 <<<"$out")")
         read -r a b < <(pair "$SRV_PIN $PEER bw -p tcp -e msg -S $s -I $m -W 64 -w $m -B $CPORT" \
-            "$CLI_PIN $PEER bw -p tcp -e msg -S $s -I $m -W 64 -w $m -P $CPORT 127.0.0.1" | row)
+            "$CLI_PIN $PEER bw -p tcp -e msg -S $s -I $m -W 64 -w $m -P $CPORT $HOST" | row)
         cb+=("$b"); cr+=("$a")
-        read -r a b < <("$JAVA" -cp benchmarks/target/benchmarks.jar io.jofi.benchmarks.RawNioStream "$s" "$m" 64 "$m" | row)
-        rb+=("$b"); rr+=("$a")
-        read -r a b < <(pair "$SRV_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $m -W 64 -w $m --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
-            "$CLI_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $m -W 64 -w $m --jit-warmup $JIT_WARMUP -P $PORT 127.0.0.1" | row)
+        if [[ -z "$SRV_NS" ]]; then
+            read -r a b < <("$JAVA" -cp benchmarks/target/benchmarks.jar io.jofi.benchmarks.RawNioStream "$s" "$m" 64 "$m" | row)
+            rb+=("$b"); rr+=("$a")
+        fi
+        read -r a b < <(pair "$SRV_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $m -W 64 -w $m --jit-warmup $JIT_WARMUP -B $PORT -s $HOST" \
+            "$CLI_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $m -W 64 -w $m --jit-warmup $JIT_WARMUP -P $PORT $HOST" | row)
         jb+=("$b"); jr+=("$a")
         if [[ "$RDM" == 1 ]]; then
             read -r a b < <(pair "$SRV_PIN fi_pingpong -p tcp -e rdm -S $s -I $n" \
-                "$CLI_PIN fi_pingpong -p tcp -e rdm -S $s -I $n 127.0.0.1" | row)
+                "$CLI_PIN fi_pingpong -p tcp -e rdm -S $s -I $n $HOST" | row)
             crl+=("$a"); crb+=("$b")
-            read -r a b < <(pair "$SRV_PIN ./jofi pingpong -p tcp -e rdm -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT -s 127.0.0.1" \
-                "$CLI_PIN ./jofi pingpong -p tcp -e rdm -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -P $PORT 127.0.0.1" | row)
+            read -r a b < <(pair "$SRV_PIN ./jofi pingpong -p tcp -e rdm -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT -s $HOST" \
+                "$CLI_PIN ./jofi pingpong -p tcp -e rdm -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -P $PORT $HOST" | row)
             jrl+=("$a"); jrb+=("$b")
         fi
     done
@@ -159,8 +182,8 @@ done
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo
-if [[ -n "$SRV_PIN" ]]; then pinned="pinned (server: cpu ${SRV_PIN##*-c }, client: cpu ${CLI_PIN##*-c })"; else pinned="not pinned"; fi
-echo "tcp loopback, $(date -u '+%F %H:%M') UTC, $(nproc) cores, $pinned"
+if [[ -n "${SRV_PIN// /}" && "$SRV_PIN" == *taskset* ]]; then pinned="pinned (server: cpu ${SRV_PIN##*-c }, client: cpu ${CLI_PIN##*-c })"; else pinned="not pinned"; fi
+echo "$LINK, $(date -u '+%F %H:%M') UTC, $(nproc) cores, $pinned"
 echo "load average before: $LOAD_BEFORE, after: $LOAD_AFTER; median of $RUNS runs; JOFI --jit-warmup $JIT_WARMUP"
 echo
 echo "latency, one-way usec/xfer (half the round trip; fabtests' mean; rawp50, JOFIp50: the median iteration)"

@@ -135,6 +135,12 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
                 // Refused at once (possible on loopback): the outcome goes to the role as always.
                 failConnect(Errno.ECONNREFUSED, null, 0);
                 return;
+            } catch (java.net.SocketException unreachable) {
+                // No route now (the link is down, the interface gone): a failed connect like a
+                // refusal, not a failed call, so an RDM endpoint fails those sends and connects again later.
+                failConnect(unreachable instanceof java.net.NoRouteToHostException ? Errno.EHOSTUNREACH
+                        : Errno.ENETUNREACH, null, 0);
+                return;
             }
             cm = done ? REQ_SENT : CONNECTING;
             interestRead = done;

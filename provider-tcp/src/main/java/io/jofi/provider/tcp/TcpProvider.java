@@ -96,6 +96,7 @@ public final class TcpProvider extends AbstractFabricProvider {
     private volatile int keepAliveInterval;
     private volatile int keepAliveCount;
     private volatile int progressTimeout;
+    private volatile int userTimeout;
     private volatile String iface;
     private volatile PortRange portRange;
 
@@ -139,14 +140,33 @@ public final class TcpProvider extends AbstractFabricProvider {
         keepAliveInterval = Math.max(1, s.keepAliveInterval());
         keepAliveCount = Math.max(1, s.keepAliveCount());
         progressTimeout = Math.max(0, s.progressTimeout());
-        iface = s.iface() == null ? "" : s.iface().trim();
+        userTimeout = Math.max(0, s.userTimeout());
+        iface = s.iface() == null || s.iface().isBlank() ? environmentIface() : s.iface().trim();
         portRange = PortRange.of(s.portLow(), s.portHigh());
         settings = s;
     }
 
+    /** libfabric's {@code FI_TCP_IFACE}, the interface when the {@code iface} setting is empty; "" when unset. */
+    private static String environmentIface() {
+        String env = System.getenv("FI_TCP_IFACE");
+        return env == null ? "" : env.trim();
+    }
+
+    /** The settings; {@code iface} as in effect (FI_TCP_IFACE included), {@code userTimeout} says if it is available here. */
     @Override
     public List<ProviderSetting> settings() {
-        return SETTINGS.describe(settings);
+        List<ProviderSetting> out = new ArrayList<>(SETTINGS.describe(settings));
+        for (int i = 0; i < out.size(); i++) {
+            ProviderSetting p = out.get(i);
+            if (p.name().endsWith(".userTimeout")) {
+                out.set(i, new ProviderSetting(p.name(), p.type(), p.defaultValue(), p.value(),
+                        p.description() + " Here: " + TcpUserTimeout.availability() + "."));
+            } else if (p.name().endsWith(".iface") && settings.iface().isBlank() && !iface.isEmpty()) {
+                out.set(i, new ProviderSetting(p.name(), p.type(), p.defaultValue(), '"' + iface + "\" (FI_TCP_IFACE)",
+                        p.description()));
+            }
+        }
+        return out;
     }
 
     /** The ports a listener binds when its service is 0 ({@link TcpSettings#portLow}); {@link PortRange#ANY} when unset. */
@@ -167,7 +187,8 @@ public final class TcpProvider extends AbstractFabricProvider {
     /**
      * The data-path options of a connection's socket: {@code TCP_NODELAY} (every frame leaves
      * at once; a header and its payload are one gathering write) and the configured socket
-     * buffer sizes ({@link TcpSettings#socketSendBuffer}, {@link TcpSettings#socketReceiveBuffer}).
+     * buffer sizes ({@link TcpSettings#socketSendBuffer}, {@link TcpSettings#socketReceiveBuffer}),
+     * keepalive and {@code TCP_USER_TIMEOUT} ({@link TcpSettings#userTimeout}).
      */
     void configure(java.nio.channels.SocketChannel ch) throws java.io.IOException {
         ch.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
@@ -180,6 +201,7 @@ public final class TcpProvider extends AbstractFabricProvider {
             ch.setOption(java.net.StandardSocketOptions.SO_RCVBUF, rcv);
         }
         KeepAlive.apply(ch, keepAliveIdle, keepAliveInterval, keepAliveCount);
+        TcpUserTimeout.apply(ch, userTimeout);
     }
 
     /**
@@ -394,7 +416,7 @@ public final class TcpProvider extends AbstractFabricProvider {
         }
         if (all.isEmpty() && !only.isEmpty()) {
             throw new FabricException(Errno.ENODATA, "tcp: the interface '" + only
-                    + "' (setting jofi.tcp.iface) is not up or has no address");
+                    + "' (setting jofi.tcp.iface or FI_TCP_IFACE) is not up or has no address");
         }
         if (all.isEmpty()) {
             all.add(new Local("lo", InetAddress.getLoopbackAddress(), 8));

@@ -53,6 +53,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     int DEFAULT_KEEPALIVE_INTERVAL = 2;
     /** Default of {@link #keepAliveCount()} (libfabric's tcp provider: 2). */
     int DEFAULT_KEEPALIVE_COUNT = 2;
+    /** Default of {@link #userTimeout()}, milliseconds. */
+    int DEFAULT_USER_TIMEOUT = 15_000;
     /** Default of {@link #progressTimeout()}, milliseconds. */
     int DEFAULT_PROGRESS_TIMEOUT = 60_000;
 
@@ -91,15 +93,27 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     @AttributeDefinition(description = "Milliseconds a connection with pending operations may move no byte before it fails with ETIMEDOUT; 0: wait for ever. Applies to new domains.")
     int progressTimeout() default DEFAULT_PROGRESS_TIMEOUT;
 
+    /**
+     * {@code TCP_USER_TIMEOUT} of every connection, milliseconds: the kernel ends a connection
+     * whose sent data (or, on an idle connection, whose keepalive probes) stay unacknowledged
+     * this long: a cut link or a dead host, reported as an error at once. A peer that is alive
+     * but slow to consume still acknowledges and is not affected. 0 leaves the kernel's default
+     * (retransmissions for about 15 minutes). Linux only, set through JNA; {@code jofi info -e}
+     * says whether it is available here and why not.
+     */
+    @AttributeDefinition(description = "TCP_USER_TIMEOUT of every connection in ms: unacknowledged data (a cut link, a dead host) ends the connection after it; a slow but live peer is not affected; 0: the kernel's default. Applies to new connections.")
+    int userTimeout() default DEFAULT_USER_TIMEOUT;
+
     /** How many unexpected messages one connection buffers before it stops reading. */
     @AttributeDefinition(description = "Unexpected messages one connection buffers before it stops reading from the peer. Applies to new endpoints.")
     int unexpectedMessages() default DEFAULT_UNEXPECTED_MESSAGES;
 
     /**
      * Only offer the addresses of this network interface (e.g. {@code eth0}), as libfabric's
-     * {@code FI_TCP_IFACE}; empty offers every interface that is up.
+     * {@code FI_TCP_IFACE}; empty offers every interface that is up, or only the one that the
+     * environment variable {@code FI_TCP_IFACE} names when it is set (libfabric's name).
      */
-    @AttributeDefinition(description = "Only offer the addresses of this network interface (as FI_TCP_IFACE), e.g. eth0; empty: every interface that is up. Applies to later getInfo calls (new domains).")
+    @AttributeDefinition(description = "Only offer the addresses of this network interface (as FI_TCP_IFACE), e.g. eth0; empty: the environment variable FI_TCP_IFACE when set, else every interface that is up. Applies to later getInfo calls (new domains).")
     String iface() default "";
 
     /**

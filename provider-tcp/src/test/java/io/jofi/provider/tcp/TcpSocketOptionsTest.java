@@ -12,11 +12,16 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link TcpSettings#socketSendBuffer} / {@link TcpSettings#socketReceiveBuffer}: 0 leaves the
  * kernel's sizes (auto-tuning), a positive size is set on every connection (and SO_RCVBUF on
- * listening sockets); TCP_NODELAY always.
+ * listening sockets); TCP_NODELAY always; TCP_USER_TIMEOUT ({@link TcpSettings#userTimeout}) on every
+ * connection, read back from the kernel with getsockopt.
  */
 class TcpSocketOptionsTest {
 
     private static TcpSettings settings(int snd, int rcv) {
+        return settings(snd, rcv, TcpSettings.DEFAULT_USER_TIMEOUT);
+    }
+
+    private static TcpSettings settings(int snd, int rcv, int userTimeout) {
         return new TcpSettings() {
             @Override
             public Class<? extends Annotation> annotationType() {
@@ -66,6 +71,11 @@ class TcpSocketOptionsTest {
             @Override
             public int progressTimeout() {
                 return DEFAULT_PROGRESS_TIMEOUT;
+            }
+
+            @Override
+            public int userTimeout() {
+                return userTimeout;
             }
 
             @Override
@@ -132,5 +142,30 @@ class TcpSocketOptionsTest {
         } finally {
             System.clearProperty("jofi.tcp.keepAliveIdle");
         }
+    }
+
+    /** A cut link with data in flight (README "Failure model"): the kernel's TCP_USER_TIMEOUT on every connection. */
+    @Test
+    void userTimeoutIsSetOnEveryConnectionUnlessTurnedOff() throws Exception {
+        assertTrue(TcpUserTimeout.availability().available(), TcpUserTimeout.availability().toString());
+        TcpProvider p = new TcpProvider();
+        try (SocketChannel plain = SocketChannel.open(); SocketChannel ch = SocketChannel.open()) {
+            p.configure(ch);
+            assertEquals(TcpSettings.DEFAULT_USER_TIMEOUT, TcpOptionReader.userTimeout(ch));
+            assertEquals(0, TcpOptionReader.userTimeout(plain));
+        }
+        p.activate(settings(0, 0, 3_500));
+        try (SocketChannel ch = SocketChannel.open()) {
+            p.configure(ch);
+            assertEquals(3_500, TcpOptionReader.userTimeout(ch));
+        }
+        p.activate(settings(0, 0, 0));
+        try (SocketChannel ch = SocketChannel.open()) {
+            p.configure(ch);
+            assertEquals(0, TcpOptionReader.userTimeout(ch));
+        }
+        String described = p.settings().stream().filter(s -> s.name().equals("jofi.tcp.userTimeout")).findFirst()
+                .orElseThrow().description();
+        assertTrue(described.contains("Here: available"), described);
     }
 }

@@ -1,0 +1,232 @@
+package io.jofi.provider.tcp.netns;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jofi.provider.tcp.interop.NativePeer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The tcp provider between two network namespaces joined by a veth ({@link NetnsPair}): a real
+ * interface that is not loopback, IPv4 and IPv6, MTU 1280 and 9000. Each side is a child JVM
+ * inside its namespace running {@code ./jofi}'s {@code pingpong}/{@code bw} ({@link ToolChild},
+ * fabtests' {@code -v} data check on both sides), or the project's C peer over libfabric 1.17's
+ * tcp provider ({@code jofi_peer}, both roles); the server is found by its address (getInfo's
+ * node and {@code -s}) or by the interface alone ({@code jofi.tcp.iface}, {@code FI_TCP_IFACE}).
+ * Every case has a pair of its own, and three run at a time (started before the first test;
+ * each test waits for its own), so the set takes a third of the cases' sum: mostly JVM starts.
+ * Skipped, saying why, where namespaces cannot be made; the C cases also without libfabric-dev.
+ */
+@Timeout(240)
+class NetnsTcpTest {
+    private static final Duration RUN = Duration.ofSeconds(90);
+    private static final int PORT = 9228;
+    private static final ExecutorService CASES = Executors.newFixedThreadPool(3, r -> {
+        Thread t = new Thread(r, "netns-tcp-case");
+        t.setDaemon(true);
+        return t;
+    });
+    private static final Map<String, Future<?>> RUNNING = new ConcurrentHashMap<>();
+
+    /** A case: the work in the pair it is given. */
+    private interface Case {
+        void run(NetnsPair pair) throws Exception;
+    }
+
+    @BeforeAll
+    static void startEveryCase() {
+        Netns.assumeUsable();
+        pingpongs().forEach(a -> {
+            Object[] p = a.get();
+            start(pingpongName(p[0], p[1], p[2]), 1500, pair -> pingpong(pair, (String) p[0], (Boolean) p[1], (String) p[2]));
+        });
+        interop().forEach(a -> {
+            Object[] p = a.get();
+            start("c-" + p[0] + "-" + p[1], 1500, pair -> againstC(pair, (String) p[0], (Boolean) p[1]));
+        });
+        start("mtu9000", 9000, pair -> jofiToJofi(pair, "bw", false, List.of("-e", "msg", "-c", "sread",
+                "-S", "r:1,4194303,8388608", "-I", "4", "-w", "1", "-W", "2", "-v")));
+        start("mtu1280", 1280, pair -> jofiToJofi(pair, "bw", true, List.of("-e", "rdm",
+                "-S", "r:1,4194303,8388608", "-I", "4", "-w", "1", "-W", "2", "-v")));
+        start("iface", 1500, NetnsTcpTest::byInterface);
+    }
+
+    private static void start(String name, int mtu, Case c) {
+        RUNNING.put(name, CASES.submit(() -> {
+            try (NetnsPair pair = new NetnsPair(name, mtu)) {
+                c.run(pair);
+            }
+            return null;
+        }));
+    }
+
+    @AfterAll
+    static void stop() {
+        CASES.shutdownNow();
+    }
+
+    private static void await(String name) throws Exception {
+        try {
+            RUNNING.get(name).get(200, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception x) {
+                throw x;
+            }
+            throw (Error) e.getCause();
+        }
+    }
+
+    /** MSG and RDM, IPv4 and IPv6, MANUAL ({@code -c spin}) and AUTO ({@code -c sread}) progress. */
+    static Stream<Arguments> pingpongs() {
+        List<Arguments> out = new ArrayList<>();
+        for (String ep : List.of("msg", "rdm")) {
+            for (boolean v6 : List.of(false, true)) {
+                for (String wait : List.of("spin", "sread")) {
+                    out.add(Arguments.of(ep, v6, wait));
+                }
+            }
+        }
+        return out.stream();
+    }
+
+    private static String pingpongName(Object ep, Object v6, Object wait) {
+        return "pp-" + ep + "-" + ((Boolean) v6 ? "6" : "4") + "-" + wait;
+    }
+
+    /**
+     * 1 B, 4 MiB and 8 MiB - 1, each message checked; fabtests' whole size table (46 sizes, 1 B
+     * to 8 MiB) where MSG runs over IPv4 in AUTO and RDM over IPv6 in MANUAL.
+     */
+    @ParameterizedTest(name = "pingpong -e {0} ipv6={1} -c {2}, 1 B..8 MiB")
+    @MethodSource("pingpongs")
+    void pingpongAcrossTheLink(String ep, boolean v6, String wait) throws Exception {
+        await(pingpongName(ep, v6, wait));
+    }
+
+    private static void pingpong(NetnsPair pair, String ep, boolean v6, String wait) throws Exception {
+        boolean whole = ep.equals("msg") && !v6 && wait.equals("sread") || ep.equals("rdm") && v6 && wait.equals("spin");
+        jofiToJofi(pair, "pingpong", v6, List.of("-e", ep, "-c", wait, "-S", whole ? "all" : "r:1,4194303,8388608",
+                "-I", "2", "-w", "1", "-v"));
+    }
+
+    /** A 9000-byte MTU (jumbo frames, MSG over IPv4) and IPv6's minimum, 1280 (RDM): streams segment across it. */
+    @Test
+    void bwAcrossMtu9000And1280() throws Exception {
+        await("mtu9000");
+        await("mtu1280");
+    }
+
+    /**
+     * The server gives no address, only the interface: {@code jofi.tcp.iface} in one run,
+     * libfabric's {@code FI_TCP_IFACE} in the other. Without either, getInfo's first address is
+     * loopback's, which the other namespace cannot reach, so the client's connect would fail.
+     */
+    @Test
+    void serverChosenByInterfaceSettingOrFiTcpIface() throws Exception {
+        await("iface");
+    }
+
+    private static void byInterface(NetnsPair pair) throws Exception {
+        for (boolean environment : List.of(false, true)) {
+            List<String> props = environment ? List.of() : List.of("jofi.tcp.iface=" + NetnsPair.IFACE);
+            List<String> env = environment ? List.of("FI_TCP_IFACE=" + NetnsPair.IFACE) : List.of();
+            NsProcess server = pair.start(pair.a, ChildJvm.command(ToolChild.class, props,
+                    jofiArgs("pingpong", List.of("-S", "4096", "-I", "5", "-w", "1", "-v", "-B", Integer.toString(PORT)))), env);
+            pair.awaitListening(pair.a, PORT, RUN);
+            NsProcess client = pair.start(pair.b, ChildJvm.command(ToolChild.class, List.of(),
+                    jofiArgs("pingpong", List.of("-S", "4096", "-I", "5", "-w", "1", "-v", "-P", Integer.toString(PORT),
+                            pair.address(pair.a, false)))), List.of());
+            client.assertSucceeded(RUN);
+            server.assertSucceeded(RUN);
+        }
+        NsProcess info = pair.start(pair.a, ChildJvm.command(ToolChild.class, List.of(), List.of("info", "-e", "-p", "tcp")),
+                List.of("FI_TCP_IFACE=" + NetnsPair.IFACE));
+        info.assertSucceeded(RUN);
+        String text = String.join("\n", info.output());
+        assertTrue(text.contains("\"jofi0\" (FI_TCP_IFACE)"), text);
+        assertTrue(text.contains("Here: available"), "TCP_USER_TIMEOUT available in a child JVM like ./jofi's\n" + text);
+        NsProcess list = pair.start(pair.a, ChildJvm.command(ToolChild.class, List.of(), List.of("info", "-p", "tcp")),
+                List.of("FI_TCP_IFACE=" + NetnsPair.IFACE));
+        list.assertSucceeded(RUN);
+        String infos = String.join("\n", list.output());
+        assertTrue(infos.contains("198.18."), infos);
+        assertFalse(infos.contains("127.0.0.1"), infos);
+    }
+
+    /** The C peer's fabtests choreographies: C server in "a", JOFI client in "b", and the other way round. */
+    static Stream<Arguments> interop() {
+        return Stream.of(
+                Arguments.of("msg", false), Arguments.of("msg", true),
+                Arguments.of("rdm", false), Arguments.of("rdm", true));
+    }
+
+    @ParameterizedTest(name = "pingpong -e {0} against C libfabric, C is the server: {1}")
+    @MethodSource("interop")
+    void pingpongAgainstC(String ep, boolean cServes) throws Exception {
+        NativePeer.assumeNativeLibfabric();
+        await("c-" + ep + "-" + cServes);
+    }
+
+    private static void againstC(NetnsPair pair, String ep, boolean cServes) throws Exception {
+        NativePeer.executable(); // compiled once; a skip is the test's (assumeNativeLibfabric)
+        List<String> options = List.of("-e", ep, "-S", "r:1,262143,1048576", "-I", "3", "-w", "1", "-v");
+        String serverAddr = pair.address(pair.a, false);
+        List<String> serverArgs = new ArrayList<>(options);
+        serverArgs.addAll(List.of("-s", serverAddr, "-B", Integer.toString(PORT)));
+        List<String> clientArgs = new ArrayList<>(options);
+        clientArgs.addAll(List.of("-P", Integer.toString(PORT), serverAddr));
+        NsProcess server = cServes ? pair.start(pair.a, cPeer("pingpong", serverArgs), List.of())
+                : pair.start(pair.a, ChildJvm.command(ToolChild.class, List.of(), jofiArgs("pingpong", serverArgs)), List.of());
+        pair.awaitListening(pair.a, PORT, RUN);
+        NsProcess client = cServes
+                ? pair.start(pair.b, ChildJvm.command(ToolChild.class, List.of(), jofiArgs("pingpong", clientArgs)), List.of())
+                : pair.start(pair.b, cPeer("pingpong", clientArgs), List.of());
+        client.assertSucceeded(RUN);
+        server.assertSucceeded(RUN);
+    }
+
+    private static List<String> cPeer(String mode, List<String> args) {
+        List<String> c = new ArrayList<>(List.of(NativePeer.executable().toString(), mode, "-t", "80"));
+        c.addAll(args);
+        return c;
+    }
+
+    /** A JOFI server in "a" at its address, a JOFI client in "b" naming that address (getInfo's node). */
+    private static void jofiToJofi(NetnsPair pair, String command, boolean v6, List<String> options) throws Exception {
+        String serverAddr = pair.address(pair.a, v6);
+        List<String> serverArgs = new ArrayList<>(options);
+        serverArgs.addAll(List.of("-s", serverAddr, "-B", Integer.toString(PORT)));
+        NsProcess server = pair.start(pair.a, ChildJvm.command(ToolChild.class, List.of(), jofiArgs(command, serverArgs)),
+                List.of());
+        pair.awaitListening(pair.a, PORT, RUN);
+        List<String> clientArgs = new ArrayList<>(options);
+        clientArgs.addAll(List.of("-P", Integer.toString(PORT), serverAddr));
+        NsProcess client = pair.start(pair.b, ChildJvm.command(ToolChild.class, List.of(), jofiArgs(command, clientArgs)),
+                List.of());
+        client.assertSucceeded(RUN);
+        server.assertSucceeded(RUN);
+    }
+
+    private static List<String> jofiArgs(String command, List<String> options) {
+        List<String> args = new ArrayList<>(List.of(command, "-p", "tcp", "--jit-warmup", "0", "--timeout", "60"));
+        args.addAll(options);
+        return args;
+    }
+}
