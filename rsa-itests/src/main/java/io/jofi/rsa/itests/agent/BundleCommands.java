@@ -5,6 +5,8 @@ import java.io.File;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
 
 /** Stops, starts, installs and lists the container's bundles, and stops the container itself. */
 final class BundleCommands {
@@ -35,6 +37,22 @@ final class BundleCommands {
         StringBuilder text = new StringBuilder();
         for (Bundle bundle : context.getBundles()) {
             text.append(bundle.getSymbolicName()).append('=').append(bundle.getState()).append(' ');
+        }
+        return text.toString().trim();
+    }
+
+    /**
+     * {@code service-property CLASS KEY}: the values of KEY on every service registered under
+     * CLASS (by name: the agent needs no import of it), e.g. a distribution provider's counters.
+     */
+    String serviceProperty(String[] arguments) throws InvalidSyntaxException {
+        ServiceReference<?>[] references = context.getAllServiceReferences(arguments[0], null);
+        if (references == null) {
+            throw new IllegalStateException("no service " + arguments[0]);
+        }
+        StringBuilder text = new StringBuilder();
+        for (ServiceReference<?> reference : references) {
+            text.append(reference.getProperty(arguments[1])).append(' ');
         }
         return text.toString().trim();
     }

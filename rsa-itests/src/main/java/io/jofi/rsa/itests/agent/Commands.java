@@ -26,6 +26,7 @@ final class Commands {
         table.put("start", bundles::start);
         table.put("install", bundles::install);
         table.put("bundles", arguments -> bundles.list());
+        table.put("service-property", bundles::serviceProperty);
         table.put("exit", arguments -> bundles.exitLater());
         ExportCommands exports = new ExportCommands(context);
         table.put("export", exports::export);
