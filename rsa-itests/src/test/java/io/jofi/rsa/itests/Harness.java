@@ -66,9 +66,21 @@ final class Harness {
         return bundles("hawtbuf", "hawtdispatch", "aries.fastbin");
     }
 
-    /** ZooKeeper discovery and its client library. */
+    /** ZooKeeper discovery and its client library (wrapped, see {@link ZooKeeperBundle}). */
     static List<Path> zookeeperDiscovery() {
-        return bundles("zookeeper", "aries.zookeeper");
+        try {
+            return List.of(bundle("commons.io"), ZooKeeperBundle.file(), bundle("aries.zookeeper"));
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot wrap ZooKeeper into a bundle", e);
+        }
+    }
+
+    /** The class path of a plain ZooKeeper server JVM. */
+    static String zookeeperServerClasspath() {
+        return String.join(java.io.File.pathSeparator, launcherClasspath(), existing("jofi.rsa.jar.zookeeper").toString(),
+                existing("jofi.rsa.jar.zookeeper.jute").toString(), existing("jofi.rsa.jar.metrics").toString(), existing("jofi.rsa.jar.snappy").toString(),
+                bundle("commons.io").toString(),
+                bundle("slf4j.api").toString(), bundle("slf4j.simple").toString());
     }
 
     /** JOFI: the api, the tcp and shm providers and the distribution provider {@code io.jofi.rsa}. */
