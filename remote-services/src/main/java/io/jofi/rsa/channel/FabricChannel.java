@@ -41,6 +41,8 @@ import java.util.function.IntSupplier;
 public final class FabricChannel {
     private static final System.Logger LOG = System.getLogger(FabricChannel.class.getName());
     private static final long HOUSEKEEPING_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** A pooled send buffer's standard size: most calls fit; a longer message grows it for once. */
+    private static final int SLOT_BYTES = 4096;
 
     private final String provider;
     private final RdmResources res;
@@ -80,7 +82,7 @@ public final class FabricChannel {
         CallDescriptor.header(ping, CallDescriptor.PING, 0, 0, 0, 0, 0, 0, 0);
         this.receives = new ReceiveSlot[settings.receives()];
         for (int i = 0; i < receives.length; i++) {
-            receives[i] = new ReceiveSlot(settings.receiveBytes());
+            receives[i] = new ReceiveSlot(ChannelSettings.receiveBytes());
             int rc = res.ep().trecv(receives[i].buffer, null, Fi.FI_ADDR_UNSPEC, CallDescriptor.TAG, 0, receives[i]);
             if (rc != 0) {
                 throw new FabricException(-rc, provider + ": cannot post the channel's receive " + i + ": " + Errno.strerror(-rc));
@@ -145,7 +147,7 @@ public final class FabricChannel {
 
     SendSlot acquire() {
         SendSlot slot = slots.poll();
-        return slot != null ? slot : new SendSlot(settings.receiveBytes());
+        return slot != null ? slot : new SendSlot(SLOT_BYTES);
     }
 
     void release(SendSlot slot) {
@@ -163,7 +165,7 @@ public final class FabricChannel {
         MessageBuffer message = slot.message;
         message.buffer().putInt(CallDescriptor.BODY_LENGTH, message.bodyLength());
         ByteBuffer buf = message.flip();
-        if (buf.limit() > settings.receiveBytes()) {
+        if (buf.limit() > settings.sendInlineBytes()) {
             return rendezvous.send(slot, peer);
         }
         return post(slot, () -> res.ep().tsend(buf, null, peer, CallDescriptor.TAG, slot));
@@ -217,6 +219,8 @@ public final class FabricChannel {
         }
         CqErrEntry err = new CqErrEntry();
         long housekeeping = System.nanoTime() + HOUSEKEEPING_NANOS;
+        long pingPeriod = TimeUnit.MILLISECONDS.toNanos(settings.pingMillis());
+        long nextPing = System.nanoTime() + pingPeriod;
         while (closedCause == null) {
             int n = res.cq().sread(entries, entries.length, 0, 20);
             if (n > 0) {
@@ -237,6 +241,9 @@ public final class FabricChannel {
                 housekeeping = now + HOUSEKEEPING_NANOS;
                 caller.expire(now);
                 rendezvous.expire(now);
+            }
+            if (now - nextPing >= 0) {
+                nextPing = now + pingPeriod;
                 pingPeers();
             }
         }
