@@ -49,7 +49,7 @@ public final class ChannelPool {
     public List<String> availableProviders() {
         Set<String> names = new LinkedHashSet<>();
         try {
-            for (Info info : fabrics.getInfo(settings.node(), null, settings.node() == null ? 0 : Fi.FI_SOURCE, hints(null))) {
+            for (Info info : fabrics.getInfo(null, null, 0, hints(null))) {
                 names.add(info.fabricAttr().provName());
             }
         } catch (FabricException e) {
@@ -71,8 +71,9 @@ public final class ChannelPool {
             if (open != null && open.closedCause() == null) {
                 return open;
             }
-            List<Info> infos = fabrics.getInfo(settings.node(), null, settings.node() == null ? 0 : Fi.FI_SOURCE,
-                    hints(provider));
+            // the node is a network address: shm has none (a node that is not "this host" is ENODATA there)
+            String node = "shm".equals(provider) ? null : settings.node();
+            List<Info> infos = fabrics.getInfo(node, null, node == null ? 0 : Fi.FI_SOURCE, hints(provider));
             FabricChannel channel = FabricChannel.open(fabrics, infos.get(0), settings, exports, counters);
             channels.put(provider, channel);
             return channel;
