@@ -28,6 +28,7 @@ public final class ChannelPool {
     private final ExportedServices exports;
     private final RsaCounters counters;
     private final Map<String, FabricChannel> channels = new ConcurrentHashMap<>();
+    private volatile Runnable onChannelLost = () -> { };
 
     public ChannelPool(Fabrics fabrics, ChannelSettings settings, ExportedServices exports, RsaCounters counters) {
         this.fabrics = fabrics;
@@ -43,6 +44,11 @@ public final class ChannelPool {
         hints.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_PROV_KEY | Fi.FI_MR_ALLOCATED);
         hints.fabricAttr().provName(provider);
         return hints;
+    }
+
+    /** Run when a channel breaks by itself (its provider's objects failed): its exports must be made again. */
+    public void onChannelLost(Runnable listener) {
+        this.onChannelLost = listener;
     }
 
     /** The providers that could carry a channel now, best first (getInfo's order). */
@@ -74,7 +80,8 @@ public final class ChannelPool {
             // the node is a network address: shm has none (a node that is not "this host" is ENODATA there)
             String node = "shm".equals(provider) ? null : settings.node();
             List<Info> infos = fabrics.getInfo(node, null, node == null ? 0 : Fi.FI_SOURCE, hints(provider));
-            FabricChannel channel = FabricChannel.open(fabrics, infos.get(0), settings, exports, counters);
+            FabricChannel channel = FabricChannel.open(fabrics, infos.get(0), settings, exports, counters,
+                    () -> onChannelLost.run());
             channels.put(provider, channel);
             return channel;
         }

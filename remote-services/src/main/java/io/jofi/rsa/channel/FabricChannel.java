@@ -59,11 +59,13 @@ public final class FabricChannel {
     private final ByteBuffer ping;
     private final Set<Long> pingsInFlight = ConcurrentHashMap.newKeySet();
     private final Thread progress;
+    private final Runnable onSelfFailure;
     private volatile String closedCause;
 
     private FabricChannel(String provider, RdmResources res, ChannelSettings settings, ExportedServices exports,
-                          RsaCounters counters) throws FabricException {
+                          RsaCounters counters, Runnable onSelfFailure) throws FabricException {
         this.provider = provider;
+        this.onSelfFailure = onSelfFailure;
         this.res = res;
         this.settings = settings;
         this.counters = counters;
@@ -92,14 +94,18 @@ public final class FabricChannel {
         progress.setDaemon(true);
     }
 
-    /** Opens the channel of {@code info}'s provider: its endpoint, receives and progress thread. */
+    /**
+     * Opens the channel of {@code info}'s provider: its endpoint, receives and progress thread.
+     *
+     * @param onSelfFailure run when the channel finds itself broken (not when closed from outside)
+     */
     public static FabricChannel open(Fabrics fabrics, Info info, ChannelSettings settings, ExportedServices exports,
-                                     RsaCounters counters) throws FabricException {
+                                     RsaCounters counters, Runnable onSelfFailure) throws FabricException {
         String provider = info.fabricAttr().provName();
         RdmResources res = RdmResources.open(fabrics, info);
         FabricChannel channel;
         try {
-            channel = new FabricChannel(provider, res, settings, exports, counters);
+            channel = new FabricChannel(provider, res, settings, exports, counters, onSelfFailure);
         } catch (FabricException | RuntimeException e) {
             try {
                 res.close();
@@ -233,7 +239,7 @@ public final class FabricChannel {
                             + res.cq().strerror(err.provErrno(), err.errData()));
                 }
             } else if (n != -Errno.EAGAIN) {
-                fail(provider + " completion queue failed: " + Errno.strerror(-n) + " (" + n + ")");
+                broken(provider + " completion queue failed: " + Errno.strerror(-n) + " (" + n + ")");
                 return;
             }
             long now = System.nanoTime();
@@ -266,7 +272,7 @@ public final class FabricChannel {
             } else if (closedCause != null) {
                 return;
             } else if (err == Errno.ECANCELED || err == Errno.ENODEV) {
-                fail("fabric provider " + provider + " shut the channel's endpoint down: " + reason);
+                broken("fabric provider " + provider + " shut the channel's endpoint down: " + reason);
                 return;
             } else {
                 counters.droppedMessage();
@@ -274,7 +280,7 @@ public final class FabricChannel {
             }
             int rc = res.ep().trecv(slot.buffer, null, Fi.FI_ADDR_UNSPEC, CallDescriptor.TAG, 0, slot);
             if (rc != 0 && closedCause == null) {
-                fail("fabric provider " + provider + " refused a receive: " + Errno.strerror(-rc) + " (" + rc + ")");
+                broken("fabric provider " + provider + " refused a receive: " + Errno.strerror(-rc) + " (" + rc + ")");
             }
         } else if (context instanceof SendSlot slot) {
             if (err != 0 && slot.call != null) {
@@ -337,6 +343,14 @@ public final class FabricChannel {
         if (failed != null) {
             pingsInFlight.remove(peer);
             caller.peerLost(peer, "cannot ping the peer: " + failed);
+        }
+    }
+
+    /** The channel found itself broken: close it and tell the pool (its exports must be made again). */
+    private void broken(String cause) {
+        if (closedCause == null) {
+            fail(cause);
+            onSelfFailure.run();
         }
     }
 
