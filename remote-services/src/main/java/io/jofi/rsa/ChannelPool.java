@@ -28,6 +28,7 @@ public final class ChannelPool {
     private final ExportedServices exports;
     private final RsaCounters counters;
     private final Map<String, FabricChannel> channels = new ConcurrentHashMap<>();
+    private volatile Runnable onChannelLost = () -> { };
 
     public ChannelPool(Fabrics fabrics, ChannelSettings settings, ExportedServices exports, RsaCounters counters) {
         this.fabrics = fabrics;
@@ -45,11 +46,16 @@ public final class ChannelPool {
         return hints;
     }
 
+    /** Run when a channel breaks by itself (its provider's objects failed): its exports must be made again. */
+    public void onChannelLost(Runnable listener) {
+        this.onChannelLost = listener;
+    }
+
     /** The providers that could carry a channel now, best first (getInfo's order). */
     public List<String> availableProviders() {
         Set<String> names = new LinkedHashSet<>();
         try {
-            for (Info info : fabrics.getInfo(settings.node(), null, settings.node() == null ? 0 : Fi.FI_SOURCE, hints(null))) {
+            for (Info info : fabrics.getInfo(null, null, 0, hints(null))) {
                 names.add(info.fabricAttr().provName());
             }
         } catch (FabricException e) {
@@ -71,9 +77,11 @@ public final class ChannelPool {
             if (open != null && open.closedCause() == null) {
                 return open;
             }
-            List<Info> infos = fabrics.getInfo(settings.node(), null, settings.node() == null ? 0 : Fi.FI_SOURCE,
-                    hints(provider));
-            FabricChannel channel = FabricChannel.open(fabrics, infos.get(0), settings, exports, counters);
+            // the node is a network address: shm has none (a node that is not "this host" is ENODATA there)
+            String node = "shm".equals(provider) ? null : settings.node();
+            List<Info> infos = fabrics.getInfo(node, null, node == null ? 0 : Fi.FI_SOURCE, hints(provider));
+            FabricChannel channel = FabricChannel.open(fabrics, infos.get(0), settings, exports, counters,
+                    () -> onChannelLost.run());
             channels.put(provider, channel);
             return channel;
         }

@@ -49,6 +49,8 @@ public final class RemoteServicesComponent implements ProviderListener {
     });
     private final AtomicBoolean reregistrationQueued = new AtomicBoolean();
     private ServiceRegistration<DistributionProvider> registration;
+    /** An export or import found no fabric provider: the next arrival must retry it. */
+    private volatile boolean lacking;
 
     @Activate
     public RemoteServicesComponent(BundleContext context, @Reference Fabrics fabrics, RsaSettings settings) {
@@ -63,7 +65,8 @@ public final class RemoteServicesComponent implements ProviderListener {
                 node == null || node.isEmpty() ? null : node);
         this.pool = new ChannelPool(fabrics, channelSettings, new ExportedServices(), counters);
         this.provider = new JofiDistributionProvider(pool, forced == null || forced.isEmpty() ? null : forced);
-        provider.onLackOfProvider(() -> { });
+        provider.onLackOfProvider(() -> lacking = true);
+        pool.onChannelLost(() -> reregister("a remote-services channel broke"));
         counters.onChange(this::publishCounters);
         register();
         fabrics.addListener(this);
@@ -95,7 +98,11 @@ public final class RemoteServicesComponent implements ProviderListener {
 
     @Override
     public void providerAdded(ProviderInfo info) {
-        reregister("fabric provider " + info.name() + " arrived");
+        // nothing to redo while nothing was exported or imported and nothing waits for a provider
+        if (lacking || pool.hasChannels()) {
+            lacking = false;
+            reregister("fabric provider " + info.name() + " arrived");
+        }
     }
 
     @Override

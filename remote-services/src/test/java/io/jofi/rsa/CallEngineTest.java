@@ -30,6 +30,19 @@ class CallEngineTest {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void tcpBindsTheConfiguredNode() {
+        io.jofi.rsa.channel.ChannelSettings onLoopback = new io.jofi.rsa.channel.ChannelSettings(30_000, null, 65_536, 8,
+                100, "127.0.0.1");
+        try (RsaPair pair = new RsaPair("tcp", onLoopback, onLoopback)) {
+            Endpoint endpoint = pair.export(Echo.class, new EchoImpl(), Map.of());
+            byte[] address = java.util.Base64.getUrlDecoder().decode(
+                    (String) endpoint.description().getProperties().get(EndpointProperties.ADDRESS));
+            assertEquals("/127.0.0.1", io.jofi.Addresses.fromSockaddr(address).getAddress().toString());
+            assertEquals("hello node", pair.importAs(Echo.class, endpoint).greet("node"));
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"tcp", "shm"})
     void asyncMethodsComplete(String provider) throws Exception {

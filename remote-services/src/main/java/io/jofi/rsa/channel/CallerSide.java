@@ -78,6 +78,13 @@ public final class CallerSide {
         }
         slot.call = call;
         pending.add(call);
+        String closedMeanwhile = channel.closedCause();
+        if (closedMeanwhile != null) {
+            // the close's failAll may have run before the add: nobody else would fail this call
+            channel.release(slot);
+            fail(call, "channel over " + channel.provider() + " is closed: " + closedMeanwhile, null);
+            return call;
+        }
         String failed = channel.send(slot, link.peer);
         if (failed != null) {
             fail(call, failed, null);

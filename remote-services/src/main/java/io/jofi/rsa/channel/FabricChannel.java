@@ -41,6 +41,8 @@ import java.util.function.IntSupplier;
 public final class FabricChannel {
     private static final System.Logger LOG = System.getLogger(FabricChannel.class.getName());
     private static final long HOUSEKEEPING_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** A pooled send buffer's standard size: most calls fit; a longer message grows it for once. */
+    private static final int SLOT_BYTES = 4096;
 
     private final String provider;
     private final RdmResources res;
@@ -57,11 +59,13 @@ public final class FabricChannel {
     private final ByteBuffer ping;
     private final Set<Long> pingsInFlight = ConcurrentHashMap.newKeySet();
     private final Thread progress;
+    private final Runnable onSelfFailure;
     private volatile String closedCause;
 
     private FabricChannel(String provider, RdmResources res, ChannelSettings settings, ExportedServices exports,
-                          RsaCounters counters) throws FabricException {
+                          RsaCounters counters, Runnable onSelfFailure) throws FabricException {
         this.provider = provider;
+        this.onSelfFailure = onSelfFailure;
         this.res = res;
         this.settings = settings;
         this.counters = counters;
@@ -80,7 +84,7 @@ public final class FabricChannel {
         CallDescriptor.header(ping, CallDescriptor.PING, 0, 0, 0, 0, 0, 0, 0);
         this.receives = new ReceiveSlot[settings.receives()];
         for (int i = 0; i < receives.length; i++) {
-            receives[i] = new ReceiveSlot(settings.receiveBytes());
+            receives[i] = new ReceiveSlot(ChannelSettings.receiveBytes());
             int rc = res.ep().trecv(receives[i].buffer, null, Fi.FI_ADDR_UNSPEC, CallDescriptor.TAG, 0, receives[i]);
             if (rc != 0) {
                 throw new FabricException(-rc, provider + ": cannot post the channel's receive " + i + ": " + Errno.strerror(-rc));
@@ -90,14 +94,18 @@ public final class FabricChannel {
         progress.setDaemon(true);
     }
 
-    /** Opens the channel of {@code info}'s provider: its endpoint, receives and progress thread. */
+    /**
+     * Opens the channel of {@code info}'s provider: its endpoint, receives and progress thread.
+     *
+     * @param onSelfFailure run when the channel finds itself broken (not when closed from outside)
+     */
     public static FabricChannel open(Fabrics fabrics, Info info, ChannelSettings settings, ExportedServices exports,
-                                     RsaCounters counters) throws FabricException {
+                                     RsaCounters counters, Runnable onSelfFailure) throws FabricException {
         String provider = info.fabricAttr().provName();
         RdmResources res = RdmResources.open(fabrics, info);
         FabricChannel channel;
         try {
-            channel = new FabricChannel(provider, res, settings, exports, counters);
+            channel = new FabricChannel(provider, res, settings, exports, counters, onSelfFailure);
         } catch (FabricException | RuntimeException e) {
             try {
                 res.close();
@@ -145,7 +153,7 @@ public final class FabricChannel {
 
     SendSlot acquire() {
         SendSlot slot = slots.poll();
-        return slot != null ? slot : new SendSlot(settings.receiveBytes());
+        return slot != null ? slot : new SendSlot(SLOT_BYTES);
     }
 
     void release(SendSlot slot) {
@@ -163,7 +171,7 @@ public final class FabricChannel {
         MessageBuffer message = slot.message;
         message.buffer().putInt(CallDescriptor.BODY_LENGTH, message.bodyLength());
         ByteBuffer buf = message.flip();
-        if (buf.limit() > settings.receiveBytes()) {
+        if (buf.limit() > settings.sendInlineBytes()) {
             return rendezvous.send(slot, peer);
         }
         return post(slot, () -> res.ep().tsend(buf, null, peer, CallDescriptor.TAG, slot));
@@ -217,6 +225,8 @@ public final class FabricChannel {
         }
         CqErrEntry err = new CqErrEntry();
         long housekeeping = System.nanoTime() + HOUSEKEEPING_NANOS;
+        long pingPeriod = TimeUnit.MILLISECONDS.toNanos(settings.pingMillis());
+        long nextPing = System.nanoTime() + pingPeriod;
         while (closedCause == null) {
             int n = res.cq().sread(entries, entries.length, 0, 20);
             if (n > 0) {
@@ -229,7 +239,7 @@ public final class FabricChannel {
                             + res.cq().strerror(err.provErrno(), err.errData()));
                 }
             } else if (n != -Errno.EAGAIN) {
-                fail(provider + " completion queue failed: " + Errno.strerror(-n) + " (" + n + ")");
+                broken(provider + " completion queue failed: " + Errno.strerror(-n) + " (" + n + ")");
                 return;
             }
             long now = System.nanoTime();
@@ -237,6 +247,9 @@ public final class FabricChannel {
                 housekeeping = now + HOUSEKEEPING_NANOS;
                 caller.expire(now);
                 rendezvous.expire(now);
+            }
+            if (now - nextPing >= 0) {
+                nextPing = now + pingPeriod;
                 pingPeers();
             }
         }
@@ -259,7 +272,7 @@ public final class FabricChannel {
             } else if (closedCause != null) {
                 return;
             } else if (err == Errno.ECANCELED || err == Errno.ENODEV) {
-                fail("fabric provider " + provider + " shut the channel's endpoint down: " + reason);
+                broken("fabric provider " + provider + " shut the channel's endpoint down: " + reason);
                 return;
             } else {
                 counters.droppedMessage();
@@ -267,7 +280,7 @@ public final class FabricChannel {
             }
             int rc = res.ep().trecv(slot.buffer, null, Fi.FI_ADDR_UNSPEC, CallDescriptor.TAG, 0, slot);
             if (rc != 0 && closedCause == null) {
-                fail("fabric provider " + provider + " refused a receive: " + Errno.strerror(-rc) + " (" + rc + ")");
+                broken("fabric provider " + provider + " refused a receive: " + Errno.strerror(-rc) + " (" + rc + ")");
             }
         } else if (context instanceof SendSlot slot) {
             if (err != 0 && slot.call != null) {
@@ -330,6 +343,14 @@ public final class FabricChannel {
         if (failed != null) {
             pingsInFlight.remove(peer);
             caller.peerLost(peer, "cannot ping the peer: " + failed);
+        }
+    }
+
+    /** The channel found itself broken: close it and tell the pool (its exports must be made again). */
+    private void broken(String cause) {
+        if (closedCause == null) {
+            fail(cause);
+            onSelfFailure.run();
         }
     }
 

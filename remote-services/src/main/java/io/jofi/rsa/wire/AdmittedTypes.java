@@ -25,8 +25,12 @@ public final class AdmittedTypes implements ObjectInputFilter {
     private static final long MAX_REFERENCES = 1_000_000;
     private static final long MAX_ARRAY = 64L << 20;
 
-    /** JDK classes whose serialized form carries values only. */
-    private static final Set<String> JDK_VALUES = Set.of(
+    /**
+     * JDK classes whose serialized form carries values only. {@code Object} and {@code Map$Entry}
+     * are here because collections ask the filter about the arrays they allocate
+     * ({@code Object[]}, {@code Map.Entry[]}); neither can be instantiated from a stream.
+     */
+    private static final Set<String> JDK_VALUES = Set.of("java.lang.Object", "java.util.Map$Entry",
             "java.lang.String", "java.lang.Boolean", "java.lang.Byte", "java.lang.Short", "java.lang.Character",
             "java.lang.Integer", "java.lang.Long", "java.lang.Float", "java.lang.Double", "java.lang.Number",
             "java.lang.Enum", "java.lang.StackTraceElement", "java.lang.Record",
@@ -131,6 +135,11 @@ public final class AdmittedTypes implements ObjectInputFilter {
             type = type.getComponentType();
         }
         if (type.isPrimitive() || named.contains(type) || JDK_VALUES.contains(type.getName())) {
+            return true;
+        }
+        String name = type.getName();
+        if (name.startsWith("java.time.") || name.startsWith("java.util.ImmutableCollections$")) {
+            // value-based classes; the filter sees them too as what readResolve returns
             return true;
         }
         if (isJdk(type)) {

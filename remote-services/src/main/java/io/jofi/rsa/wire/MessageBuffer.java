@@ -13,8 +13,8 @@ public final class MessageBuffer {
     private ByteBuffer buf;
 
     public MessageBuffer(int standardCapacity) {
-        this.standardCapacity = standardCapacity;
-        this.buf = allocate(standardCapacity);
+        this.standardCapacity = Math.max(standardCapacity, CallDescriptor.HEADER);
+        this.buf = allocate(this.standardCapacity);
         clear();
     }
 
