@@ -1,0 +1,408 @@
+package io.jofi.rsa.channel;
+
+import static io.jofi.rsa.wire.CallDescriptor.HEADER;
+
+import io.jofi.CqEntry;
+import io.jofi.CqErrEntry;
+import io.jofi.Errno;
+import io.jofi.FabricException;
+import io.jofi.Fabrics;
+import io.jofi.Fi;
+import io.jofi.Info;
+import io.jofi.TaggedMsg;
+import io.jofi.rsa.wire.CallDescriptor;
+import io.jofi.rsa.wire.MessageBuffer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntSupplier;
+
+/**
+ * One RDM endpoint of one fabric provider, shared by every service this container exports or
+ * imports over that provider: it keeps receives posted, runs the progress thread that reads the
+ * completion queue and routes each message to the {@link CallerSide} or the
+ * {@link ExporterSide}, and sends messages (inline, or by {@link Rendezvous} when long).
+ *
+ * <p>The progress thread never posts (a post may wait for room that only reading the CQ
+ * frees): sends it causes go through the channel's executor, whose threads also run the
+ * exported services' methods.
+ */
+public final class FabricChannel {
+    private static final System.Logger LOG = System.getLogger(FabricChannel.class.getName());
+    private static final long HOUSEKEEPING_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** A pooled send buffer's standard size: most calls fit; a longer message grows it for once. */
+    private static final int SLOT_BYTES = 4096;
+
+    private final String provider;
+    private final RdmResources res;
+    final ChannelSettings settings;
+    final RsaCounters counters;
+    private final byte[] address;
+    private final String addressText;
+    final ExecutorService executor;
+    private final ArrayBlockingQueue<SendSlot> slots = new ArrayBlockingQueue<>(256);
+    private final ReceiveSlot[] receives;
+    final Rendezvous rendezvous;
+    final CallerSide caller;
+    final ExporterSide exporter;
+    private final ByteBuffer ping;
+    private final Set<Long> pingsInFlight = ConcurrentHashMap.newKeySet();
+    private final Thread progress;
+    private final Runnable onSelfFailure;
+    private volatile String closedCause;
+
+    private FabricChannel(String provider, RdmResources res, ChannelSettings settings, ExportedServices exports,
+                          RsaCounters counters, Runnable onSelfFailure) throws FabricException {
+        this.provider = provider;
+        this.onSelfFailure = onSelfFailure;
+        this.res = res;
+        this.settings = settings;
+        this.counters = counters;
+        this.address = res.ep().getName();
+        this.addressText = Base64.getUrlEncoder().withoutPadding().encodeToString(address);
+        AtomicInteger threads = new AtomicInteger();
+        this.executor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+            Thread t = new Thread(r, "jofi-rsa-" + provider + "-worker-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        this.rendezvous = new Rendezvous(this, res.domain());
+        this.caller = new CallerSide(this);
+        this.exporter = new ExporterSide(this, exports);
+        this.ping = ByteBuffer.allocateDirect(HEADER).order(ByteOrder.LITTLE_ENDIAN);
+        CallDescriptor.header(ping, CallDescriptor.PING, 0, 0, 0, 0, 0, 0, 0);
+        this.receives = new ReceiveSlot[settings.receives()];
+        for (int i = 0; i < receives.length; i++) {
+            receives[i] = new ReceiveSlot(ChannelSettings.receiveBytes());
+            int rc = res.ep().trecv(receives[i].buffer, null, Fi.FI_ADDR_UNSPEC, CallDescriptor.TAG, 0, receives[i]);
+            if (rc != 0) {
+                throw new FabricException(-rc, provider + ": cannot post the channel's receive " + i + ": " + Errno.strerror(-rc));
+            }
+        }
+        this.progress = new Thread(this::progressLoop, "jofi-rsa-" + provider + "-progress");
+        progress.setDaemon(true);
+    }
+
+    /**
+     * Opens the channel of {@code info}'s provider: its endpoint, receives and progress thread.
+     *
+     * @param onSelfFailure run when the channel finds itself broken (not when closed from outside)
+     */
+    public static FabricChannel open(Fabrics fabrics, Info info, ChannelSettings settings, ExportedServices exports,
+                                     RsaCounters counters, Runnable onSelfFailure) throws FabricException {
+        String provider = info.fabricAttr().provName();
+        RdmResources res = RdmResources.open(fabrics, info);
+        FabricChannel channel;
+        try {
+            channel = new FabricChannel(provider, res, settings, exports, counters, onSelfFailure);
+        } catch (FabricException | RuntimeException e) {
+            try {
+                res.close();
+            } catch (FabricException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        channel.progress.start();
+        return channel;
+    }
+
+    public String provider() {
+        return provider;
+    }
+
+    /** This endpoint's fabric address, as peers insert it in their AV. */
+    public byte[] address() {
+        return address.clone();
+    }
+
+    /** {@link #address()} in the text form endpoint descriptions carry (URL-safe Base64). */
+    public String addressText() {
+        return addressText;
+    }
+
+    public CallerSide caller() {
+        return caller;
+    }
+
+    /** Why the channel closed, or {@code null} while it is open. */
+    public String closedCause() {
+        return closedCause;
+    }
+
+    long insert(byte[] peerAddress) throws FabricException {
+        long[] fiAddr = {Fi.FI_ADDR_NOTAVAIL};
+        int n = res.av().insert(new byte[][] {peerAddress}, fiAddr, 0, null);
+        if (n != 1 || fiAddr[0] == Fi.FI_ADDR_NOTAVAIL) {
+            throw new FabricException(Errno.EADDRNOTAVAIL, provider + ": cannot insert the peer address "
+                    + res.av().straddr(peerAddress) + " in the address vector");
+        }
+        return fiAddr[0];
+    }
+
+    SendSlot acquire() {
+        SendSlot slot = slots.poll();
+        return slot != null ? slot : new SendSlot(SLOT_BYTES);
+    }
+
+    void release(SendSlot slot) {
+        slot.reset();
+        slots.offer(slot);
+    }
+
+    /**
+     * Sends the message in {@code slot} (header written, body after it) to {@code peer}; the
+     * body length is filled in here. Returns {@code null} when posted, else why not (the slot is
+     * then released).
+     */
+    String send(SendSlot slot, long peer) {
+        slot.peer = peer;
+        MessageBuffer message = slot.message;
+        message.buffer().putInt(CallDescriptor.BODY_LENGTH, message.bodyLength());
+        ByteBuffer buf = message.flip();
+        if (buf.limit() > settings.sendInlineBytes()) {
+            return rendezvous.send(slot, peer);
+        }
+        return post(slot, () -> res.ep().tsend(buf, null, peer, CallDescriptor.TAG, slot));
+    }
+
+    /** Posts with {@code op}, retrying while the queue is full, up to the call timeout. */
+    String post(SendSlot slot, IntSupplier op) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.timeoutMillis());
+        int rc;
+        int spins = 0;
+        while ((rc = op.getAsInt()) == -Errno.EAGAIN && closedCause == null && System.nanoTime() - deadline < 0) {
+            if (++spins > 100) {
+                LockSupport.parkNanos(20_000);
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+        if (rc == 0) {
+            return null;
+        }
+        if (slot != null) {
+            release(slot);
+        }
+        String cause = closedCause;
+        return cause != null ? cause : provider + " send failed: " + Errno.strerror(-rc) + " (" + rc + ")";
+    }
+
+    /** Posts an RMA read for a rendezvous. */
+    int read(ByteBuffer target, long peer, long addr, long key, Object context) {
+        return res.ep().read(target, null, peer, addr, key, context);
+    }
+
+    boolean onProgressThread() {
+        return Thread.currentThread() == progress;
+    }
+
+    /** Runs {@code task} on the executor; false when the channel is closing. */
+    boolean execute(Runnable task) {
+        try {
+            executor.execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    private void progressLoop() {
+        CqEntry[] entries = new CqEntry[16];
+        for (int i = 0; i < entries.length; i++) {
+            entries[i] = new CqEntry();
+        }
+        CqErrEntry err = new CqErrEntry();
+        long housekeeping = System.nanoTime() + HOUSEKEEPING_NANOS;
+        long pingPeriod = TimeUnit.MILLISECONDS.toNanos(settings.pingMillis());
+        long nextPing = System.nanoTime() + pingPeriod;
+        while (closedCause == null) {
+            int n = res.cq().sread(entries, entries.length, 0, 20);
+            if (n > 0) {
+                for (int i = 0; i < n; i++) {
+                    onCompletion(entries[i], 0, null);
+                }
+            } else if (n == -Errno.EAVAIL) {
+                if (res.cq().readErr(err, 0) > 0) {
+                    onCompletion(err, err.err(), Errno.strerror(err.err()) + ": "
+                            + res.cq().strerror(err.provErrno(), err.errData()));
+                }
+            } else if (n != -Errno.EAGAIN) {
+                broken(provider + " completion queue failed: " + Errno.strerror(-n) + " (" + n + ")");
+                return;
+            }
+            long now = System.nanoTime();
+            if (now - housekeeping >= 0) {
+                housekeeping = now + HOUSEKEEPING_NANOS;
+                caller.expire(now);
+                rendezvous.expire(now);
+            }
+            if (now - nextPing >= 0) {
+                nextPing = now + pingPeriod;
+                pingPeers();
+            }
+        }
+    }
+
+    private void onCompletion(CqEntry entry, int err, String reason) {
+        Object context = entry.context();
+        if (context instanceof ReceiveSlot slot) {
+            if (err == 0) {
+                ByteBuffer buf = slot.buffer;
+                buf.limit((int) entry.len());
+                try {
+                    onMessage(buf);
+                } catch (RuntimeException e) {
+                    counters.droppedMessage();
+                    LOG.log(System.Logger.Level.WARNING, provider + ": a message could not be handled", e);
+                } finally {
+                    buf.clear();
+                }
+            } else if (closedCause != null) {
+                return;
+            } else if (err == Errno.ECANCELED || err == Errno.ENODEV) {
+                broken("fabric provider " + provider + " shut the channel's endpoint down: " + reason);
+                return;
+            } else {
+                counters.droppedMessage();
+                LOG.log(System.Logger.Level.WARNING, provider + ": a receive failed: " + reason);
+            }
+            int rc = res.ep().trecv(slot.buffer, null, Fi.FI_ADDR_UNSPEC, CallDescriptor.TAG, 0, slot);
+            if (rc != 0 && closedCause == null) {
+                broken("fabric provider " + provider + " refused a receive: " + Errno.strerror(-rc) + " (" + rc + ")");
+            }
+        } else if (context instanceof SendSlot slot) {
+            if (err != 0 && slot.call != null) {
+                caller.fail(slot.call, "could not send to " + slot.call.peerName + " over " + provider + ": " + reason, null);
+            }
+            release(slot);
+        } else if (context instanceof Rendezvous.Read read) {
+            rendezvous.onRead(read, err, reason);
+        } else if (context instanceof Long peer) {
+            pingsInFlight.remove(peer);
+            if (err != 0) {
+                caller.peerLost(peer, "the peer did not take a ping over " + provider + ": " + reason);
+            }
+        }
+    }
+
+    /** Routes one complete message (position 0, limit its end). */
+    void onMessage(ByteBuffer msg) {
+        if (msg.limit() < HEADER || HEADER + (long) CallDescriptor.bodyLength(msg) > msg.limit()
+                || CallDescriptor.bodyLength(msg) < 0) {
+            counters.droppedMessage();
+            return;
+        }
+        msg.limit(HEADER + CallDescriptor.bodyLength(msg));
+        if ((CallDescriptor.flags(msg) & CallDescriptor.FLAG_RENDEZVOUS) != 0) {
+            rendezvous.onAnnouncement(msg);
+            return;
+        }
+        switch (CallDescriptor.kind(msg)) {
+            case CallDescriptor.CALL -> exporter.onCall(msg);
+            case CallDescriptor.HELLO -> exporter.onHello(msg);
+            case CallDescriptor.PROOF -> exporter.onProof(msg);
+            case CallDescriptor.PING -> { }
+            case CallDescriptor.RENDEZVOUS_DONE -> rendezvous.onDone(CallDescriptor.callId(msg));
+            case CallDescriptor.REPLY_VALUE, CallDescriptor.REPLY_THROWN, CallDescriptor.REPLY_FAILURE,
+                 CallDescriptor.CHALLENGE, CallDescriptor.WELCOME, CallDescriptor.REFUSED -> caller.onMessage(msg);
+            default -> counters.droppedMessage();
+        }
+    }
+
+    /** Pings every peer some call waits for, once at a time per peer, with delivery completion. */
+    private void pingPeers() {
+        if (caller.idle()) {
+            return;
+        }
+        Set<Long> peers = new HashSet<>();
+        caller.forEachWaitedPeer(peers::add);
+        for (Long peer : peers) {
+            if (pingsInFlight.add(peer)) {
+                if (!execute(() -> sendPing(peer))) {
+                    pingsInFlight.remove(peer);
+                }
+            }
+        }
+    }
+
+    private void sendPing(Long peer) {
+        TaggedMsg msg = new TaggedMsg().buffer(ping.duplicate(), null).addr(peer).tag(CallDescriptor.TAG).context(peer);
+        String failed = post(null, () -> res.ep().tsendMsg(msg, Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION));
+        if (failed != null) {
+            pingsInFlight.remove(peer);
+            caller.peerLost(peer, "cannot ping the peer: " + failed);
+        }
+    }
+
+    /** The channel found itself broken: close it and tell the pool (its exports must be made again). */
+    private void broken(String cause) {
+        if (closedCause == null) {
+            fail(cause);
+            onSelfFailure.run();
+        }
+    }
+
+    /** Closes the channel because of {@code cause}: every waiting call fails with it. */
+    public void fail(String cause) {
+        if (!markClosed(cause)) {
+            return;
+        }
+        LOG.log(System.Logger.Level.INFO, "remote-services channel over " + provider + " closes: " + cause);
+        caller.failAll(cause);
+        if (Thread.currentThread() != progress) {
+            shutdown();
+        } else {
+            // the progress thread cannot join itself: a worker finishes the close
+            Thread closer = new Thread(this::shutdown, "jofi-rsa-" + provider + "-close");
+            closer.setDaemon(true);
+            closer.start();
+        }
+    }
+
+    /** Closes the channel (the provider or the container goes away). */
+    public void close(String cause) {
+        fail(cause);
+    }
+
+    private synchronized boolean markClosed(String cause) {
+        if (closedCause != null) {
+            return false;
+        }
+        closedCause = cause;
+        return true;
+    }
+
+    private void shutdown() {
+        try {
+            progress.join(2_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        executor.shutdown();
+        rendezvous.closeAll();
+        try {
+            res.close();
+        } catch (FabricException e) {
+            // after a provider's departure (R15) its objects answer ENODEV: nothing is left to free
+            System.Logger.Level level = e.errno() == Errno.ENODEV ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING;
+            LOG.log(level, provider + ": closing the channel's fabric objects: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "remote-services channel over " + provider + " at " + addressText;
+    }
+}

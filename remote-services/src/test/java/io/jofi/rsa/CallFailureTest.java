@@ -1,0 +1,103 @@
+package io.jofi.rsa;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.osgi.framework.ServiceException;
+
+/** Calls that cannot get a reply: a timeout, a peer that goes away, a wrong secret. */
+class CallFailureTest {
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void aSlowCallTimesOutAndTheNextOneWorks(String provider) {
+        try (RsaPair pair = new RsaPair(provider, RsaPair.settings(30_000, null), RsaPair.settings(300, null))) {
+            Echo echo = pair.importAs(Echo.class, pair.export(Echo.class, new EchoImpl(), Map.of()));
+            assertEquals(3, echo.add(1, 2)); // greeted before the clock matters
+            long start = System.nanoTime();
+            ServiceException e = assertThrows(ServiceException.class, () -> echo.slow(3_000));
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertEquals(ServiceException.REMOTE, e.getType());
+            assertTrue(e.getMessage().contains("within"), e.getMessage());
+            assertTrue(millis >= 250 && millis < 2_000, "timed out after " + millis + " ms");
+            assertEquals(7, echo.add(3, 4));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void anEndpointTimeoutPropertyWinsOverTheDefault(String provider) {
+        try (RsaPair pair = new RsaPair(provider)) {
+            Echo echo = pair.importAs(Echo.class, pair.export(Echo.class, new EchoImpl(),
+                    Map.of(EndpointProperties.TIMEOUT, 200L)));
+            assertThrows(ServiceException.class, () -> echo.slow(3_000));
+            CompletableFuture<Integer> async = echo.square(5);
+            assertEquals(25, async.join());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void pendingCallsFailWhenTheExportersEndpointCloses(String provider) throws Exception {
+        try (RsaPair pair = new RsaPair(provider)) {
+            Echo echo = pair.importAs(Echo.class, pair.export(Echo.class, new EchoImpl(), Map.of()));
+            assertEquals(2, echo.add(1, 1));
+            List<CompletableFuture<String>> calls = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                calls.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return echo.slow(20_000);
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }));
+            }
+            Thread.sleep(300); // the calls are with the exporter now
+            long start = System.nanoTime();
+            pair.exporterPool.close("exporter container stops");
+            for (CompletableFuture<String> call : calls) {
+                ExecutionException e = assertThrows(ExecutionException.class, () -> call.get(10, TimeUnit.SECONDS));
+                ServiceException se = (ServiceException) e.getCause();
+                assertEquals(ServiceException.REMOTE, se.getType());
+                assertTrue(se.getMessage().contains("lost") || se.getMessage().contains("could not send"), se.getMessage());
+            }
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(millis < 5_000, "the callers learnt of the lost peer after " + millis + " ms");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void aWrongSecretIsRefusedAndCounted(String provider) {
+        try (RsaPair pair = new RsaPair(provider, RsaPair.settings(30_000, "right"), RsaPair.settings(5_000, "wrong"))) {
+            Echo echo = pair.importAs(Echo.class, pair.export(Echo.class, new EchoImpl(), Map.of()));
+            ServiceException e = assertThrows(ServiceException.class, () -> echo.greet("intruder"));
+            assertEquals(ServiceException.REMOTE, e.getType());
+            assertTrue(e.getMessage().contains("secret"), e.getMessage());
+            assertEquals(1, pair.exporterCounters.refusedImporters());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void aMissingSecretIsRefusedAndTheRightOneAdmitted(String provider) {
+        try (RsaPair none = new RsaPair(provider, RsaPair.settings(30_000, "right"), RsaPair.settings(5_000, null))) {
+            Echo echo = none.importAs(Echo.class, none.export(Echo.class, new EchoImpl(), Map.of()));
+            ServiceException e = assertThrows(ServiceException.class, () -> echo.greet("anyone"));
+            assertTrue(e.getMessage().contains("requires the shared secret"), e.getMessage());
+        }
+        try (RsaPair right = new RsaPair(provider, RsaPair.settings(30_000, "right"), RsaPair.settings(5_000, "right"))) {
+            Echo echo = right.importAs(Echo.class, right.export(Echo.class, new EchoImpl(), Map.of()));
+            assertEquals("hello friend", echo.greet("friend"));
+            assertEquals(0, right.exporterCounters.refusedImporters());
+        }
+    }
+}
