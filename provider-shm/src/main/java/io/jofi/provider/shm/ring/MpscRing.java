@@ -438,9 +438,14 @@ public final class MpscRing {
             if (gap == 0) {
                 return 0;
             }
-            final int type = (int) INT.getAcquire(ring, index + TYPE_OFFSET);
-            final int claimant = (int) INT.getAcquire(ring, index + SENDER_OFFSET);
-            sender = type > TYPE_PADDING && claimant != 0 ? claimant : SENDER_UNKNOWN;
+            sender = SENDER_UNKNOWN;
+            if (capacity - index >= HEADER_LENGTH) { // less: a padding claim's stub, no header to read
+                final int type = (int) INT.getAcquire(ring, index + TYPE_OFFSET);
+                final int claimant = (int) INT.getAcquire(ring, index + SENDER_OFFSET);
+                if (type > TYPE_PADDING && claimant != 0) {
+                    sender = claimant;
+                }
+            }
         }
         if (liveness.isAlive(sender)) {
             stallSince = now; // ask again after another timeout
