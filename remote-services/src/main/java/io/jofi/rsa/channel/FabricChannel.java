@@ -174,7 +174,12 @@ public final class FabricChannel {
         if (buf.limit() > settings.sendInlineBytes()) {
             return rendezvous.send(slot, peer);
         }
-        return post(slot, () -> res.ep().tsend(buf, null, peer, CallDescriptor.TAG, slot));
+        int rc = res.ep().tsend(buf, null, peer, CallDescriptor.TAG, slot);
+        if (rc == 0) {
+            return null; // the common case: no retry, no lambda
+        }
+        return rc == -Errno.EAGAIN ? post(slot, () -> res.ep().tsend(buf, null, peer, CallDescriptor.TAG, slot))
+                : failedPost(slot, rc);
     }
 
     /** Posts with {@code op}, retrying while the queue is full, up to the call timeout. */
@@ -189,9 +194,10 @@ public final class FabricChannel {
                 Thread.onSpinWait();
             }
         }
-        if (rc == 0) {
-            return null;
-        }
+        return rc == 0 ? null : failedPost(slot, rc);
+    }
+
+    private String failedPost(SendSlot slot, int rc) {
         if (slot != null) {
             release(slot);
         }
