@@ -153,12 +153,35 @@ public final class FabricChannel {
 
     SendSlot acquire() {
         SendSlot slot = slots.poll();
-        return slot != null ? slot : new SendSlot(SLOT_BYTES);
+        return slot != null ? slot : new SendSlot(SLOT_BYTES, this::domainMemory);
+    }
+
+    /** Memory a message grows into: the domain's (shm: shareable, so a rendezvous reader needs none of our progress). */
+    private ByteBuffer domainMemory(int bytes) {
+        try {
+            return res.domain().allocateBuffer(bytes);
+        } catch (FabricException e) {
+            return ByteBuffer.allocateDirect(bytes);
+        }
     }
 
     void release(SendSlot slot) {
+        ByteBuffer before = slot.message.buffer();
         slot.reset();
-        slots.offer(slot);
+        boolean kept = closedCause == null && slots.offer(slot);
+        if (!kept || slot.message.buffer() != before) {
+            dropRegion(slot);
+        }
+    }
+
+    private void dropRegion(SendSlot slot) {
+        try {
+            slot.closeRegion();
+        } catch (FabricException e) {
+            if (e.errno() != Errno.ENODEV) {
+                LOG.log(System.Logger.Level.WARNING, provider + ": closing a send buffer's registration: " + e.getMessage(), e);
+            }
+        }
     }
 
     /**
@@ -398,6 +421,9 @@ public final class FabricChannel {
         }
         executor.shutdown();
         rendezvous.closeAll();
+        for (SendSlot slot; (slot = slots.poll()) != null; ) {
+            dropRegion(slot);
+        }
         try {
             res.close();
         } catch (FabricException e) {
