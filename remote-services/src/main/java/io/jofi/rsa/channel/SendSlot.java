@@ -29,7 +29,15 @@ final class SendSlot {
         ByteBuffer buf = message.buffer();
         if (registered != buf) {
             closeRegion();
-            region = domain.register(buf.duplicate().clear(), io.jofi.Fi.FI_REMOTE_READ, 0, key, 0, null);
+            // the whole capacity, and this very buffer object: shm publishes a registration of
+            // its shareable memory for direct reads only when it is the buffer allocateBuffer gave
+            int limit = buf.limit();
+            buf.limit(buf.capacity());
+            try {
+                region = domain.register(buf, io.jofi.Fi.FI_REMOTE_READ, 0, key, 0, null);
+            } finally {
+                buf.limit(limit);
+            }
             registered = buf;
         }
         return region;
