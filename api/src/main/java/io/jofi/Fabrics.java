@@ -38,8 +38,11 @@ public interface Fabrics {
 
     void removeListener(ProviderListener listener);
 
-    /** The registry for a plain JVM: providers found through {@link java.util.ServiceLoader}. */
+    /**
+     * The registry for a plain JVM: providers found through {@link java.util.ServiceLoader}; the
+     * same object on every call.
+     */
     static Fabrics standalone() {
-        return io.jofi.internal.StandaloneFabrics.instance();
+        return StandaloneLookup.INSTANCE;
     }
 }

@@ -36,7 +36,7 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
  * and outside any lock, so a listener may call back into the registry (R15).
  */
 @Component(service = Fabrics.class, immediate = true)
-public final class FabricsRegistry implements Fabrics {
+public class FabricsRegistry implements Fabrics {
     private static final System.Logger LOG = System.getLogger(FabricsRegistry.class.getName());
 
     /** {@code org.osgi.framework.Constants.SERVICE_RANKING}. */

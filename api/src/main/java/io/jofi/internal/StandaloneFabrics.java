@@ -3,7 +3,6 @@ package io.jofi.internal;
 import aQute.bnd.annotation.Cardinality;
 import aQute.bnd.annotation.Resolution;
 import aQute.bnd.annotation.spi.ServiceConsumer;
-import io.jofi.Fabrics;
 import io.jofi.spi.FabricProvider;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -14,10 +13,11 @@ import java.util.ServiceLoader;
 import java.util.Set;
 
 /**
- * The plain-JVM registry behind {@link Fabrics#standalone()}: one {@link FabricsRegistry}, created
- * on first use (lazily, thread-safe through the holder idiom), fed once with every
- * {@link FabricProvider} that {@link ServiceLoader} finds through the api's class loader and
- * through the calling thread's context class loader (each provider class once).
+ * The plain-JVM registry behind {@code Fabrics.standalone()}: a {@link FabricsRegistry} fed, when
+ * made, with every {@link FabricProvider} that {@link ServiceLoader} finds through the api's class
+ * loader and through the calling thread's context class loader (each provider class once). The
+ * api's {@code META-INF/services/io.jofi.Fabrics} names this class; {@code Fabrics.standalone()}
+ * makes one, on first use, and keeps it.
  *
  * <p>The {@link ServiceConsumer} requirement is optional, so the api bundle resolves without a
  * Service Loader Mediator (SPI Fly); in OSGi the DS component is the registry to use. It is
@@ -29,36 +29,21 @@ import java.util.Set;
  */
 @ServiceConsumer(value = FabricProvider.class, cardinality = Cardinality.MULTIPLE,
         resolution = Resolution.OPTIONAL, effective = "active")
-public final class StandaloneFabrics {
+public final class StandaloneFabrics extends FabricsRegistry {
     private static final System.Logger LOG = System.getLogger(StandaloneFabrics.class.getName());
-
-    private StandaloneFabrics() {
-    }
-
-    /** Initialized by the JVM on first access to {@link #instance()}, exactly once. */
-    private static final class Holder {
-        static final FabricsRegistry INSTANCE = load();
-    }
-
-    /** The one plain-JVM registry; the same object on every call. */
-    public static Fabrics instance() {
-        return Holder.INSTANCE;
-    }
 
     /**
      * A registry fed with every provider the two class loaders can see. A provider that fails
      * to load is logged and skipped: one broken jar must not hide the others.
      */
-    static FabricsRegistry load() {
-        FabricsRegistry registry = new FabricsRegistry();
+    public StandaloneFabrics() {
         Set<Class<?>> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         ClassLoader api = FabricProvider.class.getClassLoader();
-        bindAll(registry, ServiceLoader.load(FabricProvider.class, api), seen);
+        bindAll(this, ServiceLoader.load(FabricProvider.class, api), seen);
         ClassLoader context = Thread.currentThread().getContextClassLoader();
         if (context != null && context != api) {
-            bindAll(registry, ServiceLoader.load(FabricProvider.class, context), seen);
+            bindAll(this, ServiceLoader.load(FabricProvider.class, context), seen);
         }
-        return registry;
     }
 
     private static void bindAll(FabricsRegistry registry, ServiceLoader<FabricProvider> loader,

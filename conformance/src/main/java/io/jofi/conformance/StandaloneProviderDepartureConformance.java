@@ -1,37 +1,42 @@
 package io.jofi.conformance;
 
 import io.jofi.Fabrics;
-import io.jofi.internal.FabricsRegistry;
 import io.jofi.spi.FabricProvider;
-import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * Runs {@link ProviderDepartureConformance} (R15) in a plain JVM, without OSGi: a registry of
- * its own (the class the OSGi component and {@code Fabrics.standalone()} use) with a provider
- * this test binds; {@link ProviderControl#stop()} unbinds it and then deactivates it, in the
- * order Declarative Services uses when the provider's bundle stops, and
- * {@link ProviderControl#start()} binds a fresh one, as DS does when the bundle starts again.
+ * Runs {@link ProviderDepartureConformance} (R15) in a plain JVM, without OSGi: a registry the
+ * subclass hands in, with a provider this test binds to it; {@link ProviderControl#stop()}
+ * unbinds it and then deactivates it, in the order Declarative Services uses when the
+ * provider's bundle stops, and {@link ProviderControl#start()} binds a fresh one, as DS does
+ * when the bundle starts again.
  *
- * <p>A provider runs the suite with a subclass in its test tree that names itself and says
- * how its component is made and deactivated:
+ * <p>The kit uses the public API only: the registry is a {@link Fabrics} with two calls that
+ * bind and unbind a provider, as DS calls them. A provider's test hands in the api's registry
+ * class (the one behind the OSGi component and {@code Fabrics.standalone()}, private to the api
+ * bundle, which a test on the class path may name):
  * <pre>{@code
  * class TcpProviderDepartureConformanceTest extends StandaloneProviderDepartureConformance<TcpProvider> {
- *     TcpProviderDepartureConformanceTest() { super(TcpProvider::new, TcpLifecycle::deactivate); }
+ *     TcpProviderDepartureConformanceTest() {
+ *         super(new FabricsRegistry(), (r, p) -> r.bindProvider(p, Map.of()),
+ *                 (r, p) -> r.unbindProvider(p, Map.of()), TcpProvider::new, TcpLifecycle::deactivate);
+ *     }
  *     @Override protected String provider() { return "tcp"; }
  * }
  * }</pre>
  *
- * <p>Plain JVM only: the registry class is private to the api bundle, so in OSGi this class
- * does not load (the kit imports its package optionally); an OSGi test stops and starts the
- * provider's bundle in a {@link ProviderControl} of its own instead.
+ * <p>An OSGi test stops and starts the provider's bundle in a {@link ProviderControl} of its
+ * own instead.
  *
  * @param <P> the provider's component class
  */
 public abstract class StandaloneProviderDepartureConformance<P extends FabricProvider>
         extends ProviderDepartureConformance {
-    private final FabricsRegistry registry = new FabricsRegistry();
+    private final Fabrics registry;
+    private final Consumer<FabricProvider> bind;
+    private final Consumer<FabricProvider> unbind;
     private final Supplier<P> newProvider;
     private final Consumer<P> deactivate;
     private final ProviderControl control = new ProviderControl() {
@@ -39,7 +44,7 @@ public abstract class StandaloneProviderDepartureConformance<P extends FabricPro
         public void stop() {
             // DS order on bundle stop: the registry's reference is unbound, then the
             // provider component is deactivated
-            registry.unbindProvider(current, Map.of());
+            unbind.accept(current);
             deactivate.accept(current);
         }
 
@@ -53,11 +58,19 @@ public abstract class StandaloneProviderDepartureConformance<P extends FabricPro
     /**
      * Binds the first provider.
      *
+     * @param registry    an empty registry of this test's own
+     * @param bind        binds a provider to {@code registry}, as DS binds a provider service
+     * @param unbind      unbinds it, as DS does when the provider's bundle stops
      * @param newProvider makes a provider component, as DS does when the bundle starts
      * @param deactivate  what DS calls on that component when the bundle stops (its
      *                    {@code @Deactivate}: everything it opened departs, R15)
+     * @param <R>         the registry's class
      */
-    protected StandaloneProviderDepartureConformance(Supplier<P> newProvider, Consumer<P> deactivate) {
+    protected <R extends Fabrics> StandaloneProviderDepartureConformance(R registry, BiConsumer<R, FabricProvider> bind,
+            BiConsumer<R, FabricProvider> unbind, Supplier<P> newProvider, Consumer<P> deactivate) {
+        this.registry = registry;
+        this.bind = p -> bind.accept(registry, p);
+        this.unbind = p -> unbind.accept(registry, p);
         this.newProvider = newProvider;
         this.deactivate = deactivate;
         bindFresh();
@@ -65,7 +78,7 @@ public abstract class StandaloneProviderDepartureConformance<P extends FabricPro
 
     private void bindFresh() {
         current = newProvider.get();
-        registry.bindProvider(current, Map.of());
+        bind.accept(current);
     }
 
     /** The registry of this test, which holds the provider while it is started. */

@@ -231,11 +231,6 @@ final class NioLoop implements ProgressEngine.Step {
         tickers.addIfAbsent(ticker);
     }
 
-    /** Removes a check added by {@link #addTicker}. */
-    void removeTicker(Runnable ticker) {
-        tickers.remove(ticker);
-    }
-
     /** Closes the selector (after the engine and the wait bridge stopped); registered channels stay open. */
     void close() {
         NioReadiness w = watcher;

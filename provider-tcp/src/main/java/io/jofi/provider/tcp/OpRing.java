@@ -54,21 +54,4 @@ final class OpRing<T> {
         ring[i] = null;
         return op;
     }
-
-    @SuppressWarnings("unchecked")
-    T get(int index) {
-        return (T) ring[(int) ((head + index) & mask)];
-    }
-
-    /** Removes the element at {@code index} (0 = head), keeping the order of the others. */
-    @SuppressWarnings("unchecked")
-    T removeAt(int index) {
-        T op = get(index);
-        for (long i = head + index; i > head; i--) {
-            ring[(int) (i & mask)] = ring[(int) ((i - 1) & mask)];
-        }
-        ring[(int) (head & mask)] = null;
-        head++;
-        return op;
-    }
 }

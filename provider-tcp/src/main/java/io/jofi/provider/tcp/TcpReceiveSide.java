@@ -59,11 +59,6 @@ final class TcpReceiveSide {
         queue.completion().countIn(posts.group());
     }
 
-    /** With {@code FI_DIRECTED_RECV} a receive's source address restricts it to that peer (RDM). Under lock. */
-    void directed(boolean on) {
-        queue.directed(on);
-    }
-
     /** After each {@code bind}: the receive queue completes into the receive CQ and counter. Under lock. */
     void bound() {
         queue.completion().bind(bound.rxCq, bound.selectiveRx, bound.recvCntr);

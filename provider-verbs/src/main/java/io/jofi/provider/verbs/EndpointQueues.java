@@ -7,7 +7,6 @@ import io.jofi.FabricException;
 import io.jofi.provider.verbs.binding.Ibv;
 import io.jofi.provider.verbs.binding.IbvQpDescriptor;
 import io.jofi.provider.verbs.binding.IbvQpInitAttrDescriptor;
-import io.jofi.provider.verbs.binding.IbvSrqInitAttrDescriptor;
 import io.jofi.provider.verbs.binding.NativeBlock;
 import io.jofi.provider.verbs.binding.RdmaCmIdDescriptor;
 import io.jofi.provider.verbs.binding.Rdmacm;
@@ -17,10 +16,9 @@ import java.nio.ByteBuffer;
 
 /**
  * Owns the native queues of one verbs endpoint from {@code enable} to teardown: its CQ (on the
- * domain's completion channel) and the {@link CqPoller} that drains it, the shared receive
- * queue of an RDM endpoint, the receive chain (and an MSG endpoint's send chain) staged for
- * them, the {@link LocalBuffers} (registration cache and bounce slots), and the RC queue pairs
- * created on rdma_cm ids over that CQ — watched for asynchronous errors ({@link AsyncEvents})
+ * domain's completion channel) and the {@link CqPoller} that drains it, the receive and send
+ * chains staged for its queue pair, the {@link LocalBuffers} (registration cache and bounce
+ * slots), and the RC queue pairs created on rdma_cm ids over that CQ — watched for asynchronous errors ({@link AsyncEvents})
  * until they are destroyed. {@link #close} frees everything in the order verbs needs once the
  * queue pairs are gone.
  *
@@ -34,7 +32,6 @@ final class EndpointQueues implements AutoCloseable {
     private final int txDepth;
     private final int rxDepth;
     private long cq;
-    private long srq;
     private CqPoller poller;
     private RecvChain recvChain;
     private SendChain sendChain;
@@ -44,15 +41,14 @@ final class EndpointQueues implements AutoCloseable {
     private int maxInline;
 
     /**
-     * Creates the queues: the CQ with room for {@code txDepth + rxDepth} completions, with
-     * {@code sharedReceiveQueue} an SRQ of {@code rxDepth} work requests (two SGEs: the buffer
-     * and the overflow area) and the receive chain on it, else the receive and send chains of
-     * one queue pair made later. {@code emptyPolls} counts the polls that found nothing.
+     * Creates the queues: the CQ with room for {@code txDepth + rxDepth} completions and the
+     * receive and send chains of one queue pair made later. {@code emptyPolls} counts the polls
+     * that found nothing.
      *
      * @throws FabricException {@code ENOMEM} when the device refuses
      */
-    EndpointQueues(VerbsDomain domain, int txDepth, int rxDepth, int batch, boolean sharedReceiveQueue,
-                   StatsCounter emptyPolls) throws FabricException {
+    EndpointQueues(VerbsDomain domain, int txDepth, int rxDepth, int batch, StatsCounter emptyPolls)
+            throws FabricException {
         this.domain = domain;
         this.txDepth = txDepth;
         this.rxDepth = rxDepth;
@@ -62,26 +58,9 @@ final class EndpointQueues implements AutoCloseable {
                 throw new FabricException(Errno.ENOMEM, "enable: ibv_create_cq(" + (txDepth + rxDepth)
                         + ") failed (errno " + Native.getLastError() + ")");
             }
-            if (sharedReceiveQueue) {
-                try (NativeBlock attr = new NativeBlock(IbvSrqInitAttrDescriptor.SIZE)) {
-                    attr.clear();
-                    attr.view().putInt(IbvSrqInitAttrDescriptor.ATTR_MAX_WR, rxDepth);
-                    attr.view().putInt(IbvSrqInitAttrDescriptor.ATTR_MAX_SGE, 2); // the buffer and the overflow area
-                    srq = Ibv.ibv_create_srq(domain.pd(), attr.address());
-                    if (srq == 0) {
-                        throw new FabricException(Errno.ENOMEM, "enable: ibv_create_srq(" + rxDepth
-                                + " work requests) failed (errno " + Native.getLastError() + ")");
-                    }
-                }
-            }
             poller = new CqPoller(cq, batch, emptyPolls);
-            if (sharedReceiveQueue) {
-                recvChain = new RecvChain(Math.min(MAX_CHAIN, rxDepth), 2);
-                recvChain.sharedQueue(srq);
-            } else {
-                recvChain = new RecvChain(Math.min(MAX_CHAIN, rxDepth), TransmitSlots.IOV_LIMIT);
-                sendChain = newSendChain();
-            }
+            recvChain = new RecvChain(Math.min(MAX_CHAIN, rxDepth), TransmitSlots.IOV_LIMIT);
+            sendChain = new SendChain(Math.min(MAX_CHAIN, txDepth), TransmitSlots.IOV_LIMIT);
             buffers = new LocalBuffers(domain.pd(), txDepth + rxDepth); // bounce slots: transmit, then receive
             qpAttr = new NativeBlock(IbvQpInitAttrDescriptor.SIZE);
         } catch (FabricException e) {
@@ -93,12 +72,7 @@ final class EndpointQueues implements AutoCloseable {
         }
     }
 
-    /** A send chain for one queue pair of these queues (an RDM connection's). */
-    SendChain newSendChain() {
-        return new SendChain(Math.min(MAX_CHAIN, txDepth), TransmitSlots.IOV_LIMIT);
-    }
-
-    /** The MSG endpoint's send chain (null with a shared receive queue). */
+    /** The send chain of the endpoint's queue pair. */
     SendChain sendChain() {
         return sendChain;
     }
@@ -118,8 +92,7 @@ final class EndpointQueues implements AutoCloseable {
 
     /**
      * Creates the RC queue pair of rdma_cm id {@code id} on these queues ({@code rdma_create_qp}):
-     * sends and receives complete in the CQ, receives come from the SRQ if there is one; every
-     * transmit slot may be posted on it. {@code inline} bytes of inline data are asked for; a
+     * sends and receives complete in the CQ; every transmit slot may be posted on it. {@code inline} bytes of inline data are asked for; a
      * device that cannot inline as much gets none ({@link #maxInline}: inject then uses bounce
      * slots). Watched for asynchronous errors by {@code listener}.
      *
@@ -132,13 +105,9 @@ final class EndpointQueues implements AutoCloseable {
         v.putLong(IbvQpInitAttrDescriptor.RECV_CQ, cq);
         v.putInt(IbvQpInitAttrDescriptor.CAP_MAX_SEND_WR, txDepth);
         v.putInt(IbvQpInitAttrDescriptor.CAP_MAX_SEND_SGE, Math.min(TransmitSlots.IOV_LIMIT, domain.port().maxSge()));
-        if (srq != 0) {
-            v.putLong(IbvQpInitAttrDescriptor.SRQ, srq);
-        } else {
-            v.putInt(IbvQpInitAttrDescriptor.CAP_MAX_RECV_WR, rxDepth);
-            v.putInt(IbvQpInitAttrDescriptor.CAP_MAX_RECV_SGE,
-                    Math.min(TransmitSlots.IOV_LIMIT, domain.port().maxSge()));
-        }
+        v.putInt(IbvQpInitAttrDescriptor.CAP_MAX_RECV_WR, rxDepth);
+        v.putInt(IbvQpInitAttrDescriptor.CAP_MAX_RECV_SGE,
+                Math.min(TransmitSlots.IOV_LIMIT, domain.port().maxSge()));
         v.putInt(IbvQpInitAttrDescriptor.CAP_MAX_INLINE_DATA, inline);
         v.putInt(IbvQpInitAttrDescriptor.QP_TYPE, VerbsConstants.IBV_QPT_RC);
         v.putInt(IbvQpInitAttrDescriptor.SQ_SIG_ALL, 0);
@@ -186,15 +155,11 @@ final class EndpointQueues implements AutoCloseable {
     }
 
     /**
-     * Frees the SRQ, the CQ and the staging memory (the queue pairs on them must be destroyed
-     * first). Idempotent.
+     * Frees the CQ and the staging memory (the queue pairs on it must be destroyed first).
+     * Idempotent.
      */
     @Override
     public void close() {
-        if (srq != 0) {
-            Ibv.ibv_destroy_srq(srq);
-            srq = 0;
-        }
         if (cq != 0) {
             Ibv.ibv_destroy_cq(cq);
             cq = 0;

@@ -177,14 +177,6 @@ final class LocalBuffers implements AutoCloseable {
         return bounceLkey;
     }
 
-    /** Copies {@code [buf.position(), buf.limit())} into bounce slot {@code slot} (the caller's position is kept). */
-    void copyIn(int slot, ByteBuffer buf) {
-        ByteBuffer v = bounce.view();
-        int at = slot * BOUNCE;
-        int n = buf.remaining();
-        v.put(at, buf, buf.position(), n);
-    }
-
     /**
      * Copies {@code len} bytes of {@code buf} from its position (kept) to the bounce area at the
      * native address {@code addr} (a slot's address plus an offset: several iovs in one slot).

@@ -10,9 +10,9 @@ import java.nio.ByteBuffer;
 /**
  * Receive-queue work requests staged in preallocated native memory
  * ({@link IbvRecvWrDescriptor}, {@link IbvSgeDescriptor}) and posted as one chain with the
- * context's {@code post_recv} ({@link ContextOps}, the inline {@code ibv_post_recv}), or
- * {@code post_srq_recv} for a shared receive queue ({@link #sharedQueue}). As
- * {@link SendChain}: reused at once, nothing allocated per operation; not thread-safe.
+ * context's {@code post_recv} ({@link ContextOps}, the inline {@code ibv_post_recv}) on one
+ * queue pair. As {@link SendChain}: reused at once, nothing allocated per operation; not
+ * thread-safe.
  */
 final class RecvChain implements AutoCloseable {
     private final int maxChain;
@@ -27,8 +27,6 @@ final class RecvChain implements AutoCloseable {
     /** Set by {@link #close()}: every later use throws instead of writing freed memory. */
     private boolean closed;
     private long qp;
-    /** Posting to a shared receive queue ({@code post_srq_recv}) instead of a queue pair's. */
-    private boolean shared;
 
     RecvChain(int maxChain, int maxSge) {
         this.maxChain = maxChain;
@@ -46,16 +44,6 @@ final class RecvChain implements AutoCloseable {
         ensureOpen();
         this.qp = qp;
         postArgs[0] = new Pointer(qp);
-    }
-
-    /**
-     * Binds the chain to a shared receive queue ({@code struct ibv_srq *}): posts go through
-     * {@code post_srq_recv} (the inline {@code ibv_post_srq_recv}); once, before the first post.
-     */
-    void sharedQueue(long srq) {
-        this.qp = srq;
-        this.shared = true;
-        postArgs[0] = new Pointer(srq);
     }
 
     int staged() {
@@ -113,8 +101,7 @@ final class RecvChain implements AutoCloseable {
         if (staged == 0) {
             return 0;
         }
-        int rc = shared ? ops.postSrqRecv(postArgs, qp, wrs.address(), badWr.address())
-                : ops.postRecv(postArgs, qp, wrs.address(), badWr.address());
+        int rc = ops.postRecv(postArgs, qp, wrs.address(), badWr.address());
         staged = 0;
         return rc;
     }

@@ -2,7 +2,6 @@ package io.jofi.provider.verbs;
 
 import io.jofi.Errno;
 import io.jofi.Fi;
-import io.jofi.RmaMsg;
 import io.jofi.provider.verbs.binding.ContextOps;
 import io.jofi.provider.verbs.binding.RdmaConnParamDescriptor;
 import io.jofi.provider.verbs.binding.VerbsConstants;
@@ -108,14 +107,6 @@ final class RmaSlots {
             return -Errno.EINVAL;
         }
         return 0;
-    }
-
-    /** {@code fi_readmsg}/{@code fi_writemsg}: 0, {@code -ENOSYS} without the cap, {@code -EINVAL} unless one RMA iov. */
-    static int checkMsg(boolean rmaCap, RmaMsg msg) {
-        if (!rmaCap) {
-            return -Errno.ENOSYS;
-        }
-        return msg == null || msg.rmaIovCount() != 1 ? -Errno.EINVAL : 0;
     }
 
     /**
@@ -297,11 +288,6 @@ final class RmaSlots {
             confirms.drop(slot);
         }
         writeFlush[slot] = 0;
-    }
-
-    /** Whether {@code slot} is an iWARP write whose flush read was not answered (swept as {@code EIO}). */
-    boolean unconfirmedWrite(int slot) {
-        return writeFlush[slot] != 0;
     }
 
     /** The counter of {@code kind} (fi_cntr(3): FI_SEND, FI_READ for reads and fetches, else FI_WRITE). */

@@ -1,5 +1,6 @@
 package io.jofi.provider.verbs;
 
+import static io.jofi.provider.verbs.RmaSlots.K_FETCH;
 import static io.jofi.provider.verbs.RmaSlots.K_READ;
 import static io.jofi.provider.verbs.RmaSlots.K_SEND;
 import static io.jofi.provider.verbs.RmaSlots.K_WRITE;
@@ -10,16 +11,22 @@ import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.MemoryRegion;
 import io.jofi.Msg;
+import io.jofi.RmaMsg;
+import io.jofi.TaggedMsg;
 import io.jofi.provider.verbs.binding.VerbsConstants;
+import io.jofi.spi.util.EndpointCounters;
+import io.jofi.spi.util.UtilEndpoint;
 import io.jofi.spi.util.UtilEventQueue;
 import java.nio.ByteBuffer;
 
 /**
  * The facade of an MSG endpoint of the verbs provider: an RC queue pair connected with rdma_cm
  * ({@code fi_endpoint(3)}, {@code fi_cm(3)}, {@code fi_msg(3)}, {@code fi_rma(3)},
- * {@code fi_atomic(3)}), put together from its connection ({@link MsgConnection}) and what it
- * shares with RDM endpoints ({@link VerbsEndpointCore}: native queues, transmit and receive
- * slots).
+ * {@code fi_atomic(3)}), put together from its connection ({@link MsgConnection}), its native
+ * queues ({@link EndpointQueues}) and its transmit and receive slots ({@link TransmitSlots},
+ * {@link ReceiveSlots}), on top of {@link UtilEndpoint} (bindings, caps gate, post checks, every
+ * convenience call), whose funnels it maps onto one {@link #transmit} and one {@link #receive}.
+ * RDM endpoints are the rxm layer over these ({@code io.jofi.spi.util.rxm.RxmEndpoint}).
  *
  * <p><b>Data path.</b> Every operation takes a slot (its wr_id) and reserves room in its CQ
  * (R6), is staged in preallocated native memory ({@link SendChain}, {@link RecvChain}) and
@@ -37,8 +44,35 @@ import java.nio.ByteBuffer;
  * spills into the domain's overflow area, R12). Cancelling a receive already handed to the
  * device completes it with {@code ECANCELED} at once; a message that later lands in it is
  * dropped.
+ *
+ * <p><b>Threads.</b> One lock (the endpoint's monitor) guards slots, chains and connection
+ * state: the progress thread takes it per poll, the CM thread per event, the application per
+ * operation.
  */
-final class VerbsEndpoint extends VerbsEndpointCore {
+final class VerbsEndpoint extends UtilEndpoint
+        implements CmHandler, CqPoller.Consumer, CompletionSource, AsyncEvents.Listener {
+    /** Marks a receive's wr_id (the slot in the low 32 bits); a transmit's is its slot. */
+    private static final long RX_BIT = 1L << 32;
+    /** The counter roles verbs counts: no FI_REMOTE_READ / FI_REMOTE_WRITE (no FI_RMA_EVENT). */
+    private static final long COUNTER_ROLES = Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ | Fi.FI_WRITE;
+
+    private final VerbsDomain domain;
+    private final Info info;
+    private final int txDepth;
+    private final int rxDepth;
+    private final int batch;
+    /** The transmit slots: sends, RMA and atomics in flight. */
+    private final TransmitSlots tx;
+    /** The receive slots. */
+    private final ReceiveSlots rx;
+    /** Its post counters, counted under this endpoint's monitor (several threads may post at once). */
+    private final EndpointCounters posts;
+    /** Its transport counters: connections, empty CQ polls, RNR retries exceeded. */
+    final VerbsTransportCounters transport;
+    private boolean enabled;
+    /** The native queues, from enable to teardown. */
+    private EndpointQueues queues;
+    private RecvChain recvChain;
     /** The rdma_cm connection: states, id, queue pair, EQ events. */
     private final MsgConnection conn;
     private SendChain sendChain;
@@ -46,11 +80,56 @@ final class VerbsEndpoint extends VerbsEndpointCore {
     private final int[] rxWaiting;
     private int rxWaitHead;
     private int rxWaitCount;
+    /**
+     * Set by the one {@link #teardown} (under this): a close after a departure (R15) finds the
+     * native resources freed and the bindings released already, and must not release them twice.
+     */
+    private boolean tornDown;
 
     VerbsEndpoint(VerbsDomain domain, Info info, Object context) throws FabricException {
-        super(domain, info, context, VerbsInfos.CAPS, true);
+        super(context, domain.engine(), COUNTER_ROLES, limits(info));
+        this.domain = domain;
+        this.info = info.copy();
+        this.info.handle(null);
+        VerbsProvider p = domain.provider();
+        int max = Math.max(16, Math.min(p.queueSize(), domain.port().maxQpWr()));
+        this.txDepth = clampDepth(info.txAttr().size(), max);
+        this.rxDepth = clampDepth(info.rxAttr().size(), max);
+        this.batch = p.pollBatch();
+        this.tx = new TransmitSlots(domain, txDepth, domain.port().iwarp() && p.iwarpWriteConfirm());
+        this.rx = new ReceiveSlots(domain, rxDepth, txDepth); // bounce slots: transmit first, then receive
+        this.posts = countPostsUnderLock();
+        rx.countIn(counters());
+        this.transport = new VerbsTransportCounters(counters());
         this.conn = new MsgConnection(this, domain, this.info, (VerbsConnReq) info.handle());
         this.rxWaiting = new int[rxDepth];
+    }
+
+    /**
+     * What the util post checks measure against: the info's caps (an info without caps gets
+     * everything offered, {@link VerbsInfos#CAPS}), op flags,
+     * inject and message size, {@link TransmitSlots#IOV_LIMIT} iovs, one RMA iov. Under
+     * {@code FI_RX_CQ_DATA} (fi_getinfo(3): remote CQ data consumes a posted receive) an RMA
+     * target posts receives without {@code FI_MSG} in its caps: the caps gate lets its
+     * receives through ({@code FI_MSG | FI_RECV}; sends stay refused unless the caps name
+     * {@code FI_SEND}).
+     */
+    private static Limits limits(Info info) {
+        long caps = info.caps() == 0 ? VerbsInfos.CAPS : info.caps();
+        long mode = info.mode() | (info.rxAttr() == null ? 0 : info.rxAttr().mode());
+        if ((mode & Fi.FI_RX_CQ_DATA) != 0 && (caps & Fi.FI_RMA) != 0 && (caps & Fi.FI_MSG) == 0) {
+            caps |= Fi.FI_MSG | Fi.FI_RECV;
+        }
+        return new Limits(caps, info.txAttr().opFlags(), info.rxAttr().opFlags(), info.txAttr().injectSize(),
+                info.epAttr().maxMsgSize(), TransmitSlots.IOV_LIMIT, 1);
+    }
+
+    /** A queue depth: what the info asks for, else (0) the most the device and the settings allow. */
+    private static int clampDepth(long asked, int max) {
+        if (asked <= 0) {
+            return max;
+        }
+        return (int) Math.max(1, Math.min(asked, max));
     }
 
     // =================================================================== control path
@@ -73,7 +152,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
             throw new FabricException(Errno.ENOEQ, "enable: an MSG endpoint needs a bound event queue");
         }
         CmChannel cm = domain.verbsFabric().cm();
-        openQueues(false);
+        openQueues();
         sendChain = queues.sendChain();
         conn.enable(cm, queues, eq);
         domain.attach(this);
@@ -227,16 +306,90 @@ final class VerbsEndpoint extends VerbsEndpointCore {
             return;
         }
         throw new FabricException(Errno.ENOPROTOOPT, "setOpt: option " + name + " at level " + level + " is not supported");
-    }    // =================================================================== data path: transmit
+    }
+
+    /**
+     * The part of {@code enable} after its own checks: the CQs bound, the native queues made
+     * and the slots told where their completions go.
+     *
+     * @throws FabricException {@code ENOCQ} without CQs for both directions; {@code ENOMEM} when
+     *         the device refuses
+     */
+    private void openQueues() throws FabricException {
+        if (txCq() == null || rxCq() == null) {
+            throw new FabricException(Errno.ENOCQ, "enable: bind CQs for FI_TRANSMIT and FI_RECV first");
+        }
+        queues = new EndpointQueues(domain, txDepth, rxDepth, batch, transport.emptyPolls);
+        recvChain = queues.recvChain();
+        tx.enable(txCq(), counterFor(Fi.FI_SEND), counterFor(Fi.FI_READ), counterFor(Fi.FI_WRITE), selectiveTx(),
+                queues.buffers());
+        // an MSG endpoint reports no source (FI_SOURCE, FI_SOURCE_ERR: R10): its peer is the connection
+        rx.enable(rxCq(), counterFor(Fi.FI_RECV), selectiveRx(), queues.buffers(), false, false);
+    }
+
+    // =================================================================== the util funnels
+
+    /** Every send ({@link UtilEndpoint} checked it): a {@code K_SEND} transmit; tagged sends never pass the caps gate. */
+    @Override
+    protected final int postSend(ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long destAddr, boolean tagged, long tag,
+                                 long data, long flags, Object context) {
+        return transmit(K_SEND, buf, desc, msg, length, data, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, destAddr, 0, 0, 0, 0,
+                context, flags, null);
+    }
+
+    /** Every RMA: a read or a write of the message's one RMA iov (or the call's address and key). */
+    @Override
+    protected final int postRma(boolean read, ByteBuffer buf, MemoryRegion desc, RmaMsg msg, long length, long peerAddr, long addr,
+                                long key, long data, long flags, Object context) {
+        long remoteAddr = msg == null ? addr : msg.rmaAddr(0);
+        long rkey = msg == null ? key : msg.rmaKey(0);
+        return transmit(read ? K_READ : K_WRITE, buf, desc, msg, length, data, (flags & Fi.FI_REMOTE_CQ_DATA) != 0,
+                peerAddr, remoteAddr, rkey, 0, 0, context, flags, null);
+    }
+
+    /**
+     * Every atomic: {@code FI_SUM}, {@code FI_ATOMIC_WRITE} (the swap of {@link RmaSlots}),
+     * fetching also {@code FI_ATOMIC_READ} (a fetch-and-add of 0), and {@code FI_CSWAP}
+     * ({@code compareAtomic}); the old value's 8 bytes (host order) into {@code result}; others
+     * {@code -EOPNOTSUPP}.
+     */
+    @Override
+    protected final int postAtomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr,
+                                   long key, long flags, Object context) {
+        if (op == Fi.FI_CSWAP && result != null) {
+            return transmit(K_FETCH | RmaSlots.CSWAP, null, resultDesc, null, 0, 0, false, destAddr, addr, key, compare, operand,
+                    context, flags, result);
+        }
+        int kind = RmaSlots.atomicKind(op, result != null);
+        if (kind < 0) {
+            return -Errno.EOPNOTSUPP; // an operation not offered (docs/ERRORS.md)
+        }
+        long add = op == Fi.FI_ATOMIC_READ ? 0 : operand;
+        return transmit(kind, null, resultDesc, null, 0, 0, false, destAddr, addr, key, add, 0, context, flags, result);
+    }
+
+    /** Every receive that posts a buffer (tagged ones never pass the caps gate). */
+    @Override
+    protected final int postRecv(ByteBuffer buf, MemoryRegion desc, Msg msg, long srcAddr, boolean tagged, long tag, long ignore,
+                                 long flags, Object context) {
+        return receive(buf, desc, msg, context, flags);
+    }
+
+    /** Tagged messages are not offered (the caps gate answers {@code -ENOSYS} before this). */
+    @Override
+    protected final int postPeek(TaggedMsg msg, long flags) {
+        return -Errno.ENOSYS;
+    }
+
+    // =================================================================== data path: transmit
 
     /**
      * Every transmit operation: checks, a slot and CQ room, the work request staged and
      * posted (unless {@code FI_MORE}). {@code kindAndOp}: an {@link RmaSlots} kind and its marks.
      */
-    @Override
-    synchronized int transmit(int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long data, boolean withData,
-                              long dest, long remoteAddr, long rkey, long compareAdd, long swap, Object context,
-                              long flags, ByteBuffer result) {
+    private synchronized int transmit(int kindAndOp, ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long data,
+                                      boolean withData, long dest, long remoteAddr, long rkey, long compareAdd, long swap,
+                                      Object context, long flags, ByteBuffer result) {
         // every answer is counted here, under the monitor: concurrent posters lose no count
         int rc = dataPathCheck();
         if (rc != 0) {
@@ -289,14 +442,42 @@ final class VerbsEndpoint extends VerbsEndpointCore {
         return posts.atomic(rc);
     }
 
+    /**
+     * The first check of every data-path call that needs an enabled endpoint: 0, the closed
+     * or departed endpoint's errno ({@link #dataPathCheck}), or {@code -EOPBADSTATE} before
+     * {@code enable}.
+     */
+    private int postable() {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        return enabled ? 0 : -Errno.EOPBADSTATE;
+    }
+
     // =================================================================== data path: receive
+
+    /**
+     * The first checks of a receive: {@link #postable}, then one buffer — a work request of
+     * either queue takes one SGE and the overflow area: more iovs {@code -ENOSYS}, none or a
+     * null one {@code -EINVAL}. 0 when {@code buf} (or {@code msg}'s one iov) may be posted.
+     */
+    private int receivable(ByteBuffer buf, Msg msg) {
+        int rc = postable();
+        if (rc != 0) {
+            return rc;
+        }
+        if (msg != null && msg.iovCount() != 1) {
+            return msg.iovCount() > 1 ? -Errno.ENOSYS : -Errno.EINVAL;
+        }
+        return (msg == null ? buf : msg.iov(0)) == null ? -Errno.EINVAL : 0;
+    }
 
     /**
      * A receive on the queue pair, or waiting in order for it to exist; one iov
      * ({@code -ENOSYS} for more).
      */
-    @Override
-    synchronized int receive(ByteBuffer buf, MemoryRegion desc, Msg msg, Object context, long flags) {
+    private synchronized int receive(ByteBuffer buf, MemoryRegion desc, Msg msg, Object context, long flags) {
         // every answer counted under the monitor, as transmit's
         int rc = receivable(buf, msg);
         if (rc != 0) {
@@ -328,6 +509,25 @@ final class VerbsEndpoint extends VerbsEndpointCore {
     }
 
     // =================================================================== completions
+
+    /** Arms the native CQ for the completion channel. */
+    @Override
+    public synchronized void armCompletions() {
+        if (queues != null) {
+            queues.arm();
+        }
+    }
+
+    /** One work completion of the native CQ (under this, from {@link #pollCompletions}): by its wr_id, a receive's or a transmit's. */
+    @Override
+    public void onCompletion(long wrId, int status, int opcode, int byteLen, int immData, int wcFlags, int vendorErr,
+                             int qpNum) {
+        if ((wrId & RX_BIT) != 0) {
+            completeRx((int) (wrId & 0xFFFFFFFFL), status, opcode, byteLen, immData, wcFlags, qpNum);
+        } else {
+            completeTx((int) wrId, status);
+        }
+    }
 
     /** Drains this endpoint's native CQ (the domain's engine calls it). */
     @Override
@@ -368,8 +568,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
     }
 
     /** A transmit slot's work completion: the next step of its operation, or its completion. */
-    @Override
-    void completeTx(int slot, int status) {
+    private void completeTx(int slot, int status) {
         if (!tx.busy(slot)) {
             return;
         }
@@ -400,8 +599,7 @@ final class VerbsEndpoint extends VerbsEndpointCore {
     }
 
     /** A receive slot's completion: its rules are {@link ReceiveSlots}'; an MSG endpoint names no source. */
-    @Override
-    void completeRx(int slot, int status, int opcode, int byteLen, int immData, int wcFlags, int qpNum) {
+    private void completeRx(int slot, int status, int opcode, int byteLen, int immData, int wcFlags, int qpNum) {
         if (!rx.completing(slot)) {
             return;
         }
@@ -416,14 +614,39 @@ final class VerbsEndpoint extends VerbsEndpointCore {
 
     // =================================================================== teardown
 
-    @Override
-    void endConnections(boolean departing) {
-        conn.end(departing);
+    /**
+     * Ends everything, once: with {@code departing}, pending operations complete with
+     * {@code ECANCELED} (R15); on close their reserved room is given back (R9). The endpoint's
+     * connection ends first, its queue pair and id go (with the receives that waited for the
+     * queue pair) before the queues they live on.
+     */
+    private void teardown(boolean departing) {
+        if (tornDown) {
+            return;
+        }
+        tornDown = true;
+        domain.detach(this);
+        conn.end(departing); // with its events when departing (R15)
+        tx.drain(departing, departureError());
+        rx.drain(departing, departureError());
+        rxWaitCount = 0;
+        conn.release();
+        if (queues != null) {
+            queues.close();
+            queues = null;
+        }
+        // Once only (a close after a departure releases nothing more); a departed endpoint's
+        // events stay on the EQ for the application to drain (R15).
+        releaseBindings(departing ? null : this);
     }
 
     @Override
-    void releaseConnections() {
-        rxWaitCount = 0;
-        conn.release();
+    protected synchronized void onClose() {
+        teardown(false);
+    }
+
+    @Override
+    protected synchronized void onDeparture() {
+        teardown(true);
     }
 }

@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The counters of one object (an endpoint, a queue), labelled {@code "<owner>: <name>"} and
  * freed together when the object ends ({@link #close()}); a JMX MBean meanwhile
- * ({@code io.jofi:type=Endpoint,provider=tcp,name=TcpRdmEndpoint 3}). Control path only.
+ * ({@code io.jofi:type=Endpoint,provider=tcp,name=TcpEndpoint 3}). Control path only.
  */
 public final class CounterGroup implements AutoCloseable {
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
@@ -28,7 +28,7 @@ public final class CounterGroup implements AutoCloseable {
     /**
      * @param file   where the counters live ({@link StatsFile#process()})
      * @param typeId its objects' type ({@code StatsFileDescriptor.TYPE_*})
-     * @param owner  the label prefix, e.g. {@code "tcp/TcpRdmEndpoint 3"}
+     * @param owner  the label prefix, e.g. {@code "tcp/TcpEndpoint 3"}
      */
     public CounterGroup(StatsFile file, int typeId, String owner) {
         this.file = file;

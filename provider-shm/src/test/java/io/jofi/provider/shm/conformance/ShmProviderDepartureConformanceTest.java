@@ -3,8 +3,10 @@ package io.jofi.provider.shm.conformance;
 import io.jofi.EpType;
 import io.jofi.Progress;
 import io.jofi.conformance.StandaloneProviderDepartureConformance;
+import io.jofi.internal.FabricsRegistry;
 import io.jofi.provider.shm.ShmLifecycle;
 import io.jofi.provider.shm.ShmProvider;
+import java.util.Map;
 
 /**
  * Runs {@link io.jofi.conformance.ProviderDepartureConformance} (R15) against the shm
@@ -14,7 +16,8 @@ import io.jofi.provider.shm.ShmProvider;
  */
 class ShmProviderDepartureConformanceTest extends StandaloneProviderDepartureConformance<ShmProvider> {
     ShmProviderDepartureConformanceTest() {
-        super(ShmProvider::new, ShmLifecycle::deactivate);
+        super(new FabricsRegistry(), (r, p) -> r.bindProvider(p, Map.of()), (r, p) -> r.unbindProvider(p, Map.of()),
+                ShmProvider::new, ShmLifecycle::deactivate);
     }
 
     @Override

@@ -273,18 +273,6 @@ public final class CmMessage {
     }
 
     /**
-     * Copies the connection data into {@code dst} at {@code offset}.
-     *
-     * @param dst    the destination, with room for {@link #dataLength()} bytes
-     * @param offset where to start
-     * @return the number of bytes copied
-     */
-    public int copyData(final byte[] dst, final int offset) {
-        System.arraycopy(data, 0, dst, offset, dataLength);
-        return dataLength;
-    }
-
-    /**
      * A fresh copy of the connection data (control path: the CM event's payload).
      *
      * @return the connection data

@@ -1,8 +1,10 @@
 package io.jofi.provider.tcp.conformance;
 
 import io.jofi.conformance.StandaloneProviderDepartureConformance;
+import io.jofi.internal.FabricsRegistry;
 import io.jofi.provider.tcp.TcpLifecycle;
 import io.jofi.provider.tcp.TcpProvider;
+import java.util.Map;
 
 /**
  * Runs {@link io.jofi.conformance.ProviderDepartureConformance} (R15) against the tcp
@@ -12,7 +14,8 @@ import io.jofi.provider.tcp.TcpProvider;
  */
 class TcpProviderDepartureConformanceTest extends StandaloneProviderDepartureConformance<TcpProvider> {
     TcpProviderDepartureConformanceTest() {
-        super(TcpProvider::new, TcpLifecycle::deactivate);
+        super(new FabricsRegistry(), (r, p) -> r.bindProvider(p, Map.of()), (r, p) -> r.unbindProvider(p, Map.of()),
+                TcpProvider::new, TcpLifecycle::deactivate);
     }
 
     @Override

@@ -5,7 +5,7 @@ import com.sun.jna.Pointer;
 
 /**
  * The data-path functions of one device context: {@code verbs.h} makes {@code ibv_post_send},
- * {@code ibv_post_recv}, {@code ibv_post_srq_recv}, {@code ibv_poll_cq} and {@code ibv_req_notify_cq} inline functions
+ * {@code ibv_post_recv}, {@code ibv_poll_cq} and {@code ibv_req_notify_cq} inline functions
  * that call {@code context->ops.post_send} etc., so the binding reads those function pointers
  * from {@code struct ibv_context} ({@link IbvContextDescriptor}) and calls them through JNA
  * {@link Function}. Each call costs a few hundred nanoseconds: callers post chains of work
@@ -20,11 +20,6 @@ public final class ContextOps {
     public final Function postSend;
     /** {@code int (*post_recv)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **bad)}. */
     public final Function postRecv;
-    /**
-     * {@code int (*post_srq_recv)(struct ibv_srq *, struct ibv_recv_wr *, struct ibv_recv_wr **bad)};
-     * {@code null} for a driver without shared receive queues.
-     */
-    public final Function postSrqRecv;
     /** {@code int (*poll_cq)(struct ibv_cq *, int num_entries, struct ibv_wc *)}. */
     public final Function pollCq;
     /** {@code int (*req_notify_cq)(struct ibv_cq *, int solicited_only)}. */
@@ -35,11 +30,10 @@ public final class ContextOps {
      */
     public final boolean direct;
 
-    private ContextOps(Function postSend, Function postRecv, Function postSrqRecv, Function pollCq,
-                       Function reqNotifyCq, boolean direct) {
+    private ContextOps(Function postSend, Function postRecv, Function pollCq, Function reqNotifyCq,
+                       boolean direct) {
         this.postSend = postSend;
         this.postRecv = postRecv;
-        this.postSrqRecv = postSrqRecv;
         this.pollCq = pollCq;
         this.reqNotifyCq = reqNotifyCq;
         this.direct = direct;
@@ -55,13 +49,10 @@ public final class ContextOps {
         Pointer ctx = new Pointer(context);
         boolean direct = !Boolean.getBoolean("jofi.verbs.functionCalls") && DataPath.bind(
                 ctx.getLong(IbvContextDescriptor.OPS_POST_SEND), ctx.getLong(IbvContextDescriptor.OPS_POST_RECV),
-                ctx.getLong(IbvContextDescriptor.OPS_POLL_CQ), ctx.getLong(IbvContextDescriptor.OPS_REQ_NOTIFY_CQ),
-                ctx.getLong(IbvContextDescriptor.OPS_POST_SRQ_RECV));
-        long srq = ctx.getLong(IbvContextDescriptor.OPS_POST_SRQ_RECV);
+                ctx.getLong(IbvContextDescriptor.OPS_POLL_CQ), ctx.getLong(IbvContextDescriptor.OPS_REQ_NOTIFY_CQ));
         return new ContextOps(
                 function(ctx, IbvContextDescriptor.OPS_POST_SEND, "post_send"),
                 function(ctx, IbvContextDescriptor.OPS_POST_RECV, "post_recv"),
-                srq == 0 ? null : Function.getFunction(new Pointer(srq)),
                 function(ctx, IbvContextDescriptor.OPS_POLL_CQ, "poll_cq"),
                 function(ctx, IbvContextDescriptor.OPS_REQ_NOTIFY_CQ, "req_notify_cq"),
                 direct);
@@ -75,16 +66,6 @@ public final class ContextOps {
     /** {@code post_recv(qp, wr, bad)}, as {@link #postSend}. */
     public int postRecv(Object[] args, long qp, long wr, long badWr) {
         return direct ? DataPath.post_recv(qp, wr, badWr) : postRecv.invokeInt(args);
-    }
-
-    /** Whether the context can post to shared receive queues ({@code ops.post_srq_recv} is set). */
-    public boolean hasSharedReceiveQueue() {
-        return postSrqRecv != null;
-    }
-
-    /** {@code post_srq_recv(srq, wr, bad)}, as {@link #postSend}; only when {@link #hasSharedReceiveQueue()}. */
-    public int postSrqRecv(Object[] args, long srq, long wr, long badWr) {
-        return direct ? DataPath.post_srq_recv(srq, wr, badWr) : postSrqRecv.invokeInt(args);
     }
 
     /** {@code poll_cq(cq, n, wc)}, as {@link #postSend}. */

@@ -7,7 +7,7 @@ import com.sun.jna.SymbolProvider;
 import java.util.Map;
 
 /**
- * The five data-path functions of a device context's operation table bound by JNA direct
+ * The four data-path functions of a device context's operation table bound by JNA direct
  * mapping, so that a call allocates nothing (a {@code Function} call copies its argument
  * array). Direct mapping binds names to addresses once per class: a {@link SymbolProvider}
  * answers the names below with the function pointers read from the first context bound
@@ -16,7 +16,7 @@ import java.util.Map;
  */
 public final class DataPath {
     private static final Object LOCK = new Object();
-    /** The ops pointers bound: post_send, post_recv, poll_cq, req_notify_cq, post_srq_recv; null before. */
+    /** The ops pointers bound: post_send, post_recv, poll_cq, req_notify_cq; null before. */
     private static long[] bound;
 
     private DataPath() {
@@ -27,12 +27,6 @@ public final class DataPath {
 
     /** {@code context->ops.post_recv(qp, wr, bad_wr)}. */
     public static native int post_recv(long qp, long wr, long badWr);
-
-    /**
-     * {@code context->ops.post_srq_recv(srq, wr, bad_wr)}; call only when the context has one
-     * ({@link ContextOps#hasSharedReceiveQueue()}).
-     */
-    public static native int post_srq_recv(long srq, long wr, long badWr);
 
     /** {@code context->ops.poll_cq(cq, num_entries, wc)}. */
     public static native int poll_cq(long cq, int numEntries, long wc);
@@ -45,9 +39,9 @@ public final class DataPath {
      *
      * @return true when the methods call exactly these pointers (bound now or before)
      */
-    static boolean bind(long postSend, long postRecv, long pollCq, long reqNotifyCq, long postSrqRecv) {
+    static boolean bind(long postSend, long postRecv, long pollCq, long reqNotifyCq) {
         synchronized (LOCK) {
-            long[] want = {postSend, postRecv, pollCq, reqNotifyCq, postSrqRecv};
+            long[] want = {postSend, postRecv, pollCq, reqNotifyCq};
             if (bound != null) {
                 return java.util.Arrays.equals(bound, want);
             }
@@ -64,10 +58,6 @@ public final class DataPath {
                         return pollCq;
                     case "req_notify_cq":
                         return reqNotifyCq;
-                    case "post_srq_recv":
-                        // a driver without shared receive queues: registration needs an address,
-                        // and ContextOps never calls this method for such a context
-                        return postSrqRecv != 0 ? postSrqRecv : postRecv;
                     default:
                         return parent.getSymbolAddress(handle, name, null);
                 }

@@ -10,7 +10,7 @@ public final class Descriptors {
             IbvPortAttrDescriptor.LAYOUT, IbvCompChannelDescriptor.LAYOUT, IbvCqDescriptor.LAYOUT,
             IbvPdDescriptor.LAYOUT, IbvMrDescriptor.LAYOUT, IbvQpDescriptor.LAYOUT, IbvSgeDescriptor.LAYOUT,
             IbvSendWrDescriptor.LAYOUT, IbvRecvWrDescriptor.LAYOUT, IbvWcDescriptor.LAYOUT,
-            IbvQpInitAttrDescriptor.LAYOUT, IbvSrqInitAttrDescriptor.LAYOUT, RdmaCmIdDescriptor.LAYOUT, RdmaEventChannelDescriptor.LAYOUT,
+            IbvQpInitAttrDescriptor.LAYOUT, RdmaCmIdDescriptor.LAYOUT, RdmaEventChannelDescriptor.LAYOUT,
             RdmaCmEventDescriptor.LAYOUT, RdmaConnParamDescriptor.LAYOUT, PollFdDescriptor.LAYOUT, IbvAsyncEventDescriptor.LAYOUT);
 
     private Descriptors() {

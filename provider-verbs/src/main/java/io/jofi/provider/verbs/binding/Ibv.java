@@ -55,16 +55,6 @@ public final class Ibv {
     /** {@code int ibv_dereg_mr(struct ibv_mr *)}. */
     public static native int ibv_dereg_mr(long mr);
 
-    /**
-     * {@code struct ibv_srq *ibv_create_srq(struct ibv_pd *, struct ibv_srq_init_attr *)}: a
-     * shared receive queue ({@link IbvSrqInitAttrDescriptor}; the device writes the granted
-     * sizes back); NULL with errno on failure.
-     */
-    public static native long ibv_create_srq(long pd, long srqInitAttr);
-
-    /** {@code int ibv_destroy_srq(struct ibv_srq *)}. */
-    public static native int ibv_destroy_srq(long srq);
-
     /** {@code struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *)}. */
     public static native long ibv_create_comp_channel(long context);
 

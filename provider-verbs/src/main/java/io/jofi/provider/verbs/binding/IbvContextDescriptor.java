@@ -1,7 +1,7 @@
 package io.jofi.provider.verbs.binding;
 
 /**
- * Layout of {@code struct ibv_context} (x86-64, rdma-core 44 headers): the device context: its operation table holds the data-path functions that verbs.h calls inline (ibv_post_send, ibv_post_recv, ibv_post_srq_recv, ibv_poll_cq, ibv_req_notify_cq).
+ * Layout of {@code struct ibv_context} (x86-64, rdma-core 44 headers): the device context: its operation table holds the data-path functions that verbs.h calls inline (ibv_post_send, ibv_post_recv, ibv_poll_cq, ibv_req_notify_cq).
  * Only the fields the binding touches are named; the ABI check test compares every one of
  * them (offset and width) and the size with what gcc says of the real headers.
  *
@@ -10,7 +10,6 @@ package io.jofi.provider.verbs.binding;
  *      0     8 device
  *     96     8 ops.poll_cq
  *    104     8 ops.req_notify_cq
- *    168     8 ops.post_srq_recv
  *    208     8 ops.post_send
  *    216     8 ops.post_recv
  *    264     4 cmd_fd
@@ -27,8 +26,6 @@ public final class IbvContextDescriptor {
     public static final int OPS_POLL_CQ = 96;
     /** {@code offsetof(struct ibv_context, ops.req_notify_cq)}, 8 bytes. */
     public static final int OPS_REQ_NOTIFY_CQ = 104;
-    /** {@code offsetof(struct ibv_context, ops.post_srq_recv)}, 8 bytes: the inline {@code ibv_post_srq_recv}. */
-    public static final int OPS_POST_SRQ_RECV = 168;
     /** {@code offsetof(struct ibv_context, ops.post_send)}, 8 bytes. */
     public static final int OPS_POST_SEND = 208;
     /** {@code offsetof(struct ibv_context, ops.post_recv)}, 8 bytes. */
@@ -45,7 +42,6 @@ public final class IbvContextDescriptor {
             .field("device", DEVICE, 8)
             .field("ops.poll_cq", OPS_POLL_CQ, 8)
             .field("ops.req_notify_cq", OPS_REQ_NOTIFY_CQ, 8)
-            .field("ops.post_srq_recv", OPS_POST_SRQ_RECV, 8)
             .field("ops.post_send", OPS_POST_SEND, 8)
             .field("ops.post_recv", OPS_POST_RECV, 8)
             .field("cmd_fd", CMD_FD, 4)

@@ -10,7 +10,6 @@ package io.jofi.provider.verbs.binding;
  *      0     8 qp_context
  *      8     8 send_cq
  *     16     8 recv_cq
- *     24     8 srq
  *     32     4 cap.max_send_wr
  *     36     4 cap.max_recv_wr
  *     40     4 cap.max_send_sge
@@ -29,8 +28,6 @@ public final class IbvQpInitAttrDescriptor {
     public static final int SEND_CQ = 8;
     /** {@code offsetof(struct ibv_qp_init_attr, recv_cq)}, 8 bytes. */
     public static final int RECV_CQ = 16;
-    /** {@code offsetof(struct ibv_qp_init_attr, srq)}, 8 bytes. */
-    public static final int SRQ = 24;
     /** {@code offsetof(struct ibv_qp_init_attr, cap.max_send_wr)}, 4 bytes. */
     public static final int CAP_MAX_SEND_WR = 32;
     /** {@code offsetof(struct ibv_qp_init_attr, cap.max_recv_wr)}, 4 bytes. */
@@ -51,7 +48,6 @@ public final class IbvQpInitAttrDescriptor {
             .field("qp_context", QP_CONTEXT, 8)
             .field("send_cq", SEND_CQ, 8)
             .field("recv_cq", RECV_CQ, 8)
-            .field("srq", SRQ, 8)
             .field("cap.max_send_wr", CAP_MAX_SEND_WR, 4)
             .field("cap.max_recv_wr", CAP_MAX_RECV_WR, 4)
             .field("cap.max_send_sge", CAP_MAX_SEND_SGE, 4)
