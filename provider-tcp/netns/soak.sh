@@ -8,7 +8,8 @@
 # Not part of mvn verify (NetnsChurnTest is its bounded variant: 2,000 connections). Root needed.
 #
 #   provider-tcp/netns/soak.sh                  (builds the test classes first)
-# Environment: CONNECTIONS (default 100000), MINUTES (default 30; STREAM_SECONDS overrides), JAVA,
+# Environment: CONNECTIONS (default 100000; 0: no churn), MINUTES (default 30; STREAM_SECONDS overrides),
+#   GAP_MICROS (the stream's pace: at most one message every so many us; default 0, as fast as it goes), JAVA,
 #   BUILD=0 (do not build; the classes and target/netns-classpath.txt exist)
 set -euo pipefail
 
@@ -43,6 +44,7 @@ start_server() {
     return 1
 }
 
+if (( CONNECTIONS > 0 )); then
 echo "== churn: $CONNECTIONS connections"
 start=$(date +%s)
 start_server io.jofi.provider.tcp.netns.ChurnChild 7500 "$CONNECTIONS"
@@ -50,10 +52,11 @@ ip netns exec "$NS_B" "${JVM[@]}" io.jofi.provider.tcp.netns.ChurnChild client "
     | sed -u 's/^/client: /' || { echo "churn client failed" >&2; exit 1; }
 wait "$SPID" || { echo "churn server failed" >&2; exit 1; }
 echo "churn: $CONNECTIONS connections in $(( $(date +%s) - start )) s"
+fi
 
-echo "== stream: $STREAM_SECONDS s of 64 KiB messages"
+echo "== stream: $STREAM_SECONDS s of 64 KiB messages, at most one every ${GAP_MICROS:-0} us"
 start_server io.jofi.provider.tcp.netns.MsgStreamChild 7501 statsAfter=5
-ip netns exec "$NS_B" "${JVM[@]}" io.jofi.provider.tcp.netns.MsgStreamChild client "$ADDR_A" 7501 gapMicros=0 \
+ip netns exec "$NS_B" "${JVM[@]}" io.jofi.provider.tcp.netns.MsgStreamChild client "$ADDR_A" 7501 gapMicros="${GAP_MICROS:-0}" \
     statsAfter=5 seconds=$STREAM_SECONDS exitAtEnd=true 2>&1 | sed -u 's/^/client: /' | grep -v ': sent ' \
     || { echo "stream client failed" >&2; exit 1; }
 wait "$SPID" || { echo "stream server failed" >&2; exit 1; }

@@ -160,7 +160,8 @@ public final class TcpProvider extends AbstractFabricProvider {
             ProviderSetting p = out.get(i);
             if (p.name().endsWith(".userTimeout")) {
                 out.set(i, new ProviderSetting(p.name(), p.type(), p.defaultValue(), p.value(),
-                        p.description() + " Here: " + TcpUserTimeout.availability() + "."));
+                        (p.description().isEmpty() ? "" : p.description() + " ") + "Here: "
+                                + TcpUserTimeout.availability() + "."));
             } else if (p.name().endsWith(".iface") && settings.iface().isBlank() && !iface.isEmpty()) {
                 out.set(i, new ProviderSetting(p.name(), p.type(), p.defaultValue(), '"' + iface + "\" (FI_TCP_IFACE)",
                         p.description()));

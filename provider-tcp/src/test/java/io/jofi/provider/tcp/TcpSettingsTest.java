@@ -84,11 +84,15 @@ class TcpSettingsTest {
     void settingsListEveryAttributeWithDefaultAndValue() {
         System.setProperty("jofi.tcp.portLow", "40000");
         List<ProviderSetting> all = new TcpProvider().settings();
-        assertEquals(12, all.size(), all.toString());
+        assertEquals(13, all.size(), all.toString());
         ProviderSetting low = setting(all, "jofi.tcp.portLow");
         assertEquals("0", low.defaultValue());
         assertEquals("40000", low.value());
         assertEquals("Integer", low.type());
+        ProviderSetting user = setting(all, "jofi.tcp.userTimeout");
+        assertEquals(String.valueOf(TcpSettings.DEFAULT_USER_TIMEOUT), user.defaultValue());
+        // whether TCP_USER_TIMEOUT can be set in this JVM, and why (not): a sentence of its own
+        assertTrue(user.description().startsWith("Here: available ("), user.description());
     }
 
     @Test
