@@ -31,7 +31,7 @@ import java.nio.file.Path;
  * queues into their rings, transmit completions); {@link ShmRingReader} (the own ring: each
  * record decoded once into a {@link ShmRecord} and dispatched); {@link ShmReceiver} (posted
  * receives, the unexpected queue and budget, matching, fragment placement, PEEK/CLAIM, cancel)
- * with {@link ShmReceiveCompletions} (R10/R12 receive completions) and
+ * with the util layer's {@link io.jofi.spi.util.ReceiveCompletion} (R10/R12 receive completions) and
  * {@link ShmCmaReceiver} (messages read from the sender's memory); {@link ShmRma} and
  * {@link ShmAtomicOps} (initiator and target); {@link ShmPeers} (the peer table, liveness,
  * failing a peer); {@link ShmFaults} (memory faults, a corrupt own ring). The parts share this
