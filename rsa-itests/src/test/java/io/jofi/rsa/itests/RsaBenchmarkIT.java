@@ -113,6 +113,7 @@ class RsaBenchmarkIT {
             return Container.builder(name, work)
                     .config("org.apache.aries.rsa.provider.fastbin", "uri", "tcp://127.0.0.1:" + fastbinPort)
                     .config("org.apache.aries.rsa.provider.fastbin", "exportedAddress", "127.0.0.1")
+                    .fullCompiler()
                     .jvmArgument("-Xmx1g")
                     .bundles(Harness.concat(Harness.ariesCore(), Harness.ariesTcp(), Harness.ariesFastbin(), Harness.jofi()))
                     .start();

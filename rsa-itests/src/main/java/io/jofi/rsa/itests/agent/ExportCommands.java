@@ -72,11 +72,13 @@ final class ExportCommands {
     }
 
     /**
-     * {@code endpoints DIR}: writes one endpoint-description XML file per exported endpoint of the
-     * echo service into DIR; answers how many (zero is an error: nothing is exported yet).
+     * {@code endpoints DIR [INTERFACE]}: writes one endpoint-description XML file per exported
+     * endpoint of the echo service (or of INTERFACE) into DIR; answers how many (zero is an error:
+     * nothing is exported yet).
      */
     String writeEndpoints(String[] arguments) throws IOException {
         File directory = new File(arguments[0]);
+        String exported = arguments.length > 1 ? arguments[1] : EchoService.class.getName();
         if (!directory.isDirectory() && !directory.mkdirs()) {
             throw new IOException("cannot create " + directory);
         }
@@ -85,14 +87,14 @@ final class ExportCommands {
         for (RemoteServiceAdmin admin : remoteServiceAdmins.getServices(new RemoteServiceAdmin[0])) {
             for (ExportReference export : admin.getExportedServices()) {
                 EndpointDescription endpoint = export.getExportedEndpoint();
-                if (endpoint != null && endpoint.getInterfaces().contains(EchoService.class.getName())) {
+                if (endpoint != null && endpoint.getInterfaces().contains(exported)) {
                     written++;
                     parser.writeEndpoint(endpoint, new FileOutputStream(new File(directory, "endpoint-" + written + ".xml")));
                 }
             }
         }
         if (written == 0) {
-            throw new IllegalStateException("no exported endpoint of " + EchoService.class.getName());
+            throw new IllegalStateException("no exported endpoint of " + exported);
         }
         return Integer.toString(written);
     }
