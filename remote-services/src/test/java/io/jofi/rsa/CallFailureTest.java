@@ -19,15 +19,16 @@ class CallFailureTest {
     @ParameterizedTest
     @ValueSource(strings = {"tcp", "shm"})
     void aSlowCallTimesOutAndTheNextOneWorks(String provider) {
-        try (RsaPair pair = new RsaPair(provider, RsaPair.settings(30_000, null), RsaPair.settings(300, null))) {
+        // 1 s: long enough for a handshake on a loaded machine, far below the 5 s the call takes
+        try (RsaPair pair = new RsaPair(provider, RsaPair.settings(30_000, null), RsaPair.settings(1_000, null))) {
             Echo echo = pair.importAs(Echo.class, pair.export(Echo.class, new EchoImpl(), Map.of()));
             assertEquals(3, echo.add(1, 2)); // greeted before the clock matters
             long start = System.nanoTime();
-            ServiceException e = assertThrows(ServiceException.class, () -> echo.slow(3_000));
+            ServiceException e = assertThrows(ServiceException.class, () -> echo.slow(5_000));
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertEquals(ServiceException.REMOTE, e.getType());
             assertTrue(e.getMessage().contains("within"), e.getMessage());
-            assertTrue(millis >= 250 && millis < 2_000, "timed out after " + millis + " ms");
+            assertTrue(millis >= 950 && millis < 4_000, "timed out after " + millis + " ms");
             assertEquals(7, echo.add(3, 4));
         }
     }
@@ -37,8 +38,10 @@ class CallFailureTest {
     void anEndpointTimeoutPropertyWinsOverTheDefault(String provider) {
         try (RsaPair pair = new RsaPair(provider)) {
             Echo echo = pair.importAs(Echo.class, pair.export(Echo.class, new EchoImpl(),
-                    Map.of(EndpointProperties.TIMEOUT, 200L)));
-            assertThrows(ServiceException.class, () -> echo.slow(3_000));
+                    Map.of(EndpointProperties.TIMEOUT, 1_000L)));
+            long start = System.nanoTime();
+            assertThrows(ServiceException.class, () -> echo.slow(10_000));
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5), "the 30 s default applied");
             CompletableFuture<Integer> async = echo.square(5);
             assertEquals(25, async.join());
         }

@@ -62,7 +62,12 @@ public final class CallerSide {
                             ValueDecoder decoder, long timeoutMillis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         long session = session(link, deadline, timeoutMillis);
-        PendingCall call = new PendingCall(pending.nextId(), link.peer, link.name, deadline, m, decoder);
+        PendingCall call = new PendingCall(link.peer, link.name, deadline, m, decoder);
+        try {
+            pending.add(call);
+        } catch (IllegalStateException full) {
+            throw new ServiceException("cannot call " + m.getName() + ": " + full.getMessage(), ServiceException.REMOTE, full);
+        }
         SendSlot slot = channel.acquire();
         CallDescriptor.header(slot.message.buffer(), CallDescriptor.CALL, 0, signature, call.id, session, service, method, 0);
         try {
@@ -73,11 +78,11 @@ public final class CallerSide {
             }
         } catch (IOException | RuntimeException e) {
             channel.release(slot);
+            pending.remove(call.id);
             throw new ServiceException("cannot send the arguments of " + m.getName() + ": " + e.getMessage(),
                     ServiceException.REMOTE, e);
         }
         slot.call = call;
-        pending.add(call);
         String closedMeanwhile = channel.closedCause();
         if (closedMeanwhile != null) {
             // the close's failAll may have run before the add: nobody else would fail this call

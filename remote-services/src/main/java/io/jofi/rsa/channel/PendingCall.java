@@ -10,15 +10,15 @@ import java.util.concurrent.CompletableFuture;
  * can come (timeout, lost peer, refused argument, channel closed).
  */
 public final class PendingCall extends CompletableFuture<Object> {
-    final long id;
+    /** Set once by {@link PendingCalls#add} before the call is visible to any other thread. */
+    long id;
     final long peer;
     final long deadlineNanos;
     final Method method;
     final ValueDecoder decoder;
     final String peerName;
 
-    PendingCall(long id, long peer, String peerName, long deadlineNanos, Method method, ValueDecoder decoder) {
-        this.id = id;
+    PendingCall(long peer, String peerName, long deadlineNanos, Method method, ValueDecoder decoder) {
         this.peer = peer;
         this.peerName = peerName;
         this.deadlineNanos = deadlineNanos;

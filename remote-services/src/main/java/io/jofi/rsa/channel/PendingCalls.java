@@ -1,39 +1,76 @@
 package io.jofi.rsa.channel;
 
-import java.util.Iterator;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
 import java.util.function.LongPredicate;
+import java.util.function.Predicate;
 
 /**
  * The calls of one channel that wait for a reply, by call id: a reply takes its call out and
  * completes it; the sweep fails calls past their deadline; a lost peer or a closed channel
- * fails every call concerned. A call leaves the table exactly once, so it completes once.
+ * fails every call concerned. A call leaves the table exactly once (a compare-and-set of its
+ * slot), so it completes once.
+ *
+ * <p>The table is an array indexed by the id's low bits: adding and removing allocate nothing
+ * and take no lock. An id whose slot is still held by an older call (one that waits longer
+ * than {@link #SLOTS} later calls took) is skipped for the next free one.
  */
 final class PendingCalls {
-    private final ConcurrentHashMap<Long, PendingCall> calls = new ConcurrentHashMap<>();
-    private final AtomicLong ids = new AtomicLong();
+    /** Calls that may wait at once; a power of two. */
+    static final int SLOTS = 1 << 14;
+    private static final int MASK = SLOTS - 1;
 
+    private final AtomicReferenceArray<PendingCall> slots = new AtomicReferenceArray<>(SLOTS);
+    private final AtomicLong ids = new AtomicLong();
+    private final AtomicInteger waiting = new AtomicInteger();
+
+    /** An id for a handshake: never in the table, so it may share the id space. */
     long nextId() {
         return ids.incrementAndGet();
     }
 
+    /**
+     * Gives {@code call} an id whose slot is free and puts it there.
+     *
+     * @throws IllegalStateException when {@link #SLOTS} calls wait already
+     */
     void add(PendingCall call) {
-        calls.put(call.id, call);
+        if (waiting.incrementAndGet() > SLOTS) {
+            waiting.decrementAndGet();
+            throw new IllegalStateException(SLOTS + " calls wait for replies on this channel already");
+        }
+        while (true) {
+            long id = ids.incrementAndGet();
+            int index = (int) (id & MASK);
+            if (slots.get(index) == null) {
+                call.id = id; // published by the compare-and-set below
+                if (slots.compareAndSet(index, null, call)) {
+                    return;
+                }
+            }
+        }
     }
 
     /** Takes the call out, or {@code null} when it already completed (a late reply). */
     PendingCall remove(long id) {
-        return calls.remove(id);
+        int index = (int) (id & MASK);
+        PendingCall call = slots.get(index);
+        if (call != null && call.id == id && slots.compareAndSet(index, call, null)) {
+            waiting.decrementAndGet();
+            return call;
+        }
+        return null;
     }
 
     PendingCall peek(long id) {
-        return calls.get(id);
+        PendingCall call = slots.get((int) (id & MASK));
+        return call != null && call.id == id ? call : null;
     }
 
     boolean isEmpty() {
-        return calls.isEmpty();
+        return waiting.get() == 0;
     }
 
     /** Fails every call past its deadline with the failure {@code why} makes for it. */
@@ -50,19 +87,27 @@ final class PendingCalls {
         failIf(call -> true, why);
     }
 
-    /** Calls {@code each} with the peer of every waiting call (peers may repeat). */
+    /** Calls {@code each} with the peer of every waiting call (peers may repeat) until it answers false. */
     void forEachPeer(LongPredicate each) {
-        for (PendingCall call : calls.values()) {
-            if (!each.test(call.peer)) {
+        if (isEmpty()) {
+            return;
+        }
+        for (int i = 0; i < SLOTS; i++) {
+            PendingCall call = slots.get(i);
+            if (call != null && !each.test(call.peer)) {
                 return;
             }
         }
     }
 
-    private void failIf(java.util.function.Predicate<PendingCall> test, Function<PendingCall, Throwable> why) {
-        for (Iterator<PendingCall> it = calls.values().iterator(); it.hasNext(); ) {
-            PendingCall call = it.next();
-            if (test.test(call) && calls.remove(call.id, call)) {
+    private void failIf(Predicate<PendingCall> test, Function<PendingCall, Throwable> why) {
+        if (isEmpty()) {
+            return;
+        }
+        for (int i = 0; i < SLOTS; i++) {
+            PendingCall call = slots.get(i);
+            if (call != null && test.test(call) && slots.compareAndSet(i, call, null)) {
+                waiting.decrementAndGet();
                 call.completeExceptionally(why.apply(call));
             }
         }

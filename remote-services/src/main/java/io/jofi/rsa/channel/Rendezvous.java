@@ -1,9 +1,7 @@
 package io.jofi.rsa.channel;
 
 import io.jofi.Domain;
-import io.jofi.Errno;
 import io.jofi.FabricException;
-import io.jofi.Fi;
 import io.jofi.MemoryRegion;
 import io.jofi.rsa.wire.CallDescriptor;
 import java.nio.ByteBuffer;
@@ -11,6 +9,7 @@ import java.nio.ByteOrder;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -27,8 +26,12 @@ final class Rendezvous {
     /** The largest message a peer may make this side allocate for a read. */
     private static final int MAX_MESSAGE = 256 << 20;
 
-    private record Outgoing(SendSlot slot, MemoryRegion region, long deadlineNanos) {
+    private record Outgoing(SendSlot slot, long deadlineNanos) {
     }
+
+    /** Read buffers kept for the next large message (each at most {@link #KEEP_READ} bytes). */
+    private static final int KEEP_READ_BUFFERS = 8;
+    private static final int KEEP_READ = 4 << 20;
 
     /** One RMA read in flight: the completion's context. */
     static final class Read {
@@ -53,6 +56,7 @@ final class Rendezvous {
     private final Domain domain;
     private final ConcurrentHashMap<Long, Outgoing> outgoing = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
+    private final ConcurrentLinkedQueue<ByteBuffer> readBuffers = new ConcurrentLinkedQueue<>();
 
     Rendezvous(FabricChannel channel, Domain domain) {
         this.channel = channel;
@@ -65,14 +69,14 @@ final class Rendezvous {
         long id = ids.incrementAndGet();
         MemoryRegion region;
         try {
-            region = domain.register(message, Fi.FI_REMOTE_READ, 0, id, 0, null);
+            region = slot.region(domain, id); // registered once per buffer, reused while the slot keeps it
         } catch (FabricException e) {
             channel.release(slot);
             return "cannot register a " + message.limit() + "-byte message for the peer to read: " + e.getMessage();
         }
         slot.heldForRendezvous = true;
         long deadline = System.nanoTime() + 2 * TimeUnit.MILLISECONDS.toNanos(channel.settings.timeoutMillis());
-        outgoing.put(id, new Outgoing(slot, region, deadline));
+        outgoing.put(id, new Outgoing(slot, deadline));
         SendSlot announcement = channel.acquire();
         ByteBuffer a = announcement.message.buffer();
         for (int i = 0; i < CallDescriptor.HEADER; i += 8) {
@@ -109,8 +113,7 @@ final class Rendezvous {
             return;
         }
         channel.execute(() -> {
-            Read read = new Read(ByteBuffer.allocateDirect(length).order(ByteOrder.LITTLE_ENDIAN), peer, id, kind,
-                    callId, session);
+            Read read = new Read(readBuffer(length), peer, id, kind, callId, session);
             String failed = channel.post(null, () -> channel.read(read.target, peer, addr, key, read));
             if (failed != null) {
                 readFailed(read, failed);
@@ -124,8 +127,14 @@ final class Rendezvous {
             readFailed(read, reason);
             return;
         }
-        read.target.clear();
-        channel.onMessage(read.target);
+        read.target.position(0); // limit: the message's length, as posted
+        try {
+            channel.onMessage(read.target); // decodes (copies) everything it keeps
+        } finally {
+            if (read.target.capacity() <= KEEP_READ && readBuffers.size() < KEEP_READ_BUFFERS) {
+                readBuffers.offer(read.target);
+            }
+        }
         channel.execute(() -> {
             SendSlot slot = channel.acquire();
             CallDescriptor.header(slot.message.buffer(), CallDescriptor.RENDEZVOUS_DONE, 0, 0, read.id, 0, 0, 0, 0);
@@ -147,6 +156,17 @@ final class Rendezvous {
                 channel.caller.fail(call, why, null);
             }
         }
+    }
+
+    /** A buffer of at least {@code length} bytes, limited to {@code length}: a kept one, or a new power of two. */
+    private ByteBuffer readBuffer(int length) {
+        ByteBuffer kept = readBuffers.poll();
+        if (kept == null || kept.capacity() < length) {
+            int capacity = Integer.highestOneBit(Math.max(length - 1, 1)) << 1;
+            kept = ByteBuffer.allocateDirect(capacity > 0 ? capacity : length).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        kept.clear().limit(length);
+        return kept;
     }
 
     /** The peer read message {@code id}: free it. */
@@ -173,13 +193,6 @@ final class Rendezvous {
     }
 
     private void free(Outgoing o) {
-        try {
-            o.region().close();
-        } catch (FabricException e) {
-            if (e.errno() != Errno.ENODEV) {
-                LOG.log(System.Logger.Level.WARNING, "closing a rendezvous registration: " + e.getMessage(), e);
-            }
-        }
         channel.release(o.slot());
     }
 }

@@ -155,8 +155,21 @@ public final class ValueCodec {
     }
 
     private static void writeString(MessageBuffer out, String s) {
-        byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-        out.ensure(4 + utf8.length).putInt(utf8.length).put(utf8);
+        int n = s.length();
+        ByteBuffer b = out.ensure(4 + n);
+        int start = b.position();
+        b.putInt(n);
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c >= 0x80) {
+                // not ASCII: UTF-8 through the JDK (one array); ASCII needs none
+                b.position(start);
+                byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+                out.ensure(4 + utf8.length).putInt(utf8.length).put(utf8);
+                return;
+            }
+            b.put((byte) c);
+        }
     }
 
     private static void writeSerialized(MessageBuffer out, Object value) throws IOException {
