@@ -82,7 +82,7 @@ class RsaBenchmarkIT {
 
     private static String render(Map<String, double[]> table, long millis, int rounds) {
         StringBuilder out = new StringBuilder();
-        out.append("Date: ").append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_LOCAL_DATE_TIME))
+        out.append("Date: ").append(ZonedDateTime.now(ZoneOffset.UTC).withNano(0).format(DateTimeFormatter.ISO_LOCAL_DATE_TIME))
                 .append(" UTC; ").append(rounds).append(" rounds of ").append(millis)
                 .append(" ms per cell, contenders rotated each round, medians; two Felix JVMs on one host, ")
                 .append(Runtime.getRuntime().availableProcessors()).append(" cores.\n\n");
