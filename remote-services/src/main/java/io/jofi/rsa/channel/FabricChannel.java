@@ -90,7 +90,7 @@ public final class FabricChannel {
                 throw new FabricException(-rc, provider + ": cannot post the channel's receive " + i + ": " + Errno.strerror(-rc));
             }
         }
-        this.progress = new Thread(this::progressLoop, "jofi-rsa-" + provider + "-progress");
+        this.progress = new Thread(this::runProgress, "jofi-rsa-" + provider + "-progress");
         progress.setDaemon(true);
     }
 
@@ -244,6 +244,19 @@ public final class FabricChannel {
             return true;
         } catch (RejectedExecutionException e) {
             return false;
+        }
+    }
+
+    /** The progress thread: if it ever ends by a throwable, the channel closes (no call may wait for a dead thread). */
+    private void runProgress() {
+        try {
+            progressLoop();
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.ERROR, provider + ": the remote-services progress thread failed", t);
+            broken("the progress thread over " + provider + " failed: " + t);
+            if (t instanceof Error e) {
+                throw e;
+            }
         }
     }
 
