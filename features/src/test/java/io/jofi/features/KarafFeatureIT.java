@@ -66,6 +66,18 @@ class KarafFeatureIT {
             karaf.client("bundle:start io.jofi.provider.shm");
             assertListed(karaf.client("jofi:info -l"), "shm", true);
 
+            // remote services: Aries RSA with JOFI's distribution provider (jofi-rsa-zookeeper is not
+            // installed here: wrapping ZooKeeper outlasted the client call within this test's bound);
+            // -r (no auto refresh): the Event Admin API it brings satisfies an optional import of
+            // Karaf's JAAS modules, and refreshing them would cut this very ssh session
+            karaf.client("feature:install -r jofi-rsa");
+            String rsa = karaf.client("bundle:list -s -t 0");
+            for (String bsn : new String[] {"io.jofi.rsa", "org.apache.aries.rsa.core", "org.apache.aries.rsa.spi",
+                "org.apache.aries.rsa.topology-manager", "org.apache.aries.rsa.discovery.local"}) {
+                assertTrue(Pattern.compile("(?m)\\|\\s*Active\\s*\\|.*\\|\\s*" + Pattern.quote(bsn) + "\\s*$")
+                        .matcher(rsa).find(), bsn + " is not Active after feature:install jofi-rsa:\n" + rsa);
+            }
+
             // the optional verbs feature resolves (JNA included); without an RDMA device the
             // provider is listed as unavailable, which is still listed
             // -r (no auto refresh): JNA also satisfies optional imports of Karaf's jline, and

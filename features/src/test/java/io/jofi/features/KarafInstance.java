@@ -26,7 +26,7 @@ import java.util.stream.Stream;
  * ends it and everything it started.
  */
 final class KarafInstance implements AutoCloseable {
-    private static final Pattern MVN_URL = Pattern.compile("mvn:([^/<\\s]+)/([^/<\\s]+)/([^/<\\s]+)(?:/([^/<\\s]+)/([^/<\\s]+))?");
+    private static final Pattern MVN_URL = Pattern.compile("mvn:([^/<\\s]+)/([^/<\\s]+)/([^/<\\s$]+)(?:/([^/<\\s]+)/([^/<\\s]+))?");
     private static final long CLIENT_TIMEOUT_SECONDS = 120;
     private static final long STOP_TIMEOUT_SECONDS = 30;
     private static final String USER = "karaf";

@@ -39,6 +39,8 @@ final class Container implements AutoCloseable {
     private final Writer commands;
     private final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
     private final Deque<String> tail = new ArrayDeque<>();
+    /** Lines that are not answers nor framework logs (a bundle's own System.out), for {@link #awaitOutput}. */
+    private final List<String> printed = new ArrayList<>();
     private final ExecutorService caller;
 
     private Container(String name, Process process, Path log) {
@@ -111,6 +113,22 @@ final class Container implements AutoCloseable {
         }
     }
 
+    /** Waits until the container printed a line containing {@code text}; answers that line. */
+    String awaitOutput(String text, long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000;
+        while (System.nanoTime() < deadline) {
+            synchronized (this) {
+                for (String line : printed) {
+                    if (line.contains(text)) {
+                        return line;
+                    }
+                }
+            }
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+        throw new AssertionError(name + " printed no line with '" + text + "' within " + millis + " ms\n" + tail());
+    }
+
     /** SIGKILL, as a crash: no bundle stops, no socket closes in order. */
     void kill() throws InterruptedException {
         process.destroyForcibly();
@@ -158,6 +176,9 @@ final class Container implements AutoCloseable {
                     if (tail.size() > 40) {
                         tail.removeFirst();
                     }
+                    if (!line.startsWith("@@") && !line.startsWith("[") && printed.size() < 1000) {
+                        printed.add(line);
+                    }
                 }
                 if (line.startsWith("@@ok") || line.startsWith("@@err") || line.startsWith("@@started")) {
                     answers.add(line);
@@ -179,6 +200,7 @@ final class Container implements AutoCloseable {
         private final Properties configs = new Properties();
         private final List<String> jvmArguments = new ArrayList<>();
         private String namespace;
+        private boolean quickStart = true;
 
         private Builder(String name, Path directory) {
             this.name = name;
@@ -211,6 +233,15 @@ final class Container implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The JIT's full optimizing tier (C2) for measurements; containers of tests run with C1
+         * only, which starts them (JAXB above all) several times faster.
+         */
+        Builder fullCompiler() {
+            quickStart = false;
+            return this;
+        }
+
         /** Runs the JVM inside network namespace {@code name} ({@code ip netns exec}). */
         Builder namespace(String name) {
             this.namespace = name;
@@ -236,6 +267,9 @@ final class Container implements AutoCloseable {
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.add("-Xmx384m");
             command.add("-XX:+UseSerialGC");
+            if (quickStart) {
+                command.add("-XX:TieredStopAtLevel=1");
+            }
             command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
             command.addAll(jvmArguments);
             command.add("-cp");

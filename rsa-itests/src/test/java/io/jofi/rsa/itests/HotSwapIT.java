@@ -27,11 +27,11 @@ class HotSwapIT {
         try (ZooKeeperServer zookeeper = ZooKeeperServer.start("127.0.0.1", Harness.freePort(), work.resolve("zookeeper"), null)) {
             CompletableFuture<Container> startingImporter = CompletableFuture.supplyAsync(() -> start("importer", work, zookeeper));
             try (Container exporter = start("exporter", work, zookeeper); Container importer = startingImporter.join()) {
-                exporter.call("export io.jofi io.jofi.provider=" + provider + " io.jofi.rsa.timeout=5000");
+                exporter.call("export io.jofi io.jofi.provider=" + provider + " io.jofi.rsa.timeout=2000");
                 importer.call("imported 30000");
                 importer.call("echo 64 10");
 
-                CompletableFuture<String> load = importer.callAsync("load 16 7000 1024", 120_000);
+                CompletableFuture<String> load = importer.callAsync("load 16 10000 1024", 120_000);
                 TimeUnit.MILLISECONDS.sleep(2_000);
                 exporter.call("stop io.jofi.provider." + provider);
                 TimeUnit.MILLISECONDS.sleep(1_500);

@@ -3,8 +3,10 @@ package io.jofi.rsa.itests.agent;
 import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Dictionary;
 import java.util.Hashtable;
+import java.util.List;
 
 import org.apache.aries.rsa.discovery.endpoint.EndpointDescriptionParser;
 import org.osgi.framework.BundleContext;
@@ -31,7 +33,7 @@ final class ExportCommands {
      * per-bundle instance, once released, closes the exports of the releasing bundle's services.
      */
     private final ServiceTracker<RemoteServiceAdmin, RemoteServiceAdmin> remoteServiceAdmins;
-    private ServiceRegistration<EchoService> registration;
+    private final List<ServiceRegistration<EchoService>> registrations = new ArrayList<>();
 
     ExportCommands(BundleContext context) {
         this.context = context;
@@ -42,12 +44,10 @@ final class ExportCommands {
     /**
      * {@code export CONFIGS [key=value ...]}: registers the echo service with
      * {@code service.exported.interfaces=*}, {@code service.exported.configs=CONFIGS} (comma list)
-     * and the given string properties.
+     * and the given string properties. Each call registers one more service (the benchmark
+     * exports one per transport, told apart by a property of its own).
      */
     String export(String[] arguments) {
-        if (registration != null) {
-            throw new IllegalStateException("already exported; unexport first");
-        }
         Dictionary<String, Object> properties = new Hashtable<>();
         properties.put("service.exported.interfaces", "*");
         properties.put("service.exported.configs", arguments[0].split(","));
@@ -58,25 +58,27 @@ final class ExportCommands {
             }
             properties.put(arguments[i].substring(0, equals), arguments[i].substring(equals + 1));
         }
-        registration = context.registerService(EchoService.class, new EchoServiceImpl(), properties);
+        registrations.add(context.registerService(EchoService.class, new EchoServiceImpl(), properties));
         return "";
     }
 
     String unexport() {
-        if (registration == null) {
+        if (registrations.isEmpty()) {
             throw new IllegalStateException("nothing exported");
         }
-        registration.unregister();
-        registration = null;
+        registrations.forEach(ServiceRegistration::unregister);
+        registrations.clear();
         return "";
     }
 
     /**
-     * {@code endpoints DIR}: writes one endpoint-description XML file per exported endpoint of the
-     * echo service into DIR; answers how many (zero is an error: nothing is exported yet).
+     * {@code endpoints DIR [INTERFACE]}: writes one endpoint-description XML file per exported
+     * endpoint of the echo service (or of INTERFACE) into DIR; answers how many (zero is an error:
+     * nothing is exported yet).
      */
     String writeEndpoints(String[] arguments) throws IOException {
         File directory = new File(arguments[0]);
+        String exported = arguments.length > 1 ? arguments[1] : EchoService.class.getName();
         if (!directory.isDirectory() && !directory.mkdirs()) {
             throw new IOException("cannot create " + directory);
         }
@@ -85,14 +87,14 @@ final class ExportCommands {
         for (RemoteServiceAdmin admin : remoteServiceAdmins.getServices(new RemoteServiceAdmin[0])) {
             for (ExportReference export : admin.getExportedServices()) {
                 EndpointDescription endpoint = export.getExportedEndpoint();
-                if (endpoint != null && endpoint.getInterfaces().contains(EchoService.class.getName())) {
+                if (endpoint != null && endpoint.getInterfaces().contains(exported)) {
                     written++;
                     parser.writeEndpoint(endpoint, new FileOutputStream(new File(directory, "endpoint-" + written + ".xml")));
                 }
             }
         }
         if (written == 0) {
-            throw new IllegalStateException("no exported endpoint of " + EchoService.class.getName());
+            throw new IllegalStateException("no exported endpoint of " + exported);
         }
         return Integer.toString(written);
     }

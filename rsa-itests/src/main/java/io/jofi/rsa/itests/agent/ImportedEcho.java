@@ -1,5 +1,8 @@
 package io.jofi.rsa.itests.agent;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Filter;
 import org.osgi.framework.FrameworkUtil;
@@ -9,24 +12,53 @@ import org.osgi.util.tracker.ServiceTracker;
 
 import io.jofi.rsa.itests.echo.EchoService;
 
-/** Tracks the echo service this container imported (a proxy registered with {@code service.imported}). */
+/**
+ * Tracks the echo service this container imported (a proxy registered with
+ * {@code service.imported}), or, where several are imported, the one whose {@code bench.contender}
+ * property names a transport.
+ */
 final class ImportedEcho {
+    private final BundleContext context;
     private final ServiceTracker<EchoService, EchoService> tracker;
+    private final Map<String, ServiceTracker<EchoService, EchoService>> contenders = new ConcurrentHashMap<>();
 
     ImportedEcho(BundleContext context) {
-        Filter imported;
-        try {
-            imported = FrameworkUtil.createFilter("(&(objectClass=" + EchoService.class.getName() + ")(service.imported=*))");
-        } catch (InvalidSyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-        tracker = new ServiceTracker<>(context, imported, null);
-        tracker.open();
+        this.context = context;
+        this.tracker = track("");
     }
 
-    /** {@code imported MILLIS}: waits for the imported proxy; answers its configs and endpoint id. */
+    /** The proxy exported with {@code bench.contender=NAME}. */
+    EchoService contender(String name, long millis) throws InterruptedException {
+        ServiceTracker<EchoService, EchoService> chosen = contenders.computeIfAbsent(name, key -> track("(bench.contender=" + key + ")"));
+        EchoService echo = chosen.waitForService(millis);
+        if (echo == null) {
+            throw new IllegalStateException("no imported " + EchoService.class.getSimpleName() + " with bench.contender=" + name);
+        }
+        return echo;
+    }
+
+    private ServiceTracker<EchoService, EchoService> track(String extra) {
+        Filter imported;
+        try {
+            imported = FrameworkUtil.createFilter("(&(objectClass=" + EchoService.class.getName() + ")(service.imported=*)" + extra + ")");
+        } catch (InvalidSyntaxException e) {
+            throw new IllegalArgumentException(e);
+        }
+        ServiceTracker<EchoService, EchoService> opened = new ServiceTracker<>(context, imported, null);
+        opened.open();
+        return opened;
+    }
+
+    /**
+     * {@code imported MILLIS [CONTENDER]}: waits for the imported proxy (of one benchmark
+     * contender); answers its configs and endpoint id.
+     */
     String awaitImported(String[] arguments) throws InterruptedException {
         long millis = Long.parseLong(arguments[0]);
+        if (arguments.length > 1) {
+            contender(arguments[1], millis);
+            return "contender=" + arguments[1];
+        }
         if (tracker.waitForService(millis) == null) {
             throw new IllegalStateException("no imported " + EchoService.class.getSimpleName() + " within " + millis + " ms");
         }

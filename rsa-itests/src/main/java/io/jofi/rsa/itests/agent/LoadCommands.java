@@ -112,14 +112,15 @@ final class LoadCommands {
     }
 
     /**
-     * {@code bench THREADS MILLIS SIZE}: THREADS callers echo SIZE bytes for MILLIS; answers the
-     * calls, calls per second and the p50/p99 latency in microseconds. Any failure fails the run.
+     * {@code bench THREADS MILLIS SIZE [CONTENDER]}: THREADS callers echo SIZE bytes for MILLIS
+     * (through the proxy of one benchmark contender); answers the calls, calls per second and the
+     * p50/p99 latency in microseconds. Any failure fails the run.
      */
     String bench(String[] arguments) throws InterruptedException {
         int threads = Integer.parseInt(arguments[0]);
         long millis = Long.parseLong(arguments[1]);
         byte[] payload = Payloads.of(Integer.parseInt(arguments[2]));
-        EchoService proxy = echo.current();
+        EchoService proxy = arguments.length > 3 ? echo.contender(arguments[3], 30_000) : echo.current();
         long[][] samples = new long[threads][SAMPLES_PER_CALLER];
         int[] counts = new int[threads];
         AtomicLong calls = new AtomicLong();
