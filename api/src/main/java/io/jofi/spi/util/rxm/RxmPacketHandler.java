@@ -424,7 +424,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
      */
     void failed(Object context, int err) {
         RxmConnection c = connectionOf(context);
-        if (c != null && ep.connections.endHeldNow(c)) {
+        if (c != null && ep.connections.endHeldNow(c, err)) {
             return; // the end failed this operation too
         }
         if (context instanceof RxmTransmit t && t.inUse) {
