@@ -29,6 +29,7 @@ public final class StoppableRdmPeerChild {
                 bufs[i] = ByteBuffer.allocateDirect(64 << 10);
                 side.ep.recv(bufs[i], null, Fi.FI_ADDR_UNSPEC, i);
             }
+            warmUp(side);
             System.out.println(HexFormat.of().formatHex(side.ep.getName()));
             System.out.flush();
             CqEntry[] e = {new CqEntry()};
@@ -44,6 +45,22 @@ public final class StoppableRdmPeerChild {
                     Thread.sleep(1);
                 }
             }
+        }
+    }
+
+    /**
+     * Loads what serving the parent runs (accepting a connection, a rendezvous read, its
+     * read-done) by one 64 KiB delivery-complete send of our own to {@code side}: a cold JVM on a
+     * loaded host can take longer than the parent's short progress timeout to answer first.
+     */
+    private static void warmUp(RxmOverTcpTest.Side side) throws Exception {
+        try (RxmOverTcpTest.Side other = new RxmOverTcpTest.Side(Progress.AUTO)) {
+            long to = other.insert(side.ep.getName());
+            io.jofi.Msg m = new io.jofi.Msg().buffer(ByteBuffer.allocateDirect(64 << 10), null).addr(to).context("warm-up");
+            if (other.ep.sendMsg(m, Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION) != 0) {
+                throw new IllegalStateException("warm-up send refused");
+            }
+            RxmOverTcpTest.await(other.txCq, other, side);
         }
     }
 }

@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(90)
 class TcpRdmStoppedPeerTest {
     private static final String PROP = "jofi.tcp.progressTimeout";
-    private static final int TIMEOUT_MS = 1000;
+    private static final int TIMEOUT_MS = 1500;
 
     @ParameterizedTest
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})

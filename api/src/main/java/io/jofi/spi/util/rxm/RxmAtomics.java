@@ -112,7 +112,7 @@ final class RxmAtomics {
             p.putLong(o, t.compare);
         }
         p.limit(HEADER_LENGTH + length);
-        t.postFlags = RxmPacketHandler.PEER_ANSWER_FLAGS; // the response is the peer's answer: bounded while it is not taken
+        t.postFlags = 0;
     }
 
     /**

@@ -293,16 +293,20 @@ final class RxmConnectionManager {
     /**
      * Ends {@code c} now if its end is held: a MSG error completion of one of its operations (a
      * flush) means the MSG provider completes nothing more of it, and every operation left then
-     * fails with the end's errno (ECONNRESET when the peer shut down), not with the flush's.
+     * fails with the end's errno (ECONNRESET when the peer shut down), not with the flush's —
+     * except {@code ETIMEDOUT}: the MSG provider's progress timeout ended the connection (its
+     * shutdown event, read first, looked like the peer's), and every operation left fails with
+     * {@code ETIMEDOUT}, as the MSG provider's own did.
      *
+     * @param opErr the errno of the MSG error completion
      * @return whether {@code c} had a held end
      */
-    boolean endHeldNow(RxmConnection c) {
+    boolean endHeldNow(RxmConnection c, int opErr) {
         for (Iterator<DeferredEnd> it = deferredEnds.iterator(); it.hasNext(); ) {
             DeferredEnd d = it.next();
             if (d.msgEndpoint() == c.msgEndpoint && byMsgEndpoint.get(d.msgEndpoint()) == c) {
                 it.remove();
-                fail(c, d.err(), d.why());
+                fail(c, opErr == Errno.ETIMEDOUT ? Errno.ETIMEDOUT : d.err(), d.why());
                 return true;
             }
         }

@@ -27,15 +27,17 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private static final System.Logger LOG = System.getLogger(RxmPacketHandler.class.getName());
     private static final long PASSED_FLAGS = Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE;
     /**
-     * The MSG flags of a request the peer must answer (a rendezvous request: the read-done; an
-     * atomic: its response): delivery complete, so that the MSG send stays pending until the
-     * peer's provider has taken the packet. A stopped peer that never takes it leaves an operation
-     * pending on the MSG connection, which the MSG provider's progress timeout bounds (tcp:
-     * {@code ETIMEDOUT}); without it the send completed once written, and the wait for the answer
-     * had nothing pending that any timeout watched. A peer that took the request and holds it
+     * The completion levels whose rendezvous request goes delivery complete on the MSG
+     * connection, so that its MSG send stays pending until the peer's provider has taken it: a
+     * stopped peer that never takes it leaves an operation pending there, which the MSG
+     * provider's progress timeout bounds (tcp: {@code ETIMEDOUT}); sent as written, the wait for
+     * the read-done had nothing pending that any timeout watched. Only for sends whose
+     * application asked for the peer's word (delivery, match complete): an acked request of every
+     * rendezvous held a connection's end for its ack, and a connection a peer ended under it was
+     * found later (RxmRandomPacketTest's reconnects). A peer that took the request and holds it
      * (no receive posted: a running peer) is waited for, as libfabric's rxm waits.
      */
-    static final long PEER_ANSWER_FLAGS = Fi.FI_DELIVERY_COMPLETE;
+    static final long PEER_ANSWER_LEVELS = Fi.FI_DELIVERY_COMPLETE | Fi.FI_MATCH_COMPLETE;
 
     private final RxmEndpoint ep;
     private final ReceiveQueue rq;
@@ -122,7 +124,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         }
         RxmPacketHeader.writeRendezvousCount(p, HEADER_LENGTH, count);
         p.limit(HEADER_LENGTH + RxmWireDescriptor.RNDV_LENGTH);
-        t.postFlags = PEER_ANSWER_FLAGS;
+        t.postFlags = (t.flags & PEER_ANSWER_LEVELS) != 0 ? Fi.FI_DELIVERY_COMPLETE : 0;
         int rc = submit(t);
         if (rc != 0) {
             closeRegions(t);
@@ -424,7 +426,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
      */
     void failed(Object context, int err) {
         RxmConnection c = connectionOf(context);
-        if (c != null && ep.connections.endHeldNow(c)) {
+        if (c != null && ep.connections.endHeldNow(c, err)) {
             return; // the end failed this operation too
         }
         if (context instanceof RxmTransmit t && t.inUse) {
