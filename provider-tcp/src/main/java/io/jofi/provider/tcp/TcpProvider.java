@@ -18,6 +18,7 @@ import io.jofi.spi.FabricProvider;
 import io.jofi.spi.util.AbstractFabricProvider;
 import io.jofi.spi.util.ProviderSetting;
 import io.jofi.spi.util.ProviderSettings;
+import io.jofi.spi.util.SafeLog;
 import io.jofi.spi.util.rxm.RxmEndpoint;
 import io.jofi.spi.util.rxm.RxmSettings;
 import io.jofi.spi.util.rxm.RxmWireDescriptor;
@@ -54,6 +55,7 @@ public final class TcpProvider extends AbstractFabricProvider {
     public static final String NAME = "tcp";
     /** The provider version ({@code fi_info -l}). */
     public static final String VERSION = "0.1";
+    private static final System.Logger LOG = System.getLogger(TcpProvider.class.getName());
     /** The inject size of every endpoint (libfabric tcp's). */
     static final int INJECT_SIZE = 128;
     /** The largest message an endpoint sends or receives. */
@@ -99,6 +101,9 @@ public final class TcpProvider extends AbstractFabricProvider {
     private volatile int userTimeout;
     private volatile String iface;
     private volatile PortRange portRange;
+    /** The range's ends in effect: the settings', else the environment's (FI_TCP_PORT_*_RANGE). */
+    private volatile int portLow;
+    private volatile int portHigh;
 
     /** For DS and {@link java.util.ServiceLoader}: settings from the system properties {@code jofi.tcp.*}. */
     public TcpProvider() {
@@ -142,8 +147,36 @@ public final class TcpProvider extends AbstractFabricProvider {
         progressTimeout = Math.max(0, s.progressTimeout());
         userTimeout = Math.max(0, s.userTimeout());
         iface = s.iface() == null || s.iface().isBlank() ? environmentIface() : s.iface().trim();
-        portRange = PortRange.of(s.portLow(), s.portHigh());
+        portLow = s.portLow() != 0 ? s.portLow() : environmentPort(PORT_LOW_VARIABLE);
+        portHigh = s.portHigh() != 0 ? s.portHigh() : environmentPort(PORT_HIGH_VARIABLE);
+        portRange = PortRange.of(portLow, portHigh);
         settings = s;
+    }
+
+    /** libfabric's names of the listener port range, read when the settings leave it at 0. */
+    static final String PORT_LOW_VARIABLE = "FI_TCP_PORT_LOW_RANGE";
+    static final String PORT_HIGH_VARIABLE = "FI_TCP_PORT_HIGH_RANGE";
+
+    /**
+     * The port that environment variable {@code name} gives, 0 when it is unset; a value that is
+     * no port (not 1..65535) is ignored with a warning that names it (a provider cannot refuse
+     * to start for its environment).
+     */
+    private static int environmentPort(String name) {
+        String env = System.getenv(name);
+        if (env == null || env.isBlank()) {
+            return 0;
+        }
+        try {
+            int port = Integer.parseInt(env.trim());
+            if (port >= 1 && port <= 65535) {
+                return port;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        SafeLog.log(LOG, System.Logger.Level.WARNING, name + "='" + env + "' is not a port (1..65535): ignored", null);
+        return 0;
     }
 
     /** libfabric's {@code FI_TCP_IFACE}, the interface when the {@code iface} setting is empty; "" when unset. */
@@ -164,6 +197,12 @@ public final class TcpProvider extends AbstractFabricProvider {
                                 + TcpUserTimeout.availability() + "."));
             } else if (p.name().endsWith(".iface") && settings.iface().isBlank() && !iface.isEmpty()) {
                 out.set(i, new ProviderSetting(p.name(), p.type(), p.defaultValue(), '"' + iface + "\" (FI_TCP_IFACE)",
+                        p.description()));
+            } else if (p.name().endsWith(".portLow") && settings.portLow() == 0 && portLow != 0) {
+                out.set(i, new ProviderSetting(p.name(), p.type(), p.defaultValue(), portLow + " (" + PORT_LOW_VARIABLE + ")",
+                        p.description()));
+            } else if (p.name().endsWith(".portHigh") && settings.portHigh() == 0 && portHigh != 0) {
+                out.set(i, new ProviderSetting(p.name(), p.type(), p.defaultValue(), portHigh + " (" + PORT_HIGH_VARIABLE + ")",
                         p.description()));
             }
         }
