@@ -89,12 +89,18 @@ class KarafFeatureIT {
                 (System.nanoTime() - t0) / 1_000_000_000L);
     }
 
+    /**
+     * Whether {@code provider} is registered ({@code NAME:} then its {@code version:}); a provider
+     * whose bundle is stopped is listed as such ({@code state: stopped ...}), never as registered.
+     */
     private static void assertListed(String output, String provider, boolean expected) {
-        boolean listed = Pattern.compile("(?m)^\\s*" + Pattern.quote(provider) + ":\\s*$").matcher(output).find();
+        boolean listed = Pattern.compile("(?m)^\\s*" + Pattern.quote(provider) + ":\\s*\\R\\s*version:").matcher(output).find();
         if (expected) {
             assertTrue(listed, provider + " is not listed by jofi:info -l:\n" + output);
         } else {
             assertFalse(listed, provider + " is still listed by jofi:info -l:\n" + output);
+            assertTrue(Pattern.compile("(?m)^\\s*" + Pattern.quote(provider) + ":\\s*\\R\\s*state: stopped").matcher(output).find(),
+                    provider + " is not shown as stopped by jofi:info -l:\n" + output);
         }
     }
 
