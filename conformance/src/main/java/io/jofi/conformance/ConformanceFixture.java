@@ -373,12 +373,20 @@ public final class ConformanceFixture implements AutoCloseable {
      * endpoint, for RDM two endpoints that know each other through their AVs.
      */
     public EndpointPair openPair(PairSpec spec) throws FabricException {
-        Info info = require(spec.caps, spec.mode, spec.type);
+        Info info = withRxOpFlags(require(spec.caps, spec.mode, spec.type), spec);
         EpType type = info.epAttr().type();
         if (type == EpType.MSG) {
             return openMsgPair(info, spec);
         }
         return openRdmPair(info, spec);
+    }
+
+    /** {@code info} with the spec's receive op flags added (the Info is the kit's own: changed in place). */
+    private static Info withRxOpFlags(Info info, PairSpec spec) {
+        if (spec.rxOpFlags != 0) {
+            info.rxAttr().opFlags(info.rxAttr().opFlags() | spec.rxOpFlags);
+        }
+        return info;
     }
 
     private EndpointPair openRdmPair(Info info, PairSpec spec) throws FabricException {
@@ -438,7 +446,7 @@ public final class ConformanceFixture implements AutoCloseable {
         Info req = ev.info();
         assertTrue(req != null && req.handle() != null, "FI_CONNREQ must carry an Info whose handle() is the ConnReq (R14)");
 
-        b.info = req;
+        b.info = withRxOpFlags(req, spec);
         b.ep = openEndpoint(req, "ep-b");
         b.eq = openEq(new EqAttr(), "eq-b");
         b.ep.bind(b.eq, 0);

@@ -25,6 +25,8 @@ public final class PairSpec {
     long unboundOnA;
     byte[] connectData;
     byte[] acceptData;
+    /** Receive op flags added to each side's {@code Info.rxAttr().opFlags()} before its endpoint opens. */
+    long rxOpFlags;
 
     /** A pair with the given capabilities (e.g. {@code Fi.FI_MSG}). */
     public PairSpec(long caps) {
@@ -80,6 +82,16 @@ public final class PairSpec {
     /** A step run on each side before enable (bind counters, set options, ...). */
     public PairSpec beforeEnable(PeerSetup value) {
         this.beforeEnable = value;
+        return this;
+    }
+
+    /**
+     * Receive op flags ({@code RxAttr.opFlags}, fi_endpoint(3)) added to the Info each side
+     * opens its endpoint with, e.g. {@code FI_MULTI_RECV}: the flags {@code recv} and
+     * {@code trecv} apply.
+     */
+    public PairSpec rxOpFlags(long value) {
+        this.rxOpFlags = value;
         return this;
     }
 

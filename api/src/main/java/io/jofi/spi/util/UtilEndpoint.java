@@ -36,8 +36,10 @@ import java.util.Objects;
  *     fetching atomic's result that is missing, read-only or shorter than 8 bytes:
  *     {@code -EINVAL};</li>
  * <li>the flags of a {@code *Msg} call ({@link PostChecks#flags}): {@code -EBADFLAGS};
- *     {@code FI_MULTI_RECV} without that capability: {@code -ENOSYS}, with more than one
- *     iov: {@code -EINVAL};</li>
+ *     {@code FI_MULTI_RECV} (in {@code recvMsg}'s flags or, for {@code recv}, in the op
+ *     flags) without that capability: {@code -ENOSYS}, with more than one iov:
+ *     {@code -EINVAL}; in the op flags it does not apply to {@code trecv}
+ *     ({@link ReceivePosting});</li>
  * <li>the lengths: a receive (or RMA read) buffer that is read-only {@code -EINVAL}, above
  *     {@code maxMsgSize} {@code -EMSGSIZE} ({@link PostChecks#landing}); a transmit above
  *     {@code maxMsgSize}, or an inject above {@code injectSize}: {@code -EMSGSIZE}
@@ -106,6 +108,8 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     /** Op flags of the plain sends and writes, without FI_REMOTE_CQ_DATA (only the *Data calls carry data). */
     private final long txOpFlags;
     private final long rxOpFlags;
+    /** Op flags of the tagged receives: without FI_MULTI_RECV, which applies to untagged ones ({@link ReceivePosting}). */
+    private final long rxTaggedOpFlags;
     private final long injectSize;
     private final long maxMsgSize;
     private final int iovLimit;
@@ -151,6 +155,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         this.caps = limits.caps();
         this.txOpFlags = limits.txOpFlags() & ~Fi.FI_REMOTE_CQ_DATA;
         this.rxOpFlags = limits.rxOpFlags();
+        this.rxTaggedOpFlags = rxOpFlags & ~Fi.FI_MULTI_RECV;
         this.injectSize = limits.injectSize();
         this.maxMsgSize = limits.maxMsgSize();
         this.iovLimit = limits.iovLimit();
@@ -487,6 +492,9 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     public final int recv(ByteBuffer buf, MemoryRegion desc, long srcAddr, Object context) {
         long flags = rxOpFlags | rxCompletion();
         int rc = recvCheck(buf, null, Fi.FI_MSG, flags);
+        if (rc == 0 && (flags & Fi.FI_MULTI_RECV) != 0 && (caps & Fi.FI_MULTI_RECV) == 0) {
+            rc = -Errno.ENOSYS; // the op flags ask a multi-receive the endpoint does not offer, as recvMsg's would
+        }
         return rc != 0 ? rc : counted(postRecv(buf, desc, null, srcAddr, false, 0, 0, flags, context), stats.receives);
     }
 
@@ -503,10 +511,10 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
 
     @Override
     public final int trecv(ByteBuffer buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object context) {
-        // a tagged receive is never a multi-receive: the op flags' FI_MULTI_RECV does not exempt it
+        // a tagged receive is never a multi-receive: the op flags' FI_MULTI_RECV does not apply to it
         int rc = recvCheck(buf, null, Fi.FI_TAGGED, 0);
         return rc != 0 ? rc : counted(postRecv(buf, desc, null, srcAddr, true, tag, ignore,
-                rxOpFlags | rxCompletion(), context), stats.taggedReceives);
+                rxTaggedOpFlags | rxCompletion(), context), stats.taggedReceives);
     }
 
     @Override

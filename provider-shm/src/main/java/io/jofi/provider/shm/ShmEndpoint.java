@@ -11,6 +11,7 @@ import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
 import io.jofi.provider.shm.cma.CrossMemoryAttach;
 import io.jofi.spi.util.EndpointBindings;
+import io.jofi.spi.util.ReceivePosting;
 import io.jofi.spi.util.UtilAddressVector;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
@@ -305,27 +306,23 @@ final class ShmEndpoint extends UtilEndpoint {
     @Override
     public synchronized long getOpt(int level, int optName) throws FabricException {
         ensureOpen("getOpt");
-        if (level == Fi.FI_OPT_ENDPOINT && optName == Fi.FI_OPT_MIN_MULTI_RECV) {
-            return receiver.minMultiRecv;
+        if (ReceivePosting.isMinMultiRecv(level, optName)) {
+            return receiver.posting.minMultiRecv();
         }
         throw new FabricException(Errno.ENOPROTOOPT, "getOpt: option " + optName + " at level " + level
                 + " is not supported (FI_OPT_MIN_MULTI_RECV is)");
     }
 
     /**
-     * {@code fi_setopt}: {@code FI_OPT_MIN_MULTI_RECV} (bytes, at least 1): a multi-receive
-     * buffer is released once less than this is left.
+     * {@code fi_setopt}: {@code FI_OPT_MIN_MULTI_RECV} ({@link ReceivePosting}'s answers).
      *
-     * @throws FabricException {@code EINVAL} for a value below 1; {@code ENOPROTOOPT} otherwise
+     * @throws FabricException {@code EINVAL} for a negative value; {@code ENOPROTOOPT} otherwise
      */
     @Override
     public synchronized void setOpt(int level, int optName, long value) throws FabricException {
         ensureOpen("setOpt");
-        if (level == Fi.FI_OPT_ENDPOINT && optName == Fi.FI_OPT_MIN_MULTI_RECV) {
-            if (value < 1) {
-                throw new FabricException(Errno.EINVAL, "setOpt: FI_OPT_MIN_MULTI_RECV " + value + " must be at least 1");
-            }
-            receiver.minMultiRecv = value;
+        if (ReceivePosting.isMinMultiRecv(level, optName)) {
+            receiver.posting.minMultiRecv(value);
             return;
         }
         throw new FabricException(Errno.ENOPROTOOPT, "setOpt: option " + optName + " at level " + level + " is not supported");

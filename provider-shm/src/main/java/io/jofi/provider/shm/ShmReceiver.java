@@ -5,6 +5,7 @@ import io.jofi.Fi;
 import io.jofi.Msg;
 import io.jofi.TaggedMsg;
 import io.jofi.spi.util.PostedReceive;
+import io.jofi.spi.util.ReceivePosting;
 import io.jofi.spi.util.ReceiveCompletion;
 import io.jofi.spi.util.ReceiveQueue;
 import io.jofi.spi.util.UnexpectedMessage;
@@ -44,8 +45,8 @@ final class ShmReceiver {
     /** Heap bytes of an unexpected message: without and with an acknowledgement owed at match time. */
     private final HeapBytes heapBytes = new HeapBytes(false);
     private final HeapBytes heapBytesAcked = new HeapBytes(true);
-    /** FI_OPT_MIN_MULTI_RECV: a multi-receive buffer is released once less than this is left. */
-    long minMultiRecv = 1;
+    /** Posting, peek/claim and FI_OPT_MIN_MULTI_RECV: util's, as every provider's. */
+    final ReceivePosting posting;
     /**
      * A message record was left in the ring because the unexpected budget is spent (volatile:
      * the MANUAL wait bridge reads it): the ring is not slept on (the record would wake the
@@ -62,6 +63,7 @@ final class ShmReceiver {
         this.rq.completion().reportSource(source, sourceErr);
         this.rq.completion().countIn(ep.counters());
         this.rq.directed(directed);
+        this.posting = new ReceivePosting(rq);
         this.source = source;
         this.sendersWanted = source || directed;
     }
@@ -85,57 +87,16 @@ final class ShmReceiver {
         if (ep.ringFailed) {
             return -Errno.EIO; // nothing can arrive any more (ShmFaults.failOwnRing)
         }
-        boolean multi = (flags & Fi.FI_MULTI_RECV) != 0;
-        if (multi && (tagged || (ep.caps & Fi.FI_MULTI_RECV) == 0)) {
-            return -Errno.ENOSYS;
+        int rc = posting.post(ep.rxCq, buf, msg, srcAddr, tagged, tag, ignore, flags, context); // R6: CQ room
+        if (rc == 0) {
+            budgetFreed(); // it may have taken a buffered message: the one held in the ring may fit now
         }
-        if (!rq.canPost(tagged)) {
-            return -Errno.EAGAIN;
-        }
-        int rc = ep.rxCq.reserve(); // R6: room for its completion
-        if (rc != 0) {
-            return rc;
-        }
-        budgetFreed(); // it may take a buffered message, or the one held in the ring
-        PostedReceive r = rq.newReceive();
-        if (tagged) {
-            r.tagged(context, srcAddr, tag, ignore, flags);
-        } else {
-            r.untagged(context, srcAddr, flags);
-        }
-        int iovs = msg == null ? 1 : msg.iovCount();
-        for (int i = 0; i < iovs; i++) {
-            r.buffer(msg == null ? buf : msg.iov(i));
-        }
-        if (multi) {
-            r.multiReceive(minMultiRecv);
-        }
-        rq.post(r);
-        return 0;
+        return rc;
     }
 
     /** FI_PEEK (with FI_CLAIM / FI_DISCARD) and FI_CLAIM on the unexpected tagged messages (UtilEndpoint checked the call). */
     int peekOrClaim(TaggedMsg msg, long flags) {
-        UtilCompletionQueue rxCq = ep.rxCq;
-        PostedReceive r = rq.newReceive().tagged(msg.context(), msg.addr(), msg.tag(), msg.ignore(), flags);
-        int rc = rxCq.reserve();
-        if (rc != 0) {
-            rq.recycle(r);
-            return rc;
-        }
-        if ((flags & Fi.FI_PEEK) != 0) {
-            rq.peek(r, flags);
-            return 0;
-        }
-        for (int i = 0; i < msg.iovCount(); i++) {
-            r.buffer(msg.iov(i));
-        }
-        if (!rq.claim(r, flags)) {
-            rxCq.unreserve();
-            rq.recycle(r);
-            return -Errno.ENOMSG;
-        }
-        return 0;
+        return posting.peekOrClaim(ep.rxCq, msg, msg.addr(), flags);
     }
 
     /** {@code fi_cancel} (R13): 0, or {@code -ENOENT} when no receive with this context is pending. */

@@ -206,7 +206,8 @@ class ShmEndpointTest {
         try (ShmTestBed a = new ShmTestBed(dir, Progress.MANUAL)) {
             long nobody = a.insert(ShmNames.address("1-1-99999"));
             assertEquals(-Errno.EHOSTUNREACH, a.ep.send(ShmCrossProcessTest.pattern(8, 0), null, nobody, "x"));
-            assertEquals(1, a.ep.getOpt(Fi.FI_OPT_ENDPOINT, Fi.FI_OPT_MIN_MULTI_RECV), "default FI_OPT_MIN_MULTI_RECV");
+            assertEquals(io.jofi.spi.util.ReceivePosting.DEFAULT_MIN_MULTI_RECV,
+                    a.ep.getOpt(Fi.FI_OPT_ENDPOINT, Fi.FI_OPT_MIN_MULTI_RECV), "default FI_OPT_MIN_MULTI_RECV");
         }
     }
 

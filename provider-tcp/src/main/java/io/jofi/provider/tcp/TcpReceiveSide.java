@@ -6,7 +6,7 @@ import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.Msg;
 import io.jofi.TaggedMsg;
-import io.jofi.spi.util.PostedReceive;
+import io.jofi.spi.util.ReceivePosting;
 import io.jofi.spi.util.ReceiveQueue;
 import java.nio.ByteBuffer;
 
@@ -18,9 +18,6 @@ import java.nio.ByteBuffer;
  * ({@code FI_OPT_MIN_MULTI_RECV}, {@code FI_OPT_CM_DATA_SIZE}). Posts take the endpoint's lock.
  */
 final class TcpReceiveSide {
-    /** Default FI_OPT_MIN_MULTI_RECV (fi_endpoint(3) leaves it to the provider). */
-    static final long DEFAULT_MIN_MULTI_RECV = 64;
-
     /** What the endpoint says about posting a receive now. */
     interface Owner {
         /** 0, or the negative errno of the endpoint's fid state (closed, departed, failed). */
@@ -40,7 +37,8 @@ final class TcpReceiveSide {
     private final Owner owner;
     private final DataPathBindings bound;
     final ReceiveQueue queue;
-    private long minMultiRecv = DEFAULT_MIN_MULTI_RECV;
+    /** Posting, peek/claim and FI_OPT_MIN_MULTI_RECV: util's, as every provider's. */
+    private final ReceivePosting posting;
 
     /** The endpoint's post counters, counted inside {@link #lock} (several threads may post at once). */
     private final io.jofi.spi.util.EndpointCounters posts;
@@ -54,6 +52,7 @@ final class TcpReceiveSide {
         long caps = info.caps();
         this.queue = new ReceiveQueue(TcpConnection.queueSize(info), TcpProvider.IOV_LIMIT,
                 provider.unexpectedMessages(), provider.unexpectedBytes());
+        this.posting = new ReceivePosting(queue);
         boolean source = (caps & Fi.FI_SOURCE) != 0;
         queue.completion().reportSource(source, source && (caps & Fi.FI_SOURCE_ERR) != 0);
         queue.completion().countIn(posts.group());
@@ -74,7 +73,16 @@ final class TcpReceiveSide {
      */
     int postRecv(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags,
                  Object context) {
-        return post(buf, msg, msg == null ? 1 : msg.iovCount(), flags, context, tagged, tag, ignore, srcAddr);
+        synchronized (lock) {
+            int rc = postable();
+            if (rc == 0) {
+                rc = posting.post(bound.rxCq, buf, msg, srcAddr, tagged, tag, ignore, flags, context);
+            }
+            if (rc == 0) {
+                owner.receivePosted(); // a connection whose message waited for a receive reads on
+            }
+            return posts.receive(rc, tagged);
+        }
     }
 
     /**
@@ -82,73 +90,26 @@ final class TcpReceiveSide {
      * looks at the unexpected messages without receiving — a completion with len/tag/data of
      * the first match, or an error completion {@code ENOMSG}; with {@code FI_CLAIM} alone
      * receives the message a peek claimed for the same context ({@code -ENOMSG} when there is
-     * none); {@code FI_CLAIM|FI_DISCARD} drops it.
+     * none); {@code FI_CLAIM|FI_DISCARD} drops it. A peek or claim posts nothing: not counted.
      */
     int postPeek(TaggedMsg msg, long flags) {
-        return post(null, msg, msg.iovCount(), flags, msg.context(), true, msg.tag(), msg.ignore(), msg.addr());
-    }
-
-    /** Counts a receive's answer under the lock (a peek or claim posts nothing: not counted); returns it. */
-    private int counted(int rc, boolean tagged, long flags) {
-        return tagged && (flags & (Fi.FI_PEEK | Fi.FI_CLAIM)) != 0 ? rc : posts.receive(rc, tagged);
-    }
-
-    private int post(ByteBuffer buf, Msg msg, int iovCount, long flags, Object context, boolean tagged, long tag,
-                     long ignore, long srcAddr) {
         synchronized (lock) {
-            int rc = owner.postState();
-            if (rc != 0) {
-                return counted(rc, tagged, flags);
-            }
-            boolean peek = tagged && (flags & Fi.FI_PEEK) != 0;
-            boolean claim = tagged && !peek && (flags & Fi.FI_CLAIM) != 0;
-            if (!owner.receiving()) {
-                // After the connection ended, only messages that had arrived can still be received.
-                return counted(-Errno.EOPBADSTATE, tagged, flags);
-            }
-            if (bound.rxCq == null) {
-                return counted(-Errno.ENOCQ, tagged, flags);
-            }
-            if (!peek && !claim && !queue.canPost(tagged)) {
-                return counted(-Errno.EAGAIN, tagged, flags);
-            }
-            rc = bound.rxCq.reserve();
-            if (rc != 0) {
-                return counted(rc, tagged, flags);
-            }
-            PostedReceive r = queue.newReceive();
-            if (tagged) {
-                r.tagged(context, srcAddr, tag, ignore, flags);
-            } else {
-                r.untagged(context, srcAddr, flags);
-            }
-            if (msg == null) {
-                r.buffer(buf);
-            } else {
-                for (int i = 0; i < iovCount; i++) {
-                    r.buffer(msg.iov(i));
-                }
-            }
-            if (peek) {
-                queue.peek(r, flags);
-                return counted(0, tagged, flags);
-            }
-            if (claim) {
-                if (!queue.claim(r, flags)) {
-                    bound.rxCq.unreserve();
-                    queue.recycle(r);
-                    return counted(-Errno.ENOMSG, tagged, flags);
-                }
-                return counted(0, tagged, flags);
-            }
-            if (!tagged && (flags & Fi.FI_MULTI_RECV) != 0) {
-                r.multiReceive(minMultiRecv);
-            }
-            // An earlier message that waits is this receive's (in order); else it is queued.
-            queue.post(r);
-            owner.receivePosted();
-            return counted(0, tagged, flags);
+            int rc = postable();
+            return rc != 0 ? rc : posting.peekOrClaim(bound.rxCq, msg, msg.addr(), flags);
         }
+    }
+
+    /** Under the lock: 0 when a receive may be posted now, else its negative errno. */
+    private int postable() {
+        int rc = owner.postState();
+        if (rc != 0) {
+            return rc;
+        }
+        if (!owner.receiving()) {
+            // After the connection ended, only messages that had arrived can still be received.
+            return -Errno.EOPBADSTATE;
+        }
+        return bound.rxCq == null ? -Errno.ENOCQ : 0;
     }
 
     /**
@@ -176,10 +137,8 @@ final class TcpReceiveSide {
         if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_CM_DATA_SIZE) {
             return TcpProvider.CM_DATA_SIZE;
         }
-        if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_MIN_MULTI_RECV) {
-            synchronized (lock) {
-                return minMultiRecv;
-            }
+        if (ReceivePosting.isMinMultiRecv(level, name)) {
+            return posting.minMultiRecv();
         }
         throw new FabricException(Errno.ENOPROTOOPT, "getOpt: option " + name + " at level " + level
                 + " is not supported (FI_OPT_CM_DATA_SIZE is)");
@@ -198,14 +157,8 @@ final class TcpReceiveSide {
             }
             return;
         }
-        if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_MIN_MULTI_RECV) {
-            if (value < 0) {
-                throw new FabricException(Errno.EINVAL, "setOpt: FI_OPT_MIN_MULTI_RECV " + value + " is negative");
-            }
-            synchronized (lock) {
-                // applies to multi-receive buffers posted from now on (fi_endpoint(3))
-                minMultiRecv = value;
-            }
+        if (ReceivePosting.isMinMultiRecv(level, name)) {
+            posting.minMultiRecv(value); // applies to multi-receive buffers posted from now on
             return;
         }
         throw new FabricException(Errno.ENOPROTOOPT, "setOpt: option " + name + " at level " + level + " is not supported");

@@ -62,7 +62,7 @@ class TcpOpsTest {
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
     void aMultiReceiveBufferTakesWaitingMessagesFirst(Progress mode) throws Exception {
         try (TcpTestBed bed = new TcpTestBed(mode, CAPS).connect(null, null)) {
-            assertEquals(TcpReceiveSide.DEFAULT_MIN_MULTI_RECV,
+            assertEquals(io.jofi.spi.util.ReceivePosting.DEFAULT_MIN_MULTI_RECV,
                     bed.server.getOpt(Fi.FI_OPT_ENDPOINT, Fi.FI_OPT_MIN_MULTI_RECV));
             bed.server.setOpt(Fi.FI_OPT_ENDPOINT, Fi.FI_OPT_MIN_MULTI_RECV, 16);
             for (int i = 0; i < 3; i++) {

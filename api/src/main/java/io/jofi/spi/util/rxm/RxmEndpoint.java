@@ -100,7 +100,8 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     private volatile boolean enabled;
     /** The connection-management thread of MANUAL progress, or null. */
     private RxmConnectionWatcher connectionWatcher;
-    private long minMultiRecv;
+    /** Posting, peek/claim and FI_OPT_MIN_MULTI_RECV: util's, as every provider's. */
+    private final io.jofi.spi.util.ReceivePosting posting;
     private static final AtomicInteger KEY_SPACES = new AtomicInteger();
     /** This endpoint's own range of rendezvous registration keys ("RXM", then its number): endpoints of one domain must not collide. */
     private final long keyBase = 0x52584d0000L + ((long) KEY_SPACES.incrementAndGet() << 40);
@@ -160,6 +161,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         this.fabric = fabric;
         this.domain = domain;
         this.msgInfo = msgInfo.copy();
+        this.msgInfo.rxAttr().opFlags(0); // the RDM endpoint's op flags, not its MSG endpoints' (their receives are rxm's)
         this.msgInfo.caps(this.msgInfo.caps() | MSG_CAPS | (caps & Fi.FI_RMA_EVENT));
         if ((caps == 0 || (caps & Fi.FI_TAGGED) != 0) && msgTaggedOffered(msgInfo)) {
             // to take the tagged messages libfabric's rxm over tcp sends as tcp tagged messages
@@ -176,7 +178,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         receives.completion().countIn(counters());
         this.packets = new RxmPacketHandler(this);
         this.posts = countPostsUnderLock();
-        this.minMultiRecv = settings.eagerLimit();
+        this.posting = new io.jofi.spi.util.ReceivePosting(receives);
         for (int i = 0; i < entries.length; i++) {
             entries[i] = new CqEntry();
         }
@@ -194,7 +196,8 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         // RMA is passed through: as many remote segments as the MSG endpoints take (verbs: 1)
         int rmaIovs = msgInfo.txAttr().rmaIovLimit() > 0
                 ? (int) Math.min(RxmWireDescriptor.IOV_LIMIT, msgInfo.txAttr().rmaIovLimit()) : RxmWireDescriptor.IOV_LIMIT;
-        return new Limits(c, 0, 0, settings.eagerLimit(), max, RxmWireDescriptor.IOV_LIMIT, rmaIovs);
+        // the application's receive op flags (FI_MULTI_RECV for recv) are the RDM endpoint's
+        return new Limits(c, 0, msgInfo.rxAttr().opFlags(), settings.eagerLimit(), max, RxmWireDescriptor.IOV_LIMIT, rmaIovs);
     }
 
     private final CqEntry[] closingEntries = {new CqEntry(), new CqEntry(), new CqEntry(), new CqEntry()};
@@ -380,16 +383,16 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
 
     @Override
     public long getOpt(int level, int name) throws FabricException {
-        if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_MIN_MULTI_RECV) {
-            return minMultiRecv;
+        if (io.jofi.spi.util.ReceivePosting.isMinMultiRecv(level, name)) {
+            return posting.minMultiRecv();
         }
         throw new FabricException(Errno.ENOPROTOOPT, "getOpt: option " + name + " not offered by rxm");
     }
 
     @Override
     public void setOpt(int level, int name, long value) throws FabricException {
-        if (level == Fi.FI_OPT_ENDPOINT && name == Fi.FI_OPT_MIN_MULTI_RECV && value >= 0) {
-            minMultiRecv = value;
+        if (io.jofi.spi.util.ReceivePosting.isMinMultiRecv(level, name)) {
+            posting.minMultiRecv(value);
             return;
         }
         throw new FabricException(Errno.ENOPROTOOPT, "setOpt: option " + name + " not offered by rxm");
@@ -572,26 +575,11 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             return -Errno.EOPBADSTATE;
         }
         synchronized (lock) {
-            if (!receives.canPost(tagged)) {
-                return posts.receive(-Errno.EAGAIN, tagged);
-            }
-            UtilCompletionQueue cq = rxCq();
-            int rc = cq.reserve();
+            long src = (caps() & Fi.FI_DIRECTED_RECV) != 0 ? srcAddr : Fi.FI_ADDR_UNSPEC;
+            int rc = posting.post(rxCq(), buf, msg, src, tagged, tag, ignore, flags, context);
             if (rc != 0) {
                 return posts.receive(rc, tagged);
             }
-            io.jofi.spi.util.PostedReceive r = receives.newReceive();
-            long src = (caps() & Fi.FI_DIRECTED_RECV) != 0 ? srcAddr : Fi.FI_ADDR_UNSPEC;
-            if (tagged) {
-                r.tagged(context, src, tag, ignore, flags);
-            } else {
-                r.untagged(context, src, flags);
-            }
-            addBuffers(r, buf, msg);
-            if ((flags & Fi.FI_MULTI_RECV) != 0) {
-                r.multiReceive(minMultiRecv);
-            }
-            receives.post(r);
             packets.matchedRendezvous();
             return posts.receive(0, tagged);
         }
@@ -603,37 +591,12 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             return -Errno.EOPBADSTATE;
         }
         synchronized (lock) {
-            UtilCompletionQueue cq = rxCq();
-            int rc = cq.reserve();
-            if (rc != 0) {
-                return rc;
-            }
-            io.jofi.spi.util.PostedReceive r = receives.newReceive();
             long src = (caps() & Fi.FI_DIRECTED_RECV) != 0 ? msg.addr() : Fi.FI_ADDR_UNSPEC;
-            r.tagged(msg.context(), src, msg.tag(), msg.ignore(), flags);
-            if ((flags & Fi.FI_PEEK) != 0) {
-                receives.peek(r, flags);
-                packets.matchedRendezvous(); // FI_DISCARD drops
-                return 0;
+            int rc = posting.peekOrClaim(rxCq(), msg, src, flags);
+            if (rc == 0) {
+                packets.matchedRendezvous(); // a claim took a rendezvous, or FI_DISCARD dropped one
             }
-            addBuffers(r, null, msg);
-            if (!receives.claim(r, flags)) {
-                cq.unreserve();
-                receives.recycle(r);
-                return -Errno.ENOMSG;
-            }
-            packets.matchedRendezvous();
-            return 0;
-        }
-    }
-
-    private static void addBuffers(io.jofi.spi.util.PostedReceive r, ByteBuffer buf, Msg msg) {
-        if (buf != null) {
-            r.buffer(buf);
-            return;
-        }
-        for (int i = 0; i < msg.iovCount(); i++) {
-            r.buffer(msg.iov(i));
+            return rc;
         }
     }
 
