@@ -5,11 +5,14 @@ import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Info;
+import io.jofi.Msg;
+import io.jofi.RmaMsg;
 import io.jofi.provider.tcp.wire.CmMessage;
 import io.jofi.spi.util.ReceiveQueue;
 import io.jofi.spi.util.stats.ConnectionCounters;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
@@ -18,7 +21,9 @@ import java.nio.channels.SocketChannel;
  * connect, accept and shutdown (the handshake's bytes are {@link TcpCmHandshake}'s), and its
  * single end (teardown, {@link EndReason}, the progress timeout). The frames it carries are
  * its {@link TcpTransmitter}'s and {@link TcpReceiver}'s; its {@link TcpEndpoint} reports what its
- * events mean (EQ events, the posted receives' fate).
+ * events mean (EQ events, the posted receives' fate). Each part gets its collaborators in its
+ * constructor and asks the connection the rest through its {@code Link}, which this implements;
+ * the endpoint reaches the parts only through the post methods here.
  *
  * <p><b>States.</b> Active: {@link #connect} → CONNECTING (socket connect) → REQ_SENT (CM
  * request written, response awaited) → CONNECTED, or refused. Passive: {@link #accept} →
@@ -32,7 +37,8 @@ import java.nio.channels.SocketChannel;
  * <p><b>Threads.</b> One lock ({@link #lock}: the endpoint) guards this object and its parts; the progress step takes it per selected key,
  * the application's calls per operation.
  */
-final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, ConnectionSetupTimer.Setup {
+final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, ConnectionSetupTimer.Setup,
+        TcpTransmitter.Link, TcpReceiver.Link, TcpRmaTarget.Link {
     static final int IDLE = 0;
     static final int CONNECTING = 1;
     static final int REQ_SENT = 2;
@@ -40,37 +46,37 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
     static final int CONNECTED = 4;
     static final int DOWN = 5;
 
-    final TcpDomain domain;
-    final Info info;
-    final Object lock;
+    private final TcpDomain domain;
+    private final Info info;
+    private final Object lock;
     /** The MSG endpoint this connection is: its events go there. */
-    final TcpEndpoint endpoint;
-    final DataPathBindings bound;
+    private final TcpEndpoint endpoint;
     /** The endpoint's receive queue this connection delivers into. */
-    final ReceiveQueue queue;
-    final InboundFrame frame = new InboundFrame();
-    final TcpTransmitter tx;
-    final TcpRmaTarget rmaTarget;
-    final TcpRmaInitiator rma;
-    final TcpMessageInitiator messages;
-    final TcpReceiver rx;
+    private final ReceiveQueue queue;
+    /** The frame being read: shared by the receiver and the RMA parts it hands frames to. */
+    private final InboundFrame frame = new InboundFrame();
+    private final TcpTransmitter tx;
+    private final TcpRmaTarget rmaTarget;
+    private final TcpRmaInitiator rma;
+    private final TcpMessageInitiator messages;
+    private final TcpReceiver rx;
 
-    int cm = IDLE;
-    SocketChannel channel;
+    private int cm = IDLE;
+    private SocketChannel channel;
     private SelectionKey key;
     private final TcpCmHandshake handshake = new TcpCmHandshake();
-    boolean interestWrite;
-    boolean interestRead;
+    private boolean interestWrite;
+    private boolean interestRead;
     /** Both CM messages carried JOFI's marker: atomics (ops 5/6) and flag bit 1 may be used. */
-    boolean jofiPeer;
+    private boolean jofiPeer;
     /** Why the connection ended ({@link EndReason}): provErrno and errData of its error completions; 0/null for a plain end. */
-    int endProvErrno;
-    byte[] endReason;
+    private int endProvErrno;
+    private byte[] endReason;
     private final StallWatch stall = new StallWatch();
     /** Its endpoint's connection counters (made, refused, lost, partial writes, read pauses). */
-    final TcpConnectionCounters counters;
+    private final TcpConnectionCounters counters;
     /** Its endpoint's post counters, counted inside {@link #lock} (several threads may post at once). */
-    final io.jofi.spi.util.EndpointCounters posts;
+    private final io.jofi.spi.util.EndpointCounters posts;
     /** Where {@link #connect} connects to (a refused connect's event names it). */
     private InetSocketAddress connectingTo;
 
@@ -82,13 +88,57 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         this.info = info;
         this.lock = endpoint;
         this.endpoint = endpoint;
-        this.bound = bound;
         this.queue = queue;
-        this.tx = new TcpTransmitter(this, queueSize);
-        this.rmaTarget = new TcpRmaTarget(this, domain.memoryRegistry());
-        this.rma = new TcpRmaInitiator(this);
-        this.messages = new TcpMessageInitiator(this);
-        this.rx = new TcpReceiver(this);
+        // each part gets the collaborators it uses; it asks the connection the rest through its Link
+        this.tx = new TcpTransmitter(this, bound, counters, queueSize);
+        this.rmaTarget = new TcpRmaTarget(this, tx, frame, bound, domain.memoryRegistry());
+        this.rma = new TcpRmaInitiator(this, tx, frame, bound);
+        this.messages = new TcpMessageInitiator(this, tx);
+        this.rx = new TcpReceiver(this, frame, tx, queue, bound, rmaTarget, rma);
+    }
+
+    // =================================================================== the endpoint's data path (takes the lock, counts)
+
+    /** A send the endpoint checked ({@link TcpMessageInitiator#post}); 0 or a negative errno, counted. */
+    int postSend(ByteBuffer buf, Msg msg, long length, boolean tagged, long tag, long data, long flags, Object context) {
+        synchronized (lock) {
+            return posts.send(messages.post(buf, msg, length, tagged, tag, data, flags, context), tagged, length);
+        }
+    }
+
+    /** An RMA read or write the endpoint checked ({@link TcpRmaInitiator#post}); counted. */
+    int postRma(boolean read, ByteBuffer buf, RmaMsg msg, long length, long addr, long key, long data, long flags,
+                Object context) {
+        synchronized (lock) {
+            return posts.rma(rma.post(read, buf, msg, length, addr, key, data, flags, context), read, length);
+        }
+    }
+
+    /** An atomic the endpoint checked ({@link TcpRmaInitiator#atomic}); counted. */
+    int postAtomic(int op, long operand, long compare, ByteBuffer result, long addr, long key, long flags, Object context) {
+        synchronized (lock) {
+            return posts.atomic(rma.atomic(op, operand, compare, result, addr, key, flags, context));
+        }
+    }
+
+    /** A receive was posted: a message that waited for one reads on. Under lock. */
+    void receivePosted() {
+        rx.resumeIfPaused();
+    }
+
+    /** Whether connect or accept may still be called (nothing started yet). Under lock. */
+    boolean idle() {
+        return cm == IDLE;
+    }
+
+    /** Whether a message is being read into the unexpected buffer right now. Under lock. */
+    boolean buffering() {
+        return frame.state == InboundFrame.UNEXPECTED;
+    }
+
+    /** Whether reading stopped because a request's response finds no transmit room. Under lock. */
+    boolean blocked() {
+        return frame.state == InboundFrame.BLOCKED;
     }
 
     /** The transmit queue depth of an endpoint opened with {@code info}: its tx/rx size, within 16..65536. */
@@ -277,8 +327,13 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         }
     }
 
-    /** 0 when sends may be queued now; else {@code -ENOTCONN} or {@code -EAGAIN}. */
-    int sendable() {
+    /** 0 when transmits may be queued now: the endpoint's state, then {@code -ENOTCONN} or {@code -EAGAIN}. */
+    @Override
+    public int transmitState() {
+        int rc = endpoint.postState();
+        if (rc != 0) {
+            return rc;
+        }
         if (cm != CONNECTED) {
             return cm == DOWN || cm == IDLE ? -Errno.ENOTCONN : -Errno.EAGAIN;
         }
@@ -430,7 +485,8 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
     }
 
     /** Writes what is queued: the CM message, then the transmitter's frames and acks. */
-    void flush() {
+    @Override
+    public void flush() {
         SocketChannel ch = channel;
         if (ch == null || cm == DOWN || cm == CONNECTING) {
             return;
@@ -461,7 +517,8 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         }
     }
 
-    void wantWrite(boolean on) {
+    @Override
+    public void wantWrite(boolean on) {
         if (interestWrite != on) {
             interestWrite = on;
             updateInterest();
@@ -472,7 +529,8 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
     }
 
     /** Reading goes on: read interest back on, and the loop woken to see it (it may be asleep in select). */
-    void wantRead() {
+    @Override
+    public void wantRead() {
         if (!interestRead) {
             interestRead = true;
             updateInterest();
@@ -481,7 +539,11 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
     }
 
     /** Reading stops until {@link #wantRead} (a receive is posted, transmit room comes back). */
-    void stopReading() {
+    @Override
+    public void stopReading(boolean counted) {
+        if (counted) {
+            counters.readPauses.increment();
+        }
         if (interestRead) {
             interestRead = false;
             updateInterest();
@@ -496,7 +558,8 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
     }
 
     /** Whether frames are read now (connected, or accepting with the response on its way). */
-    boolean carriesData() {
+    @Override
+    public boolean carriesData() {
         return cm == CONNECTED || cm == ACCEPTING;
     }
 
@@ -506,7 +569,8 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
      * The connection ends (once): socket closed, pending operations failed with {@code err},
      * and {@code FI_SHUTDOWN} raised when it was established (R14).
      */
-    void teardown(int err, boolean report) {
+    @Override
+    public void teardown(int err, boolean report) {
         teardown(err, report, 0, null);
     }
 
@@ -514,7 +578,8 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
      * The peer sent what the wire does not allow: the connection ends ({@code ECONNRESET},
      * R14) and says why ({@link EndReason}, {@code provErrno} {@code EPROTO}).
      */
-    void malformed(String what) {
+    @Override
+    public void malformed(String what) {
         teardown(Errno.ECONNRESET, true, Errno.EPROTO, EndReason.of(channel, "malformed input", what));
     }
 
@@ -559,7 +624,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
                 return;
             }
             boolean waiting = tx.waiting() || frame.inPayload();
-            if (stall.stalled(rx.received + tx.sent, waiting, now, timeoutNanos)) {
+            if (stall.stalled(rx.bytesReceived() + tx.bytesSent(), waiting, now, timeoutNanos)) {
                 teardown(Errno.ETIMEDOUT, true, Errno.ETIMEDOUT, EndReason.of(channel, "no progress",
                         "nothing moved for " + timeoutNanos / 1_000_000 + " ms with operations pending"
                                 + " (the peer is stopped, hung or unreachable; jofi.tcp.progressTimeout)"));
@@ -628,9 +693,59 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
      * the match ({@code FI_MATCH_COMPLETE}; {@code seq} its place in the ack order, -1 when no
      * ack is owed).
      */
-    void ackMatched(long seq) {
+    @Override
+    public void ackMatched(long seq) {
         if (cm != DOWN && seq >= 0) {
             tx.ackReady(seq);
         }
+    }
+
+    // =================================================================== what the parts ask (their Links)
+
+    @Override
+    public boolean jofiPeer() {
+        return jofiPeer;
+    }
+
+    @Override
+    public SocketChannel channel() {
+        return channel;
+    }
+
+    @Override
+    public boolean down() {
+        return cm == DOWN;
+    }
+
+    @Override
+    public int endProvErrno() {
+        return endProvErrno;
+    }
+
+    @Override
+    public byte[] endReason() {
+        return endReason;
+    }
+
+    @Override
+    public void flushReceived() {
+        rx.flushCompletions();
+    }
+
+    @Override
+    public void transmitRoomFreed() {
+        if (frame.state == InboundFrame.BLOCKED) {
+            rx.unblock();
+        }
+    }
+
+    @Override
+    public boolean assignAck(boolean wanted) {
+        return rx.assignAck(wanted);
+    }
+
+    @Override
+    public void blockReading() {
+        rx.block();
     }
 }

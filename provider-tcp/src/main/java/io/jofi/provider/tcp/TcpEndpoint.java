@@ -13,6 +13,7 @@ import io.jofi.TaggedMsg;
 import io.jofi.provider.tcp.wire.CmMessage;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.spi.util.EndpointBindings;
+import io.jofi.spi.util.ReceiveQueue;
 import io.jofi.spi.util.UtilEndpoint;
 import io.jofi.spi.util.UtilEventQueue;
 import java.net.InetSocketAddress;
@@ -42,6 +43,8 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
     private final PendingConnection request;
     /** The data path's copies of what is bound ({@link #onBind}). */
     private final DataPathBindings bound = new DataPathBindings();
+    /** The receive queue its connection delivers into and its receive side posts to. */
+    private final ReceiveQueue queue;
     private final TcpReceiveSide receives;
     private final TcpConnection conn;
     private boolean enabled;
@@ -52,8 +55,9 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
         this.request = (PendingConnection) info.handle();
         this.info.handle(null);
         io.jofi.spi.util.EndpointCounters posts = countPostsUnderLock();
-        this.receives = new TcpReceiveSide(this, this, bound, this.info, domain.provider(), posts);
-        this.conn = new TcpConnection(domain, this.info, this, bound, receives.queue,
+        this.queue = TcpReceiveSide.newQueue(this.info, domain.provider(), posts);
+        this.receives = new TcpReceiveSide(this, this, bound, queue, posts);
+        this.conn = new TcpConnection(domain, this.info, this, bound, queue,
                 TcpConnection.queueSize(this.info), new TcpConnectionCounters(counters()), posts);
     }
 
@@ -158,7 +162,7 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
             if (!enabled) {
                 throw new FabricException(Errno.EOPBADSTATE, "accept: enable the endpoint first");
             }
-            if (request == null || conn.cm != TcpConnection.IDLE) {
+            if (request == null || !conn.idle()) {
                 throw new FabricException(Errno.EOPBADSTATE, request == null
                         ? "accept: the endpoint was not opened with the info of an FI_CONNREQ event"
                         : "accept: called already");
@@ -209,7 +213,7 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
     @Override
     protected int postSend(ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
                            long flags, Object context) {
-        return conn.messages.post(buf, msg, length, tagged, tag, data, flags, context);
+        return conn.postSend(buf, msg, length, tagged, tag, data, flags, context);
     }
 
     @Override
@@ -226,13 +230,13 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
     @Override
     protected int postRma(boolean read, ByteBuffer buf, MemoryRegion desc, RmaMsg msg, long length, long peerAddr, long addr, long key,
                           long data, long flags, Object context) {
-        return conn.rma.post(read, buf, msg, length, addr, key, data, flags, context);
+        return conn.postRma(read, buf, msg, length, addr, key, data, flags, context);
     }
 
     @Override
     protected int postAtomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                              long flags, Object context) {
-        return conn.rma.atomic(op, operand, compare, result, addr, key, flags, context);
+        return conn.postAtomic(op, operand, compare, result, addr, key, flags, context);
     }
 
     // =================================================================== TcpReceiveSide.Owner
@@ -244,12 +248,12 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
 
     @Override
     public boolean receiving() {
-        return enabled && (conn.cm != TcpConnection.DOWN || receives.queue.hasUnexpected());
+        return enabled && (!conn.down() || queue.hasUnexpected());
     }
 
     @Override
     public void receivePosted() {
-        conn.rx.resumeIfPaused();
+        conn.receivePosted();
     }
 
     // =================================================================== its connection's events
@@ -291,7 +295,7 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
         synchronized (this) {
             conn.discard();
             if (bound.rxCq != null) {
-                receives.queue.discardPosted();
+                queue.discardPosted();
             }
             if (request != null) {
                 request.drop();
@@ -307,7 +311,7 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
     @Override
     protected void onDeparture() {
         synchronized (this) {
-            boolean idle = conn.cm == TcpConnection.IDLE;
+            boolean idle = conn.idle();
             conn.depart(departureError());
             if (idle && request != null) {
                 request.drop();
@@ -323,14 +327,14 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
     /** Whether a message is being read into the unexpected buffer right now (tests). */
     boolean isBuffering() {
         synchronized (this) {
-            return conn.frame.state == InboundFrame.UNEXPECTED;
+            return conn.buffering();
         }
     }
 
     /** Whether reading stopped because a request's response finds no transmit room (tests). */
     boolean isBlocked() {
         synchronized (this) {
-            return conn.frame.state == InboundFrame.BLOCKED;
+            return conn.blocked();
         }
     }
 }

@@ -7,8 +7,10 @@ import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_TAGGED;
 
 import io.jofi.Fi;
 import io.jofi.Msg;
+import io.jofi.provider.tcp.wire.MessageHeader;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * Posts message sends on a tcp connection ({@code fi_msg(3)} and the transmit half of
@@ -17,7 +19,7 @@ import java.nio.ByteBuffer;
  * {@link TcpProvider#INJECT_SIZE} bytes (one plain write), else as views of the caller's
  * buffers — and queues the frame on the {@link TcpTransmitter}. A send completes on the write,
  * or on the peer's ack with {@code FI_TRANSMIT_COMPLETE}/{@code FI_DELIVERY_COMPLETE}/
- * {@code FI_MATCH_COMPLETE} (flag bit 2, R11). Posts take the connection's lock.
+ * {@code FI_MATCH_COMPLETE} (flag bit 2, R11). The connection takes its lock and counts the posts.
  */
 final class TcpMessageInitiator {
     private static final long SEND_FLAGS = Fi.FI_SEND | Fi.FI_MSG;
@@ -29,66 +31,64 @@ final class TcpMessageInitiator {
      */
     private static final long ACK_LEVELS = Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE | Fi.FI_MATCH_COMPLETE;
 
-    private final TcpConnection conn;
-    private final Object lock;
+    private final TcpPeerLink peer;
     private final TcpTransmitter tx;
+    /** Encodes the headers of the sends (big-endian, docs/TCP-WIRE.md "Byte order"). */
+    private final MessageHeader header = new MessageHeader(ByteOrder.BIG_ENDIAN);
 
-    TcpMessageInitiator(TcpConnection conn) {
-        this.conn = conn;
-        this.lock = conn.lock;
-        this.tx = conn.tx;
+    TcpMessageInitiator(TcpPeerLink peer, TcpTransmitter tx) {
+        this.peer = peer;
+        this.tx = tx;
     }
 
     /**
      * Posts a send the endpoint checked ({@link io.jofi.spi.util.UtilEndpoint#postSend}: caps,
      * arguments, flags, lengths, the CQ): the connection's state and the queue's room here,
-     * then the frame. {@code flags} carries {@code FI_INJECT}, {@code FI_REMOTE_CQ_DATA},
-     * {@code FI_COMPLETION} and the completion level; a one-buffer inject reports nothing.
+     * then the frame; under the connection's lock. {@code flags} carries {@code FI_INJECT},
+     * {@code FI_REMOTE_CQ_DATA}, {@code FI_COMPLETION} and the completion level; a one-buffer inject reports nothing.
      *
      * @return 0, or {@code -ENOTCONN}/{@code -EAGAIN} (not connected, queue full), the CQ's
      *         {@code -EAGAIN} (no room for the completion), or the endpoint's state
      */
     int post(ByteBuffer buf, Msg msg, long length, boolean tagged, long tag, long data, long flags, Object context) {
-        synchronized (lock) {
-            boolean inject = (flags & Fi.FI_INJECT) != 0;
-            boolean reports = !(inject && msg == null); // fi_inject never completes; sendMsg(FI_INJECT) may
-            int rc = tx.admit(reports);
-            if (rc != 0) {
-                return conn.posts.send(rc, tagged, length);
-            }
-            int iovCount = msg == null ? 0 : msg.iovCount();
-            boolean withData = (flags & Fi.FI_REMOTE_CQ_DATA) != 0;
-            TcpTransmitOp op = tx.start(TcpTransmitOp.SEND, context, reports, flags, tagged ? TSEND_FLAGS : SEND_FLAGS,
-                    length);
-            op.ackWanted = (flags & ACK_LEVELS) != 0;
-            int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (op.ackWanted ? FLAG_DELIVERY_COMPLETE : 0);
-            if (conn.jofiPeer && (flags & Fi.FI_MATCH_COMPLETE) != 0) {
-                wireFlags |= TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE; // ack only once matched
-            }
-            int wireOp = tagged ? OP_TAGGED : OP_MSG;
-            ByteBuffer h = op.header;
-            h.clear();
-            tx.header.clear().op(wireOp).flags(wireFlags).payloadLength(length);
-            if (withData) {
-                tx.header.cqData(data);
-            }
-            if (tagged) {
-                tx.header.tag(tag);
-            }
-            tx.header.encode(h);
-            if (length <= TcpProvider.INJECT_SIZE) {
-                // A small message travels as one contiguous frame (one plain write): its bytes
-                // are copied now, which every completion level allows (the buffer is free at
-                // return, as for inject).
-                copyBehindHeader(op, buf, msg, iovCount);
-                h.flip();
-                op.count = 1;
-                return conn.posts.send(tx.queue(op), tagged, length);
-            }
-            h.flip();
-            attachPayload(op, buf, msg, iovCount, inject);
-            return conn.posts.send(tx.queue(op), tagged, length);
+        boolean inject = (flags & Fi.FI_INJECT) != 0;
+        boolean reports = !(inject && msg == null); // fi_inject never completes; sendMsg(FI_INJECT) may
+        int rc = tx.admit(reports);
+        if (rc != 0) {
+            return rc;
         }
+        int iovCount = msg == null ? 0 : msg.iovCount();
+        boolean withData = (flags & Fi.FI_REMOTE_CQ_DATA) != 0;
+        TcpTransmitOp op = tx.start(TcpTransmitOp.SEND, context, reports, flags, tagged ? TSEND_FLAGS : SEND_FLAGS,
+                length);
+        op.ackWanted = (flags & ACK_LEVELS) != 0;
+        int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (op.ackWanted ? FLAG_DELIVERY_COMPLETE : 0);
+        if (peer.jofiPeer() && (flags & Fi.FI_MATCH_COMPLETE) != 0) {
+            wireFlags |= TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE; // ack only once matched
+        }
+        int wireOp = tagged ? OP_TAGGED : OP_MSG;
+        ByteBuffer h = op.header;
+        h.clear();
+        header.clear().op(wireOp).flags(wireFlags).payloadLength(length);
+        if (withData) {
+            header.cqData(data);
+        }
+        if (tagged) {
+            header.tag(tag);
+        }
+        header.encode(h);
+        if (length <= TcpProvider.INJECT_SIZE) {
+            // A small message travels as one contiguous frame (one plain write): its bytes
+            // are copied now, which every completion level allows (the buffer is free at
+            // return, as for inject).
+            copyBehindHeader(op, buf, msg, iovCount);
+            h.flip();
+            op.count = 1;
+            return tx.queue(op);
+        }
+        h.flip();
+        attachPayload(op, buf, msg, iovCount, inject);
+        return tx.queue(op);
     }
 
     /**

@@ -36,26 +36,32 @@ final class TcpReceiveSide {
     private final Object lock;
     private final Owner owner;
     private final DataPathBindings bound;
-    final ReceiveQueue queue;
+    private final ReceiveQueue queue;
     /** Posting, peek/claim and FI_OPT_MIN_MULTI_RECV: util's, as every provider's. */
     private final ReceivePosting posting;
 
     /** The endpoint's post counters, counted inside {@link #lock} (several threads may post at once). */
     private final io.jofi.spi.util.EndpointCounters posts;
 
-    TcpReceiveSide(Object lock, Owner owner, DataPathBindings bound, Info info, TcpProvider provider,
+    TcpReceiveSide(Object lock, Owner owner, DataPathBindings bound, ReceiveQueue queue,
                    io.jofi.spi.util.EndpointCounters posts) {
         this.lock = lock;
         this.posts = posts;
         this.owner = owner;
         this.bound = bound;
-        long caps = info.caps();
-        this.queue = new ReceiveQueue(TcpConnection.queueSize(info), TcpProvider.IOV_LIMIT,
-                provider.unexpectedMessages(), provider.unexpectedBytes());
+        this.queue = queue;
         this.posting = new ReceivePosting(queue);
+    }
+
+    /** The receive queue of an endpoint opened with {@code info}: its size, the provider's unexpected limits, FI_SOURCE. */
+    static ReceiveQueue newQueue(Info info, TcpProvider provider, io.jofi.spi.util.EndpointCounters posts) {
+        ReceiveQueue queue = new ReceiveQueue(TcpConnection.queueSize(info), TcpProvider.IOV_LIMIT,
+                provider.unexpectedMessages(), provider.unexpectedBytes());
+        long caps = info.caps();
         boolean source = (caps & Fi.FI_SOURCE) != 0;
         queue.completion().reportSource(source, source && (caps & Fi.FI_SOURCE_ERR) != 0);
         queue.completion().countIn(posts.group());
+        return queue;
     }
 
     /** After each {@code bind}: the receive queue completes into the receive CQ and counter. Under lock. */

@@ -55,10 +55,44 @@ final class TcpReceiver implements UnexpectedPayload {
     /** Receive completions a read pass stages before it publishes them ({@link CompletionBatch}). */
     static final int COMPLETION_BATCH = 64;
 
-    private final TcpConnection conn;
+    /** What the receiver asks of its connection. */
+    interface Link extends TcpPeerLink {
+        /** The connected socket. */
+        SocketChannel channel();
+
+        /** Whether frames are read now (connected, or accepting with the response on its way). */
+        boolean carriesData();
+
+        /** Whether the connection has ended. */
+        boolean down();
+
+        /** The connection ends with {@code err}; {@code report}: the endpoint hears of it. */
+        void teardown(int err, boolean report);
+
+        /** Reading goes on (read interest back on). */
+        void wantRead();
+
+        /** Reading stops until {@link #wantRead}; {@code counted}: a message's first pause for want of a receive. */
+        void stopReading(boolean counted);
+
+        /** Why the connection ended: the provErrno of the error completions (0 for a plain end). */
+        int endProvErrno();
+
+        /** Why the connection ended: the errData of the error completions, or null. */
+        byte[] endReason();
+
+        /** A buffered message that owed an ack at match time was matched or dropped: its ack may go. */
+        void ackMatched(long seq);
+    }
+
+    private final Link link;
     private final InboundFrame frame;
     private final TcpTransmitter tx;
     private final ReceiveQueue queue;
+    private final DataPathBindings bound;
+    /** The frames of the peer's RMA and atomics: requests to the target, responses to the initiator. */
+    private final TcpRmaTarget target;
+    private final TcpRmaInitiator initiator;
 
     /**
      * The read buffer, in read mode between calls (position = first byte not consumed, limit =
@@ -84,13 +118,22 @@ final class TcpReceiver implements UnexpectedPayload {
     /** {@link #readMessages} is on the stack (a nested call from a completion path returns at once). */
     private boolean reading;
     /** Bytes read from the socket so far (tells a poll whether it found anything; the progress timeout). */
-    long received;
+    private long received;
 
-    TcpReceiver(TcpConnection conn) {
-        this.conn = conn;
-        this.frame = conn.frame;
-        this.tx = conn.tx;
-        this.queue = conn.queue;
+    TcpReceiver(Link link, InboundFrame frame, TcpTransmitter tx, ReceiveQueue queue, DataPathBindings bound,
+                TcpRmaTarget target, TcpRmaInitiator initiator) {
+        this.link = link;
+        this.frame = frame;
+        this.tx = tx;
+        this.queue = queue;
+        this.bound = bound;
+        this.target = target;
+        this.initiator = initiator;
+    }
+
+    /** Bytes read from the socket so far (the progress the progress timeout watches). */
+    long bytesReceived() {
+        return received;
     }
 
     /** The selector reports the socket readable (or ended): read. */
@@ -122,7 +165,7 @@ final class TcpReceiver implements UnexpectedPayload {
         try {
             readLoop();
         } catch (IOException e) {
-            conn.teardown(Errno.ECONNRESET, true);
+            link.teardown(Errno.ECONNRESET, true);
         } finally {
             completion.stageIn(null); // publishes the pass's completions, also when it ended in a teardown
             reading = false;
@@ -140,15 +183,15 @@ final class TcpReceiver implements UnexpectedPayload {
     }
 
     private void readLoop() throws IOException {
-        SocketChannel ch = conn.channel;
+        SocketChannel ch = link.channel();
         ByteBuffer in = rxBuf;
         InboundFrame f = frame;
-        while (conn.carriesData()) {
+        while (link.carriesData()) {
             switch (f.state) {
                 case InboundFrame.HEADER -> {
                     int st = in.hasRemaining()
                             ? f.header.decode(in, TcpProvider.MAX_MSG_SIZE,
-                                    conn.jofiPeer ? TcpWireDescriptor.MAX_JOFI_OP : TcpWireDescriptor.MAX_OP)
+                                    link.jofiPeer() ? TcpWireDescriptor.MAX_JOFI_OP : TcpWireDescriptor.MAX_OP)
                             : WireStatus.NEED_MORE;
                     if (st == WireStatus.NEED_MORE) {
                         if (!readMore(ch, null, 0, 0, 0)) {
@@ -157,7 +200,7 @@ final class TcpReceiver implements UnexpectedPayload {
                         continue;
                     }
                     if (st < 0) {
-                        conn.malformed("malformed header: " + WireStatus.describe(st)); // this connection only
+                        link.malformed("malformed header: " + WireStatus.describe(st)); // this connection only
                         return;
                     }
                     onHeader();
@@ -239,7 +282,7 @@ final class TcpReceiver implements UnexpectedPayload {
             return false;
         }
         if ((due >= COPY_THRESHOLD ? scatter(ch, views, from, to, due) : fill(ch)) < 0) {
-            conn.teardown(Errno.ECONNRESET, true);
+            link.teardown(Errno.ECONNRESET, true);
             return false;
         }
         return true;
@@ -329,7 +372,7 @@ final class TcpReceiver implements UnexpectedPayload {
      * is finished here too: no selector would ever report it.
      */
     private void consumeBuffered() {
-        if ((rxBuf.hasRemaining() || frame.state != InboundFrame.HEADER) && !reading && conn.carriesData()) {
+        if ((rxBuf.hasRemaining() || frame.state != InboundFrame.HEADER) && !reading && link.carriesData()) {
             drained = true;
             readMessages();
         }
@@ -342,7 +385,7 @@ final class TcpReceiver implements UnexpectedPayload {
         if (h.isAck()) {
             TcpTransmitOp op = tx.acked();
             if (op == null || h.payloadLength() != 0) {
-                conn.malformed("an acknowledgement nobody asked for"); // the peer is confused
+                link.malformed("an acknowledgement nobody asked for"); // the peer is confused
                 return;
             }
             tx.complete(op);
@@ -350,12 +393,12 @@ final class TcpReceiver implements UnexpectedPayload {
         }
         switch (h.op()) {
             case OP_MSG, OP_TAGGED -> onMessage(h);
-            case OP_WRITE -> conn.rmaTarget.onWrite(h);
-            case OP_READ_REQUEST -> conn.rmaTarget.onReadRequest(h);
-            case OP_READ_RESPONSE -> conn.rma.onReadResponse(h);
-            case OP_ATOMIC_REQUEST -> conn.rmaTarget.onAtomicRequest(h);
-            case OP_ATOMIC_RESPONSE -> conn.rma.onAtomicResponse(h);
-            default -> conn.malformed("unknown op " + h.op()); // the decoder lets no other op through
+            case OP_WRITE -> target.onWrite(h);
+            case OP_READ_REQUEST -> target.onReadRequest(h);
+            case OP_READ_RESPONSE -> initiator.onReadResponse(h);
+            case OP_ATOMIC_REQUEST -> target.onAtomicRequest(h);
+            case OP_ATOMIC_RESPONSE -> initiator.onAtomicResponse(h);
+            default -> link.malformed("unknown op " + h.op()); // the decoder lets no other op through
         }
     }
 
@@ -365,7 +408,7 @@ final class TcpReceiver implements UnexpectedPayload {
         f.length = h.payloadLength();
         f.message.set(h.hasTag(), h.hasTag() ? h.tag() : 0, h.hasCqData(), h.hasCqData() ? h.cqData() : 0,
                 Fi.FI_ADDR_NOTAVAIL, null, f.length); // an MSG connection: no source address (R10)
-        f.matchAck = conn.jofiPeer && (h.flags() & TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE) != 0;
+        f.matchAck = link.jofiPeer() && (h.flags() & TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE) != 0;
         if (!assignAck(h.ackRequested())) {
             return;
         }
@@ -381,7 +424,7 @@ final class TcpReceiver implements UnexpectedPayload {
         if (wanted) {
             f.ackSeq = tx.assignAck();
             if (f.ackSeq < 0) {
-                conn.malformed("more unacknowledged messages than any queue allows");
+                link.malformed("more unacknowledged messages than any queue allows");
                 return false;
             }
         }
@@ -416,11 +459,9 @@ final class TcpReceiver implements UnexpectedPayload {
             f.state = InboundFrame.UNEXPECTED;
             return;
         }
-        if (f.state != InboundFrame.PAUSED) {
-            conn.counters.readPauses.increment(); // not again when a resume finds no room yet
-        }
+        boolean first = f.state != InboundFrame.PAUSED; // not counted again when a resume finds no room yet
         f.state = InboundFrame.PAUSED;
-        conn.stopReading();
+        link.stopReading(first);
     }
 
     /** The frame's payload is all moved: finish what it was for. */
@@ -430,10 +471,10 @@ final class TcpReceiver implements UnexpectedPayload {
         long discarded = f.discarded;
         f.landed();
         switch (f.kind) {
-            case InboundFrame.WRITE -> conn.rmaTarget.endWrite();
-            case InboundFrame.READ_RESPONSE -> conn.rma.endReadResponse();
-            case InboundFrame.ATOMIC_REQUEST -> conn.rmaTarget.endAtomicRequest();
-            case InboundFrame.ATOMIC_RESPONSE -> conn.rma.endAtomicResponse();
+            case InboundFrame.WRITE -> target.endWrite();
+            case InboundFrame.READ_RESPONSE -> initiator.endReadResponse();
+            case InboundFrame.ATOMIC_REQUEST -> target.endAtomicRequest();
+            case InboundFrame.ATOMIC_RESPONSE -> initiator.endAtomicResponse();
             default -> {
                 if (f.ack) {
                     // ack after placing the data, before this side's own completion (R11)
@@ -450,32 +491,32 @@ final class TcpReceiver implements UnexpectedPayload {
     /** A request's response finds no room in the transmit queue: stop reading until it has some (back-pressure). */
     void block() {
         frame.state = InboundFrame.BLOCKED;
-        conn.stopReading();
+        link.stopReading(false);
     }
 
     /** Room in the transmit queue again: the blocked request is handled and reading goes on. */
     void unblock() {
-        if (tx.isFull() || conn.cm == TcpConnection.DOWN) {
+        if (tx.isFull() || link.down()) {
             return;
         }
         frame.state = InboundFrame.HEADER;
         onHeader(); // the frame's header still holds the blocked request (nothing was decoded since)
-        if (frame.state != InboundFrame.BLOCKED && frame.state != InboundFrame.PAUSED && conn.cm != TcpConnection.DOWN) {
-            conn.wantRead();
+        if (frame.state != InboundFrame.BLOCKED && frame.state != InboundFrame.PAUSED && !link.down()) {
+            link.wantRead();
         }
         consumeBuffered();
     }
 
     /** A receive was posted: a message that waited for one reads on. */
     void resumeIfPaused() {
-        if (frame.state == InboundFrame.PAUSED && conn.cm != TcpConnection.DOWN) {
+        if (frame.state == InboundFrame.PAUSED && !link.down()) {
             // The paused message's header is read already: find its destination again (the
             // receive just posted, or room freed in the unexpected buffer).
             beginMessage();
             if (frame.state == InboundFrame.PAUSED) {
                 return;
             }
-            conn.wantRead();
+            link.wantRead();
             consumeBuffered();
         }
     }
@@ -494,7 +535,7 @@ final class TcpReceiver implements UnexpectedPayload {
         f.receive = null;
         f.views = null;
         if (r != null && f.kind == InboundFrame.MSG) {
-            queue.fail(r, err, conn.endProvErrno, conn.endReason);
+            queue.fail(r, err, link.endProvErrno(), link.endReason());
         }
         f.kind = InboundFrame.MSG;
     }
@@ -516,11 +557,11 @@ final class TcpReceiver implements UnexpectedPayload {
     void discardCurrent() {
         InboundFrame f = frame;
         if (f.responseFor != null) {
-            conn.bound.txCq.unreserve();
+            bound.txCq.unreserve();
             f.responseFor = null;
         }
         if (f.receive != null && f.kind == InboundFrame.MSG) {
-            conn.bound.rxCq.unreserve();
+            bound.rxCq.unreserve();
         }
         f.receive = null;
         f.views = null;
@@ -537,13 +578,13 @@ final class TcpReceiver implements UnexpectedPayload {
     public long copyTo(UnexpectedMessage message, PostedReceive into) {
         ByteBuffer d = (ByteBuffer) message.handle();
         long placed = into.place(0, d, d.position(), d.remaining());
-        conn.ackMatched(message.handleValue());
+        link.ackMatched(message.handleValue());
         return placed;
     }
 
     /** A buffered message is dropped ({@code FI_DISCARD}): an ack owed at match time goes now. */
     @Override
     public void discard(UnexpectedMessage message) {
-        conn.ackMatched(message.handleValue());
+        link.ackMatched(message.handleValue());
     }
 }

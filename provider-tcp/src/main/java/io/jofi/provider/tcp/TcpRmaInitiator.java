@@ -22,28 +22,31 @@ import java.nio.ByteOrder;
  * their answers — read responses (op 3) straight into the local buffers, atomic responses
  * (op 6) into the caller's result buffer — in request order. Every write asks for the ack
  * (flag bit 2; R11 allows the stronger level), so that a write the target refuses fails here
- * with an error completion instead of completing before the target looked at it. Posts take
- * the connection's lock.
+ * with an error completion instead of completing before the target looked at it. Posts run
+ * under the connection's lock, which counts them.
  */
 final class TcpRmaInitiator {
     private static final long WRITE_FLAGS = Fi.FI_RMA | Fi.FI_WRITE;
     private static final long READ_FLAGS = Fi.FI_RMA | Fi.FI_READ;
 
-    private final TcpConnection conn;
-    private final Object lock;
+    private final TcpPeerLink peer;
     private final TcpTransmitter tx;
+    /** The frame being read: a response's header and payload. */
+    private final InboundFrame frame;
     private final DataPathBindings bound;
+    /** Encodes the headers of the requests (big-endian, docs/TCP-WIRE.md "Byte order"). */
+    private final MessageHeader header = new MessageHeader(ByteOrder.BIG_ENDIAN);
     /** Where an atomic response's payload goes ({@link #atomicIn}; its own view, never re-made). */
     private final TcpPayloadViews atomicSink = new TcpPayloadViews();
     /** An atomic response's payload: the old value. */
     private final ByteBuffer atomicIn = ByteBuffer.allocateDirect(TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD)
             .order(ByteOrder.BIG_ENDIAN);
 
-    TcpRmaInitiator(TcpConnection conn) {
-        this.conn = conn;
-        this.lock = conn.lock;
-        this.tx = conn.tx;
-        this.bound = conn.bound;
+    TcpRmaInitiator(TcpPeerLink peer, TcpTransmitter tx, InboundFrame frame, DataPathBindings bound) {
+        this.peer = peer;
+        this.tx = tx;
+        this.frame = frame;
+        this.bound = bound;
     }
 
     // =================================================================== reads
@@ -59,13 +62,11 @@ final class TcpRmaInitiator {
     int post(boolean read, ByteBuffer buf, RmaMsg msg, long length, long addr, long key, long data, long flags,
              Object context) {
         int iovCount = msg == null ? 0 : msg.iovCount();
-        synchronized (lock) {
-            if (read) {
-                return conn.posts.rma(postRead(buf, msg, iovCount, length, addr, key, msg, context, flags), read, length);
-            }
-            return conn.posts.rma(postWrite(buf, msg, iovCount, length, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, data, addr, key, msg,
-                    context, flags), read, length);
+        if (read) {
+            return postRead(buf, msg, iovCount, length, addr, key, msg, context, flags);
         }
+        return postWrite(buf, msg, iovCount, length, (flags & Fi.FI_REMOTE_CQ_DATA) != 0, data, addr, key, msg, context,
+                flags);
     }
 
     private int postRead(ByteBuffer buf, Msg local, int iovCount, long length, long addr, long key, RmaMsg rma,
@@ -89,9 +90,9 @@ final class TcpRmaInitiator {
         landing.capacity = length;
         ByteBuffer h = op.header;
         h.clear();
-        tx.header.clear().op(OP_READ_REQUEST).rmaIovCount(n).payloadLength(0);
+        header.clear().op(OP_READ_REQUEST).rmaIovCount(n).payloadLength(0);
         putRmaIovs(n, rma, addr, length, key);
-        tx.header.encode(h);
+        header.encode(h);
         h.flip();
         op.count = 1;
         return tx.queue(op);
@@ -101,9 +102,9 @@ final class TcpRmaInitiator {
     private void putRmaIovs(int n, RmaMsg rma, long addr, long length, long key) {
         for (int i = 0; i < n; i++) {
             if (rma == null) {
-                tx.header.rmaIov(i, addr, length, key);
+                header.rmaIov(i, addr, length, key);
             } else {
-                tx.header.rmaIov(i, rma.rmaAddr(i), rma.rmaLen(i), rma.rmaKey(i));
+                header.rmaIov(i, rma.rmaAddr(i), rma.rmaLen(i), rma.rmaKey(i));
             }
         }
     }
@@ -112,14 +113,14 @@ final class TcpRmaInitiator {
     void onReadResponse(MessageHeader h) {
         TcpTransmitOp op = tx.readAnswered();
         if (op == null) {
-            conn.malformed("a response nobody asked for");
+            peer.malformed("a response nobody asked for");
             return;
         }
-        InboundFrame f = conn.frame;
+        InboundFrame f = frame;
         f.responseFor = op;
         TcpPayloadViews landing = op.landing();
         if (h.payloadLength() != landing.capacity) {
-            conn.malformed("a read response of another length than requested");
+            peer.malformed("a read response of another length than requested");
             return;
         }
         f.payloadInto(landing, landing.capacity, InboundFrame.READ_RESPONSE);
@@ -127,7 +128,7 @@ final class TcpRmaInitiator {
 
     /** The read's data is placed: it completes. */
     void endReadResponse() {
-        InboundFrame f = conn.frame;
+        InboundFrame f = frame;
         TcpTransmitOp r = f.responseFor;
         f.responseFor = null;
         tx.complete(r);
@@ -150,12 +151,12 @@ final class TcpRmaInitiator {
                 | ((flags & Fi.FI_COMMIT_COMPLETE) != 0 ? TcpWireDescriptor.FLAG_COMMIT_COMPLETE : 0);
         ByteBuffer h = op.header;
         h.clear();
-        tx.header.clear().op(OP_WRITE).flags(wireFlags).rmaIovCount(n).payloadLength(length);
+        header.clear().op(OP_WRITE).flags(wireFlags).rmaIovCount(n).payloadLength(length);
         if (withData) {
-            tx.header.cqData(data);
+            header.cqData(data);
         }
         putRmaIovs(n, rma, addr, length, key);
-        tx.header.encode(h);
+        header.encode(h);
         h.flip();
         TcpMessageInitiator.attachPayload(op, buf, local, iovCount, inject);
         return tx.queue(op);
@@ -174,9 +175,7 @@ final class TcpRmaInitiator {
      */
     int atomic(int atomicOp, long operand, long compare, ByteBuffer result, long addr, long key, long flags,
                Object context) {
-        synchronized (lock) {
-            return conn.posts.atomic(postAtomic(atomicOp, operand, compare, result, addr, key, flags, context, result != null));
-        }
+        return postAtomic(atomicOp, operand, compare, result, addr, key, flags, context, result != null);
     }
 
     private int postAtomic(int atomicOp, long operand, long compare, ByteBuffer result, long addr, long key,
@@ -185,7 +184,7 @@ final class TcpRmaInitiator {
         if (rc != 0) {
             return rc;
         }
-        if (!conn.jofiPeer || !Atomics.supported(atomicOp)) {
+        if (!peer.jofiPeer() || !Atomics.supported(atomicOp)) {
             return -Errno.EOPNOTSUPP;
         }
         rc = bound.txCq.reserve();
@@ -197,9 +196,9 @@ final class TcpRmaInitiator {
         op.result = result;
         ByteBuffer h = op.header;
         h.clear();
-        tx.header.clear().op(OP_ATOMIC_REQUEST).rmaIovCount(1)
+        header.clear().op(OP_ATOMIC_REQUEST).rmaIovCount(1)
                 .rmaIov(0, addr, Long.BYTES, key).payloadLength(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
-        tx.header.encode(h);
+        header.encode(h);
         h.flip();
         ByteBuffer p = op.injectCopy;
         p.clear();
@@ -216,13 +215,13 @@ final class TcpRmaInitiator {
     void onAtomicResponse(MessageHeader h) {
         TcpTransmitOp op = tx.atomicAnswered();
         if (op == null) {
-            conn.malformed("a response nobody asked for");
+            peer.malformed("a response nobody asked for");
             return;
         }
-        InboundFrame f = conn.frame;
+        InboundFrame f = frame;
         f.responseFor = op;
         if (h.payloadLength() != TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD) {
-            conn.malformed("an atomic response of the wrong length");
+            peer.malformed("an atomic response of the wrong length");
             return;
         }
         f.ack = false;
@@ -233,7 +232,7 @@ final class TcpRmaInitiator {
 
     /** The old value arrived: into the caller's result buffer (its order), and the atomic completes. */
     void endAtomicResponse() {
-        InboundFrame f = conn.frame;
+        InboundFrame f = frame;
         TcpTransmitOp a = f.responseFor;
         f.responseFor = null;
         if (a.result != null) {

@@ -24,11 +24,25 @@ import java.nio.ByteOrder;
 final class TcpRmaTarget {
     private static final long REMOTE_WRITE_FLAGS = Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA;
 
-    private final TcpConnection conn;
+    /** What the target asks of the read side it is called from (the connection passes it on). */
+    interface Link extends TcpPeerLink {
+        /** The frame asks for an ack: it gets a place in the ack order; false when far too many are owed (malformed). */
+        boolean assignAck(boolean wanted);
+
+        /** Publishes the receive completions the read pass staged, before the target writes one directly. */
+        void flushReceived();
+
+        /** A request's response finds no transmit room: reading stops until it has some. */
+        void blockReading();
+    }
+
+    private final Link link;
     private final InboundFrame frame;
     private final TcpTransmitter tx;
     private final DataPathBindings bound;
     private final MemoryRegistry registry;
+    /** Encodes the headers of the responses (big-endian, docs/TCP-WIRE.md "Byte order"). */
+    private final MessageHeader header = new MessageHeader(ByteOrder.BIG_ENDIAN);
     /** Where a write's payload goes: views of the target regions. */
     private final TcpPayloadViews writeSink = new TcpPayloadViews();
     /** Where an atomic request's payload goes ({@link #atomicIn}; its own view, never re-made). */
@@ -37,11 +51,11 @@ final class TcpRmaTarget {
     private final ByteBuffer atomicIn = ByteBuffer.allocateDirect(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD)
             .order(ByteOrder.BIG_ENDIAN);
 
-    TcpRmaTarget(TcpConnection conn, MemoryRegistry registry) {
-        this.conn = conn;
-        this.frame = conn.frame;
-        this.tx = conn.tx;
-        this.bound = conn.bound;
+    TcpRmaTarget(Link link, TcpTransmitter tx, InboundFrame frame, DataPathBindings bound, MemoryRegistry registry) {
+        this.link = link;
+        this.frame = frame;
+        this.tx = tx;
+        this.bound = bound;
         this.registry = registry;
     }
 
@@ -67,14 +81,14 @@ final class TcpRmaTarget {
         for (int i = 0; i < n; i++) {
             UtilMemoryRegion r = region(h.rmaKey(i), h.rmaAddr(i), h.rmaLen(i), Fi.FI_REMOTE_WRITE);
             if (r == null) {
-                conn.malformed("an RMA write to memory this domain refuses (key, bounds or access)");
+                link.malformed("an RMA write to memory this domain refuses (key, bounds or access)");
                 return;
             }
             sink.range(i, r.buffer(), r.indexOf(h.rmaAddr(i)), (int) h.rmaLen(i));
             total += h.rmaLen(i);
         }
         if (total != h.payloadLength()) {
-            conn.malformed("an RMA write whose payload length differs from its descriptors");
+            link.malformed("an RMA write whose payload length differs from its descriptors");
             return;
         }
         sink.count = n;
@@ -83,7 +97,7 @@ final class TcpRmaTarget {
         f.message.set(false, 0, h.hasCqData(), h.hasCqData() ? h.cqData() : 0, Fi.FI_ADDR_NOTAVAIL, null, total);
         f.matchAck = false;
         f.length = total;
-        if (!conn.rx.assignAck(h.ackRequested() || (h.flags() & TcpWireDescriptor.FLAG_COMMIT_COMPLETE) != 0)) {
+        if (!link.assignAck(h.ackRequested() || (h.flags() & TcpWireDescriptor.FLAG_COMMIT_COMPLETE) != 0)) {
             return;
         }
         f.payloadInto(sink, total, InboundFrame.WRITE);
@@ -101,7 +115,7 @@ final class TcpRmaTarget {
         if (f.message.hasData() && bound.rxCq != null) {
             // no posted receive is used: an unsolicited completion (R6 overrun if the CQ is full),
             // after the receive completions this read pass staged before it
-            conn.rx.flushCompletions();
+            link.flushReceived();
             bound.rxCq.completeUnsolicited(null, REMOTE_WRITE_FLAGS, f.length, null, 0, f.message.data(), 0,
                     Fi.FI_ADDR_NOTAVAIL);
         }
@@ -110,11 +124,11 @@ final class TcpRmaTarget {
     /** RMA read request (op 2): descriptors checked, then a response (op 3) with the regions' bytes is queued. */
     void onReadRequest(MessageHeader h) {
         if (h.payloadLength() != 0) {
-            conn.malformed("an RMA read request that carries a payload");
+            link.malformed("an RMA read request that carries a payload");
             return;
         }
         if (tx.isFull()) {
-            conn.rx.block();
+            link.blockReading();
             return;
         }
         int n = h.rmaIovCount();
@@ -124,7 +138,7 @@ final class TcpRmaTarget {
             UtilMemoryRegion r = region(h.rmaKey(i), h.rmaAddr(i), h.rmaLen(i), Fi.FI_REMOTE_READ);
             if (r == null) {
                 tx.give(op);
-                conn.malformed("an RMA read request for memory this domain refuses (key, bounds or access)");
+                link.malformed("an RMA read request for memory this domain refuses (key, bounds or access)");
                 return;
             }
             op.region(i, r.buffer(), r.indexOf(h.rmaAddr(i)), (int) h.rmaLen(i));
@@ -135,7 +149,7 @@ final class TcpRmaTarget {
         op.reports = false;
         ByteBuffer hb = op.header;
         hb.clear();
-        tx.header.clear().op(OP_READ_RESPONSE).payloadLength(total).encode(hb);
+        header.clear().op(OP_READ_RESPONSE).payloadLength(total).encode(hb);
         hb.flip();
         op.count = 1 + n;
         if (bound.remoteReadCntr != null) {
@@ -148,11 +162,11 @@ final class TcpRmaTarget {
     void onAtomicRequest(MessageHeader h) {
         if (h.rmaIovCount() != 1 || h.rmaLen(0) != Long.BYTES
                 || h.payloadLength() != TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD) {
-            conn.malformed("a malformed atomic request");
+            link.malformed("a malformed atomic request");
             return;
         }
         if (tx.isFull()) {
-            conn.rx.block();
+            link.blockReading();
             return;
         }
         InboundFrame f = frame;
@@ -173,7 +187,7 @@ final class TcpRmaTarget {
         UtilMemoryRegion r = (addr & 7) != 0 || !Atomics.supported(aop) ? null
                 : region(frame.atomicKey, addr, Long.BYTES, Atomics.access(aop, fetch));
         if (r == null) {
-            conn.malformed("an atomic request this domain refuses (key, bounds, access, alignment or op)");
+            link.malformed("an atomic request this domain refuses (key, bounds, access, alignment or op)");
             return;
         }
         long old = Atomics.apply(r.buffer(), r.indexOf(addr), aop, atomicIn.getLong(8), atomicIn.getLong(16));
@@ -186,7 +200,7 @@ final class TcpRmaTarget {
         op.reports = false;
         ByteBuffer hb = op.header;
         hb.clear();
-        tx.header.clear().op(OP_ATOMIC_RESPONSE).payloadLength(TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD).encode(hb);
+        header.clear().op(OP_ATOMIC_RESPONSE).payloadLength(TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD).encode(hb);
         hb.flip();
         ByteBuffer p = op.injectCopy;
         p.clear();

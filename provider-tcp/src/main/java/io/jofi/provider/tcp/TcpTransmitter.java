@@ -20,10 +20,35 @@ import java.nio.channels.SocketChannel;
  * completions. Guarded by the connection's lock.
  */
 final class TcpTransmitter {
-    private final TcpConnection conn;
+    /** What the transmitter asks of its connection (which passes the read side's part on). */
+    interface Link {
+        /** 0 when a transmit may be posted now (the endpoint's and the connection's state); else its negative errno. */
+        int transmitState();
+
+        /** Writes what is queued, as far as the socket takes it. */
+        void flush();
+
+        /** Write interest on (the socket is full) or off (nothing left to write). */
+        void wantWrite(boolean on);
+
+        /** Why the connection ended: the provErrno of the error completions (0 for a plain end). */
+        int endProvErrno();
+
+        /** Why the connection ended: the errData of the error completions, or null. */
+        byte[] endReason();
+
+        /** Publishes the receive completions a read pass staged, before a transmit completion is written. */
+        void flushReceived();
+
+        /** A frame left the transmit queue: reading blocked for want of transmit room goes on. */
+        void transmitRoomFreed();
+    }
+
+    private final Link link;
     private final DataPathBindings bound;
-    /** Encodes sent headers and acks; big-endian (JOFI declares big-endian, docs/TCP-WIRE.md "Byte order"). */
-    final MessageHeader header = new MessageHeader(ByteOrder.BIG_ENDIAN);
+    private final TcpConnectionCounters counters;
+    /** Encodes the acks; big-endian (JOFI declares big-endian, docs/TCP-WIRE.md "Byte order"). */
+    private final MessageHeader header = new MessageHeader(ByteOrder.BIG_ENDIAN);
     /** Operations the application posted that have not completed (bounded by queueSize). */
     private int outstanding;
     private final int queueSize;
@@ -46,11 +71,12 @@ final class TcpTransmitter {
     private final ByteBuffer ackFrame = ByteBuffer.allocateDirect(BASE_HEADER_LENGTH).order(ByteOrder.BIG_ENDIAN);
     private int headerId;
     /** Bytes written to the socket (with the receiver's: the progress the progress timeout watches). */
-    long sent;
+    private long sent;
 
-    TcpTransmitter(TcpConnection conn, int queueSize) {
-        this.conn = conn;
-        this.bound = conn.bound;
+    TcpTransmitter(Link link, DataPathBindings bound, TcpConnectionCounters counters, int queueSize) {
+        this.link = link;
+        this.bound = bound;
+        this.counters = counters;
         this.queueSize = queueSize;
         this.free = new TcpTransmitOp[2 * queueSize];
         // room for queueSize operations of the application plus queueSize responses to the peer
@@ -77,11 +103,7 @@ final class TcpTransmitter {
 
     /** The checks of {@link #admit} without the reservation; 0 or the negative errno. */
     int check(boolean reports) {
-        int rc = conn.endpoint.postState();
-        if (rc != 0) {
-            return rc;
-        }
-        rc = conn.sendable();
+        int rc = link.transmitState();
         if (rc != 0) {
             return rc;
         }
@@ -113,8 +135,13 @@ final class TcpTransmitter {
             outstanding++;
         }
         queue.offer(op);
-        conn.flush();
+        link.flush();
         return 0;
+    }
+
+    /** Bytes written to the socket so far (the progress the progress timeout watches). */
+    long bytesSent() {
+        return sent;
     }
 
     /** Whether a response to the peer finds no room now (reading blocks until it has some). */
@@ -152,15 +179,15 @@ final class TcpTransmitter {
                 }
                 sent += ch.write(ackFrame);
                 if (ackFrame.hasRemaining()) {
-                    conn.counters.partialWrites.increment();
-                    conn.wantWrite(true);
+                    counters.partialWrites.increment();
+                    link.wantWrite(true);
                     return;
                 }
                 ackInFlight = false;
                 continue;
             }
             if (op == null) {
-                conn.wantWrite(false);
+                link.wantWrite(false);
                 return;
             }
             if (!op.started) {
@@ -173,8 +200,8 @@ final class TcpTransmitter {
                 sent += ch.write(op.gather, op.first, op.count - op.first);
             }
             if (!op.advance()) {
-                conn.counters.partialWrites.increment();
-                conn.wantWrite(true);
+                counters.partialWrites.increment();
+                link.wantWrite(true);
                 return;
             }
             queue.poll();
@@ -187,9 +214,7 @@ final class TcpTransmitter {
             } else {
                 complete(op);
             }
-            if (conn.frame.state == InboundFrame.BLOCKED) {
-                conn.rx.unblock();
-            }
+            link.transmitRoomFreed();
         }
     }
 
@@ -213,7 +238,7 @@ final class TcpTransmitter {
         int n = acks.drain();
         if (n > 0) {
             pendingAcks += n;
-            conn.flush();
+            link.flush();
         }
     }
 
@@ -249,7 +274,7 @@ final class TcpTransmitter {
         }
         if (op.reports) {
             if (op.complete) {
-                conn.rx.flushCompletions(); // an ack read in a read pass: after the receives staged before it
+                link.flushReceived(); // an ack read in a read pass: after the receives staged before it
                 bound.txCq.complete(op.context, op.cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
             } else {
                 bound.txCq.unreserve();
@@ -268,9 +293,9 @@ final class TcpTransmitter {
             outstanding--;
         }
         if (op.reports) {
-            byte[] why = conn.endReason;
-            conn.rx.flushCompletions(); // a teardown in a read pass: after the receives staged before it
-            bound.txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, conn.endProvErrno, why,
+            byte[] why = link.endReason();
+            link.flushReceived(); // a teardown in a read pass: after the receives staged before it
+            bound.txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, link.endProvErrno(), why,
                     why == null ? 0 : why.length, Fi.FI_ADDR_NOTAVAIL);
         }
         UtilCounter c = bound.counterOf(op.kind);
