@@ -15,8 +15,8 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
 /**
- * How the provider's listeners are opened and accept, and what a failed bind means: the
- * control-path socket steps that MSG passive endpoints and RDM endpoints share.
+ * How the provider's listeners are opened and accept, how a connect binds its source address,
+ * and what a failed bind means: the control-path socket steps the endpoints share.
  */
 final class Sockets {
     /** The listen backlog: connection requests the kernel queues before the CM loop accepts them. */
@@ -149,6 +149,37 @@ final class Sockets {
             } catch (IOException e) {
                 // closing: nothing left to report to
             }
+        }
+    }
+
+    /**
+     * An endpoint's source address ({@code src}: {@code info.srcAddr()}, fi_getinfo(3)
+     * {@code src_addr}) is the local end of its connection: an application that names a port
+     * or an interface there gets exactly that, as libfabric's tcp provider binds it. A wildcard
+     * address with port 0 (nothing named) leaves the choice to the kernel; so does an address of
+     * the other family than the destination's (the kernel could not route it).
+     *
+     * @throws FabricException {@code EADDRINUSE} for a port in use, {@code EADDRNOTAVAIL} for
+     *         an address this host does not have; nothing is connected then
+     */
+    static void bindSource(SocketChannel ch, byte[] src, InetSocketAddress dest) throws FabricException, IOException {
+        if (src == null) {
+            return;
+        }
+        InetSocketAddress local;
+        try {
+            local = Addresses.fromSockaddr(src);
+        } catch (RuntimeException e) {
+            throw new FabricException(Errno.EINVAL, "connect: the source address is not a socket address: " + e.getMessage(), e);
+        }
+        if ((local.getAddress() instanceof Inet6Address) != (dest.getAddress() instanceof Inet6Address)
+                || (local.getAddress().isAnyLocalAddress() && local.getPort() == 0)) {
+            return;
+        }
+        try {
+            ch.bind(local);
+        } catch (BindException e) {
+            throw bindFailed("connect: cannot bind the source address", local, e);
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.jofi.provider.tcp;
 
 import io.jofi.Errno;
+import io.jofi.FabricException;
 import io.jofi.provider.tcp.wire.CmMessage;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.provider.tcp.wire.WireStatus;
@@ -101,5 +102,15 @@ final class TcpCmHandshake {
     /** The connection data of the reject that ended the connect, or null. */
     byte[] rejectData() {
         return rejectData;
+    }
+
+    /** The length of connection data {@code param}, at most 256 bytes ({@code EINVAL} beyond). */
+    static int checkData(String operation, byte[] param) throws FabricException {
+        int len = param == null ? 0 : param.length;
+        if (len > TcpProvider.CM_DATA_SIZE) {
+            throw new FabricException(Errno.EINVAL, operation + ": " + len + " bytes of connection data; at most "
+                    + TcpProvider.CM_DATA_SIZE);
+        }
+        return len;
     }
 }

@@ -131,21 +131,9 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         return cm == IDLE;
     }
 
-    /** Whether a message is being read into the unexpected buffer right now. Under lock. */
-    boolean buffering() {
-        return frame.state == InboundFrame.UNEXPECTED;
-    }
-
-    /** Whether reading stopped because a request's response finds no transmit room. Under lock. */
-    boolean blocked() {
-        return frame.state == InboundFrame.BLOCKED;
-    }
-
-    /** The transmit queue depth of an endpoint opened with {@code info}: its tx/rx size, within 16..65536. */
-    static int queueSize(Info info) {
-        long tx = info.txAttr().size();
-        long rx = info.rxAttr().size();
-        return (int) Math.max(16, Math.min(65536, Math.max(tx, rx) == 0 ? TcpProvider.QUEUE_SIZE : Math.max(tx, rx)));
+    /** The state of the frame being read (an {@code InboundFrame} state). Under lock. */
+    int readState() {
+        return frame.state;
     }
 
     // =================================================================== set-up (control path, under lock)
@@ -161,7 +149,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         if (cm != IDLE) {
             throw new FabricException(Errno.EOPBADSTATE, "connect: the endpoint is not idle (connect once, on an endpoint not opened for a connection request)");
         }
-        int len = checkConnectionData("connect", param);
+        int len = TcpCmHandshake.checkData("connect", param);
         InetSocketAddress dest;
         try {
             dest = Addresses.fromSockaddr(addr);
@@ -173,7 +161,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
             ch = SocketChannel.open(Sockets.family(dest.getAddress()));
             ch.configureBlocking(false);
             domain.provider().configure(ch); // before connect: the window scale covers SO_RCVBUF
-            bindSource(ch, dest);
+            Sockets.bindSource(ch, info.srcAddr(), dest);
             handshake.request(param, len);
             channel = ch;
             connectingTo = dest;
@@ -209,48 +197,6 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
             channel = null;
             Sockets.closeQuietly(ch);
             throw new FabricException(Errno.EIO, "connect: cannot open a socket to " + dest + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** The length of {@code param}, at most 256 bytes ({@code EINVAL} beyond). */
-    static int checkConnectionData(String operation, byte[] param) throws FabricException {
-        int len = param == null ? 0 : param.length;
-        if (len > TcpProvider.CM_DATA_SIZE) {
-            throw new FabricException(Errno.EINVAL, operation + ": " + len + " bytes of connection data; at most "
-                    + TcpProvider.CM_DATA_SIZE);
-        }
-        return len;
-    }
-
-    /**
-     * The endpoint's source address ({@code info.srcAddr()}, fi_getinfo(3) {@code src_addr}) is
-     * the local end of its connection: an application that names a port or an interface there
-     * gets exactly that, as libfabric's tcp provider binds it. A wildcard address with port 0
-     * (nothing named) leaves the choice to the kernel; so does an address of the other family
-     * than the destination's (the kernel could not route it).
-     *
-     * @throws FabricException {@code EADDRINUSE} for a port in use, {@code EADDRNOTAVAIL} for
-     *         an address this host does not have; nothing is connected then
-     */
-    private void bindSource(SocketChannel ch, InetSocketAddress dest) throws FabricException, IOException {
-        byte[] src = info.srcAddr();
-        if (src == null) {
-            return;
-        }
-        InetSocketAddress local;
-        try {
-            local = Addresses.fromSockaddr(src);
-        } catch (RuntimeException e) {
-            throw new FabricException(Errno.EINVAL, "connect: the source address is not a socket address: " + e.getMessage(), e);
-        }
-        if ((local.getAddress() instanceof java.net.Inet6Address) != (dest.getAddress() instanceof java.net.Inet6Address)
-                || (local.getAddress().isAnyLocalAddress() && local.getPort() == 0)) {
-            return;
-        }
-        try {
-            ch.bind(local);
-        } catch (java.net.BindException e) {
-            throw Sockets.bindFailed("connect: cannot bind the source address", local, e);
         }
     }
 

@@ -58,7 +58,14 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
         this.queue = TcpReceiveSide.newQueue(this.info, domain.provider(), posts);
         this.receives = new TcpReceiveSide(this, this, bound, queue, posts);
         this.conn = new TcpConnection(domain, this.info, this, bound, queue,
-                TcpConnection.queueSize(this.info), new TcpConnectionCounters(counters()), posts);
+                queueSize(this.info), new TcpConnectionCounters(counters()), posts);
+    }
+
+    /** The transmit queue depth of an endpoint opened with {@code info}: its tx/rx size, within 16..65536. */
+    static int queueSize(Info info) {
+        long tx = info.txAttr().size();
+        long rx = info.rxAttr().size();
+        return (int) Math.max(16, Math.min(65536, Math.max(tx, rx) == 0 ? TcpProvider.QUEUE_SIZE : Math.max(tx, rx)));
     }
 
     /** What the post checks measure an endpoint of {@code info} against (the provider's limits, its caps). */
@@ -167,7 +174,7 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
                         ? "accept: the endpoint was not opened with the info of an FI_CONNREQ event"
                         : "accept: called already");
             }
-            int len = TcpConnection.checkConnectionData("accept", param);
+            int len = TcpCmHandshake.checkData("accept", param);
             SocketChannel ch = request.take();
             // Answer JOFI's marker only to a peer that announced it (a C peer gets zeros, as libfabric sends).
             conn.accept(ch, request.selectionKey(), param, len, request.peerIsJofi());
@@ -327,14 +334,14 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
     /** Whether a message is being read into the unexpected buffer right now (tests). */
     boolean isBuffering() {
         synchronized (this) {
-            return conn.buffering();
+            return conn.readState() == InboundFrame.UNEXPECTED;
         }
     }
 
     /** Whether reading stopped because a request's response finds no transmit room (tests). */
     boolean isBlocked() {
         synchronized (this) {
-            return conn.blocked();
+            return conn.readState() == InboundFrame.BLOCKED;
         }
     }
 }

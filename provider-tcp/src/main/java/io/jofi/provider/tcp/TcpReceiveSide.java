@@ -55,7 +55,7 @@ final class TcpReceiveSide {
 
     /** The receive queue of an endpoint opened with {@code info}: its size, the provider's unexpected limits, FI_SOURCE. */
     static ReceiveQueue newQueue(Info info, TcpProvider provider, io.jofi.spi.util.EndpointCounters posts) {
-        ReceiveQueue queue = new ReceiveQueue(TcpConnection.queueSize(info), TcpProvider.IOV_LIMIT,
+        ReceiveQueue queue = new ReceiveQueue(TcpEndpoint.queueSize(info), TcpProvider.IOV_LIMIT,
                 provider.unexpectedMessages(), provider.unexpectedBytes());
         long caps = info.caps();
         boolean source = (caps & Fi.FI_SOURCE) != 0;
