@@ -5,12 +5,14 @@ import io.jofi.Fi;
 import io.jofi.Msg;
 import io.jofi.TaggedMsg;
 import io.jofi.spi.util.PostedReceive;
+import io.jofi.spi.util.ProgressEngine;
 import io.jofi.spi.util.ReceiveCompletion;
 import io.jofi.spi.util.ReceiveQueue;
 import io.jofi.spi.util.UnexpectedMessage;
 import io.jofi.spi.util.UnexpectedPayload;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
+import io.jofi.spi.util.stats.CounterGroup;
 import java.nio.ByteBuffer;
 
 /**
@@ -35,9 +37,15 @@ final class ShmReceiver {
      */
     static final int ENTRY_OVERHEAD = 256;
 
-    private final ShmEndpoint ep;
+    private final ShmOwnRing own;
+    private final ShmPeers peers;
+    private final ShmTransmitter transmitter;
+    private final ShmBindings bound;
+    /** Woken when a receive frees the budget a held record waits for. */
+    private final ProgressEngine engine;
+    private final long caps;
     /** The receive side (util). */
-    final ReceiveQueue rq;
+    private final ReceiveQueue rq;
     /** FI_SOURCE or FI_DIRECTED_RECV: a message's sender is looked up in the AV. */
     private final boolean sendersWanted;
     private final boolean source;
@@ -51,19 +59,54 @@ final class ShmReceiver {
      * the MANUAL wait bridge reads it): the ring is not slept on (the record would wake the
      * step at once) and posting a receive wakes the progress to try it again.
      */
-    volatile boolean held;
+    private volatile boolean held;
     /** Set by the handler of the record at hand: leave it in the ring. */
-    boolean holdRecord;
+    private boolean holdRecord;
 
-    ShmReceiver(ShmEndpoint ep, int queueSize, long unexpectedLimit, boolean source, boolean sourceErr,
-                boolean directed) {
-        this.ep = ep;
+    /**
+     * {@code caps} are the endpoint's: {@code FI_SOURCE}, {@code FI_SOURCE_ERR}, {@code FI_DIRECTED_RECV} and
+     * {@code FI_MULTI_RECV} shape what receives do; the receive completions are counted in {@code counters}.
+     */
+    ShmReceiver(ShmOwnRing own, ShmPeers peers, ShmTransmitter transmitter, ShmBindings bound, ProgressEngine engine,
+                CounterGroup counters, long caps, int queueSize, long unexpectedLimit) {
+        this.own = own;
+        this.peers = peers;
+        this.transmitter = transmitter;
+        this.bound = bound;
+        this.engine = engine;
+        this.caps = caps;
+        boolean directed = (caps & Fi.FI_DIRECTED_RECV) != 0;
+        this.source = (caps & Fi.FI_SOURCE) != 0;
         this.rq = new ReceiveQueue(queueSize, ShmProvider.IOV_LIMIT, Integer.MAX_VALUE, unexpectedLimit);
-        this.rq.completion().reportSource(source, sourceErr);
-        this.rq.completion().countIn(ep.counters());
+        this.rq.completion().reportSource(source, (caps & Fi.FI_SOURCE_ERR) != 0);
+        this.rq.completion().countIn(counters);
         this.rq.directed(directed);
-        this.source = source;
         this.sendersWanted = source || directed;
+    }
+
+    /** The receive side (util): the CMA receiver matches its messages there too. */
+    ReceiveQueue queue() {
+        return rq;
+    }
+
+    /** A drain pass starts: the record held back last time is tried again. */
+    void startPass() {
+        held = false;
+    }
+
+    /** Whether a message record waits in the ring for the unexpected budget (also read without the lock). */
+    boolean held() {
+        return held;
+    }
+
+    /** A record is about to be handled: it leaves the ring unless its handler holds it ({@link #holdsRecord}). */
+    void nextRecord() {
+        holdRecord = false;
+    }
+
+    /** Whether the handler of the record at hand left it in the ring (the unexpected budget is spent). */
+    boolean holdsRecord() {
+        return holdRecord;
     }
 
     /** The bindings ({@code fi_ep_bind}): the receive CQ, its selective flag, the receive counter. */
@@ -79,20 +122,20 @@ final class ShmReceiver {
      * else waits posted; 0 or a negative errno (nothing posted then).
      */
     int post(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags, Object context) {
-        if (!ep.enabled) {
+        if (!own.enabled()) {
             return -Errno.EOPBADSTATE;
         }
-        if (ep.ringFailed) {
+        if (own.failed()) {
             return -Errno.EIO; // nothing can arrive any more (ShmFaults.failOwnRing)
         }
         boolean multi = (flags & Fi.FI_MULTI_RECV) != 0;
-        if (multi && (tagged || (ep.caps & Fi.FI_MULTI_RECV) == 0)) {
+        if (multi && (tagged || (caps & Fi.FI_MULTI_RECV) == 0)) {
             return -Errno.ENOSYS;
         }
         if (!rq.canPost(tagged)) {
             return -Errno.EAGAIN;
         }
-        int rc = ep.rxCq.reserve(); // R6: room for its completion
+        int rc = bound.rxCq.reserve(); // R6: room for its completion
         if (rc != 0) {
             return rc;
         }
@@ -116,7 +159,7 @@ final class ShmReceiver {
 
     /** FI_PEEK (with FI_CLAIM / FI_DISCARD) and FI_CLAIM on the unexpected tagged messages (UtilEndpoint checked the call). */
     int peekOrClaim(TaggedMsg msg, long flags) {
-        UtilCompletionQueue rxCq = ep.rxCq;
+        UtilCompletionQueue rxCq = bound.rxCq;
         PostedReceive r = rq.newReceive().tagged(msg.context(), msg.addr(), msg.tag(), msg.ignore(), flags);
         int rc = rxCq.reserve();
         if (rc != 0) {
@@ -156,12 +199,12 @@ final class ShmReceiver {
         long offset = r.fragmentOffset();
         if (r.has(ShmRecordDescriptor.FIRST)) {
             if (m.inProgress()) {
-                ep.peers.failPeer(p, Errno.EPROTO); // a new message before the last one ended
+                peers.failPeer(p, Errno.EPROTO); // a new message before the last one ended
                 return;
             }
             long total = r.totalLength();
             if (total < 0 || total > ShmProvider.MAX_MSG_SIZE || offset != 0) {
-                ep.peers.failPeer(p, Errno.EPROTO);
+                peers.failPeer(p, Errno.EPROTO);
                 return;
             }
             start(m, p, r);
@@ -169,7 +212,7 @@ final class ShmReceiver {
             if (op != null) {
                 m.receive = op;
                 if (r.has(ShmRecordDescriptor.ACK_MATCH)) {
-                    ep.transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, m.token, 0, 0, 0);
+                    transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, m.token, 0, 0, 0);
                 }
             } else {
                 long footprint = total + ENTRY_OVERHEAD;
@@ -185,12 +228,12 @@ final class ShmReceiver {
                 m.unexpected = u;
             }
         } else if (!m.inProgress()) {
-            ep.peers.failPeer(p, Errno.EPROTO);
+            peers.failPeer(p, Errno.EPROTO);
             return;
         }
         int n = r.payloadLength();
         if (offset < 0 || n > m.length() - offset) {
-            ep.peers.failPeer(p, Errno.EPROTO);
+            peers.failPeer(p, Errno.EPROTO);
             return;
         }
         PostedReceive op = m.receive;
@@ -204,11 +247,11 @@ final class ShmReceiver {
             return;
         }
         if (op == null && m.placed != m.length()) {
-            ep.peers.failPeer(p, Errno.EPROTO);
+            peers.failPeer(p, Errno.EPROTO);
             return;
         }
         if ((m.kindFlags & ShmRecordDescriptor.ACK_ARRIVAL) != 0) {
-            ep.transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, m.token, 0, 0, 0);
+            transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, m.token, 0, 0, 0);
         }
         op = m.receive; // again: the answer may have failed the peer, and the receive with it
         if (op != null) {
@@ -227,13 +270,13 @@ final class ShmReceiver {
      * directed receive needs it (cached in the peer: no allocation).
      */
     ShmInboundMessage start(ShmInboundMessage m, Peer p, ShmRecord first) {
-        long src = sendersWanted ? p.fiAddrIn(ep.av) : Fi.FI_ADDR_NOTAVAIL;
+        long src = sendersWanted ? p.fiAddrIn(bound.av) : Fi.FI_ADDR_NOTAVAIL;
         return m.start(first, src, src == Fi.FI_ADDR_NOTAVAIL ? p.address : null);
     }
 
     /** The {@code fi_addr} a completion reports for {@code sender}: its AV entry with {@code FI_SOURCE}. */
     long sourceOf(Peer sender) {
-        return source ? sender.fiAddrIn(ep.av) : Fi.FI_ADDR_NOTAVAIL;
+        return source ? sender.fiAddrIn(bound.av) : Fi.FI_ADDR_NOTAVAIL;
     }
 
     // =================================================================== the unexpected budget
@@ -257,13 +300,8 @@ final class ShmReceiver {
     void budgetFreed() {
         if (held) {
             held = false;
-            ep.domain.engine().wakeup();
+            engine.wakeup();
         }
-    }
-
-    /** Messages buffered as unexpected, or being buffered (tests). */
-    int unexpectedCount() {
-        return rq.unexpectedCount();
     }
 
     /**
@@ -295,7 +333,7 @@ final class ShmReceiver {
 
         private void answer(UnexpectedMessage message) {
             if (acked) {
-                ep.transmitter.sendAnswer((Peer) message.origin(), ShmRecordDescriptor.ACK, message.handleValue(), 0, 0, 0);
+                transmitter.sendAnswer((Peer) message.origin(), ShmRecordDescriptor.ACK, message.handleValue(), 0, 0, 0);
             }
         }
     }
@@ -339,7 +377,7 @@ final class ShmReceiver {
 
     /** Our ring failed: nothing can arrive any more, so every receive pending fails with {@code EIO}. */
     void failOwnRing() {
-        for (Peer p : ep.peers.all()) {
+        for (Peer p : peers.all()) {
             failInbound(p, Errno.EIO);
         }
         rq.failPosted(Errno.EIO, 0, null);
@@ -357,7 +395,7 @@ final class ShmReceiver {
 
     /** Close: pending receives go without completions; the CQ room they reserved is returned. */
     void discardAll() {
-        if (ep.rxCq != null) {
+        if (bound.rxCq != null) {
             rq.discardPosted();
         }
     }
