@@ -21,7 +21,8 @@ import java.util.Arrays;
  */
 final class ShmCmaReceiver implements UnexpectedPayload {
     private final ShmPeers peers;
-    private final ShmTransmitter transmitter;
+    /** Where the ACKs go (the transmitter). */
+    private final ShmAnswers answers;
     private final ShmReceiver receiver;
     private final ShmPeerCounters counters;
     /** The binding (null when CMA is off here: cmaThreshold 0 or CrossMemoryAttach unavailable). */
@@ -46,10 +47,10 @@ final class ShmCmaReceiver implements UnexpectedPayload {
         }
     }
 
-    ShmCmaReceiver(ShmPeers peers, ShmTransmitter transmitter, ShmReceiver receiver, ShmPeerCounters counters,
+    ShmCmaReceiver(ShmPeers peers, ShmAnswers answers, ShmReceiver receiver, ShmPeerCounters counters,
                    CrossMemoryAttach cma) {
         this.peers = peers;
-        this.transmitter = transmitter;
+        this.answers = answers;
         this.receiver = receiver;
         this.counters = counters;
         this.cma = cma;
@@ -58,7 +59,7 @@ final class ShmCmaReceiver implements UnexpectedPayload {
     /** A peer's CMA probe: read its word from its process and answer 0 or the errno (ACK). */
     void onProbe(Peer p, ShmRecord r) {
         int status = cma == null ? Errno.ENOSYS : cma.probe((int) p.pid, r.probeAddress(), r.probeValue());
-        transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, r.token(), status, 0, 0);
+        answers.sendAnswer(p, ShmRecordDescriptor.ACK, r.token(), status, 0, 0);
     }
 
     /**
@@ -96,7 +97,7 @@ final class ShmCmaReceiver implements UnexpectedPayload {
         long token = r.token();
         if (cma == null) {
             // we never offered CMA (no probe succeeded): refuse the message, the sender completes with the error
-            transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, token, Errno.ENOSYS, 0, 0);
+            answers.sendAnswer(p, ShmRecordDescriptor.ACK, token, Errno.ENOSYS, 0, 0);
             return;
         }
         ShmReceiver rx = receiver;
@@ -141,7 +142,7 @@ final class ShmCmaReceiver implements UnexpectedPayload {
     @Override
     public void discard(UnexpectedMessage message) {
         receiver.budgetFreed();
-        transmitter.sendAnswer((Peer) message.origin(), ShmRecordDescriptor.ACK, ((Descriptor) message.handle()).token,
+        answers.sendAnswer((Peer) message.origin(), ShmRecordDescriptor.ACK, ((Descriptor) message.handle()).token,
                 0, 0, 0);
     }
 
@@ -164,7 +165,7 @@ final class ShmCmaReceiver implements UnexpectedPayload {
             }
             from += take;
         }
-        transmitter.sendAnswer(sender, ShmRecordDescriptor.ACK, token, status, 0, 0);
+        answers.sendAnswer(sender, ShmRecordDescriptor.ACK, token, status, 0, 0);
         if (status != 0) {
             return -status;
         }

@@ -36,7 +36,8 @@ import java.nio.file.Path;
  * constructor the parts it calls and the two pieces of shared state it reads: the bindings
  * ({@link ShmBindings}) and the own ring and identity ({@link ShmOwnRing}). The one call back
  * against the order of construction, from the peers to the transmitter, receiver and ring
- * reader, goes through {@link ShmPeers.Owner}, which this class implements.
+ * reader, goes through {@link ShmPeers.Owner}, which this class implements; the receiving parts
+ * see the transmitter only as {@link ShmAnswers}.
  *
  * <p><b>Addressing.</b> {@link #enable()} creates the endpoint's region file (its ring);
  * {@link #getName()} is {@code fi_shm://<name>}. A peer taken from the AV is mapped on the

@@ -39,7 +39,8 @@ final class ShmReceiver {
 
     private final ShmOwnRing own;
     private final ShmPeers peers;
-    private final ShmTransmitter transmitter;
+    /** Where the ACKs senders asked for go (the transmitter). */
+    private final ShmAnswers answers;
     private final ShmBindings bound;
     /** Woken when a receive frees the budget a held record waits for. */
     private final ProgressEngine engine;
@@ -67,11 +68,11 @@ final class ShmReceiver {
      * {@code caps} are the endpoint's: {@code FI_SOURCE}, {@code FI_SOURCE_ERR}, {@code FI_DIRECTED_RECV} and
      * {@code FI_MULTI_RECV} shape what receives do; the receive completions are counted in {@code counters}.
      */
-    ShmReceiver(ShmOwnRing own, ShmPeers peers, ShmTransmitter transmitter, ShmBindings bound, ProgressEngine engine,
+    ShmReceiver(ShmOwnRing own, ShmPeers peers, ShmAnswers answers, ShmBindings bound, ProgressEngine engine,
                 CounterGroup counters, long caps, int queueSize, long unexpectedLimit) {
         this.own = own;
         this.peers = peers;
-        this.transmitter = transmitter;
+        this.answers = answers;
         this.bound = bound;
         this.engine = engine;
         this.caps = caps;
@@ -212,7 +213,7 @@ final class ShmReceiver {
             if (op != null) {
                 m.receive = op;
                 if (r.has(ShmRecordDescriptor.ACK_MATCH)) {
-                    transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, m.token, 0, 0, 0);
+                    answers.sendAnswer(p, ShmRecordDescriptor.ACK, m.token, 0, 0, 0);
                 }
             } else {
                 long footprint = total + ENTRY_OVERHEAD;
@@ -251,7 +252,7 @@ final class ShmReceiver {
             return;
         }
         if ((m.kindFlags & ShmRecordDescriptor.ACK_ARRIVAL) != 0) {
-            transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, m.token, 0, 0, 0);
+            answers.sendAnswer(p, ShmRecordDescriptor.ACK, m.token, 0, 0, 0);
         }
         op = m.receive; // again: the answer may have failed the peer, and the receive with it
         if (op != null) {
@@ -333,7 +334,7 @@ final class ShmReceiver {
 
         private void answer(UnexpectedMessage message) {
             if (acked) {
-                transmitter.sendAnswer((Peer) message.origin(), ShmRecordDescriptor.ACK, message.handleValue(), 0, 0, 0);
+                answers.sendAnswer((Peer) message.origin(), ShmRecordDescriptor.ACK, message.handleValue(), 0, 0, 0);
             }
         }
     }

@@ -20,7 +20,7 @@ import java.nio.ByteBuffer;
  * (the ring's capacity is the flow control). Runs under the endpoint's lock; nothing is
  * allocated per operation once the table has grown to the load.
  */
-final class ShmTransmitter {
+final class ShmTransmitter implements ShmAnswers {
     /** {@link #admit}: the peer failed earlier; a completion room is reserved for the error entry. */
     static final int PEER_FAILED = 1;
     /** Replies owed to one peer beyond which it is declared failed (a peer that never drains). */
@@ -274,7 +274,8 @@ final class ShmTransmitter {
     }
 
     /** Queues an answer this side owes {@code peer} (ACK, READ_RESP without data, ATOMIC_RESP). */
-    void sendAnswer(Peer peer, int kind, long token, int status, long b, int flags) {
+    @Override
+    public void sendAnswer(Peer peer, int kind, long token, int status, long b, int flags) {
         if (peer == null || peer.failed != 0) {
             return;
         }
