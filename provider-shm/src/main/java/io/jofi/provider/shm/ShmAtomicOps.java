@@ -3,10 +3,12 @@ package io.jofi.provider.shm;
 import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.spi.util.Atomics;
+import io.jofi.spi.util.MemoryRegistry;
 import io.jofi.spi.util.UtilCounter;
 import io.jofi.spi.util.UtilMemoryRegion;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Path;
 
 /**
  * Carries out atomic operations on 64-bit words, on both sides: as initiator it applies the
@@ -21,10 +23,25 @@ import java.nio.ByteOrder;
  * the endpoint's lock.
  */
 final class ShmAtomicOps {
-    private final ShmEndpoint ep;
+    private final ShmOwnRing own;
+    private final ShmPeers peers;
+    private final ShmTransmitter transmitter;
+    /** Tells the target of a one-sided atomic that counts remote accesses ({@link ShmRma#notifyDirect}). */
+    private final ShmRma rma;
+    private final ShmBindings bound;
+    /** This domain's registrations: the target side's check of a key and range. */
+    private final MemoryRegistry registry;
+    private final Path dir;
 
-    ShmAtomicOps(ShmEndpoint ep) {
-        this.ep = ep;
+    ShmAtomicOps(ShmOwnRing own, ShmPeers peers, ShmTransmitter transmitter, ShmRma rma, ShmBindings bound,
+                 MemoryRegistry registry, Path dir) {
+        this.own = own;
+        this.peers = peers;
+        this.transmitter = transmitter;
+        this.rma = rma;
+        this.bound = bound;
+        this.registry = registry;
+        this.dir = dir;
     }
 
     /**
@@ -41,14 +58,14 @@ final class ShmAtomicOps {
         if (!fetch && (aop == Fi.FI_CSWAP || aop == Fi.FI_ATOMIC_READ)) {
             return -Errno.EINVAL; // these return a value: fetchAtomic / compareAtomic
         }
-        if (!ep.enabled) {
+        if (!own.enabled()) {
             return -Errno.EOPBADSTATE;
         }
-        ShmTransmitter tx = ep.transmitter;
-        Peer peer = ep.peers.peerFor(peerAddr);
+        ShmTransmitter tx = transmitter;
+        Peer peer = peers.peerFor(peerAddr);
         int rc = tx.admit(peer, true);
         long cqFlags = Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE);
-        UtilCounter counter = fetch ? ep.readCntr : ep.writeCntr;
+        UtilCounter counter = fetch ? bound.readCntr : bound.writeCntr;
         if (rc == ShmTransmitter.PEER_FAILED) {
             return tx.failLocally(true, context, cqFlags, peer.failed, counter);
         }
@@ -57,7 +74,7 @@ final class ShmAtomicOps {
         }
         long need = Atomics.access(aop, fetch);
         if (peer.queue.isEmpty() && peer.outstanding == 0) {
-            Peer.Direct d = peer.direct(ep.dir, key, addr, 8, need);
+            Peer.Direct d = peer.direct(dir, key, addr, 8, need);
             if (d != null) {
                 int at = (int) (addr - d.base);
                 if (d.map.alignmentOffset(at, 8) == 0) {
@@ -69,7 +86,7 @@ final class ShmAtomicOps {
                     } catch (InternalError e) {
                         peer.forget(d); // the peer truncated the file under its mapping (SIGBUS)
                         if (MappingFaults.isFault(e)) {
-                            ep.peers.failPeer(peer, Errno.EIO);
+                            peers.failPeer(peer, Errno.EIO);
                         }
                         return tx.failLocally(true, context, cqFlags, Errno.EIO, counter);
                     }
@@ -78,8 +95,8 @@ final class ShmAtomicOps {
                         result.putLong(result.position(),
                                 result.order() == ByteOrder.nativeOrder() ? old : Long.reverseBytes(old));
                     }
-                    if (peer.wantsEvents(ep.dir)) {
-                        ep.rma.notifyDirect(peer, aop != Fi.FI_ATOMIC_READ, false, 0);
+                    if (peer.wantsEvents(dir)) {
+                        rma.notifyDirect(peer, aop != Fi.FI_ATOMIC_READ, false, 0);
                     }
                     return tx.completedDirect(true, flags, context, cqFlags, counter);
                 }
@@ -108,31 +125,31 @@ final class ShmAtomicOps {
         int aop = r.atomicOp();
         boolean fetch = r.has(ShmRecordDescriptor.FETCH);
         long token = r.token();
-        ShmTransmitter tx = ep.transmitter;
+        ShmTransmitter tx = transmitter;
         if (!Atomics.supported(aop)) {
             tx.sendAnswer(p, ShmRecordDescriptor.ATOMIC_RESP, token, Errno.EOPNOTSUPP, 0, 0);
             return;
         }
         long key = r.rmaKey();
         long need = Atomics.access(aop, fetch);
-        long idx = ep.domain.memoryRegistry().targetIndex(key, r.rmaAddr(), 8, need);
-        UtilMemoryRegion region = idx < 0 ? null : ep.domain.memoryRegistry().lookup(key);
+        long idx = registry.targetIndex(key, r.rmaAddr(), 8, need);
+        UtilMemoryRegion region = idx < 0 ? null : registry.lookup(key);
         if (region == null) {
             tx.sendAnswer(p, ShmRecordDescriptor.ATOMIC_RESP, token, idx < 0 ? (int) -idx : Errno.ENOKEY, 0, 0);
             return;
         }
         long old = Atomics.apply(region.buffer(), (int) idx, aop, r.atomicOperand(), r.atomicCompare());
         if ((need & Fi.FI_REMOTE_WRITE) != 0) {
-            ShmEndpoint.count(ep.remoteWriteCntr);
+            ShmBindings.count(bound.remoteWriteCntr);
         } else {
-            ShmEndpoint.count(ep.remoteReadCntr);
+            ShmBindings.count(bound.remoteReadCntr);
         }
         tx.sendAnswer(p, ShmRecordDescriptor.ATOMIC_RESP, token, 0, old, 0);
     }
 
     /** The ATOMIC_RESP to our request: the old value into the fetch buffer (host order), or the error. */
     void onResponse(Peer p, ShmRecord r) {
-        ShmTransmitter tx = ep.transmitter;
+        ShmTransmitter tx = transmitter;
         ShmOutboundOp op = tx.answered(p, r.token());
         if (op == null) {
             return;

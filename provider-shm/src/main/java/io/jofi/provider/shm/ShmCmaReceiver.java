@@ -20,15 +20,16 @@ import java.util.Arrays;
  * the process gone) is that message's error on both sides. Runs under the endpoint's lock.
  */
 final class ShmCmaReceiver implements UnexpectedPayload {
-    private final ShmEndpoint ep;
+    private final ShmPeers peers;
+    /** Where the ACKs go (the transmitter). */
+    private final ShmAnswers answers;
+    private final ShmReceiver receiver;
+    private final ShmPeerCounters counters;
     /** The binding (null when CMA is off here: cmaThreshold 0 or CrossMemoryAttach unavailable). */
     private final CrossMemoryAttach cma;
     /** The iovecs of the CMA record being handled (validated copies of shared memory). */
     private final long[] addrs = new long[ShmProvider.IOV_LIMIT];
     private final long[] lens = new long[ShmProvider.IOV_LIMIT];
-    /** CMA messages read into receives: tests and logs. */
-    long cmaRead;
-
     /** Where an unexpected CMA message's bytes are: the sender's process and buffers, and its token. */
     static final class Descriptor {
         final int pid;
@@ -46,15 +47,19 @@ final class ShmCmaReceiver implements UnexpectedPayload {
         }
     }
 
-    ShmCmaReceiver(ShmEndpoint ep, CrossMemoryAttach cma) {
-        this.ep = ep;
+    ShmCmaReceiver(ShmPeers peers, ShmAnswers answers, ShmReceiver receiver, ShmPeerCounters counters,
+                   CrossMemoryAttach cma) {
+        this.peers = peers;
+        this.answers = answers;
+        this.receiver = receiver;
+        this.counters = counters;
         this.cma = cma;
     }
 
     /** A peer's CMA probe: read its word from its process and answer 0 or the errno (ACK). */
     void onProbe(Peer p, ShmRecord r) {
         int status = cma == null ? Errno.ENOSYS : cma.probe((int) p.pid, r.probeAddress(), r.probeValue());
-        ep.transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, r.token(), status, 0, 0);
+        answers.sendAnswer(p, ShmRecordDescriptor.ACK, r.token(), status, 0, 0);
     }
 
     /**
@@ -70,7 +75,7 @@ final class ShmCmaReceiver implements UnexpectedPayload {
         if ((r.kindFlags() & whole) != whole || p.inbound.inProgress() || count < 1 || count > ShmProvider.IOV_LIMIT
                 || r.payloadLength() != count * ShmRecordDescriptor.CMA_IOV || total < 0
                 || total > ShmProvider.MAX_MSG_SIZE) {
-            ep.peers.failPeer(p, Errno.EPROTO);
+            peers.failPeer(p, Errno.EPROTO);
             return;
         }
         long sum = 0;
@@ -78,7 +83,7 @@ final class ShmCmaReceiver implements UnexpectedPayload {
             long a = r.cmaAddress(i);
             long l = r.cmaLength(i);
             if (l < 0 || l > ShmProvider.MAX_MSG_SIZE) {
-                ep.peers.failPeer(p, Errno.EPROTO);
+                peers.failPeer(p, Errno.EPROTO);
                 return;
             }
             addrs[i] = a;
@@ -86,17 +91,17 @@ final class ShmCmaReceiver implements UnexpectedPayload {
             sum += l;
         }
         if (sum != total) {
-            ep.peers.failPeer(p, Errno.EPROTO);
+            peers.failPeer(p, Errno.EPROTO);
             return;
         }
         long token = r.token();
         if (cma == null) {
             // we never offered CMA (no probe succeeded): refuse the message, the sender completes with the error
-            ep.transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, token, Errno.ENOSYS, 0, 0);
+            answers.sendAnswer(p, ShmRecordDescriptor.ACK, token, Errno.ENOSYS, 0, 0);
             return;
         }
-        ShmReceiver rx = ep.receiver;
-        ReceiveQueue rq = rx.rq;
+        ShmReceiver rx = receiver;
+        ReceiveQueue rq = rx.queue();
         ShmInboundMessage m = rx.start(p.inbound, p, r);
         PostedReceive into = rq.match(m);
         if (into != null) {
@@ -124,9 +129,9 @@ final class ShmCmaReceiver implements UnexpectedPayload {
      */
     @Override
     public long copyTo(UnexpectedMessage message, PostedReceive into) {
-        ep.receiver.budgetFreed();
+        receiver.budgetFreed();
         Peer s = (Peer) message.origin();
-        if (s.failed != 0 || (s.link != null && s.link.peerGone(s.pid == ep.pid))) {
+        if (s.failed != 0 || (s.link != null && s.link.peerGone(s.pid == ShmOwnRing.PID))) {
             return -Errno.ECONNRESET;
         }
         Descriptor d = (Descriptor) message.handle();
@@ -136,8 +141,8 @@ final class ShmCmaReceiver implements UnexpectedPayload {
     /** A buffered CMA message discarded (FI_DISCARD, its sender failed): acknowledged, nothing read (the sender completes). */
     @Override
     public void discard(UnexpectedMessage message) {
-        ep.receiver.budgetFreed();
-        ep.transmitter.sendAnswer((Peer) message.origin(), ShmRecordDescriptor.ACK, ((Descriptor) message.handle()).token,
+        receiver.budgetFreed();
+        answers.sendAnswer((Peer) message.origin(), ShmRecordDescriptor.ACK, ((Descriptor) message.handle()).token,
                 0, 0, 0);
     }
 
@@ -160,11 +165,11 @@ final class ShmCmaReceiver implements UnexpectedPayload {
             }
             from += take;
         }
-        ep.transmitter.sendAnswer(sender, ShmRecordDescriptor.ACK, token, status, 0, 0);
+        answers.sendAnswer(sender, ShmRecordDescriptor.ACK, token, status, 0, 0);
         if (status != 0) {
             return -status;
         }
-        cmaRead++;
+        counters.cmaRead.increment();
         return want;
     }
 }

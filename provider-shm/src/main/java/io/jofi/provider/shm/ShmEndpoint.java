@@ -10,13 +10,10 @@ import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
 import io.jofi.provider.shm.cma.CrossMemoryAttach;
+import io.jofi.spi.util.CompletionBatch;
 import io.jofi.spi.util.EndpointBindings;
 import io.jofi.spi.util.ReceivePosting;
-import io.jofi.spi.util.UtilAddressVector;
-import io.jofi.spi.util.UtilCompletionQueue;
-import io.jofi.spi.util.UtilCounter;
 import io.jofi.spi.util.UtilEndpoint;
-import io.jofi.spi.util.UtilEventQueue;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -29,15 +26,19 @@ import java.nio.file.Path;
  * bindings and answers every convenience call with the shared post checks before a funnel.
  *
  * <p><b>Parts.</b> {@link ShmTransmitter} (posting messages, the operation table, the peers'
- * queues into their rings, transmit completions); {@link ShmRingReader} (the own ring: each
- * record decoded once into a {@link ShmRecord} and dispatched); {@link ShmReceiver} (posted
- * receives, the unexpected queue and budget, matching, fragment placement, PEEK/CLAIM, cancel)
- * with the util layer's {@link io.jofi.spi.util.ReceiveCompletion} (R10/R12 receive completions) and
+ * queues, transmit completions) with {@link ShmRingWriter} (the records into the peers' rings);
+ * {@link ShmRingReader} (the own ring: each record decoded once into a {@link ShmRecord} and
+ * dispatched); {@link ShmReceiver} (posted receives, the unexpected queue and budget, matching,
+ * fragment placement, PEEK/CLAIM, cancel) with the util layer's
+ * {@link io.jofi.spi.util.ReceiveCompletion} (R10/R12 receive completions) and
  * {@link ShmCmaReceiver} (messages read from the sender's memory); {@link ShmRma} and
  * {@link ShmAtomicOps} (initiator and target); {@link ShmPeers} (the peer table, liveness,
- * failing a peer); {@link ShmFaults} (memory faults, a corrupt own ring). The parts share this
- * object's state (bindings, identity, own ring) as libfabric's {@code prov/shm} files share
- * {@code struct smr_ep}.
+ * failing a peer); {@link ShmFaults} (memory faults, a corrupt own ring). Each part gets in its
+ * constructor the parts it calls and the two pieces of shared state it reads: the bindings
+ * ({@link ShmBindings}) and the own ring and identity ({@link ShmOwnRing}). The one call back
+ * against the order of construction, from the peers to the transmitter, receiver and ring
+ * reader, goes through {@link ShmPeers.Owner}, which this class implements; the receiving parts
+ * see the transmitter only as {@link ShmAnswers}.
  *
  * <p><b>Addressing.</b> {@link #enable()} creates the endpoint's region file (its ring);
  * {@link #getName()} is {@code fi_shm://<name>}. A peer taken from the AV is mapped on the
@@ -88,55 +89,31 @@ import java.nio.file.Path;
  * Nothing is allocated per operation in steady state (descriptors are pooled); the first
  * contact with a peer, unexpected messages and growth of the pools allocate.
  */
-final class ShmEndpoint extends UtilEndpoint {
+final class ShmEndpoint extends UtilEndpoint implements ShmPeers.Owner {
     /** Bytes an inject copies (fi_inject). */
     static final int INJECT_SIZE = 4096;
 
     // ---- configuration (from the info and the provider's settings)
-    final ShmDomain domain;
+    private final ShmDomain domain;
     private final Info info;
-    final long caps;
-    final int queueSize;
-    /** The largest payload of one ring record (the inline threshold, fitted to the ring at enable). */
-    int fragment;
-    final Path dir;
+    private final Path dir;
+    /** The sending and receiving side of cross-memory attach (null when off: cmaThreshold 0 or unavailable). */
+    private final CrossMemoryAttach cma;
 
-    // ---- the bindings (UtilEndpoint owns them): the data path's copies, read by the parts
-    UtilCompletionQueue txCq;
-    UtilCompletionQueue rxCq;
-    UtilCounter sendCntr;
-    UtilCounter recvCntr;
-    UtilCounter readCntr;
-    UtilCounter writeCntr;
-    UtilCounter remoteReadCntr;
-    UtilCounter remoteWriteCntr;
-    UtilEventQueue eq;
-    UtilAddressVector av;
-    volatile boolean enabled;
-
-    // ---- identity and the own ring
-    private String name;
-    /** The name the application chose (FI_SOURCE srcAddr), a link to {@link #name}; null without. */
+    // ---- what the parts share: the bindings (UtilEndpoint owns them; copied at every bind) and the own ring
+    private final ShmBindings bound = new ShmBindings();
+    private final ShmOwnRing own;
+    /** The name the application chose (FI_SOURCE srcAddr), a link to the region's name; null without. */
     private String alias;
-    /** This endpoint's sender id in records (with {@link #pid}). */
-    long seq;
-    final long pid = ProcessHandle.current().pid();
-    /** This endpoint's region (its ring), from enable until close. */
-    RingLink own;
-    /** The own ring is corrupt or faulted: never read again ({@link ShmFaults#failOwnRing}). */
-    boolean ringFailed;
 
-    // ---- the parts
-    final ShmPeers peers;
-    final ShmTransmitter transmitter;
-    final ShmReceiver receiver;
-    final ShmCmaReceiver cmaReceiver;
-    final ShmRma rma;
-    final ShmAtomicOps atomics;
-    final ShmRingReader reader;
-    final ShmFaults faults;
-    /** Peers linked, lost and failed, ring-full waits, doorbells rung (under this endpoint's lock). */
-    final ShmPeerCounters peerCounters;
+    // ---- the parts, each given in its constructor the collaborators it uses
+    private final ShmPeers peers;
+    private final ShmTransmitter transmitter;
+    private final ShmReceiver receiver;
+    private final ShmRma rma;
+    private final ShmAtomicOps atomics;
+    private final ShmFaults faults;
+    private final ShmRingReader reader;
     /** Its post counters, counted inside this endpoint's lock (several threads may post at once). */
     private final io.jofi.spi.util.EndpointCounters posts;
 
@@ -144,25 +121,29 @@ final class ShmEndpoint extends UtilEndpoint {
         super(context, domain.engine(), EndpointBindings.ALL_COUNTER_ROLES, limits(info));
         this.domain = domain;
         this.info = info.copy();
-        this.caps = caps();
+        long caps = caps();
         long tx = info.txAttr().size();
         long rx = info.rxAttr().size();
-        this.queueSize = (int) Math.max(16, Math.min(65536, Math.max(tx, rx) == 0 ? ShmProvider.QUEUE_SIZE : Math.max(tx, rx)));
+        int queueSize = (int) Math.max(16, Math.min(65536, Math.max(tx, rx) == 0 ? ShmProvider.QUEUE_SIZE : Math.max(tx, rx)));
         ShmProvider p = domain.provider();
-        this.fragment = p.inlineThreshold();
         this.dir = p.directory();
         int cmaThreshold = p.cmaThreshold();
-        CrossMemoryAttach cma = cmaThreshold > 0 && CrossMemoryAttach.available() ? new CrossMemoryAttach() : null;
-        this.peers = new ShmPeers(this, dir, new PeerLiveness(p.peerCheckMillis(), p.progressTimeoutMillis()));
-        this.transmitter = new ShmTransmitter(this, cma, cmaThreshold, p.cmaProbeFault());
-        this.receiver = new ShmReceiver(this, queueSize, p.unexpectedBytes(), (caps & Fi.FI_SOURCE) != 0,
-                (caps & Fi.FI_SOURCE_ERR) != 0, (caps & Fi.FI_DIRECTED_RECV) != 0);
-        this.cmaReceiver = new ShmCmaReceiver(this, cma);
-        this.rma = new ShmRma(this);
-        this.atomics = new ShmAtomicOps(this);
-        this.reader = new ShmRingReader(this);
-        this.faults = new ShmFaults(this);
-        this.peerCounters = new ShmPeerCounters(this, counters());
+        this.cma = cmaThreshold > 0 && CrossMemoryAttach.available() ? new CrossMemoryAttach() : null;
+        this.own = new ShmOwnRing(p.inlineThreshold());
+        // Peers linked, lost and failed, ring-full waits, doorbells rung, CMA messages (under this endpoint's lock)
+        ShmPeerCounters peerCounters = new ShmPeerCounters(own, counters());
+        CompletionBatch staged = ShmRingReader.newBatch();
+        this.peers = new ShmPeers(this, own, bound, peerCounters, dir,
+                new PeerLiveness(p.peerCheckMillis(), p.progressTimeoutMillis()));
+        this.transmitter = new ShmTransmitter(own, peers, bound, new ShmRingWriter(own, peers, peerCounters, cma), staged,
+                domain.engine(), queueSize, cma, cmaThreshold, p.cmaProbeFault());
+        this.receiver = new ShmReceiver(own, peers, transmitter, bound, domain.engine(), counters(), caps, queueSize,
+                p.unexpectedBytes());
+        ShmCmaReceiver cmaReceiver = new ShmCmaReceiver(peers, transmitter, receiver, peerCounters, cma);
+        this.rma = new ShmRma(peers, transmitter, receiver, bound, staged, domain.memoryRegistry(), dir, caps);
+        this.atomics = new ShmAtomicOps(own, peers, transmitter, rma, bound, domain.memoryRegistry(), dir);
+        this.faults = new ShmFaults(this, own, peers, transmitter, receiver, bound);
+        this.reader = new ShmRingReader(own, peers, faults, staged, receiver, cmaReceiver, transmitter, rma, atomics);
         this.posts = countPostsUnderLock();
     }
 
@@ -175,20 +156,20 @@ final class ShmEndpoint extends UtilEndpoint {
                 ShmProvider.IOV_LIMIT, 1);
     }
 
-    /** {@code fi_ep_bind} ({@link UtilEndpoint#bind}) made a binding: the parts read the bound objects from here. */
+    /** {@code fi_ep_bind} ({@link UtilEndpoint#bind}) made a binding: the parts read the bound objects from {@link ShmBindings}. */
     @Override
     protected void onBind(Fid fid, long flags) {
-        txCq = txCq();
-        rxCq = rxCq();
-        eq = eq();
-        av = av();
-        sendCntr = counterFor(Fi.FI_SEND);
-        recvCntr = counterFor(Fi.FI_RECV);
-        readCntr = counterFor(Fi.FI_READ);
-        writeCntr = counterFor(Fi.FI_WRITE);
-        remoteReadCntr = counterFor(Fi.FI_REMOTE_READ);
-        remoteWriteCntr = counterFor(Fi.FI_REMOTE_WRITE);
-        receiver.bind(rxCq, selectiveRx(), recvCntr);
+        bound.txCq = txCq();
+        bound.rxCq = rxCq();
+        bound.eq = eq();
+        bound.av = av();
+        bound.sendCntr = counterFor(Fi.FI_SEND);
+        bound.recvCntr = counterFor(Fi.FI_RECV);
+        bound.readCntr = counterFor(Fi.FI_READ);
+        bound.writeCntr = counterFor(Fi.FI_WRITE);
+        bound.remoteReadCntr = counterFor(Fi.FI_REMOTE_READ);
+        bound.remoteWriteCntr = counterFor(Fi.FI_REMOTE_WRITE);
+        receiver.bind(bound.rxCq, selectiveRx(), bound.recvCntr);
     }
 
     /**
@@ -207,13 +188,13 @@ final class ShmEndpoint extends UtilEndpoint {
     @Override
     public synchronized void enable() throws FabricException {
         ensureOpen("enable");
-        if (enabled) {
+        if (own.enabled()) {
             return;
         }
-        if (txCq == null && rxCq == null) {
+        if (bound.txCq == null && bound.rxCq == null) {
             throw new FabricException(Errno.ENOCQ, "enable: bind a completion queue first");
         }
-        if (av == null) {
+        if (bound.av == null) {
             throw new FabricException(Errno.ENOAV, "enable: an RDM endpoint needs a bound address vector");
         }
         String chosen = null;
@@ -227,8 +208,9 @@ final class ShmEndpoint extends UtilEndpoint {
         }
         String n = ShmNames.newEndpointName(domain.prefix());
         ShmProvider p = domain.provider();
+        RingLink link;
         try {
-            own = RingLink.create(dir, n, p.ringSize(), p.bounceSlotSize(), p.bounceSlotCount(), peers,
+            link = RingLink.create(dir, n, p.ringSize(), p.bounceSlotSize(), p.bounceSlotCount(), peers,
                     domain.doorbellPath());
         } catch (IOException e) {
             throw new FabricException(Errno.EIO, "enable: cannot create the region " + n + " in " + dir + ": "
@@ -238,24 +220,22 @@ final class ShmEndpoint extends UtilEndpoint {
             try {
                 ShmAlias.claim(dir, chosen, n);
             } catch (FabricException e) {
-                own.close();
-                own = null;
+                link.close();
                 throw e;
             }
         }
-        name = n;
+        // every peer's ring has the same size as ours (one provider setting): the fragment is
+        // fitted to ours; a smaller one would only make claims fail with -EMSGSIZE, which
+        // ShmRingWriter treats as a broken peer
+        own.open(link, n);
         alias = chosen;
-        seq = ShmRecordDescriptor.seqOf(n);
-        if (transmitter.cma != null) {
-            own.advertiseCma(); // peers may probe us and send CMA messages
+        if (cma != null) {
+            link.advertiseCma(); // peers may probe us and send CMA messages
         }
-        // every peer's ring has the same size as ours (one provider setting); a smaller one
-        // would only make claims fail with -EMSGSIZE, which ShmTransmitter.push treats as a broken peer
-        fragment = Math.max(64, Math.min(fragment, own.maxPayload() - ShmRecordDescriptor.HEADER));
-        if (remoteReadCntr != null || remoteWriteCntr != null) {
+        if (bound.remoteReadCntr != null || bound.remoteWriteCntr != null) {
             domain.eventsWanted();
         }
-        enabled = true;
+        own.enabled(true);
         sealBindings();
         domain.addEndpoint(this);
     }
@@ -264,10 +244,10 @@ final class ShmEndpoint extends UtilEndpoint {
     @Override
     public synchronized byte[] getName() throws FabricException {
         ensureOpen("getName");
-        if (name == null) {
+        if (own.name() == null) {
             throw new FabricException(Errno.EOPBADSTATE, "getName: enable the endpoint first (its region is created then)");
         }
-        return ShmNames.address(alias != null ? alias : name);
+        return ShmNames.address(alias != null ? alias : own.name());
     }
 
     /** RDM endpoints have no peer: {@code ENOTCONN}. */
@@ -307,7 +287,7 @@ final class ShmEndpoint extends UtilEndpoint {
     public synchronized long getOpt(int level, int optName) throws FabricException {
         ensureOpen("getOpt");
         if (ReceivePosting.isMinMultiRecv(level, optName)) {
-            return receiver.posting.minMultiRecv();
+            return receiver.posting().minMultiRecv();
         }
         throw new FabricException(Errno.ENOPROTOOPT, "getOpt: option " + optName + " at level " + level
                 + " is not supported (FI_OPT_MIN_MULTI_RECV is)");
@@ -322,7 +302,7 @@ final class ShmEndpoint extends UtilEndpoint {
     public synchronized void setOpt(int level, int optName, long value) throws FabricException {
         ensureOpen("setOpt");
         if (ReceivePosting.isMinMultiRecv(level, optName)) {
-            receiver.posting.minMultiRecv(value);
+            receiver.posting().minMultiRecv(value);
             return;
         }
         throw new FabricException(Errno.ENOPROTOOPT, "setOpt: option " + optName + " at level " + level + " is not supported");
@@ -351,7 +331,7 @@ final class ShmEndpoint extends UtilEndpoint {
     @Override
     protected int postSend(ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
                            long flags, Object context) {
-        long started = transmitter.opsStarted;
+        long started = transmitter.opsStarted();
         try {
             synchronized (this) {
                 return posts.send(transmitter.postMsg(buf, msg, length, destAddr, tagged, tag, data, flags, context), tagged,
@@ -380,10 +360,12 @@ final class ShmEndpoint extends UtilEndpoint {
     @Override
     protected int postRma(boolean read, ByteBuffer buf, MemoryRegion desc, RmaMsg msg, long length, long peerAddr, long addr, long key,
                           long data, long flags, Object context) {
-        long started = transmitter.opsStarted;
+        long started = transmitter.opsStarted();
         try {
             synchronized (this) {
-                return posts.rma(rma.post(read, buf, msg, length, peerAddr, addr, key, data, flags, context), read, length);
+                int rc = own.enabled() ? rma.post(read, buf, msg, length, peerAddr, addr, key, data, flags, context)
+                        : -Errno.EOPBADSTATE;
+                return posts.rma(rc, read, length);
             }
         } catch (InternalError e) {
             return faults.onPostFault(e, started);
@@ -393,22 +375,13 @@ final class ShmEndpoint extends UtilEndpoint {
     @Override
     protected int postAtomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                              long flags, Object context) {
-        long started = transmitter.opsStarted;
+        long started = transmitter.opsStarted();
         try {
             synchronized (this) {
                 return posts.atomic(atomics.post(op, operand, compare, result, destAddr, addr, key, flags, context));
             }
         } catch (InternalError e) {
             return faults.onPostFault(e, started);
-        }
-    }
-
-    // =================================================================== what the parts share
-
-    /** Counts a success on {@code c} when one is bound. */
-    static void count(UtilCounter c) {
-        if (c != null) {
-            c.increment();
         }
     }
 
@@ -421,10 +394,10 @@ final class ShmEndpoint extends UtilEndpoint {
      * @return the work done
      */
     synchronized int progress() {
-        if (!enabled || own == null || !isOpen()) {
+        if (!own.enabled() || own.link() == null || !isOpen()) {
             return 0;
         }
-        int work = ringFailed ? 0 : reader.drainBatch();
+        int work = own.failed() ? 0 : reader.drainBatch();
         return work + peers.progress();
     }
 
@@ -433,7 +406,7 @@ final class ShmEndpoint extends UtilEndpoint {
      * at when due, so that an idle peer's death is found while nobody progresses actively.
      */
     synchronized void beforeSleep() {
-        if (!enabled || own == null || !isOpen()) {
+        if (!own.enabled() || own.link() == null || !isOpen()) {
             return;
         }
         peers.beforeSleep();
@@ -445,20 +418,20 @@ final class ShmEndpoint extends UtilEndpoint {
      * progress ({@link ShmReceiver#post}).
      */
     boolean prepareToSleep() {
-        RingLink r = own;
-        return r == null || !enabled || ringFailed || receiver.held || r.prepareToSleep(); // a failed ring is not touched again
+        RingLink r = own.link();
+        return r == null || !own.enabled() || own.failed() || receiver.held() || r.prepareToSleep(); // a failed ring is not touched again
     }
 
     /** Whether a record waits in this endpoint's ring: progress has something to do (fi_trywait). */
     boolean hasRecord() {
-        RingLink r = own;
-        return r != null && enabled && !ringFailed && !receiver.held && r.hasRecord();
+        RingLink r = own.link();
+        return r != null && own.enabled() && !own.failed() && !receiver.held() && r.hasRecord();
     }
 
     /** The domain's progress runs again. */
     void awake() {
-        RingLink r = own;
-        if (r != null && !ringFailed) {
+        RingLink r = own.link();
+        if (r != null && !own.failed()) {
             r.awake();
         }
     }
@@ -483,7 +456,7 @@ final class ShmEndpoint extends UtilEndpoint {
     @Override
     protected synchronized void onClose() {
         domain.removeEndpoint(this);
-        enabled = false;
+        own.enabled(false);
         transmitter.discardAll();
         receiver.discardAll();
         releaseSharedMemory();
@@ -493,12 +466,9 @@ final class ShmEndpoint extends UtilEndpoint {
     /** Lets go of the peers' mappings, this endpoint's own region and its alias (close and departure). */
     private void releaseSharedMemory() {
         peers.releaseAll();
-        if (own != null) {
-            own.close();
-            own = null;
-        }
+        own.close();
         if (alias != null) {
-            ShmAlias.release(dir, alias, name);
+            ShmAlias.release(dir, alias, own.name());
         }
     }
 
@@ -513,54 +483,40 @@ final class ShmEndpoint extends UtilEndpoint {
         transmitter.depart(err);
         receiver.depart(err);
         releaseSharedMemory();
-        enabled = false;
+        own.enabled(false);
     }
 
     @Override
     protected String describe() {
-        return "shm RDM endpoint" + (name == null ? "" : " " + ShmNames.SCHEME + name)
+        return "shm RDM endpoint" + (own.name() == null ? "" : " " + ShmNames.SCHEME + own.name())
                 + (alias == null ? "" : " (" + ShmNames.SCHEME + alias + ")");
     }
 
-    // =================================================================== tests
+    // =================================================================== what the peers ask of the other parts (ShmPeers.Owner)
 
-    /** Descriptors created so far (tests prove the pools stop growing in steady state). */
-    synchronized int descriptorsCreated() {
-        return transmitter.created();
+    @Override
+    public int flush(Peer p) {
+        return transmitter.flush(p);
     }
 
-    /** Messages buffered as unexpected (tests). */
-    synchronized int unexpectedCount() {
-        return receiver.unexpectedCount();
+    @Override
+    public boolean awaitsLifeChecks() {
+        return transmitter.awaitsLifeChecks();
     }
 
-    /** The endpoint's region name, or null before enable; under the lock (the counters' events name it). */
-    String localName() {
-        return name;
+    @Override
+    public int completeConfirmed(Peer p) {
+        return transmitter.completeConfirmed(p);
     }
 
-    /** The endpoint's region name, or null before enable (tests). */
-    synchronized String regionName() {
-        return name;
+    @Override
+    public void failPending(Peer p, int err) {
+        transmitter.failPeerOps(p, err);
+        receiver.failPeerReceives(p, err);
     }
 
-    /** CMA messages this endpoint sent (tests). */
-    synchronized long cmaSent() {
-        return transmitter.cmaSent;
-    }
-
-    /** CMA messages this endpoint read into its receives (tests). */
-    synchronized long cmaRead() {
-        return cmaReceiver.cmaRead;
-    }
-
-    /** Whether CMA is on towards the peer at {@code fiAddr} (tests). */
-    synchronized boolean cmaOnTowards(long fiAddr) {
-        return peers.cmaOnTowards(fiAddr);
-    }
-
-    /** Why CMA is off towards the peer at {@code fiAddr}, or null (tests, logs). */
-    synchronized String cmaReasonTowards(long fiAddr) {
-        return peers.cmaReasonTowards(fiAddr);
+    @Override
+    public void drainPublishedBefore() {
+        reader.drainPublishedBefore();
     }
 }

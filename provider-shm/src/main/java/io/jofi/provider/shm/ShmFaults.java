@@ -1,6 +1,7 @@
 package io.jofi.provider.shm;
 
 import io.jofi.Errno;
+import io.jofi.Fid;
 
 /**
  * Fails what a memory fault or a corrupt own ring leaves unusable: the peers whose mapped
@@ -11,10 +12,22 @@ import io.jofi.Errno;
  * <p>Runs under the endpoint's lock ({@link #onPostFault} takes it through the facade).
  */
 final class ShmFaults {
-    private final ShmEndpoint ep;
+    /** The endpoint: the fid of the EQ's error event, and its monitor the lock a post's fault handling takes. */
+    private final Fid self;
+    private final ShmOwnRing own;
+    private final ShmPeers peers;
+    private final ShmTransmitter transmitter;
+    private final ShmReceiver receiver;
+    private final ShmBindings bound;
 
-    ShmFaults(ShmEndpoint ep) {
-        this.ep = ep;
+    ShmFaults(Fid self, ShmOwnRing own, ShmPeers peers, ShmTransmitter transmitter, ShmReceiver receiver,
+              ShmBindings bound) {
+        this.self = self;
+        this.own = own;
+        this.peers = peers;
+        this.transmitter = transmitter;
+        this.receiver = receiver;
+        this.bound = bound;
     }
 
     /**
@@ -27,17 +40,17 @@ final class ShmFaults {
      * once it reported the failure). Idempotent.
      */
     void failOwnRing() {
-        if (ep.ringFailed) {
+        if (own.failed()) {
             return;
         }
-        ep.ringFailed = true;
-        if (ep.own != null && ep.own.truncated()) {
+        own.markFailed();
+        if (own.link() != null && own.link().truncated()) {
             MappingFaults.deliverPending(); // as in ShmPeers.failPeer: take the pending fault here
         }
-        ep.transmitter.failAwaitingAnswers(Errno.EIO);
-        ep.receiver.failOwnRing();
-        if (ep.eq != null) {
-            ep.eq.postError(ep, ep.context(), 0, Errno.EIO, 0, null, 0);
+        transmitter.failAwaitingAnswers(Errno.EIO);
+        receiver.failOwnRing();
+        if (bound.eq != null) {
+            bound.eq.postError(self, self.context(), 0, Errno.EIO, 0, null, 0);
         }
     }
 
@@ -50,11 +63,11 @@ final class ShmFaults {
      */
     boolean onMappingFault() {
         boolean found = false;
-        if (ep.own != null && !ep.ringFailed && ep.own.truncated()) {
+        if (own.link() != null && !own.failed() && own.link().truncated()) {
             failOwnRing();
             found = true;
         }
-        return ep.peers.failTruncated() | found;
+        return peers.failTruncated() | found;
     }
 
     /**
@@ -68,7 +81,9 @@ final class ShmFaults {
         if (!MappingFaults.isFault(e)) {
             throw e;
         }
-        ep.onMappingFault();
-        return ep.transmitter.opsStarted != started ? 0 : -Errno.EIO;
+        synchronized (self) {
+            onMappingFault();
+        }
+        return transmitter.opsStarted() != started ? 0 : -Errno.EIO;
     }
 }

@@ -5,12 +5,12 @@ import io.jofi.spi.util.stats.FabricEvents;
 import io.jofi.spi.util.stats.StatsCounter;
 
 /**
- * The peer and ring counters of one shm endpoint (in its counter group:
+ * The peer, ring and CMA counters of one shm endpoint (in its counter group:
  * {@code shm/ShmEndpoint 3: ring-full waits}) and the JFR events that go with them. Written
  * under the endpoint's lock, as everything of its peers and transmitter: one writer.
  */
 final class ShmPeerCounters {
-    private final ShmEndpoint ep;
+    private final ShmOwnRing own;
     private final String owner;
     private final StatsCounter linked;
     private final StatsCounter unreachable;
@@ -18,9 +18,13 @@ final class ShmPeerCounters {
     private final StatsCounter failed;
     final StatsCounter ringFullWaits;
     final StatsCounter doorbells;
+    /** Messages sent by cross-memory attach (the receiver read them from this process). */
+    final StatsCounter cmaSent;
+    /** Messages read by cross-memory attach from their sender into a receive. */
+    final StatsCounter cmaRead;
 
-    ShmPeerCounters(ShmEndpoint ep, CounterGroup group) {
-        this.ep = ep;
+    ShmPeerCounters(ShmOwnRing own, CounterGroup group) {
+        this.own = own;
         owner = group.owner();
         linked = group.counter("peers linked");
         unreachable = group.counter("peers unreachable");
@@ -28,25 +32,27 @@ final class ShmPeerCounters {
         failed = group.counter("peers declared failed");
         ringFullWaits = group.counter("ring-full waits");
         doorbells = group.counter("doorbells rung");
+        cmaSent = group.counter("CMA messages sent");
+        cmaRead = group.counter("CMA messages read");
     }
 
     /** {@code p}'s region is mapped: we can write into its ring. */
     void linked(Peer p) {
         linked.increment();
-        FabricEvents.connectionEstablished("shm", owner, ep.localName(), p.name);
+        FabricEvents.connectionEstablished("shm", owner, own.name(), p.name);
     }
 
     /** {@code p}'s region could not be mapped ({@code EHOSTUNREACH}): it is failed. */
     void unreachable(Peer p, String why) {
         unreachable.increment();
-        FabricEvents.connectionRefused("shm", owner, ep.localName(), p.name, io.jofi.Errno.EHOSTUNREACH, why);
+        FabricEvents.connectionRefused("shm", owner, own.name(), p.name, io.jofi.Errno.EHOSTUNREACH, why);
         declaredFailed(p, io.jofi.Errno.EHOSTUNREACH);
     }
 
     /** {@code p}'s endpoint closed or its process died. */
     void lost(Peer p, String why) {
         lost.increment();
-        FabricEvents.connectionLost("shm", owner, ep.localName(), p.name, io.jofi.Errno.ECONNRESET, why);
+        FabricEvents.connectionLost("shm", owner, own.name(), p.name, io.jofi.Errno.ECONNRESET, why);
     }
 
     /** {@code p} is declared failed ({@code err}, positive): what waits on it ends with an error. */

@@ -22,10 +22,31 @@ import java.util.Arrays;
  * it: it is called from the drain).
  */
 final class ShmPeers implements SenderLiveness {
+    /** What the peers' progress pass and a peer's failure ask of the rest of the endpoint. */
+    interface Owner {
+        /** Publishes what fits of {@code p}'s queue into its ring; the work done ({@link ShmTransmitter#flush}). */
+        int flush(Peer p);
+
+        /** Whether FI_TRANSMIT_COMPLETE sends wait for a life check of their peers. */
+        boolean awaitsLifeChecks();
+
+        /** {@code p} was found alive after their publish: its FI_TRANSMIT_COMPLETE sends complete; how many. */
+        int completeConfirmed(Peer p);
+
+        /** {@code p} failed with {@code err}: the operations towards it and the receives it was filling end. */
+        void failPending(Peer p, int err);
+
+        /** Takes the records in the own ring up to its tail as of now ({@link ShmRingReader#drainPublishedBefore}). */
+        void drainPublishedBefore();
+    }
+
     /** Peers an endpoint keeps; records of further unknown senders are dropped (a hostile ring writer cannot grow it). */
     private static final int MAX_PEERS = 4096;
 
-    private final ShmEndpoint ep;
+    private final Owner owner;
+    private final ShmOwnRing own;
+    private final ShmBindings bound;
+    private final ShmPeerCounters counters;
     private final Path dir;
     /** When peers are looked at for life and progress (provider-shm/README.md "Failure model"). */
     private final PeerLiveness liveness;
@@ -37,8 +58,11 @@ final class ShmPeers implements SenderLiveness {
     private final byte[][] destAddrs = new byte[64][];
     private final Peer[] destPeers = new Peer[64];
 
-    ShmPeers(ShmEndpoint ep, Path dir, PeerLiveness liveness) {
-        this.ep = ep;
+    ShmPeers(Owner owner, ShmOwnRing own, ShmBindings bound, ShmPeerCounters counters, Path dir, PeerLiveness liveness) {
+        this.owner = owner;
+        this.own = own;
+        this.bound = bound;
+        this.counters = counters;
         this.dir = dir;
         this.liveness = liveness;
         Arrays.fill(destKeys, Fi.FI_ADDR_NOTAVAIL);
@@ -57,7 +81,7 @@ final class ShmPeers implements SenderLiveness {
      * allocates nothing.
      */
     Peer peerFor(long fiAddr) {
-        UtilAddressVector a = ep.av;
+        UtilAddressVector a = bound.av;
         if (a == null) {
             return null;
         }
@@ -140,11 +164,11 @@ final class ShmPeers implements SenderLiveness {
         }
         try {
             p.link = RingLink.map(dir, p.name);
-            ep.peerCounters.linked(p);
+            counters.linked(p);
             return true;
         } catch (IOException | RuntimeException e) {
             p.failed = Errno.EHOSTUNREACH;
-            ep.peerCounters.unreachable(p, String.valueOf(e.getMessage()));
+            counters.unreachable(p, String.valueOf(e.getMessage()));
             return false;
         }
     }
@@ -158,16 +182,15 @@ final class ShmPeers implements SenderLiveness {
      * @return the work done
      */
     int progress() {
-        ShmTransmitter tx = ep.transmitter;
         int work = 0;
         boolean watched = false;
         for (Peer p : peers) {
             if (!p.queue.isEmpty()) {
-                work += tx.flush(p);
+                work += owner.flush(p);
             }
             watched |= watched(p);
         }
-        if (tx.unconfirmed > 0) {
+        if (owner.awaitsLifeChecks()) {
             work += confirmPeers();
         }
         // The clock only when some peer has something the liveness check would fail, or on
@@ -212,12 +235,12 @@ final class ShmPeers implements SenderLiveness {
                 failPeer(p, Errno.EIO);
                 continue;
             }
-            if (p.link.peerGone(p.pid == ep.pid)) {
+            if (p.link.peerGone(p.pid == ShmOwnRing.PID)) {
                 peerDied(p);
                 work++;
                 continue;
             }
-            work += ep.transmitter.completeConfirmed(p);
+            work += owner.completeConfirmed(p);
         }
         return work;
     }
@@ -236,7 +259,7 @@ final class ShmPeers implements SenderLiveness {
         if (sender == RingDescriptor.SENDER_UNKNOWN) {
             return false;
         }
-        if (sender == (int) ep.pid) {
+        if (sender == (int) ShmOwnRing.PID) {
             return true;
         }
         for (Peer p : peers) {
@@ -281,9 +304,9 @@ final class ShmPeers implements SenderLiveness {
                 failPeer(p, Errno.EIO);
                 continue;
             }
-            if (p.link.peerGone(p.pid == ep.pid)) {
+            if (p.link.peerGone(p.pid == ShmOwnRing.PID)) {
                 peerDied(p);
-            } else if (w && liveness.stalled(p, now, liveness.watchesStops() && p.pid != ep.pid && p.link.ownerStopped())) {
+            } else if (w && liveness.stalled(p, now, liveness.watchesStops() && p.pid != ShmOwnRing.PID && p.link.ownerStopped())) {
                 failPeer(p, Errno.ETIMEDOUT);
             }
         }
@@ -297,14 +320,14 @@ final class ShmPeers implements SenderLiveness {
      * fails with ECONNRESET.
      */
     private void peerDied(Peer p) {
-        ep.reader.drainPublishedBefore();
-        if (p.pid != ep.pid && !p.link.ownerAlive()) {
-            ep.own.releaseSlotsOf((int) p.pid); // bounce slots the dead process held in our region
+        owner.drainPublishedBefore();
+        if (p.pid != ShmOwnRing.PID && !p.link.ownerAlive()) {
+            own.link().releaseSlotsOf((int) p.pid); // bounce slots the dead process held in our region
         }
         // files first: whoever reads the error completions finds them gone already
         ShmJanitor.clean(dir);
         if (p.failed == 0) {
-            ep.peerCounters.lost(p, "the peer's endpoint closed or its process died");
+            counters.lost(p, "the peer's endpoint closed or its process died");
         }
         failPeer(p, Errno.ECONNRESET);
     }
@@ -318,7 +341,7 @@ final class ShmPeers implements SenderLiveness {
     void failPeer(Peer p, int err) {
         if (p.failed == 0) {
             p.failed = err;
-            ep.peerCounters.declaredFailed(p, err);
+            counters.declaredFailed(p, err);
             if (p.mappingTruncated()) {
                 // what looked corrupt was a truncated file: the fault of the access that read
                 // it is pending in this thread; raise and take it here, inside this call
@@ -326,8 +349,7 @@ final class ShmPeers implements SenderLiveness {
                 MappingFaults.deliverPending();
             }
         }
-        ep.transmitter.failPeerOps(p, err);
-        ep.receiver.failPeerReceives(p, err);
+        owner.failPending(p, err);
         p.release();
     }
 
@@ -348,17 +370,5 @@ final class ShmPeers implements SenderLiveness {
         for (Peer p : peers) {
             p.release();
         }
-    }
-
-    /** Whether CMA is on towards the peer at {@code fiAddr} (tests). */
-    boolean cmaOnTowards(long fiAddr) {
-        Peer p = peerFor(fiAddr);
-        return p != null && p.cma == Peer.CMA_ON;
-    }
-
-    /** Why CMA is off towards the peer at {@code fiAddr}, or null (tests, logs). */
-    String cmaReasonTowards(long fiAddr) {
-        Peer p = peerFor(fiAddr);
-        return p == null ? null : p.cmaReason;
     }
 }

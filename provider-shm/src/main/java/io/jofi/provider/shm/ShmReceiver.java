@@ -6,12 +6,14 @@ import io.jofi.Msg;
 import io.jofi.TaggedMsg;
 import io.jofi.spi.util.PostedReceive;
 import io.jofi.spi.util.ReceivePosting;
+import io.jofi.spi.util.ProgressEngine;
 import io.jofi.spi.util.ReceiveCompletion;
 import io.jofi.spi.util.ReceiveQueue;
 import io.jofi.spi.util.UnexpectedMessage;
 import io.jofi.spi.util.UnexpectedPayload;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
+import io.jofi.spi.util.stats.CounterGroup;
 import java.nio.ByteBuffer;
 
 /**
@@ -36,9 +38,16 @@ final class ShmReceiver {
      */
     static final int ENTRY_OVERHEAD = 256;
 
-    private final ShmEndpoint ep;
+    private final ShmOwnRing own;
+    private final ShmPeers peers;
+    /** Where the ACKs senders asked for go (the transmitter). */
+    private final ShmAnswers answers;
+    private final ShmBindings bound;
+    /** Woken when a receive frees the budget a held record waits for. */
+    private final ProgressEngine engine;
+    private final long caps;
     /** The receive side (util). */
-    final ReceiveQueue rq;
+    private final ReceiveQueue rq;
     /** FI_SOURCE or FI_DIRECTED_RECV: a message's sender is looked up in the AV. */
     private final boolean sendersWanted;
     private final boolean source;
@@ -46,26 +55,61 @@ final class ShmReceiver {
     private final HeapBytes heapBytes = new HeapBytes(false);
     private final HeapBytes heapBytesAcked = new HeapBytes(true);
     /** Posting, peek/claim and FI_OPT_MIN_MULTI_RECV: util's, as every provider's. */
-    final ReceivePosting posting;
+    private final ReceivePosting posting;
     /**
      * A message record was left in the ring because the unexpected budget is spent (volatile:
      * the MANUAL wait bridge reads it): the ring is not slept on (the record would wake the
      * step at once) and posting a receive wakes the progress to try it again.
      */
-    volatile boolean held;
+    private volatile boolean held;
     /** Set by the handler of the record at hand: leave it in the ring. */
-    boolean holdRecord;
+    private boolean holdRecord;
 
-    ShmReceiver(ShmEndpoint ep, int queueSize, long unexpectedLimit, boolean source, boolean sourceErr,
-                boolean directed) {
-        this.ep = ep;
+    /**
+     * {@code caps} are the endpoint's: {@code FI_SOURCE}, {@code FI_SOURCE_ERR}, {@code FI_DIRECTED_RECV} and
+     * {@code FI_MULTI_RECV} shape what receives do; the receive completions are counted in {@code counters}.
+     */
+    ShmReceiver(ShmOwnRing own, ShmPeers peers, ShmAnswers answers, ShmBindings bound, ProgressEngine engine,
+                CounterGroup counters, long caps, int queueSize, long unexpectedLimit) {
+        this.own = own;
+        this.peers = peers;
+        this.answers = answers;
+        this.bound = bound;
+        this.engine = engine;
+        this.caps = caps;
+        boolean directed = (caps & Fi.FI_DIRECTED_RECV) != 0;
+        this.source = (caps & Fi.FI_SOURCE) != 0;
         this.rq = new ReceiveQueue(queueSize, ShmProvider.IOV_LIMIT, Integer.MAX_VALUE, unexpectedLimit);
-        this.rq.completion().reportSource(source, sourceErr);
-        this.rq.completion().countIn(ep.counters());
+        this.rq.completion().reportSource(source, (caps & Fi.FI_SOURCE_ERR) != 0);
+        this.rq.completion().countIn(counters);
         this.rq.directed(directed);
         this.posting = new ReceivePosting(rq);
-        this.source = source;
         this.sendersWanted = source || directed;
+    }
+
+    /** The receive side (util): the CMA receiver matches its messages there too. */
+    ReceiveQueue queue() {
+        return rq;
+    }
+
+    /** A drain pass starts: the record held back last time is tried again. */
+    void startPass() {
+        held = false;
+    }
+
+    /** Whether a message record waits in the ring for the unexpected budget (also read without the lock). */
+    boolean held() {
+        return held;
+    }
+
+    /** A record is about to be handled: it leaves the ring unless its handler holds it ({@link #holdsRecord}). */
+    void nextRecord() {
+        holdRecord = false;
+    }
+
+    /** Whether the handler of the record at hand left it in the ring (the unexpected budget is spent). */
+    boolean holdsRecord() {
+        return holdRecord;
     }
 
     /** The bindings ({@code fi_ep_bind}): the receive CQ, its selective flag, the receive counter. */
@@ -75,19 +119,24 @@ final class ShmReceiver {
 
     // =================================================================== posting
 
+    /** The one receive-posting path (util) this receiver posts through; its endpoint answers the option. */
+    ReceivePosting posting() {
+        return posting;
+    }
+
     /**
      * A receive ({@code fi_recv} family, {@code fi_trecv} family; UtilEndpoint checked the
      * call): it takes the oldest buffered message it matches (a multi-receive as many as fit),
      * else waits posted; 0 or a negative errno (nothing posted then).
      */
     int post(ByteBuffer buf, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags, Object context) {
-        if (!ep.enabled) {
+        if (!own.enabled()) {
             return -Errno.EOPBADSTATE;
         }
-        if (ep.ringFailed) {
+        if (own.failed()) {
             return -Errno.EIO; // nothing can arrive any more (ShmFaults.failOwnRing)
         }
-        int rc = posting.post(ep.rxCq, buf, msg, srcAddr, tagged, tag, ignore, flags, context); // R6: CQ room
+        int rc = posting.post(bound.rxCq, buf, msg, srcAddr, tagged, tag, ignore, flags, context); // R6: CQ room
         if (rc == 0) {
             budgetFreed(); // it may have taken a buffered message: the one held in the ring may fit now
         }
@@ -96,7 +145,7 @@ final class ShmReceiver {
 
     /** FI_PEEK (with FI_CLAIM / FI_DISCARD) and FI_CLAIM on the unexpected tagged messages (UtilEndpoint checked the call). */
     int peekOrClaim(TaggedMsg msg, long flags) {
-        return posting.peekOrClaim(ep.rxCq, msg, msg.addr(), flags);
+        return posting.peekOrClaim(bound.rxCq, msg, msg.addr(), flags);
     }
 
     /** {@code fi_cancel} (R13): 0, or {@code -ENOENT} when no receive with this context is pending. */
@@ -117,12 +166,12 @@ final class ShmReceiver {
         long offset = r.fragmentOffset();
         if (r.has(ShmRecordDescriptor.FIRST)) {
             if (m.inProgress()) {
-                ep.peers.failPeer(p, Errno.EPROTO); // a new message before the last one ended
+                peers.failPeer(p, Errno.EPROTO); // a new message before the last one ended
                 return;
             }
             long total = r.totalLength();
             if (total < 0 || total > ShmProvider.MAX_MSG_SIZE || offset != 0) {
-                ep.peers.failPeer(p, Errno.EPROTO);
+                peers.failPeer(p, Errno.EPROTO);
                 return;
             }
             start(m, p, r);
@@ -130,7 +179,7 @@ final class ShmReceiver {
             if (op != null) {
                 m.receive = op;
                 if (r.has(ShmRecordDescriptor.ACK_MATCH)) {
-                    ep.transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, m.token, 0, 0, 0);
+                    answers.sendAnswer(p, ShmRecordDescriptor.ACK, m.token, 0, 0, 0);
                 }
             } else {
                 long footprint = total + ENTRY_OVERHEAD;
@@ -146,12 +195,12 @@ final class ShmReceiver {
                 m.unexpected = u;
             }
         } else if (!m.inProgress()) {
-            ep.peers.failPeer(p, Errno.EPROTO);
+            peers.failPeer(p, Errno.EPROTO);
             return;
         }
         int n = r.payloadLength();
         if (offset < 0 || n > m.length() - offset) {
-            ep.peers.failPeer(p, Errno.EPROTO);
+            peers.failPeer(p, Errno.EPROTO);
             return;
         }
         PostedReceive op = m.receive;
@@ -165,11 +214,11 @@ final class ShmReceiver {
             return;
         }
         if (op == null && m.placed != m.length()) {
-            ep.peers.failPeer(p, Errno.EPROTO);
+            peers.failPeer(p, Errno.EPROTO);
             return;
         }
         if ((m.kindFlags & ShmRecordDescriptor.ACK_ARRIVAL) != 0) {
-            ep.transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, m.token, 0, 0, 0);
+            answers.sendAnswer(p, ShmRecordDescriptor.ACK, m.token, 0, 0, 0);
         }
         op = m.receive; // again: the answer may have failed the peer, and the receive with it
         if (op != null) {
@@ -188,13 +237,13 @@ final class ShmReceiver {
      * directed receive needs it (cached in the peer: no allocation).
      */
     ShmInboundMessage start(ShmInboundMessage m, Peer p, ShmRecord first) {
-        long src = sendersWanted ? p.fiAddrIn(ep.av) : Fi.FI_ADDR_NOTAVAIL;
+        long src = sendersWanted ? p.fiAddrIn(bound.av) : Fi.FI_ADDR_NOTAVAIL;
         return m.start(first, src, src == Fi.FI_ADDR_NOTAVAIL ? p.address : null);
     }
 
     /** The {@code fi_addr} a completion reports for {@code sender}: its AV entry with {@code FI_SOURCE}. */
     long sourceOf(Peer sender) {
-        return source ? sender.fiAddrIn(ep.av) : Fi.FI_ADDR_NOTAVAIL;
+        return source ? sender.fiAddrIn(bound.av) : Fi.FI_ADDR_NOTAVAIL;
     }
 
     // =================================================================== the unexpected budget
@@ -218,13 +267,8 @@ final class ShmReceiver {
     void budgetFreed() {
         if (held) {
             held = false;
-            ep.domain.engine().wakeup();
+            engine.wakeup();
         }
-    }
-
-    /** Messages buffered as unexpected, or being buffered (tests). */
-    int unexpectedCount() {
-        return rq.unexpectedCount();
     }
 
     /**
@@ -256,7 +300,7 @@ final class ShmReceiver {
 
         private void answer(UnexpectedMessage message) {
             if (acked) {
-                ep.transmitter.sendAnswer((Peer) message.origin(), ShmRecordDescriptor.ACK, message.handleValue(), 0, 0, 0);
+                answers.sendAnswer((Peer) message.origin(), ShmRecordDescriptor.ACK, message.handleValue(), 0, 0, 0);
             }
         }
     }
@@ -300,7 +344,7 @@ final class ShmReceiver {
 
     /** Our ring failed: nothing can arrive any more, so every receive pending fails with {@code EIO}. */
     void failOwnRing() {
-        for (Peer p : ep.peers.all()) {
+        for (Peer p : peers.all()) {
             failInbound(p, Errno.EIO);
         }
         rq.failPosted(Errno.EIO, 0, null);
@@ -318,7 +362,7 @@ final class ShmReceiver {
 
     /** Close: pending receives go without completions; the CQ room they reserved is returned. */
     void discardAll() {
-        if (ep.rxCq != null) {
+        if (bound.rxCq != null) {
             rq.discardPosted();
         }
     }

@@ -19,14 +19,40 @@ final class ShmRingReader implements RingLink.Handler {
     /** Records drained per progress pass (bounded, so that sends get their turn). */
     private static final int DRAIN_BATCH = 256;
 
-    private final ShmEndpoint ep;
+    private final ShmOwnRing own;
+    private final ShmPeers peers;
+    private final ShmFaults faults;
     /** The record at hand (one flyweight, rewrapped per record). */
     private final ShmRecord record = new ShmRecord();
-    /** Receive completions of one drain pass ({@link #drainBatch}), published together. */
-    private final CompletionBatch completions = new CompletionBatch(DRAIN_BATCH);
+    /**
+     * Receive completions of one drain pass ({@link #drainBatch}), published together (of
+     * {@value #DRAIN_BATCH}: {@link #newBatch}); the transmitter and RMA publish them before an entry of theirs.
+     */
+    private final CompletionBatch completions;
 
-    ShmRingReader(ShmEndpoint ep) {
-        this.ep = ep;
+    // ---- where records go, by kind
+    private final ShmReceiver receiver;
+    private final ShmCmaReceiver cmaReceiver;
+    private final ShmTransmitter transmitter;
+    private final ShmRma rma;
+    private final ShmAtomicOps atomics;
+
+    ShmRingReader(ShmOwnRing own, ShmPeers peers, ShmFaults faults, CompletionBatch completions, ShmReceiver receiver,
+                  ShmCmaReceiver cmaReceiver, ShmTransmitter transmitter, ShmRma rma, ShmAtomicOps atomics) {
+        this.own = own;
+        this.peers = peers;
+        this.faults = faults;
+        this.completions = completions;
+        this.receiver = receiver;
+        this.cmaReceiver = cmaReceiver;
+        this.transmitter = transmitter;
+        this.rma = rma;
+        this.atomics = atomics;
+    }
+
+    /** The batch a drain pass stages its receive completions in (one per endpoint, shared with who must flush it). */
+    static CompletionBatch newBatch() {
+        return new CompletionBatch(DRAIN_BATCH);
     }
 
     /**
@@ -36,20 +62,20 @@ final class ShmRingReader implements RingLink.Handler {
      * @return the records taken
      */
     int drainBatch() {
-        ShmReceiver rx = ep.receiver;
+        ShmReceiver rx = receiver;
         int work = 0;
-        rx.held = false;
+        rx.startPass();
         ReceiveCompletion completion = rx.completion();
         completion.stageIn(completions); // the pass's receive completions are published at once
         try {
             while (work < DRAIN_BATCH) {
-                int n = ep.own.drain(this, 32);
+                int n = own.link().drain(this, 32);
                 if (n < 0) {
-                    ep.faults.failOwnRing();
+                    faults.failOwnRing();
                     break;
                 }
                 work += n;
-                if (n == 0 || rx.held) {
+                if (n == 0 || rx.held()) {
                     break; // empty, or a message waits at the head for the budget (push-back)
                 }
             }
@@ -60,16 +86,6 @@ final class ShmRingReader implements RingLink.Handler {
     }
 
     /**
-     * Publishes the receive completions this pass staged so far: before the endpoint writes
-     * another entry directly (a send's, a remote write's), which must not overtake them.
-     */
-    void flushCompletions() {
-        if (!completions.isEmpty()) {
-            completions.flush();
-        }
-    }
-
-    /**
      * Takes the records in our ring up to its tail as of now (called after a peer was seen gone:
      * everything it published before it went is below that tail), so that a peer that sent a
      * message and then closed — e.g. past the bound of one progress pass, or between the pass's
@@ -77,19 +93,19 @@ final class ShmRingReader implements RingLink.Handler {
      * Bounded by the ring's size; stops at a record held back for the unexpected budget.
      */
     void drainPublishedBefore() {
-        RingLink own = ep.own;
-        ShmReceiver rx = ep.receiver;
-        if (ep.ringFailed || own == null || rx.held) {
+        RingLink own = this.own.link();
+        ShmReceiver rx = receiver;
+        if (this.own.failed() || own == null || rx.held()) {
             return;
         }
         long until = own.claimedTail();
         long head;
         while ((head = own.consumedHead()) - until < 0) {
             if (own.drain(this, 32) < 0) {
-                ep.faults.failOwnRing();
+                faults.failOwnRing();
                 return;
             }
-            if (rx.held || own.consumedHead() == head) {
+            if (rx.held() || own.consumedHead() == head) {
                 return; // the budget, or a claim not yet published (its producer's stall timeout decides)
             }
         }
@@ -111,10 +127,10 @@ final class ShmRingReader implements RingLink.Handler {
         if (length < header) {
             return true;
         }
-        ShmReceiver rx = ep.receiver;
-        ShmPeers peers = ep.peers;
-        RingLink own = ep.own;
-        rx.holdRecord = false;
+        ShmReceiver rx = receiver;
+        ShmPeers peers = this.peers;
+        RingLink own = this.own.link();
+        rx.nextRecord();
         long senderPid = b.getLong(at + ShmRecordDescriptor.SENDER_PID);
         Peer p = peers.peerOf(senderPid, b.getLong(at + ShmRecordDescriptor.SENDER_SEQ));
         if (p != null) {
@@ -150,19 +166,19 @@ final class ShmRingReader implements RingLink.Handler {
             switch (r.kind()) {
                 case ShmRecordDescriptor.MSG -> {
                     if (r.has(ShmRecordDescriptor.CMA)) {
-                        ep.cmaReceiver.onMessage(p, r);
+                        cmaReceiver.onMessage(p, r);
                     } else {
                         rx.onMessage(p, r);
                     }
                 }
-                case ShmRecordDescriptor.ACK -> ep.transmitter.onAck(p, r.token(), r.status());
-                case ShmRecordDescriptor.WRITE -> ep.rma.onWrite(p, r);
-                case ShmRecordDescriptor.READ_REQ -> ep.rma.onReadRequest(p, r);
-                case ShmRecordDescriptor.READ_RESP -> ep.rma.onReadResponse(p, r);
-                case ShmRecordDescriptor.ATOMIC_REQ -> ep.atomics.onRequest(p, r);
-                case ShmRecordDescriptor.ATOMIC_RESP -> ep.atomics.onResponse(p, r);
-                case ShmRecordDescriptor.NOTIFY -> ep.rma.onNotify(p, r);
-                case ShmRecordDescriptor.PROBE -> ep.cmaReceiver.onProbe(p, r);
+                case ShmRecordDescriptor.ACK -> transmitter.onAck(p, r.token(), r.status());
+                case ShmRecordDescriptor.WRITE -> rma.onWrite(p, r);
+                case ShmRecordDescriptor.READ_REQ -> rma.onReadRequest(p, r);
+                case ShmRecordDescriptor.READ_RESP -> rma.onReadResponse(p, r);
+                case ShmRecordDescriptor.ATOMIC_REQ -> atomics.onRequest(p, r);
+                case ShmRecordDescriptor.ATOMIC_RESP -> atomics.onResponse(p, r);
+                case ShmRecordDescriptor.NOTIFY -> rma.onNotify(p, r);
+                case ShmRecordDescriptor.PROBE -> cmaReceiver.onProbe(p, r);
                 default -> peers.failPeer(p, Errno.EPROTO);
             }
         } catch (RuntimeException | OutOfMemoryError e) {
@@ -170,10 +186,10 @@ final class ShmRingReader implements RingLink.Handler {
             // endpoint's or the progress thread's (bad input from shared memory: docs/SHM-LAYOUT.md "Bad input, faults, security").
             peers.failPeer(p, Errno.EPROTO);
         } finally {
-            if (slot >= 0 && !rx.holdRecord) {
+            if (slot >= 0 && !rx.holdsRecord()) {
                 own.releaseSlot(slot); // a held record keeps its slot until it is taken
             }
         }
-        return !rx.holdRecord;
+        return !rx.holdsRecord();
     }
 }

@@ -3,11 +3,14 @@ package io.jofi.provider.shm;
 import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.RmaMsg;
+import io.jofi.spi.util.CompletionBatch;
+import io.jofi.spi.util.MemoryRegistry;
 import io.jofi.spi.util.UtilCounter;
 import io.jofi.spi.util.UtilMemoryRegion;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
+import java.nio.file.Path;
 
 /**
  * Carries out RMA reads and writes, on both sides: as initiator it accesses a target region
@@ -21,10 +24,28 @@ import java.nio.MappedByteBuffer;
  * peer's mapping fails that peer ({@link MappingFaults}). Runs under the endpoint's lock.
  */
 final class ShmRma {
-    private final ShmEndpoint ep;
+    private final ShmPeers peers;
+    private final ShmTransmitter transmitter;
+    /** The FI_SOURCE address a remote write's CQ data completion reports ({@link ShmReceiver#sourceOf}). */
+    private final ShmReceiver receiver;
+    private final ShmBindings bound;
+    /** Receive completions a drain pass staged: published before a remote write's CQ data, which comes after them. */
+    private final CompletionBatch staged;
+    /** This domain's registrations: the target side's check of a key and range. */
+    private final MemoryRegistry registry;
+    private final Path dir;
+    private final long caps;
 
-    ShmRma(ShmEndpoint ep) {
-        this.ep = ep;
+    ShmRma(ShmPeers peers, ShmTransmitter transmitter, ShmReceiver receiver, ShmBindings bound, CompletionBatch staged,
+           MemoryRegistry registry, Path dir, long caps) {
+        this.peers = peers;
+        this.transmitter = transmitter;
+        this.receiver = receiver;
+        this.bound = bound;
+        this.staged = staged;
+        this.registry = registry;
+        this.dir = dir;
+        this.caps = caps;
     }
 
     // =================================================================== initiator
@@ -36,9 +57,6 @@ final class ShmRma {
      */
     int post(boolean read, ByteBuffer buf, RmaMsg msg, long length, long peerAddr, long addr, long key, long data,
              long flags, Object context) {
-        if (!ep.enabled) {
-            return -Errno.EOPBADSTATE;
-        }
         boolean write = !read;
         int kind = read ? ShmRecordDescriptor.READ_REQ : ShmRecordDescriptor.WRITE;
         boolean withData = (flags & Fi.FI_REMOTE_CQ_DATA) != 0;
@@ -48,12 +66,12 @@ final class ShmRma {
         }
         int iovs = msg == null ? 1 : msg.iovCount();
         boolean inject = (flags & Fi.FI_INJECT) != 0;
-        ShmTransmitter tx = ep.transmitter;
-        Peer peer = ep.peers.peerFor(peerAddr);
+        ShmTransmitter tx = transmitter;
+        Peer peer = peers.peerFor(peerAddr);
         boolean reports = !(inject && msg == null);
         int rc = tx.admit(peer, reports);
         long cqFlags = Fi.FI_RMA | (write ? Fi.FI_WRITE : Fi.FI_READ);
-        UtilCounter counter = write ? ep.writeCntr : ep.readCntr;
+        UtilCounter counter = write ? bound.writeCntr : bound.readCntr;
         if (rc == ShmTransmitter.PEER_FAILED) {
             return tx.failLocally(true, context, cqFlags, peer.failed, counter);
         }
@@ -64,7 +82,7 @@ final class ShmRma {
         // One-sided: the target publishes the region; only when nothing is queued towards the
         // peer ahead of it (so that FI_FENCE and the order of operations hold).
         if (peer.queue.isEmpty() && peer.outstanding == 0) {
-            Peer.Direct d = peer.direct(ep.dir, key, addr, length, write ? Fi.FI_REMOTE_WRITE : Fi.FI_REMOTE_READ);
+            Peer.Direct d = peer.direct(dir, key, addr, length, write ? Fi.FI_REMOTE_WRITE : Fi.FI_REMOTE_READ);
             if (d != null) {
                 int at = (int) (addr - d.base);
                 try {
@@ -87,12 +105,12 @@ final class ShmRma {
                     // the peer truncated the file under its mapping (SIGBUS) or the force failed
                     peer.forget(d);
                     if (e instanceof InternalError && MappingFaults.isFault(e)) {
-                        ep.peers.failPeer(peer, Errno.EIO); // a fault on a peer's mapping fails that peer
+                        peers.failPeer(peer, Errno.EIO); // a fault on a peer's mapping fails that peer
                     }
                     return tx.failLocally(reports, context, cqFlags, Errno.EIO, counter);
                 }
                 VarHandle.fullFence();
-                if (withData || peer.wantsEvents(ep.dir)) {
+                if (withData || peer.wantsEvents(dir)) {
                     notifyDirect(peer, write, withData, data);
                 }
                 return tx.completedDirect(reports, flags, context, cqFlags, counter);
@@ -122,7 +140,7 @@ final class ShmRma {
 
     /** Tells the target of a one-sided access: remote counters and remote CQ data (fire and forget). */
     void notifyDirect(Peer peer, boolean write, boolean withData, long data) {
-        ShmTransmitter tx = ep.transmitter;
+        ShmTransmitter tx = transmitter;
         ShmOutboundOp op = tx.take();
         op.kind = ShmRecordDescriptor.NOTIFY;
         op.peer = peer;
@@ -134,7 +152,7 @@ final class ShmRma {
 
     /** A READ_RESP fragment (or its error) for our read: placed; the last completes the read. */
     void onReadResponse(Peer p, ShmRecord r) {
-        ShmTransmitter tx = ep.transmitter;
+        ShmTransmitter tx = transmitter;
         ShmOutboundOp op = tx.awaiting(p, r.token());
         if (op == null || op.kind != ShmRecordDescriptor.READ_REQ) {
             return;
@@ -148,7 +166,7 @@ final class ShmRma {
         long offset = r.fragmentOffset();
         int n = r.payloadLength();
         if (offset < 0 || n > op.destLength() - offset) {
-            ep.peers.failPeer(p, Errno.EPROTO);
+            peers.failPeer(p, Errno.EPROTO);
             return;
         }
         op.placeAnswer(offset, r.payloadBuffer(), r.payloadAt(), n);
@@ -176,17 +194,17 @@ final class ShmRma {
             p.wRegion = null;
             p.wStatus = 0;
             if (total < 0 || total > ShmProvider.MAX_MSG_SIZE || offset != 0) {
-                ep.peers.failPeer(p, Errno.EPROTO);
+                peers.failPeer(p, Errno.EPROTO);
                 return;
             }
-            if ((ep.caps & Fi.FI_REMOTE_WRITE) == 0 && (ep.caps & (Fi.FI_RMA | Fi.FI_ATOMIC)) == 0) {
+            if ((caps & Fi.FI_REMOTE_WRITE) == 0 && (caps & (Fi.FI_RMA | Fi.FI_ATOMIC)) == 0) {
                 p.wStatus = Errno.EACCES;
             } else {
-                long idx = ep.domain.memoryRegistry().targetIndex(key, addr, total, Fi.FI_REMOTE_WRITE);
+                long idx = registry.targetIndex(key, addr, total, Fi.FI_REMOTE_WRITE);
                 if (idx < 0) {
                     p.wStatus = (int) -idx;
                 } else {
-                    p.wRegion = ep.domain.memoryRegistry().lookup(key);
+                    p.wRegion = registry.lookup(key);
                     p.wIndex = (int) idx;
                     if (p.wRegion == null) {
                         p.wStatus = Errno.ENOKEY;
@@ -197,7 +215,7 @@ final class ShmRma {
         }
         int n = r.payloadLength();
         if (offset < 0 || n > p.wTotal - offset) {
-            ep.peers.failPeer(p, Errno.EPROTO);
+            peers.failPeer(p, Errno.EPROTO);
             return;
         }
         if (p.wStatus == 0 && p.wRegion != null && n > 0) {
@@ -213,14 +231,14 @@ final class ShmRma {
             if ((kf & ShmRecordDescriptor.COMMIT) != 0 && region.buffer() instanceof MappedByteBuffer m && p.wTotal > 0) {
                 m.force(p.wIndex, (int) p.wTotal);
             }
-            ShmEndpoint.count(ep.remoteWriteCntr);
-            if ((kf & ShmRecordDescriptor.HAS_DATA) != 0 && ep.rxCq != null) {
-                ep.reader.flushCompletions(); // after the receive completions staged before it
-                ep.rxCq.completeUnsolicited(null, Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA, 0, null, 0,
-                        r.rmaData(), 0, ep.receiver.sourceOf(p));
+            ShmBindings.count(bound.remoteWriteCntr);
+            if ((kf & ShmRecordDescriptor.HAS_DATA) != 0 && bound.rxCq != null) {
+                flushStaged();
+                bound.rxCq.completeUnsolicited(null, Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA, 0, null, 0,
+                        r.rmaData(), 0, receiver.sourceOf(p));
             }
         }
-        ep.transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, r.token(), status, 0, 0);
+        transmitter.sendAnswer(p, ShmRecordDescriptor.ACK, r.token(), status, 0, 0);
     }
 
     /** A READ_REQ for one of our regions: answered with the bytes (READ_RESP fragments) or the error. */
@@ -229,9 +247,9 @@ final class ShmRma {
         long addr = r.rmaAddr();
         long len = r.totalLength();
         long idx = len < 0 || len > ShmProvider.MAX_MSG_SIZE ? -Errno.EINVAL
-                : ep.domain.memoryRegistry().targetIndex(key, addr, len, Fi.FI_REMOTE_READ);
-        UtilMemoryRegion region = idx < 0 ? null : ep.domain.memoryRegistry().lookup(key);
-        ShmTransmitter tx = ep.transmitter;
+                : registry.targetIndex(key, addr, len, Fi.FI_REMOTE_READ);
+        UtilMemoryRegion region = idx < 0 ? null : registry.lookup(key);
+        ShmTransmitter tx = transmitter;
         ShmOutboundOp op = tx.take();
         op.kind = ShmRecordDescriptor.READ_RESP;
         op.peer = p;
@@ -242,7 +260,7 @@ final class ShmRma {
         } else {
             op.part(region.buffer(), (int) idx, (int) len);
             op.a = len;
-            ShmEndpoint.count(ep.remoteReadCntr);
+            ShmBindings.count(bound.remoteReadCntr);
         }
         tx.enqueue(p, op);
     }
@@ -251,15 +269,22 @@ final class ShmRma {
     void onNotify(Peer p, ShmRecord r) {
         int kf = r.kindFlags();
         if ((kf & ShmRecordDescriptor.REMOTE_WRITE) != 0) {
-            ShmEndpoint.count(ep.remoteWriteCntr);
+            ShmBindings.count(bound.remoteWriteCntr);
         }
         if ((kf & ShmRecordDescriptor.REMOTE_READ) != 0) {
-            ShmEndpoint.count(ep.remoteReadCntr);
+            ShmBindings.count(bound.remoteReadCntr);
         }
-        if ((kf & ShmRecordDescriptor.HAS_DATA) != 0 && ep.rxCq != null) {
-            ep.reader.flushCompletions(); // after the receive completions staged before it
-            ep.rxCq.completeUnsolicited(null, Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA, 0, null, 0,
-                    r.rmaData(), 0, ep.receiver.sourceOf(p));
+        if ((kf & ShmRecordDescriptor.HAS_DATA) != 0 && bound.rxCq != null) {
+            flushStaged();
+            bound.rxCq.completeUnsolicited(null, Fi.FI_RMA | Fi.FI_REMOTE_WRITE | Fi.FI_REMOTE_CQ_DATA, 0, null, 0,
+                    r.rmaData(), 0, receiver.sourceOf(p));
+        }
+    }
+
+    /** Publishes the receive completions a drain pass staged: the CQ may be the same, and they came first. */
+    private void flushStaged() {
+        if (!staged.isEmpty()) {
+            staged.flush();
         }
     }
 }

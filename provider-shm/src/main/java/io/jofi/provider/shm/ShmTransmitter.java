@@ -4,48 +4,74 @@ import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Msg;
 import io.jofi.provider.shm.cma.CrossMemoryAttach;
+import io.jofi.spi.util.CompletionBatch;
+import io.jofi.spi.util.ProgressEngine;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
 import java.nio.ByteBuffer;
 
 /**
- * Sends: it posts messages, queues outgoing operations towards their peers in order, writes
- * them into the peers' rings (inline, through bounce slots, or as one CMA record), and
- * completes them — at once, on a life check of the peer ({@code FI_TRANSMIT_COMPLETE}), or on
+ * Sends: it posts messages, queues outgoing operations towards their peers in order, has
+ * {@link ShmRingWriter} write them into the peers' rings (inline, through bounce slots, or as
+ * one CMA record), and completes them — at once, on a life check of the peer ({@code FI_TRANSMIT_COMPLETE}), or on
  * the peer's answer (found again by its token in the {@link ShmOperationTable}).
  *
  * <p>A full ring leaves the rest queued towards that peer until the progress flushes it again
  * (the ring's capacity is the flow control). Runs under the endpoint's lock; nothing is
  * allocated per operation once the table has grown to the load.
  */
-final class ShmTransmitter {
+final class ShmTransmitter implements ShmAnswers {
     /** {@link #admit}: the peer failed earlier; a completion room is reserved for the error entry. */
     static final int PEER_FAILED = 1;
     /** Replies owed to one peer beyond which it is declared failed (a peer that never drains). */
     private static final int MAX_QUEUED_PER_PEER = 1 << 16;
     private static final long ACK_LEVELS = Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMMIT_COMPLETE;
 
-    private final ShmEndpoint ep;
+    private final ShmOwnRing own;
+    private final ShmPeers peers;
+    private final ShmBindings bound;
+    private final ShmRingWriter writer;
+    /** Receive completions a drain pass staged: published before a transmit completion, which must not overtake them. */
+    private final CompletionBatch staged;
+    /** Woken when an FI_TRANSMIT_COMPLETE send waits for a life check (AUTO: its thread makes it). */
+    private final ProgressEngine engine;
+    /** Application operations in flight at most (the larger of the tx and rx sizes). */
+    private final int queueSize;
     private final ShmOperationTable table = new ShmOperationTable();
     /** Application operations in flight (queued or awaiting an answer). */
     private int pendingTx;
     /** Ops started ({@link #start}): tells a post's fault handling whether its op is recorded (read unlocked). */
-    long opsStarted;
+    private long opsStarted;
     /** FI_TRANSMIT_COMPLETE operations waiting for a life check of their peer ({@link Peer#unconfirmed}, summed). */
-    int unconfirmed;
+    private int unconfirmed;
 
     // ---- cross-memory attach, sending side (null when off: cmaThreshold 0 or CrossMemoryAttach unavailable)
-    final CrossMemoryAttach cma;
+    private final CrossMemoryAttach cma;
     private final int cmaThreshold;
     private final boolean cmaProbeFault;
-    /** CMA messages sent (records published): tests and logs. */
-    long cmaSent;
 
-    ShmTransmitter(ShmEndpoint ep, CrossMemoryAttach cma, int cmaThreshold, boolean cmaProbeFault) {
-        this.ep = ep;
+    ShmTransmitter(ShmOwnRing own, ShmPeers peers, ShmBindings bound, ShmRingWriter writer, CompletionBatch staged,
+                   ProgressEngine engine, int queueSize, CrossMemoryAttach cma, int cmaThreshold, boolean cmaProbeFault) {
+        this.own = own;
+        this.peers = peers;
+        this.bound = bound;
+        this.writer = writer;
+        this.staged = staged;
+        this.engine = engine;
+        this.queueSize = queueSize;
         this.cma = cma;
         this.cmaThreshold = cmaThreshold;
         this.cmaProbeFault = cmaProbeFault;
+    }
+
+    /** Ops started so far: a post's fault handling compares it before and after ({@link ShmFaults#onPostFault}). */
+    long opsStarted() {
+        return opsStarted;
+    }
+
+    /** Whether FI_TRANSMIT_COMPLETE sends wait for a life check of their peers ({@link ShmPeers#progress}). */
+    boolean awaitsLifeChecks() {
+        return unconfirmed > 0;
     }
 
     // =================================================================== posting
@@ -57,17 +83,17 @@ final class ShmTransmitter {
      */
     int postMsg(ByteBuffer buf, Msg msg, long length, long destAddr, boolean tagged, long tag, long data, long flags,
                 Object context) {
-        if (!ep.enabled) {
+        if (!own.enabled()) {
             return -Errno.EOPBADSTATE;
         }
         int iovs = msg == null ? 1 : msg.iovCount();
         boolean inject = (flags & Fi.FI_INJECT) != 0;
         boolean withData = (flags & Fi.FI_REMOTE_CQ_DATA) != 0;
-        Peer peer = ep.peers.peerFor(destAddr);
+        Peer peer = peers.peerFor(destAddr);
         boolean reports = !(inject && msg == null);
         int rc = admit(peer, reports);
         if (rc == PEER_FAILED) {
-            return failLocally(true, context, Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG), peer.failed, ep.sendCntr);
+            return failLocally(true, context, Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG), peer.failed, bound.sendCntr);
         }
         if (rc != 0) {
             return rc;
@@ -122,15 +148,15 @@ final class ShmTransmitter {
         if (peer == null) {
             return -Errno.EINVAL;
         }
-        UtilCompletionQueue txCq = ep.txCq; // bound when it reports (UtilEndpoint: -ENOCQ)
-        if (!ep.peers.linked(peer)) {
+        UtilCompletionQueue txCq = bound.txCq; // bound when it reports (UtilEndpoint: -ENOCQ)
+        if (!peers.linked(peer)) {
             if (peer.failed == Errno.EHOSTUNREACH || !reports) {
                 return -peer.failed; // unreachable (no such endpoint, refused region), or an inject
             }
             int rc = txCq.reserve();
             return rc != 0 ? rc : PEER_FAILED;
         }
-        if (pendingTx >= ep.queueSize) {
+        if (pendingTx >= queueSize) {
             return -Errno.EAGAIN;
         }
         return reports ? txCq.reserve() : 0;
@@ -190,13 +216,13 @@ final class ShmTransmitter {
     int completedDirect(boolean reports, long flags, Object context, long cqFlags, UtilCounter counter) {
         if (reports) {
             if ((flags & Fi.FI_COMPLETION) != 0) {
-                ep.reader.flushCompletions(); // staged receive completions first: the CQ may be the same
-                ep.txCq.complete(context, cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
+                flushStaged();
+                bound.txCq.complete(context, cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
             } else {
-                ep.txCq.unreserve();
+                bound.txCq.unreserve();
             }
         }
-        ShmEndpoint.count(counter);
+        ShmBindings.count(counter);
         return 0;
     }
 
@@ -207,8 +233,8 @@ final class ShmTransmitter {
      */
     int failLocally(boolean reports, Object context, long cqFlags, int err, UtilCounter counter) {
         if (reports) {
-            ep.reader.flushCompletions(); // staged receive completions first: the CQ may be the same
-            ep.txCq.completeError(context, cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
+            flushStaged();
+            bound.txCq.completeError(context, cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
         }
         if (counter != null) {
             counter.incrementError();
@@ -248,7 +274,8 @@ final class ShmTransmitter {
     }
 
     /** Queues an answer this side owes {@code peer} (ACK, READ_RESP without data, ATOMIC_RESP). */
-    void sendAnswer(Peer peer, int kind, long token, int status, long b, int flags) {
+    @Override
+    public void sendAnswer(Peer peer, int kind, long token, int status, long b, int flags) {
         if (peer == null || peer.failed != 0) {
             return;
         }
@@ -269,7 +296,7 @@ final class ShmTransmitter {
         boolean idle = peer.queue.isEmpty();
         peer.queue.addLast(op);
         if (peer.queue.size() > MAX_QUEUED_PER_PEER) {
-            ep.peers.failPeer(peer, Errno.ECONNRESET);
+            peers.failPeer(peer, Errno.ECONNRESET);
             return;
         }
         if (idle) {
@@ -283,8 +310,8 @@ final class ShmTransmitter {
         if (peer.queue.isEmpty() && peer.outstanding == 0) {
             return 0;
         }
-        if (!ep.peers.linked(peer)) {
-            ep.peers.failPeer(peer, Errno.EHOSTUNREACH);
+        if (!peers.linked(peer)) {
+            peers.failPeer(peer, Errno.EHOSTUNREACH);
             return 1;
         }
         ShmOutboundOp op;
@@ -293,7 +320,7 @@ final class ShmTransmitter {
                 peer.queue.pollFirst(); // finished while queued (cannot happen: failAwaitingAnswers takes it out)
                 continue;
             }
-            if (!push(peer, op)) {
+            if (!writer.push(peer, op)) {
                 break;
             }
             peer.queue.pollFirst();
@@ -303,168 +330,6 @@ final class ShmTransmitter {
         return work;
     }
 
-    /**
-     * Writes the op's remaining fragments into the peer's ring; true when all are in. A
-     * fragment longer than the inline threshold goes into a bounce slot of the peer's region
-     * while one is free (the record then carries only the header), inline otherwise.
-     */
-    private boolean push(Peer peer, ShmOutboundOp op) {
-        RingLink link = peer.link;
-        if ((op.wireFlags & ShmRecordDescriptor.CMA) != 0) {
-            return pushCma(peer, op);
-        }
-        int fragment = ep.fragment;
-        if (op.kind == ShmRecordDescriptor.MSG && op.sent == 0 && op.length <= fragment
-                && (op.wireFlags & ~ShmRecordDescriptor.COMPACT_OPTIONAL) == 0) {
-            return pushCompact(peer, op);
-        }
-        do {
-            long remaining = op.length - op.sent;
-            int slot = remaining > fragment ? link.acquireSlot() : -1;
-            int n;
-            int at;
-            if (slot >= 0) {
-                n = (int) Math.min(link.slotSize(), remaining);
-                at = link.claim(ShmRecordDescriptor.HEADER, slot + 1);
-                if (at < 0) {
-                    link.releaseSlot(slot); // ours: nobody else may have it meanwhile
-                }
-            } else {
-                n = (int) Math.min(fragment, remaining);
-                at = link.claim(ShmRecordDescriptor.HEADER + n);
-            }
-            if (!claimed(peer, at)) {
-                return false;
-            }
-            ByteBuffer b = link.buffer();
-            boolean first = op.sent == 0;
-            boolean last = op.sent + n == op.length;
-            b.putInt(at + ShmRecordDescriptor.KIND_FLAGS, op.kind | op.wireFlags
-                    | (first ? ShmRecordDescriptor.FIRST : 0) | (last ? ShmRecordDescriptor.LAST : 0)
-                    | (slot >= 0 ? ShmRecordDescriptor.BOUNCE : 0));
-            b.putInt(at + ShmRecordDescriptor.STATUS, slot >= 0 ? n : op.status);
-            b.putLong(at + ShmRecordDescriptor.SENDER_PID, ep.pid);
-            b.putLong(at + ShmRecordDescriptor.SENDER_SEQ, ep.seq);
-            b.putLong(at + ShmRecordDescriptor.TOKEN, op.token);
-            b.putLong(at + ShmRecordDescriptor.A, op.a);
-            b.putLong(at + ShmRecordDescriptor.B, op.b);
-            b.putLong(at + ShmRecordDescriptor.C, op.c);
-            b.putLong(at + ShmRecordDescriptor.D, op.kind == ShmRecordDescriptor.ATOMIC_REQ ? op.d : op.sent);
-            b.putLong(at + ShmRecordDescriptor.E, op.e);
-            if (slot >= 0) {
-                op.copyPayload(op.sent, link.slotBuffer(), link.slotOffset(slot), n);
-            } else if (n > 0) {
-                op.copyPayload(op.sent, b, at + ShmRecordDescriptor.HEADER, n);
-            }
-            if (link.publish(at)) { // release: the slot's bytes are visible with the record
-                ep.peerCounters.doorbells.increment();
-            }
-            op.sent += n;
-        } while (op.sent < op.length);
-        return true;
-    }
-
-    /**
-     * Whether a claim in {@code peer}'s ring succeeded ({@code at} its offset): a full ring
-     * leaves the operation queued for the next pass, a failed claim (the ring is corrupt or
-     * gone) fails the peer.
-     */
-    private boolean claimed(Peer peer, int at) {
-        if (at == RingLink.FULL) {
-            ringFull(peer);
-            return false;
-        }
-        if (at < 0) {
-            ep.peers.failPeer(peer, Errno.EIO);
-            return false;
-        }
-        peer.waitsForRoom = false;
-        return true;
-    }
-
-    /**
-     * A whole message nobody answers, in one record with the compact header
-     * ({@link ShmRecordDescriptor#COMPACT}): four header words, the tag and the remote CQ data
-     * only when it has them — at 64 bytes the record spans two cache lines where the full
-     * header's needed three, and the receiver zeroes less behind it.
-     */
-    private boolean pushCompact(Peer peer, ShmOutboundOp op) {
-        RingLink link = peer.link;
-        int flags = ShmRecordDescriptor.MSG | op.wireFlags | ShmRecordDescriptor.FIRST | ShmRecordDescriptor.LAST
-                | ShmRecordDescriptor.COMPACT;
-        int header = ShmRecordDescriptor.headerLength(flags);
-        int n = (int) op.length;
-        int at = link.claim(header + n);
-        if (!claimed(peer, at)) {
-            return false;
-        }
-        ByteBuffer b = link.buffer();
-        b.putInt(at + ShmRecordDescriptor.KIND_FLAGS, flags);
-        b.putInt(at + ShmRecordDescriptor.STATUS, 0);
-        b.putLong(at + ShmRecordDescriptor.SENDER_PID, ep.pid);
-        b.putLong(at + ShmRecordDescriptor.SENDER_SEQ, ep.seq);
-        int word = at + ShmRecordDescriptor.COMPACT_HEADER;
-        if ((flags & ShmRecordDescriptor.TAGGED) != 0) {
-            b.putLong(word, op.a);
-            word += 8;
-        }
-        if ((flags & ShmRecordDescriptor.HAS_DATA) != 0) {
-            b.putLong(word, op.b);
-        }
-        if (n > 0) {
-            op.copyPayload(0, b, at + header, n);
-        }
-        if (link.publish(at)) {
-            ep.peerCounters.doorbells.increment();
-        }
-        op.sent = n;
-        return true;
-    }
-
-    /**
-     * A CMA message: one record whose payload is the (address, length) of each of our
-     * buffers; the bytes stay where they are until the receiver has read them (ACK).
-     */
-    private boolean pushCma(Peer peer, ShmOutboundOp op) {
-        RingLink link = peer.link;
-        int at = link.claim(ShmRecordDescriptor.HEADER + ShmRecordDescriptor.CMA_IOV * op.partCount);
-        if (!claimed(peer, at)) {
-            return false;
-        }
-        ByteBuffer b = link.buffer();
-        b.putInt(at + ShmRecordDescriptor.KIND_FLAGS,
-                op.kind | op.wireFlags | ShmRecordDescriptor.FIRST | ShmRecordDescriptor.LAST);
-        b.putInt(at + ShmRecordDescriptor.STATUS, op.partCount);
-        b.putLong(at + ShmRecordDescriptor.SENDER_PID, ep.pid);
-        b.putLong(at + ShmRecordDescriptor.SENDER_SEQ, ep.seq);
-        b.putLong(at + ShmRecordDescriptor.TOKEN, op.token);
-        b.putLong(at + ShmRecordDescriptor.A, op.a);
-        b.putLong(at + ShmRecordDescriptor.B, op.b);
-        b.putLong(at + ShmRecordDescriptor.C, op.length);
-        b.putLong(at + ShmRecordDescriptor.D, 0);
-        b.putLong(at + ShmRecordDescriptor.E, 0);
-        int iov = at + ShmRecordDescriptor.HEADER;
-        for (int i = 0; i < op.partCount; i++) {
-            b.putLong(iov, cma.address(op.parts[i]) + op.starts[i]);
-            b.putLong(iov + 8, op.lengths[i]);
-            iov += ShmRecordDescriptor.CMA_IOV;
-        }
-        if (link.publish(at)) {
-            ep.peerCounters.doorbells.increment();
-        }
-        op.sent = op.length;
-        cmaSent++;
-        return true;
-    }
-
-    /** The peer's ring is full: counted once per wait (the retries of one wait are not new waits). */
-    private void ringFull(Peer peer) {
-        if (!peer.waitsForRoom) {
-            peer.waitsForRoom = true;
-            ep.peerCounters.ringFullWaits.increment();
-        }
-    }
-
     /** The op's last fragment is in the peer's ring. */
     private void afterSent(ShmOutboundOp op) {
         if (op.awaitsAlive) {
@@ -472,13 +337,13 @@ final class ShmTransmitter {
             op.awaitsAnswer = true;
             op.recordEnd = op.peer.link.lastClaimEnd();
             op.peer.unconfirmed++;
-            if (unconfirmed++ == 0 && !ep.domain.engine().isManual()) {
-                ep.domain.engine().wakeup(); // the progress thread makes the check (MANUAL: the next read)
+            if (unconfirmed++ == 0 && !engine.isManual()) {
+                engine.wakeup(); // the progress thread makes the check (MANUAL: the next read)
             }
             return;
         }
         if (op.awaitsAnswer) {
-            if (ep.ringFailed) {
+            if (own.failed()) {
                 finishFailed(op, Errno.EIO); // its answer can no longer reach our ring
                 return;
             }
@@ -495,17 +360,24 @@ final class ShmTransmitter {
 
     // =================================================================== completion
 
+    /** Publishes the receive completions a drain pass staged: the CQ may be the same, and they came first. */
+    private void flushStaged() {
+        if (!staged.isEmpty()) {
+            staged.flush();
+        }
+    }
+
     /** The op succeeded: its completion (or its reserved room given back) and its counter. */
     void complete(ShmOutboundOp op) {
         if (op.reports) {
             if (op.complete) {
-                ep.reader.flushCompletions(); // staged receive completions first: the CQ may be the same
-                ep.txCq.complete(op.context, op.cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
+                flushStaged();
+                bound.txCq.complete(op.context, op.cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
             } else {
-                ep.txCq.unreserve();
+                bound.txCq.unreserve();
             }
         }
-        ShmEndpoint.count(counterOf(op));
+        ShmBindings.count(bound.counterOf(op.counter));
         if (op.counter != 0) {
             pendingTx--;
         }
@@ -515,10 +387,10 @@ final class ShmTransmitter {
     /** The op failed with {@code err}: its error completion and its counter's error count. */
     void fail(ShmOutboundOp op, int err) {
         if (op.reports) {
-            ep.reader.flushCompletions(); // staged receive completions first: the CQ may be the same
-            ep.txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
+            flushStaged();
+            bound.txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
         }
-        UtilCounter c = counterOf(op);
+        UtilCounter c = bound.counterOf(op.counter);
         if (c != null) {
             c.incrementError();
         }
@@ -534,19 +406,6 @@ final class ShmTransmitter {
         } else {
             give(op);
         }
-    }
-
-    private UtilCounter counterOf(ShmOutboundOp op) {
-        if (op.counter == Fi.FI_SEND) {
-            return ep.sendCntr;
-        }
-        if (op.counter == Fi.FI_READ) {
-            return ep.readCntr;
-        }
-        if (op.counter == Fi.FI_WRITE) {
-            return ep.writeCntr;
-        }
-        return null;
     }
 
     /**
@@ -569,7 +428,7 @@ final class ShmTransmitter {
     ShmOutboundOp awaiting(Peer p, long token) {
         ShmOutboundOp op = table.at(token);
         if (op == null) {
-            ep.peers.failPeer(p, Errno.EPROTO);
+            peers.failPeer(p, Errno.EPROTO);
             return null;
         }
         if (op.token != token || !op.awaitsAnswer || op.peer != p) {
@@ -644,7 +503,7 @@ final class ShmTransmitter {
      * {@link #afterSent}).
      */
     void failAwaitingAnswers(int err) {
-        for (Peer p : ep.peers.all()) {
+        for (Peer p : peers.all()) {
             java.util.Iterator<ShmOutboundOp> queued = p.queue.iterator();
             while (queued.hasNext()) {
                 ShmOutboundOp op = queued.next();
@@ -663,7 +522,7 @@ final class ShmTransmitter {
 
     /** R15: everything queued or awaiting an answer completes with {@code err}. */
     void depart(int err) {
-        for (Peer p : ep.peers.all()) {
+        for (Peer p : peers.all()) {
             ShmOutboundOp op;
             while ((op = p.queue.pollFirst()) != null) {
                 finishFailed(op, err);
@@ -678,17 +537,12 @@ final class ShmTransmitter {
 
     /** Close: pending operations go without completions; the CQ room they reserved is returned. */
     void discardAll() {
-        UtilCompletionQueue txCq = ep.txCq;
+        UtilCompletionQueue txCq = bound.txCq;
         for (ShmOutboundOp op : table.all()) {
             if (op.kind != 0 && op.reports && txCq != null) {
                 txCq.unreserve();
             }
         }
-    }
-
-    /** Descriptors created so far (tests prove the table stops growing in steady state). */
-    int created() {
-        return table.created();
     }
 
     /** A free descriptor with a fresh token ({@link ShmOperationTable}). */

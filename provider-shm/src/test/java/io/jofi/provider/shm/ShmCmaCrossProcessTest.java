@@ -71,9 +71,9 @@ class ShmCmaCrossProcessTest {
                 }
             }
             assertEquals("DONE", child.next());
-            assertEquals(sizes.length - 1, ep.cmaSent(), "every message after the first went by CMA");
-            assertTrue(ep.cmaRead() >= sizes.length - 2, "the child's echoes went by CMA once its probe was answered: "
-                    + ep.cmaRead());
+            assertEquals(sizes.length - 1, ShmCountersTest.value(ep, "CMA messages sent"), "every message after the first went by CMA");
+            assertTrue(ShmCountersTest.value(ep, "CMA messages read") >= sizes.length - 2, "the child's echoes went by CMA once its probe was answered: "
+                    + ShmCountersTest.value(ep, "CMA messages read"));
         }
     }
 
@@ -88,7 +88,7 @@ class ShmCmaCrossProcessTest {
             ShmEndpoint ep = (ShmEndpoint) bed.ep;
             bed.post(() -> bed.ep.send(pattern(1 << 20, 2), null, peer, "pending"), "send (CMA, never received)");
             long deadline = System.nanoTime() + ShmTestBed.WAIT_NANOS;
-            while (ep.cmaSent() == 0) {
+            while (ShmCountersTest.value(ep, "CMA messages sent") == 0) {
                 assertTrue(System.nanoTime() < deadline, "the CMA record was not published");
                 Thread.onSpinWait();
             }

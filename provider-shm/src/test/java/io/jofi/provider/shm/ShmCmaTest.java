@@ -60,10 +60,6 @@ class ShmCmaTest {
         return new ShmTestBed(new ShmProvider().directory(dir).cmaThreshold(THRESHOLD), progress);
     }
 
-    private static ShmEndpoint shm(ShmTestBed bed) {
-        return (ShmEndpoint) bed.ep;
-    }
-
     /** Sends {@code out} to {@code b}, which receives into {@code in}; both complete. */
     private static CqEntry transfer(ShmTestBed a, ShmTestBed b, long toB, ByteBuffer out, ByteBuffer in, String what) {
         Object ctx = "r-" + what;
@@ -84,7 +80,7 @@ class ShmCmaTest {
             ByteBuffer in = ByteBuffer.allocateDirect(MIB + 7);
             transfer(a, b, toB, first, in, "the first");
             assertPattern(in, MIB, 1, "the first 1 MiB (bounce path)");
-            assertEquals(0, shm(a).cmaSent(), "the message that started the probe took the bounce path");
+            assertEquals(0, ShmCountersTest.value(a.ep, "CMA messages sent"), "the message that started the probe took the bounce path");
             awaitCmaOn(a, toB);
             int[] sizes = {MIB, THRESHOLD, MIB + 7, 1_000_003, 40_000};
             for (int k = 0; k < sizes.length; k++) {
@@ -95,13 +91,13 @@ class ShmCmaTest {
                 assertEquals(n, e.len());
                 assertPattern(in, n, 3 * k, n + " bytes by CMA");
             }
-            assertEquals(sizes.length, shm(a).cmaSent());
-            assertEquals(sizes.length, shm(b).cmaRead());
+            assertEquals(sizes.length, ShmCountersTest.value(a.ep, "CMA messages sent"));
+            assertEquals(sizes.length, ShmCountersTest.value(b.ep, "CMA messages read"));
             // below the threshold: not CMA (this said 32 << 10 - 1, which is 16 KiB: the edge went untested)
             in.clear();
             transfer(a, b, toB, pattern(THRESHOLD - 1, 9), in, "below the threshold");
             assertPattern(in, THRESHOLD - 1, 9, "one byte below the threshold, by bounce slot");
-            assertEquals(sizes.length, shm(a).cmaSent());
+            assertEquals(sizes.length, ShmCountersTest.value(a.ep, "CMA messages sent"));
         }
     }
 
@@ -131,7 +127,7 @@ class ShmCmaTest {
             for (int i = 0; i < total - 150_000; i++) {
                 assertEquals((byte) (5 + 150_000 + i), direct.get(i), "direct byte " + i);
             }
-            assertEquals(1, shm(a).cmaSent());
+            assertEquals(1, ShmCountersTest.value(a.ep, "CMA messages sent"));
             // a heap send buffer is not CMA (there is no address to read it at): bounce, intact
             ByteBuffer heapOut = ByteBuffer.allocate(100_000);
             for (int i = 0; i < heapOut.capacity(); i++) {
@@ -140,7 +136,7 @@ class ShmCmaTest {
             ByteBuffer in = ByteBuffer.allocateDirect(100_000);
             transfer(a, b, toB, heapOut, in, "heap source");
             assertEquals(heapOut, in.clear());
-            assertEquals(1, shm(a).cmaSent());
+            assertEquals(1, ShmCountersTest.value(a.ep, "CMA messages sent"));
         }
     }
 
@@ -159,7 +155,7 @@ class ShmCmaTest {
             assertEquals(36 << 10, e.olen());
             assertPattern(in, 64 << 10, 4, "the part that fit");
             assertEquals("big", a.completion(a.txCq, "the truncated send").context(), "the sender completes");
-            assertEquals(1, shm(a).cmaSent());
+            assertEquals(1, ShmCountersTest.value(a.ep, "CMA messages sent"));
         }
     }
 
@@ -182,7 +178,7 @@ class ShmCmaTest {
             assertEquals("late", b.completion(b.rxCq, "the late receive").context());
             assertEquals("early", a.completion(a.txCq, "the send").context());
             assertPattern(in, MIB, 8, "read when the receive came");
-            assertEquals(1, shm(b).cmaRead());
+            assertEquals(1, ShmCountersTest.value(b.ep, "CMA messages read"));
         }
     }
 
@@ -206,7 +202,7 @@ class ShmCmaTest {
                 ByteBuffer at = multi.duplicate().position(100_000 * k).slice();
                 assertPattern(at, 100_000, seed, "message " + k + " in the multi-receive buffer");
             }
-            assertEquals(2, shm(b).cmaRead());
+            assertEquals(2, ShmCountersTest.value(b.ep, "CMA messages read"));
         }
     }
 
@@ -235,7 +231,7 @@ class ShmCmaTest {
             drop.tag(0x72).ignore(0).addr(Fi.FI_ADDR_UNSPEC).context("drop");
             peekUntilFound(b, drop, Fi.FI_PEEK | Fi.FI_DISCARD);
             assertEquals("t2", a.completion(a.txCq, "the discarded send").context(), "a discarded CMA message is ACKed");
-            assertEquals(1, shm(b).cmaRead());
+            assertEquals(1, ShmCountersTest.value(b.ep, "CMA messages read"));
         }
     }
 
@@ -274,10 +270,10 @@ class ShmCmaTest {
                 transfer(c, a, cToA, pattern(MIB, k + 1), in, "from a sender without CMA " + k);
                 assertPattern(in, MIB, k + 1, "bounce path back " + k);
             }
-            assertFalse(shm(a).cmaOnTowards(toB));
-            assertTrue(shm(a).cmaReasonTowards(toB).contains("does not offer CMA"), shm(a).cmaReasonTowards(toB));
-            assertEquals(0, shm(a).cmaSent());
-            assertEquals(0, shm(c).cmaSent());
+            assertFalse(ShmTestHooks.cmaOnTowards(a.ep, toB));
+            assertTrue(ShmTestHooks.cmaReasonTowards(a.ep, toB).contains("does not offer CMA"), ShmTestHooks.cmaReasonTowards(a.ep, toB));
+            assertEquals(0, ShmCountersTest.value(a.ep, "CMA messages sent"));
+            assertEquals(0, ShmCountersTest.value(c.ep, "CMA messages sent"));
         }
     }
 
@@ -292,18 +288,18 @@ class ShmCmaTest {
                 transfer(a, b, toB, pattern(MIB, k), in, "after a failed probe " + k);
                 assertPattern(in, MIB, k, "bounce path " + k);
             }
-            assertFalse(shm(a).cmaOnTowards(toB));
+            assertFalse(ShmTestHooks.cmaOnTowards(a.ep, toB));
             // the probe's answer is handled by a's progress, which may come after the transfers
             // went by bounce: wait for it (bounded) rather than racing it
-            String why = shm(a).cmaReasonTowards(toB);
+            String why = ShmTestHooks.cmaReasonTowards(a.ep, toB);
             long deadline = System.nanoTime() + ShmTestBed.WAIT_NANOS;
             while (why == null && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
-                why = shm(a).cmaReasonTowards(toB);
+                why = ShmTestHooks.cmaReasonTowards(a.ep, toB);
             }
             assertNotNull(why, "the failed probe's reason was never recorded");
             assertTrue(why.contains("probe") && why.contains("errno " + Errno.EIO), why);
-            assertEquals(0, shm(a).cmaSent());
+            assertEquals(0, ShmCountersTest.value(a.ep, "CMA messages sent"));
         }
     }
 
@@ -317,7 +313,7 @@ class ShmCmaTest {
             long toB = a.insert(b.ep.getName());
             ByteBuffer in = ByteBuffer.allocateDirect(MIB);
             b.post(() -> b.ep.recv(in, null, Fi.FI_ADDR_UNSPEC, "victim"), "recv");
-            try (RingLink hostile = RingLink.map(dir, shm(b).regionName())) {
+            try (RingLink hostile = RingLink.map(dir, ShmNames.nameOf(b.ep.getName()))) {
                 int at;
                 long deadline = System.nanoTime() + ShmTestBed.WAIT_NANOS;
                 while ((at = hostile.claim(ShmRecordDescriptor.HEADER + ShmRecordDescriptor.CMA_IOV)) < 0) {
@@ -347,12 +343,12 @@ class ShmCmaTest {
             // the probe that turns CMA on towards b is answered through b's and a's progress and
             // may come after the first transfers went by bounce: go on (bounded) until it has
             long deadline = System.nanoTime() + ShmTestBed.WAIT_NANOS;
-            for (int k = 3; shm(a).cmaSent() < 2 && System.nanoTime() < deadline; k++) {
+            for (int k = 3; ShmCountersTest.value(a.ep, "CMA messages sent") < 2 && System.nanoTime() < deadline; k++) {
                 transfer(a, b, toB, pattern(MIB, k), in, "after the hostile record " + k);
                 assertPattern(in, MIB, k, "message " + k + " after the hostile record");
                 in.clear();
             }
-            assertTrue(shm(a).cmaSent() >= 2, "CMA keeps working");
+            assertTrue(ShmCountersTest.value(a.ep, "CMA messages sent") >= 2, "CMA keeps working");
         }
     }
 
@@ -376,7 +372,7 @@ class ShmCmaTest {
             }
             long allocated = mx.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
             assertTrue(allocated < 4096, allocated + " bytes allocated over 2000 CMA messages");
-            assertTrue(shm(a).cmaSent() >= 3998, "they went by CMA: " + shm(a).cmaSent());
+            assertTrue(ShmCountersTest.value(a.ep, "CMA messages sent") >= 3998, "they went by CMA: " + ShmCountersTest.value(a.ep, "CMA messages sent"));
         }
     }
 
@@ -410,7 +406,7 @@ class ShmCmaTest {
             }
             long allocated = mx.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
             assertTrue(allocated < 4096, allocated + " bytes allocated over 2000 CMA messages through 64 views");
-            assertTrue(shm(a).cmaSent() >= 3998, "they went by CMA: " + shm(a).cmaSent());
+            assertTrue(ShmCountersTest.value(a.ep, "CMA messages sent") >= 3998, "they went by CMA: " + ShmCountersTest.value(a.ep, "CMA messages sent"));
         }
     }
 
@@ -452,8 +448,8 @@ class ShmCmaTest {
     /** Waits (bounded, progress AUTO) until the probe's answer turned CMA on towards {@code toB}. */
     static void awaitCmaOn(ShmTestBed a, long toB) {
         long deadline = System.nanoTime() + ShmTestBed.WAIT_NANOS;
-        while (!shm(a).cmaOnTowards(toB)) {
-            assertTrue(shm(a).cmaReasonTowards(toB) == null, "CMA off: " + shm(a).cmaReasonTowards(toB));
+        while (!ShmTestHooks.cmaOnTowards(a.ep, toB)) {
+            assertTrue(ShmTestHooks.cmaReasonTowards(a.ep, toB) == null, "CMA off: " + ShmTestHooks.cmaReasonTowards(a.ep, toB));
             assertTrue(System.nanoTime() < deadline, "the probe was not answered within 20 s");
             a.txCq.read(new CqEntry[0], 0);
             Thread.onSpinWait();

@@ -48,7 +48,7 @@ class ShmCompactRecordTest {
     }
 
     private RingLink rxRing() {
-        return ((ShmEndpoint) rx.ep).own;
+        return ShmTestHooks.own(rx.ep).link();
     }
 
     /** Bytes the receiver's ring took for one message sent by {@code post}, after it arrived. */
@@ -142,8 +142,8 @@ class ShmCompactRecordTest {
         // compact and to want a match acknowledgement: nobody could answer it (no token)
         ByteBuffer in = ByteBuffer.allocateDirect(64);
         ringBytesOf(() -> tx.ep.send(ShmCrossProcessTest.pattern(8, 1), null, rxAddr, "s"), in, false);
-        ShmEndpoint sender = (ShmEndpoint) tx.ep;
-        Peer txAtRx = ((ShmEndpoint) rx.ep).peers.peerOf(sender.pid, sender.seq);
+        long senderSeq = ShmTestHooks.own(tx.ep).seq();
+        Peer txAtRx = ShmTestHooks.peers(rx.ep).peerOf(ShmOwnRing.PID, senderSeq);
         assertEquals(0, txAtRx.failed, "a peer in good standing");
         String name = rx.name().substring(ShmNames.SCHEME.length());
         try (RingLink forged = RingLink.map(dir, name)) {
@@ -154,8 +154,8 @@ class ShmCompactRecordTest {
             b.putInt(at + ShmRecordDescriptor.KIND_FLAGS, ShmRecordDescriptor.MSG | ShmRecordDescriptor.FIRST
                     | ShmRecordDescriptor.LAST | ShmRecordDescriptor.COMPACT | ShmRecordDescriptor.ACK_MATCH);
             b.putInt(at + ShmRecordDescriptor.STATUS, 0);
-            b.putLong(at + ShmRecordDescriptor.SENDER_PID, sender.pid);
-            b.putLong(at + ShmRecordDescriptor.SENDER_SEQ, sender.seq);
+            b.putLong(at + ShmRecordDescriptor.SENDER_PID, ShmOwnRing.PID);
+            b.putLong(at + ShmRecordDescriptor.SENDER_SEQ, senderSeq);
             forged.publish(at);
         }
         long deadline = System.nanoTime() + ShmTestBed.WAIT_NANOS;
