@@ -244,6 +244,7 @@ final class ShmEndpoint extends UtilEndpoint {
         }
         name = n;
         alias = chosen;
+        peerCounters.named();
         seq = ShmRecordDescriptor.seqOf(n);
         if (transmitter.cma != null) {
             own.advertiseCma(); // peers may probe us and send CMA messages

@@ -12,6 +12,7 @@ import io.jofi.spi.util.stats.StatsCounter;
 final class ShmPeerCounters {
     private final ShmEndpoint ep;
     private final String owner;
+    private final CounterGroup group;
     private final StatsCounter linked;
     private final StatsCounter unreachable;
     private final StatsCounter lost;
@@ -21,6 +22,7 @@ final class ShmPeerCounters {
 
     ShmPeerCounters(ShmEndpoint ep, CounterGroup group) {
         this.ep = ep;
+        this.group = group;
         owner = group.owner();
         linked = group.counter("peers linked");
         unreachable = group.counter("peers unreachable");
@@ -30,9 +32,17 @@ final class ShmPeerCounters {
         doorbells = group.counter("doorbells rung");
     }
 
+    /** The endpoint has its name (enabled): published as where its counters are. */
+    void named() {
+        group.describeEnds(ep.localName(), null, 0);
+    }
+
     /** {@code p}'s region is mapped: we can write into its ring. */
     void linked(Peer p) {
         linked.increment();
+        if (linked.get() <= 2) {
+            group.describeEnds(ep.localName(), p.name, linked.get()); // the first peer, then "and others" once
+        }
         FabricEvents.connectionEstablished("shm", owner, ep.localName(), p.name);
     }
 

@@ -50,6 +50,37 @@ class StatsFileTest {
         }
     }
 
+    /**
+     * A group's ends, published once known: a reader sees them as its owner's description (not
+     * a counter), the latest one only, host and port without a stray '/', IPv6 in brackets;
+     * closing the group takes the description away too.
+     */
+    @Test
+    void aReaderSeesTheOwnersLocalAndPeerAddress() throws Exception {
+        StatsFile file = StatsFile.create(dir, self(), selfStart(), 16);
+        try {
+            CounterGroup g = new CounterGroup(file, StatsFileDescriptor.TYPE_ENDPOINT, "tcp/ep 1");
+            g.counter("sends posted").increment();
+            g.describeEnds(new java.net.InetSocketAddress("127.0.0.1", 9228), null, 0);
+            StatsFileReader.Snapshot s = StatsFileReader.read(file.path());
+            assertEquals(java.util.Map.of("tcp/ep 1", "local 127.0.0.1:9228"), s.descriptions());
+            assertEquals(List.of("tcp/ep 1: sends posted"), s.counters().stream().map(StatsFileReader.CounterValue::label)
+                    .toList(), "a description is no counter");
+            g.describeEnds(new java.net.InetSocketAddress("127.0.0.1", 9228), new java.net.InetSocketAddress("::1", 41234), 1);
+            assertEquals(java.util.Map.of("tcp/ep 1", "local 127.0.0.1:9228 peer [0:0:0:0:0:0:0:1]:41234"),
+                    StatsFileReader.read(file.path()).descriptions());
+            g.describeEnds("fi_shm://a", "fi_shm://b", 2);
+            assertEquals(java.util.Map.of("tcp/ep 1", "local fi_shm://a peer fi_shm://b and others"),
+                    StatsFileReader.read(file.path()).descriptions());
+            g.close();
+            g.describeEnds("fi_shm://a", null, 0); // a late report after close: not published
+            assertTrue(StatsFileReader.read(file.path()).descriptions().isEmpty());
+            assertTrue(StatsFileReader.read(file.path()).counters().isEmpty());
+        } finally {
+            file.delete();
+        }
+    }
+
     @Test
     void aFreedCounterDisappearsAndItsRecordIsReusedOnlyLater() throws Exception {
         StatsFile file = StatsFile.create(dir, self(), selfStart(), 2);
