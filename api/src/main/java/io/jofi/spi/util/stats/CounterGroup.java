@@ -39,8 +39,34 @@ public final class CounterGroup implements AutoCloseable {
     public CounterGroup(StatsFile file, int typeId, String owner) {
         this.file = file;
         this.typeId = typeId;
-        this.owner = owner;
+        String mark = MARK.get();
+        boolean perProcess = typeId == StatsFileDescriptor.TYPE_PROVIDER || typeId == StatsFileDescriptor.TYPE_OTHER;
+        this.owner = mark == null || perProcess ? owner : owner + " (" + mark + ")";
         this.mbean = CounterGroupMBean.register(this, typeId);
+    }
+
+    /** The mark of {@link #marked}'s scope, inherited by the threads started in it; null outside. */
+    private static final InheritableThreadLocal<String> MARK = new InheritableThreadLocal<>();
+
+    /**
+     * Runs {@code work} with the groups of the objects (endpoints, receive sides, queues) made
+     * meanwhile by this thread, or by a thread started in it, labelled {@code "<owner> (<mark>)"}:
+     * a tool's private objects — the JIT warm-up's connections of {@code jofi pingpong} — are then
+     * told apart from the real ones in {@code jofi stat}. A provider's own per-process groups are
+     * never marked. Control path.
+     */
+    public static void marked(String mark, Runnable work) {
+        String outer = MARK.get();
+        MARK.set(mark);
+        try {
+            work.run();
+        } finally {
+            if (outer == null) {
+                MARK.remove();
+            } else {
+                MARK.set(outer);
+            }
+        }
     }
 
     /** A number unique in this JVM, to tell objects of one kind apart in labels. */

@@ -81,6 +81,31 @@ class StatsFileTest {
         }
     }
 
+    /** A tool's private objects (the JIT warm-up's) are labelled as such, also those its threads make. */
+    @Test
+    void groupsMadeInAMarkedScopeAreLabelledWithTheMark() throws Exception {
+        StatsFile file = StatsFile.create(dir, self(), selfStart(), 16);
+        try {
+            String[] made = new String[4];
+            CounterGroup.marked("warm-up", () -> {
+                made[0] = new CounterGroup(file, StatsFileDescriptor.TYPE_ENDPOINT, "tcp/ep 1").owner();
+                made[1] = new CounterGroup(file, StatsFileDescriptor.TYPE_PROVIDER, "tcp").owner();
+                Thread t = new Thread(() -> made[2] = new CounterGroup(file, StatsFileDescriptor.TYPE_COMPLETION_QUEUE,
+                        "tcp/cq 2").owner());
+                t.start();
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            });
+            made[3] = new CounterGroup(file, StatsFileDescriptor.TYPE_ENDPOINT, "tcp/ep 3").owner();
+            assertEquals(List.of("tcp/ep 1 (warm-up)", "tcp", "tcp/cq 2 (warm-up)", "tcp/ep 3"), List.of(made));
+        } finally {
+            file.delete();
+        }
+    }
+
     @Test
     void aFreedCounterDisappearsAndItsRecordIsReusedOnlyLater() throws Exception {
         StatsFile file = StatsFile.create(dir, self(), selfStart(), 2);
