@@ -543,6 +543,11 @@ final class ShmEndpoint extends UtilEndpoint {
         return name;
     }
 
+    /** Where this endpoint is, for {@code jofi stat}: {@code fi_shm://<name>}, and its chosen name ({@code -B}/{@code -s}) if any. */
+    String localText() {
+        return ShmNames.SCHEME + name + (alias == null ? "" : " (" + alias + ")");
+    }
+
     /** The endpoint's region name, or null before enable (tests). */
     synchronized String regionName() {
         return name;

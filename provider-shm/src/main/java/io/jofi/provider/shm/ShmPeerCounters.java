@@ -34,14 +34,14 @@ final class ShmPeerCounters {
 
     /** The endpoint has its name (enabled): published as where its counters are. */
     void named() {
-        group.describeEnds(ep.localName(), null, 0);
+        group.describeEnds(ep.localText(), null, 0);
     }
 
     /** {@code p}'s region is mapped: we can write into its ring. */
     void linked(Peer p) {
         linked.increment();
         if (linked.get() <= 2) {
-            group.describeEnds(ep.localName(), p.name, linked.get()); // the first peer, then "and others" once
+            group.describeEnds(ep.localText(), ShmNames.SCHEME + p.name, linked.get()); // the first peer, then "and others" once
         }
         FabricEvents.connectionEstablished("shm", owner, ep.localName(), p.name);
     }
