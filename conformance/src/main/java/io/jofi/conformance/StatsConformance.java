@@ -38,6 +38,10 @@ import org.junit.jupiter.api.io.TempDir;
 public abstract class StatsConformance extends ProviderTest {
     private static final Pattern LINE = Pattern.compile(
             "- \\{ pid: (\\d+), id: (\\d+), type: (\\w+), value: (\\d+), label: \"(.*)\" \\}");
+    private static final Pattern DESCRIPTION = Pattern.compile("- \\{ pid: (\\d+), owner: \"(.*)\", description: \"(.*)\" \\}");
+
+    /** What the last {@link #values} call's {@code jofi stat -m} said of where each owner is (owner to text). */
+    private final Map<String, String> described = new HashMap<>();
 
     @TempDir
     Path dir;
@@ -167,6 +171,12 @@ public abstract class StatsConformance extends ProviderTest {
             long bytes = sum(values, prov + "/", ": unexpected bytes queued"); // payload plus the provider's storage
             assertTrue(bytes >= (long) StatsTrafficMain.UNEXPECTED * StatsTrafficMain.SIZE, "unexpected bytes " + bytes);
             assertEquals(endpointsOpened(), values.get(prov + ": endpoints opened"));
+            // where each endpoint is: its local address, and the peers it reached (the sender two: "and others")
+            String senderAt = described.get(sender);
+            String receiverAt = described.get(receiver);
+            assertTrue(senderAt != null && senderAt.startsWith("local ") && senderAt.endsWith(" and others"),
+                    () -> "the sender's addresses: " + described);
+            assertTrue(receiverAt != null && receiverAt.startsWith("local "), () -> "the receiver's address: " + described);
             checkTransportCounters(values);
             assertEquals(String.valueOf(n + 2), said.get("JMX sends_posted"), "the sender's sends through JMX");
             assertEquals(String.valueOf(r), said.get("JMX RMA_reads_posted"), "the sender's reads through JMX");
@@ -193,6 +203,10 @@ public abstract class StatsConformance extends ProviderTest {
             if (mt.matches()) {
                 assertEquals(pid, Long.parseLong(mt.group(1)));
                 values.put(mt.group(5), Long.parseLong(mt.group(4)));
+            }
+            Matcher d = DESCRIPTION.matcher(l);
+            if (d.matches()) {
+                described.put(d.group(2), d.group(3));
             }
         }
         return values;

@@ -66,7 +66,7 @@ public abstract class PerfCommand extends Command {
     boolean tagged;
 
     @CommandLine.Option(names = "--jit-warmup", paramLabel = "MESSAGES", defaultValue = "-1",
-            description = {"Before the measured connection is made, send about this many messages per warm-up connection (split across the sizes,"
+            description = {"Once the measured connection is made (and before its first message), send about this many messages per warm-up connection (split across the sizes,"
                     + " fewer for sizes above 4k) with the same pattern over private loopback connections inside this JVM (" + WARM_UP_ROUNDS + ", one after the other),"
                     + " so that the JIT has compiled the data path before the timed run; nothing of it reaches the peer"
                     + " (default: as many as the timed run sends, at most " + AUTO_JIT_WARMUP + "; 0: off, as fabtests,"
@@ -172,14 +172,19 @@ public abstract class PerfCommand extends Command {
         // fabtests: the largest size of the list, at least its control message of 256 bytes
         int bufferSize = size == null ? MAX_SIZE : Math.max(256, java.util.Arrays.stream(sizes).max().orElse(256));
         PerfReport report = new PerfReport(out(), machine, percentiles, String.join(" ", spec.commandLine().getParseResult().originalArgs()), name());
-        // The JIT warm-up runs before the client connects and after the server listens (a
-        // client connecting meanwhile waits in the backlog): the peer sees fabtests' bytes only.
-        Runnable warmUp = jitWarmup == 0 ? null : () -> warmUp(fabrics, info, sizes, bufferSize);
-        if (client && warmUp != null) {
-            warmUp.run();
-        }
+        // Listen or connect first, warm the JIT up after: a busy port, an absent server or a
+        // wrong address fails at once, not after seconds of warm-up. The peer waits for this
+        // side's warm-up in the first sync (bounded by --timeout); it sees fabtests' bytes only.
+        Runnable listening = client ? null : () -> context().err().printf("%s: listening (%s %s, %s-B %s); waiting for"
+                + " the client: the same command with this host's address as its last argument%n", name(),
+                info.fabricAttr().provName(), endpointType, sourceAddress == null ? "" : "-s " + sourceAddress + " ",
+                sourcePort);
         try (PerfConnection c = PerfConnection.open(fabrics, info, client, tagged, completionWait, bufferSize,
-                receiveDepth(), sendDepth(), timeoutSeconds * 1_000_000_000L, context().err(), client ? null : warmUp)) {
+                receiveDepth(), sendDepth(), timeoutSeconds * 1_000_000_000L, context().err(), listening)) {
+            if (jitWarmup != 0) {
+                // its private endpoints and queues show as "(JIT warm-up)" in jofi stat
+                io.jofi.spi.util.stats.CounterGroup.marked("JIT warm-up", () -> warmUp(fabrics, info, sizes, bufferSize));
+            }
             prepare(c);
             for (int s : sizes) {
                 long iters = iterations > 0 ? iterations : defaultIterations(s);

@@ -15,9 +15,10 @@ import java.util.function.LongFunction;
 
 /**
  * Prints counters snapshots for {@code jofi stat}: for people, grouped by process (with its
- * command line) and owner (the label up to its {@code ": "}) with aligned values, counters at 0
- * left out unless {@code -a}; with {@code -m}, every counter, one line each
- * in the fabtests-style of the other tools' {@code -m}:
+ * command line) and owner (the label up to its {@code ": "}, with its local and peer address once
+ * known) with aligned values, counters at 0 left out unless {@code -a}; with {@code -m}, every
+ * owner's addresses and every counter, one line each in the fabtests-style of the other tools' {@code -m}:
+ * {@code - { pid: 4242, owner: "tcp/RxmEndpoint 4", description: "local 127.0.0.1:9228" }},
  * {@code - { pid: 4242, id: 3, type: endpoint, value: 17, label: "tcp/RxmEndpoint 4: sends posted" }}.
  */
 final class StatReport {
@@ -49,10 +50,16 @@ final class StatReport {
         }
         for (StatsFileReader.Snapshot s : snapshots) {
             if (machine) {
+                for (Map.Entry<String, String> d : s.descriptions().entrySet()) {
+                    if (filter == null || (d.getKey() + ": " + d.getValue()).contains(filter)) {
+                        out.printf(Locale.ROOT, "- { pid: %d, owner: \"%s\", description: \"%s\" }%n", s.pid(),
+                                quoted(d.getKey()), quoted(d.getValue()));
+                    }
+                }
                 for (StatsFileReader.CounterValue c : s.counters()) {
                     if (filter == null || c.label().contains(filter)) {
                         out.printf(Locale.ROOT, "- { pid: %d, id: %d, type: %s, value: %d, label: \"%s\" }%n", s.pid(),
-                                c.id(), typeName(c.typeId()), c.value(), c.label().replace("\\", "\\\\").replace("\"", "\\\""));
+                                c.id(), typeName(c.typeId()), c.value(), quoted(c.label()));
                     }
                 }
                 continue;
@@ -60,8 +67,13 @@ final class StatReport {
             out.printf(Locale.ROOT, "%npid %d  started %s  %s%n", s.pid(), Instant.ofEpochMilli(s.startMillis()),
                     s.path().getFileName());
             commandLines.apply(s.pid()).ifPresent(c -> out.println("  command: " + c));
-            printByOwner(s.counters(), filter);
+            printByOwner(s.counters(), s.descriptions(), filter);
         }
+    }
+
+    /** {@code text} inside a double-quoted {@code -m} value. */
+    private static String quoted(String text) {
+        return text.replace("\\", "\\\\").replace("\"", "\\\"");
     }
 
     /**
@@ -69,7 +81,7 @@ final class StatReport {
      * the file, with all its counters (an object has several groups — an rxm endpoint's posts,
      * receives and connections — and freed records are reused, so a file interleaves owners).
      */
-    private void printByOwner(List<StatsFileReader.CounterValue> counters, String filter) {
+    private void printByOwner(List<StatsFileReader.CounterValue> counters, Map<String, String> descriptions, String filter) {
         Map<String, List<StatsFileReader.CounterValue>> byOwner = new LinkedHashMap<>();
         int width = MIN_NAME_WIDTH;
         int zeros = 0;
@@ -86,7 +98,8 @@ final class StatReport {
         }
         String line = "    %-" + width + "s %15d%n";
         for (Map.Entry<String, List<StatsFileReader.CounterValue>> e : byOwner.entrySet()) {
-            out.println("  " + e.getKey());
+            String where = descriptions.get(e.getKey());
+            out.println("  " + e.getKey() + (where == null ? "" : "  (" + where + ")"));
             for (StatsFileReader.CounterValue c : e.getValue()) {
                 out.printf(Locale.ROOT, line, name(c.label()), c.value());
             }

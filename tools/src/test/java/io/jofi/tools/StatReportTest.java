@@ -81,6 +81,23 @@ class StatReportTest {
                 text.substring(text.indexOf("  tcp/")));
     }
 
+    /** Each endpoint is named by its owner, local and peer address (the description its group published). */
+    @Test
+    void anOwnerIsShownWithItsLocalAndPeerAddress() {
+        StatsFileReader.Snapshot s = new StatsFileReader.Snapshot(SNAPSHOT.path(), 42, 0, SNAPSHOT.counters(),
+                java.util.Map.of("tcp/RxmEndpoint 4", "local 127.0.0.1:9228 peer 127.0.0.1:41234"));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        new StatReport(new PrintStream(bytes, true, StandardCharsets.UTF_8), false, false, pid -> Optional.empty())
+                .print(Path.of("/dev/shm"), List.of(s), null);
+        assertTrue(bytes.toString(StandardCharsets.UTF_8).contains(
+                "\n  tcp/RxmEndpoint 4  (local 127.0.0.1:9228 peer 127.0.0.1:41234)\n    sends posted"), bytes::toString);
+        bytes.reset();
+        new StatReport(new PrintStream(bytes, true, StandardCharsets.UTF_8), true, false, pid -> Optional.empty())
+                .print(Path.of("/dev/shm"), List.of(s), null);
+        assertTrue(bytes.toString(StandardCharsets.UTF_8).contains("- { pid: 42, owner: \"tcp/RxmEndpoint 4\","
+                + " description: \"local 127.0.0.1:9228 peer 127.0.0.1:41234\" }\n"), bytes::toString);
+    }
+
     @Test
     void machineReadableIsOneLinePerCounterInFileOrder() {
         assertEquals("---\njofi stat /dev/shm :\n"

@@ -108,6 +108,7 @@ final class ShmEndpoint extends UtilEndpoint implements ShmPeers.Owner {
 
     // ---- the parts, each given in its constructor the collaborators it uses
     private final ShmPeers peers;
+    private final ShmPeerCounters peerCounters;
     private final ShmTransmitter transmitter;
     private final ShmReceiver receiver;
     private final ShmRma rma;
@@ -131,7 +132,7 @@ final class ShmEndpoint extends UtilEndpoint implements ShmPeers.Owner {
         this.cma = cmaThreshold > 0 && CrossMemoryAttach.available() ? new CrossMemoryAttach() : null;
         this.own = new ShmOwnRing(p.inlineThreshold());
         // Peers linked, lost and failed, ring-full waits, doorbells rung, CMA messages (under this endpoint's lock)
-        ShmPeerCounters peerCounters = new ShmPeerCounters(own, counters());
+        this.peerCounters = new ShmPeerCounters(own, counters());
         CompletionBatch staged = ShmRingReader.newBatch();
         this.peers = new ShmPeers(this, own, bound, peerCounters, dir,
                 new PeerLiveness(p.peerCheckMillis(), p.progressTimeoutMillis()));
@@ -229,6 +230,7 @@ final class ShmEndpoint extends UtilEndpoint implements ShmPeers.Owner {
         // ShmRingWriter treats as a broken peer
         own.open(link, n);
         alias = chosen;
+        peerCounters.named(ShmNames.SCHEME + n + (chosen == null ? "" : " (" + chosen + ")"));
         if (cma != null) {
             link.advertiseCma(); // peers may probe us and send CMA messages
         }

@@ -12,6 +12,9 @@ import io.jofi.spi.util.stats.StatsCounter;
 final class ShmPeerCounters {
     private final ShmOwnRing own;
     private final String owner;
+    private final CounterGroup group;
+    /** Where the endpoint is, for {@code jofi stat}: {@code fi_shm://<name>} and its chosen name; set once, when named. */
+    private String localText;
     private final StatsCounter linked;
     private final StatsCounter unreachable;
     private final StatsCounter lost;
@@ -25,6 +28,7 @@ final class ShmPeerCounters {
 
     ShmPeerCounters(ShmOwnRing own, CounterGroup group) {
         this.own = own;
+        this.group = group;
         owner = group.owner();
         linked = group.counter("peers linked");
         unreachable = group.counter("peers unreachable");
@@ -36,9 +40,18 @@ final class ShmPeerCounters {
         cmaRead = group.counter("CMA messages read");
     }
 
+    /** The endpoint has its name (enabled): published as where its counters are. */
+    void named(String localText) {
+        this.localText = localText;
+        group.describeEnds(localText, null, 0);
+    }
+
     /** {@code p}'s region is mapped: we can write into its ring. */
     void linked(Peer p) {
         linked.increment();
+        if (linked.get() <= 2) {
+            group.describeEnds(localText, ShmNames.SCHEME + p.name, linked.get()); // the first peer, then "and others" once
+        }
         FabricEvents.connectionEstablished("shm", owner, own.name(), p.name);
     }
 

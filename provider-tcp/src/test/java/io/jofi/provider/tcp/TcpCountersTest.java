@@ -33,6 +33,28 @@ class TcpCountersTest {
                 .map(StatsCounter::get).orElseThrow(() -> new AssertionError("no counter " + name + " in " + g.counters()));
     }
 
+    /**
+     * What {@code jofi stat} reads names each end of a MSG pair by its local and peer address,
+     * the two mirrored (published when the connection is made; before, labels were fixed when
+     * the endpoint was opened and named no address).
+     */
+    @org.junit.jupiter.api.Test
+    void bothEndsOfAConnectionPublishTheirLocalAndPeerAddress() throws Exception {
+        try (TcpTestBed bed = new TcpTestBed(Progress.AUTO).connect(null, null)) {
+            java.nio.file.Path file = io.jofi.spi.util.stats.StatsFile.process().path();
+            assertTrue(file != null, "statistics are on by default: this JVM has a counters file");
+            java.util.Map<String, String> described = io.jofi.spi.util.stats.StatsFileReader.read(file).descriptions();
+            String client = described.get(((UtilEndpoint) bed.client).counters().owner());
+            String server = described.get(((UtilEndpoint) bed.server).counters().owner());
+            java.util.regex.Pattern ends = java.util.regex.Pattern.compile("local (127\\.0\\.0\\.1:\\d+) peer (127\\.0\\.0\\.1:\\d+)");
+            java.util.regex.Matcher c = ends.matcher(String.valueOf(client));
+            java.util.regex.Matcher s = ends.matcher(String.valueOf(server));
+            assertTrue(c.matches() && s.matches(), () -> "client: " + client + ", server: " + server + " in " + described);
+            assertEquals(c.group(1), s.group(2), "the client's local address is the server's peer");
+            assertEquals(c.group(2), s.group(1), "the server's local address is the client's peer");
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
     void aFullUnexpectedLimitPausesReadingOnceAndAClosedPeerIsALostConnection(Progress mode) throws Exception {

@@ -14,6 +14,7 @@ final class RxmConnectionCounters {
     private final String provider;
     private final String owner;
     private final InetSocketAddress local;
+    private final CounterGroup group;
     private final StatsCounter connected;
     private final StatsCounter reconnected;
     private final StatsCounter lost;
@@ -31,6 +32,8 @@ final class RxmConnectionCounters {
         refused = group.counter("connects refused");
         requestsRefused = group.counter("requests refused");
         failed = group.counter("peers declared failed");
+        this.group = group;
+        group.describeEnds(local, null, 0);
     }
 
     /** {@code c}'s connection is up (either side); a peer connected before counts as reconnected too. */
@@ -40,6 +43,9 @@ final class RxmConnectionCounters {
             reconnected.increment();
         }
         c.connectedBefore = true;
+        if (connected.get() <= 2) {
+            group.describeEnds(local, c.peer, connected.get()); // the first peer, then "and others" once
+        }
         FabricEvents.connectionEstablished(provider, owner, local, c.peer);
     }
 

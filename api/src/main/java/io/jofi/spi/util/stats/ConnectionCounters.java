@@ -7,7 +7,8 @@ import io.jofi.Errno;
  * counter group ({@code tcp/TcpEndpoint 5: connections made}), with the JFR events that go with
  * them ({@link FabricEvents}: established, refused, lost, peer failed): one implementation for
  * every provider's MSG endpoints. One writer (the endpoint's lock); a connection's addresses are
- * asked for only while a recording takes the events.
+ * asked for once when it is made (published as the group's description, {@code jofi stat}'s
+ * "local A peer B"), and otherwise only while a recording takes the events.
  */
 public final class ConnectionCounters {
     /**
@@ -25,6 +26,7 @@ public final class ConnectionCounters {
 
     private final String provider;
     private final String owner;
+    private final CounterGroup group;
     private final StatsCounter made;
     private final StatsCounter refused;
     private final StatsCounter lost;
@@ -33,14 +35,16 @@ public final class ConnectionCounters {
     public ConnectionCounters(String provider, CounterGroup group) {
         this.provider = provider;
         this.owner = group.owner();
+        this.group = group;
         this.made = group.counter("connections made");
         this.refused = group.counter("connects refused");
         this.lost = group.counter("connections lost");
     }
 
-    /** The connection {@code c} is up (either side). */
+    /** The connection {@code c} is up (either side): counted, and its ends published with the counters. */
     public void made(Ends c) {
         made.increment();
+        group.describeEnds(c.localEnd(), c.peerEnd(), 1);
         if (FabricEvents.connectionsRecorded()) {
             FabricEvents.connectionEstablished(provider, owner, c.localEnd(), c.peerEnd());
         }

@@ -125,6 +125,11 @@ public final class StatsFile {
      * bytes). When the file is full or there is none, a counter in no file.
      */
     public synchronized StatsCounter allocate(int typeId, String label) {
+        return allocate(typeId, KIND_COUNTER, label);
+    }
+
+    /** As {@link #allocate(int, String)}, a record of {@code kind} ({@code StatsFileDescriptor.KIND_*}). */
+    synchronized StatsCounter allocate(int typeId, int kind, String label) {
         int id = buffer == null ? -1 : takeRecord();
         if (id < 0) {
             return unseen(label);
@@ -134,6 +139,7 @@ public final class StatsFile {
         StatsCounter.LONG.setRelease(buffer, value, 0L);
         byte[] bytes = labelBytes(label);
         buffer.putInt(meta + TYPE_ID_OFFSET, typeId);
+        buffer.putInt(meta + KIND_OFFSET, kind);
         buffer.putInt(meta + LABEL_LENGTH_OFFSET, bytes.length);
         buffer.put(meta + LABEL_OFFSET, bytes);
         INT.setRelease(buffer, meta + STATE_OFFSET, STATE_ALLOCATED); // last: readers see a whole record

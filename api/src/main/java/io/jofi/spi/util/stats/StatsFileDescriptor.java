@@ -18,7 +18,7 @@ import java.nio.charset.StandardCharsets;
  * +---------------------------------------------------------------+
  * | metadata record 0 (128 B)                                     |
  * |  0 state (int: 0 free, 1 allocated, -1 reclaimed; release)    |
- * |  4 type id (int)   8 label length (int)  12 reserved (int)    |
+ * |  4 type id (int)   8 label length (int)  12 kind (int)        |
  * | 16 label, UTF-8, up to 112 bytes                              |
  * +---------------------------------------------------------------+
  * | metadata record 1 ... capacity-1                              |
@@ -31,7 +31,13 @@ import java.nio.charset.StandardCharsets;
  * +---------------------------------------------------------------+
  * </pre>
  *
- * Metadata and values live in two regions (Aeron's split): a reader scanning labels never
+ * A record's kind is {@link #KIND_COUNTER} (0: a counter, its label {@code "<owner>: <name>"}) or
+ * {@link #KIND_DESCRIPTION} (1: no counter but where its owner is, its label
+ * {@code "<owner>: local 127.0.0.1:9228 peer 127.0.0.1:41234"}, its value unused); a reader of
+ * files from before kinds existed (the field was reserved, 0) reads a description as a counter
+ * at 0.
+ *
+ * <p>Metadata and values live in two regions (Aeron's split): a reader scanning labels never
  * touches a line a writer is updating. All numbers are in the machine's native byte order:
  * the file is read on the machine that wrote it.
  */
@@ -54,6 +60,7 @@ public final class StatsFileDescriptor {
     public static final int STATE_OFFSET = 0;
     public static final int TYPE_ID_OFFSET = 4;
     public static final int LABEL_LENGTH_OFFSET = 8;
+    public static final int KIND_OFFSET = 12;
     public static final int LABEL_OFFSET = 16;
     public static final int MAX_LABEL_LENGTH = METADATA_LENGTH - LABEL_OFFSET;
 
@@ -63,6 +70,10 @@ public final class StatsFileDescriptor {
     public static final int STATE_FREE = 0;
     public static final int STATE_ALLOCATED = 1;
     public static final int STATE_RECLAIMED = -1;
+
+    /** Record kinds: a counter, or its owner's description (addresses). */
+    public static final int KIND_COUNTER = 0;
+    public static final int KIND_DESCRIPTION = 1;
 
     /** Type ids: which kind of object a counter belongs to. */
     public static final int TYPE_PROVIDER = 1;

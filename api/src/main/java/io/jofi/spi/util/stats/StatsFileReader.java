@@ -13,7 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Reads another process's counters file without attaching to it: maps it read-only and takes
@@ -27,8 +29,17 @@ public final class StatsFileReader {
     public record CounterValue(int id, int typeId, String label, long value) {
     }
 
-    /** A file as read: whose it is and its counters, in record order. */
-    public record Snapshot(Path path, long pid, long startMillis, List<CounterValue> counters) {
+    /**
+     * A file as read: whose it is, its counters in record order, and the descriptions of their
+     * owners (owner to text, e.g. {@code "tcp/TcpEndpoint 3"} to
+     * {@code "local 127.0.0.1:9228 peer 127.0.0.1:41234"}: {@code CounterGroup.describeEnds}).
+     */
+    public record Snapshot(Path path, long pid, long startMillis, List<CounterValue> counters,
+            Map<String, String> descriptions) {
+        /** A snapshot without descriptions. */
+        public Snapshot(Path path, long pid, long startMillis, List<CounterValue> counters) {
+            this(path, pid, startMillis, counters, Map.of());
+        }
     }
 
     private StatsFileReader() {
@@ -60,6 +71,7 @@ public final class StatsFileReader {
             throw new IOException(path + ": capacity " + capacity + " does not fit the file");
         }
         List<CounterValue> counters = new ArrayList<>();
+        Map<String, String> descriptions = new LinkedHashMap<>();
         for (int id = 0; id < capacity; id++) {
             int meta = metadataOffset(id);
             int state = (int) INT.getAcquire(b, meta + STATE_OFFSET);
@@ -72,11 +84,17 @@ public final class StatsFileReader {
             int length = Math.min(Math.max(b.getInt(meta + LABEL_LENGTH_OFFSET), 0), MAX_LABEL_LENGTH);
             byte[] label = new byte[length];
             b.get(meta + LABEL_OFFSET, label);
+            String text = new String(label, StandardCharsets.UTF_8);
+            if (b.getInt(meta + KIND_OFFSET) == KIND_DESCRIPTION) {
+                int colon = text.indexOf(": ");
+                descriptions.put(colon < 0 ? "" : text.substring(0, colon), text.substring(colon + 2));
+                continue;
+            }
             long value = (long) StatsCounter.LONG.getAcquire(b, valueOffset(capacity, id));
-            counters.add(new CounterValue(id, b.getInt(meta + TYPE_ID_OFFSET),
-                    new String(label, StandardCharsets.UTF_8), value));
+            counters.add(new CounterValue(id, b.getInt(meta + TYPE_ID_OFFSET), text, value));
         }
-        return new Snapshot(path, b.getLong(PID_OFFSET), b.getLong(START_TIME_OFFSET), List.copyOf(counters));
+        return new Snapshot(path, b.getLong(PID_OFFSET), b.getLong(START_TIME_OFFSET), List.copyOf(counters),
+                java.util.Collections.unmodifiableMap(descriptions));
     }
 
     /** The header's pid and start time, or null when {@code path} is no readable counters file. */

@@ -11,7 +11,7 @@
  * events are {@link io.jofi.spi.util.stats.FabricEvents}.
  */
 @Export
-@Version("1.2.0")
+@Version("1.3.0")
 package io.jofi.spi.util.stats;
 
 import org.osgi.annotation.bundle.Export;

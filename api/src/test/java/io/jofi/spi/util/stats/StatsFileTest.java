@@ -50,6 +50,62 @@ class StatsFileTest {
         }
     }
 
+    /**
+     * A group's ends, published once known: a reader sees them as its owner's description (not
+     * a counter), the latest one only, host and port without a stray '/', IPv6 in brackets;
+     * closing the group takes the description away too.
+     */
+    @Test
+    void aReaderSeesTheOwnersLocalAndPeerAddress() throws Exception {
+        StatsFile file = StatsFile.create(dir, self(), selfStart(), 16);
+        try {
+            CounterGroup g = new CounterGroup(file, StatsFileDescriptor.TYPE_ENDPOINT, "tcp/ep 1");
+            g.counter("sends posted").increment();
+            g.describeEnds(new java.net.InetSocketAddress("127.0.0.1", 9228), null, 0);
+            StatsFileReader.Snapshot s = StatsFileReader.read(file.path());
+            assertEquals(java.util.Map.of("tcp/ep 1", "local 127.0.0.1:9228"), s.descriptions());
+            assertEquals(List.of("tcp/ep 1: sends posted"), s.counters().stream().map(StatsFileReader.CounterValue::label)
+                    .toList(), "a description is no counter");
+            g.describeEnds(new java.net.InetSocketAddress("127.0.0.1", 9228), new java.net.InetSocketAddress("::1", 41234), 1);
+            assertEquals(java.util.Map.of("tcp/ep 1", "local 127.0.0.1:9228 peer [0:0:0:0:0:0:0:1]:41234"),
+                    StatsFileReader.read(file.path()).descriptions());
+            g.describeEnds("fi_shm://a", "fi_shm://b", 2);
+            assertEquals(java.util.Map.of("tcp/ep 1", "local fi_shm://a peer fi_shm://b and others"),
+                    StatsFileReader.read(file.path()).descriptions());
+            g.close();
+            g.describeEnds("fi_shm://a", null, 0); // a late report after close: not published
+            assertTrue(StatsFileReader.read(file.path()).descriptions().isEmpty());
+            assertTrue(StatsFileReader.read(file.path()).counters().isEmpty());
+        } finally {
+            file.delete();
+        }
+    }
+
+    /** A tool's private objects (the JIT warm-up's) are labelled as such, also those its threads make. */
+    @Test
+    void groupsMadeInAMarkedScopeAreLabelledWithTheMark() throws Exception {
+        StatsFile file = StatsFile.create(dir, self(), selfStart(), 16);
+        try {
+            String[] made = new String[4];
+            CounterGroup.marked("warm-up", () -> {
+                made[0] = new CounterGroup(file, StatsFileDescriptor.TYPE_ENDPOINT, "tcp/ep 1").owner();
+                made[1] = new CounterGroup(file, StatsFileDescriptor.TYPE_PROVIDER, "tcp").owner();
+                Thread t = new Thread(() -> made[2] = new CounterGroup(file, StatsFileDescriptor.TYPE_COMPLETION_QUEUE,
+                        "tcp/cq 2").owner());
+                t.start();
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            });
+            made[3] = new CounterGroup(file, StatsFileDescriptor.TYPE_ENDPOINT, "tcp/ep 3").owner();
+            assertEquals(List.of("tcp/ep 1 (warm-up)", "tcp", "tcp/cq 2 (warm-up)", "tcp/ep 3"), List.of(made));
+        } finally {
+            file.delete();
+        }
+    }
+
     @Test
     void aFreedCounterDisappearsAndItsRecordIsReusedOnlyLater() throws Exception {
         StatsFile file = StatsFile.create(dir, self(), selfStart(), 2);

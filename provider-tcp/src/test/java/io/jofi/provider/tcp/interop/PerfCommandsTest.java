@@ -87,8 +87,8 @@ class PerfCommandsTest {
     }
 
     /**
-     * The JIT warm-up runs on a private loopback connection on both sides (MSG and RDM: an RDM
-     * server warms up once its endpoint listens) and is off with {@code --jit-warmup 0}; the
+     * The JIT warm-up runs on a private loopback connection on both sides (MSG and RDM), once
+     * the measured connection is made, and is off with {@code --jit-warmup 0}; the
      * measured run is unchanged (the C peer tests prove its bytes are fabtests').
      */
     @Test
@@ -179,6 +179,33 @@ class PerfCommandsTest {
                     "127.0.0.1");
             assertEquals(1, client.status(), () -> c[0] + ": " + client.err());
             assertTrue(client.err().contains(c[1]), () -> c[0] + ": " + client.err());
+        }
+    }
+
+    /**
+     * Connect first, warm up after: a client with the default JIT warm-up against a port nobody
+     * listens on, and a server on a port that is taken, fail within two seconds and before any
+     * warm-up message (before, the client warmed up for seconds and only then met the closed port).
+     */
+    @Test
+    void aClosedOrBusyPortFailsAtOnceBeforeTheWarmUp() throws Exception {
+        for (String type : new String[] {"msg", "rdm"}) {
+            long start = System.nanoTime();
+            CapturedRun client = run("pingpong", "-p", "tcp", "-e", type, "-P", Integer.toString(freePort()), "127.0.0.1");
+            long millis = (System.nanoTime() - start) / 1_000_000L;
+            assertEquals(1, client.status(), () -> type + ": " + client.err());
+            assertTrue(client.err().contains("refused"), () -> type + ": " + client.err());
+            assertFalse(client.err().contains("warming up"), () -> type + ", no warm-up before the connection: " + client.err());
+            assertTrue(millis < 2_000, () -> type + ": the closed port took " + millis + " ms to report: " + client.err());
+        }
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            long start = System.nanoTime();
+            CapturedRun server = run("pingpong", "-p", "tcp", "-e", "msg", "-B", Integer.toString(taken.getLocalPort()),
+                    "-s", "127.0.0.1");
+            long millis = (System.nanoTime() - start) / 1_000_000L;
+            assertEquals(1, server.status(), server::err);
+            assertFalse(server.err().contains("warming up"), server::err);
+            assertTrue(millis < 2_000, () -> "the busy port took " + millis + " ms to report: " + server.err());
         }
     }
 
