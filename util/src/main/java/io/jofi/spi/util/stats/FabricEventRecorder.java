@@ -4,7 +4,7 @@ package io.jofi.spi.util.stats;
  * Builds and commits {@link FabricEvents}' JFR events: the only class that touches
  * {@code jdk.jfr} types in its code, so that {@link FabricEvents} loads and answers where the
  * runtime does not offer {@code jdk.jfr} (an OSGi framework whose system bundle does not export
- * it, such as Karaf's default: the api bundle imports it optionally).
+ * it, such as Karaf's default: the util bundle imports it optionally).
  */
 final class FabricEventRecorder {
     private FabricEventRecorder() {
@@ -16,7 +16,6 @@ final class FabricEventRecorder {
     private static final FabricEvents.ConnectionLost LOST = new FabricEvents.ConnectionLost();
     private static final FabricEvents.PeerFailed PEER_FAILED = new FabricEvents.PeerFailed();
     private static final FabricEvents.QueueOverrun OVERRUN = new FabricEvents.QueueOverrun();
-    private static final FabricEvents.ProviderChange PROVIDER = new FabricEvents.ProviderChange();
 
     /**
      * Whether a recording takes any of the connection events: a provider asks before it looks
@@ -83,17 +82,6 @@ final class FabricEventRecorder {
             FabricEvents.QueueOverrun e = new FabricEvents.QueueOverrun();
             e.queue = queue;
             e.capacity = capacity;
-            e.commit();
-        }
-    }
-
-    /** The provider {@code name} arrived ({@code arrived}) or departed. */
-    static void providerChange(String name, String version, boolean arrived) {
-        if (PROVIDER.isEnabled()) {
-            FabricEvents.ProviderChange e = new FabricEvents.ProviderChange();
-            e.provider = name;
-            e.version = version;
-            e.arrived = arrived;
             e.commit();
         }
     }

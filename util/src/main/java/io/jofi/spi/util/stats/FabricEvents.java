@@ -7,8 +7,9 @@ import jdk.jfr.Label;
 import jdk.jfr.Name;
 
 /**
- * JOFI's JDK Flight Recorder events (issue 17): connection set-up, refusal and loss, a peer
- * declared failed, a completion or event queue overrun, a provider's arrival and departure.
+ * The provider toolkit's JDK Flight Recorder events: connection set-up, refusal and loss, a peer
+ * declared failed, a completion or event queue overrun (a provider's arrival and departure is the
+ * registry's own event, {@code io.jofi.ProviderChange}, recorded by the api bundle).
  * They cost nothing without a recording: each commit method first asks a probe instance
  * whether its event type is enabled, and only then builds strings and the event (so the data
  * path never allocates for them). A recording takes them as any JFR event
@@ -91,23 +92,9 @@ public final class FabricEvents {
         long capacity;
     }
 
-    /** A provider arrived in or departed from the Fabrics registry (R15). */
-    @Name("io.jofi.ProviderChange")
-    @Label("JOFI Provider Arrival or Departure")
-    @Category({"JOFI", "Providers"})
-    @Description("A provider arrived in (arrived true) or departed from the Fabrics registry")
-    public static final class ProviderChange extends Event {
-        @Label("Provider")
-        String provider;
-        @Label("Version")
-        String version;
-        @Label("Arrived")
-        boolean arrived;
-    }
-
     /**
      * Whether {@code jdk.jfr} is there to record with: false in an OSGi framework that does not
-     * export it to the api bundle (its import is optional); every method below is then a no-op.
+     * export it to the util bundle (its import is optional); every method below is then a no-op.
      */
     private static boolean jfr = jfrAvailable();
     private static final System.Logger LOG = System.getLogger(FabricEvents.class.getName());
@@ -194,23 +181,12 @@ public final class FabricEvents {
         }
     }
 
-    /** The provider {@code name} arrived ({@code arrived}) or departed. */
-    public static void providerChange(String name, String version, boolean arrived) {
-        if (jfr) {
-            try {
-                FabricEventRecorder.providerChange(name, version, arrived);
-            } catch (LinkageError e) {
-                recorderFailed(e);
-            }
-        }
-    }
-
     /**
-     * A recording found JFR's generated classes out of the api bundle's reach (an OSGi framework
+     * A recording found JFR's generated classes out of the util bundle's reach (an OSGi framework
      * that does not boot-delegate {@code jdk.jfr.*}: the event classes JFR instruments refer to
      * its internal handler classes): the events go off, once, with a warning that says how to
-     * turn them on, so that a recording never breaks what reported the event (a provider's
-     * arrival, a connection's end).
+     * turn them on, so that a recording never breaks what reported the event (a connection's
+     * end).
      */
     private static void recorderFailed(LinkageError e) {
         jfr = false;

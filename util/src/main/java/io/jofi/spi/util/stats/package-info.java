@@ -9,9 +9,14 @@
  * {@link io.jofi.spi.util.stats.StatsDirectory} (another process's view, as {@code jofi stat});
  * the layout is {@link io.jofi.spi.util.stats.StatsFileDescriptor}; JOFI's JDK Flight Recorder
  * events are {@link io.jofi.spi.util.stats.FabricEvents}.
+ *
+ * <p>2.0.0: the package moved from the io.jofi.api bundle to io.jofi.util; {@code FabricEvents}
+ * lost {@code ProviderChange} and {@code providerChange} (the registry records that event
+ * itself, under the same name {@code io.jofi.ProviderChange}, so that the api bundle does not
+ * depend on the toolkit).
  */
 @Export
-@Version("1.2.0")
+@Version("2.0.0")
 package io.jofi.spi.util.stats;
 
 import org.osgi.annotation.bundle.Export;
