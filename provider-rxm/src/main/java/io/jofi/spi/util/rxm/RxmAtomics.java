@@ -300,7 +300,7 @@ final class RxmAtomics {
             transmits.give(t); // the initiator's side of the connection is gone: nobody to answer
             return;
         }
-        int rc = RxmPacketHandler.postNow(t);
+        int rc = RxmSendPath.postNow(t);
         if (rc == -Errno.EAGAIN) {
             if (unsentTail == null) {
                 unsentHead = t;
@@ -321,7 +321,7 @@ final class RxmAtomics {
         while (unsentHead != null) {
             RxmTransmit t = unsentHead;
             if (t.connection.isConnected()) {
-                int rc = RxmPacketHandler.postNow(t);
+                int rc = RxmSendPath.postNow(t);
                 if (rc == -Errno.EAGAIN) {
                     return n;
                 }

@@ -82,7 +82,7 @@ final class RxmConnection {
     }
 
     /**
-     * What a MSG post's {@code rc} means to rxm ({@link RxmPacketHandler#postNow}): a connection
+     * What a MSG post's {@code rc} means to rxm ({@link RxmSendPath#postNow}): a connection
      * that went down before its end event was read ({@code ENOTCONN}, {@code ECONNRESET},
      * {@code EPIPE}) is ending, nothing wrong with the post — {@code -EAGAIN}: the next pass
      * reads the end, which fails what waits on the connection with its errno; an application's

@@ -18,7 +18,6 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -92,28 +91,10 @@ final class RxmConnectionManager {
                     RxmPacketRefusals.QUIET_MS);
     /** The MSG provider's {@code FI_RX_CQ_DATA}: a write with remote CQ data takes a receive (a credit). */
     private final boolean remoteDataTakesReceive;
-    /**
-     * Connections whose MSG endpoint was found ended, left for the application's next progress
-     * pass ({@link #endDeferred}): the connection-management thread must not end them itself,
-     * because the application's thread may hold MSG completions it has read but not yet handled
-     * (the ack of a send that did complete), which the end would fail; and either thread holds
-     * an end while the connection's operations await MSG completions ({@link #endForEvent}).
-     */
-    private final List<DeferredEnd> deferredEnds = new ArrayList<>();
+    /** Connection ends held for the application's next pass ({@link #endDeferred}, {@link RxmHeldEnds}). */
+    private final RxmHeldEnds heldEnds = new RxmHeldEnds(new HeldEndsOwner());
+    /** True while the connection-management thread reads the EQ: every end it finds is held. */
     private boolean deferEnds;
-
-    /**
-     * How long a held end ({@link #endForEvent}) waits for the MSG completions of
-     * the connection's operations in flight: the MSG provider reports the end on its CM channel
-     * and the completions through its CQ, and with its own progress thread (verbs, AUTO) the
-     * completion of an operation that did complete can reach the CQ just after the end — a fin
-     * that the peer had received failed with ECONNRESET (VerbsRxmInteropTest in the VM).
-     */
-    static final long END_GRACE_NANOS = 50_000_000L;
-
-    /** An ended MSG endpoint, and why, waiting for the application's thread since {@code notedAt}. */
-    private record DeferredEnd(Object msgEndpoint, int err, String why, long notedAt) {
-    }
 
     /** @param counterGroup the endpoint's counters, which the connection counters join */
     RxmConnectionManager(Domain domain, Info msgInfo, RxmSettings settings, EventQueue eq, CompletionQueue cq,
@@ -130,36 +111,11 @@ final class RxmConnectionManager {
         this.listener = listener;
         this.setup = setup;
         this.pid = pid;
-        this.local = concrete(Addresses.fromSockaddr(pep.getName()), msgInfo.domainAttr().name());
+        this.local = RxmListenAddresses.concrete(Addresses.fromSockaddr(pep.getName()), msgInfo.domainAttr().name());
         this.localName = Addresses.toSockaddr(local);
         this.counters = new RxmConnectionCounters(counterGroup, msgInfo.fabricAttr().provName(), local);
     }
 
-    /**
-     * Our name is what peers connect to, so never a wildcard: a listener bound to every
-     * address is named by the address of the info's interface (same family), else loopback.
-     */
-    private static InetSocketAddress concrete(InetSocketAddress bound, String ifName) {
-        InetAddress a = bound.getAddress();
-        if (!a.isAnyLocalAddress()) {
-            return bound;
-        }
-        boolean v6 = a instanceof java.net.Inet6Address;
-        try {
-            java.net.NetworkInterface nif = ifName == null ? null : java.net.NetworkInterface.getByName(ifName);
-            if (nif != null) {
-                for (InetAddress x : java.util.Collections.list(nif.getInetAddresses())) {
-                    if ((x instanceof java.net.Inet6Address) == v6 && !x.isLinkLocalAddress()) {
-                        return new InetSocketAddress(x, bound.getPort());
-                    }
-                }
-            }
-            return new InetSocketAddress(v6 ? InetAddress.getByName("::1") : InetAddress.getByName("127.0.0.1"),
-                    bound.getPort());
-        } catch (java.io.IOException e) {
-            return new InetSocketAddress(InetAddress.getLoopbackAddress(), bound.getPort());
-        }
-    }
 
     byte[] localName() {
         return localName.clone();
@@ -259,58 +215,23 @@ final class RxmConnectionManager {
 
     /** Whether ended connections wait for {@link #endDeferred}. */
     boolean hasDeferredEnds() {
-        return !deferredEnds.isEmpty();
+        return !heldEnds.isEmpty();
     }
 
     /**
-     * Ends the connections whose end was held (their operations fail
-     * after every MSG completion that came before the end is handled); on the application's
-     * thread, at the start of its pass, when what it read in its previous pass is handled.
+     * Ends the connections whose end was held and is due (their operations fail after every MSG
+     * completion that came before the end is handled); on the application's thread, at the start
+     * of its pass, when what it read in its previous pass is handled.
      *
      * @return the connections ended
      */
     int endDeferred() {
-        if (deferredEnds.isEmpty()) {
-            return 0;
-        }
-        long now = System.nanoTime();
-        int ended = 0;
-        for (Iterator<DeferredEnd> it = deferredEnds.iterator(); it.hasNext(); ) {
-            DeferredEnd d = it.next();
-            RxmConnection c = byMsgEndpoint.get(d.msgEndpoint());
-            if (c != null && now - d.notedAt() < END_GRACE_NANOS && listener.awaitsMsgCompletions(c)) {
-                continue; // its operations' completions may still come: a later pass ends it
-            }
-            it.remove();
-            if (c != null) { // else ended or replaced meanwhile
-                fail(c, d.err(), d.why());
-                ended++;
-            }
-        }
-        return ended;
+        return heldEnds.endDue();
     }
 
-    /**
-     * Ends {@code c} now if its end is held: a MSG error completion of one of its operations (a
-     * flush) means the MSG provider completes nothing more of it, and every operation left then
-     * fails with the end's errno (ECONNRESET when the peer shut down), not with the flush's —
-     * except {@code ETIMEDOUT}: the MSG provider's progress timeout ended the connection (its
-     * shutdown event, read first, looked like the peer's), and every operation left fails with
-     * {@code ETIMEDOUT}, as the MSG provider's own did.
-     *
-     * @param opErr the errno of the MSG error completion
-     * @return whether {@code c} had a held end
-     */
+    /** Ends {@code c} now if its end is held ({@link RxmHeldEnds#endNow}); whether it was. */
     boolean endHeldNow(RxmConnection c, int opErr) {
-        for (Iterator<DeferredEnd> it = deferredEnds.iterator(); it.hasNext(); ) {
-            DeferredEnd d = it.next();
-            if (d.msgEndpoint() == c.msgEndpoint && byMsgEndpoint.get(d.msgEndpoint()) == c) {
-                it.remove();
-                fail(c, opErr == Errno.ETIMEDOUT ? Errno.ETIMEDOUT : d.err(), d.why());
-                return true;
-            }
-        }
-        return false;
+        return heldEnds.endNow(c, opErr);
     }
 
     /**
@@ -319,7 +240,7 @@ final class RxmConnectionManager {
      */
     void abort(RxmConnection c, int err, String why) {
         if (c.msgEndpoint != null) {
-            deferredEnds.add(new DeferredEnd(c.msgEndpoint, err, why, System.nanoTime() - END_GRACE_NANOS));
+            heldEnds.hold(c.msgEndpoint, err, why, System.nanoTime() - RxmHeldEnds.END_GRACE_NANOS);
         }
     }
 
@@ -335,7 +256,7 @@ final class RxmConnectionManager {
      */
     private void endForEvent(RxmConnection c, int err, String why, boolean mayHold) {
         if (deferEnds || mayHold && listener.awaitsMsgCompletions(c)) {
-            deferredEnds.add(new DeferredEnd(c.msgEndpoint, err, why, System.nanoTime()));
+            heldEnds.hold(c.msgEndpoint, err, why, System.nanoTime());
         } else {
             fail(c, err, why);
         }
@@ -407,7 +328,7 @@ final class RxmConnectionManager {
         switch (c.state) {
             case IDLE -> { }
             case CONNECTING -> {
-                int cmp = compare(peer, local);
+                int cmp = RxmListenAddresses.compare(peer, local);
                 if (cmp < 0) {
                     reject(info, RxmWireDescriptor.REJECT_ALREADY); // our request goes through
                     return;
@@ -579,6 +500,24 @@ final class RxmConnectionManager {
         return 1;
     }
 
+    /** The manager as its held ends see it. */
+    private final class HeldEndsOwner implements RxmHeldEnds.Owner {
+        @Override
+        public RxmConnection connectionOf(Object msgEndpoint) {
+            return byMsgEndpoint.get(msgEndpoint);
+        }
+
+        @Override
+        public boolean awaitsMsgCompletions(RxmConnection c) {
+            return listener.awaitsMsgCompletions(c);
+        }
+
+        @Override
+        public void fail(RxmConnection c, int err, String why) {
+            RxmConnectionManager.this.fail(c, err, why);
+        }
+    }
+
     /**
      * The peer's doing or a failure ends {@code c}: counted as a lost connection when it was
      * up (or being accepted), else as a refused connect; then {@link #end}.
@@ -692,28 +631,6 @@ final class RxmConnectionManager {
         return byIndex;
     }
 
-    /**
-     * rxm's order of two listening addresses: the IP address bytes (network order) first, then
-     * the port bytes (network order), compared as unsigned bytes; IPv4 and IPv6 alike.
-     */
-    static int compare(InetSocketAddress a, InetSocketAddress b) {
-        byte[] x = a.getAddress().getAddress();
-        byte[] y = b.getAddress().getAddress();
-        int n = Math.min(x.length, y.length);
-        for (int i = 0; i < n; i++) {
-            int d = (x[i] & 0xFF) - (y[i] & 0xFF);
-            if (d != 0) {
-                return d;
-            }
-        }
-        if (x.length != y.length) {
-            return x.length - y.length;
-        }
-        int pa = a.getPort();
-        int pb = b.getPort();
-        int d = (pa >>> 8) - (pb >>> 8);
-        return d != 0 ? d : (pa & 0xFF) - (pb & 0xFF);
-    }
 
     private static void closeQuietly(Endpoint m) {
         if (m == null) {

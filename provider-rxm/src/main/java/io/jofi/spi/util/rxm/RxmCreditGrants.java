@@ -80,7 +80,7 @@ final class RxmCreditGrants {
         h.msgId = t.index;
         h.ctrlData = n;
         t.headerOnly(h);
-        int rc = RxmPacketHandler.postNow(t);
+        int rc = RxmSendPath.postNow(t);
         if (rc == 0) {
             sent.increment();
         } else {

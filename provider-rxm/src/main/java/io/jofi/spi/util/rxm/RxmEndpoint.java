@@ -2,8 +2,6 @@ package io.jofi.spi.util.rxm;
 
 import io.jofi.CompletionQueue;
 import io.jofi.CqAttr;
-import io.jofi.CqEntry;
-import io.jofi.CqErrEntry;
 import io.jofi.CqFormat;
 import io.jofi.Domain;
 import io.jofi.EqAttr;
@@ -45,7 +43,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p><b>Progress.</b> Its own {@link ProgressEngine}, in the MSG domain's progress mode, is
  * attached to what the application binds: reading the application's CQ (manual mode) or its
  * thread (auto mode) reads the MSG event queue and the internal MSG CQ and turns their entries
- * into packets and completions ({@link RxmPacketHandler}).
+ * into packets ({@link RxmSendPath}) and completions ({@link RxmPacketHandler}).
  *
  * <p><b>Threads.</b> One lock serialises posts and progress. The MSG provider never calls back
  * into this endpoint, so holding the lock while posting to it cannot deadlock.
@@ -73,7 +71,6 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             | Fi.FI_REMOTE_READ | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE;
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
     /** How long the auto-progress thread sleeps in one wait on the MSG CQ (the MSG EQ is polled between). */
-    private static final long MAX_WAIT_NANOS = 5_000_000L;
 
     private final Fabric fabric;
     private final Domain domain;
@@ -88,13 +85,13 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     final Object lock = new Object();
     final RxmTransmitPool transmits;
     final io.jofi.spi.util.ReceiveQueue receives;
+    private final RxmSendPath sendPath;
     private final RxmPacketHandler packets;
-    private final CqEntry[] entries = new CqEntry[64];
-    private final CqErrEntry errEntry = new CqErrEntry();
-    private final RxmPacketHeader txHeader = new RxmPacketHeader();
 
     private EventQueue msgEq;
     private CompletionQueue msgCq;
+    /** Reads the MSG CQ for the progress passes; made by {@link #enable}. */
+    private RxmMsgCqReader reader;
     private PassiveEndpoint pep;
     RxmConnectionManager connections;
     private volatile boolean enabled;
@@ -118,7 +115,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             RxmEndpoint ep = endpoint;
             if (ep == null || !ep.enabled) {
                 if (timeoutNanos > 0) {
-                    LockSupport.parkNanos(Math.min(timeoutNanos, MAX_WAIT_NANOS));
+                    LockSupport.parkNanos(Math.min(timeoutNanos, RxmMsgCqReader.MAX_WAIT_NANOS));
                 }
                 return 0;
             }
@@ -174,12 +171,10 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         this.receives = new io.jofi.spi.util.ReceiveQueue(settings.receiveQueueSize(), RxmWireDescriptor.IOV_LIMIT,
                 settings.maxUnexpectedMessages(), settings.maxUnexpectedBytes(), msgInfo.fabricAttr().provName());
         receives.completion().countIn(counters());
-        this.packets = new RxmPacketHandler(this);
+        this.sendPath = new RxmSendPath(new SendSide(), domain, transmits, settings);
+        this.packets = new RxmPacketHandler(this, sendPath);
         this.posts = countPostsUnderLock();
         this.minMultiRecv = settings.eagerLimit();
-        for (int i = 0; i < entries.length; i++) {
-            entries[i] = new CqEntry();
-        }
     }
 
     /** Whether the MSG provider's endpoints take tagged receives (tcp does; verbs MSG does not). */
@@ -197,26 +192,11 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         return new Limits(c, 0, 0, settings.eagerLimit(), max, RxmWireDescriptor.IOV_LIMIT, rmaIovs);
     }
 
-    private final CqEntry[] closingEntries = {new CqEntry(), new CqEntry(), new CqEntry(), new CqEntry()};
-    private final CqErrEntry closingErr = new CqErrEntry();
-
     /** A MSG endpoint was closed (under the lock): what the MSG CQ holds is handled, not taken for lost. */
     void drainClosed() {
-        CompletionQueue cq = msgCq;
-        if (cq == null) {
-            return;
-        }
-        while (true) {
-            int n = cq.read(closingEntries, closingEntries.length);
-            if (n > 0) {
-                for (int i = 0; i < n; i++) {
-                    packets.completed(closingEntries[i]);
-                }
-            } else if (n == -Errno.EAVAIL && cq.readErr(closingErr, 0) == 1) {
-                packets.failed(closingErr.context(), closingErr.err());
-            } else {
-                return;
-            }
+        RxmMsgCqReader r = reader;
+        if (r != null) {
+            r.drainClosed();
         }
     }
 
@@ -259,6 +239,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 pep.listen();
                 connections = new RxmConnectionManager(domain, msgInfo, settings, msgEq, msgCq, pep, packets,
                         this::bindTargetCounters, ProcessHandle.current().pid(), counters());
+                reader = new RxmMsgCqReader(lock, this::isEnabled, msgCq, connections, packets);
             } catch (FabricException | RuntimeException e) {
                 // nothing half made stays open (the domain could not be closed): the listener's port may be taken
                 closeQuietly(pep);
@@ -266,6 +247,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 closeQuietly(msgEq);
                 transmits.unregister();
                 pep = null;
+                reader = null;
                 msgCq = null;
                 msgEq = null;
                 throw e;
@@ -403,7 +385,8 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 connections.closeAll();
             }
             receives.discardPosted();
-            packets.closeRegistrations();
+            sendPath.closeRegistrations();
+            packets.closeOffers();
         }
         stopAndRelease();
         releaseBindings(this);
@@ -423,10 +406,11 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 connections.endAll(err, "the provider departed");
             }
             if (wasEnabled) {
-                packets.failInFlight(err);
+                sendPath.failInFlight(err);
                 receives.failPosted(err, 0, null);
             }
-            packets.closeRegistrations();
+            sendPath.closeRegistrations();
+            packets.closeOffers();
         }
         stopAndRelease();
     }
@@ -463,62 +447,10 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
 
     // =================================================================== progress
 
-    /** One pass: the MSG EQ, then the MSG CQ; with a timeout, waits on the MSG CQ when idle. */
+    /** One pass ({@link RxmMsgCqReader#pass}). */
     int progress(long timeoutNanos) {
-        int work = 0;
-        boolean ending;
-        synchronized (lock) {
-            if (!enabled) {
-                return 0;
-            }
-            ending = connections.hasDeferredEnds();
-        }
-        if (ending) {
-            // a held end (verbs: a CM event while completions sit in the MSG CQ):
-            // the successes go first (a completed send must not fail with the end); an error
-            // entry (a flush) stays for after the end, which fails what is left
-            int n;
-            while ((n = msgCq.read(entries, entries.length)) > 0) {
-                work += drain(n);
-            }
-        }
-        synchronized (lock) {
-            if (!enabled) {
-                return work;
-            }
-            work += connections.endDeferred() + connections.progress() + packets.retryDeferred();
-        }
-        work += drain(msgCq.read(entries, entries.length));
-        if (work == 0 && timeoutNanos > 0) {
-            int ms = (int) Math.max(1, Math.min(timeoutNanos, MAX_WAIT_NANOS) / 1_000_000L);
-            work += drain(msgCq.sread(entries, entries.length, 0, ms));
-        }
-        return work;
-    }
-
-    private int drain(int n) {
-        if (n > 0) {
-            synchronized (lock) {
-                if (!enabled) {
-                    return 0; // departed or closed meanwhile: what was in flight has been ended
-                }
-                for (int i = 0; i < n; i++) {
-                    CqEntry e = entries[i];
-                    packets.completed(e);
-                }
-            }
-            return n;
-        }
-        if (n == -Errno.EAVAIL && msgCq.readErr(errEntry, 0) == 1) {
-            synchronized (lock) {
-                if (!enabled) {
-                    return 0;
-                }
-                packets.failed(errEntry.context(), errEntry.err());
-            }
-            return 1;
-        }
-        return 0;
+        RxmMsgCqReader r = reader;
+        return r == null ? 0 : r.pass(timeoutNanos);
     }
 
     // =================================================================== the funnels
@@ -533,35 +465,8 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             return -Errno.ENOSYS; // the info says cq_data_size 0 (the MSG provider's: verbs on iWARP)
         }
         synchronized (lock) {
-            RxmTransmit t = admit(destAddr, msg != null || (flags & Fi.FI_INJECT) == 0);
-            if (t == null) {
-                return posts.send(refusal, tagged, length);
-            }
-            RxmConnection c = t.connection;
-            t.context = context;
-            t.flags = flags;
-            t.completionFlags = Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG);
-            RxmPacketHeader h = txHeader.clear();
-            h.connId = c.remoteIndex & 0xFFFF_FFFFL;
-            h.op = tagged ? RxmWireDescriptor.OP_TAGGED : RxmWireDescriptor.OP_MSG;
-            h.tag = tagged ? tag : 0;
-            h.flags = (flags & Fi.FI_REMOTE_CQ_DATA) != 0 ? RxmWireDescriptor.FLAG_REMOTE_CQ_DATA : 0;
-            h.data = (flags & Fi.FI_REMOTE_CQ_DATA) != 0 ? data : 0;
-            h.size = length;
-            // FI_DELIVERY_COMPLETE goes by rendezvous whatever the size: its completion waits for
-            // the receiver's read-done, which comes once the data is in the receive (or held);
-            // above the eager limit up to the SAR limit a message goes in segments
-            boolean rendezvous = length > settings.sarLimit()
-                    || ((flags & (Fi.FI_DELIVERY_COMPLETE | Fi.FI_MATCH_COMPLETE)) != 0 && length > 0);
-            if ((flags & Fi.FI_MATCH_COMPLETE) != 0) {
-                h.opData = RxmWireDescriptor.OP_DATA_MATCH_COMPLETE;
-            }
-            int rc = rendezvous ? packets.sendRendezvous(t, h, buf, msg, length) : length > settings.eagerLimit()
-                    ? packets.sendSegmented(t, h, buf, msg, length) : packets.sendEager(t, h, buf, msg, (int) length);
-            if (rc != 0) {
-                refund(t);
-            }
-            return posts.send(rc, tagged, length);
+            return posts.send(sendPath.send(buf, msg, length, destAddr, tagged, tag, data, flags, context), tagged,
+                    length);
         }
     }
 
@@ -637,10 +542,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         }
     }
 
-    /**
-     * RMA is passed through to the MSG connection of the peer (rxm's way): the MSG provider
-     * moves the bytes and serves the target side; an inject is copied into a bounce buffer first.
-     */
+    /** RMA is passed through to the MSG connection of the peer, as libfabric's rxm does ({@link RxmSendPath#rma}). */
     @Override
     protected int postRma(boolean read, ByteBuffer buf, MemoryRegion desc, RmaMsg msg, long length, long peerAddr, long addr, long key,
                           long data, long flags, Object context) {
@@ -648,27 +550,12 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             return -Errno.EOPBADSTATE;
         }
         synchronized (lock) {
-            RxmTransmit t = admit(peerAddr, msg != null || (flags & Fi.FI_INJECT) == 0);
-            if (t == null) {
-                return posts.rma(refusal, read, length);
-            }
-            t.kind = RxmTransmit.Kind.RMA;
-            t.context = context;
-            t.flags = flags;
-            t.completionFlags = Fi.FI_RMA | (read ? Fi.FI_READ : Fi.FI_WRITE);
-            int rc = packets.passRma(t, read, buf, desc, msg, length, addr, key, data);
-            if (rc != 0) {
-                refund(t);
-            }
-            return posts.rma(rc, read, length);
+            return posts.rma(sendPath.rma(read, buf, desc, msg, length, peerAddr, addr, key, data, flags, context), read,
+                    length);
         }
     }
 
-    /**
-     * An atomic goes as rxm's atomic request packet; the target executes it and answers with
-     * the old value ({@link RxmAtomics}); the completion comes once both the request's send and
-     * the response are in.
-     */
+    /** An atomic goes as rxm's atomic request packet, executed by the target ({@link RxmSendPath#atomic}). */
     @Override
     protected int postAtomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                              long flags, Object context) {
@@ -679,73 +566,43 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             return -Errno.EOPNOTSUPP; // what a JOFI target executes (a C rxm target would take more)
         }
         synchronized (lock) {
-            RxmTransmit t = admit(destAddr, true);
-            if (t == null) {
-                return posts.atomic(refusal);
-            }
-            t.kind = RxmTransmit.Kind.ATOMIC;
-            t.context = context;
-            t.flags = flags;
-            t.completionFlags = Fi.FI_ATOMIC | (result != null ? Fi.FI_READ : Fi.FI_WRITE);
-            t.atomicOp = op;
-            t.operand = operand;
-            t.compare = compare;
-            t.result = result;
-            t.remoteAddr = addr;
-            t.remoteKey = key;
-            packets.writeAtomicRequest(t);
-            int rc = packets.submit(t);
-            if (rc != 0) {
-                refund(t);
-            }
-            return posts.atomic(rc);
+            return posts.atomic(sendPath.atomic(op, operand, compare, result, destAddr, addr, key, flags, context));
         }
     }
 
     /** Its post counters, counted inside {@link #lock} (several threads may post at once). */
     private final io.jofi.spi.util.EndpointCounters posts;
 
-    /** Why the last {@link #admit} refused (read under {@link #lock}, right after it). */
-    private int refusal;
+    /** The endpoint as its send path sees it: connections, bindings and keys as they are at the post. */
+    private final class SendSide implements RxmSendPath.Owner {
+        @Override
+        public RxmConnection connectionTo(long fiAddr) {
+            return connections.forFiAddr(av(), fiAddr);
+        }
 
-    /**
-     * Under {@link #lock}: what every transmit funnel takes before it builds its operation —
-     * the peer's connection ({@code -EINVAL}: not in the AV), CQ room when the operation
-     * reports (R6) and a pooled transmit ({@code -EAGAIN}: none free). Null with
-     * {@link #refusal} set when one is missing; nothing is then held.
-     */
-    private RxmTransmit admit(long fiAddr, boolean reports) {
-        RxmConnection c = connections.forFiAddr(av(), fiAddr);
-        if (c == null) {
-            refusal = -Errno.EINVAL;
-            return null;
+        @Override
+        public int connect(RxmConnection c) {
+            return connections.connect(c);
         }
-        if (reports) {
-            int rc = txCq().reserve();
-            if (rc != 0) {
-                refusal = rc;
-                return null;
-            }
-        }
-        RxmTransmit t = transmits.take();
-        if (t == null) {
-            if (reports) {
-                txCq().unreserve();
-            }
-            refusal = -Errno.EAGAIN;
-            return null;
-        }
-        t.connection = c;
-        t.reports = reports;
-        return t;
-    }
 
-    /** Gives back what {@link #admit} took, for an operation that was refused after it. */
-    private void refund(RxmTransmit t) {
-        boolean reports = t.reports;
-        transmits.give(t);
-        if (reports) {
-            txCq().unreserve();
+        @Override
+        public UtilCompletionQueue transmitCq() {
+            return txCq();
+        }
+
+        @Override
+        public UtilCounter counter(long completionFlags) {
+            return counterFor(completionFlags);
+        }
+
+        @Override
+        public long nextKey() {
+            return RxmEndpoint.this.nextKey();
+        }
+
+        @Override
+        public void writeAtomicRequest(RxmTransmit t) {
+            packets.writeAtomicRequest(t);
         }
     }
 

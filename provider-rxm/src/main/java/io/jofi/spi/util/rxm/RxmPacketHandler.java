@@ -3,10 +3,7 @@ package io.jofi.spi.util.rxm;
 import static io.jofi.spi.util.rxm.RxmWireDescriptor.HEADER_LENGTH;
 
 import io.jofi.Errno;
-import io.jofi.FabricException;
 import io.jofi.Fi;
-import io.jofi.MemoryRegion;
-import io.jofi.Msg;
 import io.jofi.spi.util.ArrivingMessage;
 import io.jofi.spi.util.PostedReceive;
 import io.jofi.spi.util.ReceiveQueue;
@@ -16,315 +13,42 @@ import io.jofi.spi.util.UtilCounter;
 import java.nio.ByteBuffer;
 
 /**
- * What an {@link RxmEndpoint}'s packets do: it writes the packets of a send (eager: header and
- * payload in the transmit's bounce buffer; rendezvous: header and the descriptor of the
- * application's registered buffers), and it turns every MSG completion into rxm's protocol —
- * an arriving packet matched against the receive queue, a rendezvous read from the sender's
- * memory and answered, a transmit completed for the application. Called under the endpoint's
- * lock; allocation-free for eager messages that find a receive.
+ * What an {@link RxmEndpoint}'s MSG completions mean, as libfabric's {@code rxm_cq.c}: it turns
+ * every MSG completion into rxm's protocol — an arriving packet matched against the receive
+ * queue (or held back, or kept unexpected), a rendezvous read from the sender's memory and
+ * answered, an atomic executed, a transmit completed for the application (through the
+ * {@link RxmSendPath}, which writes and posts the packets of a send) — and it follows the
+ * connections' ends. Called under the endpoint's lock; allocation-free for eager messages that
+ * find a receive.
  */
 final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private static final System.Logger LOG = System.getLogger(RxmPacketHandler.class.getName());
-    private static final long PASSED_FLAGS = Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE;
-    /**
-     * The completion levels whose rendezvous request goes delivery complete on the MSG
-     * connection, so that its MSG send stays pending until the peer's provider has taken it: a
-     * stopped peer that never takes it leaves an operation pending there, which the MSG
-     * provider's progress timeout bounds (tcp: {@code ETIMEDOUT}); sent as written, the wait for
-     * the read-done had nothing pending that any timeout watched. Only for sends whose
-     * application asked for the peer's word (delivery, match complete): an acked request of every
-     * rendezvous held a connection's end for its ack, and a connection a peer ended under it was
-     * found later (RxmRandomPacketTest's reconnects). A peer that took the request and holds it
-     * (no receive posted: a running peer) is waited for, as libfabric's rxm waits.
-     */
-    static final long PEER_ANSWER_LEVELS = Fi.FI_DELIVERY_COMPLETE | Fi.FI_MATCH_COMPLETE;
-
     private final RxmEndpoint ep;
+    private final RxmSendPath sendPath;
     private final ReceiveQueue rq;
     private final RxmTransmitPool transmits;
     private final RxmPacketHeader rxHeader = new RxmPacketHeader();
 
     private final ArrivingMessage arriving = new ArrivingMessage();
     private final RxmSegmentAssembly segments;
-    private final RxmSegmentSender segmentSender;
     private final RxmRendezvousReceiver rendezvous;
     private final RxmAtomics atomics;
     private final RxmCreditGrants creditGrants;
     private final RxmRendezvousWriter writer;
-    private final RxmRegistrationCache registrations = new RxmRegistrationCache();
     /** Packets the rxm wire does not allow: refused (dropped), counted, logged once per episode. */
     private final RxmPacketRefusals refusals;
 
-    RxmPacketHandler(RxmEndpoint ep) {
+    RxmPacketHandler(RxmEndpoint ep, RxmSendPath sendPath) {
         this.ep = ep;
+        this.sendPath = sendPath;
         this.rq = ep.receives;
         this.transmits = ep.transmits;
         this.segments = new RxmSegmentAssembly(rq);
-        this.segmentSender = new RxmSegmentSender(this, transmits, ep.settings());
         this.rendezvous = new RxmRendezvousReceiver(ep);
         this.atomics = new RxmAtomics(ep);
         this.creditGrants = new RxmCreditGrants(transmits, rq, ep.counters());
-        this.writer = new RxmRendezvousWriter(this, transmits);
+        this.writer = new RxmRendezvousWriter(sendPath, transmits);
         this.refusals = new RxmPacketRefusals(ep.counters());
-    }
-
-    // =================================================================== sending
-
-    /** An eager message: header and payload copied into the transmit's packet, sent. */
-    int sendEager(RxmTransmit t, RxmPacketHeader h, ByteBuffer buf, Msg msg, int n) {
-        t.kind = RxmTransmit.Kind.EAGER;
-        h.type = RxmWireDescriptor.TYPE_EAGER;
-        ByteBuffer p = t.packet;
-        p.clear();
-        h.write(p, 0);
-        if (buf != null) {
-            p.put(HEADER_LENGTH, buf, buf.position(), n);
-        } else {
-            int at = HEADER_LENGTH;
-            for (int i = 0; i < msg.iovCount(); i++) {
-                ByteBuffer b = msg.iov(i);
-                int k = b.remaining();
-                p.put(at, b, b.position(), k);
-                at += k;
-            }
-        }
-        p.limit(HEADER_LENGTH + n);
-        t.postFlags = t.flags & PASSED_FLAGS;
-        return submit(t);
-    }
-
-    /** A message above the eager limit, at most the SAR limit: in segments ({@link RxmSegmentSender}). */
-    int sendSegmented(RxmTransmit t, RxmPacketHeader h, ByteBuffer buf, Msg msg, long length) {
-        return segmentSender.send(t, h, buf, msg, length, t.flags & PASSED_FLAGS);
-    }
-
-    /**
-     * A rendezvous: the application's buffers registered for remote reads with the MSG domain,
-     * the descriptor sent; the transmit completes when the receiver says it read them.
-     */
-    int sendRendezvous(RxmTransmit t, RxmPacketHeader h, ByteBuffer buf, Msg msg, long length) {
-        t.kind = RxmTransmit.Kind.RENDEZVOUS;
-        h.type = RxmWireDescriptor.TYPE_RNDV_REQUEST;
-        h.msgId = t.index;
-        ByteBuffer p = t.packet;
-        p.clear();
-        h.write(p, 0);
-        int count = buf != null ? 1 : msg.iovCount();
-        try {
-            for (int i = 0; i < count; i++) {
-                ByteBuffer b = buf != null ? buf : msg.iov(i);
-                MemoryRegion mr = registrations.acquire(ep.domain(), b, ep.nextKey());
-                t.locals[t.regionCount] = b;
-                t.regions[t.regionCount++] = mr;
-                RxmPacketHeader.writeRendezvousIov(p, HEADER_LENGTH, i, mr.address(), b.remaining(), mr.key());
-            }
-        } catch (FabricException e) {
-            closeRegions(t);
-            return -e.errno();
-        }
-        RxmPacketHeader.writeRendezvousCount(p, HEADER_LENGTH, count);
-        p.limit(HEADER_LENGTH + RxmWireDescriptor.RNDV_LENGTH);
-        t.postFlags = (t.flags & PEER_ANSWER_LEVELS) != 0 ? Fi.FI_DELIVERY_COMPLETE : 0;
-        int rc = submit(t);
-        if (rc != 0) {
-            closeRegions(t);
-        }
-        return rc;
-    }
-
-    /** An RMA passed through to the MSG connection; an inject's bytes copied into the transmit's packet buffer. */
-    int passRma(RxmTransmit t, boolean read, ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long addr,
-                long key, long data) {
-        io.jofi.RmaMsg rma = t.rma;
-        if (msg instanceof io.jofi.RmaMsg m) {
-            rma.iovCount(m.iovCount());
-            for (int i = 0; i < m.iovCount(); i++) {
-                rma.iov(i, m.iov(i), m.desc(i));
-            }
-            rma.rmaIovCount(m.rmaIovCount());
-            for (int i = 0; i < m.rmaIovCount(); i++) {
-                rma.rmaIov(i, m.rmaAddr(i), m.rmaLen(i), m.rmaKey(i));
-            }
-        } else {
-            ByteBuffer local = buf;
-            MemoryRegion localDesc = desc;
-            if (!read && (t.flags & Fi.FI_INJECT) != 0 && length <= t.packet.capacity()) {
-                ByteBuffer p = t.packet;
-                p.clear();
-                p.put(0, buf, buf.position(), (int) length);
-                p.limit((int) length);
-                local = p;
-                localDesc = t.packetDesc;
-            }
-            rma.iovCount(1).iov(0, local, localDesc);
-            rma.rmaIovCount(1).rmaIov(0, addr, length, key);
-        }
-        rma.context(t).data(data).addr(0);
-        t.rmaRead = read;
-        t.postFlags = t.flags & (Fi.FI_REMOTE_CQ_DATA | Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE
-                | Fi.FI_COMMIT_COMPLETE | Fi.FI_FENCE);
-        return submit(t);
-    }
-
-    /**
-     * Posts a formatted transmit to its MSG connection — or, while the connection is being made
-     * (or earlier transmits still wait), queues it behind them: the post is accepted (0) as on
-     * every JOFI RDM endpoint, and the queue goes out in order once the connection is up.
-     */
-    int submit(RxmTransmit t) {
-        RxmConnection c = t.connection;
-        if (!c.isConnected() || c.pendingHead != null) {
-            if (c.state == RxmConnection.State.IDLE) {
-                int rc = ep.connections.connect(c);
-                if (rc != 0) {
-                    return rc;
-                }
-            }
-            queuePending(c, t);
-            return 0;
-        }
-        return postNow(t);
-    }
-
-    /** Puts {@code t} at the end of {@code c}'s pending sends (posted in order by {@link #retryDeferred}). */
-    void queuePending(RxmConnection c, RxmTransmit t) {
-        if (c.pendingTail == null) {
-            c.pendingHead = t;
-        } else {
-            c.pendingTail.nextPending = t;
-        }
-        c.pendingTail = t;
-        pendingCount++;
-    }
-
-    /**
-     * Posts {@code t} on its connection's MSG endpoint now: 0, or a negative errno —
-     * {@code -EAGAIN} also when it would take one of the peer's receives and rxm's credit flow
-     * control has none free for it ({@link RxmCredits}), and when the MSG endpoint found its
-     * connection gone before the end's event was read ({@link RxmConnection#refusedWhileEnding}):
-     * every caller then waits as for a full queue, and the end, read at the next pass, fails or
-     * drops what waits with its own errno — an errno for the end, not one for each way it was
-     * found.
-     */
-    static int postNow(RxmTransmit t) {
-        return RxmConnection.refusedWhileEnding(post(t));
-    }
-
-    private static int post(RxmTransmit t) {
-        io.jofi.Endpoint m = t.connection.msgEndpoint;
-        RxmCredits credits = t.connection.credits;
-        if (t.kind == RxmTransmit.Kind.RMA) {
-            if (t.rmaRead) {
-                return m.readMsg(t.rma, t.postFlags);
-            }
-            boolean takesReceive = credits.remoteDataTakesReceive && (t.postFlags & Fi.FI_REMOTE_CQ_DATA) != 0;
-            if (takesReceive && !credits.take(false)) {
-                return -Errno.EAGAIN;
-            }
-            int rc = m.writeMsg(t.rma, t.postFlags);
-            if (rc != 0 && takesReceive) {
-                credits.giveBack();
-            }
-            return rc;
-        }
-        if (!credits.take(t.grantsCredits)) {
-            return -Errno.EAGAIN;
-        }
-        int rc = sendPacket(m, t);
-        if (rc != 0) {
-            credits.giveBack();
-        }
-        return rc;
-    }
-
-    private static int sendPacket(io.jofi.Endpoint m, RxmTransmit t) {
-        ByteBuffer p = t.packet;
-        p.position(0);
-        // the peer's index of us is known once connected: a packet built while the connection
-        // was being made (and queued) carries it only from here on
-        p.putLong(RxmWireDescriptor.CONN_ID_OFFSET, t.connection.remoteIndex & 0xFFFF_FFFFL);
-        if (t.postFlags == 0) {
-            return m.send(p, t.packetDesc, 0, t);
-        }
-        t.msg.buffer(p, t.packetDesc).context(t);
-        return m.sendMsg(t.msg, t.postFlags);
-    }
-
-    /**
-     * Posts what waited for a connection now connected; stops at a full MSG queue, no credit or
-     * a connection found gone ({@link #postNow}): tried again next pass, or failed by the end.
-     */
-    private int flush(RxmConnection c) {
-        int n = 0;
-        while (c.pendingHead != null && c.isConnected()) {
-            RxmTransmit t = c.pendingHead;
-            int rc = postNow(t);
-            if (rc == -Errno.EAGAIN) {
-                return n;
-            }
-            c.pendingHead = t.nextPending;
-            if (c.pendingHead == null) {
-                c.pendingTail = null;
-            }
-            t.nextPending = null;
-            pendingCount--;
-            n++;
-            if (rc != 0) {
-                failTransmit(t, -rc);
-            }
-        }
-        return n;
-    }
-
-    void failTransmit(RxmTransmit t, int err) {
-        err = err == Errno.ENODEV ? Errno.ECANCELED : err; // the MSG provider departed under it: R15's cancel
-        if (t.kind == RxmTransmit.Kind.CONTROL || t.kind == RxmTransmit.Kind.SEGMENT) {
-            transmits.give(t);
-        } else {
-            finishSend(t, err);
-        }
-    }
-
-    /** Transmits waiting for connections (flushed by the progress pass once they connect). */
-    private int pendingCount;
-
-    void finishSend(RxmTransmit t, int err) {
-        closeRegions(t);
-        UtilCounter counter = ep.counter(t.kind == RxmTransmit.Kind.RMA || t.kind == RxmTransmit.Kind.ATOMIC
-                ? t.completionFlags : Fi.FI_SEND);
-        if (t.reports) {
-            UtilCompletionQueue cq = ep.transmitCq();
-            if (err != 0) {
-                cq.completeError(t.context, t.completionFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0,
-                        Fi.FI_ADDR_NOTAVAIL);
-            } else if ((t.flags & Fi.FI_COMPLETION) != 0) {
-                cq.complete(t.context, t.completionFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
-            } else {
-                cq.unreserve();
-            }
-        }
-        if (counter != null) {
-            if (err != 0) {
-                counter.incrementError();
-            } else {
-                counter.increment();
-            }
-        }
-        transmits.give(t);
-    }
-
-    private void closeRegions(RxmTransmit t) {
-        for (int i = 0; i < t.regionCount; i++) {
-            registrations.release(t.regions[i]);
-            t.regions[i] = null;
-        }
-        t.regionCount = 0;
-    }
-
-    /** The endpoint closes or departs: the cached registrations go (after {@link #failInFlight}). */
-    void closeRegistrations() {
-        registrations.closeAll();
-        rendezvous.closeOffers();
     }
 
     // =================================================================== MSG completions
@@ -433,7 +157,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
             if (t.kind == RxmTransmit.Kind.RENDEZVOUS && ep.settings().rendezvousByWrite()) {
                 writer.failed(t, err == 0 ? Errno.EIO : err); // its other writes may still be in flight
             } else {
-                failTransmit(t, err == 0 ? Errno.EIO : err);
+                sendPath.failTransmit(t, err == 0 ? Errno.EIO : err);
             }
         } else if (context instanceof RxmRendezvousRead rr) {
             rendezvous.readCompleted(rr, err == 0 ? Errno.EIO : err);
@@ -443,11 +167,11 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
 
     private void sent(RxmTransmit t, long flags) {
         switch (t.kind) {
-            case EAGER, RMA -> finishSend(t, 0);
+            case EAGER, RMA -> sendPath.finishSend(t, 0);
             case ATOMIC -> { // done once the target's response came as well
                 t.sent = true;
                 if (t.peerDone) {
-                    finishSend(t, t.atomicError);
+                    sendPath.finishSend(t, t.atomicError);
                 }
             }
             case RENDEZVOUS -> {
@@ -457,7 +181,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 }
                 t.sent = true;
                 if (t.peerDone) {
-                    finishSend(t, 0);
+                    sendPath.finishSend(t, 0);
                 }
             }
             default -> transmits.give(t);
@@ -653,7 +377,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         }
         t.peerDone = true;
         if (t.sent) {
-            finishSend(t, 0);
+            sendPath.finishSend(t, 0);
         }
     }
 
@@ -672,18 +396,18 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         t.atomicError = RxmAtomics.readResponse(t, b, len);
         t.peerDone = true;
         if (t.sent) {
-            finishSend(t, t.atomicError);
+            sendPath.finishSend(t, t.atomicError);
         }
     }
 
     /** Tries again what waited for room or for a connection; returns the work done. */
     int retryDeferred() {
         int n = 0;
-        if (pendingCount > 0) {
+        if (sendPath.hasPending()) {
             long now = 0;
             for (RxmConnection c : ep.connections.connections()) {
                 if (c.pendingHead != null && c.isConnected()) {
-                    n += flush(c);
+                    n += sendPath.flush(c);
                 } else if (c.alreadyAtNanos != 0) {
                     now = now == 0 ? System.nanoTime() : now;
                     n += ep.connections.retryAfterAlready(c, now);
@@ -704,17 +428,9 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
      */
     private boolean endingConnection;
 
-    /**
-     * Departure (R15): every transmit still in flight ends with {@code err}. Called once the
-     * connections were ended and the endpoint stopped reading the MSG CQ, so no completion of
-     * the MSG provider can come for them any more.
-     */
-    void failInFlight(int err) {
-        for (RxmTransmit t : transmits.all()) {
-            if (t.inUse) {
-                failTransmit(t, err);
-            }
-        }
+    /** The endpoint closes or departs: the rendezvous offers go with the registrations. */
+    void closeOffers() {
+        rendezvous.closeOffers();
     }
 
     @Override
@@ -731,14 +447,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
 
     @Override
     public boolean awaitsMsgCompletions(RxmConnection c) {
-        for (RxmTransmit t : transmits.all()) {
-            // (one still queued for the connection was never posted: no MSG completion comes for it)
-            boolean queued = t.nextPending != null || c.pendingTail == t;
-            if (t.inUse && t.connection == c && (!t.sent || t.outstanding > 0) && !queued) {
-                return true;
-            }
-        }
-        return false;
+        return sendPath.awaitsMsgCompletions(c);
     }
 
     @Override
@@ -762,19 +471,6 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         rendezvous.connectionEnded(c, err);
         writer.connectionEnded(c);
         atomics.connectionEnded(c);
-        for (RxmTransmit t = c.pendingHead; t != null; ) {
-            RxmTransmit next = t.nextPending;
-            t.nextPending = null;
-            pendingCount--;
-            failTransmit(t, err);
-            t = next;
-        }
-        c.pendingHead = null;
-        c.pendingTail = null;
-        for (RxmTransmit t : transmits.all()) {
-            if (t.inUse && t.connection == c) {
-                failTransmit(t, err);
-            }
-        }
+        sendPath.connectionEnded(c, err);
     }
 }

@@ -264,7 +264,7 @@ final class RxmRendezvousReceiver {
         RxmPacketHeader.writeRendezvousCount(p, HEADER_LENGTH, 1);
         p.limit(HEADER_LENGTH + RxmWireDescriptor.RNDV_LENGTH);
         t.postFlags = 0;
-        int rc = RxmPacketHandler.postNow(t);
+        int rc = RxmSendPath.postNow(t);
         if (rc == -Errno.EAGAIN) {
             transmits.give(t);
             defer(rr);
@@ -533,7 +533,7 @@ final class RxmRendezvousReceiver {
         h.connId = c.remoteIndex & 0xFFFF_FFFFL;
         h.msgId = rr.msgId;
         t.headerOnly(h);
-        int rc = RxmPacketHandler.postNow(t);
+        int rc = RxmSendPath.postNow(t);
         if (rc == -Errno.EAGAIN) {
             transmits.give(t);
             rr.answerPending = true;

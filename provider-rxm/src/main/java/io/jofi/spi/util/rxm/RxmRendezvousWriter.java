@@ -23,14 +23,14 @@ import java.nio.ByteBuffer;
 final class RxmRendezvousWriter {
     private static final System.Logger LOG = System.getLogger(RxmRendezvousWriter.class.getName());
 
-    private final RxmPacketHandler packets;
+    private final RxmSendQueue packets;
     private final RxmTransmitPool transmits;
     private final RxmPacketHeader header = new RxmPacketHeader();
     /** Transmits whose offer has writes not posted yet (a full MSG queue), oldest first. */
     private RxmTransmit waitingHead;
     private RxmTransmit waitingTail;
 
-    RxmRendezvousWriter(RxmPacketHandler packets, RxmTransmitPool transmits) {
+    RxmRendezvousWriter(RxmSendQueue packets, RxmTransmitPool transmits) {
         this.packets = packets;
         this.transmits = transmits;
     }
@@ -238,7 +238,7 @@ final class RxmRendezvousWriter {
         h.msgId = t.index;
         t.headerOnly(h);
         t.doneSent = true;
-        int rc = RxmPacketHandler.postNow(t);
+        int rc = RxmSendPath.postNow(t);
         if (rc == -Errno.EAGAIN) {
             packets.queuePending(c, t); // no room, no credit, or the end to come: posted in order by the next pass
         } else if (rc != 0) {

@@ -24,13 +24,13 @@ import java.nio.ByteBuffer;
  * <p>Called under the endpoint's lock; allocates nothing.
  */
 final class RxmSegmentSender {
-    private final RxmPacketHandler packets;
+    private final RxmSendQueue packets;
     private final RxmTransmitPool transmits;
     private final int segmentSize;
     /** The transmits of the message being sent, in order (its own last). */
     private final RxmTransmit[] parts;
 
-    RxmSegmentSender(RxmPacketHandler packets, RxmTransmitPool transmits, RxmSettings settings) {
+    RxmSegmentSender(RxmSendQueue packets, RxmTransmitPool transmits, RxmSettings settings) {
         this.packets = packets;
         this.transmits = transmits;
         this.segmentSize = settings.eagerLimit();
@@ -90,7 +90,7 @@ final class RxmSegmentSender {
         for (int i = 1; i < count; i++) {
             RxmTransmit s = parts[i];
             RxmConnection c = s.connection;
-            rc = c.pendingHead != null || !c.isConnected() ? -Errno.EAGAIN : RxmPacketHandler.postNow(s);
+            rc = c.pendingHead != null || !c.isConnected() ? -Errno.EAGAIN : RxmSendPath.postNow(s);
             if (rc == -Errno.EAGAIN) {
                 packets.queuePending(c, s); // behind the segments before it: the pass posts them in order
             } else if (rc != 0) {
