@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * An address vector (fi_av(3)) for every provider: raw peer addresses kept by compact
@@ -39,7 +40,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *     {@code FI_EVENT} (redundant: the mode is chosen at open); any other bit is
  *     {@code -EINVAL}.</li>
  * <li><b>remove</b>: all or nothing; an unknown or removed {@code fi_addr} (also one named twice)
- *     is {@code -ENOENT} and nothing is removed.</li>
+ *     is {@code -ENOENT} and nothing is removed. The layers bound to it that follow removals
+ *     ({@link PeerRemovalSource}: the rxm layer's RDM endpoints) hear of the removed addresses
+ *     after a successful remove.</li>
  * <li><b>Provider side</b>: {@link #addressOf} (data path: lock-free, allocation-free, no copy)
  *     and {@link #fiAddrOf} (reverse lookup for {@code FI_SOURCE}, R10).</li>
  * <li><b>R9</b>: {@link #bind} retains the EQ (closing it while bound is {@code EBUSY}); closing
@@ -49,7 +52,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Writers (insert, remove, bind) hold this object's monitor. Entries are immutable and
  * published with release stores into a volatile array; readers need no lock.
  */
-public class UtilAddressVector extends AbstractFid implements AddressVector {
+public class UtilAddressVector extends AbstractFid implements AddressVector, PeerRemovalSource {
+    /** Who follows removals ({@link PeerRemovalSource}); told outside the monitor. */
+    private final CopyOnWriteArrayList<PeerRemovalSource.Listener> removalListeners = new CopyOnWriteArrayList<>();
     private static final long OPEN_FLAGS = Fi.FI_EVENT | Fi.FI_READ | Fi.FI_SYMMETRIC;
     private static final long INSERT_FLAGS = Fi.FI_MORE | Fi.FI_SYNC_ERR | Fi.FI_EVENT;
     private static final int MIN_CAPACITY = 16;
@@ -385,11 +390,18 @@ public class UtilAddressVector extends AbstractFid implements AddressVector {
         if (fiAddrs == null || flags != 0) {
             return -Errno.EINVAL;
         }
+        byte[][] removed = null;
         synchronized (this) {
             Set<Long> seen = fiAddrs.length > 1 ? new HashSet<>() : null;
             for (long fiAddr : fiAddrs) {
                 if (find(fiAddr) == null || (seen != null && !seen.add(fiAddr))) {
                     return -Errno.ENOENT;
+                }
+            }
+            if (!removalListeners.isEmpty()) {
+                removed = new byte[fiAddrs.length][];
+                for (int i = 0; i < fiAddrs.length; i++) {
+                    removed[i] = addressOf(fiAddrs[i]);
                 }
             }
             for (long fiAddr : fiAddrs) {
@@ -407,7 +419,22 @@ public class UtilAddressVector extends AbstractFid implements AddressVector {
             }
             changeCount++;
         }
+        if (removed != null) {
+            for (PeerRemovalSource.Listener l : removalListeners) {
+                l.removed(removed);
+            }
+        }
         return 0;
+    }
+
+    @Override
+    public void addRemovalListener(PeerRemovalSource.Listener l) {
+        removalListeners.addIfAbsent(java.util.Objects.requireNonNull(l, "listener"));
+    }
+
+    @Override
+    public void removeRemovalListener(PeerRemovalSource.Listener l) {
+        removalListeners.remove(l);
     }
 
     private static Entry[] without(Entry[] v, Entry e) {

@@ -19,6 +19,7 @@ import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
 import io.jofi.WaitObj;
 import io.jofi.spi.util.EndpointBindings;
+import io.jofi.spi.util.PeerRemovalSource;
 import io.jofi.spi.util.ProgressEngine;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;

@@ -6,9 +6,11 @@
  *
  * <p>1.0.0: {@code RxmWireDescriptor}, {@code RxmConnectData}, {@code RxmPacketHeader},
  * {@code RxmSettings}, {@code RxmEndpoint}, {@code PeerRemovalSource}.
+ * <p>2.0.0: {@code PeerRemovalSource} moved to {@code io.jofi.spi.util} (every util address
+ * vector is one), so that a core provider's AV does not name the rxm layer.
  */
 @Export
-@Version("1.2.0")
+@Version("2.0.0")
 package io.jofi.spi.util.rxm;
 
 import org.osgi.annotation.bundle.Export;

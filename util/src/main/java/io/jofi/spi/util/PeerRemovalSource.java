@@ -1,9 +1,9 @@
-package io.jofi.spi.util.rxm;
+package io.jofi.spi.util;
 
 /**
- * An address vector that tells the RDM endpoints bound to it which peers {@code fi_av_remove}
- * took out, so that they close their connections to them (fi_av(3), R10): an
- * {@link RxmEndpoint} listens to the AV it is bound to when that AV offers this.
+ * An address vector that tells the layers bound to it which peers {@code fi_av_remove} took
+ * out, so that they end what they hold towards them (fi_av(3), R10): the rxm layer's RDM
+ * endpoint closes its connections to them. Every {@link UtilAddressVector} is one.
  */
 public interface PeerRemovalSource {
     /** Told of the raw addresses an {@code fi_av_remove} took out. */
@@ -11,7 +11,7 @@ public interface PeerRemovalSource {
         /**
          * Called after a successful remove, on the remover's thread, without the AV's lock.
          *
-         * @param addrs the removed entries' addresses (null elements for unknown fi_addrs), or null
+         * @param addrs the removed entries' addresses, in the order of the remove's fi_addrs
          */
         void removed(byte[][] addrs);
     }
