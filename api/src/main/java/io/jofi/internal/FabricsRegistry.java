@@ -107,7 +107,7 @@ public class FabricsRegistry implements Fabrics {
             entries = List.copyOf(next);
         }
         ProviderInfo info = describe(added);
-        io.jofi.spi.util.stats.FabricEvents.providerChange(info.name(), info.version(), true);
+        ProviderEvents.providerChange(info.name(), info.version(), true);
         for (ProviderListener l : listeners) {
             try {
                 l.providerAdded(info);
@@ -155,7 +155,7 @@ public class FabricsRegistry implements Fabrics {
             entries = List.copyOf(next);
         }
         ProviderInfo info = describe(removed);
-        io.jofi.spi.util.stats.FabricEvents.providerChange(info.name(), info.version(), false);
+        ProviderEvents.providerChange(info.name(), info.version(), false);
         for (ProviderListener l : listeners) {
             try {
                 l.providerRemoved(info);

@@ -17,8 +17,8 @@ import org.osgi.annotation.versioning.ConsumerType;
  * <p>A provider whose service goes away must shut down everything it opened before the
  * unregistration returns (R15): pending operations complete with {@code ECANCELED},
  * connected endpoints get {@code FI_SHUTDOWN}, queues stay readable, further calls answer
- * {@code ENODEV}, and no thread of the provider survives. {@link io.jofi.spi.util.ProviderResources}
- * does the bookkeeping.
+ * {@code ENODEV}, and no thread of the provider survives. {@code io.jofi.spi.util.ProviderResources}
+ * (the io.jofi.util bundle) does the bookkeeping.
  */
 @ConsumerType
 public interface FabricProvider {
@@ -41,7 +41,8 @@ public interface FabricProvider {
     /**
      * The provider's part of {@code fi_getinfo}: the infos that meet {@code hints}
      * ({@code null} = no hints), best first, with {@code fabricAttr().provName()} set to
-     * {@link #name()}. {@link io.jofi.spi.util.InfoMatcher} implements libfabric's matching.
+     * {@link #name()}. {@code io.jofi.spi.util.InfoMatcher} (the io.jofi.util bundle) implements
+     * libfabric's matching.
      *
      * @throws io.jofi.FabricException {@code ENODATA} with a message naming the first hint
      *         that could not be met; other errnos for bad node/service

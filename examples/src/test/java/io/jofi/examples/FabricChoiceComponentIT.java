@@ -24,8 +24,8 @@ import org.osgi.framework.BundleContext;
 
 /**
  * The example component ({@code io.jofi.examples.osgi.FabricChoiceComponent}) in a real Felix
- * with SCR, the api bundle, the shm and tcp provider bundles and this module's freshly built
- * bundle: it uses shm (getInfo's order: shm before tcp), moves to tcp when the shm bundle
+ * with SCR, the api and util bundles, the rxm layer, the shm and tcp provider bundles and this
+ * module's freshly built bundle: it uses shm (getInfo's order: shm before tcp), moves to tcp when the shm bundle
  * stops, back to shm when it starts again, has no provider when both are stopped, and takes
  * tcp when that starts — the component itself never restarts.
  */
@@ -51,7 +51,7 @@ public class FabricChoiceComponentIT {
             mavenBundle("org.apache.felix", "org.apache.felix.scr").version(version("felix.scr")),
             // provider settings come through Config Admin
             mavenBundle("org.apache.felix", "org.apache.felix.configadmin").version(version("felix.configadmin")),
-            built("api"), built("shm"), built("tcp"), built("examples"),
+            built("api"), built("util"), built("rxm"), built("shm"), built("tcp"), built("examples"),
         };
     }
 

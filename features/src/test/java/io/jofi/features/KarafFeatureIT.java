@@ -39,7 +39,7 @@ class KarafFeatureIT {
             karaf.client("feature:repo-add mvn:" + GROUP + "/" + ARTIFACT + "/" + version + "/xml/features");
             karaf.client("feature:install jofi");
             String install = karaf.client("bundle:list -s -t 0");
-            for (String bsn : new String[] {"io.jofi.api", "io.jofi.provider.tcp", "io.jofi.provider.shm",
+            for (String bsn : new String[] {"io.jofi.api", "io.jofi.util", "io.jofi.provider.rxm", "io.jofi.provider.tcp", "io.jofi.provider.shm",
                 "io.jofi.tools", "org.apache.felix.scr"}) {
                 assertTrue(Pattern.compile("(?m)\\|\\s*Active\\s*\\|.*\\|\\s*" + Pattern.quote(bsn) + "\\s*$")
                         .matcher(install).find(), bsn + " is not Active after feature:install jofi:\n" + install);

@@ -51,9 +51,9 @@ public final class JofiContainer {
     private JofiContainer() {
     }
 
-    /** Everything: runtime, api, tools and the fixture provider. */
+    /** Everything: runtime, api, util, tools and the fixture provider. */
     public static Option all() {
-        return composite(runtime(), jofiBundle("api"), jofiBundle("tools"), jofiBundle("fixture"));
+        return composite(runtime(), jofiBundle("api"), jofiBundle("util"), jofiBundle("tools"), jofiBundle("fixture"));
     }
 
     /**
@@ -62,7 +62,7 @@ public final class JofiContainer {
      * answers is tcp's.
      */
     public static Option tcp() {
-        return composite(runtime(), jofiBundle("api"), jofiBundle("tcp"));
+        return composite(runtime(), jofiBundle("api"), jofiBundle("util"), jofiBundle("rxm"), jofiBundle("tcp"));
     }
 
     /**
@@ -70,7 +70,7 @@ public final class JofiContainer {
      * ({@code jofi.bundle.shm}), and no other provider.
      */
     public static Option shm() {
-        return composite(runtime(), jofiBundle("api"), jofiBundle("shm"));
+        return composite(runtime(), jofiBundle("api"), jofiBundle("util"), jofiBundle("shm"));
     }
 
     /**
@@ -79,7 +79,7 @@ public final class JofiContainer {
      * (the default order verbs, shm, tcp), tcp while shm is away.
      */
     public static Option shmAndTcp() {
-        return composite(runtime(), jofiBundle("api"), jofiBundle("shm"), jofiBundle("tcp"));
+        return composite(runtime(), jofiBundle("api"), jofiBundle("util"), jofiBundle("rxm"), jofiBundle("shm"), jofiBundle("tcp"));
     }
 
     /** JUnit inside the container, the logging levels, SCR and what SCR 2.2 needs to resolve. */

@@ -27,6 +27,7 @@ import io.jofi.provider.verbs.binding.Rdmacm;
 import io.jofi.provider.verbs.binding.VerbsConstants;
 import io.jofi.spi.util.ProgressEngine;
 import io.jofi.spi.util.SnapshotArrays;
+import io.jofi.spi.util.UtilAddressVector;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilDomain;
 import io.jofi.spi.util.UtilEventQueue;
@@ -241,13 +242,13 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
     }
 
     /**
-     * {@code fi_av_open}: a {@link VerbsAddressVector} (the util layer's AV, whose removals end
-     * the connections of the RDM endpoints bound to it to the removed peers).
+     * {@code fi_av_open}: the util layer's AV, whose removals end the connections of the RDM
+     * endpoints bound to it to the removed peers ({@link io.jofi.spi.util.PeerRemovalSource}).
      */
     @Override
     public AddressVector openAv(AvAttr attr, Object context) throws FabricException {
         ensureOpen("openAv");
-        return adopt(new VerbsAddressVector(attr, context, info().addrFormat(), addressResolver()));
+        return adopt(new UtilAddressVector(attr, context, info().addrFormat(), addressResolver()));
     }
 
     /** {@code fi_cq_open} with the verbs strerror (work completion status names). */

@@ -83,9 +83,12 @@ final class Harness {
                 bundle("slf4j.api").toString(), bundle("slf4j.simple").toString());
     }
 
-    /** JOFI: the api, the tcp and shm providers and the distribution provider {@code io.jofi.rsa}. */
+    /**
+     * JOFI: the api, the provider toolkit, the rxm layer, the tcp and shm providers and the
+     * distribution provider {@code io.jofi.rsa}.
+     */
     static List<Path> jofi() {
-        return bundles("jofi.api", "jofi.tcp", "jofi.shm", "jofi.rsa");
+        return bundles("jofi.api", "jofi.util", "jofi.rxm", "jofi.tcp", "jofi.shm", "jofi.rsa");
     }
 
     static boolean jofiRsaBuilt() {
