@@ -167,7 +167,7 @@ final class ExporterSide {
             return;
         }
         long peer = session.peer();
-        if (!channel.execute(() -> invoke(exported.service(), method, args, peer, callId))) {
+        if (!channel.dispatch(() -> invoke(exported.service(), method, args, peer, callId))) {
             LOG.log(System.Logger.Level.DEBUG, "a call arrived while the channel closes");
         }
     }
