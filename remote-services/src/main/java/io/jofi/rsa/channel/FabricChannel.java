@@ -70,7 +70,10 @@ public final class FabricChannel {
     private long housekeeping;
     private long nextPing;
     /** Calls the current leader decoded in its batch; it runs the first after the hand-over. */
-    private final ArrayList<Runnable> batchCalls = new ArrayList<>();
+    private final ArrayList<ExportedCall> batchCalls = new ArrayList<>(16);
+    /** Each thread's task for the call it runs itself after a hand-over (reused: no allocation). */
+    private final ThreadLocal<ExportedCall> ownCall;
+    private final Followers followers = new Followers();
     private final Runnable onSelfFailure;
     private volatile String closedCause;
 
@@ -92,6 +95,7 @@ public final class FabricChannel {
         this.rendezvous = new Rendezvous(this, res.domain());
         this.caller = new CallerSide(this);
         this.exporter = new ExporterSide(this, exports);
+        this.ownCall = ThreadLocal.withInitial(() -> new ExportedCall(exporter));
         this.ping = ByteBuffer.allocateDirect(HEADER).order(ByteOrder.LITTLE_ENDIAN);
         CallDescriptor.header(ping, CallDescriptor.PING, 0, 0, 0, 0, 0, 0, 0);
         this.receives = new ReceiveSlot[settings.receives()];
@@ -256,12 +260,13 @@ public final class FabricChannel {
      * Runs an exported method's call that {@code ExporterSide} decoded: on the leader, it joins the
      * batch the leader runs itself once it handed the CQ over; elsewhere it goes to the executor.
      */
-    boolean dispatch(Runnable call) {
+    boolean dispatch(Object service, java.lang.reflect.Method method, Object[] args, long peer, long callId) {
         if (Thread.currentThread() == leader) {
-            batchCalls.add(call);
+            batchCalls.add(batchCalls.isEmpty() ? ownCall.get().set(service, method, args, peer, callId)
+                    : new ExportedCall(exporter).set(service, method, args, peer, callId));
             return true;
         }
-        return execute(call);
+        return execute(new ExportedCall(exporter).set(service, method, args, peer, callId));
     }
 
     /** Runs {@code task} on the executor; false when the channel is closing. */
@@ -290,23 +295,33 @@ public final class FabricChannel {
      * a throwable the channel closes (no call may wait for a dead thread).
      */
     private void lead() {
-        Runnable first;
-        leader = Thread.currentThread();
-        try {
-            first = progressLoop();
-        } catch (Throwable t) {
-            LOG.log(System.Logger.Level.ERROR, provider + ": the remote-services progress thread failed", t);
-            broken("the progress thread over " + provider + " failed: " + t);
-            if (t instanceof Error e) {
-                throw e;
+        while (true) {
+            Runnable first;
+            leader = Thread.currentThread();
+            try {
+                first = progressLoop();
+            } catch (Throwable t) {
+                LOG.log(System.Logger.Level.ERROR, provider + ": the remote-services progress thread failed", t);
+                broken("the progress thread over " + provider + " failed: " + t);
+                if (t instanceof Error e) {
+                    throw e;
+                }
+                return;
+            } finally {
+                leaders.decrementAndGet();
             }
-            return;
-        } finally {
-            leaders.decrementAndGet();
-        }
-        if (first != null) {
+            if (first == null) {
+                return;
+            }
             first.run();
+            if (!followers.await(this::closing)) {
+                return; // enough followers wait: this thread goes back to the executor's pool
+            }
         }
+    }
+
+    private boolean closing() {
+        return closedCause != null;
     }
 
     /** The leader's loop; returns the call this thread runs after it handed over, or null when the channel closed. */
@@ -356,7 +371,7 @@ public final class FabricChannel {
         batchCalls.clear();
         leader = null;
         leaders.incrementAndGet();
-        if (!execute(lead)) {
+        if (!followers.promote() && !execute(lead)) {
             leaders.decrementAndGet();
             if (closedCause == null) {
                 broken(provider + ": no thread could take the progress over");
@@ -471,6 +486,7 @@ public final class FabricChannel {
         }
         LOG.log(System.Logger.Level.INFO, "remote-services channel over " + provider + " closes: " + cause);
         caller.failAll(cause);
+        followers.wakeAll();
         if (Thread.currentThread() != leader) {
             shutdown();
         } else {
