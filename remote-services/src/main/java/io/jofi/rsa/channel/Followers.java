@@ -20,9 +20,14 @@ final class Followers {
     /** A waiting follower looks at the channel's state this often (a close it missed). */
     private static final long RECHECK_NANOS = 100_000_000L;
 
+    private static final int WAITING = 0;
+    private static final int PROMOTED = 1;
+    /** Woken by the close: not a promotion (no leader term was counted for it). */
+    private static final int RELEASED = 2;
+
     private static final class Follower {
         final Thread thread = Thread.currentThread();
-        volatile boolean promoted;
+        volatile int state;
         Follower next;
     }
 
@@ -41,7 +46,7 @@ final class Followers {
         } while (!top.compareAndSet(f, f.next));
         waiting.decrementAndGet();
         f.next = null;
-        f.promoted = true;
+        f.state = PROMOTED;
         LockSupport.unpark(f.thread);
         return true;
     }
@@ -56,25 +61,26 @@ final class Followers {
             return false;
         }
         Follower me = own.get();
-        me.promoted = false;
+        me.state = WAITING;
         Follower t;
         do {
             t = top.get();
             me.next = t;
         } while (!top.compareAndSet(t, me));
-        while (!me.promoted) {
+        int state;
+        while ((state = me.state) == WAITING) {
             if (closing.getAsBoolean()) {
                 return false; // the channel is gone: a late promotion of this node leads nothing
             }
             LockSupport.parkNanos(this, RECHECK_NANOS);
         }
-        return true;
+        return state == PROMOTED;
     }
 
     /** The channel closes: every waiting follower wakes (and finds the channel closed). */
     void wakeAll() {
         for (Follower f = top.getAndSet(null); f != null; f = f.next) {
-            f.promoted = true;
+            f.state = RELEASED;
             LockSupport.unpark(f.thread);
         }
     }
