@@ -31,13 +31,14 @@ import java.util.function.IntSupplier;
 
 /**
  * One RDM endpoint of one fabric provider, shared by every service this container exports or
- * imports over that provider: it keeps receives posted, runs the progress thread that reads the
- * completion queue and routes each message to the {@link CallerSide} or the
- * {@link ExporterSide}, and sends messages (inline, or by {@link Rendezvous} when long).
+ * imports over that provider: it keeps receives posted, reads the completion queue and routes
+ * each message to the {@link CallerSide} or the {@link ExporterSide}, and sends messages (inline,
+ * or by {@link Rendezvous} when long).
  *
- * <p>The progress thread never posts (a post may wait for room that only reading the CQ
- * frees): sends it causes go through the channel's executor, whose threads also run the
- * exported services' methods.
+ * <p>The executor's threads take turns reading the CQ (leader/followers): the leader of the
+ * moment hands the CQ to a waiting {@link Followers follower} when its batch brought calls of
+ * exported methods, and runs the first itself. The leader never posts (a post may wait for room
+ * that only reading the CQ frees): sends it causes go through the executor.
  */
 public final class FabricChannel {
     private static final System.Logger LOG = System.getLogger(FabricChannel.class.getName());
