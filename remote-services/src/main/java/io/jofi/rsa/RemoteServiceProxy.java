@@ -107,7 +107,7 @@ final class RemoteServiceProxy implements InvocationHandler {
 
     private Object await(PendingCall call, Method method) throws Throwable {
         try {
-            return call.get(timeoutMillis, TimeUnit.MILLISECONDS);
+            return call.await(TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
         } catch (TimeoutException e) {
             call.completeExceptionally(e);
             throw new ServiceException("no reply from " + name + " to " + method.getName() + " within " + timeoutMillis

@@ -1,5 +1,6 @@
 package io.jofi.rsa;
 
+import io.jofi.rsa.channel.ChannelSettings;
 import io.jofi.rsa.channel.ExportedServices;
 import io.jofi.rsa.channel.RsaCounters;
 import java.io.InputStream;
@@ -16,8 +17,11 @@ public final class ExporterProcess {
     }
 
     public static void main(String[] args) throws Exception {
-        ChannelPool pool = new ChannelPool(RsaPair.FABRICS, RsaPair.settings(30_000, null), new ExportedServices(),
-                new RsaCounters());
+        // the verbs VM test's child: the verbs provider bound by hand, endpoints on the device's address
+        io.jofi.Fabrics fabrics = Boolean.getBoolean("jofi.rsa.test.verbs") ? VerbsEchoVmTest.verbsFabrics() : RsaPair.FABRICS;
+        ChannelSettings settings = new ChannelSettings(30_000, null, ChannelSettings.MAX_INLINE, 16, 100,
+                System.getProperty("jofi.rsa.test.node"));
+        ChannelPool pool = new ChannelPool(fabrics, settings, new ExportedServices(), new RsaCounters());
         JofiDistributionProvider exporter = new JofiDistributionProvider(pool, args[0]);
         Map<String, Object> props = new java.util.HashMap<>();
         props.put(org.osgi.framework.Constants.OBJECTCLASS, new String[] {Echo.class.getName()});

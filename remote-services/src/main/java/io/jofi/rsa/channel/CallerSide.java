@@ -1,5 +1,6 @@
 package io.jofi.rsa.channel;
 
+import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.rsa.wire.CallDescriptor;
 import io.jofi.rsa.wire.RefusedValueException;
@@ -110,6 +111,7 @@ public final class CallerSide {
                 session = link.restart(helloId);
                 handshakes.put(helloId, link);
                 SendSlot slot = channel.acquire();
+                slot.greeting = link;
                 CallDescriptor.header(slot.message.buffer(), CallDescriptor.HELLO, 0, 0, helloId, 0, 0, 0, 0);
                 byte[] me = channel.address();
                 slot.message.ensure(me.length).put(me);
@@ -200,6 +202,7 @@ public final class CallerSide {
             byte[] proof = SecretProof.mac(channel.settings.secret(), nonce, channel.address());
             channel.execute(() -> {
                 SendSlot slot = channel.acquire();
+                slot.greeting = link;
                 CallDescriptor.header(slot.message.buffer(), CallDescriptor.PROOF, 0, 0, helloId, provisional, 0, 0, 0);
                 slot.message.ensure(proof.length).put(proof);
                 String failed = channel.send(slot, link.peer);
@@ -220,6 +223,27 @@ public final class CallerSide {
 
     PendingCall pendingCall(long callId) {
         return pending.peek(callId);
+    }
+
+    /**
+     * A message of this side could not be delivered (its send completed in error): the call it
+     * carried fails, or the handshake it was part of; a refused connection (the exporter's port
+     * is closed: its process is gone) also fails every other call waiting for that peer at once.
+     */
+    void sendFailed(SendSlot slot, int err, String reason) {
+        if (slot.call != null) {
+            fail(slot.call, "could not send to " + slot.call.peerName + " over " + channel.provider() + ": " + reason, null);
+        }
+        PeerLink link = slot.greeting;
+        if (link != null) {
+            long helloId = CallDescriptor.callId(slot.message.buffer());
+            handshakes.remove(helloId);
+            link.failHandshake(helloId, new ServiceException("cannot greet " + link.name + " over " + channel.provider() + ": "
+                    + reason, ServiceException.REMOTE));
+        }
+        if (err == Errno.ECONNREFUSED) {
+            peerLost(slot.peer, "the peer refused the connection: " + reason);
+        }
     }
 
     void fail(PendingCall call, String why, Throwable cause) {

@@ -26,7 +26,7 @@ final class ExporterSide {
     /** Challenges waiting for a proof; beyond this many the oldest are dropped (a flood costs bounded memory). */
     private static final int MAX_CHALLENGES = 1024;
 
-    private record Session(long peer) {
+    private record Session(long token, long peer) {
     }
 
     private record Challenge(long peer, byte[] address, byte[] nonce) {
@@ -35,6 +35,8 @@ final class ExporterSide {
     private final FabricChannel channel;
     private final ExportedServices services;
     private final ConcurrentHashMap<Long, Session> sessions = new ConcurrentHashMap<>();
+    /** The session of the last call: most calls come over it, and its look-up boxes no token. */
+    private volatile Session lastSession;
     private final ConcurrentHashMap<Long, Challenge> challenges = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Long> peers = new ConcurrentHashMap<>();
 
@@ -63,7 +65,7 @@ final class ExporterSide {
         long token = SecretProof.token();
         byte[] secret = channel.settings.secret();
         if (secret == null) {
-            sessions.put(token, new Session(peer));
+            sessions.put(token, new Session(token, peer));
             answer(peer, CallDescriptor.WELCOME, helloId, token, null);
         } else {
             if (challenges.size() >= MAX_CHALLENGES) {
@@ -98,7 +100,7 @@ final class ExporterSide {
         long helloId = CallDescriptor.callId(msg);
         if (SecretProof.verify(channel.settings.secret(), challenge.nonce(), challenge.address(), proof)) {
             long token = SecretProof.token();
-            sessions.put(token, new Session(challenge.peer()));
+            sessions.put(token, new Session(token, challenge.peer()));
             answer(challenge.peer(), CallDescriptor.WELCOME, helloId, token, null);
         } else {
             channel.counters.refusedImporter();
@@ -130,7 +132,14 @@ final class ExporterSide {
 
     /** A call arrived (progress thread): decode its arguments here, run it on the executor. */
     void onCall(ByteBuffer msg) {
-        Session session = sessions.get(CallDescriptor.session(msg));
+        long token = CallDescriptor.session(msg);
+        Session session = lastSession;
+        if (session == null || session.token() != token) {
+            session = sessions.get(token);
+            if (session != null) {
+                lastSession = session;
+            }
+        }
         if (session == null) {
             channel.counters.droppedMessage(); // no session: an importer that did not (or could not) greet us
             return;
@@ -167,12 +176,12 @@ final class ExporterSide {
             return;
         }
         long peer = session.peer();
-        if (!channel.execute(() -> invoke(exported.service(), method, args, peer, callId))) {
+        if (!channel.dispatch(exported.service(), method, args, peer, callId)) {
             LOG.log(System.Logger.Level.DEBUG, "a call arrived while the channel closes");
         }
     }
 
-    private void invoke(Object service, Method method, Object[] args, long peer, long callId) {
+    void invoke(Object service, Method method, Object[] args, long peer, long callId) {
         Object result;
         try {
             result = method.invoke(service, args);

@@ -14,6 +14,7 @@ import io.jofi.rsa.wire.CallDescriptor;
 import io.jofi.rsa.wire.MessageBuffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashSet;
 import java.util.Set;
@@ -30,13 +31,14 @@ import java.util.function.IntSupplier;
 
 /**
  * One RDM endpoint of one fabric provider, shared by every service this container exports or
- * imports over that provider: it keeps receives posted, runs the progress thread that reads the
- * completion queue and routes each message to the {@link CallerSide} or the
- * {@link ExporterSide}, and sends messages (inline, or by {@link Rendezvous} when long).
+ * imports over that provider: it keeps receives posted, reads the completion queue and routes
+ * each message to the {@link CallerSide} or the {@link ExporterSide}, and sends messages (inline,
+ * or by {@link Rendezvous} when long).
  *
- * <p>The progress thread never posts (a post may wait for room that only reading the CQ
- * frees): sends it causes go through the channel's executor, whose threads also run the
- * exported services' methods.
+ * <p>The executor's threads take turns reading the CQ (leader/followers): the leader of the
+ * moment hands the CQ to a waiting {@link Followers follower} when its batch brought calls of
+ * exported methods, and runs the first itself. The leader never posts (a post may wait for room
+ * that only reading the CQ frees): sends it causes go through the executor.
  */
 public final class FabricChannel {
     private static final System.Logger LOG = System.getLogger(FabricChannel.class.getName());
@@ -58,7 +60,21 @@ public final class FabricChannel {
     final ExporterSide exporter;
     private final ByteBuffer ping;
     private final Set<Long> pingsInFlight = ConcurrentHashMap.newKeySet();
-    private final Thread progress;
+    /** The thread reading the CQ now (leader/followers over the executor's threads), or null between terms. */
+    private volatile Thread leader;
+    /** Leader terms started and not ended: the close waits for none before it frees the fabric objects. */
+    private final AtomicInteger leaders = new AtomicInteger();
+    private final Runnable lead = this::lead;
+    /** The leader's loop state, handed from term to term with the CQ (the executor hand-over orders it). */
+    private final CqEntry[] entries = new CqEntry[16];
+    private final CqErrEntry err = new CqErrEntry();
+    private long housekeeping;
+    private long nextPing;
+    /** Calls the current leader decoded in its batch; it runs the first after the hand-over. */
+    private final ArrayList<ExportedCall> batchCalls = new ArrayList<>(16);
+    /** Each thread's task for the call it runs itself after a hand-over (reused: no allocation). */
+    private final ThreadLocal<ExportedCall> ownCall;
+    private final Followers followers = new Followers();
     private final Runnable onSelfFailure;
     private volatile String closedCause;
 
@@ -80,6 +96,7 @@ public final class FabricChannel {
         this.rendezvous = new Rendezvous(this, res.domain());
         this.caller = new CallerSide(this);
         this.exporter = new ExporterSide(this, exports);
+        this.ownCall = ThreadLocal.withInitial(() -> new ExportedCall(exporter));
         this.ping = ByteBuffer.allocateDirect(HEADER).order(ByteOrder.LITTLE_ENDIAN);
         CallDescriptor.header(ping, CallDescriptor.PING, 0, 0, 0, 0, 0, 0, 0);
         this.receives = new ReceiveSlot[settings.receives()];
@@ -90,8 +107,11 @@ public final class FabricChannel {
                 throw new FabricException(-rc, provider + ": cannot post the channel's receive " + i + ": " + Errno.strerror(-rc));
             }
         }
-        this.progress = new Thread(this::runProgress, "jofi-rsa-" + provider + "-progress");
-        progress.setDaemon(true);
+        for (int i = 0; i < entries.length; i++) {
+            entries[i] = new CqEntry();
+        }
+        this.housekeeping = System.nanoTime() + HOUSEKEEPING_NANOS;
+        this.nextPing = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.pingMillis());
     }
 
     /**
@@ -114,7 +134,7 @@ public final class FabricChannel {
             }
             throw e;
         }
-        channel.progress.start();
+        channel.startLeading();
         return channel;
     }
 
@@ -234,7 +254,20 @@ public final class FabricChannel {
     }
 
     boolean onProgressThread() {
-        return Thread.currentThread() == progress;
+        return Thread.currentThread() == leader;
+    }
+
+    /**
+     * Runs an exported method's call that {@code ExporterSide} decoded: on the leader, it joins the
+     * batch the leader runs itself once it handed the CQ over; elsewhere it goes to the executor.
+     */
+    boolean dispatch(Object service, java.lang.reflect.Method method, Object[] args, long peer, long callId) {
+        if (Thread.currentThread() == leader) {
+            batchCalls.add(batchCalls.isEmpty() ? ownCall.get().set(service, method, args, peer, callId)
+                    : new ExportedCall(exporter).set(service, method, args, peer, callId));
+            return true;
+        }
+        return execute(new ExportedCall(exporter).set(service, method, args, peer, callId));
     }
 
     /** Runs {@code task} on the executor; false when the channel is closing. */
@@ -247,28 +280,53 @@ public final class FabricChannel {
         }
     }
 
-    /** The progress thread: if it ever ends by a throwable, the channel closes (no call may wait for a dead thread). */
-    private void runProgress() {
-        try {
-            progressLoop();
-        } catch (Throwable t) {
-            LOG.log(System.Logger.Level.ERROR, provider + ": the remote-services progress thread failed", t);
-            broken("the progress thread over " + provider + " failed: " + t);
-            if (t instanceof Error e) {
-                throw e;
+    /** Starts the first leader term (the channel is open). */
+    private void startLeading() {
+        leaders.incrementAndGet();
+        if (!execute(lead)) {
+            leaders.decrementAndGet();
+            throw new IllegalStateException(provider + ": the channel's executor refused its progress thread");
+        }
+    }
+
+    /**
+     * One leader term on an executor thread: reads the CQ until it decoded calls to run, hands
+     * the CQ to the next leader and runs the first call itself (leader/followers: the call needs no
+     * hand-over to a worker, and the next leader wakes while this one works). If the term ends by
+     * a throwable the channel closes (no call may wait for a dead thread).
+     */
+    private void lead() {
+        while (true) {
+            Runnable first;
+            leader = Thread.currentThread();
+            try {
+                first = progressLoop();
+            } catch (Throwable t) {
+                LOG.log(System.Logger.Level.ERROR, provider + ": the remote-services progress thread failed", t);
+                broken("the progress thread over " + provider + " failed: " + t);
+                if (t instanceof Error e) {
+                    throw e;
+                }
+                return;
+            } finally {
+                leaders.decrementAndGet();
+            }
+            if (first == null) {
+                return;
+            }
+            first.run();
+            if (!followers.await(this::closing)) {
+                return; // enough followers wait: this thread goes back to the executor's pool
             }
         }
     }
 
-    private void progressLoop() {
-        CqEntry[] entries = new CqEntry[16];
-        for (int i = 0; i < entries.length; i++) {
-            entries[i] = new CqEntry();
-        }
-        CqErrEntry err = new CqErrEntry();
-        long housekeeping = System.nanoTime() + HOUSEKEEPING_NANOS;
-        long pingPeriod = TimeUnit.MILLISECONDS.toNanos(settings.pingMillis());
-        long nextPing = System.nanoTime() + pingPeriod;
+    private boolean closing() {
+        return closedCause != null;
+    }
+
+    /** The leader's loop; returns the call this thread runs after it handed over, or null when the channel closed. */
+    private Runnable progressLoop() {
         while (closedCause == null) {
             int n = res.cq().sread(entries, entries.length, 0, 20);
             if (n > 0) {
@@ -277,12 +335,12 @@ public final class FabricChannel {
                 }
             } else if (n == -Errno.EAVAIL) {
                 if (res.cq().readErr(err, 0) > 0) {
-                    onCompletion(err, err.err(), Errno.strerror(err.err()) + ": "
+                    onCompletion(err, err.err(), Errno.strerror(err.err()) + " (" + Errno.name(err.err()) + "): "
                             + res.cq().strerror(err.provErrno(), err.errData()));
                 }
             } else if (n != -Errno.EAGAIN) {
                 broken(provider + " completion queue failed: " + Errno.strerror(-n) + " (" + n + ")");
-                return;
+                return null;
             }
             long now = System.nanoTime();
             if (now - housekeeping >= 0) {
@@ -291,10 +349,36 @@ public final class FabricChannel {
                 rendezvous.expire(now);
             }
             if (now - nextPing >= 0) {
-                nextPing = now + pingPeriod;
+                nextPing = now + TimeUnit.MILLISECONDS.toNanos(settings.pingMillis());
                 pingPeers();
             }
+            if (!batchCalls.isEmpty()) {
+                return handOver();
+            }
         }
+        return null;
+    }
+
+    /**
+     * Ends this leader term: the batch's calls but the first go to the executor, the next
+     * leader is started (the hand-over publishes the loop's state to it), and the first call is
+     * returned for this thread to run. When no next leader can start the channel is closing.
+     */
+    private Runnable handOver() {
+        Runnable first = batchCalls.get(0);
+        for (int i = 1; i < batchCalls.size(); i++) {
+            execute(batchCalls.get(i));
+        }
+        batchCalls.clear();
+        leader = null;
+        leaders.incrementAndGet();
+        if (!followers.promote() && !execute(lead)) {
+            leaders.decrementAndGet();
+            if (closedCause == null) {
+                broken(provider + ": no thread could take the progress over");
+            }
+        }
+        return first;
     }
 
     private void onCompletion(CqEntry entry, int err, String reason) {
@@ -325,8 +409,8 @@ public final class FabricChannel {
                 broken("fabric provider " + provider + " refused a receive: " + Errno.strerror(-rc) + " (" + rc + ")");
             }
         } else if (context instanceof SendSlot slot) {
-            if (err != 0 && slot.call != null) {
-                caller.fail(slot.call, "could not send to " + slot.call.peerName + " over " + provider + ": " + reason, null);
+            if (err != 0) {
+                caller.sendFailed(slot, err, reason);
             }
             release(slot);
         } else if (context instanceof Rendezvous.Read read) {
@@ -403,7 +487,8 @@ public final class FabricChannel {
         }
         LOG.log(System.Logger.Level.INFO, "remote-services channel over " + provider + " closes: " + cause);
         caller.failAll(cause);
-        if (Thread.currentThread() != progress) {
+        followers.wakeAll();
+        if (Thread.currentThread() != leader) {
             shutdown();
         } else {
             // the progress thread cannot join itself: a worker finishes the close
@@ -427,10 +512,9 @@ public final class FabricChannel {
     }
 
     private void shutdown() {
-        try {
-            progress.join(2_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (leaders.get() > 0 && System.nanoTime() - giveUp < 0) {
+            LockSupport.parkNanos(1_000_000); // the leader leaves within one sread timeout
         }
         executor.shutdown();
         rendezvous.closeAll();

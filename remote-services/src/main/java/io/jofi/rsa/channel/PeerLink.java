@@ -41,6 +41,13 @@ public final class PeerLink {
         session = null;
     }
 
+    /** The handshake under way failed (its message could not be delivered): the next call greets again. */
+    synchronized void failHandshake(long failedHelloId, RuntimeException why) {
+        if (session != null && helloId == failedHelloId) {
+            session.completeExceptionally(why);
+        }
+    }
+
     synchronized CompletableFuture<Long> session() {
         return session;
     }

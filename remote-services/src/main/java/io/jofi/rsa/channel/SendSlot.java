@@ -14,6 +14,8 @@ final class SendSlot {
     final MessageBuffer message;
     long peer;
     PendingCall call;
+    /** For a HELLO or PROOF: the link whose handshake a failed send must fail. */
+    PeerLink greeting;
     /** Set while the slot's buffer waits for a rendezvous read: released on RENDEZVOUS_DONE. */
     boolean heldForRendezvous;
     /** The registration of the message buffer for remote reads, kept while the buffer is. */
@@ -57,6 +59,7 @@ final class SendSlot {
         message.clear();
         peer = 0;
         call = null;
+        greeting = null;
         heldForRendezvous = false;
     }
 }
