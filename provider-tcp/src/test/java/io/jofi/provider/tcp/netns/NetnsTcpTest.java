@@ -28,7 +28,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * interface that is not loopback, IPv4 and IPv6, MTU 1280 and 9000. Each side is a child JVM
  * inside its namespace running {@code ./jofi}'s {@code pingpong}/{@code bw} ({@link ToolChild},
  * fabtests' {@code -v} data check on both sides), or the project's C peer over libfabric 1.17's
- * tcp provider ({@code jofi_peer}, both roles); the server is found by its address (getInfo's
+ * tcp provider ({@code jofi_peer}'s pingpong, bw and rma_bw -o write|read: fabtests' fi_msg_pingpong,
+ * fi_msg_bw and fi_rma_bw choreographies, both roles); the server is found by its address (getInfo's
  * node and {@code -s}) or by the interface alone ({@code jofi.tcp.iface}, {@code FI_TCP_IFACE}).
  * Every case has a pair of its own, and three run at a time (started before the first test;
  * each test waits for its own), so the set takes a third of the cases' sum: mostly JVM starts.
@@ -59,7 +60,11 @@ class NetnsTcpTest {
         });
         interop().forEach(a -> {
             Object[] p = a.get();
-            start("c-" + p[0] + "-" + p[1], 1500, pair -> againstC(pair, (String) p[0], (Boolean) p[1]));
+            start("c-" + p[0] + "-" + p[1], 1500, pair -> againstC(pair, "pingpong", (String) p[0], PINGPONG, (Boolean) p[1]));
+        });
+        streams().forEach(a -> {
+            Object[] p = a.get();
+            start("c-" + p[0] + "-" + p[1], 1500, pair -> againstC(pair, (String) p[0], "msg", STREAMS.get(p[0]), (Boolean) p[1]));
         });
         start("mtu9000", 9000, pair -> jofiToJofi(pair, "bw", false, List.of("-e", "msg", "-c", "sread",
                 "-S", "r:1,4194303,8388608", "-I", "4", "-w", "1", "-W", "2", "-v")));
@@ -184,20 +189,47 @@ class NetnsTcpTest {
         await("c-" + ep + "-" + cServes);
     }
 
-    private static void againstC(NetnsPair pair, String ep, boolean cServes) throws Exception {
+    private static final List<String> PINGPONG = List.of("-S", "r:1,262143,1048576", "-I", "3", "-w", "1", "-v");
+    /** fi_msg_bw's and fi_rma_bw's choreographies (jofi_peer's bw and rma_bw), MSG, as FabtestsChoreographyTest on loopback. */
+    private static final Map<String, List<String>> STREAMS = Map.of(
+            "bw", List.of("-S", "r:1,65536,1048576", "-I", "20", "-w", "2", "-W", "8", "-v"),
+            "rma_bw", List.of("-o", "write", "-S", "r:64,65536,1048576", "-I", "20", "-w", "2", "-W", "8", "-v"),
+            "rma_bw_read", List.of("-o", "read", "-S", "r:64,65536,1048576", "-I", "20", "-w", "2", "-W", "8", "-v"));
+
+    /** bw, rma_bw -o write, rma_bw -o read; C the server or the client. */
+    static Stream<Arguments> streams() {
+        List<Arguments> out = new ArrayList<>();
+        for (String mode : List.of("bw", "rma_bw", "rma_bw_read")) {
+            out.add(Arguments.of(mode, true));
+            out.add(Arguments.of(mode, false));
+        }
+        return out.stream();
+    }
+
+    @ParameterizedTest(name = "{0} against C libfabric across the link, C is the server: {1}")
+    @MethodSource("streams")
+    void bwAndRmaBwAgainstC(String mode, boolean cServes) throws Exception {
+        NativePeer.assumeNativeLibfabric();
+        await("c-" + mode + "-" + cServes);
+    }
+
+    private static void againstC(NetnsPair pair, String command, String ep, List<String> choreography, boolean cServes)
+            throws Exception {
         NativePeer.executable(); // compiled once; a skip is the test's (assumeNativeLibfabric)
-        List<String> options = List.of("-e", ep, "-S", "r:1,262143,1048576", "-I", "3", "-w", "1", "-v");
+        String mode = command.startsWith("rma_bw") ? "rma_bw" : command;
+        List<String> options = new ArrayList<>(List.of("-e", ep));
+        options.addAll(choreography);
         String serverAddr = pair.address(pair.a, false);
         List<String> serverArgs = new ArrayList<>(options);
         serverArgs.addAll(List.of("-s", serverAddr, "-B", Integer.toString(PORT)));
         List<String> clientArgs = new ArrayList<>(options);
         clientArgs.addAll(List.of("-P", Integer.toString(PORT), serverAddr));
-        NsProcess server = cServes ? pair.start(pair.a, cPeer("pingpong", serverArgs), List.of())
-                : pair.start(pair.a, ChildJvm.command(ToolChild.class, List.of(), jofiArgs("pingpong", serverArgs)), List.of());
+        NsProcess server = cServes ? pair.start(pair.a, cPeer(mode, serverArgs), List.of())
+                : pair.start(pair.a, ChildJvm.command(ToolChild.class, List.of(), jofiArgs(mode, serverArgs)), List.of());
         pair.awaitListening(pair.a, PORT, RUN);
         NsProcess client = cServes
-                ? pair.start(pair.b, ChildJvm.command(ToolChild.class, List.of(), jofiArgs("pingpong", clientArgs)), List.of())
-                : pair.start(pair.b, cPeer("pingpong", clientArgs), List.of());
+                ? pair.start(pair.b, ChildJvm.command(ToolChild.class, List.of(), jofiArgs(mode, clientArgs)), List.of())
+                : pair.start(pair.b, cPeer(mode, clientArgs), List.of());
         client.assertSucceeded(RUN);
         server.assertSucceeded(RUN);
     }
