@@ -62,6 +62,9 @@ class NetnsTcpTest {
             Object[] p = a.get();
             start("c-" + p[0] + "-" + p[1], 1500, pair -> againstC(pair, "pingpong", (String) p[0], PINGPONG, (Boolean) p[1]));
         });
+        for (boolean cServes : List.of(true, false)) {
+            start("fipp-" + cServes, 1500, pair -> againstFiPingpong(pair, cServes));
+        }
         streams().forEach(a -> {
             Object[] p = a.get();
             start("c-" + p[0] + "-" + p[1], 1500, pair -> againstC(pair, (String) p[0], "msg", STREAMS.get(p[0]), (Boolean) p[1]));
@@ -232,6 +235,49 @@ class NetnsTcpTest {
                 : pair.start(pair.b, cPeer(mode, clientArgs), List.of());
         client.assertSucceeded(RUN);
         server.assertSucceeded(RUN);
+    }
+
+    /**
+     * libfabric's own {@code fi_pingpong -p tcp -e rdm} (libfabric-bin, {@code tcp;ofi_rxm}) across the link
+     * against a JOFI rxm endpoint playing its choreography ({@link FiPingpongChild}), both roles:
+     * 64 B to 1 MiB, eager and rendezvous, 10 round trips a size.
+     */
+    @ParameterizedTest(name = "fi_pingpong -e rdm across the link, fi_pingpong is the server: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    void rdmAgainstFiPingpong(boolean cServes) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/fi_pingpong")),
+                "fi_pingpong (apt-get install libfabric-bin) is not installed");
+        await("fipp-" + cServes);
+    }
+
+    private static void againstFiPingpong(NetnsPair pair, boolean cServes) throws Exception {
+        if (!java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/fi_pingpong"))) {
+            return; // the test skips itself, saying so
+        }
+        String port = Integer.toString(PORT + 1);
+        String serverAddr = pair.address(pair.a, false);
+        List<String> fi = new ArrayList<>(List.of("fi_pingpong", "-p", "tcp", "-e", "rdm", "-d", NetnsPair.IFACE, "-I", "10",
+                "-m", "msg"));
+        NsProcess server;
+        NsProcess client;
+        if (cServes) {
+            fi.addAll(List.of("-B", port));
+            server = pair.start(pair.a, fi, List.of("FI_LOG_LEVEL=warn"));
+            pair.awaitListening(pair.a, PORT + 1, RUN);
+            client = pair.start(pair.b, ChildJvm.command(io.jofi.provider.tcp.FiPingpongChild.class, List.of(),
+                    List.of("client", pair.address(pair.b, false), serverAddr, port)), List.of());
+        } else {
+            server = pair.start(pair.a, ChildJvm.command(io.jofi.provider.tcp.FiPingpongChild.class, List.of(),
+                    List.of("server", serverAddr, port)), List.of());
+            server.awaitLine("listening"::equals, RUN);
+            fi.addAll(List.of("-P", port, serverAddr));
+            client = pair.start(pair.b, fi, List.of("FI_LOG_LEVEL=warn"));
+        }
+        client.assertSucceeded(RUN);
+        server.assertSucceeded(RUN);
+        NsProcess c = cServes ? server : client;
+        assertTrue(c.output().stream().anyMatch(l -> l.matches("1m\\s+10\\s+=10\\s.*")),
+                "fi_pingpong's 1 MiB row, 10 sent and acknowledged\n" + c.transcript());
     }
 
     private static List<String> cPeer(String mode, List<String> args) {
