@@ -41,10 +41,11 @@ ip netns exec $B tc qdisc add dev lx1 root netem "${NETEM[@]}" || { say "FAILED:
 say "$A lx0 198.18.0.1 <-> $B lx1 198.18.0.2, netem ${NETEM[*]} on both ends"
 for _ in $(seq 50); do ip netns exec $B ping -c 1 -W 1 198.18.0.1 >/dev/null 2>&1 && break; sleep 0.2; done
 
-java_side() { # NS LOG ARGS...: LinkCheckChild in NS, output to LOG, in the background
-    local ns="$1" log="$2"; shift 2
+java_side() { # NS DEVICE LOG ARGS...: LinkCheckChild in NS on DEVICE, output to LOG, in the background
+    local ns="$1" device="$2" log="$3"; shift 3
+    # every RDMA device is visible in every namespace (rdma's shared mode): each side is told its own
     ip netns exec "$ns" java -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Dlinkcheck.timeout="${LINKCHECK_TIMEOUT:-400}" \
-        -cp "$cp" io.jofi.provider.verbs.netns.LinkCheckChild "$@" >"$log" 2>&1 </dev/null &
+        -Djofi.verbs.device="$device" -cp "$cp" io.jofi.provider.verbs.netns.LinkCheckChild "$@" >"$log" 2>&1 </dev/null &
 }
 
 t0=$SECONDS
@@ -75,9 +76,9 @@ if ((verbs)); then
 fi
 # one JVM a side runs the runs one after another (run i on port 7500 + i): under emulation a JVM's
 # start costs more than a run; the client tries each connect again until the server's run listens
-java_side $A "$JOFI_VM_OUT/server.log" server 198.18.0.1 7500 "$COUNT" "${runs[@]}"
+java_side $A ${type}a "$JOFI_VM_OUT/server.log" server 198.18.0.1 7500 "$COUNT" "${runs[@]}"
 spid=$!
-java_side $B "$JOFI_VM_OUT/client.log" client 198.18.0.1 7500 "$COUNT" "${runs[@]}"
+java_side $B ${type}b "$JOFI_VM_OUT/client.log" client 198.18.0.1 7500 "$COUNT" "${runs[@]}"
 cpid=$!
 wait $cpid; c=$?
 wait $spid; s=$?
