@@ -171,13 +171,13 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
                 done = ch.connect(dest);
             } catch (java.net.ConnectException refused) {
                 // Refused at once (possible on loopback): the outcome goes to the role as always.
-                failConnect(Errno.ECONNREFUSED, null, 0);
+                failConnect(Errno.ECONNREFUSED, Errno.ECONNREFUSED, null, 0);
                 return;
             } catch (java.net.SocketException unreachable) {
                 // No route now (the link is down, the interface gone): a failed connect like a
                 // refusal, not a failed call, so an RDM endpoint fails those sends and connects again later.
-                failConnect(unreachable instanceof java.net.NoRouteToHostException ? Errno.EHOSTUNREACH
-                        : Errno.ENETUNREACH, null, 0);
+                int err = unreachable instanceof java.net.NoRouteToHostException ? Errno.EHOSTUNREACH : Errno.ENETUNREACH;
+                failConnect(err, err, null, 0);
                 return;
             }
             cm = done ? REQ_SENT : CONNECTING;
@@ -337,7 +337,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
             try {
                 channel.finishConnect();
             } catch (IOException e) {
-                failConnect(Errno.ECONNREFUSED, null, 0);
+                failConnect(Errno.ECONNREFUSED, kernelErrno(e), null, 0);
                 return;
             }
             cm = REQ_SENT;
@@ -366,7 +366,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         }
         if (status < 0) {
             byte[] data = handshake.rejectData();
-            failConnect(-status, data, data == null ? 0 : data.length);
+            failConnect(-status, 0, data, data == null ? 0 : data.length);
             return;
         }
         CmMessage accept = handshake.message();
@@ -417,17 +417,36 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
                 byte[] reason = EndReason.of(channel, "no answer", "the connection request was not answered within "
                         + domain.provider().progressTimeoutMillis() + " ms (the peer is stopped, hung or does not accept;"
                         + " jofi.tcp.progressTimeout)");
-                failConnect(Errno.ETIMEDOUT, reason, reason.length);
+                failConnect(Errno.ETIMEDOUT, 0, reason, reason.length);
             }
         }
     }
 
-    private void failConnect(int err, byte[] errData, int errDataSize) {
+    /** {@code provErrno}: the kernel's reason where the socket gave one, so a timeout is told from a refusal. */
+    private void failConnect(int err, int provErrno, byte[] errData, int errDataSize) {
         domain.connectTimer().done(this);
         counters.connections.refused(this, err);
         cm = DOWN;
         closeChannel();
-        endpoint.connectFailed(err, errData, errDataSize);
+        endpoint.connectFailed(err, provErrno, errData, errDataSize);
+    }
+
+    /**
+     * The errno behind a failed {@code connect(2)} as the JDK words it (its message is the C
+     * library's {@code strerror}): ETIMEDOUT when nobody answered (a SYN dropped, no carrier),
+     * ECONNREFUSED for a reset, the unreachables; 0 when the message names none of them.
+     */
+    static int kernelErrno(IOException e) {
+        if (e instanceof java.net.NoRouteToHostException) {
+            return Errno.EHOSTUNREACH;
+        }
+        String message = String.valueOf(e.getMessage());
+        for (int errno : new int[] {Errno.ETIMEDOUT, Errno.ECONNREFUSED, Errno.EHOSTUNREACH, Errno.ENETUNREACH, Errno.ECONNRESET}) {
+            if (message.contains(Errno.strerror(errno))) {
+                return errno;
+            }
+        }
+        return 0;
     }
 
     /** Writes what is queued: the CM message, then the transmitter's frames and acks. */

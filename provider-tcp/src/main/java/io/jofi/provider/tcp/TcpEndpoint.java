@@ -272,11 +272,11 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
     }
 
     /** The connect failed: everything pending ends with {@code ECANCELED}; the EQ gets the connect error (R14). */
-    void connectFailed(int err, byte[] errData, int errDataSize) {
+    void connectFailed(int err, int provErrno, byte[] errData, int errDataSize) {
         conn.failAll(Errno.ECANCELED);
         UtilEventQueue eq = bound.eq;
         if (eq != null) {
-            eq.postError(this, context(), 0, err, 0, errData, errDataSize);
+            eq.postError(this, context(), 0, err, provErrno, errData, errDataSize);
         }
     }
 

@@ -123,7 +123,7 @@ class RxmInteropTest {
     }
 
     /** fi_pingpong's choreography on the JOFI side. */
-    private static final class Pingpong {
+    static final class Pingpong {
         final RxmOverTcpTest.Side me;
         final boolean client;
         /** fi_pingpong -m tagged: fi_tsend/fi_trecv with its TAG 1234. */
@@ -260,14 +260,14 @@ class RxmInteropTest {
 
     // ------------------------------------------------------------------ the control socket
 
-    private static byte[] recvName(DataInputStream in) throws IOException {
+    static byte[] recvName(DataInputStream in) throws IOException {
         int len = in.readInt(); // network order
         byte[] format = readN(in, 4); // host order (little-endian)
         assertEquals(FI_SOCKADDR_IN, ByteBuffer.wrap(format).order(ByteOrder.LITTLE_ENDIAN).getInt(), "address format");
         return readN(in, len);
     }
 
-    private static void sendName(OutputStream out, byte[] name) throws IOException {
+    static void sendName(OutputStream out, byte[] name) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(8 + name.length);
         b.putInt(name.length);
         b.order(ByteOrder.LITTLE_ENDIAN).putInt(FI_SOCKADDR_IN);

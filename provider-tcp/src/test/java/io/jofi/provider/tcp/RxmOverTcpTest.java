@@ -55,6 +55,11 @@ class RxmOverTcpTest {
 
         /** With MSG endpoints of {@code msgQueue} transmits and receives (0: the provider's default). */
         Side(Progress mode, RxmSettings settings, int msgQueue) throws FabricException {
+            this(mode, settings, msgQueue, "127.0.0.1");
+        }
+
+        /** Bound to {@code node} (an address of this host). */
+        Side(Progress mode, RxmSettings settings, int msgQueue, String node) throws FabricException {
             Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_RMA);
             hints.epAttr().type(EpType.MSG);
             if (msgQueue > 0) {
@@ -62,7 +67,7 @@ class RxmOverTcpTest {
                 hints.rxAttr().size(msgQueue);
             }
             hints.domainAttr().dataProgress(mode);
-            List<Info> infos = provider.getInfo("127.0.0.1", "0", Fi.FI_SOURCE, hints);
+            List<Info> infos = provider.getInfo(node, "0", Fi.FI_SOURCE, hints);
             Info info = infos.get(0);
             fabric = provider.fabric(info.fabricAttr(), null);
             domain = fabric.domain(info, null);

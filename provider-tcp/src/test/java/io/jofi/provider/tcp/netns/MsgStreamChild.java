@@ -31,6 +31,7 @@ import java.util.concurrent.locks.LockSupport;
  * shared with the test JVM):
  * <pre>
  *   listening | connected | connreq            set-up
+ *   connecting T                               the client's connect called
  *   received N / sent N                        once a second
  *   paused T / resumed T                       the slow consumer's pause
  *   error T ERR PROV_ERRNO TEXT                the first error completion or EQ error event
@@ -103,7 +104,7 @@ public final class MsgStreamChild {
         } else {
             child.open(domain, info);
             child.ep.connect(info.destAddr(), null);
-            say("connecting");
+            say("connecting " + now());
         }
         if (child.awaitEvent(Fi.FI_CONNECTED) == null) {
             return;

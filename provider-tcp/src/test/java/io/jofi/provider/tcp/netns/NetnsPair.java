@@ -26,6 +26,7 @@ final class NetnsPair implements AutoCloseable {
     final String a;
     final String b;
     private final int net;
+    private final int mtu;
     private final List<NsProcess> processes = new ArrayList<>();
 
     /** Makes the pair (after {@link Netns#assumeUsable()}), tagged {@code tag} in the namespace names, with {@code mtu} on the link. */
@@ -41,17 +42,23 @@ final class NetnsPair implements AutoCloseable {
             throw e;
         }
         this.b = bName;
+        this.mtu = mtu;
         try {
-            Netns.check("ip", "link", "add", IFACE, "netns", a, "type", "veth", "peer", "name", IFACE, "netns", b);
-            address(a, 1);
-            address(b, 2);
-            mtu(mtu);
-            Netns.check("ip", "-n", a, "link", "set", IFACE, "up");
-            up(b);
+            link();
         } catch (RuntimeException | Error e) {
             close();
             throw e;
         }
+    }
+
+    /** The veth between the two, with its addresses and MTU, both ends up: made anew after {@link #removeLink}. */
+    void link() {
+        Netns.check("ip", "link", "add", IFACE, "netns", a, "type", "veth", "peer", "name", IFACE, "netns", b);
+        address(a, 1);
+        address(b, 2);
+        mtu(mtu);
+        Netns.check("ip", "-n", a, "link", "set", IFACE, "up");
+        up(b);
     }
 
     private void address(String ns, int host) {
@@ -111,6 +118,15 @@ final class NetnsPair implements AutoCloseable {
     /** {@code ip link set jofi0 down} inside {@code ns}: the link is cut, the addresses stay. */
     void down(String ns) {
         Netns.check("ip", "-n", ns, "link", "set", IFACE, "down");
+    }
+
+    /**
+     * A firewall inside {@code ns} that drops everything it would send to {@code peer}'s address
+     * ({@code on}; a blackhole route, so nothing beyond iproute2 is needed), or removes it: the
+     * peer's packets still arrive, none of the answers leave (a SYN is never answered).
+     */
+    void firewall(String ns, String peer, boolean on) {
+        Netns.check("ip", "-n", ns, "route", on ? "add" : "del", "blackhole", address(peer, false) + "/32");
     }
 
     /** Removes the veth (both ends and their addresses) from inside {@code ns}. */

@@ -28,7 +28,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * interface that is not loopback, IPv4 and IPv6, MTU 1280 and 9000. Each side is a child JVM
  * inside its namespace running {@code ./jofi}'s {@code pingpong}/{@code bw} ({@link ToolChild},
  * fabtests' {@code -v} data check on both sides), or the project's C peer over libfabric 1.17's
- * tcp provider ({@code jofi_peer}, both roles); the server is found by its address (getInfo's
+ * tcp provider ({@code jofi_peer}'s pingpong, bw and rma_bw -o write|read: fabtests' fi_msg_pingpong,
+ * fi_msg_bw and fi_rma_bw choreographies, both roles); the server is found by its address (getInfo's
  * node and {@code -s}) or by the interface alone ({@code jofi.tcp.iface}, {@code FI_TCP_IFACE}).
  * Every case has a pair of its own, and three run at a time (started before the first test;
  * each test waits for its own), so the set takes a third of the cases' sum: mostly JVM starts.
@@ -59,7 +60,14 @@ class NetnsTcpTest {
         });
         interop().forEach(a -> {
             Object[] p = a.get();
-            start("c-" + p[0] + "-" + p[1], 1500, pair -> againstC(pair, (String) p[0], (Boolean) p[1]));
+            start("c-" + p[0] + "-" + p[1], 1500, pair -> againstC(pair, "pingpong", (String) p[0], PINGPONG, (Boolean) p[1]));
+        });
+        for (boolean cServes : List.of(true, false)) {
+            start("fipp-" + cServes, 1500, pair -> againstFiPingpong(pair, cServes));
+        }
+        streams().forEach(a -> {
+            Object[] p = a.get();
+            start("c-" + p[0] + "-" + p[1], 1500, pair -> againstC(pair, (String) p[0], "msg", STREAMS.get(p[0]), (Boolean) p[1]));
         });
         start("mtu9000", 9000, pair -> jofiToJofi(pair, "bw", false, List.of("-e", "msg", "-c", "sread",
                 "-S", "r:1,4194303,8388608", "-I", "4", "-w", "1", "-W", "2", "-v")));
@@ -184,22 +192,92 @@ class NetnsTcpTest {
         await("c-" + ep + "-" + cServes);
     }
 
-    private static void againstC(NetnsPair pair, String ep, boolean cServes) throws Exception {
+    private static final List<String> PINGPONG = List.of("-S", "r:1,262143,1048576", "-I", "3", "-w", "1", "-v");
+    /** fi_msg_bw's and fi_rma_bw's choreographies (jofi_peer's bw and rma_bw), MSG, as FabtestsChoreographyTest on loopback. */
+    private static final Map<String, List<String>> STREAMS = Map.of(
+            "bw", List.of("-S", "r:1,65536,1048576", "-I", "20", "-w", "2", "-W", "8", "-v"),
+            "rma_bw", List.of("-o", "write", "-S", "r:64,65536,1048576", "-I", "20", "-w", "2", "-W", "8", "-v"),
+            "rma_bw_read", List.of("-o", "read", "-S", "r:64,65536,1048576", "-I", "20", "-w", "2", "-W", "8", "-v"));
+
+    /** bw, rma_bw -o write, rma_bw -o read; C the server or the client. */
+    static Stream<Arguments> streams() {
+        List<Arguments> out = new ArrayList<>();
+        for (String mode : List.of("bw", "rma_bw", "rma_bw_read")) {
+            out.add(Arguments.of(mode, true));
+            out.add(Arguments.of(mode, false));
+        }
+        return out.stream();
+    }
+
+    @ParameterizedTest(name = "{0} against C libfabric across the link, C is the server: {1}")
+    @MethodSource("streams")
+    void bwAndRmaBwAgainstC(String mode, boolean cServes) throws Exception {
+        NativePeer.assumeNativeLibfabric();
+        await("c-" + mode + "-" + cServes);
+    }
+
+    private static void againstC(NetnsPair pair, String command, String ep, List<String> choreography, boolean cServes)
+            throws Exception {
         NativePeer.executable(); // compiled once; a skip is the test's (assumeNativeLibfabric)
-        List<String> options = List.of("-e", ep, "-S", "r:1,262143,1048576", "-I", "3", "-w", "1", "-v");
+        String mode = command.startsWith("rma_bw") ? "rma_bw" : command;
+        List<String> options = new ArrayList<>(List.of("-e", ep));
+        options.addAll(choreography);
         String serverAddr = pair.address(pair.a, false);
         List<String> serverArgs = new ArrayList<>(options);
         serverArgs.addAll(List.of("-s", serverAddr, "-B", Integer.toString(PORT)));
         List<String> clientArgs = new ArrayList<>(options);
         clientArgs.addAll(List.of("-P", Integer.toString(PORT), serverAddr));
-        NsProcess server = cServes ? pair.start(pair.a, cPeer("pingpong", serverArgs), List.of())
-                : pair.start(pair.a, ChildJvm.command(ToolChild.class, List.of(), jofiArgs("pingpong", serverArgs)), List.of());
+        NsProcess server = cServes ? pair.start(pair.a, cPeer(mode, serverArgs), List.of())
+                : pair.start(pair.a, ChildJvm.command(ToolChild.class, List.of(), jofiArgs(mode, serverArgs)), List.of());
         pair.awaitListening(pair.a, PORT, RUN);
         NsProcess client = cServes
-                ? pair.start(pair.b, ChildJvm.command(ToolChild.class, List.of(), jofiArgs("pingpong", clientArgs)), List.of())
-                : pair.start(pair.b, cPeer("pingpong", clientArgs), List.of());
+                ? pair.start(pair.b, ChildJvm.command(ToolChild.class, List.of(), jofiArgs(mode, clientArgs)), List.of())
+                : pair.start(pair.b, cPeer(mode, clientArgs), List.of());
         client.assertSucceeded(RUN);
         server.assertSucceeded(RUN);
+    }
+
+    /**
+     * libfabric's own {@code fi_pingpong -p tcp -e rdm} (libfabric-bin, {@code tcp;ofi_rxm}) across the link
+     * against a JOFI rxm endpoint playing its choreography ({@link FiPingpongChild}), both roles:
+     * 64 B to 1 MiB, eager and rendezvous, 10 round trips a size.
+     */
+    @ParameterizedTest(name = "fi_pingpong -e rdm across the link, fi_pingpong is the server: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    void rdmAgainstFiPingpong(boolean cServes) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/fi_pingpong")),
+                "fi_pingpong (apt-get install libfabric-bin) is not installed");
+        await("fipp-" + cServes);
+    }
+
+    private static void againstFiPingpong(NetnsPair pair, boolean cServes) throws Exception {
+        if (!java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/fi_pingpong"))) {
+            return; // the test skips itself, saying so
+        }
+        String port = Integer.toString(PORT + 1);
+        String serverAddr = pair.address(pair.a, false);
+        List<String> fi = new ArrayList<>(List.of("fi_pingpong", "-p", "tcp", "-e", "rdm", "-d", NetnsPair.IFACE, "-I", "10",
+                "-m", "msg"));
+        NsProcess server;
+        NsProcess client;
+        if (cServes) {
+            fi.addAll(List.of("-B", port));
+            server = pair.start(pair.a, fi, List.of("FI_LOG_LEVEL=warn"));
+            pair.awaitListening(pair.a, PORT + 1, RUN);
+            client = pair.start(pair.b, ChildJvm.command(io.jofi.provider.tcp.FiPingpongChild.class, List.of(),
+                    List.of("client", pair.address(pair.b, false), serverAddr, port)), List.of());
+        } else {
+            server = pair.start(pair.a, ChildJvm.command(io.jofi.provider.tcp.FiPingpongChild.class, List.of(),
+                    List.of("server", serverAddr, port)), List.of());
+            server.awaitLine("listening"::equals, RUN);
+            fi.addAll(List.of("-P", port, serverAddr));
+            client = pair.start(pair.b, fi, List.of("FI_LOG_LEVEL=warn"));
+        }
+        client.assertSucceeded(RUN);
+        server.assertSucceeded(RUN);
+        NsProcess c = cServes ? server : client;
+        assertTrue(c.output().stream().anyMatch(l -> l.matches("1m\\s+10\\s+=10\\s.*")),
+                "fi_pingpong's 1 MiB row, 10 sent and acknowledged\n" + c.transcript());
     }
 
     private static List<String> cPeer(String mode, List<String> args) {

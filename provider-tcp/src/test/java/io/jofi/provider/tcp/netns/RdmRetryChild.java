@@ -85,6 +85,7 @@ public final class RdmRetryChild {
         ByteBuffer buf = ByteBuffer.allocateDirect(4096);
         Msg msg = new Msg().buffer(buf, null).addr(peer[0]);
         int errors = 0;
+        System.out.println("sending " + System.currentTimeMillis());
         for (long seq = 0; seq < last + 1; ) {
             buf.clear();
             buf.putLong(0, seq);
