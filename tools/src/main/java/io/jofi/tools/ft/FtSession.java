@@ -240,8 +240,10 @@ final class FtSession implements AutoCloseable {
 
     /** ft_alloc_active_res: CQs (or counters), the AV of an RDM endpoint, the endpoint. */
     void allocActiveRes(Info fi) {
+        // fabtests asks for the context format; MSG adds the length, which the address exchange
+        // needs: JOFI's AV takes an address of its exact length, C's the whole control message
         CqFormat format = cqFormat != CqFormat.UNSPEC ? cqFormat
-                : (fi.caps() & Fi.FI_TAGGED) != 0 ? CqFormat.TAGGED : CqFormat.CONTEXT;
+                : (fi.caps() & Fi.FI_TAGGED) != 0 ? CqFormat.TAGGED : CqFormat.MSG;
         WaitObj wait = switch (opts.compMethod) {
             case SREAD -> WaitObj.UNSPEC;
             case FD -> WaitObj.FD;
