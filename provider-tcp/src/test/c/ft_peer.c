@@ -1,0 +1,278 @@
+/*
+ * ft_peer: the project's C stand-in for fabtests' functional programs fi_msg, fi_rdm and
+ * fi_cq_data (-e msg|rdm), on libfabric's own tcp provider (MSG) and tcp;ofi_rxm (RDM), for the
+ * tests that run `./jofi ft PROGRAM` against C where fabtests is not built. It plays the same
+ * choreography as fabtests 1.17: the receive posted before the connection (MSG) or before the
+ * in-band address exchange (RDM: the client sends its fi_getname, the server answers 1 byte),
+ * then the client's greeting "Hello from Client!" with its NUL (fi_msg, fi_rdm) or 1000 bytes
+ * with remote CQ data 0x0123456789abcdef cut to cq_data_size (fi_cq_data), checked by the server,
+ * printing fabtests' lines.
+ *
+ *   ft_peer PROGRAM -t SECONDS [-e msg|rdm] [-s ADDR] [-B PORT] [-P PORT] [-X] [HOST]
+ *
+ * -X: a client that gets it wrong: its greeting says "Klient", its CQ data is one more.
+ * Without HOST it is the server; with -B 0 it prints "listening PORT" once it listens. Exit
+ * status: 0 every check held, 1 one failed, 2 bad usage, 3 the watchdog (-t) fired.
+ */
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+
+#define CTRL 256
+#define SIZE 1024
+#define GREETING "Hello from Client!"
+
+static struct fi_info *hints, *fi;
+static struct fid_fabric *fabric;
+static struct fid_eq *eq;
+static struct fid_domain *domain;
+static struct fid_pep *pep;
+static struct fid_ep *ep;
+static struct fid_cq *txcq, *rxcq;
+static struct fid_av *av;
+static fi_addr_t remote = FI_ADDR_UNSPEC;
+static char tx_buf[SIZE], rx_buf[SIZE];
+static int timeout_ms;
+static int rdm, cq_data, wrong;
+
+#define CHECK(call)                                                                     \
+	do {                                                                            \
+		int _r = (int) (call);                                                  \
+		if (_r) {                                                               \
+			fprintf(stderr, "%s: %d (%s)\n", #call, _r, fi_strerror(-_r)); \
+			exit(1);                                                        \
+		}                                                                       \
+	} while (0)
+
+static void watchdog(int sig)
+{
+	(void) sig;
+	fprintf(stderr, "ft_peer: watchdog fired\n");
+	_exit(3);
+}
+
+static void cq_wait(struct fid_cq *cq, struct fi_cq_data_entry *comp)
+{
+	int r = fi_cq_sread(cq, comp, 1, NULL, timeout_ms);
+	if (r == 1)
+		return;
+	if (r == -FI_EAVAIL) {
+		struct fi_cq_err_entry err = {0};
+		fi_cq_readerr(cq, &err, 0);
+		fprintf(stderr, "completion error %d (%s)\n", err.err, fi_strerror(err.err));
+	} else {
+		fprintf(stderr, "fi_cq_sread: %d (%s)\n", r, fi_strerror(-r));
+	}
+	exit(1);
+}
+
+static void eq_wait(uint32_t want, struct fi_eq_cm_entry *entry)
+{
+	uint32_t event;
+	ssize_t r = fi_eq_sread(eq, &event, entry, sizeof *entry, timeout_ms, 0);
+	if (r != sizeof *entry || event != want) {
+		struct fi_eq_err_entry err = {0};
+		if (r == -FI_EAVAIL)
+			fi_eq_readerr(eq, &err, 0);
+		fprintf(stderr, "fi_eq_sread: %zd event %u (want %u), err %d\n", r, event, want, err.err);
+		exit(1);
+	}
+}
+
+static void post_rx(void)
+{
+	CHECK(fi_recv(ep, rx_buf, SIZE, NULL, remote, rx_buf));
+}
+
+static void tx(size_t len, uint64_t data, int with_data)
+{
+	struct fi_cq_data_entry comp;
+	ssize_t r;
+	/* rxm answers EAGAIN while it connects: progress and retry, as fabtests' FT_POST */
+	while ((r = with_data ? fi_senddata(ep, tx_buf, len, NULL, data, remote, tx_buf)
+			      : fi_send(ep, tx_buf, len, NULL, remote, tx_buf)) == -FI_EAGAIN)
+		fi_cq_read(txcq, NULL, 0);
+	CHECK(r);
+	cq_wait(txcq, &comp);
+}
+
+static void open_active(struct fi_info *info)
+{
+	struct fi_cq_attr cq_attr = {.format = cq_data ? FI_CQ_FORMAT_DATA : FI_CQ_FORMAT_CONTEXT,
+				     .wait_obj = FI_WAIT_UNSPEC};
+	struct fi_av_attr av_attr = {.type = FI_AV_UNSPEC, .count = 1};
+
+	if (!domain)
+		CHECK(fi_domain(fabric, info, &domain, NULL));
+	cq_attr.size = info->tx_attr->size;
+	CHECK(fi_cq_open(domain, &cq_attr, &txcq, NULL));
+	cq_attr.size = info->rx_attr->size;
+	CHECK(fi_cq_open(domain, &cq_attr, &rxcq, NULL));
+	if (rdm)
+		CHECK(fi_av_open(domain, &av_attr, &av, NULL));
+	CHECK(fi_endpoint(domain, info, &ep, NULL));
+	if (rdm)
+		CHECK(fi_ep_bind(ep, &av->fid, 0));
+	else
+		CHECK(fi_ep_bind(ep, &eq->fid, 0));
+	CHECK(fi_ep_bind(ep, &txcq->fid, FI_TRANSMIT));
+	CHECK(fi_ep_bind(ep, &rxcq->fid, FI_RECV));
+	CHECK(fi_enable(ep));
+	post_rx();
+}
+
+static int port_of(fid_t fid)
+{
+	struct sockaddr_storage ss;
+	size_t len = sizeof ss;
+	CHECK(fi_getname(fid, &ss, &len));
+	return ntohs(((struct sockaddr_in *) &ss)->sin_port);
+}
+
+int main(int argc, char **argv)
+{
+	struct fi_eq_attr eq_attr = {.wait_obj = FI_WAIT_UNSPEC};
+	struct fi_eq_cm_entry entry;
+	struct fi_cq_data_entry comp;
+	char *src = NULL, *src_port = "9228", *dst_port = "9228", *host = NULL, *program;
+	int op, seconds = 25;
+	uint64_t flags = 0, remote_cq_data;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: ft_peer fi_msg|fi_rdm|fi_cq_data -t SECONDS [-e msg|rdm] [-s ADDR] [-B PORT] [-P PORT] [HOST]\n");
+		return 2;
+	}
+	program = argv[1];
+	rdm = strcmp(program, "fi_msg") != 0;
+	cq_data = strcmp(program, "fi_cq_data") == 0;
+	if (!cq_data && strcmp(program, "fi_msg") && strcmp(program, "fi_rdm")) {
+		fprintf(stderr, "unknown program %s\n", program);
+		return 2;
+	}
+	optind = 2;
+	while ((op = getopt(argc, argv, "t:e:s:B:P:X")) != -1) {
+		switch (op) {
+		case 't': seconds = atoi(optarg); break;
+		case 'e': rdm = !strcmp(optarg, "rdm"); break;
+		case 's': src = optarg; break;
+		case 'B': src_port = optarg; break;
+		case 'P': dst_port = optarg; break;
+		case 'X': wrong = 1; break;
+		default: return 2;
+		}
+	}
+	if (optind < argc)
+		host = argv[optind];
+	signal(SIGALRM, watchdog);
+	alarm(seconds);
+	timeout_ms = seconds * 1000;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	hints = fi_allocinfo();
+	hints->ep_attr->type = rdm ? FI_EP_RDM : FI_EP_MSG;
+	hints->caps = FI_MSG;
+	hints->mode = FI_CONTEXT | (cq_data ? FI_RX_CQ_DATA : 0);
+	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+	if (cq_data)
+		hints->domain_attr->cq_data_size = 4;
+	hints->fabric_attr->prov_name = strdup(rdm ? "tcp;ofi_rxm" : "tcp");
+	if (!host)
+		flags = FI_SOURCE;
+	CHECK(fi_getinfo(FI_VERSION(1, 17), host ? host : src, host ? dst_port : src_port, flags, hints, &fi));
+	CHECK(fi_fabric(fi->fabric_attr, &fabric, NULL));
+	CHECK(fi_eq_open(fabric, &eq_attr, &eq, NULL));
+	remote_cq_data = fi->domain_attr->cq_data_size >= 8 ? 0x0123456789abcdefULL
+		: 0x0123456789abcdefULL & ((1ULL << (fi->domain_attr->cq_data_size * 8)) - 1);
+
+	if (!rdm && !host) {
+		CHECK(fi_passive_ep(fabric, fi, &pep, NULL));
+		CHECK(fi_pep_bind(pep, &eq->fid, 0));
+		CHECK(fi_listen(pep));
+		printf("listening %d\n", port_of(&pep->fid));
+		eq_wait(FI_CONNREQ, &entry);
+		open_active(entry.info);
+		CHECK(fi_accept(ep, NULL, 0));
+		eq_wait(FI_CONNECTED, &entry);
+	} else if (!rdm) {
+		open_active(fi);
+		CHECK(fi_connect(ep, fi->dest_addr, NULL, 0));
+		eq_wait(FI_CONNECTED, &entry);
+	} else {
+		open_active(fi);
+		if (host) {
+			size_t len = CTRL;
+			CHECK(fi_av_insert(av, fi->dest_addr, 1, &remote, 0, NULL) != 1);
+			CHECK(fi_getname(&ep->fid, tx_buf, &len));
+			tx(len, 0, 0);
+			cq_wait(rxcq, &comp); /* the server's 1 byte */
+			post_rx();
+		} else {
+			printf("listening %d\n", port_of(&ep->fid));
+			cq_wait(rxcq, &comp);
+			CHECK(fi_av_insert(av, rx_buf, 1, &remote, 0, NULL) != 1);
+			post_rx();
+			tx(1, 0, 0);
+		}
+	}
+
+	if (cq_data) {
+		if (host) {
+			printf("Posting send with CQ data: 0x%" PRIx64 "\n", remote_cq_data);
+			tx(1000, remote_cq_data + wrong, 1);
+			printf("Done\n");
+		} else {
+			printf("Waiting for CQ data from client\n");
+			cq_wait(rxcq, &comp);
+			if (!(comp.flags & FI_REMOTE_CQ_DATA)) {
+				printf("error, CQ data flag not set\n");
+				return 1;
+			}
+			if (comp.data != remote_cq_data) {
+				printf("error, Expected data:0x%" PRIx64 ", Received data:0x%" PRIx64 "\n",
+				       remote_cq_data, comp.data);
+				return 1;
+			}
+			printf("remote_cq_data: success\n");
+		}
+	} else if (host) {
+		printf("Sending message...\n");
+		strcpy(tx_buf, wrong ? "Hello from Klient!" : GREETING);
+		tx(strlen(GREETING) + 1, 0, 0);
+		printf("Send completion received\n");
+	} else {
+		printf("Waiting for message from client...\n");
+		cq_wait(rxcq, &comp);
+		if (strcmp(rx_buf, GREETING)) {
+			fprintf(stderr, "Received message does not match expected message.\n");
+			return 1;
+		}
+		printf("Data check OK\n");
+		printf("Received data from client: %s\n", rx_buf);
+	}
+	if (!rdm)
+		fi_shutdown(ep, 0);
+	fi_close(&ep->fid);
+	if (av)
+		fi_close(&av->fid);
+	fi_close(&rxcq->fid);
+	fi_close(&txcq->fid);
+	if (pep)
+		fi_close(&pep->fid);
+	fi_close(&domain->fid);
+	fi_close(&eq->fid);
+	fi_close(&fabric->fid);
+	fi_freeinfo(fi);
+	fi_freeinfo(hints);
+	return 0;
+}

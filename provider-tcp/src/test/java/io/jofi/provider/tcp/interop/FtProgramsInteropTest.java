@@ -1,0 +1,168 @@
+package io.jofi.provider.tcp.interop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jofi.Fabrics;
+import io.jofi.tools.CapturedRun;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * {@code ./jofi ft PROGRAM} (tools/README.md, "ft") against the project's C stand-in for fabtests'
+ * functional programs ({@code src/test/c/ft_peer.c}: libfabric 1.17's tcp for MSG, tcp;ofi_rxm for
+ * RDM), each program in both roles, and JOFI against JOFI over tcp: {@code fi_msg}, {@code fi_rdm},
+ * {@code fi_cq_data -e msg|rdm}. The C side's exit status 0 says that the greeting or the CQ data
+ * it checked was fabtests' and that the choreography (receive before connect, the in-band address
+ * exchange, the 1-byte answer) matched; a C client that sends a wrong greeting or wrong CQ data
+ * ({@code -X}) makes the JOFI server fail with fabtests' exit status.
+ */
+@Timeout(120)
+class FtProgramsInteropTest {
+    private static final ExecutorService SERVERS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "ft-server");
+        t.setDaemon(true);
+        return t;
+    });
+
+    @AfterAll
+    static void stop() {
+        SERVERS.shutdownNow();
+    }
+
+    /** The programs and their endpoint type (fabtests' -e, the C peer's provider). */
+    static Stream<Arguments> programs() {
+        return Stream.of(
+                Arguments.of("fi_msg", "msg"),
+                Arguments.of("fi_rdm", "rdm"),
+                Arguments.of("fi_cq_data", "msg"),
+                Arguments.of("fi_cq_data", "rdm"));
+    }
+
+    static CapturedRun jofi(String program, String endpoint, String... more) {
+        List<String> args = new ArrayList<>(List.of(program, "-p", "tcp", "-e", endpoint, "--timeout", "20"));
+        args.addAll(List.of(more));
+        return CapturedRun.of("ft", args, Fabrics.standalone());
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(NativePeer.HOST))) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Waits (bounded) until something listens on HOST:port: binding the port then fails. */
+    static void awaitListening(int port, Future<?> server) throws InterruptedException {
+        for (int i = 0; i < 400 && !server.isDone(); i++) {
+            try (ServerSocket probe = new ServerSocket()) {
+                probe.setReuseAddress(false);
+                probe.bind(new InetSocketAddress(NativePeer.HOST, port));
+            } catch (IOException bound) {
+                return;
+            }
+            Thread.sleep(25);
+        }
+    }
+
+    @ParameterizedTest(name = "C server, jofi client: {0} -e {1}")
+    @MethodSource("programs")
+    void jofiClientAgainstCServer(String program, String endpoint) {
+        try (NativePeer peer = NativePeer.ftServer(program, "-e", endpoint)) {
+            CapturedRun client = jofi(program, endpoint, "-P", Integer.toString(peer.port()), NativePeer.HOST);
+            assertEquals(0, client.status(), () -> client.err() + client.out() + "\n" + peer.transcript());
+            peer.assertSucceeded();
+            assertTrue(String.join("\n", peer.output()).contains(program.equals("fi_cq_data")
+                    ? "remote_cq_data: success" : "Received data from client: Hello from Client!"), peer::transcript);
+        }
+    }
+
+    @ParameterizedTest(name = "jofi server, C client: {0} -e {1}")
+    @MethodSource("programs")
+    void cClientAgainstJofiServer(String program, String endpoint) throws Exception {
+        NativeProgram.require("ft_peer");
+        int port = freePort();
+        Future<CapturedRun> server = SERVERS.submit(() -> jofi(program, endpoint, "-s", NativePeer.HOST,
+                "-B", Integer.toString(port)));
+        awaitListening(port, server);
+        try (NativePeer peer = NativePeer.ftClient(program, port, "-e", endpoint)) {
+            CapturedRun s = server.get(60, TimeUnit.SECONDS);
+            assertEquals(0, s.status(), () -> s.err() + s.out() + "\n" + peer.transcript());
+            peer.assertSucceeded();
+            assertTrue(s.out().contains(program.equals("fi_cq_data") ? "remote_cq_data: success"
+                    : "Data check OK\nReceived data from client: Hello from Client!"), s::out);
+        }
+    }
+
+    @ParameterizedTest(name = "jofi to jofi over tcp: {0} -e {1}")
+    @MethodSource("programs")
+    void jofiToJofi(String program, String endpoint) throws Exception {
+        int port = freePort();
+        Future<CapturedRun> server = SERVERS.submit(() -> jofi(program, endpoint, "-s", NativePeer.HOST,
+                "-B", Integer.toString(port)));
+        awaitListening(port, server);
+        CapturedRun client = jofi(program, endpoint, "-P", Integer.toString(port), NativePeer.HOST);
+        CapturedRun s = server.get(60, TimeUnit.SECONDS);
+        assertEquals(0, client.status(), () -> client.err() + client.out());
+        assertEquals(0, s.status(), () -> s.err() + s.out());
+    }
+
+    /** fi_rdm -C 2: a persistent server greets two clients, one after the other. */
+    @Test
+    void persistentRdmServerGreetsTwoClients() throws Exception {
+        int port = freePort();
+        Future<CapturedRun> server = SERVERS.submit(() -> jofi("fi_rdm", "rdm", "-C", "2", "-s", NativePeer.HOST,
+                "-B", Integer.toString(port)));
+        awaitListening(port, server);
+        for (int i = 0; i < 2; i++) {
+            CapturedRun client = jofi("fi_rdm", "rdm", "-P", Integer.toString(port), NativePeer.HOST);
+            assertEquals(0, client.status(), () -> client.err() + client.out());
+        }
+        CapturedRun s = server.get(60, TimeUnit.SECONDS);
+        assertEquals(0, s.status(), () -> s.err() + s.out());
+        assertEquals(2, s.out().split("Data check OK", -1).length - 1, s::out);
+    }
+
+    /** A wrong greeting fails the server with fabtests' exit 1, wrong CQ data with -FI_EIO (exit 5). */
+    @Test
+    void aWrongGreetingOrCqDataFailsTheServer() throws Exception {
+        for (String[] c : new String[][] {{"fi_msg", "msg", "1", "Received message does not match expected message."},
+                {"fi_cq_data", "rdm", "5", "error, Expected data:0x123456789abcdef, Received data:0x123456789abcdf0"}}) {
+            NativeProgram.require("ft_peer");
+            int port = freePort();
+            Future<CapturedRun> server = SERVERS.submit(() -> jofi(c[0], c[1], "-s", NativePeer.HOST,
+                    "-B", Integer.toString(port)));
+            awaitListening(port, server);
+            try (NativePeer peer = NativePeer.ftClient(c[0], port, "-e", c[1], "-X")) {
+                CapturedRun s = server.get(60, TimeUnit.SECONDS);
+                assertEquals(Integer.parseInt(c[2]), s.status(), () -> s.err() + s.out() + "\n" + peer.transcript());
+                assertTrue((s.out() + s.err()).contains(c[3]), () -> s.err() + s.out());
+            }
+        }
+    }
+
+    /** Options as fabtests parses them: an unknown letter prints the usage and exits 1; an unknown program is a usage error. */
+    @Test
+    void badOptionsAreUsageErrors() {
+        CapturedRun unknown = CapturedRun.of("ft", List.of("fi_msg", "-Z"), Fabrics.standalone());
+        assertEquals(1, unknown.status(), unknown::err);
+        assertTrue(unknown.err().contains("invalid option -- 'Z'") && unknown.err().contains("Usage:"), unknown::err);
+        CapturedRun noSuch = CapturedRun.of("ft", List.of("fi_nothing"), Fabrics.standalone());
+        assertEquals(2, noSuch.status(), noSuch::err);
+        assertTrue(noSuch.err().contains("unknown program 'fi_nothing'"), noSuch::err);
+    }
+}
