@@ -1,0 +1,69 @@
+package io.jofi.provider.shm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jofi.Fabrics;
+import io.jofi.tools.CapturedRun;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code ./jofi ft PROGRAM} JOFI to JOFI over shm (its RDM endpoints; server and client in this
+ * JVM, each with its own fabric): fabtests' {@code fi_rdm} and {@code fi_cq_data -e rdm}, the
+ * in-band address exchange over shm names ({@code -B S} on the server, {@code -P S localhost} on
+ * the client), the greeting checked, the CQ data checked.
+ */
+@Timeout(60)
+class ShmFtProgramsTest {
+    private static final ExecutorService SERVERS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "ft-shm-server");
+        t.setDaemon(true);
+        return t;
+    });
+    private static int unique;
+
+    @AfterAll
+    static void stop() {
+        SERVERS.shutdownNow();
+    }
+
+    private static String service() {
+        return ProcessHandle.current().pid() + "f" + (++unique);
+    }
+
+    static CapturedRun run(String program, String... args) {
+        List<String> words = new ArrayList<>(List.of(program, "-p", "shm", "--timeout", "10"));
+        words.addAll(List.of(args));
+        return CapturedRun.of("ft", words, Fabrics.standalone());
+    }
+
+    @ParameterizedTest(name = "{0} over shm")
+    @ValueSource(strings = {"fi_rdm", "fi_cq_data"})
+    void jofiToJofi(String program) throws Exception {
+        String svc = service();
+        Future<CapturedRun> server = SERVERS.submit(() -> run(program, "-e", "rdm", "-B", svc));
+        CapturedRun client = null;
+        // until the server's endpoint has its name, the client's first send finds nobody
+        for (int attempt = 0; attempt < 100 && (client == null || client.status() != 0) && !server.isDone(); attempt++) {
+            if (client != null) {
+                Thread.sleep(100);
+            }
+            client = run(program, "-e", "rdm", "-P", svc, "localhost");
+        }
+        CapturedRun c = client;
+        CapturedRun s = server.get(30, TimeUnit.SECONDS);
+        assertEquals(0, c.status(), () -> c.err() + c.out());
+        assertEquals(0, s.status(), () -> s.err() + s.out());
+        assertTrue(s.out().contains(program.equals("fi_rdm") ? "Received data from client: Hello from Client!"
+                : "remote_cq_data: success"), s::out);
+    }
+}
