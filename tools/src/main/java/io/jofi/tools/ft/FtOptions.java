@@ -48,6 +48,8 @@ final class FtOptions {
     boolean verifyData;
     /** -U: every transmit with FI_DELIVERY_COMPLETE. */
     boolean deliveryComplete;
+    /** fabtests' FT_OPT_SKIP_MSG_ALLOC: the program allocates its buffers; no first receive is posted. */
+    boolean skipMsgAlloc;
     /** --timeout SECONDS: the bound on every wait (fabtests: -1, none). */
     int timeoutSeconds = -1;
     /** Set by -s/-B/-P... : the server role has no dst_addr. */

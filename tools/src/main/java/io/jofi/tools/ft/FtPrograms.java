@@ -14,6 +14,7 @@ final class FtPrograms {
         PROGRAMS.put("fi_msg", MsgProgram::new);
         PROGRAMS.put("fi_rdm", RdmProgram::new);
         PROGRAMS.put("fi_cq_data", CqDataProgram::new);
+        PROGRAMS.put("fi_unexpected_msg", UnexpectedMsgProgram::new);
     }
 
     private FtPrograms() {

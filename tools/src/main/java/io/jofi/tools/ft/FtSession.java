@@ -61,6 +61,7 @@ final class FtSession implements AutoCloseable {
     private final Deque<Fid> opened = new ArrayDeque<>();
 
     Info info;
+    OobChannel oob;
     Fabric fabric;
     EventQueue eq;
     Domain domain;
@@ -146,6 +147,7 @@ final class FtSession implements AutoCloseable {
 
     /** ft_init_fabric: an RDM (or DGRAM) endpoint, its receive posted, the address exchange done. */
     void initFabric() {
+        initOob();
         info = getinfo();
         openFabricRes();
         allocActiveRes(info);
@@ -165,6 +167,7 @@ final class FtSession implements AutoCloseable {
 
     /** ft_start_server: fabric, EQ and a listening passive endpoint. */
     void startServer() {
+        initOob();
         Info pepInfo = getinfo();
         call("fi_fabric", () -> fabric = track(fabrics.fabric(pepInfo.fabricAttr(), null)));
         call("fi_eq_open", () -> eq = track(fabric.openEq(new EqAttr().waitObj(WaitObj.UNSPEC), null)));
@@ -194,12 +197,23 @@ final class FtSession implements AutoCloseable {
 
     /** ft_client_connect. */
     void clientConnect() {
+        initOob();
         info = getinfo();
         openFabricRes();
         allocActiveRes(info);
         enableEpRecv();
         call("fi_connect", () -> ep.connect(info.destAddr(), null));
         completeConnect();
+    }
+
+    /** ft_init_oob: the out-of-band socket when -b/-E or the program asks for it (default port 3000). */
+    void initOob() {
+        if ((opts.oobSync || opts.oobAddressExchange) && oob == null) {
+            if (opts.oobPort == null) {
+                opts.oobPort = FtOptions.DEFAULT_OOB_PORT;
+            }
+            oob = OobChannel.open(opts);
+        }
     }
 
     Info retrieveConnReq() {
@@ -269,6 +283,9 @@ final class FtSession implements AutoCloseable {
     /** ft_enable_ep_recv: bind, enable, the buffers, the first receive. */
     void enableEpRecv() {
         enableEp();
+        if (opts.skipMsgAlloc) {
+            return; // FT_OPT_SKIP_MSG_ALLOC: the program has buffers of its own, no first receive
+        }
         allocMsgs();
         if ((info.caps() & (Fi.FI_MSG | Fi.FI_TAGGED)) != 0) {
             postRx(Math.max(rxSize, MAX_CTRL_MSG), rxCtx);
@@ -321,6 +338,10 @@ final class FtSession implements AutoCloseable {
     }
 
     void initAvDstAddr() {
+        if (opts.oobAddressExchange) {
+            exchangeAddressesOob();
+            return;
+        }
         if (opts.client()) {
             remoteFiAddr = avInsert(info.destAddr());
             byte[] name = call("fi_getname", () -> ep.getName());
@@ -331,20 +352,41 @@ final class FtSession implements AutoCloseable {
             getRxComp(rxSeq);
             byte[] name = new byte[MAX_CTRL_MSG];
             rxBuf.get(0, name);
-            remoteFiAddr = avInsert(trimmedName(name, (int) completion[0].len()));
+            remoteFiAddr = avInsert(address(name));
             postRx(rxSize, rxCtx);
             tx(1, txCtx);
         }
     }
 
-    /** The address as received: fabtests passes the whole control message; JOFI's AV takes its length exactly. */
-    private static byte[] trimmedName(byte[] message, int length) {
-        if (length <= 0 || length >= message.length) {
-            return message;
-        }
-        byte[] name = new byte[length];
-        System.arraycopy(message, 0, name, 0, length);
-        return name;
+    /** ft_exchange_addresses_oob: each side's name in a 256-byte control message over the socket. */
+    void exchangeAddressesOob() {
+        byte[] name = call("fi_getname", () -> ep.getName());
+        byte[] message = new byte[MAX_CTRL_MSG];
+        System.arraycopy(name, 0, message, 0, Math.min(name.length, MAX_CTRL_MSG));
+        oob.send(message);
+        remoteFiAddr = avInsert(address(oob.receive(MAX_CTRL_MSG)));
+    }
+
+    /**
+     * The address at the start of a control message. fabtests hands the whole message to
+     * fi_av_insert, whose C providers read as much as the address format says; JOFI's AV takes
+     * an address of its exact length: a sockaddr_in is 16 bytes, a sockaddr_in6 28, a string
+     * address ends at its NUL.
+     */
+    byte[] address(byte[] message) {
+        int length = switch (info.addrFormat()) {
+            case SOCKADDR_IN -> 16;
+            case SOCKADDR_IN6 -> 28;
+            case ADDR_STR -> {
+                int n = 0;
+                while (n < message.length && message[n] != 0) {
+                    n++;
+                }
+                yield n;
+            }
+            default -> message.length;
+        };
+        return java.util.Arrays.copyOf(message, length);
     }
 
     long avInsert(byte[] address) {
@@ -363,9 +405,13 @@ final class FtSession implements AutoCloseable {
 
     /** ft_post_tx: send (senddata with CQ data, tsend with FI_TAGGED) from the transmit buffer, retried on EAGAIN. */
     void postTx(int size, long data, Object ctx) {
-        ByteBuffer view = txBuf.duplicate().clear().limit(size);
+        postTxBuf(txBuf.duplicate().clear().limit(size), data, ctx, 0);
+    }
+
+    /** ft_post_tx_buf: {@code view} as one message; a tag of 0 is the transmit sequence number. */
+    void postTxBuf(ByteBuffer view, long data, Object ctx, long opTag) {
         boolean tagged = (hints.caps() & Fi.FI_TAGGED) != 0;
-        long tag = txSeq;
+        long tag = opTag != 0 ? opTag : txSeq;
         while (true) {
             int rc;
             if (tagged) {
@@ -413,10 +459,15 @@ final class FtSession implements AutoCloseable {
     /** ft_post_rx: a receive of at least FT_MAX_CTRL_MSG bytes into the receive buffer. */
     void postRx(int size, Object ctx) {
         int length = Math.max(size, MAX_CTRL_MSG);
-        ByteBuffer view = rxBuf.duplicate().clear().limit(Math.min(length, rxBuf.capacity()));
+        postRxBuf(rxBuf.duplicate().clear().limit(Math.min(length, rxBuf.capacity())), ctx, 0);
+    }
+
+    /** ft_post_rx_buf: a receive into {@code view}; a tag of 0 is the receive sequence number. */
+    void postRxBuf(ByteBuffer view, Object ctx, long opTag) {
         boolean tagged = (hints.caps() & Fi.FI_TAGGED) != 0;
+        long tag = opTag != 0 ? opTag : rxSeq;
         while (true) {
-            int rc = tagged ? ep.trecv(view, null, remoteFiAddr, rxSeq, 0, ctx) : ep.recv(view, null, remoteFiAddr, ctx);
+            int rc = tagged ? ep.trecv(view, null, remoteFiAddr, tag, 0, ctx) : ep.recv(view, null, remoteFiAddr, ctx);
             if (rc == 0) {
                 break;
             }
@@ -489,6 +540,10 @@ final class FtSession implements AutoCloseable {
      * ft_get_cq_comp: reads {@code cq} until {@code cur} reaches {@code total}, as -c asks (spin:
      * fi_cq_read; sread; fd and yield: the provider's blocking read), bounded by --timeout.
      */
+    long getCqCompRaw(CompletionQueue cq, long cur, long total) {
+        return getCqComp(cq, cur, total, false);
+    }
+
     long getCqComp(CompletionQueue cq, long cur, long total, boolean rx) {
         long deadline = opts.timeoutSeconds < 0 ? Long.MAX_VALUE : System.nanoTime() + opts.timeoutSeconds * 1_000_000_000L;
         int idle = 0;
@@ -559,6 +614,10 @@ final class FtSession implements AutoCloseable {
 
     /** ft_sync: 1 byte each way, the client first. */
     void sync() {
+        if (opts.oobSync) {
+            oob.sync(opts.client());
+            return;
+        }
         if (opts.client()) {
             tx(1, txCtx);
             rx(1);
@@ -659,9 +718,16 @@ final class FtSession implements AutoCloseable {
         }
     }
 
+    /** fi_cq_read of one receive completion until there is one (bounded by --timeout). */
+    CqEntry readRx() {
+        long before = rxCqCntr;
+        rxCqCntr = getCqCompRaw(rxCq, before, before + 1);
+        return completion[0];
+    }
+
     /** ft_accept_next_client: a persistent RDM server's next client: a receive, then its address exchange. */
     void acceptNextClient() {
-        if ((info.caps() & (Fi.FI_MSG | Fi.FI_TAGGED)) != 0) {
+        if (!opts.skipMsgAlloc && (info.caps() & (Fi.FI_MSG | Fi.FI_TAGGED)) != 0) {
             postRx(Math.max(rxSize, MAX_CTRL_MSG), rxCtx);
         }
         initAv();
@@ -713,6 +779,9 @@ final class FtSession implements AutoCloseable {
     /** fabtests' ft_free_res: everything closed, the endpoint before what it is bound to. */
     @Override
     public void close() {
+        if (oob != null) {
+            oob.close();
+        }
         while (!opened.isEmpty()) {
             try {
                 opened.pop().close();

@@ -137,6 +137,34 @@ class FtProgramsInteropTest {
         assertEquals(2, s.out().split("Data check OK", -1).length - 1, s::out);
     }
 
+    /**
+     * fi_unexpected_msg -e rdm -I 10: hints FI_RM_ENABLED (which libfabric's tcp and rxm offer, as
+     * JOFI's: posts answer -EAGAIN, unexpected messages push back), the out-of-band socket for the
+     * address exchange and the syncs, five tagged messages per iteration sent before their
+     * receives, which are posted in reverse tag order.
+     */
+    @Test
+    void unexpectedMessagesJofiToJofi() throws Exception {
+        int port = freePort();
+        String bsync = "-b=" + freePort(); // the out-of-band port: not fabtests' 3000, which may be taken
+        Future<CapturedRun> server = SERVERS.submit(() -> jofi("fi_unexpected_msg", "rdm", "-I", "10", bsync, "-s",
+                NativePeer.HOST, "-B", Integer.toString(port)));
+        CapturedRun client = null;
+        for (int attempt = 0; attempt < 100 && !server.isDone(); attempt++) {
+            client = jofi("fi_unexpected_msg", "rdm", "-I", "10", bsync, "-s", NativePeer.HOST, "-P",
+                    Integer.toString(port), NativePeer.HOST);
+            if (client.status() != 111) { // the server's out-of-band socket not listening yet
+                break;
+            }
+            Thread.sleep(50);
+        }
+        CapturedRun c = client;
+        CapturedRun s = server.get(60, TimeUnit.SECONDS);
+        assertEquals(0, s.status(), () -> s.err() + s.out());
+        assertEquals(0, c.status(), () -> c.err() + c.out());
+        assertTrue(s.out().contains("GOOD all done") && c.out().contains("GOOD iter 0/10 completed"), s::out);
+    }
+
     /** A wrong greeting fails the server with fabtests' exit 1, wrong CQ data with -FI_EIO (exit 5). */
     @Test
     void aWrongGreetingOrCqDataFailsTheServer() throws Exception {
