@@ -9,6 +9,13 @@
  * printing fabtests' lines.
  *
  *   ft_peer PROGRAM -t SECONDS [-e msg|rdm] [-s ADDR] [-B PORT] [-P PORT] [-X] [HOST]
+ *   ft_peer fi_unexpected_msg -t SECONDS -s ADDR -b OOB_PORT [-I ITERS] [HOST]
+ *
+ * fi_unexpected_msg (-e rdm, tcp;ofi_rxm, FI_TAGGED): fabtests' out-of-band socket (the server
+ * listens on -s at OOB_PORT, 0: any, and prints "listening PORT"); over it each side's name in a
+ * 256-byte message and the 1-byte syncs; per iteration five tagged 1024-byte messages (tags
+ * 0x1234 + j) sent before the sync, received after it in the reverse tag order, each receive's
+ * tag checked, then the five send completions; a last sync.
  *
  * -X: a client that gets it wrong: its greeting says "Klient", its CQ data is one more.
  * Without HOST it is the server; with -B 0 it prints "listening PORT" once it listens. Exit
@@ -22,12 +29,15 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
 
 #define CTRL 256
 #define SIZE 1024
@@ -44,7 +54,7 @@ static struct fid_av *av;
 static fi_addr_t remote = FI_ADDR_UNSPEC;
 static char tx_buf[SIZE], rx_buf[SIZE];
 static int timeout_ms;
-static int rdm, cq_data, wrong;
+static int rdm, cq_data, wrong, tagged;
 
 #define CHECK(call)                                                                     \
 	do {                                                                            \
@@ -109,7 +119,7 @@ static void tx(size_t len, uint64_t data, int with_data)
 
 static void open_active(struct fi_info *info)
 {
-	struct fi_cq_attr cq_attr = {.format = cq_data ? FI_CQ_FORMAT_DATA : FI_CQ_FORMAT_CONTEXT,
+	struct fi_cq_attr cq_attr = {.format = tagged ? FI_CQ_FORMAT_TAGGED : cq_data ? FI_CQ_FORMAT_DATA : FI_CQ_FORMAT_CONTEXT,
 				     .wait_obj = FI_WAIT_UNSPEC};
 	struct fi_av_attr av_attr = {.type = FI_AV_UNSPEC, .count = 1};
 
@@ -129,7 +139,99 @@ static void open_active(struct fi_info *info)
 	CHECK(fi_ep_bind(ep, &txcq->fid, FI_TRANSMIT));
 	CHECK(fi_ep_bind(ep, &rxcq->fid, FI_RECV));
 	CHECK(fi_enable(ep));
-	post_rx();
+	if (!tagged)
+		post_rx();
+}
+
+/* ---- fi_unexpected_msg ---- */
+
+static void sock_io(int fd, void *buf, size_t len, int out)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t r = out ? send(fd, (char *) buf + done, len - done, 0) : recv(fd, (char *) buf + done, len - done, 0);
+		if (r <= 0) {
+			fprintf(stderr, "out-of-band %s failed\n", out ? "send" : "recv");
+			exit(1);
+		}
+		done += r;
+	}
+}
+
+static void oob_sync(int fd, int client)
+{
+	char b = 0;
+	sock_io(fd, &b, 1, client);
+	sock_io(fd, &b, 1, !client);
+}
+
+static int unexpected_msg(char *src, char *host, int oob_port, int iters)
+{
+	enum { M = 5, LEN = 1024 };
+	static char txb[M][LEN], rxb[M][LEN];
+	struct fi_cq_tagged_entry comp;
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(oob_port)};
+	char name[CTRL] = {0}, peer[CTRL];
+	size_t len = CTRL;
+	int fd, one = 1, i, j, got;
+
+	inet_pton(AF_INET, host ? host : src, &sa.sin_addr);
+	if (host) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		CHECK(connect(fd, (struct sockaddr *) &sa, sizeof sa));
+	} else {
+		socklen_t sl = sizeof sa;
+		int l = socket(AF_INET, SOCK_STREAM, 0);
+		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+		CHECK(bind(l, (struct sockaddr *) &sa, sizeof sa));
+		CHECK(listen(l, 1));
+		getsockname(l, (struct sockaddr *) &sa, &sl);
+		printf("listening %d\n", ntohs(sa.sin_port));
+		fd = accept(l, NULL, NULL);
+		close(l);
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+
+	hints->caps = FI_TAGGED;
+	hints->mode = FI_CONTEXT;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->domain_attr->resource_mgmt = FI_RM_ENABLED;
+	CHECK(fi_getinfo(FI_VERSION(1, 17), src, NULL, FI_SOURCE, hints, &fi));
+	CHECK(fi_fabric(fi->fabric_attr, &fabric, NULL));
+	open_active(fi);
+	CHECK(fi_getname(&ep->fid, name, &len));
+	sock_io(fd, name, CTRL, 1);
+	sock_io(fd, peer, CTRL, 0);
+	CHECK(fi_av_insert(av, peer, 1, &remote, 0, NULL) != 1);
+
+	for (i = 0; i < iters; i++) {
+		for (j = 0; j < M; j++) {
+			ssize_t r;
+			while ((r = fi_tsend(ep, txb[j], LEN, NULL, remote, 0x1234 + j, txb[j])) == -FI_EAGAIN)
+				fi_cq_read(txcq, NULL, 0);
+			CHECK(r);
+			fi_cq_read(txcq, NULL, 0);
+		}
+		oob_sync(fd, host != NULL);
+		for (j = 0; j < M; j++) {
+			uint64_t tag = 0x1234 + (M - 1) - j;
+			CHECK(fi_trecv(ep, rxb[j], LEN, NULL, remote, tag, 0, rxb[j]));
+			fi_cq_read(txcq, NULL, 0);
+			cq_wait(rxcq, (struct fi_cq_data_entry *) &comp);
+			if (comp.tag != tag || comp.op_context != rxb[j]) {
+				fprintf(stderr, "receive %d: tag 0x%" PRIx64 ", want 0x%" PRIx64 "\n", j, comp.tag, tag);
+				return 1;
+			}
+		}
+		for (got = 0; got < M; got++)
+			cq_wait(txcq, (struct fi_cq_data_entry *) &comp);
+		if (i % 100 == 0)
+			printf("PID %d GOOD iter %d/%d completed\n", getpid(), i, iters);
+	}
+	oob_sync(fd, host != NULL);
+	printf("PID %d GOOD all done\n", getpid());
+	close(fd);
+	return 0;
 }
 
 static int port_of(fid_t fid)
@@ -146,7 +248,7 @@ int main(int argc, char **argv)
 	struct fi_eq_cm_entry entry;
 	struct fi_cq_data_entry comp;
 	char *src = NULL, *src_port = "9228", *dst_port = "9228", *host = NULL, *program;
-	int op, seconds = 25;
+	int op, seconds = 25, oob_port = 0, iters = 600;
 	uint64_t flags = 0, remote_cq_data;
 
 	if (argc < 2) {
@@ -156,12 +258,13 @@ int main(int argc, char **argv)
 	program = argv[1];
 	rdm = strcmp(program, "fi_msg") != 0;
 	cq_data = strcmp(program, "fi_cq_data") == 0;
-	if (!cq_data && strcmp(program, "fi_msg") && strcmp(program, "fi_rdm")) {
+	tagged = strcmp(program, "fi_unexpected_msg") == 0;
+	if (!cq_data && !tagged && strcmp(program, "fi_msg") && strcmp(program, "fi_rdm")) {
 		fprintf(stderr, "unknown program %s\n", program);
 		return 2;
 	}
 	optind = 2;
-	while ((op = getopt(argc, argv, "t:e:s:B:P:X")) != -1) {
+	while ((op = getopt(argc, argv, "t:e:s:B:P:Xb:I:")) != -1) {
 		switch (op) {
 		case 't': seconds = atoi(optarg); break;
 		case 'e': rdm = !strcmp(optarg, "rdm"); break;
@@ -169,6 +272,8 @@ int main(int argc, char **argv)
 		case 'B': src_port = optarg; break;
 		case 'P': dst_port = optarg; break;
 		case 'X': wrong = 1; break;
+		case 'b': oob_port = atoi(optarg); break;
+		case 'I': iters = atoi(optarg); break;
 		default: return 2;
 		}
 	}
@@ -180,6 +285,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	hints = fi_allocinfo();
+	if (tagged) {
+		hints->fabric_attr->prov_name = strdup("tcp;ofi_rxm");
+		return unexpected_msg(src ? src : "127.0.0.1", host, oob_port, iters);
+	}
 	hints->ep_attr->type = rdm ? FI_EP_RDM : FI_EP_MSG;
 	hints->caps = FI_MSG;
 	hints->mode = FI_CONTEXT | (cq_data ? FI_RX_CQ_DATA : 0);

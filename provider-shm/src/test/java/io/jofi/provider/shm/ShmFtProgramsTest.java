@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -65,5 +66,38 @@ class ShmFtProgramsTest {
         assertEquals(0, s.status(), () -> s.err() + s.out());
         assertTrue(s.out().contains(program.equals("fi_rdm") ? "Received data from client: Hello from Client!"
                 : "remote_cq_data: success"), s::out);
+    }
+
+    /**
+     * fi_unexpected_msg -e rdm -I 10 over shm: the out-of-band socket (on loopback, a free port)
+     * carries the shm names and the syncs; five tagged messages per iteration arrive before their
+     * receives, which are posted in reverse tag order.
+     */
+    @Test
+    void unexpectedMessagesJofiToJofi() throws Exception {
+        int oob;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            oob = probe.getLocalPort();
+        }
+        String bsync = "-b=" + oob;
+        String svc = service();
+        Future<CapturedRun> server = SERVERS.submit(() -> run("fi_unexpected_msg", "-e", "rdm", "-I", "10", bsync,
+                "-s", "127.0.0.1", "-B", svc));
+        // the client's endpoint: with the out-of-band exchange fabtests names it by -s/-B (here a
+        // service of its own, not fabtests' default 9228 that a parallel run could hold)
+        String clientSvc = service();
+        CapturedRun client = null;
+        for (int attempt = 0; attempt < 100 && !server.isDone(); attempt++) {
+            client = run("fi_unexpected_msg", "-e", "rdm", "-I", "10", bsync, "-B", clientSvc, "127.0.0.1");
+            if (client.status() != 111) { // the server's out-of-band socket not listening yet
+                break;
+            }
+            Thread.sleep(50);
+        }
+        CapturedRun c = client;
+        CapturedRun s = server.get(30, TimeUnit.SECONDS);
+        assertEquals(0, s.status(), () -> s.err() + s.out());
+        assertEquals(0, c.status(), () -> c.err() + c.out());
+        assertTrue(s.out().contains("GOOD all done") && c.out().contains("GOOD all done"), s::out);
     }
 }

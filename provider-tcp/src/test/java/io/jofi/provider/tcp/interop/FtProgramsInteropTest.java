@@ -165,6 +165,35 @@ class FtProgramsInteropTest {
         assertTrue(s.out().contains("GOOD all done") && c.out().contains("GOOD iter 0/10 completed"), s::out);
     }
 
+    /** fi_unexpected_msg -e rdm -I 10 against the C stand-in (tcp;ofi_rxm), both roles: C server, JOFI client. */
+    @Test
+    void unexpectedMessagesJofiClientAgainstCServer() {
+        try (NativePeer peer = NativePeer.ftServer("fi_unexpected_msg", "-b", "0", "-I", "10")) {
+            CapturedRun client = jofi("fi_unexpected_msg", "rdm", "-I", "10", "-b=" + peer.port(), "-s", NativePeer.HOST,
+                    NativePeer.HOST);
+            assertEquals(0, client.status(), () -> client.err() + client.out() + "\n" + peer.transcript());
+            peer.assertSucceeded();
+            assertTrue(String.join("\n", peer.output()).contains("GOOD all done"), peer::transcript);
+        }
+    }
+
+    /** ... and JOFI server, C client. */
+    @Test
+    void unexpectedMessagesCClientAgainstJofiServer() throws Exception {
+        NativeProgram.require("ft_peer");
+        int oob = freePort();
+        Future<CapturedRun> server = SERVERS.submit(() -> jofi("fi_unexpected_msg", "rdm", "-I", "10", "-b=" + oob, "-s",
+                NativePeer.HOST, "-B", Integer.toString(freePort())));
+        awaitListening(oob, server);
+        try (NativePeer peer = NativePeer.ftClient("fi_unexpected_msg", oob, "-b", Integer.toString(oob), "-I", "10",
+                "-s", NativePeer.HOST)) {
+            CapturedRun s = server.get(60, TimeUnit.SECONDS);
+            assertEquals(0, s.status(), () -> s.err() + s.out() + "\n" + peer.transcript());
+            peer.assertSucceeded();
+            assertTrue(s.out().contains("GOOD all done"), s::out);
+        }
+    }
+
     /** A wrong greeting fails the server with fabtests' exit 1, wrong CQ data with -FI_EIO (exit 5). */
     @Test
     void aWrongGreetingOrCqDataFailsTheServer() throws Exception {
