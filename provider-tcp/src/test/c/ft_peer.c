@@ -10,6 +10,14 @@
  *
  *   ft_peer PROGRAM -t SECONDS [-e msg|rdm] [-s ADDR] [-B PORT] [-P PORT] [-X] [HOST]
  *   ft_peer fi_unexpected_msg -t SECONDS -s ADDR -b OOB_PORT [-I ITERS] [HOST]
+ *   ft_peer fi_cm_data -t SECONDS -q SOCK_PORT [-s ADDR -B PORT | -P PORT HOST]
+ *
+ * fi_cm_data (tcp, MSG): connection data of 1, 2, 4 ... FI_OPT_CM_DATA_SIZE bytes of fabtests'
+ * pattern; per size the server rejects the first request with the pattern (the client checks it
+ * in its ECONNREFUSED error entry) and accepts the second with it (checked in FI_CONNECTED), both
+ * shut down and read FI_SHUTDOWN, a 4-byte sync over the management socket (-q); last the client
+ * connects with one byte too many and expects -FI_EINVAL. The server prints "listening PORT" (its
+ * fabric port) once the management socket listens too.
  *
  * fi_unexpected_msg (-e rdm, tcp;ofi_rxm, FI_TAGGED): fabtests' out-of-band socket (the server
  * listens on -s at OOB_PORT, 0: any, and prints "listening PORT"); over it each side's name in a
@@ -242,13 +250,174 @@ static int port_of(fid_t fid)
 	return ntohs(((struct sockaddr_in *) &ss)->sin_port);
 }
 
+/* ---- fi_cm_data ---- */
+
+static const char alphabet[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+static void fill(char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = alphabet[i % (sizeof alphabet - 1)];
+}
+
+static int check(const char *b, size_t n, const char *where)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != alphabet[i % (sizeof alphabet - 1)]) {
+			fprintf(stderr, "%s: wrong byte %zu of %zu\n", where, i, n);
+			return 1;
+		}
+	return 0;
+}
+
+static struct fi_eq_cm_entry *cm_entry;
+
+static ssize_t cm_read(uint32_t *event, size_t len)
+{
+	memset(cm_entry, 0, len);
+	return fi_eq_sread(eq, event, cm_entry, len, timeout_ms, 0);
+}
+
+static void cm_new_ep(struct fi_info *info)
+{
+	if (ep)
+		fi_close(&ep->fid);
+	CHECK(fi_endpoint(domain, info, &ep, NULL));
+	CHECK(fi_ep_bind(ep, &eq->fid, 0));
+	CHECK(fi_ep_bind(ep, &txcq->fid, FI_TRANSMIT));
+	CHECK(fi_ep_bind(ep, &rxcq->fid, FI_RECV));
+	CHECK(fi_enable(ep));
+}
+
+static int cm_expect(uint32_t want, ssize_t r, uint32_t event, size_t len, const char *what)
+{
+	if (r != (ssize_t) len || event != want) {
+		fprintf(stderr, "%s: fi_eq_sread %zd event %u, want %zu event %u\n", what, r, event, len, want);
+		return 1;
+	}
+	return 0;
+}
+
+static int cm_data(char *src, char *src_port, char *host, char *dst_port, int sock_port)
+{
+	struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_UNSPEC};
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(sock_port)};
+	struct fi_eq_attr eq_attr = {.wait_obj = FI_WAIT_UNSPEC};
+	char data[1024];
+	size_t cm_size = 0, opt = sizeof cm_size, i;
+	uint32_t event;
+	int fd, one = 1, value = 0;
+	ssize_t r;
+
+	hints->ep_attr->type = FI_EP_MSG;
+	hints->caps = FI_MSG;
+	hints->fabric_attr->prov_name = strdup("tcp");
+	CHECK(fi_getinfo(FI_VERSION(1, 17), host ? host : src, host ? dst_port : src_port, host ? 0 : FI_SOURCE, hints, &fi));
+	CHECK(fi_fabric(fi->fabric_attr, &fabric, NULL));
+	CHECK(fi_eq_open(fabric, &eq_attr, &eq, NULL));
+	inet_pton(AF_INET, host ? host : src, &sa.sin_addr);
+	if (host) {
+		CHECK(fi_domain(fabric, fi, &domain, NULL));
+		CHECK(fi_cq_open(domain, &cq_attr, &txcq, NULL));
+		CHECK(fi_cq_open(domain, &cq_attr, &rxcq, NULL));
+		cm_new_ep(fi);
+		CHECK(fi_getopt(&ep->fid, FI_OPT_ENDPOINT, FI_OPT_CM_DATA_SIZE, &cm_size, &opt));
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		CHECK(connect(fd, (struct sockaddr *) &sa, sizeof sa));
+	} else {
+		int l = socket(AF_INET, SOCK_STREAM, 0);
+		CHECK(fi_passive_ep(fabric, fi, &pep, NULL));
+		CHECK(fi_pep_bind(pep, &eq->fid, 0));
+		CHECK(fi_listen(pep));
+		CHECK(fi_getopt(&pep->fid, FI_OPT_ENDPOINT, FI_OPT_CM_DATA_SIZE, &cm_size, &opt));
+		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+		CHECK(bind(l, (struct sockaddr *) &sa, sizeof sa));
+		CHECK(listen(l, 1));
+		printf("listening %d\n", port_of(&pep->fid));
+		fd = accept(l, NULL, NULL);
+		close(l);
+	}
+	if (cm_size > sizeof data - 1)
+		return 1;
+	cm_entry = calloc(1, sizeof *cm_entry + cm_size);
+	for (i = 1; i <= cm_size; i <<= 1) {
+		printf("trying with data size: %zu\n", i);
+		fill(data, i);
+		if (host) {
+			struct fi_eq_err_entry err = {0};
+			CHECK(fi_connect(ep, fi->dest_addr, data, i));
+			r = cm_read(&event, sizeof *cm_entry);
+			if (r != -FI_EAVAIL) {
+				fprintf(stderr, "size %zu: a rejection expected, fi_eq_sread %zd\n", i, r);
+				return 1;
+			}
+			fi_eq_readerr(eq, &err, 0);
+			if (err.err != FI_ECONNREFUSED || err.err_data_size != i || check(err.err_data, err.err_data_size, "reject data"))
+				return 1;
+			cm_new_ep(fi);
+			CHECK(fi_connect(ep, fi->dest_addr, data, i));
+			r = cm_read(&event, sizeof *cm_entry + i);
+			if (cm_expect(FI_CONNECTED, r, event, sizeof *cm_entry + i, "connect") || check((char *) cm_entry->data, i, "accept data"))
+				return 1;
+			fi_shutdown(ep, 0);
+			r = cm_read(&event, sizeof *cm_entry);
+			if (cm_expect(FI_SHUTDOWN, r, event, sizeof *cm_entry, "shutdown"))
+				return 1;
+			cm_new_ep(fi);
+		} else {
+			struct fi_info *req;
+			r = cm_read(&event, sizeof *cm_entry + i);
+			if (cm_expect(FI_CONNREQ, r, event, sizeof *cm_entry + i, "listen") || check((char *) cm_entry->data, i, "request data"))
+				return 1;
+			CHECK(fi_reject(pep, cm_entry->info->handle, data, i));
+			fi_freeinfo(cm_entry->info);
+			r = cm_read(&event, sizeof *cm_entry + i);
+			if (cm_expect(FI_CONNREQ, r, event, sizeof *cm_entry + i, "listen") || check((char *) cm_entry->data, i, "request data"))
+				return 1;
+			req = cm_entry->info;
+			CHECK(fi_domain(fabric, req, &domain, NULL));
+			CHECK(fi_cq_open(domain, &cq_attr, &txcq, NULL));
+			CHECK(fi_cq_open(domain, &cq_attr, &rxcq, NULL));
+			cm_new_ep(req);
+			CHECK(fi_accept(ep, data, i));
+			r = cm_read(&event, sizeof *cm_entry);
+			if (cm_expect(FI_CONNECTED, r, event, sizeof *cm_entry, "accept"))
+				return 1;
+			fi_shutdown(ep, 0);
+			r = cm_read(&event, sizeof *cm_entry);
+			if (cm_expect(FI_SHUTDOWN, r, event, sizeof *cm_entry, "shutdown"))
+				return 1;
+			fi_close(&ep->fid);
+			ep = NULL;
+			fi_close(&rxcq->fid);
+			fi_close(&txcq->fid);
+			fi_close(&domain->fid);
+			fi_freeinfo(req);
+		}
+		sock_io(fd, &value, sizeof value, host != NULL);
+		sock_io(fd, &value, sizeof value, host == NULL);
+		if (value)
+			return 1;
+	}
+	if (host) {
+		printf("trying with data size exceeding maximum: %zu\n", cm_size + 1);
+		r = fi_connect(ep, fi->dest_addr, data, cm_size + 1);
+		if (r != -FI_EINVAL) {
+			fprintf(stderr, "expected -FI_EINVAL, got: [%zd]\n", r);
+			return 1;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct fi_eq_attr eq_attr = {.wait_obj = FI_WAIT_UNSPEC};
 	struct fi_eq_cm_entry entry;
 	struct fi_cq_data_entry comp;
 	char *src = NULL, *src_port = "9228", *dst_port = "9228", *host = NULL, *program;
-	int op, seconds = 25, oob_port = 0, iters = 600;
+	int op, seconds = 25, oob_port = 0, iters = 600, sock_port = 2710;
 	uint64_t flags = 0, remote_cq_data;
 
 	if (argc < 2) {
@@ -259,12 +428,12 @@ int main(int argc, char **argv)
 	rdm = strcmp(program, "fi_msg") != 0;
 	cq_data = strcmp(program, "fi_cq_data") == 0;
 	tagged = strcmp(program, "fi_unexpected_msg") == 0;
-	if (!cq_data && !tagged && strcmp(program, "fi_msg") && strcmp(program, "fi_rdm")) {
+	if (strcmp(program, "fi_cm_data") && !cq_data && !tagged && strcmp(program, "fi_msg") && strcmp(program, "fi_rdm")) {
 		fprintf(stderr, "unknown program %s\n", program);
 		return 2;
 	}
 	optind = 2;
-	while ((op = getopt(argc, argv, "t:e:s:B:P:Xb:I:")) != -1) {
+	while ((op = getopt(argc, argv, "t:e:s:B:P:Xb:I:q:")) != -1) {
 		switch (op) {
 		case 't': seconds = atoi(optarg); break;
 		case 'e': rdm = !strcmp(optarg, "rdm"); break;
@@ -274,6 +443,7 @@ int main(int argc, char **argv)
 		case 'X': wrong = 1; break;
 		case 'b': oob_port = atoi(optarg); break;
 		case 'I': iters = atoi(optarg); break;
+		case 'q': sock_port = atoi(optarg); break;
 		default: return 2;
 		}
 	}
@@ -285,6 +455,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	hints = fi_allocinfo();
+	if (!strcmp(program, "fi_cm_data"))
+		return cm_data(src ? src : "127.0.0.1", src_port, host, dst_port, sock_port);
 	if (tagged) {
 		hints->fabric_attr->prov_name = strdup("tcp;ofi_rxm");
 		return unexpected_msg(src ? src : "127.0.0.1", host, oob_port, iters);

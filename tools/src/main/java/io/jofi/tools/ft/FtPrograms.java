@@ -15,6 +15,7 @@ final class FtPrograms {
         PROGRAMS.put("fi_rdm", RdmProgram::new);
         PROGRAMS.put("fi_cq_data", CqDataProgram::new);
         PROGRAMS.put("fi_unexpected_msg", UnexpectedMsgProgram::new);
+        PROGRAMS.put("fi_cm_data", CmDataProgram::new);
     }
 
     private FtPrograms() {

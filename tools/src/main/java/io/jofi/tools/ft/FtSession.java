@@ -105,6 +105,19 @@ final class FtSession implements AutoCloseable {
         return fid;
     }
 
+    /** FT_CLOSE_FID: closes {@code fid} now (and not again at the end); null is nothing. */
+    void closeNow(Fid fid) {
+        if (fid != null) {
+            opened.remove(fid);
+            call("fi_close", () -> fid.close());
+        }
+    }
+
+    /** The event read last by {@link #eqSread}. */
+    EqEntry lastEvent() {
+        return event;
+    }
+
     // ------------------------------------------------------------------ getinfo
 
     /** fabtests' ft_getinfo with ft_read_addr_opts: node and service from -s/-B or the server and -P. */

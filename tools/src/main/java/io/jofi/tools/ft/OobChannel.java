@@ -32,7 +32,12 @@ final class OobChannel implements AutoCloseable {
 
     /** ft_init_oob: accept one client (server) or connect (client). */
     static OobChannel open(FtOptions opts) {
-        int port = FtOptions.atoi(opts.oobPort);
+        return open(opts, opts.oobPort);
+    }
+
+    /** A socket as {@link #open(FtOptions)} at {@code service} (fi_cm_data's {@code -q} management port). */
+    static OobChannel open(FtOptions opts, String service) {
+        int port = FtOptions.atoi(service);
         int timeoutMs = opts.timeoutSeconds < 0 ? 0 : opts.timeoutSeconds * 1000;
         try {
             Socket socket;
@@ -92,6 +97,20 @@ final class OobChannel implements AutoCloseable {
             receive(1);
             send(new byte[1]);
         }
+    }
+
+    /** ft_sock_sync(value): a 4-byte int each way (host order, little-endian here), the client first; returns the peer's. */
+    int syncInt(boolean client, int value) {
+        byte[] mine = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(value).array();
+        byte[] theirs;
+        if (client) {
+            send(mine);
+            theirs = receive(4);
+        } else {
+            theirs = receive(4);
+            send(mine);
+        }
+        return java.nio.ByteBuffer.wrap(theirs).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt();
     }
 
     @Override

@@ -194,6 +194,44 @@ class FtProgramsInteropTest {
         }
     }
 
+    /**
+     * fi_cm_data: connection data of 1 ... 256 bytes (FI_OPT_CM_DATA_SIZE), rejected then accepted
+     * per size with the data checked in the request, the rejection's error entry and FI_CONNECTED,
+     * FI_SHUTDOWN on both sides, the management socket's 4-byte syncs, the oversized connect's
+     * -FI_EINVAL: C server and JOFI client, JOFI server and C client, JOFI to JOFI.
+     */
+    @Test
+    void cmDataBothRolesAndJofiToJofi() throws Exception {
+        NativeProgram.require("ft_peer");
+        String sock = Integer.toString(freePort());
+        try (NativePeer peer = NativePeer.ftServer("fi_cm_data", "-q", sock)) {
+            CapturedRun client = jofi("fi_cm_data", "msg", "-q", sock, "-P", Integer.toString(peer.port()), NativePeer.HOST);
+            assertEquals(0, client.status(), () -> client.err() + client.out() + "\n" + peer.transcript());
+            peer.assertSucceeded();
+            assertTrue(client.out().contains("trying with data size: 256\ntrying with data size exceeding maximum: 257"),
+                    client::out);
+        }
+        for (boolean cClient : new boolean[] {true, false}) {
+            int port = freePort();
+            int mgmt = freePort();
+            Future<CapturedRun> server = SERVERS.submit(() -> jofi("fi_cm_data", "msg", "-q", Integer.toString(mgmt),
+                    "-s", NativePeer.HOST, "-B", Integer.toString(port)));
+            awaitListening(mgmt, server); // the management socket listens after the fabric port
+            if (cClient) {
+                try (NativePeer peer = NativePeer.ftClient("fi_cm_data", port, "-q", Integer.toString(mgmt))) {
+                    peer.assertSucceeded();
+                }
+            } else {
+                CapturedRun client = jofi("fi_cm_data", "msg", "-q", Integer.toString(mgmt), "-P", Integer.toString(port),
+                        NativePeer.HOST);
+                assertEquals(0, client.status(), () -> client.err() + client.out());
+            }
+            CapturedRun s = server.get(60, TimeUnit.SECONDS);
+            assertEquals(0, s.status(), () -> s.err() + s.out());
+            assertTrue(s.out().contains("trying with data size: 256"), s::out);
+        }
+    }
+
     /** A wrong greeting fails the server with fabtests' exit 1, wrong CQ data with -FI_EIO (exit 5). */
     @Test
     void aWrongGreetingOrCqDataFailsTheServer() throws Exception {
