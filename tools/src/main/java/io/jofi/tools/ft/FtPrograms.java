@@ -16,6 +16,7 @@ final class FtPrograms {
         PROGRAMS.put("fi_cq_data", CqDataProgram::new);
         PROGRAMS.put("fi_unexpected_msg", UnexpectedMsgProgram::new);
         PROGRAMS.put("fi_cm_data", CmDataProgram::new);
+        PROGRAMS.put("fi_msg_epoll", MsgEpollProgram::new);
     }
 
     private FtPrograms() {

@@ -26,8 +26,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * {@code ./jofi ft PROGRAM} (tools/README.md, "ft") against the project's C stand-in for fabtests'
  * functional programs ({@code src/test/c/ft_peer.c}: libfabric 1.17's tcp for MSG, tcp;ofi_rxm for
- * RDM), each program in both roles, and JOFI against JOFI over tcp: {@code fi_msg}, {@code fi_rdm},
- * {@code fi_cq_data -e msg|rdm}. The C side's exit status 0 says that the greeting or the CQ data
+ * RDM), each program in both roles, and JOFI against JOFI over tcp: {@code fi_msg}, {@code fi_msg_epoll}
+ * (the greeting's completion waited for on the CQ's FD in a Selector), {@code fi_rdm}, {@code fi_cq_data
+ * -e msg|rdm}, {@code fi_unexpected_msg -e rdm}, {@code fi_cm_data}. The C side's exit status 0 says that the greeting or the CQ data
  * it checked was fabtests' and that the choreography (receive before connect, the in-band address
  * exchange, the 1-byte answer) matched; a C client that sends a wrong greeting or wrong CQ data
  * ({@code -X}) makes the JOFI server fail with fabtests' exit status.
@@ -49,9 +50,15 @@ class FtProgramsInteropTest {
     static Stream<Arguments> programs() {
         return Stream.of(
                 Arguments.of("fi_msg", "msg"),
+                Arguments.of("fi_msg_epoll", "msg"),
                 Arguments.of("fi_rdm", "rdm"),
                 Arguments.of("fi_cq_data", "msg"),
                 Arguments.of("fi_cq_data", "rdm"));
+    }
+
+    /** The C stand-in's mode: fi_msg_epoll differs from fi_msg only in how a side waits, not on the wire. */
+    static String cProgram(String program) {
+        return program.equals("fi_msg_epoll") ? "fi_msg" : program;
     }
 
     static CapturedRun jofi(String program, String endpoint, String... more) {
@@ -82,7 +89,7 @@ class FtProgramsInteropTest {
     @ParameterizedTest(name = "C server, jofi client: {0} -e {1}")
     @MethodSource("programs")
     void jofiClientAgainstCServer(String program, String endpoint) {
-        try (NativePeer peer = NativePeer.ftServer(program, "-e", endpoint)) {
+        try (NativePeer peer = NativePeer.ftServer(cProgram(program), "-e", endpoint)) {
             CapturedRun client = jofi(program, endpoint, "-P", Integer.toString(peer.port()), NativePeer.HOST);
             assertEquals(0, client.status(), () -> client.err() + client.out() + "\n" + peer.transcript());
             peer.assertSucceeded();
@@ -99,7 +106,7 @@ class FtProgramsInteropTest {
         Future<CapturedRun> server = SERVERS.submit(() -> jofi(program, endpoint, "-s", NativePeer.HOST,
                 "-B", Integer.toString(port)));
         awaitListening(port, server);
-        try (NativePeer peer = NativePeer.ftClient(program, port, "-e", endpoint)) {
+        try (NativePeer peer = NativePeer.ftClient(cProgram(program), port, "-e", endpoint)) {
             CapturedRun s = server.get(60, TimeUnit.SECONDS);
             assertEquals(0, s.status(), () -> s.err() + s.out() + "\n" + peer.transcript());
             peer.assertSucceeded();
