@@ -19,6 +19,8 @@
  * connects with one byte too many and expects -FI_EINVAL. The server prints "listening PORT" (its
  * fabric port) once the management socket listens too.
  *
+ * fi_poll (tcp;ofi_rxm): fi_rdm's address exchange, then one 1024-byte message each way.
+ *
  * fi_unexpected_msg (-e rdm, tcp;ofi_rxm, FI_TAGGED): fabtests' out-of-band socket (the server
  * listens on -s at OOB_PORT, 0: any, and prints "listening PORT"); over it each side's name in a
  * 256-byte message and the 1-byte syncs; per iteration five tagged 1024-byte messages (tags
@@ -62,7 +64,7 @@ static struct fid_av *av;
 static fi_addr_t remote = FI_ADDR_UNSPEC;
 static char tx_buf[SIZE], rx_buf[SIZE];
 static int timeout_ms;
-static int rdm, cq_data, wrong, tagged;
+static int rdm, cq_data, wrong, tagged, poll_mode;
 
 #define CHECK(call)                                                                     \
 	do {                                                                            \
@@ -428,7 +430,8 @@ int main(int argc, char **argv)
 	rdm = strcmp(program, "fi_msg") != 0;
 	cq_data = strcmp(program, "fi_cq_data") == 0;
 	tagged = strcmp(program, "fi_unexpected_msg") == 0;
-	if (strcmp(program, "fi_cm_data") && !cq_data && !tagged && strcmp(program, "fi_msg") && strcmp(program, "fi_rdm")) {
+	poll_mode = strcmp(program, "fi_poll") == 0;
+	if (strcmp(program, "fi_cm_data") && !cq_data && !tagged && !poll_mode && strcmp(program, "fi_msg") && strcmp(program, "fi_rdm")) {
 		fprintf(stderr, "unknown program %s\n", program);
 		return 2;
 	}
@@ -507,7 +510,17 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (cq_data) {
+	if (poll_mode) {
+		/* fi_poll's wire: after the exchange each side sends one 1024-byte message */
+		printf("Posting a send...\n");
+		tx(SIZE, 0, 0);
+		cq_wait(rxcq, &comp);
+		if (comp.op_context != rx_buf) {
+			fprintf(stderr, "fi_poll: a completion of another receive\n");
+			return 1;
+		}
+		printf("Send completion received\nRecv completion received\n");
+	} else if (cq_data) {
 		if (host) {
 			printf("Posting send with CQ data: 0x%" PRIx64 "\n", remote_cq_data);
 			tx(1000, remote_cq_data + wrong, 1);

@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code ./jofi ft PROGRAM} JOFI to JOFI over shm (its RDM endpoints; server and client in this
- * JVM, each with its own fabric): fabtests' {@code fi_rdm} and {@code fi_cq_data -e rdm}, the
+ * JVM, each with its own fabric): fabtests' {@code fi_rdm}, {@code fi_cq_data -e rdm}, {@code fi_poll -t
+ * queue|counter} and {@code fi_unexpected_msg -e rdm}, the
  * in-band address exchange over shm names ({@code -B S} on the server, {@code -P S localhost} on
  * the client), the greeting checked, the CQ data checked.
  */
@@ -48,24 +49,36 @@ class ShmFtProgramsTest {
     }
 
     @ParameterizedTest(name = "{0} over shm")
-    @ValueSource(strings = {"fi_rdm", "fi_cq_data"})
-    void jofiToJofi(String program) throws Exception {
+    @ValueSource(strings = {"fi_rdm", "fi_cq_data", "fi_poll -t queue", "fi_poll -t counter"})
+    void jofiToJofi(String programAndOptions) throws Exception {
+        String[] words = programAndOptions.split(" ");
+        String program = words[0];
+        List<String> options = List.of(words).subList(1, words.length);
         String svc = service();
-        Future<CapturedRun> server = SERVERS.submit(() -> run(program, "-e", "rdm", "-B", svc));
+        Future<CapturedRun> server = SERVERS.submit(() -> run(program, with(options, "-e", "rdm", "-B", svc)));
         CapturedRun client = null;
         // until the server's endpoint has its name, the client's first send finds nobody
         for (int attempt = 0; attempt < 100 && (client == null || client.status() != 0) && !server.isDone(); attempt++) {
             if (client != null) {
                 Thread.sleep(100);
             }
-            client = run(program, "-e", "rdm", "-P", svc, "localhost");
+            client = run(program, with(options, "-e", "rdm", "-P", svc, "localhost"));
         }
         CapturedRun c = client;
         CapturedRun s = server.get(30, TimeUnit.SECONDS);
         assertEquals(0, c.status(), () -> c.err() + c.out());
         assertEquals(0, s.status(), () -> s.err() + s.out());
-        assertTrue(s.out().contains(program.equals("fi_rdm") ? "Received data from client: Hello from Client!"
-                : "remote_cq_data: success"), s::out);
+        assertTrue(s.out().contains(switch (program) {
+            case "fi_rdm" -> "Received data from client: Hello from Client!";
+            case "fi_cq_data" -> "remote_cq_data: success";
+            default -> options.contains("queue") ? "Recv completion received" : "Recv counter poll-event";
+        }), s::out);
+    }
+
+    private static String[] with(List<String> options, String... more) {
+        List<String> all = new ArrayList<>(options);
+        all.addAll(List.of(more));
+        return all.toArray(String[]::new);
     }
 
     /**

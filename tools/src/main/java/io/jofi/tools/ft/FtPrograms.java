@@ -17,6 +17,7 @@ final class FtPrograms {
         PROGRAMS.put("fi_unexpected_msg", UnexpectedMsgProgram::new);
         PROGRAMS.put("fi_cm_data", CmDataProgram::new);
         PROGRAMS.put("fi_msg_epoll", MsgEpollProgram::new);
+        PROGRAMS.put("fi_poll", PollProgram::new);
     }
 
     private FtPrograms() {

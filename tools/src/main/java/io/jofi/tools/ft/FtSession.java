@@ -84,6 +84,14 @@ final class FtSession implements AutoCloseable {
     long rxSeq;
     long txCqCntr;
     long rxCqCntr;
+    /** The contexts of the CQs and counters (fabtests' &txcq, &rxcq, &txcntr, &rxcntr), which fi_poll reports. */
+    static final String TX_CQ = "txcq";
+    static final String RX_CQ = "rxcq";
+    static final String TX_CNTR = "txcntr";
+    static final String RX_CNTR = "rxcntr";
+    /** fi_poll: a poll set over the CQs and counters, opened with them. */
+    boolean pollSetWanted;
+    io.jofi.PollSet pollSet;
     /** The context of fabtests' tx_ctx and rx_ctx. */
     final Object txCtx = new Object();
     final Object rxCtx = new Object();
@@ -277,15 +285,24 @@ final class FtSession implements AutoCloseable {
             case YIELD -> WaitObj.UNSPEC;
             case SPIN -> WaitObj.NONE;
         };
+        // each CQ and counter has itself as context, as fabtests' &txcq, &rxcq, &txcntr, &rxcntr
         call("fi_cq_open", () -> txCq = track(domain.openCq(new CqAttr().format(format).waitObj(wait)
-                .size(fi.txAttr().size()), txCtx)));
+                .size(fi.txAttr().size()), TX_CQ)));
         if (opts.counters) {
-            call("fi_cntr_open", () -> txCntr = track(domain.openCounter(new CounterAttr().waitObj(wait), null)));
+            call("fi_cntr_open", () -> txCntr = track(domain.openCounter(new CounterAttr().waitObj(wait), TX_CNTR)));
         }
         call("fi_cq_open", () -> rxCq = track(domain.openCq(new CqAttr().format(format).waitObj(wait)
-                .size(fi.rxAttr().size()), rxCtx)));
+                .size(fi.rxAttr().size()), RX_CQ)));
         if (opts.counters) {
-            call("fi_cntr_open", () -> rxCntr = track(domain.openCounter(new CounterAttr().waitObj(wait), null)));
+            call("fi_cntr_open", () -> rxCntr = track(domain.openCounter(new CounterAttr().waitObj(wait), RX_CNTR)));
+        }
+        if (pollSetWanted) {
+            call("fi_poll_open", () -> pollSet = track(domain.openPollSet(new io.jofi.PollAttr())));
+            for (Fid fid : new Fid[] {txCq, rxCq, txCntr, rxCntr}) {
+                if (fid != null) {
+                    call("fi_poll_add", () -> pollSet.add(fid));
+                }
+            }
         }
         if (av == null && (fi.epAttr().type() == EpType.RDM || fi.epAttr().type() == EpType.DGRAM)) {
             call("fi_av_open", () -> av = track(domain.openAv(new AvAttr().count(1), null)));

@@ -239,6 +239,40 @@ class FtProgramsInteropTest {
         }
     }
 
+    /**
+     * fi_poll -t queue|counter: the CQs (or counters) in a poll set, one 1024-byte message each way
+     * after the address exchange: C server and JOFI client, JOFI server and C client, JOFI to JOFI.
+     */
+    @ParameterizedTest(name = "fi_poll -t {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"queue", "counter"})
+    void pollBothRolesAndJofiToJofi(String type) throws Exception {
+        NativeProgram.require("ft_peer");
+        String event = type.equals("queue") ? "Recv completion received" : "Recv counter poll-event";
+        try (NativePeer peer = NativePeer.ftServer("fi_poll")) {
+            CapturedRun client = jofi("fi_poll", "rdm", "-t", type, "-P", Integer.toString(peer.port()), NativePeer.HOST);
+            assertEquals(0, client.status(), () -> client.err() + client.out() + "\n" + peer.transcript());
+            peer.assertSucceeded();
+            assertTrue(client.out().contains(event), client::out);
+        }
+        for (boolean cClient : new boolean[] {true, false}) {
+            int port = freePort();
+            Future<CapturedRun> server = SERVERS.submit(() -> jofi("fi_poll", "rdm", "-t", type, "-s", NativePeer.HOST,
+                    "-B", Integer.toString(port)));
+            awaitListening(port, server);
+            if (cClient) {
+                try (NativePeer peer = NativePeer.ftClient("fi_poll", port)) {
+                    peer.assertSucceeded();
+                }
+            } else {
+                CapturedRun client = jofi("fi_poll", "rdm", "-t", type, "-P", Integer.toString(port), NativePeer.HOST);
+                assertEquals(0, client.status(), () -> client.err() + client.out());
+            }
+            CapturedRun s = server.get(60, TimeUnit.SECONDS);
+            assertEquals(0, s.status(), () -> s.err() + s.out());
+            assertTrue(s.out().contains(event), s::out);
+        }
+    }
+
     /** A wrong greeting fails the server with fabtests' exit 1, wrong CQ data with -FI_EIO (exit 5). */
     @Test
     void aWrongGreetingOrCqDataFailsTheServer() throws Exception {
