@@ -97,7 +97,7 @@ final class CmDataProgram extends FtProgram {
     }
 
     private static long cmDataSize(Endpoint ep) {
-        return FtSession.call("fi_getopt", () -> ep.getOpt(Fi.FI_OPT_ENDPOINT, Fi.FI_OPT_CM_DATA_SIZE));
+        return FtCalls.call("fi_getopt", () -> ep.getOpt(Fi.FI_OPT_ENDPOINT, Fi.FI_OPT_CM_DATA_SIZE));
     }
 
     /**
@@ -106,16 +106,16 @@ final class CmDataProgram extends FtProgram {
      */
     private static long pepCmDataSize(FtSession s) {
         Info info = s.getinfo();
-        io.jofi.Domain domain = FtSession.call("fi_domain", () -> s.fabric.domain(info, null));
+        io.jofi.Domain domain = FtCalls.call("fi_domain", () -> s.fabric.domain(info, null));
         try {
-            Endpoint ep = FtSession.call("fi_endpoint", () -> domain.endpoint(info, null));
+            Endpoint ep = FtCalls.call("fi_endpoint", () -> domain.endpoint(info, null));
             try {
                 return cmDataSize(ep);
             } finally {
-                FtSession.call("fi_close", () -> ep.close());
+                FtCalls.call("fi_close", () -> ep.close());
             }
         } finally {
-            FtSession.call("fi_close", () -> domain.close());
+            FtCalls.call("fi_close", () -> domain.close());
         }
     }
 
@@ -138,14 +138,14 @@ final class CmDataProgram extends FtProgram {
 
     private void server(FtSession s, int size) {
         Info request = serverListen(s, size);
-        FtSession.call("fi_reject", () -> s.pep.reject(request.handle(), pattern(size)));
+        FtCalls.call("fi_reject", () -> s.pep.reject(request.handle(), pattern(size)));
         Info accepted = serverListen(s, size);
         s.info = accepted;
         try {
-            FtSession.call("fi_domain", () -> s.domain = s.track(s.fabric.domain(accepted, null)));
+            FtCalls.call("fi_domain", () -> s.domain = s.track(s.fabric.domain(accepted, null)));
             s.allocActiveRes(accepted);
             s.enableEpRecv();
-            FtSession.call("fi_accept", () -> s.ep.accept(pattern(size)));
+            FtCalls.call("fi_accept", () -> s.ep.accept(pattern(size)));
             EqEntry e = readEvent(s, "accept");
             if (e.event() != Fi.FI_CONNECTED || e.fid() != s.ep || e.payloadLength() != 0) {
                 throw new FtError(-Errno.FI_EOTHER, "Unexpected CM event " + e.event() + " fid " + e.fid() + " (ep " + s.ep + ")");
@@ -188,10 +188,10 @@ final class CmDataProgram extends FtProgram {
 
     private void client(FtSession s, int size) {
         // client_expect_reject
-        FtSession.call("fi_connect", () -> s.ep.connect(s.info.destAddr(), pattern(size)));
+        FtCalls.call("fi_connect", () -> s.ep.connect(s.info.destAddr(), pattern(size)));
         int rc = s.eq.sread(s.lastEvent(), s.timeoutMillis(), 0);
         if (rc != -Errno.EAVAIL) {
-            throw FtSession.printErr("fi_eq_sread", rc >= 0 ? -Errno.FI_EOTHER : rc, "connect: a rejection expected, got event "
+            throw FtCalls.printErr("fi_eq_sread", rc >= 0 ? -Errno.FI_EOTHER : rc, "connect: a rejection expected, got event "
                     + s.lastEvent().event());
         }
         EqErrEntry err = new EqErrEntry();
@@ -202,7 +202,7 @@ final class CmDataProgram extends FtProgram {
         checkBuf(s, err.errData() == null ? new byte[0] : err.errData(), err.errDataSize());
         openNewEp(s);
         // client_expect_accept
-        FtSession.call("fi_connect", () -> s.ep.connect(s.info.destAddr(), pattern(size)));
+        FtCalls.call("fi_connect", () -> s.ep.connect(s.info.destAddr(), pattern(size)));
         EqEntry e = readEvent(s, "connect");
         if (e.event() != Fi.FI_CONNECTED || e.fid() != s.ep) {
             throw new FtError(-Errno.FI_EOTHER, "Unexpected CM event " + e.event() + " fid " + e.fid() + " (ep " + s.ep + ")");
@@ -220,7 +220,7 @@ final class CmDataProgram extends FtProgram {
     /** client_open_new_ep: fi_connect once per endpoint: a fresh one, bound as the first. */
     private void openNewEp(FtSession s) {
         s.closeNow(s.ep);
-        FtSession.call("fi_endpoint", () -> s.ep = s.track(s.domain.endpoint(s.info, null)));
+        FtCalls.call("fi_endpoint", () -> s.ep = s.track(s.domain.endpoint(s.info, null)));
         s.enableEpRecv();
         cmDataSize = cmDataSize(s.ep);
     }

@@ -23,15 +23,15 @@ import io.jofi.Fabrics;
 import io.jofi.Fi;
 import io.jofi.Fid;
 import io.jofi.Info;
-import io.jofi.Msg;
 import io.jofi.PassiveEndpoint;
-import io.jofi.TaggedMsg;
 import io.jofi.WaitObj;
 import io.jofi.tools.CommandFailure;
 import io.jofi.tools.DataPattern;
+import static io.jofi.tools.ft.FtCalls.call;
+import static io.jofi.tools.ft.FtCalls.printErr;
+
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -42,7 +42,7 @@ import java.util.List;
  * set-up with the in-band address exchange ({@code ft_init_fabric}, {@code ft_init_av}), the MSG
  * server and client ({@code ft_start_server}, {@code ft_server_connect}, {@code ft_client_connect}),
  * the posts and completion waits that count like fabtests' {@code tx_seq}/{@code rx_seq} and
- * {@code tx_cq_cntr}/{@code rx_cq_cntr}, the 1-byte sync, the finalize and the greeting. The
+ * {@code tx_cq_cntr}/{@code rx_cq_cntr} and the 1-byte sync ({@link Greeting}: the greeting). The
  * transmit and receive buffers are one each, as fabtests' {@code tx_buf}/{@code rx_buf}: what a
  * 1-byte sync sends is whatever the transmit buffer holds, byte for byte as the C program.
  * Failures are {@link FtError}s carrying fabtests' return value.
@@ -50,7 +50,6 @@ import java.util.List;
 final class FtSession implements AutoCloseable {
     /** fabtests' FT_MAX_CTRL_MSG: the least every receive posts. */
     static final int MAX_CTRL_MSG = 256;
-    static final String GREETING = "Hello from Client!";
     static final long NO_CQ_DATA = 0;
 
     final FtOptions opts;
@@ -362,12 +361,8 @@ final class FtSession implements AutoCloseable {
 
     // ------------------------------------------------------------------ address exchange
 
-    /** ft_init_av: the client sends its name to the server's address, the server answers with 1 byte. */
+    /** ft_init_av: the client sends its name to the server's address, the server answers with 1 byte (or -b/-E: over the socket). */
     void initAv() {
-        initAvDstAddr();
-    }
-
-    void initAvDstAddr() {
         if (opts.oobAddressExchange) {
             exchangeAddressesOob();
             return;
@@ -468,24 +463,6 @@ final class FtSession implements AutoCloseable {
         getTxComp(txSeq);
     }
 
-    /** ft_inject. */
-    void inject(int size) {
-        if (opts.verifyData) {
-            DataPattern.fill(txBuf, size);
-        }
-        ByteBuffer view = txBuf.duplicate().clear().limit(size);
-        boolean tagged = (hints.caps() & Fi.FI_TAGGED) != 0;
-        while (true) {
-            int rc = tagged ? ep.tinject(view, remoteFiAddr, txSeq) : ep.inject(view, remoteFiAddr);
-            if (rc == 0) {
-                break;
-            }
-            retryOrFail(rc, "inject", txCq);
-        }
-        txSeq++;
-        txCqCntr++;
-    }
-
     /** ft_post_rx: a receive of at least FT_MAX_CTRL_MSG bytes into the receive buffer. */
     void postRx(int size, Object ctx) {
         int length = Math.max(size, MAX_CTRL_MSG);
@@ -561,19 +538,10 @@ final class FtSession implements AutoCloseable {
         }
     }
 
-    /** The completion read last by a wait (its length, flags, data, tag). */
-    CqEntry lastCompletion() {
-        return completion[0];
-    }
-
     /**
      * ft_get_cq_comp: reads {@code cq} until {@code cur} reaches {@code total}, as -c asks (spin:
      * fi_cq_read; sread; fd and yield: the provider's blocking read), bounded by --timeout.
      */
-    long getCqCompRaw(CompletionQueue cq, long cur, long total) {
-        return getCqComp(cq, cur, total, false);
-    }
-
     long getCqComp(CompletionQueue cq, long cur, long total, boolean rx) {
         long deadline = opts.timeoutSeconds < 0 ? Long.MAX_VALUE : System.nanoTime() + opts.timeoutSeconds * 1_000_000_000L;
         int idle = 0;
@@ -640,7 +608,7 @@ final class FtSession implements AutoCloseable {
                 + error.provErrno() + ": " + cq.strerror(error.provErrno(), error.errData()) + ")");
     }
 
-    // ------------------------------------------------------------------ sync, finalize, greeting
+    // ------------------------------------------------------------------ sync, shutdown, next client
 
     /** ft_sync: 1 byte each way, the client first. */
     void sync() {
@@ -654,65 +622,6 @@ final class FtSession implements AutoCloseable {
         } else {
             rx(1);
             tx(1, txCtx);
-        }
-    }
-
-    /** ft_finalize: 4 bytes with FI_TRANSMIT_COMPLETE, then the peer's, on the receive posted last. */
-    void finalizeEp() {
-        ByteBuffer view = txBuf.duplicate().clear().limit(4);
-        boolean tagged = (hints.caps() & Fi.FI_TAGGED) != 0;
-        Object ctx = new Object();
-        while (true) {
-            int rc;
-            if (tagged) {
-                TaggedMsg msg = new TaggedMsg(1);
-                msg.buffer(view, null).addr(remoteFiAddr).context(ctx);
-                msg.tag(txSeq).ignore(0);
-                rc = ep.tsendMsg(msg, Fi.FI_TRANSMIT_COMPLETE);
-            } else {
-                Msg msg = new Msg(1);
-                msg.buffer(view, null).addr(remoteFiAddr).context(ctx);
-                rc = ep.sendMsg(msg, Fi.FI_TRANSMIT_COMPLETE);
-            }
-            if (rc == 0) {
-                break;
-            }
-            retryOrFail(rc, tagged ? "tsendmsg" : "sendmsg", txCq);
-        }
-        txSeq++;
-        getTxComp(txSeq);
-        getRxComp(rxSeq);
-    }
-
-    /** ft_send_greeting. */
-    void sendGreeting() {
-        out.println("Sending message...");
-        byte[] greeting = (GREETING + "\0").getBytes(StandardCharsets.US_ASCII);
-        txBuf.put(0, greeting);
-        tx(greeting.length, txCtx);
-        out.println("Send completion received");
-    }
-
-    /** ft_recv_greeting: the greeting in the receive posted last, checked as check_recv_msg does. */
-    void recvGreeting() {
-        out.println("Waiting for message from client...");
-        getRxComp(rxSeq);
-        String received = cString(rxBuf);
-        if (received.length() != GREETING.length()) {
-            throw new FtError(-1, "Received length does not match expected length.");
-        }
-        if (!received.equals(GREETING)) {
-            throw new FtError(-1, "Received message does not match expected message.");
-        }
-        out.println("Data check OK");
-        out.println("Received data from client: " + received);
-    }
-
-    void sendRecvGreeting() {
-        if (opts.client()) {
-            sendGreeting();
-        } else {
-            recvGreeting();
         }
     }
 
@@ -751,7 +660,7 @@ final class FtSession implements AutoCloseable {
     /** fi_cq_read of one receive completion until there is one (bounded by --timeout). */
     CqEntry readRx() {
         long before = rxCqCntr;
-        rxCqCntr = getCqCompRaw(rxCq, before, before + 1);
+        rxCqCntr = getCqComp(rxCq, before, before + 1, false);
         return completion[0];
     }
 
@@ -761,49 +670,6 @@ final class FtSession implements AutoCloseable {
             postRx(Math.max(rxSize, MAX_CTRL_MSG), rxCtx);
         }
         initAv();
-    }
-
-    /** The NUL-terminated string at the start of {@code buf}. */
-    static String cString(ByteBuffer buf) {
-        int n = 0;
-        while (n < buf.capacity() && buf.get(n) != 0) {
-            n++;
-        }
-        byte[] bytes = new byte[n];
-        buf.get(0, bytes);
-        return new String(bytes, StandardCharsets.ISO_8859_1);
-    }
-
-    // ------------------------------------------------------------------ errors
-
-    interface FabricCall<T> {
-        T call() throws FabricException;
-    }
-
-    interface FabricAction {
-        void run() throws FabricException;
-    }
-
-    static <T> T call(String what, FabricCall<T> call) {
-        try {
-            return call.call();
-        } catch (FabricException e) {
-            throw printErr(what, -e.errno(), e.getMessage());
-        }
-    }
-
-    static void call(String what, FabricAction action) {
-        try {
-            action.run();
-        } catch (FabricException e) {
-            throw printErr(what, -e.errno(), e.getMessage());
-        }
-    }
-
-    /** fabtests' FT_PRINTERR line: {@code call(): ret=-N (strerror)} and what the provider said. */
-    static FtError printErr(String what, int ret, String detail) {
-        return new FtError(ret, what + "(): ret=" + ret + " (" + Errno.strerror(-ret) + ")"
-                + (detail == null || detail.isEmpty() ? "" : ": " + detail));
     }
 
     /** fabtests' ft_free_res: everything closed, the endpoint before what it is bound to. */

@@ -57,7 +57,7 @@ final class MsgEpollProgram extends FtProgram {
             channel.register(epoll, SelectionKey.OP_READ, cq);
             if (client) {
                 s.out.println("Posting a send...");
-                byte[] message = (FtSession.GREETING + "\0").getBytes(StandardCharsets.US_ASCII);
+                byte[] message = (Greeting.GREETING + "\0").getBytes(StandardCharsets.US_ASCII);
                 s.txBuf.put(0, message);
                 s.postTx(message.length, FtSession.NO_CQ_DATA, s.txCtx);
                 await(s, cq, epoll);
@@ -65,9 +65,9 @@ final class MsgEpollProgram extends FtProgram {
             } else {
                 s.out.println("Waiting for client...");
                 await(s, cq, epoll);
-                String received = FtSession.cString(s.rxBuf);
-                if (!received.equals(FtSession.GREETING)) {
-                    throw new FtError(-1, received.length() != FtSession.GREETING.length()
+                String received = Greeting.cString(s.rxBuf);
+                if (!received.equals(Greeting.GREETING)) {
+                    throw new FtError(-1, received.length() != Greeting.GREETING.length()
                             ? "Received length does not match expected length."
                             : "Received message does not match expected message.");
                 }
@@ -106,7 +106,7 @@ final class MsgEpollProgram extends FtProgram {
                 throw s.cqReadErr(cq);
             }
             if (rc != -Errno.EAGAIN) {
-                throw FtSession.printErr("fi_cq_read", rc, null);
+                throw FtCalls.printErr("fi_cq_read", rc, null);
             }
         }
     }

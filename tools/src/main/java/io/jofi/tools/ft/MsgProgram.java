@@ -34,7 +34,7 @@ final class MsgProgram extends FtProgram {
     @Override
     void run(FtSession s) {
         s.initFabricCm();
-        s.sendRecvGreeting();
+        Greeting.sendOrReceive(s);
         s.shutdown();
     }
 }

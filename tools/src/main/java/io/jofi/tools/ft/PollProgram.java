@@ -61,7 +61,7 @@ final class PollProgram extends FtProgram {
                 Thread.onSpinWait();
             }
             if (count < 0) {
-                throw FtSession.printErr("fi_poll", count, null);
+                throw FtCalls.printErr("fi_poll", count, null);
             }
             s.out.println("Retrieved " + count + " event(s)");
             for (int i = 0; i < count; i++) {
@@ -96,7 +96,7 @@ final class PollProgram extends FtProgram {
                     throw s.cqReadErr(cq);
                 }
                 if (rc < 0) {
-                    throw FtSession.printErr("fi_cq_read", rc, null);
+                    throw FtCalls.printErr("fi_cq_read", rc, null);
                 }
             }
         }

@@ -46,7 +46,7 @@ final class RdmProgram extends FtProgram {
         s.initFabric();
         int connections = s.opts.serverPersist && !s.opts.client() ? s.opts.numConnections : 1;
         while (connections > 0) {
-            s.sendRecvGreeting();
+            Greeting.sendOrReceive(s);
             if (--connections > 0) {
                 s.acceptNextClient();
             }

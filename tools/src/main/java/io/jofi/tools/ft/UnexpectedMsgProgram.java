@@ -17,6 +17,7 @@ import java.nio.ByteBuffer;
  */
 final class UnexpectedMsgProgram extends FtProgram {
     private static final long OP_TAG = 0x1234;
+    private static final CqEntry[] NO_ENTRIES = {};
     private int concurrentMsgs = 5;
     private boolean sendData;
 
@@ -86,13 +87,13 @@ final class UnexpectedMsgProgram extends FtProgram {
                     io.jofi.tools.DataPattern.fill(view, size);
                 }
                 s.postTxBuf(view, data, txCtx[j], OP_TAG + j);
-                s.txCq.read(new CqEntry[0], 0); // request send progress, as fabtests' fi_cq_read(txcq, NULL, 0)
+                s.txCq.read(NO_ENTRIES, 0); // request send progress, as fabtests' fi_cq_read(txcq, NULL, 0)
             }
             s.sync();
             for (int j = 0; j < concurrentMsgs; j++) {
                 ByteBuffer view = rx.duplicate().position(j * size).limit((j + 1) * size).slice();
                 s.postRxBuf(view, rxCtx[j], OP_TAG + (concurrentMsgs - 1) - j);
-                s.txCq.read(new CqEntry[0], 0);
+                s.txCq.read(NO_ENTRIES, 0);
                 waitRecv(s, size);
             }
             if (s.opts.verifyData) {
