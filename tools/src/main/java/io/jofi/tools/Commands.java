@@ -24,6 +24,7 @@ public final class Commands {
         COMMANDS.put("bw", BwCommand::new);
         COMMANDS.put("rma_bw", RmaBwCommand::new);
         COMMANDS.put("stat", StatCommand::new);
+        COMMANDS.put("ft", io.jofi.tools.ft.FtCommand::new);
     }
 
     private Commands() {

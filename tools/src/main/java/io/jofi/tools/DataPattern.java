@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
  * that length. Filling on send and checking on receive makes a JOFI peer and a C fabtests
  * peer agree on what arrived; a mismatch is fabtests' "Data check error".
  */
-final class DataPattern {
+public final class DataPattern {
     private static final byte[] ALPHABET =
             "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
@@ -16,7 +16,7 @@ final class DataPattern {
     }
 
     /** Writes the pattern into {@code buf[0, size)} (absolute positions; the buffer's position is untouched). */
-    static void fill(ByteBuffer buf, int size) {
+    public static void fill(ByteBuffer buf, int size) {
         for (int i = 0, k = 0; i < size; i++) {
             buf.put(i, ALPHABET[k]);
             if (++k == ALPHABET.length) {
@@ -29,7 +29,7 @@ final class DataPattern {
      * Checks {@code buf[0, size)} against the pattern; throws fabtests' "Data check error" (as
      * a {@link CommandFailure}) at the first wrong byte. Allocates nothing while the data is right.
      */
-    static void check(ByteBuffer buf, int size) {
+    public static void check(ByteBuffer buf, int size) {
         for (int i = 0, k = 0; i < size; i++) {
             byte got = buf.get(i);
             if (got != ALPHABET[k]) {

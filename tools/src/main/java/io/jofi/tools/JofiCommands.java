@@ -21,7 +21,8 @@ import org.osgi.service.component.annotations.ReferencePolicy;
         "osgi.command.function=pingpong",
         "osgi.command.function=bw",
         "osgi.command.function=rma_bw",
-        "osgi.command.function=stat"})
+        "osgi.command.function=stat",
+        "osgi.command.function=ft"})
 public class JofiCommands {
     private final BundleContext bundleContext;
 
@@ -61,6 +62,11 @@ public class JofiCommands {
     @Descriptor("live counters of every JOFI JVM on this machine: -n one snapshot, -m machine-readable, -i SECONDS, -p PID, -f TEXT; --help")
     public void stat(@Descriptor("options") String... args) {
         run("stat", args);
+    }
+
+    @Descriptor("a fabtests functional program (fi_msg, fi_rdm, fi_cq_data, ...) with its fabtests options: ft PROGRAM [OPTIONS] [SERVER]; --timeout SECONDS")
+    public void ft(@Descriptor("PROGRAM [options] [SERVER]") String... args) {
+        run("ft", args);
     }
 
     private void run(String command, String[] args) {

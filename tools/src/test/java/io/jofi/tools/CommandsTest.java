@@ -11,7 +11,7 @@ class CommandsTest {
     void unknownCommandIsAUsageError() {
         Console console = Console.withTestProviders();
         assertEquals(ExitStatus.USAGE, console.run("bogus"));
-        assertEquals("jofi: unknown command 'bogus' (commands: info, providers, pingpong, bw, rma_bw, stat)\n", console.err());
+        assertEquals("jofi: unknown command 'bogus' (commands: info, providers, pingpong, bw, rma_bw, stat, ft)\n", console.err());
     }
 
     @Test

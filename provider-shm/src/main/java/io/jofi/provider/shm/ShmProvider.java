@@ -335,6 +335,9 @@ public final class ShmProvider extends AbstractFabricProvider {
         info.rxAttr().caps(rxCaps).size(QUEUE_SIZE).iovLimit(IOV_LIMIT).msgOrder(Fi.FI_ORDER_SAS);
         info.domainAttr().name(FABRIC_NAME).threading(Threading.SAFE)
                 .controlProgress(Progress.AUTO).dataProgress(Progress.AUTO)
+                // FI_RM_ENABLED, as libfabric's shm: posts answer -EAGAIN before a queue or CQ
+                // overruns (R6), the unexpected budget pushes back instead of dropping
+                .resourceMgmt(io.jofi.ResourceMgmt.ENABLED)
                 .cqDataSize(CQ_DATA_SIZE).epCnt(8192).cqCnt(256).txCtxCnt(8192).rxCtxCnt(8192)
                 .maxEpTxCtx(1).maxEpRxCtx(1).mrIovLimit(1).mrKeySize(8).maxErrData(256)
                 .avType(io.jofi.AvType.MAP);

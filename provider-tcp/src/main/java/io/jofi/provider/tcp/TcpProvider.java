@@ -477,6 +477,9 @@ public final class TcpProvider extends AbstractFabricProvider {
                 .msgOrder(Fi.FI_ORDER_SAS); // one stream, receives matched in order
         info.domainAttr().name(l.ifName).threading(Threading.SAFE)
                 .controlProgress(Progress.AUTO).dataProgress(Progress.AUTO)
+                // FI_RM_ENABLED, as libfabric's tcp and rxm: posts answer -EAGAIN before a queue or
+                // CQ overruns (R6), unexpected messages push back instead of being dropped
+                .resourceMgmt(io.jofi.ResourceMgmt.ENABLED)
                 .cqDataSize(8).epCnt(8192).cqCnt(256).txCtxCnt(8192).rxCtxCnt(8192)
                 .maxEpTxCtx(1).maxEpRxCtx(1).mrIovLimit(1).maxErrData(CM_DATA_SIZE);
         info.fabricAttr().name(l.network()).provName(NAME);

@@ -149,6 +149,34 @@ public final class NativePeer implements AutoCloseable {
         return new NativePeer(command);
     }
 
+    /**
+     * Starts {@code src/test/c/ft_peer.c} playing fabtests' functional {@code program}
+     * ({@code fi_msg}, {@code fi_rdm}, {@code fi_cq_data}) as a server on {@link #HOST} with a free
+     * port, and waits until it listens.
+     */
+    public static NativePeer ftServer(String program, String... options) {
+        List<String> command = ftCommand(program, "-s", HOST, "-B", "0");
+        command.addAll(List.of(options));
+        NativePeer peer = new NativePeer(command);
+        peer.awaitListening();
+        return peer;
+    }
+
+    /** Starts ft_peer playing {@code program} as a client of {@link #HOST}:{@code port}. */
+    public static NativePeer ftClient(String program, int port, String... options) {
+        List<String> command = ftCommand(program, "-P", Integer.toString(port));
+        command.addAll(List.of(options));
+        command.add(HOST);
+        return new NativePeer(command);
+    }
+
+    private static List<String> ftCommand(String program, String... options) {
+        List<String> command = new ArrayList<>(List.of(NativeProgram.require("ft_peer").toString(), program,
+                "-t", Long.toString(TIMEOUT.toSeconds() - 5)));
+        command.addAll(List.of(options));
+        return command;
+    }
+
     private static List<String> command(String role, String... options) {
         List<String> command = new ArrayList<>();
         command.add(executable().toString());
