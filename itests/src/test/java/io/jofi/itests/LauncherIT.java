@@ -69,6 +69,32 @@ public class LauncherIT {
         assertEquals(run.toString(), "", run.err);
     }
 
+    /**
+     * At a terminal the container's start is announced (after JOFI_START_NOTICE_SECONDS, 2 by
+     * default; 0 here so that a fast machine shows it too): no silent wait. util-linux's
+     * {@code script} gives the script a terminal. Without one (every other test) stderr stays empty.
+     */
+    @Test
+    public void atATerminalTheContainersStartIsAnnounced() throws Exception {
+        org.junit.Assume.assumeTrue("util-linux's script is not installed", Files.isExecutable(Path.of("/usr/bin/script")));
+        ProcessBuilder builder = new ProcessBuilder("/usr/bin/script", "-qec", "./jofi info -l", "/dev/null")
+                .directory(home.toFile())
+                .redirectInput(ProcessBuilder.Redirect.PIPE)
+                .redirectErrorStream(true);
+        Map<String, String> env = builder.environment();
+        env.put("JOFI_NO_BUILD", "1");
+        env.put("JOFI_START_NOTICE_SECONDS", "0");
+        env.put("JAVA", new File(System.getProperty("java.home"), "bin/java").getPath());
+        Process process = builder.start();
+        process.getOutputStream().close();
+        byte[] all = process.getInputStream().readAllBytes();
+        assertTrue("script did not end", process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        String text = new String(all, StandardCharsets.UTF_8);
+        assertEquals(text, 0, process.exitValue());
+        assertTrue(text, text.contains("jofi: starting the OSGi container (the JVM, Felix and the bundles), then 'info'..."));
+        assertTrue(text, text.contains("tcp:"));
+    }
+
     @Test
     public void infoOfTcpMsgPrintsItsInterfaces() throws Exception {
         Run run = jofi(null, "info", "-p", "tcp", "-t", "msg");
