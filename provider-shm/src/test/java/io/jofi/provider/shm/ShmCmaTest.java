@@ -366,13 +366,18 @@ class ShmCmaTest {
             for (int i = 0; i < 2000; i++) {
                 oneManual(a, b, toB, out, in, one, ctx);
             }
-            long before = mx.getThreadAllocatedBytes(Thread.currentThread().getId());
-            for (int i = 0; i < 2000; i++) {
-                oneManual(a, b, toB, out, in, one, ctx);
+            // the least of a few rounds: under load the JIT may still be compiling the loop in the
+            // first (interpreted or C1 code allocates what C2's escape analysis removes)
+            long allocated = Long.MAX_VALUE;
+            for (int round = 0; round < 5 && allocated >= 4096; round++) {
+                long before = mx.getThreadAllocatedBytes(Thread.currentThread().getId());
+                for (int i = 0; i < 2000; i++) {
+                    oneManual(a, b, toB, out, in, one, ctx);
+                }
+                allocated = Math.min(allocated, mx.getThreadAllocatedBytes(Thread.currentThread().getId()) - before);
             }
-            long allocated = mx.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
-            assertTrue(allocated < 4096, allocated + " bytes allocated over 2000 CMA messages");
-            assertTrue(ShmCountersTest.value(a.ep, "CMA messages sent") >= 3998, "they went by CMA: " + ShmCountersTest.value(a.ep, "CMA messages sent"));
+            assertTrue(allocated < 4096, allocated + " bytes allocated over 2000 CMA messages (the least of 5 rounds)");
+            assertTrue(ShmCountersTest.value(a.ep, "CMA messages sent") >= 2 * 2000 - 2, "they went by CMA: " + ShmCountersTest.value(a.ep, "CMA messages sent"));
         }
     }
 
@@ -400,13 +405,16 @@ class ShmCmaTest {
             for (int i = 0; i < 2000; i++) {
                 oneManual(a, b, toB, outs[i & 63], ins[i & 63].clear(), one, ctx);
             }
-            long before = mx.getThreadAllocatedBytes(Thread.currentThread().getId());
-            for (int i = 0; i < 2000; i++) {
-                oneManual(a, b, toB, outs[i & 63], ins[i & 63].clear(), one, ctx);
+            long allocated = Long.MAX_VALUE; // the least of a few rounds, as above
+            for (int round = 0; round < 5 && allocated >= 4096; round++) {
+                long before = mx.getThreadAllocatedBytes(Thread.currentThread().getId());
+                for (int i = 0; i < 2000; i++) {
+                    oneManual(a, b, toB, outs[i & 63], ins[i & 63].clear(), one, ctx);
+                }
+                allocated = Math.min(allocated, mx.getThreadAllocatedBytes(Thread.currentThread().getId()) - before);
             }
-            long allocated = mx.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
-            assertTrue(allocated < 4096, allocated + " bytes allocated over 2000 CMA messages through 64 views");
-            assertTrue(ShmCountersTest.value(a.ep, "CMA messages sent") >= 3998, "they went by CMA: " + ShmCountersTest.value(a.ep, "CMA messages sent"));
+            assertTrue(allocated < 4096, allocated + " bytes allocated over 2000 CMA messages through 64 views (the least of 5 rounds)");
+            assertTrue(ShmCountersTest.value(a.ep, "CMA messages sent") >= 2 * 2000 - 2, "they went by CMA: " + ShmCountersTest.value(a.ep, "CMA messages sent"));
         }
     }
 
