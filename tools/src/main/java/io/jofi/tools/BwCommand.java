@@ -99,7 +99,7 @@ public final class BwCommand extends PerfCommand {
      * only as an on-stack replacement of its loop, after ~100 000 messages counted over the
      * warm-up and the measured run: at 64 KiB that C2 compilation ran on the pinned spinning
      * thread's core in the middle of a short timed run, and halved its figure
-     * (benchmarks/results/2026-11-28-session18.md). A method called per chunk is compiled as a
+     * (benchmarks/results/shm-gaps-bw-jit.md). A method called per chunk is compiled as a
      * whole in the warm-up, which calls it thousands of times, and this loop runs few enough
      * rounds to stay out of the compiler's way.
      */

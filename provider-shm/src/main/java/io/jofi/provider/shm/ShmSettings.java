@@ -30,7 +30,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     int DEFAULT_UNEXPECTED_BYTES = 64 << 20;
     /**
      * Default of {@link #cmaThreshold()}: 32 KiB. Measured against a bounce slot at 32–64 KiB
-     * (benchmarks/results/2026-11-27-session8.md): the slot streams faster, but one 64 KiB
+     * (benchmarks/results/shm-cma-vs-bounce.md): the slot streams faster, but one 64 KiB
      * ping-pong run in three sits at ~30 µs a message for its whole length (CMA: 7.3 µs every
      * run), for a reason not yet found — so CMA stays from 32 KiB.
      */
