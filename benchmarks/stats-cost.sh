@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# stats-cost.sh — what JOFI's live counters cost the data path (issue 17's budget: 2 % at 64 B
+# stats-cost.sh — what JOFI's live counters cost the data path (the budget: 2 % at 64 B
 # and 1 MiB), measured inside each JVM: io.jofi.benchmarks.StatsCostInOneJvm runs the provider
 # stack twice in one JVM, once with statistics on and once off (two class loaders), alternating
 # short windows, and gives the median on/off ratio of its window pairs. The two copies of one

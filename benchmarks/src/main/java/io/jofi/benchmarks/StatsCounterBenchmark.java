@@ -20,7 +20,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The cost of one live-counter update ({@link StatsCounter#increment}, {@link StatsCounter#max})
  * in the process's counters file, against a plain field of the heap: what a counter on the data
- * path adds per message (issue 17's budget: 2 % of a 64 B round). Run
+ * path adds per message (the budget: 2 % of a 64 B round). Run
  * {@code java -jar benchmarks/target/benchmarks.jar StatsCounterBenchmark -f 1 -wi 3 -i 5}.
  */
 @BenchmarkMode(Mode.AverageTime)

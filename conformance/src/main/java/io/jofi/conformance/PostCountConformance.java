@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * An endpoint's post counters are exact under {@code FI_THREAD_SAFE} (issue 17: one writer
+ * An endpoint's post counters are exact under {@code FI_THREAD_SAFE} (one writer
  * per counter): several threads post sends on one RDM endpoint at once — the first take the
  * transmit CQ's room (never read), the rest are refused with {@code -EAGAIN} — and the
  * endpoint's "sends posted" and "posts refused -EAGAIN" equal what the threads were answered,

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Live counters seen from another process (issue 17): a real child JVM
+ * Live counters seen from another process: a real child JVM
  * ({@link StatsTrafficMain}, running a flight recording) moves a known traffic mix over the
  * provider through the public API — sends, tagged sends, an unexpected burst, RMA reads, and a
  * peer JVM it kills; {@code jofi stat -n -m} (run by the provider's test, {@link #stat}, in a

@@ -16,7 +16,7 @@ import java.nio.ByteBuffer;
 import java.util.HexFormat;
 
 /**
- * The peer {@link StatsTrafficMain} kills (issue 17's "killed peer"): a JVM with one RDM
+ * The peer {@link StatsTrafficMain} kills (the "killed peer"): a JVM with one RDM
  * endpoint of the provider named in its argument, which prints {@code NAME <hex>}, takes
  * messages into posted receives and reads its CQ (moving progress) until it is killed.
  */

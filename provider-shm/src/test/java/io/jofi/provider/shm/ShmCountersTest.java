@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * An shm endpoint's peer and ring counters (issue 17): the peer it linked, the doorbell it
+ * An shm endpoint's peer and ring counters: the peer it linked, the doorbell it
  * rang for a receiver asleep, the waits of a sender whose peer's ring is full (counted once
  * per wait, not per retry).
  */
