@@ -18,7 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A tcp MSG endpoint's connection counters (issue 17): connections made on both ends, the
+ * A tcp MSG endpoint's connection counters: connections made on both ends, the
  * read pause of a connection whose unexpected limits are full (once per pause, not per
  * retry), the partial writes of a message the peer does not take, a connection lost when the
  * peer goes.
