@@ -2,6 +2,7 @@ package io.jofi.provider.shm;
 
 import io.jofi.Errno;
 import io.jofi.Fi;
+import io.jofi.spi.util.AtomicTable;
 import io.jofi.spi.util.Atomics;
 import io.jofi.spi.util.UtilCounter;
 import io.jofi.spi.util.UtilMemoryRegion;
@@ -21,10 +22,111 @@ import java.nio.ByteOrder;
  * the endpoint's lock.
  */
 final class ShmAtomicOps {
+    private static final boolean LITTLE = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
     private final ShmEndpoint ep;
+    /** A TYPED ATOMIC_REQ's operands (0), compare values (8) and old elements (16); the target's progress only. */
+    private final ByteBuffer typedScratch = ByteBuffer.allocateDirect(24);
 
     ShmAtomicOps(ShmEndpoint ep) {
         this.ep = ep;
+    }
+
+    /**
+     * What a typed atomic may carry ({@code fi_query_atomic}): {@link AtomicTable}'s pairs but
+     * {@code FI_DOUBLE_COMPLEX} (16 bytes have no compare-and-swap shared between processes), up
+     * to the 8 bytes a TYPED ATOMIC_REQ holds ({@link ShmRecordDescriptor#TYPED_BYTES}).
+     */
+    static int count(int datatype, int op, long kind) {
+        int rc = AtomicTable.valid(datatype, op, kind);
+        if (rc != 0) {
+            return rc;
+        }
+        int size = AtomicTable.size(datatype);
+        return size > ShmRecordDescriptor.TYPED_BYTES ? -Errno.EOPNOTSUPP : ShmRecordDescriptor.TYPED_BYTES / size;
+    }
+
+    /**
+     * A typed {@code fi_atomic} / {@code fi_fetch_atomic} / {@code fi_compare_atomic}
+     * ({@link io.jofi.spi.util.UtilEndpoint} checked the pair, count and buffers): applied
+     * directly to the peer's mapping when every element there can be swapped lock-free
+     * ({@link AtomicTable#lockFree}), else sent as a TYPED ATOMIC_REQ. 0 or a negative errno.
+     */
+    int postTyped(long kind, int datatype, int aop, int count, ByteBuffer buf, ByteBuffer compare, ByteBuffer result,
+                  long peerAddr, long addr, long key, long flags, Object context) {
+        boolean fetch = kind != 0;
+        if (!ep.enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        ShmTransmitter tx = ep.transmitter;
+        Peer peer = ep.peers.peerFor(peerAddr);
+        int rc = tx.admit(peer, true);
+        long cqFlags = Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE);
+        UtilCounter counter = fetch ? ep.readCntr : ep.writeCntr;
+        if (rc == ShmTransmitter.PEER_FAILED) {
+            return tx.failLocally(true, context, cqFlags, peer.failed, counter);
+        }
+        if (rc != 0) {
+            return rc;
+        }
+        int bytes = count * AtomicTable.size(datatype);
+        long need = Atomics.access(aop, fetch);
+        if (peer.queue.isEmpty() && peer.outstanding == 0) {
+            Peer.Direct d = peer.direct(ep.dir, key, addr, bytes, need);
+            if (d != null) {
+                int at = (int) (addr - d.base);
+                if (AtomicTable.lockFree(d.map, at, datatype, count)) {
+                    try {
+                        MappingFaults.check(d.map); // never an atomic on a truncated file (MappingFaults)
+                        AtomicTable.apply(datatype, aop, d.map, at, count, buf, buf == null ? 0 : buf.position(),
+                                compare, compare == null ? 0 : compare.position(), result,
+                                result == null ? 0 : result.position());
+                        MappingFaults.check(d.map);
+                    } catch (InternalError e) {
+                        peer.forget(d); // the peer truncated the file under its mapping (SIGBUS)
+                        if (MappingFaults.isFault(e)) {
+                            ep.peers.failPeer(peer, Errno.EIO);
+                        }
+                        return tx.failLocally(true, context, cqFlags, Errno.EIO, counter);
+                    }
+                    if (peer.wantsEvents(ep.dir)) {
+                        ep.rma.notifyDirect(peer, aop != Fi.FI_ATOMIC_READ, false, 0);
+                    }
+                    return tx.completedDirect(true, flags, context, cqFlags, counter);
+                }
+            } else if (peer.directError != 0) {
+                return tx.failLocally(true, context, cqFlags, peer.directError, counter);
+            }
+        }
+        ShmOutboundOp op = tx.start(ShmRecordDescriptor.ATOMIC_REQ, peer, context, true, flags, cqFlags,
+                fetch ? Fi.FI_READ : Fi.FI_WRITE);
+        op.awaitsAnswer = true;
+        op.wireFlags = ShmRecordDescriptor.TYPED | (fetch ? ShmRecordDescriptor.FETCH : 0);
+        op.a = key;
+        op.b = addr;
+        op.c = buf == null ? 0 : pack(buf, buf.position(), bytes);
+        op.d = compare == null ? 0 : pack(compare, compare.position(), bytes);
+        op.e = aop | datatype << 8 | (long) count << 16;
+        if (fetch) {
+            op.dest(result, result.position(), bytes);
+        }
+        tx.queue(peer, op);
+        return 0;
+    }
+
+    /** {@code bytes} (at most 8) bytes of {@code b} from {@code i} as a long the host lays out the same way. */
+    private static long pack(ByteBuffer b, int i, int bytes) {
+        long v = 0;
+        for (int k = 0; k < bytes; k++) {
+            v |= (b.get(i + k) & 0xffL) << (LITTLE ? 8 * k : 56 - 8 * k);
+        }
+        return v;
+    }
+
+    /** {@link #pack}'s inverse: the first {@code bytes} bytes of {@code v}'s layout into {@code b} at {@code i}. */
+    private static void unpack(long v, ByteBuffer b, int i, int bytes) {
+        for (int k = 0; k < bytes; k++) {
+            b.put(i + k, (byte) (v >>> (LITTLE ? 8 * k : 56 - 8 * k)));
+        }
     }
 
     /**
@@ -109,19 +211,35 @@ final class ShmAtomicOps {
         boolean fetch = r.has(ShmRecordDescriptor.FETCH);
         long token = r.token();
         ShmTransmitter tx = ep.transmitter;
-        if (!Atomics.supported(aop)) {
+        boolean typed = r.has(ShmRecordDescriptor.TYPED);
+        int datatype = typed ? aop >>> 8 & 0xff : Fi.FI_INT64;
+        int count = typed ? aop >>> 16 & 0xffff : 1;
+        aop = typed ? aop & 0xff : aop;
+        long kind = !fetch ? 0 : aop >= Fi.FI_CSWAP ? Fi.FI_COMPARE_ATOMIC : Fi.FI_FETCH_ATOMIC;
+        int bound = typed ? count(datatype, aop, kind) : 1;
+        if (typed ? bound < 0 || count < 1 || count > bound : !Atomics.supported(aop)) {
             tx.sendAnswer(p, ShmRecordDescriptor.ATOMIC_RESP, token, Errno.EOPNOTSUPP, 0, 0);
             return;
         }
         long key = r.rmaKey();
         long need = Atomics.access(aop, fetch);
-        long idx = ep.domain.memoryRegistry().targetIndex(key, r.rmaAddr(), 8, need);
+        int bytes = count * AtomicTable.size(datatype);
+        long idx = ep.domain.memoryRegistry().targetIndex(key, r.rmaAddr(), bytes, need);
         UtilMemoryRegion region = idx < 0 ? null : ep.domain.memoryRegistry().lookup(key);
         if (region == null) {
             tx.sendAnswer(p, ShmRecordDescriptor.ATOMIC_RESP, token, idx < 0 ? (int) -idx : Errno.ENOKEY, 0, 0);
             return;
         }
-        long old = Atomics.apply(region.buffer(), (int) idx, aop, r.atomicOperand(), r.atomicCompare());
+        long old;
+        if (typed) {
+            ByteBuffer t = typedScratch;
+            unpack(r.atomicOperand(), t, 0, bytes);
+            unpack(r.atomicCompare(), t, 8, bytes);
+            AtomicTable.apply(datatype, aop, region.buffer(), (int) idx, count, t, 0, t, 8, t, 16);
+            old = pack(t, 16, bytes);
+        } else {
+            old = Atomics.apply(region.buffer(), (int) idx, aop, r.atomicOperand(), r.atomicCompare());
+        }
         if ((need & Fi.FI_REMOTE_WRITE) != 0) {
             ShmEndpoint.count(ep.remoteWriteCntr);
         } else {
@@ -146,7 +264,9 @@ final class ShmAtomicOps {
             ByteBuffer b = op.dst[0];
             int i = op.dstStarts[0];
             long v = r.atomicOld();
-            if (b.order() == ByteOrder.nativeOrder()) {
+            if ((op.wireFlags & ShmRecordDescriptor.TYPED) != 0) {
+                unpack(v, b, i, op.dstLengths[0]);
+            } else if (b.order() == ByteOrder.nativeOrder()) {
                 b.putLong(i, v);
             } else {
                 b.putLong(i, Long.reverseBytes(v));

@@ -103,6 +103,25 @@ public final class AtomicTable {
     }
 
     /**
+     * Whether {@link #apply} updates each of the {@code count} elements at {@code index} with a
+     * compare-and-swap (so atomically against other processes sharing the memory), not under
+     * this JVM's lock: a direct buffer, each element aligned to its size, at most 8 bytes, a
+     * 1- or 2-byte element's 4-byte word inside the buffer.
+     */
+    public static boolean lockFree(ByteBuffer b, int index, int datatype, int count) {
+        int size = size(datatype);
+        if (!b.isDirect() || size == 0 || size > 8 || b.alignmentOffset(index, size) != 0) {
+            return false;
+        }
+        if (size >= 4) {
+            return true;
+        }
+        int first = index - b.alignmentOffset(index, 4);
+        int last = index + (count - 1) * size;
+        return first >= 0 && last - b.alignmentOffset(last, 4) + 4 <= b.capacity();
+    }
+
+    /**
      * Applies {@code op} to {@code count} elements of {@code datatype} at byte
      * {@code targetIndex} of {@code target} (host order; every buffer's own order and
      * position ignored), taking element {@code i}'s operand and compare value at

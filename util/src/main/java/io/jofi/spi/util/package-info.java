@@ -25,7 +25,7 @@
  * failure handler that throws is called again until it returns.
  */
 @Export
-@Version("1.7.0")
+@Version("1.8.0")
 package io.jofi.spi.util;
 
 import org.osgi.annotation.bundle.Export;
