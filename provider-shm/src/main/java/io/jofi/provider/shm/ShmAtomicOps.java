@@ -22,7 +22,6 @@ import java.nio.ByteOrder;
  * the endpoint's lock.
  */
 final class ShmAtomicOps {
-    private static final boolean LITTLE = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
     private final ShmEndpoint ep;
     /** A TYPED ATOMIC_REQ's operands (0), compare values (8) and old elements (16); the target's progress only. */
     private final ByteBuffer typedScratch = ByteBuffer.allocateDirect(24);
@@ -37,12 +36,7 @@ final class ShmAtomicOps {
      * to the 8 bytes a TYPED ATOMIC_REQ holds ({@link ShmRecordDescriptor#TYPED_BYTES}).
      */
     static int count(int datatype, int op, long kind) {
-        int rc = AtomicTable.valid(datatype, op, kind);
-        if (rc != 0) {
-            return rc;
-        }
-        int size = AtomicTable.size(datatype);
-        return size > ShmRecordDescriptor.TYPED_BYTES ? -Errno.EOPNOTSUPP : ShmRecordDescriptor.TYPED_BYTES / size;
+        return AtomicTable.count(datatype, op, kind, ShmRecordDescriptor.TYPED_BYTES);
     }
 
     /**
@@ -103,30 +97,14 @@ final class ShmAtomicOps {
         op.wireFlags = ShmRecordDescriptor.TYPED | (fetch ? ShmRecordDescriptor.FETCH : 0);
         op.a = key;
         op.b = addr;
-        op.c = buf == null ? 0 : pack(buf, buf.position(), bytes);
-        op.d = compare == null ? 0 : pack(compare, compare.position(), bytes);
+        op.c = buf == null ? 0 : AtomicTable.pack(buf, buf.position(), bytes);
+        op.d = compare == null ? 0 : AtomicTable.pack(compare, compare.position(), bytes);
         op.e = aop | datatype << 8 | (long) count << 16;
         if (fetch) {
             op.dest(result, result.position(), bytes);
         }
         tx.queue(peer, op);
         return 0;
-    }
-
-    /** {@code bytes} (at most 8) bytes of {@code b} from {@code i} as a long the host lays out the same way. */
-    private static long pack(ByteBuffer b, int i, int bytes) {
-        long v = 0;
-        for (int k = 0; k < bytes; k++) {
-            v |= (b.get(i + k) & 0xffL) << (LITTLE ? 8 * k : 56 - 8 * k);
-        }
-        return v;
-    }
-
-    /** {@link #pack}'s inverse: the first {@code bytes} bytes of {@code v}'s layout into {@code b} at {@code i}. */
-    private static void unpack(long v, ByteBuffer b, int i, int bytes) {
-        for (int k = 0; k < bytes; k++) {
-            b.put(i + k, (byte) (v >>> (LITTLE ? 8 * k : 56 - 8 * k)));
-        }
     }
 
     /**
@@ -233,10 +211,10 @@ final class ShmAtomicOps {
         long old;
         if (typed) {
             ByteBuffer t = typedScratch;
-            unpack(r.atomicOperand(), t, 0, bytes);
-            unpack(r.atomicCompare(), t, 8, bytes);
+            AtomicTable.unpack(r.atomicOperand(), t, 0, bytes);
+            AtomicTable.unpack(r.atomicCompare(), t, 8, bytes);
             AtomicTable.apply(datatype, aop, region.buffer(), (int) idx, count, t, 0, t, 8, t, 16);
-            old = pack(t, 16, bytes);
+            old = AtomicTable.pack(t, 16, bytes);
         } else {
             old = Atomics.apply(region.buffer(), (int) idx, aop, r.atomicOperand(), r.atomicCompare());
         }
@@ -265,7 +243,7 @@ final class ShmAtomicOps {
             int i = op.dstStarts[0];
             long v = r.atomicOld();
             if ((op.wireFlags & ShmRecordDescriptor.TYPED) != 0) {
-                unpack(v, b, i, op.dstLengths[0]);
+                AtomicTable.unpack(v, b, i, op.dstLengths[0]);
             } else if (b.order() == ByteOrder.nativeOrder()) {
                 b.putLong(i, v);
             } else {

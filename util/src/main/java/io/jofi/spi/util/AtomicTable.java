@@ -103,6 +103,40 @@ public final class AtomicTable {
     }
 
     /**
+     * {@code fi_query_atomic}'s count for a transport that carries at most {@code maxBytes}
+     * bytes of elements per operation: {@link #valid}'s refusal, {@code -EOPNOTSUPP} for an
+     * element wider than {@code maxBytes}, else {@code maxBytes / size}.
+     */
+    public static int count(int datatype, int op, long flags, int maxBytes) {
+        int rc = valid(datatype, op, flags);
+        if (rc != 0) {
+            return rc;
+        }
+        int size = size(datatype);
+        return size > maxBytes ? -Errno.EOPNOTSUPP : maxBytes / size;
+    }
+
+    /**
+     * {@code bytes} (at most 8) bytes of {@code b} from {@code i} as one long whose in-memory
+     * layout on this host is those bytes, first byte first: elements packed for a wire word that
+     * both sides read and write as a long ({@link #unpack} undoes it).
+     */
+    public static long pack(ByteBuffer b, int i, int bytes) {
+        long v = 0;
+        for (int k = 0; k < bytes; k++) {
+            v |= (b.get(i + k) & 0xffL) << (LITTLE ? 8 * k : 56 - 8 * k);
+        }
+        return v;
+    }
+
+    /** {@link #pack}'s inverse: the first {@code bytes} bytes of {@code v}'s layout into {@code b} at {@code i}. */
+    public static void unpack(long v, ByteBuffer b, int i, int bytes) {
+        for (int k = 0; k < bytes; k++) {
+            b.put(i + k, (byte) (v >>> (LITTLE ? 8 * k : 56 - 8 * k)));
+        }
+    }
+
+    /**
      * Whether {@link #apply} updates each of the {@code count} elements at {@code index} with a
      * compare-and-swap (so atomically against other processes sharing the memory), not under
      * this JVM's lock: a direct buffer, each element aligned to its size, at most 8 bytes, a
