@@ -96,12 +96,12 @@ final class TcpDomain extends UtilDomain {
     /**
      * {@code fi_query_atomic}: a MSG domain's endpoints serve {@link AtomicTable}'s pairs up to
      * the 8 bytes a JOFI atomic frame carries (to JOFI peers only; a C peer's connection refuses
-     * every atomic). The RDM (rxm) endpoints serve no typed atomics yet: {@code -EOPNOTSUPP}.
+     * every atomic). An RDM domain answers for its rxm endpoints ({@link RxmEndpoint#typedAtomicCount}).
      */
     @Override
     public int queryAtomic(int datatype, int op, long flags) {
         if (info().epAttr() != null && info().epAttr().type() == EpType.RDM) {
-            return -Errno.EOPNOTSUPP;
+            return RxmEndpoint.typedAtomicCount(datatype, op, flags, provider().rxmSettings());
         }
         return AtomicTable.count(datatype, op, flags, TcpWireDescriptor.ATOMIC_TYPED_BYTES);
     }

@@ -124,6 +124,27 @@ class RxmAtomicInteropTest {
             awaitTx(me, "min");
             assertEquals(100, c.word(0), "C's word 0 after sum 5, sum 7, cswap 12 -> 100");
             assertEquals(-9, c.word(3), "C's word 3 after min(0, -9)");
+            // JOFI → C typed: rxm's request with datatype and count, served by C's ofi_rxm
+            ByteBuffer three = ByteBuffer.allocateDirect(3).put(0, (byte) -1).put(1, (byte) 2).put(2, (byte) 127);
+            check(me.ep.atomic(three, 3, null, cAddr, c.addr + 40, c.key, Fi.FI_INT8, Fi.FI_SUM, "int8 sum"));
+            awaitTx(me, "int8 sum");
+            assertEquals(0x7f02ffL, c.word(5), "C's word 5: bytes ff 02 7f");
+            ByteBuffer old3 = ByteBuffer.allocateDirect(3);
+            three.put(0, (byte) 1).put(1, (byte) 0).put(2, (byte) 1);
+            check(me.ep.fetchAtomic(three, 3, null, old3, null, cAddr, c.addr + 40, c.key, Fi.FI_INT8, Fi.FI_SUM,
+                    "int8 fetch sum"));
+            awaitTx(me, "int8 fetch sum");
+            assertEquals(-1, old3.get(0));
+            assertEquals(127, old3.get(2));
+            assertEquals(0x800200L, c.word(5), "C's word 5: ff + 1 and 7f + 1 wrap");
+            ByteBuffer swap = ByteBuffer.allocateDirect(4).order(ByteOrder.nativeOrder()).putInt(0, 77);
+            ByteBuffer cmp = ByteBuffer.allocateDirect(4).order(ByteOrder.nativeOrder()).putInt(0, 5);
+            ByteBuffer old4 = ByteBuffer.allocateDirect(4).order(ByteOrder.nativeOrder()).putInt(0, -1);
+            check(me.ep.compareAtomic(swap, 1, null, cmp, null, old4, null, cAddr, c.addr + 48, c.key, Fi.FI_UINT32,
+                    Fi.FI_CSWAP_GT, "uint32 cswap_gt"));
+            awaitTx(me, "uint32 cswap_gt");
+            assertEquals(0, old4.getInt(0));
+            assertEquals(77, c.word(6), "C's word 6: 5 > 0, so 77 went in");
             // a key C never registered: an error completion, nothing changed
             check(me.ep.atomic(1, cAddr, c.addr, c.key + 1, Fi.FI_SUM, "badkey"));
             CqErrEntry err = awaitTxError(me);

@@ -18,7 +18,8 @@ import java.nio.ByteOrder;
  * and the result its response brings, and the target's software execution of a request on the
  * MSG domain's registered memory with the response it sends back ({@link RxmWireDescriptor},
  * "Atomic request"). Atomics therefore work over any MSG provider and with C {@code ofi_rxm}
- * peers. The initiator sends one {@code FI_INT64}; the target serves every (datatype, op) pair a
+ * peers. The initiator sends one {@code FI_INT64} (the long forms) or a typed request of one
+ * target entry ({@link #typedCount} elements at most); the target serves every (datatype, op) pair a
  * request names that {@link AtomicTable} serves (a C peer's {@code fi_atomic} of any datatype and
  * count), with {@link AtomicTable}'s arithmetic, element by element.
  *
@@ -82,6 +83,10 @@ final class RxmAtomics {
      * target set by the post): one target entry of one element.
      */
     void writeRequest(RxmTransmit t) {
+        if (t.atomicCount > 0) {
+            writeTypedRequest(t);
+            return;
+        }
         int wireOp = t.atomicOp == Fi.FI_CSWAP ? OP_ATOMIC_COMPARE : t.result != null ? OP_ATOMIC_FETCH : OP_ATOMIC;
         int operands = t.atomicOp == Fi.FI_ATOMIC_READ ? 0 : WORD; // rxm sends no operand for a read
         int compares = wireOp == OP_ATOMIC_COMPARE ? WORD : 0;
@@ -118,6 +123,57 @@ final class RxmAtomics {
     }
 
     /**
+     * The most elements of {@code datatype} one typed request may carry with {@code eagerLimit}
+     * bytes behind the packet header (the target entries, the operands and, for a compare, the
+     * compare values; the response's old values fit then too), or {@link AtomicTable}'s refusal.
+     */
+    static int typedCount(int datatype, int op, long kind, int eagerLimit) {
+        int budget = eagerLimit - ATOMIC_OPERANDS;
+        return AtomicTable.count(datatype, op, kind, kind == Fi.FI_COMPARE_ATOMIC ? budget / 2 : budget);
+    }
+
+    /** A typed request: one target entry of {@code t.atomicCount} elements, their operands and compare values. */
+    private void writeTypedRequest(RxmTransmit t) {
+        int size = AtomicTable.size(t.atomicDatatype);
+        int bytes = t.atomicCount * size;
+        int wireOp = t.atomicKind == Fi.FI_COMPARE_ATOMIC ? OP_ATOMIC_COMPARE
+                : t.atomicKind == Fi.FI_FETCH_ATOMIC ? OP_ATOMIC_FETCH : OP_ATOMIC;
+        int operands = t.typedOperands == null ? 0 : bytes; // rxm sends no operand for a read
+        int compares = wireOp == OP_ATOMIC_COMPARE ? bytes : 0;
+        int length = ATOMIC_OPERANDS + operands + compares;
+        RxmPacketHeader h = header.clear();
+        h.type = TYPE_ATOMIC;
+        h.connId = t.connection.remoteIndex & 0xFFFF_FFFFL;
+        h.msgId = t.index;
+        h.op = wireOp;
+        h.size = length;
+        ByteBuffer p = t.packet;
+        p.clear();
+        h.write(p, 0);
+        p.put(ATOMIC_DATATYPE_OFFSET, (byte) t.atomicDatatype);
+        p.put(ATOMIC_OP_OFFSET, (byte) t.atomicOp);
+        p.put(ATOMIC_IOC_COUNT_OFFSET, (byte) 1);
+        int at = HEADER_LENGTH;
+        p.putLong(at + ATOMIC_IOC_ADDR, t.remoteAddr);
+        p.putLong(at + ATOMIC_IOC_COUNT, t.atomicCount);
+        p.putLong(at + ATOMIC_IOC_KEY, t.remoteKey);
+        for (int i = at + ATOMIC_IOC_LENGTH; i < at + ATOMIC_OPERANDS; i += WORD) {
+            p.putLong(i, 0); // the unused entries, as C leaves them: nothing of an earlier packet
+        }
+        int o = at + ATOMIC_OPERANDS;
+        if (operands != 0) {
+            p.put(o, t.typedOperands, t.typedOperands.position(), bytes); // host order, as the caller laid them out
+        }
+        if (compares != 0) {
+            p.put(o + operands, t.typedCompares, t.typedCompares.position(), bytes);
+        }
+        p.limit(HEADER_LENGTH + length);
+        t.typedOperands = null;
+        t.typedCompares = null;
+        t.postFlags = 0;
+    }
+
+    /**
      * The response to {@code t}'s request: its result into the caller's buffer (at its position,
      * in its order).
      *
@@ -134,6 +190,14 @@ final class RxmAtomics {
             return status < 0 ? -status : status;
         }
         if (t.result == null) {
+            return 0;
+        }
+        if (t.atomicCount > 0) {
+            int bytes = t.atomicCount * AtomicTable.size(t.atomicDatatype);
+            if (resultLength != bytes || len < HEADER_LENGTH + ATOMIC_RESPONSE_RESULT + bytes) {
+                return Errno.EIO;
+            }
+            t.result.put(t.result.position(), b, HEADER_LENGTH + ATOMIC_RESPONSE_RESULT, bytes);
             return 0;
         }
         if (resultLength != WORD || len < HEADER_LENGTH + ATOMIC_RESPONSE_RESULT + WORD) {

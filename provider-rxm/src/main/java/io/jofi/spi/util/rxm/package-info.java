@@ -8,7 +8,7 @@
  * {@code RxmSettings}, {@code RxmEndpoint}, {@code PeerRemovalSource}.
  */
 @Export
-@Version("1.2.0")
+@Version("1.3.0")
 package io.jofi.spi.util.rxm;
 
 import org.osgi.annotation.bundle.Export;
