@@ -191,4 +191,41 @@ class AtomicTableTest {
             assertEquals((short) rounds, t.getShort(i + 8 + k * 2), "short " + k);
         }
     }
+
+    /** The data path allocates nothing: every datatype with a few ops, lock-free, locked and heap targets. */
+    @Test
+    void applyAllocatesNothing() {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        org.junit.jupiter.api.Assumptions.assumeTrue(mx instanceof com.sun.management.ThreadMXBean,
+                "JVM without per-thread allocation counters");
+        com.sun.management.ThreadMXBean bean = (com.sun.management.ThreadMXBean) mx;
+        org.junit.jupiter.api.Assumptions.assumeTrue(bean.isThreadAllocatedMemorySupported());
+        bean.setThreadAllocatedMemoryEnabled(true);
+        ByteBuffer aligned = direct();
+        ByteBuffer heap = ByteBuffer.allocate(64);
+        ByteBuffer s = direct();
+        ByteBuffer c = direct();
+        ByteBuffer r = direct();
+        int i = base(aligned);
+        int[] ops = {Fi.FI_SUM, Fi.FI_PROD, Fi.FI_ATOMIC_WRITE, Fi.FI_LXOR};
+        long tid = Thread.currentThread().getId();
+        long allocated = 0;
+        for (int round = 0; round < 3; round++) {
+            long before = bean.getThreadAllocatedBytes(tid);
+            for (int n = 0; n < 5_000; n++) {
+                for (int dt = Fi.FI_INT8; dt <= Fi.FI_DOUBLE_COMPLEX; dt++) {
+                    for (int op : ops) {
+                        AtomicTable.apply(dt, op, aligned, i, 2, s, 0, null, 0, r, 0);
+                        AtomicTable.apply(dt, op, heap, 3, 2, s, 0, null, 0, null, 0);
+                    }
+                    AtomicTable.apply(dt, Fi.FI_CSWAP, aligned, i + 1, 1, s, 0, c, 0, r, 0);
+                }
+            }
+            allocated = bean.getThreadAllocatedBytes(tid) - before;
+            if (allocated == 0) {
+                break; // the first rounds warm the JIT up
+            }
+        }
+        assertEquals(0, allocated, "bytes allocated by AtomicTable.apply");
+    }
 }
