@@ -161,6 +161,37 @@ public abstract class AtomicConformance extends EndpointTest {
         table(ByteBuffer.allocateDirect(64).order(ByteOrder.nativeOrder()));
     }
 
+    /**
+     * A served pair with a count of 0, a count above {@code queryAtomic}'s bound, or an operand
+     * or result buffer shorter than the count's elements is {@code -EINVAL}, nothing posted; the
+     * endpoint goes on. (A provider that serves no typed pair is not asked.)
+     */
+    @Test
+    void typedAtomicBadCountOrShortBufferIsEinval() throws FabricException {
+        int bound = fx.domain().queryAtomic(Fi.FI_INT8, Fi.FI_SUM, Fi.FI_FETCH_ATOMIC);
+        org.junit.jupiter.api.Assumptions.assumeTrue(bound > 0, "no typed atomics served");
+        EndpointPair p = atomicPair();
+        store(p, 0x0102030405060708L);
+        PeerSide a = p.a();
+        ByteBuffer big = ByteBuffer.allocateDirect(bound + 16);
+        ByteBuffer result = ByteBuffer.allocateDirect(bound + 16);
+        long at = mr.address() + 8;
+        assertEquals(-Errno.EINVAL, a.ep().fetchAtomic(big, 0, null, result, null, a.peer(), at, mr.key(), Fi.FI_INT8,
+                Fi.FI_SUM, "zero"), "count 0");
+        assertEquals(-Errno.EINVAL, a.ep().fetchAtomic(big, bound + 1, null, result, null, a.peer(), at, mr.key(),
+                Fi.FI_INT8, Fi.FI_SUM, "above"), "count above the bound " + bound);
+        ByteBuffer one = ByteBuffer.allocateDirect(1);
+        int n = Math.min(bound, 2);
+        if (n == 2) {
+            assertEquals(-Errno.EINVAL, a.ep().fetchAtomic(one, 2, null, result, null, a.peer(), at, mr.key(),
+                    Fi.FI_INT8, Fi.FI_SUM, "short operand"), "an operand buffer of 1 byte for 2 elements");
+            assertEquals(-Errno.EINVAL, a.ep().fetchAtomic(big, 2, null, one, null, a.peer(), at, mr.key(),
+                    Fi.FI_INT8, Fi.FI_SUM, "short result"), "a result buffer of 1 byte for 2 elements");
+        }
+        assertEquals(0x0102030405060708L, fetch(p, 0, Fi.FI_ATOMIC_READ, "FI_ATOMIC_READ after the refused ones"),
+                "nothing was applied and the endpoint still works");
+    }
+
     private void table(ByteBuffer target) throws FabricException {
         EndpointPair p = fx.openPair(new PairSpec(ATOMIC_CAPS));
         MemoryRegion tmr = fx.register(target, Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE, "typed-target");
