@@ -16,6 +16,11 @@
  *   fetch OP OPERAND ADDR KEY            fi_fetch_atomic (int64)             -> OLD v | E errno
  *   cswap COMPARE SWAP ADDR KEY          fi_compare_atomic FI_CSWAP (int64)  -> OLD v | E errno
  *   get INDEX                            word INDEX of the region            -> VALUE v
+ *   typed KIND DT OP COUNT BUF CMP ADDR KEY                                  -> OK | OLD hex | E errno
+ *                                        KIND a (fi_atomic), f (fi_fetch_atomic), c (fi_compare_atomic);
+ *                                        DT libfabric's enum fi_datatype number; BUF and CMP the
+ *                                        COUNT elements' bytes in hex as in memory ("-": none);
+ *                                        OLD the fetched elements' bytes in hex
  *   quit
  *
  * OP is libfabric's enum fi_op number. Every wait is bounded (10 s). The exit status is 0 on
@@ -47,6 +52,8 @@ static struct fid_av *av;
 static struct fid_mr *mr;
 static int64_t region[8];
 static int64_t operand_buf, compare_buf, result_buf;
+/* the typed command's elements: at most 64 bytes each */
+static unsigned char typed_buf[64], typed_cmp[64], typed_res[64];
 static fi_addr_t peer = FI_ADDR_UNSPEC;
 
 static void die(const char *what, int ret)
@@ -192,6 +199,53 @@ static void command(char *line)
 			printf("E %d\n", -rc);
 		else
 			printf("OLD %lld\n", (long long) result_buf);
+	} else if (!strcmp(word, "typed")) {
+		char kind, hbuf[160], hcmp[160];
+		int dt, cnt;
+		if (sscanf(line, "%*s %c %d %d %d %159s %159s %llu %llu", &kind, &dt, &op, &cnt, hbuf, hcmp, &addr,
+			   &key) != 8) {
+			printf("E usage: %s\n", line);
+		} else {
+			int nres = 0;
+			if (strcmp(hbuf, "-"))
+				unhex(hbuf, typed_buf, sizeof(typed_buf));
+			if (strcmp(hcmp, "-"))
+				unhex(hcmp, typed_cmp, sizeof(typed_cmp));
+			memset(typed_res, 0, sizeof(typed_res));
+			if (kind == 'a') {
+				POST(fi_atomic(ep, typed_buf, cnt, NULL, peer, addr, key, dt, op, &op_context));
+			} else if (kind == 'f') {
+				POST(fi_fetch_atomic(ep, typed_buf, cnt, NULL, typed_res, NULL, peer, addr, key, dt, op,
+						     &op_context));
+				nres = 1;
+			} else {
+				POST(fi_compare_atomic(ep, typed_buf, cnt, NULL, typed_cmp, NULL, typed_res, NULL, peer, addr,
+						       key, dt, op, &op_context));
+				nres = 1;
+			}
+			size_t size = 0;
+			if (!rc && nres) {
+				size_t one = 0;
+				switch (dt) {
+				case FI_INT8: case FI_UINT8: one = 1; break;
+				case FI_INT16: case FI_UINT16: one = 2; break;
+				case FI_INT32: case FI_UINT32: case FI_FLOAT: one = 4; break;
+				case FI_DOUBLE_COMPLEX: one = 16; break;
+				default: one = 8;
+				}
+				size = one * (size_t) cnt;
+			}
+			if (rc) {
+				printf("E %d\n", -rc);
+			} else if (!nres) {
+				printf("OK\n");
+			} else {
+				printf("OLD ");
+				for (size_t i = 0; i < size && i < sizeof(typed_res); i++)
+					printf("%02x", typed_res[i]);
+				printf("\n");
+			}
+		}
 	} else if (!strcmp(word, "get") && sscanf(line, "%*s %lld", &a) == 1 && a >= 0 && a < 8) {
 		printf("VALUE %lld\n", (long long) region[a]);
 	} else if (!strcmp(word, "quit")) {

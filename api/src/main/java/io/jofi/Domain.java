@@ -43,6 +43,19 @@ public interface Domain extends Fid {
     void bind(EventQueue eq, long flags) throws FabricException;
 
     /**
+     * {@code fi_query_atomic}: whether this domain's endpoints serve {@code op} on
+     * {@code datatype} for the kind of call {@code flags} names (0 {@code fi_atomic},
+     * {@code Fi.FI_FETCH_ATOMIC}, {@code Fi.FI_COMPARE_ATOMIC}), and how many elements one call
+     * may carry.
+     *
+     * @return the largest count (at least 1), or {@code -EOPNOTSUPP} for a pair not served,
+     *         {@code -EBADFLAGS} for other flags. The default serves none.
+     */
+    default int queryAtomic(int datatype, int op, long flags) {
+        return -Errno.EOPNOTSUPP;
+    }
+
+    /**
      * Memory for one-sided RMA that peers in other processes can reach: a direct buffer of
      * {@code size} bytes, zeroed, position 0, limit {@code size}. A provider that shares memory
      * between processes (shm) backs it with a shared mapping, so that a later {@link #register}

@@ -14,7 +14,7 @@
  * {@code fi_addr_t}.
  */
 @Export
-@Version("2.1.0")
+@Version("2.2.0")
 package io.jofi;
 
 import org.osgi.annotation.bundle.Export;

@@ -2,6 +2,7 @@ package io.jofi.provider.shm;
 
 import io.jofi.Errno;
 import io.jofi.Fi;
+import io.jofi.spi.util.AtomicTable;
 import io.jofi.spi.util.Atomics;
 import io.jofi.spi.util.MemoryRegistry;
 import io.jofi.spi.util.UtilCounter;
@@ -32,6 +33,8 @@ final class ShmAtomicOps {
     /** This domain's registrations: the target side's check of a key and range. */
     private final MemoryRegistry registry;
     private final Path dir;
+    /** A TYPED ATOMIC_REQ's operands (0), compare values (8) and old elements (16); the target's progress only. */
+    private final ByteBuffer typedScratch = ByteBuffer.allocateDirect(24);
 
     ShmAtomicOps(ShmOwnRing own, ShmPeers peers, ShmTransmitter transmitter, ShmRma rma, ShmBindings bound,
                  MemoryRegistry registry, Path dir) {
@@ -42,6 +45,83 @@ final class ShmAtomicOps {
         this.bound = bound;
         this.registry = registry;
         this.dir = dir;
+    }
+
+    /**
+     * What a typed atomic may carry ({@code fi_query_atomic}): {@link AtomicTable}'s pairs but
+     * {@code FI_DOUBLE_COMPLEX} (16 bytes have no compare-and-swap shared between processes), up
+     * to the 8 bytes a TYPED ATOMIC_REQ holds ({@link ShmRecordDescriptor#TYPED_BYTES}).
+     */
+    static int count(int datatype, int op, long kind) {
+        return AtomicTable.count(datatype, op, kind, ShmRecordDescriptor.TYPED_BYTES);
+    }
+
+    /**
+     * A typed {@code fi_atomic} / {@code fi_fetch_atomic} / {@code fi_compare_atomic}
+     * ({@link io.jofi.spi.util.UtilEndpoint} checked the pair, count and buffers): applied
+     * directly to the peer's mapping when every element there can be swapped lock-free
+     * ({@link AtomicTable#lockFree}), else sent as a TYPED ATOMIC_REQ. 0 or a negative errno.
+     */
+    int postTyped(long kind, int datatype, int aop, int count, ByteBuffer buf, ByteBuffer compare, ByteBuffer result,
+                  long peerAddr, long addr, long key, long flags, Object context) {
+        boolean fetch = kind != 0;
+        if (!own.enabled()) {
+            return -Errno.EOPBADSTATE;
+        }
+        ShmTransmitter tx = transmitter;
+        Peer peer = peers.peerFor(peerAddr);
+        int rc = tx.admit(peer, true);
+        long cqFlags = Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE);
+        UtilCounter counter = fetch ? bound.readCntr : bound.writeCntr;
+        if (rc == ShmTransmitter.PEER_FAILED) {
+            return tx.failLocally(true, context, cqFlags, peer.failed, counter);
+        }
+        if (rc != 0) {
+            return rc;
+        }
+        int bytes = count * AtomicTable.size(datatype);
+        long need = Atomics.access(aop, fetch);
+        if (peer.queue.isEmpty() && peer.outstanding == 0) {
+            Peer.Direct d = peer.direct(dir, key, addr, bytes, need);
+            if (d != null) {
+                int at = (int) (addr - d.base);
+                if (AtomicTable.lockFree(d.map, at, datatype, count)) {
+                    try {
+                        MappingFaults.check(d.map); // never an atomic on a truncated file (MappingFaults)
+                        AtomicTable.apply(datatype, aop, d.map, at, count, buf, buf == null ? 0 : buf.position(),
+                                compare, compare == null ? 0 : compare.position(), result,
+                                result == null ? 0 : result.position());
+                        MappingFaults.check(d.map);
+                    } catch (InternalError e) {
+                        peer.forget(d); // the peer truncated the file under its mapping (SIGBUS)
+                        if (MappingFaults.isFault(e)) {
+                            peers.failPeer(peer, Errno.EIO);
+                        }
+                        return tx.failLocally(true, context, cqFlags, Errno.EIO, counter);
+                    }
+                    if (peer.wantsEvents(dir)) {
+                        rma.notifyDirect(peer, aop != Fi.FI_ATOMIC_READ, false, 0);
+                    }
+                    return tx.completedDirect(true, flags, context, cqFlags, counter);
+                }
+            } else if (peer.directError != 0) {
+                return tx.failLocally(true, context, cqFlags, peer.directError, counter);
+            }
+        }
+        ShmOutboundOp op = tx.start(ShmRecordDescriptor.ATOMIC_REQ, peer, context, true, flags, cqFlags,
+                fetch ? Fi.FI_READ : Fi.FI_WRITE);
+        op.awaitsAnswer = true;
+        op.wireFlags = ShmRecordDescriptor.TYPED | (fetch ? ShmRecordDescriptor.FETCH : 0);
+        op.a = key;
+        op.b = addr;
+        op.c = buf == null ? 0 : AtomicTable.pack(buf, buf.position(), bytes);
+        op.d = compare == null ? 0 : AtomicTable.pack(compare, compare.position(), bytes);
+        op.e = aop | datatype << 8 | (long) count << 16;
+        if (fetch) {
+            op.dest(result, result.position(), bytes);
+        }
+        tx.queue(peer, op);
+        return 0;
     }
 
     /**
@@ -126,19 +206,35 @@ final class ShmAtomicOps {
         boolean fetch = r.has(ShmRecordDescriptor.FETCH);
         long token = r.token();
         ShmTransmitter tx = transmitter;
-        if (!Atomics.supported(aop)) {
+        boolean typed = r.has(ShmRecordDescriptor.TYPED);
+        int datatype = typed ? aop >>> 8 & 0xff : Fi.FI_INT64;
+        int count = typed ? aop >>> 16 & 0xffff : 1;
+        aop = typed ? aop & 0xff : aop;
+        long kind = !fetch ? 0 : aop >= Fi.FI_CSWAP ? Fi.FI_COMPARE_ATOMIC : Fi.FI_FETCH_ATOMIC;
+        int limit = typed ? count(datatype, aop, kind) : 1;
+        if (typed ? limit < 0 || count < 1 || count > limit : !Atomics.supported(aop)) {
             tx.sendAnswer(p, ShmRecordDescriptor.ATOMIC_RESP, token, Errno.EOPNOTSUPP, 0, 0);
             return;
         }
         long key = r.rmaKey();
         long need = Atomics.access(aop, fetch);
-        long idx = registry.targetIndex(key, r.rmaAddr(), 8, need);
+        int bytes = count * AtomicTable.size(datatype);
+        long idx = registry.targetIndex(key, r.rmaAddr(), bytes, need);
         UtilMemoryRegion region = idx < 0 ? null : registry.lookup(key);
         if (region == null) {
             tx.sendAnswer(p, ShmRecordDescriptor.ATOMIC_RESP, token, idx < 0 ? (int) -idx : Errno.ENOKEY, 0, 0);
             return;
         }
-        long old = Atomics.apply(region.buffer(), (int) idx, aop, r.atomicOperand(), r.atomicCompare());
+        long old;
+        if (typed) {
+            ByteBuffer t = typedScratch;
+            AtomicTable.unpack(r.atomicOperand(), t, 0, bytes);
+            AtomicTable.unpack(r.atomicCompare(), t, 8, bytes);
+            AtomicTable.apply(datatype, aop, region.buffer(), (int) idx, count, t, 0, t, 8, t, 16);
+            old = AtomicTable.pack(t, 16, bytes);
+        } else {
+            old = Atomics.apply(region.buffer(), (int) idx, aop, r.atomicOperand(), r.atomicCompare());
+        }
         if ((need & Fi.FI_REMOTE_WRITE) != 0) {
             ShmBindings.count(bound.remoteWriteCntr);
         } else {
@@ -163,7 +259,9 @@ final class ShmAtomicOps {
             ByteBuffer b = op.dst[0];
             int i = op.dstStarts[0];
             long v = r.atomicOld();
-            if (b.order() == ByteOrder.nativeOrder()) {
+            if ((op.wireFlags & ShmRecordDescriptor.TYPED) != 0) {
+                AtomicTable.unpack(v, b, i, op.dstLengths[0]);
+            } else if (b.order() == ByteOrder.nativeOrder()) {
                 b.putLong(i, v);
             } else {
                 b.putLong(i, Long.reverseBytes(v));

@@ -139,6 +139,12 @@ final class ShmDomain extends UtilDomain {
      * endpoint's doorbell path links to — a producer that publishes into any of them and sees
      * the flag rings it.
      */
+    /** {@code fi_query_atomic}: the pairs and counts {@link ShmAtomicOps#count} serves. */
+    @Override
+    public int queryAtomic(int datatype, int op, long flags) {
+        return ShmAtomicOps.count(datatype, op, flags);
+    }
+
     private final class Step implements ProgressEngine.Step {
         @Override
         public int progress(long timeoutNanos) {

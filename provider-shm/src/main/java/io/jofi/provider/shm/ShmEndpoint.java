@@ -387,6 +387,26 @@ final class ShmEndpoint extends UtilEndpoint implements ShmPeers.Owner {
         }
     }
 
+    @Override
+    protected int typedAtomicCount(int datatype, int op, long kind) {
+        return ShmAtomicOps.count(datatype, op, kind);
+    }
+
+    @Override
+    protected int postTypedAtomic(long kind, int datatype, int op, int count, ByteBuffer buf, ByteBuffer compare,
+                                  ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
+                                  long flags, Object context) {
+        long started = transmitter.opsStarted();
+        try {
+            synchronized (this) {
+                return posts.atomic(atomics.postTyped(kind, datatype, op, count, buf, compare, result, destAddr, addr,
+                        key, flags, context));
+            }
+        } catch (InternalError e) {
+            return faults.onPostFault(e, started);
+        }
+    }
+
     // =================================================================== the domain's progress
 
     /**

@@ -17,8 +17,13 @@ package io.jofi.provider.shm;
  *     48    8  C: total message/transfer length (MSG, WRITE, READ_REQ) | operand (ATOMIC_REQ)
  *     56    8  D: offset of this fragment's payload in the message/transfer | compare (ATOMIC_REQ)
  *     64    8  E: remote CQ data (WRITE, NOTIFY) | atomic op (ATOMIC_REQ)
+ *                  TYPED ATOMIC_REQ: op (bits 0..7) | datatype (8..15) | count (16..31)
  *     72  ...  payload (MSG, WRITE, READ_RESP fragments)
  * </pre>
+ *
+ * A TYPED ATOMIC_REQ (and its ATOMIC_RESP) carries up to 8 bytes of elements in each of C
+ * (operands), D (compare values) and B (the old elements), packed as the host lays them out
+ * in memory, element 0 first.
  *
  * A message of one fragment without acknowledgement ({@link #COMPACT}: no ACK_* flag, not
  * BOUNCE, not CMA) carries a compact header instead — the words nobody reads for it (token,
@@ -154,6 +159,10 @@ final class ShmRecordDescriptor {
     static final int REMOTE_READ = 1 << 16;
     /** ATOMIC_REQ: the result is fetched (a read of the target, too). */
     static final int FETCH = 1 << 17;
+    /** ATOMIC_REQ: fi_atomic(3) with a datatype and count (the diagram's TYPED ATOMIC_REQ), not one FI_INT64. */
+    static final int TYPED = 1 << 21;
+    /** TYPED ATOMIC_REQ: the bytes of elements C, D and B hold, so the count bound of 8 / element size. */
+    static final int TYPED_BYTES = 8;
     /**
      * The fragment's payload is in a bounce slot of the receiver's region (the ring record's
      * aux word = slot + 1, STATUS = the payload length), not inline; the receiver copies it out

@@ -71,6 +71,8 @@ final class InboundFrame {
     /** An atomic request's target word. */
     long atomicAddr;
     long atomicKey;
+    /** The atomic request's target length: 8 for one FI_INT64, count x size for a typed one. */
+    int atomicLen;
 
     /** The payload ({@code length} bytes, all placed) goes into {@code to}, for {@code what}. */
     void payloadInto(TcpPayloadViews to, long payloadLength, int what) {

@@ -10,6 +10,8 @@ import io.jofi.Errno;
 import io.jofi.FabricException;
 import io.jofi.Info;
 import io.jofi.Progress;
+import io.jofi.provider.tcp.wire.TcpWireDescriptor;
+import io.jofi.spi.util.AtomicTable;
 import io.jofi.spi.util.ProgressEngine;
 import io.jofi.spi.util.UtilDomain;
 import io.jofi.spi.util.WaitBridge;
@@ -89,6 +91,19 @@ final class TcpDomain extends UtilDomain {
             throw new FabricException(Errno.EINVAL, "endpoint: info.handle() is not a tcp connection request");
         }
         return adopt(new TcpEndpoint(this, info, context));
+    }
+
+    /**
+     * {@code fi_query_atomic}: a MSG domain's endpoints serve {@link AtomicTable}'s pairs up to
+     * the 8 bytes a JOFI atomic frame carries (to JOFI peers only; a C peer's connection refuses
+     * every atomic). An RDM domain answers for its rxm endpoints ({@link RxmEndpoint#typedAtomicCount}).
+     */
+    @Override
+    public int queryAtomic(int datatype, int op, long flags) {
+        if (info().epAttr() != null && info().epAttr().type() == EpType.RDM) {
+            return RxmEndpoint.typedAtomicCount(datatype, op, flags, provider().rxmSettings());
+        }
+        return AtomicTable.count(datatype, op, flags, TcpWireDescriptor.ATOMIC_TYPED_BYTES);
     }
 
     /**

@@ -12,6 +12,7 @@ import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
 import io.jofi.provider.tcp.wire.CmMessage;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
+import io.jofi.spi.util.AtomicTable;
 import io.jofi.spi.util.EndpointBindings;
 import io.jofi.spi.util.ReceiveQueue;
 import io.jofi.spi.util.UtilEndpoint;
@@ -244,6 +245,18 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
     protected int postAtomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                              long flags, Object context) {
         return conn.postAtomic(op, operand, compare, result, addr, key, flags, context);
+    }
+
+    @Override
+    protected int typedAtomicCount(int datatype, int op, long kind) {
+        return AtomicTable.count(datatype, op, kind, TcpWireDescriptor.ATOMIC_TYPED_BYTES);
+    }
+
+    @Override
+    protected int postTypedAtomic(long kind, int datatype, int op, int count, ByteBuffer buf, ByteBuffer compare,
+                                  ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
+                                  long flags, Object context) {
+        return conn.rma.typedAtomic(kind, datatype, op, count, buf, compare, result, addr, key, flags, context);
     }
 
     // =================================================================== TcpReceiveSide.Owner

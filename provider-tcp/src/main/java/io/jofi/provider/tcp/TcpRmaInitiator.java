@@ -12,6 +12,7 @@ import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.provider.tcp.wire.MessageHeader;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
+import io.jofi.spi.util.AtomicTable;
 import io.jofi.spi.util.Atomics;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -194,6 +195,7 @@ final class TcpRmaInitiator {
         TcpTransmitOp op = tx.start(fetch ? TcpTransmitOp.ATOMIC_FETCH : TcpTransmitOp.ATOMIC, context, true,
                 flags, Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE), Long.BYTES);
         op.result = result;
+        op.typedResultBytes = 0;
         ByteBuffer h = op.header;
         h.clear();
         header.clear().op(OP_ATOMIC_REQUEST).rmaIovCount(1)
@@ -209,6 +211,51 @@ final class TcpRmaInitiator {
         op.gather[1] = p;
         op.count = 2;
         return tx.queue(op);
+    }
+
+    /**
+     * A typed atomic ({@code count} elements of {@code datatype}, at most
+     * {@link TcpWireDescriptor#ATOMIC_TYPED_BYTES} bytes; the pair and count checked by
+     * {@link io.jofi.spi.util.UtilEndpoint}): the same request frame with the op word's typed
+     * bits, the elements packed into the operand and compare words. JOFI peers only.
+     */
+    int typedAtomic(long kind, int datatype, int atomicOp, int count, ByteBuffer buf, ByteBuffer compare,
+                    ByteBuffer result, long addr, long key, long flags, Object context) {
+        synchronized (lock) {
+            int rc = tx.check(true);
+            if (rc != 0) {
+                return conn.posts.atomic(rc);
+            }
+            if (!conn.jofiPeer) {
+                return conn.posts.atomic(-Errno.EOPNOTSUPP);
+            }
+            rc = bound.txCq.reserve();
+            if (rc != 0) {
+                return conn.posts.atomic(rc);
+            }
+            boolean fetch = kind != 0;
+            int bytes = count * AtomicTable.size(datatype);
+            TcpTransmitOp op = tx.start(fetch ? TcpTransmitOp.ATOMIC_FETCH : TcpTransmitOp.ATOMIC, context, true,
+                    flags, Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE), bytes);
+            op.result = result;
+            op.typedResultBytes = fetch ? bytes : 0;
+            ByteBuffer h = op.header;
+            h.clear();
+            tx.header.clear().op(OP_ATOMIC_REQUEST).rmaIovCount(1)
+                    .rmaIov(0, addr, bytes, key).payloadLength(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
+            tx.header.encode(h);
+            h.flip();
+            ByteBuffer p = op.injectCopy;
+            p.clear();
+            p.putLong(0, atomicOp | (fetch ? TcpWireDescriptor.ATOMIC_FETCH : 0) | TcpWireDescriptor.ATOMIC_TYPED
+                    | (long) datatype << 16 | (long) count << 32);
+            p.putLong(8, buf == null ? 0 : AtomicTable.pack(buf, buf.position(), bytes));
+            p.putLong(16, compare == null ? 0 : AtomicTable.pack(compare, compare.position(), bytes));
+            p.limit(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
+            op.gather[1] = p;
+            op.count = 2;
+            return conn.posts.atomic(tx.queue(op));
+        }
     }
 
     /** An atomic response (op 6): the oldest atomic gets it; its old value is read into {@link #atomicIn}. */
@@ -235,7 +282,9 @@ final class TcpRmaInitiator {
         InboundFrame f = frame;
         TcpTransmitOp a = f.responseFor;
         f.responseFor = null;
-        if (a.result != null) {
+        if (a.result != null && a.typedResultBytes > 0) {
+            AtomicTable.unpack(atomicIn.getLong(0), a.result, a.result.position(), a.typedResultBytes);
+        } else if (a.result != null) {
             a.result.putLong(a.result.position(), atomicIn.getLong(0)); // the caller's buffer order
         }
         tx.complete(a);

@@ -6,6 +6,7 @@ import static io.jofi.provider.tcp.wire.TcpWireDescriptor.OP_READ_RESPONSE;
 import io.jofi.Fi;
 import io.jofi.provider.tcp.wire.MessageHeader;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
+import io.jofi.spi.util.AtomicTable;
 import io.jofi.spi.util.Atomics;
 import io.jofi.spi.util.MemoryRegistry;
 import io.jofi.spi.util.UtilCounter;
@@ -47,6 +48,8 @@ final class TcpRmaTarget {
     private final TcpPayloadViews writeSink = new TcpPayloadViews();
     /** Where an atomic request's payload goes ({@link #atomicIn}; its own view, never re-made). */
     private final TcpPayloadViews atomicSink = new TcpPayloadViews();
+    /** A typed request's operands (0), compare values (8) and old elements (16). */
+    private final ByteBuffer typedScratch = ByteBuffer.allocateDirect(24);
     /** An atomic request's payload: the op word, the operand, the compare value. */
     private final ByteBuffer atomicIn = ByteBuffer.allocateDirect(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD)
             .order(ByteOrder.BIG_ENDIAN);
@@ -160,7 +163,7 @@ final class TcpRmaTarget {
 
     /** JOFI atomic request (op 5): one 8-byte descriptor; its payload is read, then applied in {@link #endAtomicRequest}. */
     void onAtomicRequest(MessageHeader h) {
-        if (h.rmaIovCount() != 1 || h.rmaLen(0) != Long.BYTES
+        if (h.rmaIovCount() != 1 || h.rmaLen(0) < 1 || h.rmaLen(0) > Long.BYTES
                 || h.payloadLength() != TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD) {
             link.malformed("a malformed atomic request");
             return;
@@ -172,25 +175,42 @@ final class TcpRmaTarget {
         InboundFrame f = frame;
         f.atomicAddr = h.rmaAddr(0);
         f.atomicKey = h.rmaKey(0);
+        f.atomicLen = (int) h.rmaLen(0);
         f.ack = false;
         atomicSink.range(0, atomicIn, 0, TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
         atomicSink.count = 1;
         f.payloadInto(atomicSink, TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD, InboundFrame.ATOMIC_REQUEST);
     }
 
-    /** Applies a JOFI atomic request to the registered word and queues the response with the old value. */
+    /** Applies a JOFI atomic request (one FI_INT64 word, or typed elements) and queues the response with the old value. */
     void endAtomicRequest() {
         long word = atomicIn.getLong(0);
         int aop = (int) (word & 0xFF);
         boolean fetch = (word & TcpWireDescriptor.ATOMIC_FETCH) != 0;
+        boolean typed = (word & TcpWireDescriptor.ATOMIC_TYPED) != 0;
+        int datatype = typed ? (int) (word >>> 16 & 0xFF) : Fi.FI_INT64;
+        int count = typed ? (int) (word >>> 32 & 0xFFFF) : 1;
+        long kind = !fetch ? 0 : aop >= Fi.FI_CSWAP ? Fi.FI_COMPARE_ATOMIC : Fi.FI_FETCH_ATOMIC;
+        int max = typed ? AtomicTable.count(datatype, aop, kind, TcpWireDescriptor.ATOMIC_TYPED_BYTES) : 1;
+        int bytes = count * Math.max(AtomicTable.size(datatype), 0);
         long addr = frame.atomicAddr;
-        UtilMemoryRegion r = (addr & 7) != 0 || !Atomics.supported(aop) ? null
-                : region(frame.atomicKey, addr, Long.BYTES, Atomics.access(aop, fetch));
+        boolean wellFormed = typed ? max > 0 && count >= 1 && count <= max && bytes == frame.atomicLen
+                : (addr & 7) == 0 && Atomics.supported(aop) && frame.atomicLen == Long.BYTES;
+        UtilMemoryRegion r = !wellFormed ? null : region(frame.atomicKey, addr, bytes, Atomics.access(aop, fetch));
         if (r == null) {
-            link.malformed("an atomic request this domain refuses (key, bounds, access, alignment or op)");
+            link.malformed("an atomic request this domain refuses (key, bounds, access, alignment, op or datatype)");
             return;
         }
-        long old = Atomics.apply(r.buffer(), r.indexOf(addr), aop, atomicIn.getLong(8), atomicIn.getLong(16));
+        long old;
+        if (typed) {
+            ByteBuffer t = typedScratch;
+            AtomicTable.unpack(atomicIn.getLong(8), t, 0, bytes);
+            AtomicTable.unpack(atomicIn.getLong(16), t, 8, bytes);
+            AtomicTable.apply(datatype, aop, r.buffer(), r.indexOf(addr), count, t, 0, t, 8, t, 16);
+            old = AtomicTable.pack(t, 16, bytes);
+        } else {
+            old = Atomics.apply(r.buffer(), r.indexOf(addr), aop, atomicIn.getLong(8), atomicIn.getLong(16));
+        }
         UtilCounter c = aop == Fi.FI_ATOMIC_READ ? bound.remoteReadCntr : bound.remoteWriteCntr;
         if (c != null) {
             c.increment();

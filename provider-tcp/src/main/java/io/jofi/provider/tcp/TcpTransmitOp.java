@@ -74,6 +74,8 @@ final class TcpTransmitOp {
     private TcpPayloadViews landing;
     /** Fetching atomic: where the old value goes (the caller's buffer, at its position). */
     ByteBuffer result;
+    /** An atomic's result bytes when typed (elements in host order), 0 for one FI_INT64 in the buffer's order. */
+    int typedResultBytes;
 
     TcpTransmitOp() {
         gather[0] = header;

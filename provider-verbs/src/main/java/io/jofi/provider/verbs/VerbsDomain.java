@@ -183,6 +183,19 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
     }
 
     /**
+     * {@code fi_query_atomic}: an RDM domain answers for its rxm endpoints (software atomics at
+     * the target, {@link RxmEndpoint#typedAtomicCount}); the MSG endpoints' typed atomics (the
+     * device's own) are not offered: {@code -EOPNOTSUPP}, as their calls answer.
+     */
+    @Override
+    public int queryAtomic(int datatype, int op, long flags) {
+        if (info().epAttr() != null && info().epAttr().type() == EpType.RDM) {
+            return RxmEndpoint.typedAtomicCount(datatype, op, flags, fabric.provider().rxmSettings());
+        }
+        return -Errno.EOPNOTSUPP;
+    }
+
+    /**
      * {@code fi_endpoint}: an MSG endpoint over an RC queue pair; with {@code info.handle()}
      * set (from {@code FI_CONNREQ}) it takes over that connect request, to be accepted. An RDM
      * endpoint is libfabric's rxm layer over this domain's MSG endpoints ({@link RxmEndpoint}:

@@ -262,6 +262,31 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     protected abstract int postAtomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc,
                                       long destAddr, long addr, long key, long flags, Object context);
 
+    /**
+     * How many elements of {@code datatype} one typed atomic of {@code op} and kind
+     * {@code kind} (0, {@code FI_FETCH_ATOMIC}, {@code FI_COMPARE_ATOMIC}) may carry: the
+     * domain's {@code queryAtomic} answer, or a negative errno. The default serves none; a
+     * provider that overrides it overrides {@link #postTypedAtomic} too.
+     */
+    protected int typedAtomicCount(int datatype, int op, long kind) {
+        return -Errno.EOPNOTSUPP;
+    }
+
+    /**
+     * Every typed atomic (the buffer forms): checked already are caps, the pair and count
+     * ({@link #typedAtomicCount}), {@code buf} / {@code compare} / {@code result} holding
+     * {@code count} elements from their positions ({@code result} writable), the transmit CQ.
+     *
+     * @param kind 0, {@code Fi.FI_FETCH_ATOMIC} or {@code Fi.FI_COMPARE_ATOMIC}
+     * @param buf  the operands, null for {@code FI_ATOMIC_READ}
+     * @return 0 or a negative errno
+     */
+    protected int postTypedAtomic(long kind, int datatype, int op, int count, ByteBuffer buf, ByteBuffer compare,
+                                  ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
+                                  long flags, Object context) {
+        return -Errno.EOPNOTSUPP;
+    }
+
     // =================================================================== bindings (control path)
 
     /**
@@ -680,5 +705,56 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         }
         return counted(postAtomic(op, operand, compare, result, resultDesc, destAddr, addr, key,
                 txOpFlags | txCompletion(), context), stats.atomics);
+    }
+
+    @Override
+    public final int atomic(ByteBuffer buf, int count, MemoryRegion desc, long destAddr, long addr, long key,
+                            int datatype, int op, Object context) {
+        return typedAtomic(0, buf, count, null, null, null, destAddr, addr, key, datatype, op, context);
+    }
+
+    @Override
+    public final int fetchAtomic(ByteBuffer buf, int count, MemoryRegion desc, ByteBuffer result,
+                                 MemoryRegion resultDesc, long destAddr, long addr, long key, int datatype, int op,
+                                 Object context) {
+        return typedAtomic(Fi.FI_FETCH_ATOMIC, buf, count, null, result, resultDesc, destAddr, addr, key, datatype,
+                op, context);
+    }
+
+    @Override
+    public final int compareAtomic(ByteBuffer buf, int count, MemoryRegion desc, ByteBuffer compare,
+                                   MemoryRegion compareDesc, ByteBuffer result, MemoryRegion resultDesc,
+                                   long destAddr, long addr, long key, int datatype, int op, Object context) {
+        return typedAtomic(Fi.FI_COMPARE_ATOMIC, buf, count, compare, result, resultDesc, destAddr, addr, key,
+                datatype, op, context);
+    }
+
+    /** Every typed atomic: caps, the pair and count, the buffers' room, the CQ; then the provider's post. */
+    private int typedAtomic(long kind, ByteBuffer buf, int count, ByteBuffer compare, ByteBuffer result,
+                            MemoryRegion resultDesc, long destAddr, long addr, long key, int datatype, int op,
+                            Object context) {
+        int rc = admit(Fi.FI_ATOMIC, kind != 0 ? Fi.FI_READ : Fi.FI_WRITE, RMA_DIRECTIONS);
+        if (rc != 0) {
+            return rc;
+        }
+        int bound = typedAtomicCount(datatype, op, kind);
+        if (bound < 0) {
+            return bound;
+        }
+        if (count < 1 || count > bound) {
+            return -Errno.EINVAL;
+        }
+        long bytes = (long) count * AtomicTable.size(datatype);
+        boolean needsOperand = op != Fi.FI_ATOMIC_READ;
+        if (needsOperand && (buf == null || buf.remaining() < bytes)
+                || kind == Fi.FI_COMPARE_ATOMIC && (compare == null || compare.remaining() < bytes)
+                || kind != 0 && (PostChecks.writable(result) != 0 || result.remaining() < bytes)) {
+            return -Errno.EINVAL;
+        }
+        if (txCq == null) {
+            return -Errno.ENOCQ;
+        }
+        return counted(postTypedAtomic(kind, datatype, op, count, needsOperand ? buf : null, compare, result,
+                resultDesc, destAddr, addr, key, txOpFlags | txCompletion(), context), stats.atomics);
     }
 }

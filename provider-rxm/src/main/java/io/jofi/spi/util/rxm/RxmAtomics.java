@@ -4,6 +4,7 @@ import static io.jofi.spi.util.rxm.RxmWireDescriptor.*;
 
 import io.jofi.Errno;
 import io.jofi.Fi;
+import io.jofi.spi.util.AtomicTable;
 import io.jofi.spi.util.Atomics;
 import io.jofi.spi.util.MemoryRegistry;
 import io.jofi.spi.util.UtilCounter;
@@ -17,8 +18,10 @@ import java.nio.ByteOrder;
  * and the result its response brings, and the target's software execution of a request on the
  * MSG domain's registered memory with the response it sends back ({@link RxmWireDescriptor},
  * "Atomic request"). Atomics therefore work over any MSG provider and with C {@code ofi_rxm}
- * peers; the arithmetic is {@link Atomics}' (64-bit words, {@code FI_INT64}; {@code FI_UINT64}
- * for the operations where signedness does not matter).
+ * peers. The initiator sends one {@code FI_INT64} (the long forms) or a typed request of one
+ * target entry ({@link #typedCount} elements at most); the target serves every (datatype, op) pair a
+ * request names that {@link AtomicTable} serves (a C peer's {@code fi_atomic} of any datatype and
+ * count), with {@link AtomicTable}'s arithmetic, element by element.
  *
  * <p>Called under the endpoint's lock. The data path allocates nothing; a request that finds
  * every transmit busy is copied and answered later (that path allocates). What waits so is
@@ -80,6 +83,10 @@ final class RxmAtomics {
      * target set by the post): one target entry of one element.
      */
     void writeRequest(RxmTransmit t) {
+        if (t.atomicCount > 0) {
+            writeTypedRequest(t);
+            return;
+        }
         int wireOp = t.atomicOp == Fi.FI_CSWAP ? OP_ATOMIC_COMPARE : t.result != null ? OP_ATOMIC_FETCH : OP_ATOMIC;
         int operands = t.atomicOp == Fi.FI_ATOMIC_READ ? 0 : WORD; // rxm sends no operand for a read
         int compares = wireOp == OP_ATOMIC_COMPARE ? WORD : 0;
@@ -116,6 +123,57 @@ final class RxmAtomics {
     }
 
     /**
+     * The most elements of {@code datatype} one typed request may carry with {@code eagerLimit}
+     * bytes behind the packet header (the target entries, the operands and, for a compare, the
+     * compare values; the response's old values fit then too), or {@link AtomicTable}'s refusal.
+     */
+    static int typedCount(int datatype, int op, long kind, int eagerLimit) {
+        int budget = eagerLimit - ATOMIC_OPERANDS;
+        return AtomicTable.count(datatype, op, kind, kind == Fi.FI_COMPARE_ATOMIC ? budget / 2 : budget);
+    }
+
+    /** A typed request: one target entry of {@code t.atomicCount} elements, their operands and compare values. */
+    private void writeTypedRequest(RxmTransmit t) {
+        int size = AtomicTable.size(t.atomicDatatype);
+        int bytes = t.atomicCount * size;
+        int wireOp = t.atomicKind == Fi.FI_COMPARE_ATOMIC ? OP_ATOMIC_COMPARE
+                : t.atomicKind == Fi.FI_FETCH_ATOMIC ? OP_ATOMIC_FETCH : OP_ATOMIC;
+        int operands = t.typedOperands == null ? 0 : bytes; // rxm sends no operand for a read
+        int compares = wireOp == OP_ATOMIC_COMPARE ? bytes : 0;
+        int length = ATOMIC_OPERANDS + operands + compares;
+        RxmPacketHeader h = header.clear();
+        h.type = TYPE_ATOMIC;
+        h.connId = t.connection.remoteIndex & 0xFFFF_FFFFL;
+        h.msgId = t.index;
+        h.op = wireOp;
+        h.size = length;
+        ByteBuffer p = t.packet;
+        p.clear();
+        h.write(p, 0);
+        p.put(ATOMIC_DATATYPE_OFFSET, (byte) t.atomicDatatype);
+        p.put(ATOMIC_OP_OFFSET, (byte) t.atomicOp);
+        p.put(ATOMIC_IOC_COUNT_OFFSET, (byte) 1);
+        int at = HEADER_LENGTH;
+        p.putLong(at + ATOMIC_IOC_ADDR, t.remoteAddr);
+        p.putLong(at + ATOMIC_IOC_COUNT, t.atomicCount);
+        p.putLong(at + ATOMIC_IOC_KEY, t.remoteKey);
+        for (int i = at + ATOMIC_IOC_LENGTH; i < at + ATOMIC_OPERANDS; i += WORD) {
+            p.putLong(i, 0); // the unused entries, as C leaves them: nothing of an earlier packet
+        }
+        int o = at + ATOMIC_OPERANDS;
+        if (operands != 0) {
+            p.put(o, t.typedOperands, t.typedOperands.position(), bytes); // host order, as the caller laid them out
+        }
+        if (compares != 0) {
+            p.put(o + operands, t.typedCompares, t.typedCompares.position(), bytes);
+        }
+        p.limit(HEADER_LENGTH + length);
+        t.typedOperands = null;
+        t.typedCompares = null;
+        t.postFlags = 0;
+    }
+
+    /**
      * The response to {@code t}'s request: its result into the caller's buffer (at its position,
      * in its order).
      *
@@ -132,6 +190,14 @@ final class RxmAtomics {
             return status < 0 ? -status : status;
         }
         if (t.result == null) {
+            return 0;
+        }
+        if (t.atomicCount > 0) {
+            int bytes = t.atomicCount * AtomicTable.size(t.atomicDatatype);
+            if (resultLength != bytes || len < HEADER_LENGTH + ATOMIC_RESPONSE_RESULT + bytes) {
+                return Errno.EIO;
+            }
+            t.result.put(t.result.position(), b, HEADER_LENGTH + ATOMIC_RESPONSE_RESULT, bytes);
             return 0;
         }
         if (resultLength != WORD || len < HEADER_LENGTH + ATOMIC_RESPONSE_RESULT + WORD) {
@@ -230,16 +296,17 @@ final class RxmAtomics {
         }
         boolean fetch = wireOp != OP_ATOMIC;
         long access = Atomics.access(op, fetch);
+        int size = AtomicTable.size(datatype);
         long elements = 0;
         for (int i = 0; i < count; i++) {
             int e = HEADER_LENGTH + i * ATOMIC_IOC_LENGTH;
             long addr = b.getLong(e + ATOMIC_IOC_ADDR);
             long n = b.getLong(e + ATOMIC_IOC_COUNT);
             long key = b.getLong(e + ATOMIC_IOC_KEY);
-            if (n < 0 || n > Integer.MAX_VALUE / WORD) {
+            if (n < 0 || n > Integer.MAX_VALUE / size) {
                 return -Errno.EINVAL;
             }
-            long index = registry.targetIndex(key, addr, n * WORD, access);
+            long index = registry.targetIndex(key, addr, n * size, access);
             UtilMemoryRegion region = registry.lookup(key);
             if (index < 0 || region == null) {
                 return -Errno.EACCES; // as rxm answers any failed check of a target entry
@@ -249,9 +316,9 @@ final class RxmAtomics {
             targetCount[i] = n;
             elements += n;
         }
-        long operandBytes = op == Fi.FI_ATOMIC_READ ? 0 : elements * WORD;
-        long compareBytes = wireOp == OP_ATOMIC_COMPARE ? elements * WORD : 0;
-        long resultBytes = fetch ? elements * WORD : 0;
+        long operandBytes = op == Fi.FI_ATOMIC_READ ? 0 : elements * size;
+        long compareBytes = wireOp == OP_ATOMIC_COMPARE ? elements * size : 0;
+        long resultBytes = fetch ? elements * size : 0;
         if (h.size < ATOMIC_OPERANDS + operandBytes + compareBytes
                 || len < HEADER_LENGTH + ATOMIC_OPERANDS + operandBytes + compareBytes
                 || HEADER_LENGTH + ATOMIC_RESPONSE_RESULT + resultBytes > r.capacity()) {
@@ -263,14 +330,11 @@ final class RxmAtomics {
         int resultAt = HEADER_LENGTH + ATOMIC_RESPONSE_RESULT;
         int k = 0;
         for (int i = 0; i < count; i++) {
-            for (long j = 0; j < targetCount[i]; j++, k++) {
-                long operand = operandBytes == 0 ? 0 : b.getLong(operandAt + k * WORD);
-                long compare = compareBytes == 0 ? 0 : b.getLong(compareAt + k * WORD);
-                long old = Atomics.apply(targets[i], (int) (targetIndex[i] + j * WORD), op, operand, compare);
-                if (fetch) {
-                    r.putLong(resultAt + k * WORD, old);
-                }
-            }
+            // the operands, compare values and old values of this entry's elements follow the earlier entries'
+            AtomicTable.apply(datatype, op, targets[i], (int) targetIndex[i], (int) targetCount[i],
+                    operandBytes == 0 ? null : b, operandAt + k * size, compareBytes == 0 ? null : b,
+                    compareAt + k * size, fetch ? r : null, resultAt + k * size);
+            k += (int) targetCount[i];
         }
         clearTargets(count);
         UtilCounter counter = ep.counter(fetch ? Fi.FI_REMOTE_READ : Fi.FI_REMOTE_WRITE);
@@ -280,13 +344,10 @@ final class RxmAtomics {
         return (int) resultBytes;
     }
 
-    /** Whether this target serves {@code op} on {@code datatype} in the form {@code wireOp}. */
+    /** Whether this target serves {@code op} on {@code datatype} in the form {@code wireOp} ({@link AtomicTable#valid}). */
     private static boolean served(int datatype, int op, int wireOp) {
-        if (!Atomics.supported(op) || (wireOp == OP_ATOMIC_COMPARE) != (op == Fi.FI_CSWAP)) {
-            return false;
-        }
-        return datatype == DATATYPE_INT64
-                || (datatype == DATATYPE_UINT64 && op != Fi.FI_MIN && op != Fi.FI_MAX); // Atomics compares signed
+        long kind = wireOp == OP_ATOMIC_COMPARE ? Fi.FI_COMPARE_ATOMIC : wireOp == OP_ATOMIC_FETCH ? Fi.FI_FETCH_ATOMIC : 0;
+        return AtomicTable.valid(datatype, op, kind) == 0;
     }
 
     private void clearTargets(int count) {

@@ -534,6 +534,34 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         }
     }
 
+    /**
+     * {@code fi_query_atomic} for rxm endpoints with {@code settings}: every pair the util
+     * layer's {@code AtomicTable} serves, as many elements as one request packet carries (what
+     * the MSG domain's {@code queryAtomic} answers for RDM).
+     */
+    public static int typedAtomicCount(int datatype, int op, long flags, RxmSettings settings) {
+        return RxmAtomics.typedCount(datatype, op, flags, settings.eagerLimit());
+    }
+
+    @Override
+    protected int typedAtomicCount(int datatype, int op, long kind) {
+        return typedAtomicCount(datatype, op, kind, settings());
+    }
+
+    /** A typed atomic goes as rxm's atomic request packet with its datatype and count ({@link RxmSendPath#typedAtomic}). */
+    @Override
+    protected int postTypedAtomic(long kind, int datatype, int op, int count, ByteBuffer buf, ByteBuffer compare,
+                                  ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
+                                  long flags, Object context) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        synchronized (lock) {
+            return posts.atomic(sendPath.typedAtomic(kind, datatype, op, count, buf, compare, result, destAddr, addr,
+                    key, flags, context));
+        }
+    }
+
     /** Its post counters, counted inside {@link #lock} (several threads may post at once). */
     private final io.jofi.spi.util.EndpointCounters posts;
 

@@ -161,6 +161,35 @@ final class RxmSendPath implements RxmSendQueue {
         t.operand = operand;
         t.compare = compare;
         t.result = result;
+        t.atomicCount = 0;
+        t.remoteAddr = addr;
+        t.remoteKey = key;
+        owner.writeAtomicRequest(t);
+        int rc = submit(t);
+        if (rc != 0) {
+            refund(t);
+        }
+        return rc;
+    }
+
+    /** A typed atomic ({@code count} elements of {@code datatype}): rxm's request packet with them. */
+    int typedAtomic(long kind, int datatype, int op, int count, ByteBuffer buf, ByteBuffer compare, ByteBuffer result,
+                    long destAddr, long addr, long key, long flags, Object context) {
+        RxmTransmit t = admit(destAddr, true);
+        if (t == null) {
+            return refusal;
+        }
+        t.kind = RxmTransmit.Kind.ATOMIC;
+        t.context = context;
+        t.flags = flags;
+        t.completionFlags = Fi.FI_ATOMIC | (kind != 0 ? Fi.FI_READ : Fi.FI_WRITE);
+        t.atomicOp = op;
+        t.atomicCount = count;
+        t.atomicDatatype = datatype;
+        t.atomicKind = kind;
+        t.typedOperands = buf;
+        t.typedCompares = compare;
+        t.result = result;
         t.remoteAddr = addr;
         t.remoteKey = key;
         owner.writeAtomicRequest(t);

@@ -76,6 +76,13 @@ final class RxmTransmit {
     long operand;
     long compare;
     ByteBuffer result;
+    /** A typed atomic: its element count (0: one FI_INT64 in {@link #operand}), datatype and kind of call. */
+    int atomicCount;
+    int atomicDatatype;
+    long atomicKind;
+    /** A typed atomic's operands and compare values, read once into the request packet, then let go. */
+    ByteBuffer typedOperands;
+    ByteBuffer typedCompares;
     long remoteAddr;
     long remoteKey;
     /** The flags of the MSG post (FI_TRANSMIT_COMPLETE, FI_REMOTE_CQ_DATA, ...). */

@@ -199,8 +199,13 @@ public final class TcpWireDescriptor {
      *   +------+------+------+------+------+------+------+----------------+
      *   16: addr (8)   24: len = 8 (8)   32: key (8)
      *   40: atomic (8): bits 0-7 the fi_atomic op (Fi.FI_SUM = 2, FI_CSWAP = 12, ...),
-     *                   bit 8 set when the initiator fetches the old value
-     *   48: operand (8)   56: compare (8; FI_CSWAP, else 0)    -- all in header byte order
+     *                   bit 8 set when the initiator fetches the old value,
+     *                   bit 9 (ATOMIC_TYPED) set for a datatype and count: bits 16-23 the
+     *                   datatype (Fi.FI_INT8 = 0 ...), bits 32-47 the count; len = count x size
+     *   48: operand (8)   56: compare (8; a compare op, else 0)    -- all in header byte order
+     *   A typed request packs its count x size (at most 8) bytes of operands and of compare
+     *   values into those words, laid out as in the initiator's memory, element 0 first; its
+     *   response packs the old elements alike.
      *
      * Atomic response (op 6): a bare base header (like a read response) + the old value of the
      * word (8 bytes, header byte order). Responses come in request order.
@@ -221,6 +226,10 @@ public final class TcpWireDescriptor {
     public static final int ATOMIC_REQUEST_PAYLOAD = 24;
     /** Bit of the atomic request's op word: the initiator fetches the old value. */
     public static final int ATOMIC_FETCH = 1 << 8;
+    /** Bit of the atomic request's op word: a datatype and count follow in it (bits 16-23, 32-47). */
+    public static final long ATOMIC_TYPED = 1 << 9;
+    /** The bytes of elements a typed atomic request carries at most (one operand word). */
+    public static final int ATOMIC_TYPED_BYTES = 8;
     /** Payload of an atomic response: the old value. */
     public static final int ATOMIC_RESPONSE_PAYLOAD = 8;
 
