@@ -121,6 +121,15 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         }
     }
 
+    /** A typed atomic the endpoint checked ({@link TcpRmaInitiator#typedAtomic}); counted. */
+    int postTypedAtomic(long kind, int datatype, int op, int count, ByteBuffer buf, ByteBuffer compare,
+                        ByteBuffer result, long addr, long key, long flags, Object context) {
+        synchronized (lock) {
+            return posts.atomic(rma.typedAtomic(kind, datatype, op, count, buf, compare, result, addr, key, flags,
+                    context));
+        }
+    }
+
     /** A receive was posted: a message that waited for one reads on. Under lock. */
     void receivePosted() {
         rx.resumeIfPaused();

@@ -256,7 +256,7 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
     protected int postTypedAtomic(long kind, int datatype, int op, int count, ByteBuffer buf, ByteBuffer compare,
                                   ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                                   long flags, Object context) {
-        return conn.rma.typedAtomic(kind, datatype, op, count, buf, compare, result, addr, key, flags, context);
+        return conn.postTypedAtomic(kind, datatype, op, count, buf, compare, result, addr, key, flags, context);
     }
 
     // =================================================================== TcpReceiveSide.Owner

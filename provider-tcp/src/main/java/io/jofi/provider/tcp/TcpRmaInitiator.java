@@ -221,41 +221,39 @@ final class TcpRmaInitiator {
      */
     int typedAtomic(long kind, int datatype, int atomicOp, int count, ByteBuffer buf, ByteBuffer compare,
                     ByteBuffer result, long addr, long key, long flags, Object context) {
-        synchronized (lock) {
-            int rc = tx.check(true);
-            if (rc != 0) {
-                return conn.posts.atomic(rc);
-            }
-            if (!conn.jofiPeer) {
-                return conn.posts.atomic(-Errno.EOPNOTSUPP);
-            }
-            rc = bound.txCq.reserve();
-            if (rc != 0) {
-                return conn.posts.atomic(rc);
-            }
-            boolean fetch = kind != 0;
-            int bytes = count * AtomicTable.size(datatype);
-            TcpTransmitOp op = tx.start(fetch ? TcpTransmitOp.ATOMIC_FETCH : TcpTransmitOp.ATOMIC, context, true,
-                    flags, Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE), bytes);
-            op.result = result;
-            op.typedResultBytes = fetch ? bytes : 0;
-            ByteBuffer h = op.header;
-            h.clear();
-            tx.header.clear().op(OP_ATOMIC_REQUEST).rmaIovCount(1)
-                    .rmaIov(0, addr, bytes, key).payloadLength(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
-            tx.header.encode(h);
-            h.flip();
-            ByteBuffer p = op.injectCopy;
-            p.clear();
-            p.putLong(0, atomicOp | (fetch ? TcpWireDescriptor.ATOMIC_FETCH : 0) | TcpWireDescriptor.ATOMIC_TYPED
-                    | (long) datatype << 16 | (long) count << 32);
-            p.putLong(8, buf == null ? 0 : AtomicTable.pack(buf, buf.position(), bytes));
-            p.putLong(16, compare == null ? 0 : AtomicTable.pack(compare, compare.position(), bytes));
-            p.limit(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
-            op.gather[1] = p;
-            op.count = 2;
-            return conn.posts.atomic(tx.queue(op));
+        int rc = tx.check(true);
+        if (rc != 0) {
+            return rc;
         }
+        if (!peer.jofiPeer()) {
+            return -Errno.EOPNOTSUPP;
+        }
+        rc = bound.txCq.reserve();
+        if (rc != 0) {
+            return rc;
+        }
+        boolean fetch = kind != 0;
+        int bytes = count * AtomicTable.size(datatype);
+        TcpTransmitOp op = tx.start(fetch ? TcpTransmitOp.ATOMIC_FETCH : TcpTransmitOp.ATOMIC, context, true,
+                flags, Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE), bytes);
+        op.result = result;
+        op.typedResultBytes = fetch ? bytes : 0;
+        ByteBuffer h = op.header;
+        h.clear();
+        header.clear().op(OP_ATOMIC_REQUEST).rmaIovCount(1)
+                .rmaIov(0, addr, bytes, key).payloadLength(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
+        header.encode(h);
+        h.flip();
+        ByteBuffer p = op.injectCopy;
+        p.clear();
+        p.putLong(0, atomicOp | (fetch ? TcpWireDescriptor.ATOMIC_FETCH : 0) | TcpWireDescriptor.ATOMIC_TYPED
+                | (long) datatype << 16 | (long) count << 32);
+        p.putLong(8, buf == null ? 0 : AtomicTable.pack(buf, buf.position(), bytes));
+        p.putLong(16, compare == null ? 0 : AtomicTable.pack(compare, compare.position(), bytes));
+        p.limit(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
+        op.gather[1] = p;
+        op.count = 2;
+        return tx.queue(op);
     }
 
     /** An atomic response (op 6): the oldest atomic gets it; its old value is read into {@link #atomicIn}. */
