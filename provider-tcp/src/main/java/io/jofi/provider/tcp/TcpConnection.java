@@ -346,7 +346,10 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
             try {
                 channel.finishConnect();
             } catch (IOException e) {
-                failConnect(Errno.ECONNREFUSED, kernelErrno(e), null, 0);
+                // an unreachable peer is said as such, whether connect(2) or the SYN's answer said it
+                int why = kernelErrno(e);
+                boolean unreachable = why == Errno.EHOSTUNREACH || why == Errno.ENETUNREACH;
+                failConnect(unreachable ? why : Errno.ECONNREFUSED, why, null, 0);
                 return;
             }
             cm = REQ_SENT;
