@@ -14,7 +14,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.osgi.framework.ServiceException;
 import org.osgi.util.promise.Deferred;
@@ -74,42 +73,40 @@ final class RemoteServiceProxy implements InvocationHandler {
         if (index < 0) {
             return local(proxy, method, args);
         }
-        PendingCall call = channel.caller().call(link, service, index, methods.signature(index), args, method, decoder,
-                timeoutMillis);
         switch (shapes[index]) {
             case PROMISE: {
                 Deferred<Object> deferred = new Deferred<>();
-                call.whenCompleteAsync((value, failure) -> {
+                CompletableFuture<Object> settled = callAsync(index, method, args);
+                settled.whenComplete((value, failure) -> {
                     if (failure == null) {
                         deferred.resolve(value);
                     } else {
                         deferred.fail(failure);
                     }
-                }, callbacks);
+                });
                 return deferred.getPromise();
             }
             case STAGE:
-            case FUTURE: {
-                CompletableFuture<Object> result = new CompletableFuture<>();
-                call.whenCompleteAsync((value, failure) -> {
-                    if (failure == null) {
-                        result.complete(value);
-                    } else {
-                        result.completeExceptionally(failure);
-                    }
-                }, callbacks);
-                return result;
-            }
+            case FUTURE:
+                return callAsync(index, method, args);
             default:
-                return await(call, method);
+                return callAndWait(index, method, args);
         }
     }
 
-    private Object await(PendingCall call, Method method) throws Throwable {
+    /** The future the caller asked for, completed on {@link #callbacks} (never the channel's progress thread). */
+    private CompletableFuture<Object> callAsync(int index, Method method, Object[] args) {
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        channel.caller().callAsync(new PendingCall(result, callbacks), link, service, index, methods.signature(index), args,
+                method, decoder, timeoutMillis);
+        return result;
+    }
+
+    private Object callAndWait(int index, Method method, Object[] args) throws Throwable {
         try {
-            return call.await(TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
+            return channel.caller().callAndWait(link, service, index, methods.signature(index), args, method, decoder,
+                    timeoutMillis);
         } catch (TimeoutException e) {
-            call.completeExceptionally(e);
             throw new ServiceException("no reply from " + name + " to " + method.getName() + " within " + timeoutMillis
                     + " ms", ServiceException.REMOTE, e);
         } catch (InterruptedException e) {

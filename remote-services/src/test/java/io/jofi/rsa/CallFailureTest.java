@@ -35,6 +35,20 @@ class CallFailureTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"tcp", "shm"})
+    void aReplyThatComesAfterItsCallTimedOutNeverAnswersTheCallersNextCall(String provider) throws Exception {
+        // the caller's waiter is reused: the first call's late reply (at about 3 s) arrives while the
+        // second call from the same thread (from about 2 s to 3.5 s) waits in the same object
+        try (RsaPair pair = new RsaPair(provider, RsaPair.settings(30_000, null), RsaPair.settings(2_000, null))) {
+            Echo echo = pair.importAs(Echo.class, pair.export(Echo.class, new EchoImpl(), Map.of()));
+            assertEquals(3, echo.add(1, 2));
+            assertThrows(ServiceException.class, () -> echo.slow(3_000));
+            assertEquals("slept 1500", echo.slow(1_500)); // waits while the late reply comes
+            assertEquals(7, echo.add(3, 4));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
     void anEndpointTimeoutPropertyWinsOverTheDefault(String provider) {
         try (RsaPair pair = new RsaPair(provider)) {
             Echo echo = pair.importAs(Echo.class, pair.export(Echo.class, new EchoImpl(),

@@ -25,6 +25,8 @@ import org.osgi.framework.ServiceException;
 public final class CallerSide {
     private final FabricChannel channel;
     private final PendingCalls pending = new PendingCalls();
+    /** Each synchronous caller's waiter, reused call after call. */
+    private final ThreadLocal<PendingCall> waiters = ThreadLocal.withInitial(PendingCall::new);
     private final ConcurrentHashMap<String, PeerLink> links = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, PeerLink> handshakes = new ConcurrentHashMap<>();
 
@@ -54,23 +56,66 @@ public final class CallerSide {
     }
 
     /**
-     * Sends a call and returns it pending; its future completes with the result or the
-     * failure.
+     * Sends a synchronous call and waits for its outcome, at most until its deadline. The waiter is
+     * the calling thread's own, reused from call to call.
+     *
+     * @return the result
+     * @throws ExecutionException with the service's exception or the failure as its cause
+     * @throws TimeoutException when no reply came in time (a later reply is dropped)
+     * @throws InterruptedException when the caller was interrupted while it waited (the call is dropped)
+     * @throws ServiceException when the call cannot even be sent (no session, refused argument)
+     */
+    public Object callAndWait(PeerLink link, long service, int method, int signature, Object[] args, Method m,
+                              ValueDecoder decoder, long timeoutMillis)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        PendingCall call = waiters.get();
+        if (call.busy()) {
+            call = new PendingCall(); // a call made while this thread's waiter serves another: not reused
+        }
+        long deadline = send(call, link, service, method, signature, args, m, decoder, timeoutMillis);
+        if (!call.awaitSettled(deadline)) {
+            boolean interrupted = Thread.interrupted();
+            if (pending.take(call.id) == call) {
+                // the caller gives up: the call leaves the table settled, and a late reply finds nothing
+                Exception why = interrupted ? new InterruptedException() : new TimeoutException();
+                call.completeExceptionally(why);
+                if (interrupted) {
+                    throw (InterruptedException) why;
+                }
+                throw (TimeoutException) why;
+            }
+            call.awaitClaimed(); // a reply or a failure took it at this very moment: it settles now
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return call.outcome();
+    }
+
+    /**
+     * Sends an asynchronous call: {@code call}'s future completes with the result or the failure.
      *
      * @throws ServiceException when the call cannot even be sent (no session, refused argument)
      */
-    public PendingCall call(PeerLink link, long service, int method, int signature, Object[] args, Method m,
-                            ValueDecoder decoder, long timeoutMillis) {
+    public void callAsync(PendingCall call, PeerLink link, long service, int method, int signature, Object[] args,
+                          Method m, ValueDecoder decoder, long timeoutMillis) {
+        send(call, link, service, method, signature, args, m, decoder, timeoutMillis);
+    }
+
+    /** Puts {@code call} in the table and sends it; returns its deadline. */
+    private long send(PendingCall call, PeerLink link, long service, int method, int signature, Object[] args,
+                      Method m, ValueDecoder decoder, long timeoutMillis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         long session = session(link, deadline, timeoutMillis);
-        PendingCall call = new PendingCall(link.peer, link.name, deadline, m, decoder);
+        call.prepare(link.peer, link.name, deadline, m, decoder);
         try {
             pending.add(call);
         } catch (IllegalStateException full) {
             throw new ServiceException("cannot call " + m.getName() + ": " + full.getMessage(), ServiceException.REMOTE, full);
         }
+        long id = call.id;
         SendSlot slot = channel.acquire();
-        CallDescriptor.header(slot.message.buffer(), CallDescriptor.CALL, 0, signature, call.id, session, service, method, 0);
+        CallDescriptor.header(slot.message.buffer(), CallDescriptor.CALL, 0, signature, id, session, service, method, 0);
         try {
             if (args != null) {
                 for (Object arg : args) {
@@ -79,23 +124,26 @@ public final class CallerSide {
             }
         } catch (IOException | RuntimeException e) {
             channel.release(slot);
-            pending.remove(call.id);
-            throw new ServiceException("cannot send the arguments of " + m.getName() + ": " + e.getMessage(),
-                    ServiceException.REMOTE, e);
+            ServiceException refused = new ServiceException("cannot send the arguments of " + m.getName() + ": "
+                    + e.getMessage(), ServiceException.REMOTE, e);
+            if (pending.take(id) == call) {
+                call.completeExceptionally(refused); // leaves the waiter settled, so reusable
+            }
+            throw refused;
         }
-        slot.call = call;
+        slot.callId = id;
         String closedMeanwhile = channel.closedCause();
         if (closedMeanwhile != null) {
             // the close's failAll may have run before the add: nobody else would fail this call
             channel.release(slot);
-            fail(call, "channel over " + channel.provider() + " is closed: " + closedMeanwhile, null);
-            return call;
+            fail(id, "channel over " + channel.provider() + " is closed: " + closedMeanwhile, null);
+            return deadline;
         }
         String failed = channel.send(slot, link.peer);
         if (failed != null) {
-            fail(call, failed, null);
+            fail(id, failed, null);
         }
-        return call;
+        return deadline;
     }
 
     private long session(PeerLink link, long deadline, long timeoutMillis) {
@@ -152,7 +200,7 @@ public final class CallerSide {
     }
 
     private void onReply(ByteBuffer msg, byte kind, long id) {
-        PendingCall call = pending.remove(id);
+        PendingCall call = pending.take(id);
         if (call == null) {
             return; // it timed out or failed before: nobody waits any more
         }
@@ -221,18 +269,14 @@ public final class CallerSide {
         return call == null ? -1 : call.peer;
     }
 
-    PendingCall pendingCall(long callId) {
-        return pending.peek(callId);
-    }
-
     /**
      * A message of this side could not be delivered (its send completed in error): the call it
      * carried fails, or the handshake it was part of; a refused connection (the exporter's port
      * is closed: its process is gone) also fails every other call waiting for that peer at once.
      */
     void sendFailed(SendSlot slot, int err, String reason) {
-        if (slot.call != null) {
-            fail(slot.call, "could not send to " + slot.call.peerName + " over " + channel.provider() + ": " + reason, null);
+        if (slot.callId != 0) {
+            fail(slot.callId, "could not send to " + slot.peer + " over " + channel.provider() + ": " + reason, null);
         }
         PeerLink link = slot.greeting;
         if (link != null) {
@@ -246,8 +290,10 @@ public final class CallerSide {
         }
     }
 
-    void fail(PendingCall call, String why, Throwable cause) {
-        if (pending.remove(call.id) != null) {
+    /** Fails the call waiting under {@code id}, if it still waits. */
+    void fail(long id, String why, Throwable cause) {
+        PendingCall call = pending.take(id);
+        if (call != null) {
             call.completeExceptionally(new ServiceException(why, ServiceException.REMOTE, cause));
         }
     }
@@ -278,11 +324,6 @@ public final class CallerSide {
             }
         }
         handshakes.clear();
-    }
-
-    /** Forgets a timed-out call (the sync caller gave up). */
-    void forget(PendingCall call) {
-        pending.remove(call.id);
     }
 
     boolean idle() {

@@ -10,8 +10,9 @@ import java.util.function.Predicate;
 /**
  * The calls of one channel that wait for a reply, by call id: a reply takes its call out and
  * completes it; the sweep fails calls past their deadline; a lost peer or a closed channel
- * fails every call concerned. A call leaves the table exactly once (a compare-and-set of its
- * slot), so it completes once.
+ * fails every call concerned. A call leaves the table exactly once: whoever takes it first
+ * claims it by its id ({@link PendingCall#claim}) and only then empties its slot, so it settles
+ * once, and a taker that comes for an older use of a reused call object finds nothing.
  *
  * <p>The table is an array indexed by the id's low bits: adding and removing allocate nothing
  * and take no lock. An id whose slot is still held by an older call (one that waits longer
@@ -45,7 +46,7 @@ final class PendingCalls {
             long id = ids.incrementAndGet();
             int index = (int) (id & MASK);
             if (slots.get(index) == null) {
-                call.id = id; // published by the compare-and-set below
+                call.arm(id); // published by the compare-and-set below
                 if (slots.compareAndSet(index, null, call)) {
                     return;
                 }
@@ -53,15 +54,21 @@ final class PendingCalls {
         }
     }
 
-    /** Takes the call out, or {@code null} when it already completed (a late reply). */
-    PendingCall remove(long id) {
+    /**
+     * Takes the call waiting under {@code id} out and claims it for the taker, who must settle it;
+     * {@code null} when it was taken before (a late reply, a second failure).
+     */
+    PendingCall take(long id) {
         int index = (int) (id & MASK);
         PendingCall call = slots.get(index);
-        if (call != null && call.id == id && slots.compareAndSet(index, call, null)) {
-            waiting.decrementAndGet();
-            return call;
+        if (call == null || !call.claim(id)) {
+            return null;
         }
-        return null;
+        // claimed under id: the object waits under id, so it is the one in slot index, and only
+        // the claimer empties the slot
+        slots.set(index, null);
+        waiting.decrementAndGet();
+        return call;
     }
 
     PendingCall peek(long id) {
@@ -106,8 +113,11 @@ final class PendingCalls {
         }
         for (int i = 0; i < SLOTS; i++) {
             PendingCall call = slots.get(i);
-            if (call != null && test.test(call) && slots.compareAndSet(i, call, null)) {
-                waiting.decrementAndGet();
+            if (call == null) {
+                continue;
+            }
+            long id = call.id;
+            if ((id & MASK) == i && test.test(call) && take(id) == call) {
                 call.completeExceptionally(why.apply(call));
             }
         }

@@ -85,7 +85,7 @@ final class Rendezvous {
         a.put(CallDescriptor.FLAGS, (byte) CallDescriptor.FLAG_RENDEZVOUS);
         announcement.message.ensure(CallDescriptor.RENDEZVOUS_BODY)
                 .putLong(id).putLong(region.address()).putLong(region.key()).putInt(message.limit());
-        announcement.call = slot.call;
+        announcement.callId = slot.callId;
         String failed = channel.send(announcement, peer);
         if (failed != null) {
             onDone(id);
@@ -151,10 +151,7 @@ final class Rendezvous {
             channel.counters.droppedMessage();
             LOG.log(System.Logger.Level.WARNING, why);
         } else {
-            PendingCall call = channel.caller.pendingCall(read.callId);
-            if (call != null) {
-                channel.caller.fail(call, why, null);
-            }
+            channel.caller.fail(read.callId, why, null);
         }
     }
 

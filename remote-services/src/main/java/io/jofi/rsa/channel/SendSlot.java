@@ -8,12 +8,13 @@ import java.util.function.IntFunction;
 
 /**
  * One outgoing message in flight: its buffer (pooled), the peer it goes to and, for a call, the
- * pending call a failed send must fail. The send's completion context is the slot itself.
+ * id of the pending call a failed send must fail. The send's completion context is the slot itself.
  */
 final class SendSlot {
     final MessageBuffer message;
     long peer;
-    PendingCall call;
+    /** For a call: the id it waits under (0: none), which a failed send fails. */
+    long callId;
     /** For a HELLO or PROOF: the link whose handshake a failed send must fail. */
     PeerLink greeting;
     /** Set while the slot's buffer waits for a rendezvous read: released on RENDEZVOUS_DONE. */
@@ -58,7 +59,7 @@ final class SendSlot {
     void reset() {
         message.clear();
         peer = 0;
-        call = null;
+        callId = 0;
         greeting = null;
         heldForRendezvous = false;
     }
