@@ -93,16 +93,9 @@ final class ShmAtomicOps {
                                 result == null ? 0 : result.position());
                         MappingFaults.check(d.map);
                     } catch (InternalError e) {
-                        peer.forget(d); // the peer truncated the file under its mapping (SIGBUS)
-                        if (MappingFaults.isFault(e)) {
-                            peers.failPeer(peer, Errno.EIO);
-                        }
-                        return tx.failLocally(true, context, cqFlags, Errno.EIO, counter);
+                        return directFailed(e, peer, d, context, cqFlags, counter);
                     }
-                    if (peer.wantsEvents(dir)) {
-                        rma.notifyDirect(peer, aop != Fi.FI_ATOMIC_READ, false, 0);
-                    }
-                    return tx.completedDirect(true, flags, context, cqFlags, counter);
+                    return directDone(peer, aop, flags, context, cqFlags, counter);
                 }
             } else if (peer.directError != 0) {
                 return tx.failLocally(true, context, cqFlags, peer.directError, counter);
@@ -164,21 +157,14 @@ final class ShmAtomicOps {
                         old = Atomics.apply(d.map, at, aop, operand, compare);
                         MappingFaults.check(d.map);
                     } catch (InternalError e) {
-                        peer.forget(d); // the peer truncated the file under its mapping (SIGBUS)
-                        if (MappingFaults.isFault(e)) {
-                            peers.failPeer(peer, Errno.EIO);
-                        }
-                        return tx.failLocally(true, context, cqFlags, Errno.EIO, counter);
+                        return directFailed(e, peer, d, context, cqFlags, counter);
                     }
                     if (fetch) {
                         // the result in host order (fi_atomic), without touching the caller's buffer order
                         result.putLong(result.position(),
                                 result.order() == ByteOrder.nativeOrder() ? old : Long.reverseBytes(old));
                     }
-                    if (peer.wantsEvents(dir)) {
-                        rma.notifyDirect(peer, aop != Fi.FI_ATOMIC_READ, false, 0);
-                    }
-                    return tx.completedDirect(true, flags, context, cqFlags, counter);
+                    return directDone(peer, aop, flags, context, cqFlags, counter);
                 }
             } else if (peer.directError != 0) {
                 return tx.failLocally(true, context, cqFlags, peer.directError, counter);
@@ -268,5 +254,27 @@ final class ShmAtomicOps {
             }
         }
         tx.complete(op);
+    }
+
+    /**
+     * A one-sided atomic on the peer's mapping failed ({@code InternalError}: the peer truncated
+     * the file under it, SIGBUS): the mapping is forgotten, the peer failed when it was a mapping
+     * fault, and the operation completes with {@code EIO}.
+     */
+    private int directFailed(InternalError e, Peer peer, Peer.Direct d, Object context, long cqFlags,
+                             UtilCounter counter) {
+        peer.forget(d);
+        if (MappingFaults.isFault(e)) {
+            peers.failPeer(peer, Errno.EIO);
+        }
+        return transmitter.failLocally(true, context, cqFlags, Errno.EIO, counter);
+    }
+
+    /** A one-sided atomic was applied: the target is told when it counts remote accesses; it completes. */
+    private int directDone(Peer peer, int aop, long flags, Object context, long cqFlags, UtilCounter counter) {
+        if (peer.wantsEvents(dir)) {
+            rma.notifyDirect(peer, aop != Fi.FI_ATOMIC_READ, false, 0);
+        }
+        return transmitter.completedDirect(true, flags, context, cqFlags, counter);
     }
 }
