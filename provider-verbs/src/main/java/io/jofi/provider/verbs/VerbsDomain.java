@@ -184,15 +184,15 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
 
     /**
      * {@code fi_query_atomic}: an RDM domain answers for its rxm endpoints (software atomics at
-     * the target, {@link RxmEndpoint#typedAtomicCount}); the MSG endpoints' typed atomics (the
-     * device's own) are not offered: {@code -EOPNOTSUPP}, as their calls answer.
+     * the target, {@link RxmEndpoint#typedAtomicCount}); an MSG domain for its endpoints' native
+     * atomics ({@link VerbsNativeAtomics}: one 64-bit element, where the device has atomics).
      */
     @Override
     public int queryAtomic(int datatype, int op, long flags) {
         if (info().epAttr() != null && info().epAttr().type() == EpType.RDM) {
             return RxmEndpoint.typedAtomicCount(datatype, op, flags, fabric.provider().rxmSettings());
         }
-        return -Errno.EOPNOTSUPP;
+        return VerbsNativeAtomics.count(port.atomics(), datatype, op, flags);
     }
 
     /**

@@ -18,6 +18,7 @@ import io.jofi.spi.util.EndpointCounters;
 import io.jofi.spi.util.UtilEndpoint;
 import io.jofi.spi.util.UtilEventQueue;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * The facade of an MSG endpoint of the verbs provider: an RC queue pair connected with rdma_cm
@@ -366,6 +367,28 @@ final class VerbsEndpoint extends UtilEndpoint
         }
         long add = op == Fi.FI_ATOMIC_READ ? 0 : operand;
         return transmit(kind, null, resultDesc, null, 0, 0, false, destAddr, addr, key, add, 0, context, flags, result);
+    }
+
+    /** The typed atomics the device carries ({@link VerbsNativeAtomics}): the domain's answer. */
+    @Override
+    protected int typedAtomicCount(int datatype, int op, long kind) {
+        return VerbsNativeAtomics.count(domain.port().atomics(), datatype, op, kind);
+    }
+
+    /**
+     * A typed atomic is one 64-bit element ({@link #typedAtomicCount}): its operand and compare
+     * value read in host order from the buffers' positions, then the 64-bit path.
+     */
+    @Override
+    protected int postTypedAtomic(long kind, int datatype, int op, int count, ByteBuffer buf, ByteBuffer compare,
+                                  ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
+                                  long flags, Object context) {
+        long operand = buf == null ? 0 : buf.order() == ByteOrder.nativeOrder() ? buf.getLong(buf.position())
+                : Long.reverseBytes(buf.getLong(buf.position()));
+        long cmp = compare == null ? 0 : compare.order() == ByteOrder.nativeOrder()
+                ? compare.getLong(compare.position()) : Long.reverseBytes(compare.getLong(compare.position()));
+        return postAtomic(op, operand, cmp, kind == 0 ? null : result, resultDesc, destAddr, addr, key, flags,
+                context);
     }
 
     /** Every receive that posts a buffer (tagged ones never pass the caps gate). */
