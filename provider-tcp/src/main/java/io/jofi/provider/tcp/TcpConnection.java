@@ -19,9 +19,9 @@ import java.nio.channels.SocketChannel;
 /**
  * One tcp connection's life: its connection-management states, connect, accept and shutdown
  * (the handshake's bytes are {@link TcpCmHandshake}'s, the socket and its selector interest
- * {@link TcpSocket}'s), and its single end (teardown, {@link EndReason}, the progress timeout). The frames it carries are
- * its {@link TcpTransmitter}'s and {@link TcpReceiver}'s; its {@link TcpEndpoint} reports what its
- * events mean (EQ events, the posted receives' fate). Each part gets its collaborators in its
+ * {@link TcpSocket}'s), and its single end (teardown, {@link EndReason}, the progress timeout).
+ * The frames it carries are its {@link TcpTransmitter}'s and {@link TcpReceiver}'s; its
+ * {@link TcpEndpoint} reports what its events mean (EQ events, the posted receives' fate). Each part gets its collaborators in its
  * constructor and asks the connection the rest through its {@code Link}, which this implements;
  * the endpoint reaches the parts only through the post methods here.
  *

@@ -240,7 +240,8 @@ final class TcpRmaInitiator {
         h.flip();
         ByteBuffer p = op.injectCopy;
         p.clear();
-        p.putLong(0, opWord | (fetch ? TcpWireDescriptor.ATOMIC_FETCH : 0)); // a direct buffer is big-endian: the header's order
+        // a direct buffer is big-endian: the header's order
+        p.putLong(0, opWord | (fetch ? TcpWireDescriptor.ATOMIC_FETCH : 0));
         p.putLong(8, operand);
         p.putLong(16, compare);
         p.limit(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
