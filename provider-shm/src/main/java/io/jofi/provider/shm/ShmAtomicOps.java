@@ -64,57 +64,8 @@ final class ShmAtomicOps {
      */
     int postTyped(long kind, int datatype, int aop, int count, ByteBuffer buf, ByteBuffer compare, ByteBuffer result,
                   long peerAddr, long addr, long key, long flags, Object context) {
-        boolean fetch = kind != 0;
-        if (!own.enabled()) {
-            return -Errno.EOPBADSTATE;
-        }
-        ShmTransmitter tx = transmitter;
-        Peer peer = peers.peerFor(peerAddr);
-        int rc = tx.admit(peer, true);
-        long cqFlags = Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE);
-        UtilCounter counter = fetch ? bound.readCntr : bound.writeCntr;
-        if (rc == ShmTransmitter.PEER_FAILED) {
-            return tx.failLocally(true, context, cqFlags, peer.failed, counter);
-        }
-        if (rc != 0) {
-            return rc;
-        }
-        int bytes = count * AtomicTable.size(datatype);
-        long need = Atomics.access(aop, fetch);
-        if (peer.queue.isEmpty() && peer.outstanding == 0) {
-            Peer.Direct d = peer.direct(dir, key, addr, bytes, need);
-            if (d != null) {
-                int at = (int) (addr - d.base);
-                if (AtomicTable.lockFree(d.map, at, datatype, count)) {
-                    try {
-                        MappingFaults.check(d.map); // never an atomic on a truncated file (MappingFaults)
-                        AtomicTable.apply(datatype, aop, d.map, at, count, buf, buf == null ? 0 : buf.position(),
-                                compare, compare == null ? 0 : compare.position(), result,
-                                result == null ? 0 : result.position());
-                        MappingFaults.check(d.map);
-                    } catch (InternalError e) {
-                        return directFailed(e, peer, d, context, cqFlags, counter);
-                    }
-                    return directDone(peer, aop, flags, context, cqFlags, counter);
-                }
-            } else if (peer.directError != 0) {
-                return tx.failLocally(true, context, cqFlags, peer.directError, counter);
-            }
-        }
-        ShmOutboundOp op = tx.start(ShmRecordDescriptor.ATOMIC_REQ, peer, context, true, flags, cqFlags,
-                fetch ? Fi.FI_READ : Fi.FI_WRITE);
-        op.awaitsAnswer = true;
-        op.wireFlags = ShmRecordDescriptor.TYPED | (fetch ? ShmRecordDescriptor.FETCH : 0);
-        op.a = key;
-        op.b = addr;
-        op.c = buf == null ? 0 : AtomicTable.pack(buf, buf.position(), bytes);
-        op.d = compare == null ? 0 : AtomicTable.pack(compare, compare.position(), bytes);
-        op.e = aop | datatype << 8 | (long) count << 16;
-        if (fetch) {
-            op.dest(result, result.position(), bytes);
-        }
-        tx.queue(peer, op);
-        return 0;
+        return atomic(true, datatype, aop, count, 0, 0, buf, compare, kind != 0 ? result : null, peerAddr, addr, key,
+                flags, context);
     }
 
     /**
@@ -127,10 +78,25 @@ final class ShmAtomicOps {
         if (!Atomics.supported(aop)) {
             return -Errno.EOPNOTSUPP; // an operation not offered (docs/ERRORS.md)
         }
-        boolean fetch = result != null;
-        if (!fetch && (aop == Fi.FI_CSWAP || aop == Fi.FI_ATOMIC_READ)) {
+        if (result == null && (aop == Fi.FI_CSWAP || aop == Fi.FI_ATOMIC_READ)) {
             return -Errno.EINVAL; // these return a value: fetchAtomic / compareAtomic
         }
+        return atomic(false, Fi.FI_INT64, aop, 1, operand, compare, null, null, result, peerAddr, addr, key, flags,
+                context);
+    }
+
+    /**
+     * The one path of both forms: the endpoint enabled, the peer admitted (a failed peer's
+     * atomic completes with its error), then applied on the peer's mapping when nothing of that
+     * peer is queued before it and the target word(s) can be swapped there, else queued as an
+     * ATOMIC_REQ. A 64-bit atomic ({@code typed} false) takes {@code operand} and
+     * {@code compareValue} and needs an aligned word; a typed one the {@code count} elements of
+     * {@code datatype} in {@code buf} and {@code compare}. {@code result} is null unless it fetches.
+     */
+    private int atomic(boolean typed, int datatype, int aop, int count, long operand, long compareValue,
+                       ByteBuffer buf, ByteBuffer compare, ByteBuffer result, long peerAddr, long addr, long key,
+                       long flags, Object context) {
+        boolean fetch = result != null;
         if (!own.enabled()) {
             return -Errno.EOPBADSTATE;
         }
@@ -145,21 +111,28 @@ final class ShmAtomicOps {
         if (rc != 0) {
             return rc;
         }
+        int bytes = typed ? count * AtomicTable.size(datatype) : Long.BYTES;
         long need = Atomics.access(aop, fetch);
         if (peer.queue.isEmpty() && peer.outstanding == 0) {
-            Peer.Direct d = peer.direct(dir, key, addr, 8, need);
+            Peer.Direct d = peer.direct(dir, key, addr, bytes, need);
             if (d != null) {
                 int at = (int) (addr - d.base);
-                if (d.map.alignmentOffset(at, 8) == 0) {
-                    long old;
+                if (typed ? AtomicTable.lockFree(d.map, at, datatype, count) : d.map.alignmentOffset(at, 8) == 0) {
+                    long old = 0;
                     try {
                         MappingFaults.check(d.map); // never an atomic on a truncated file (MappingFaults)
-                        old = Atomics.apply(d.map, at, aop, operand, compare);
+                        if (typed) {
+                            AtomicTable.apply(datatype, aop, d.map, at, count, buf, buf == null ? 0 : buf.position(),
+                                    compare, compare == null ? 0 : compare.position(), result,
+                                    result == null ? 0 : result.position());
+                        } else {
+                            old = Atomics.apply(d.map, at, aop, operand, compareValue);
+                        }
                         MappingFaults.check(d.map);
                     } catch (InternalError e) {
                         return directFailed(e, peer, d, context, cqFlags, counter);
                     }
-                    if (fetch) {
+                    if (fetch && !typed) {
                         // the result in host order (fi_atomic), without touching the caller's buffer order
                         result.putLong(result.position(),
                                 result.order() == ByteOrder.nativeOrder() ? old : Long.reverseBytes(old));
@@ -173,14 +146,14 @@ final class ShmAtomicOps {
         ShmOutboundOp op = tx.start(ShmRecordDescriptor.ATOMIC_REQ, peer, context, true, flags, cqFlags,
                 fetch ? Fi.FI_READ : Fi.FI_WRITE);
         op.awaitsAnswer = true;
-        op.wireFlags = fetch ? ShmRecordDescriptor.FETCH : 0;
+        op.wireFlags = (typed ? ShmRecordDescriptor.TYPED : 0) | (fetch ? ShmRecordDescriptor.FETCH : 0);
         op.a = key;
         op.b = addr;
-        op.c = operand;
-        op.d = compare;
-        op.e = aop;
+        op.c = !typed ? operand : buf == null ? 0 : AtomicTable.pack(buf, buf.position(), bytes);
+        op.d = !typed ? compareValue : compare == null ? 0 : AtomicTable.pack(compare, compare.position(), bytes);
+        op.e = typed ? aop | datatype << 8 | (long) count << 16 : aop;
         if (fetch) {
-            op.dest(result, result.position(), 8);
+            op.dest(result, result.position(), bytes);
         }
         tx.queue(peer, op);
         return 0;

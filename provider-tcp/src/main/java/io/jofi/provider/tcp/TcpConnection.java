@@ -17,11 +17,11 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
 /**
- * One tcp connection's life: its connection-management states, socket and selection key,
- * connect, accept and shutdown (the handshake's bytes are {@link TcpCmHandshake}'s), and its
- * single end (teardown, {@link EndReason}, the progress timeout). The frames it carries are
- * its {@link TcpTransmitter}'s and {@link TcpReceiver}'s; its {@link TcpEndpoint} reports what its
- * events mean (EQ events, the posted receives' fate). Each part gets its collaborators in its
+ * One tcp connection's life: its connection-management states, connect, accept and shutdown
+ * (the handshake's bytes are {@link TcpCmHandshake}'s, the socket and its selector interest
+ * {@link TcpSocket}'s), and its single end (teardown, {@link EndReason}, the progress timeout).
+ * The frames it carries are its {@link TcpTransmitter}'s and {@link TcpReceiver}'s; its
+ * {@link TcpEndpoint} reports what its events mean (EQ events, the posted receives' fate). Each part gets its collaborators in its
  * constructor and asks the connection the rest through its {@code Link}, which this implements;
  * the endpoint reaches the parts only through the post methods here.
  *
@@ -62,11 +62,8 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
     private final TcpReceiver rx;
 
     private int cm = IDLE;
-    private SocketChannel channel;
-    private SelectionKey key;
+    private final TcpSocket socket;
     private final TcpCmHandshake handshake = new TcpCmHandshake();
-    private boolean interestWrite;
-    private boolean interestRead;
     /** Both CM messages carried JOFI's marker: atomics (ops 5/6) and flag bit 1 may be used. */
     private boolean jofiPeer;
     /** Why the connection ended ({@link EndReason}): provErrno and errData of its error completions; 0/null for a plain end. */
@@ -77,8 +74,6 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
     private final TcpConnectionCounters counters;
     /** Its endpoint's post counters, counted inside {@link #lock} (several threads may post at once). */
     private final io.jofi.spi.util.EndpointCounters posts;
-    /** Where {@link #connect} connects to (a refused connect's event names it). */
-    private InetSocketAddress connectingTo;
 
     TcpConnection(TcpDomain domain, Info info, TcpEndpoint endpoint, DataPathBindings bound, ReceiveQueue queue,
                   int queueSize, TcpConnectionCounters counters, io.jofi.spi.util.EndpointCounters posts) {
@@ -89,6 +84,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         this.lock = endpoint;
         this.endpoint = endpoint;
         this.queue = queue;
+        this.socket = new TcpSocket(domain.loop(), this);
         // each part gets the collaborators it uses; it asks the connection the rest through its Link
         this.tx = new TcpTransmitter(this, bound, counters, queueSize);
         this.rmaTarget = new TcpRmaTarget(this, tx, frame, bound, domain.memoryRegistry());
@@ -165,46 +161,29 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         } catch (RuntimeException e) {
             throw new FabricException(Errno.EINVAL, "connect: not a socket address: " + e.getMessage(), e);
         }
-        SocketChannel ch = null;
         try {
-            ch = SocketChannel.open(Sockets.family(dest.getAddress()));
-            ch.configureBlocking(false);
-            domain.provider().configure(ch); // before connect: the window scale covers SO_RCVBUF
-            Sockets.bindSource(ch, info.srcAddr(), dest);
+            socket.open(dest, info.srcAddr(), domain.provider());
             handshake.request(param, len);
-            channel = ch;
-            connectingTo = dest;
             cm = CONNECTING;
-            boolean done;
-            try {
-                done = ch.connect(dest);
-            } catch (java.net.ConnectException refused) {
-                // Refused at once (possible on loopback): the outcome goes to the role as always.
-                failConnect(Errno.ECONNREFUSED, Errno.ECONNREFUSED, null, 0);
-                return;
-            } catch (java.net.SocketException unreachable) {
-                // No route now (the link is down, the interface gone): a failed connect like a
-                // refusal, not a failed call, so an RDM endpoint fails those sends and connects again later.
-                int err = unreachable instanceof java.net.NoRouteToHostException ? Errno.EHOSTUNREACH : Errno.ENETUNREACH;
-                failConnect(err, err, null, 0);
+            int started = socket.startConnect();
+            if (started < 0) {
+                // refused or unreachable at once: a failed connect, not a failed call, so an RDM
+                // endpoint fails those sends and connects again later
+                failConnect(-started, -started, null, 0);
                 return;
             }
-            cm = done ? REQ_SENT : CONNECTING;
-            interestRead = done;
-            interestWrite = done;
+            cm = started == 1 ? REQ_SENT : CONNECTING;
             // Connection set-up runs on the fabric's CM loop (control progress is AUTO even when
             // data progress is MANUAL); the socket moves to the domain's loop once connected.
-            key = domain.cmLoop().register(ch, done ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT, this);
+            socket.registerForSetUp(domain.cmLoop(), started == 1);
             domain.connectTimer().start(this);
         } catch (FabricException e) {
             cm = IDLE;
-            channel = null;
-            Sockets.closeQuietly(ch);
+            socket.abandon();
             throw e;
         } catch (IOException e) {
             cm = IDLE;
-            channel = null;
-            Sockets.closeQuietly(ch);
+            socket.abandon();
             throw new FabricException(Errno.EIO, "connect: cannot open a socket to " + dest + ": " + e.getMessage(), e);
         }
     }
@@ -215,21 +194,16 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
      * {@code jofi}: the request carried JOFI's marker (only then is it answered with it).
      */
     void accept(SocketChannel ch, SelectionKey k, byte[] param, int len, boolean jofi) throws FabricException {
-        channel = ch;
+        socket.adopt(ch);
         jofiPeer = jofi;
         handshake.accept(param, len, jofi);
         cm = ACCEPTING;
         // Take over the request's key on the CM loop: the response is written there, then the
         // socket moves to this domain's loop (moveToDataLoop).
-        if (k == null || !k.isValid()) {
+        if (!socket.takeKey(k)) {
             teardown(Errno.ECONNRESET, true);
             return;
         }
-        k.attach(this);
-        key = k;
-        interestRead = true;
-        interestWrite = true;
-        updateInterest();
         domain.cmLoop().wakeup();
         flush();
     }
@@ -247,9 +221,9 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         if (cm == IDLE) {
             throw new FabricException(Errno.ENOTCONN, "shutdown: the endpoint is not connected");
         }
-        if (channel != null) {
+        if (socket.channel() != null) {
             try {
-                channel.shutdownOutput();
+                socket.channel().shutdownOutput();
             } catch (IOException e) {
                 // already reset by the peer: teardown below reports the end all the same
             }
@@ -259,27 +233,12 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
 
     /** The socket's local address, or null without a socket. @throws FabricException {@code ENOTCONN} when closed */
     InetSocketAddress localAddress() throws FabricException {
-        if (channel == null) {
-            return null;
-        }
-        try {
-            return (InetSocketAddress) channel.getLocalAddress();
-        } catch (IOException e) {
-            throw new FabricException(Errno.ENOTCONN, "getName: the socket is closed", e);
-        }
+        return socket.localAddress();
     }
 
     /** The peer's address. @throws FabricException {@code ENOTCONN} when not connected */
     InetSocketAddress remoteAddress() throws FabricException {
-        try {
-            InetSocketAddress a = channel == null ? null : (InetSocketAddress) channel.getRemoteAddress();
-            if (a == null) {
-                throw new FabricException(Errno.ENOTCONN, "getPeer: not connected");
-            }
-            return a;
-        } catch (IOException e) {
-            throw new FabricException(Errno.ENOTCONN, "getPeer: the socket is closed", e);
-        }
+        return socket.remoteAddress();
     }
 
     /** 0 when transmits may be queued now: the endpoint's state, then {@code -ENOTCONN} or {@code -EAGAIN}. */
@@ -322,10 +281,10 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
     public int poll() {
         synchronized (lock) {
             try {
-                if (cm != CONNECTED || channel == null || interestWrite) {
+                if (cm != CONNECTED || socket.channel() == null || socket.writing()) {
                     return -1;
                 }
-                if (!interestRead) {
+                if (!socket.reading()) {
                     return 0; // paused or blocked: a posted receive or transmit room resumes it
                 }
                 return rx.readNow() ? 1 : 0;
@@ -339,23 +298,21 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
     }
 
     private void onSelectedLocked(int readyOps) {
-        if (cm == DOWN || channel == null) {
+        if (cm == DOWN || socket.channel() == null) {
             return;
         }
         if ((readyOps & SelectionKey.OP_CONNECT) != 0 && cm == CONNECTING) {
             try {
-                channel.finishConnect();
+                socket.finishConnect();
             } catch (IOException e) {
                 // an unreachable peer is said as such, whether connect(2) or the SYN's answer said it
-                int why = kernelErrno(e);
+                int why = TcpSocket.kernelErrno(e);
                 boolean unreachable = why == Errno.EHOSTUNREACH || why == Errno.ENETUNREACH;
                 failConnect(unreachable ? why : Errno.ECONNREFUSED, why, null, 0);
                 return;
             }
             cm = REQ_SENT;
-            interestRead = true;
-            interestWrite = true;
-            updateInterest();
+            socket.connectCompleted();
         }
         if ((readyOps & SelectionKey.OP_WRITE) != 0) {
             flush();
@@ -372,7 +329,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
 
     /** Active side: reads exactly the CM response ({@link TcpCmHandshake}) and acts on it. */
     private void readResponse() {
-        int status = handshake.readResponse(channel);
+        int status = handshake.readResponse(socket.channel());
         if (status == 0) {
             return;
         }
@@ -394,26 +351,17 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
 
     /**
      * The connection is established: its socket leaves the fabric's CM loop for the domain's
-     * data loop (progressed in the domain's mode). Nothing of the stream is lost: the CM
+     * data loop ({@link TcpSocket#moveToDataLoop}). Nothing of the stream is lost: the CM
      * response was read exactly, and the passive side's response is written completely.
      *
      * @return false when the socket is gone (torn down, R14)
      */
     private boolean moveToDataLoop() {
-        SelectionKey old = key;
-        if (old != null) {
-            old.cancel();
-        }
-        interestRead = true;
-        interestWrite = false;
-        try {
-            key = domain.loop().registerPolled(channel, SelectionKey.OP_READ, this);
+        if (socket.moveToDataLoop()) {
             return true;
-        } catch (IOException e) {
-            key = null;
-            teardown(Errno.ECONNRESET, true);
-            return false;
         }
+        teardown(Errno.ECONNRESET, true);
+        return false;
     }
 
     /**
@@ -426,7 +374,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
     public void expire() {
         synchronized (lock) {
             if (cm == CONNECTING || cm == REQ_SENT) {
-                byte[] reason = EndReason.of(channel, "no answer", "the connection request was not answered within "
+                byte[] reason = EndReason.of(socket.channel(), "no answer", "the connection request was not answered within "
                         + domain.provider().progressTimeoutMillis() + " ms (the peer is stopped, hung or does not accept;"
                         + " jofi.tcp.progressTimeout)");
                 failConnect(Errno.ETIMEDOUT, 0, reason, reason.length);
@@ -439,32 +387,14 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         domain.connectTimer().done(this);
         counters.connections.refused(this, err);
         cm = DOWN;
-        closeChannel();
+        socket.close();
         endpoint.connectFailed(err, provErrno, errData, errDataSize);
-    }
-
-    /**
-     * The errno behind a failed {@code connect(2)} as the JDK words it (its message is the C
-     * library's {@code strerror}): ETIMEDOUT when nobody answered (a SYN dropped, no carrier),
-     * ECONNREFUSED for a reset, the unreachables; 0 when the message names none of them.
-     */
-    static int kernelErrno(IOException e) {
-        if (e instanceof java.net.NoRouteToHostException) {
-            return Errno.EHOSTUNREACH;
-        }
-        String message = String.valueOf(e.getMessage());
-        for (int errno : new int[] {Errno.ETIMEDOUT, Errno.ECONNREFUSED, Errno.EHOSTUNREACH, Errno.ENETUNREACH, Errno.ECONNRESET}) {
-            if (message.contains(Errno.strerror(errno))) {
-                return errno;
-            }
-        }
-        return 0;
     }
 
     /** Writes what is queued: the CM message, then the transmitter's frames and acks. */
     @Override
     public void flush() {
-        SocketChannel ch = channel;
+        SocketChannel ch = socket.channel();
         if (ch == null || cm == DOWN || cm == CONNECTING) {
             return;
         }
@@ -496,23 +426,13 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
 
     @Override
     public void wantWrite(boolean on) {
-        if (interestWrite != on) {
-            interestWrite = on;
-            updateInterest();
-            if (on) {
-                domain.loop().wakeup();
-            }
-        }
+        socket.wantWrite(on);
     }
 
     /** Reading goes on: read interest back on, and the loop woken to see it (it may be asleep in select). */
     @Override
     public void wantRead() {
-        if (!interestRead) {
-            interestRead = true;
-            updateInterest();
-            domain.loop().wakeup();
-        }
+        socket.wantRead();
     }
 
     /** Reading stops until {@link #wantRead} (a receive is posted, transmit room comes back). */
@@ -521,17 +441,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         if (counted) {
             counters.readPauses.increment();
         }
-        if (interestRead) {
-            interestRead = false;
-            updateInterest();
-        }
-    }
-
-    private void updateInterest() {
-        SelectionKey k = key;
-        if (k != null && k.isValid()) {
-            k.interestOps((interestRead ? SelectionKey.OP_READ : 0) | (interestWrite ? SelectionKey.OP_WRITE : 0));
-        }
+        socket.stopReading();
     }
 
     /** Whether frames are read now (connected, or accepting with the response on its way). */
@@ -557,7 +467,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
      */
     @Override
     public void malformed(String what) {
-        teardown(Errno.ECONNRESET, true, Errno.EPROTO, EndReason.of(channel, "malformed input", what));
+        teardown(Errno.ECONNRESET, true, Errno.EPROTO, EndReason.of(socket.channel(), "malformed input", what));
     }
 
     /**
@@ -575,7 +485,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         if ((was == CONNECTED || was == ACCEPTING) && err != Errno.ECANCELED && err != Errno.ENODEV) {
             counters.connections.lost(this, err, reason == null ? null : new String(reason, java.nio.charset.StandardCharsets.UTF_8)); // the peer's doing or a failure, not our shutdown or departure
         }
-        closeChannel();
+        socket.close();
         failAll(err);
         endpoint.ended(report && (was == CONNECTED || was == ACCEPTING), reason);
     }
@@ -602,7 +512,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
             }
             boolean waiting = tx.waiting() || frame.inPayload();
             if (stall.stalled(rx.bytesReceived() + tx.bytesSent(), waiting, now, timeoutNanos)) {
-                teardown(Errno.ETIMEDOUT, true, Errno.ETIMEDOUT, EndReason.of(channel, "no progress",
+                teardown(Errno.ETIMEDOUT, true, Errno.ETIMEDOUT, EndReason.of(socket.channel(), "no progress",
                         "nothing moved for " + timeoutNanos / 1_000_000 + " ms with operations pending"
                                 + " (the peer is stopped, hung or unreachable; jofi.tcp.progressTimeout)"));
             }
@@ -616,7 +526,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
     void discard() {
         domain.connectTimer().done(this);
         cm = DOWN;
-        closeChannel();
+        socket.close();
         tx.discard();
         rx.discardCurrent();
     }
@@ -631,38 +541,16 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         teardown(err, true);
     }
 
-    private void closeChannel() {
-        SelectionKey k = key;
-        key = null;
-        if (k != null) {
-            k.cancel();
-            domain.loop().unpoll(k); // else the loop keeps this connection for the domain's life
-        }
-        SocketChannel ch = channel;
-        if (ch != null) {
-            Sockets.closeQuietly(ch);
-        }
-    }
-
     /** The socket's local address for the connection events, or null once it is closed. */
     @Override
     public Object localEnd() {
-        try {
-            return channel == null ? null : channel.getLocalAddress();
-        } catch (java.io.IOException e) {
-            return null; // closed already: the event names no address
-        }
+        return socket.localEnd();
     }
 
     /** The peer's address for the connection events: the connected socket's, else where it connected to, or null. */
     @Override
     public Object peerEnd() {
-        try {
-            Object remote = channel == null ? null : channel.getRemoteAddress();
-            return remote != null ? remote : connectingTo; // a failed connect: where it went
-        } catch (java.io.IOException e) {
-            return connectingTo;
-        }
+        return socket.peerEnd();
     }
 
     /**
@@ -686,7 +574,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
 
     @Override
     public SocketChannel channel() {
-        return channel;
+        return socket.channel();
     }
 
     @Override

@@ -176,41 +176,12 @@ final class TcpRmaInitiator {
      */
     int atomic(int atomicOp, long operand, long compare, ByteBuffer result, long addr, long key, long flags,
                Object context) {
-        return postAtomic(atomicOp, operand, compare, result, addr, key, flags, context, result != null);
-    }
-
-    private int postAtomic(int atomicOp, long operand, long compare, ByteBuffer result, long addr, long key,
-                           long flags, Object context, boolean fetch) {
-        int rc = tx.check(true);
+        int rc = admitAtomic(Atomics.supported(atomicOp));
         if (rc != 0) {
             return rc;
         }
-        if (!peer.jofiPeer() || !Atomics.supported(atomicOp)) {
-            return -Errno.EOPNOTSUPP;
-        }
-        rc = bound.txCq.reserve();
-        if (rc != 0) {
-            return rc;
-        }
-        TcpTransmitOp op = tx.start(fetch ? TcpTransmitOp.ATOMIC_FETCH : TcpTransmitOp.ATOMIC, context, true,
-                flags, Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE), Long.BYTES);
-        op.result = result;
-        op.typedResultBytes = 0;
-        ByteBuffer h = op.header;
-        h.clear();
-        header.clear().op(OP_ATOMIC_REQUEST).rmaIovCount(1)
-                .rmaIov(0, addr, Long.BYTES, key).payloadLength(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
-        header.encode(h);
-        h.flip();
-        ByteBuffer p = op.injectCopy;
-        p.clear();
-        p.putLong(0, atomicOp | (fetch ? TcpWireDescriptor.ATOMIC_FETCH : 0)); // a direct buffer is big-endian: the header's order
-        p.putLong(8, operand);
-        p.putLong(16, compare);
-        p.limit(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
-        op.gather[1] = p;
-        op.count = 2;
-        return tx.queue(op);
+        return queueAtomic(result != null, atomicOp, operand, compare, Long.BYTES, 0, result, addr, key, flags,
+                context);
     }
 
     /**
@@ -221,23 +192,46 @@ final class TcpRmaInitiator {
      */
     int typedAtomic(long kind, int datatype, int atomicOp, int count, ByteBuffer buf, ByteBuffer compare,
                     ByteBuffer result, long addr, long key, long flags, Object context) {
-        int rc = tx.check(true);
-        if (rc != 0) {
-            return rc;
-        }
-        if (!peer.jofiPeer()) {
-            return -Errno.EOPNOTSUPP;
-        }
-        rc = bound.txCq.reserve();
+        int rc = admitAtomic(true);
         if (rc != 0) {
             return rc;
         }
         boolean fetch = kind != 0;
         int bytes = count * AtomicTable.size(datatype);
+        long opWord = atomicOp | TcpWireDescriptor.ATOMIC_TYPED | (long) datatype << 16 | (long) count << 32;
+        return queueAtomic(fetch, opWord, buf == null ? 0 : AtomicTable.pack(buf, buf.position(), bytes),
+                compare == null ? 0 : AtomicTable.pack(compare, compare.position(), bytes), bytes, fetch ? bytes : 0,
+                result, addr, key, flags, context);
+    }
+
+    /**
+     * What every atomic passes before it is queued: the transmit state, a peer that speaks JOFI's
+     * atomics and an operation offered ({@code supported}), else {@code -EOPNOTSUPP}, then a
+     * transmit CQ slot. 0 or the negative errno (nothing reserved then).
+     */
+    private int admitAtomic(boolean supported) {
+        int rc = tx.check(true);
+        if (rc != 0) {
+            return rc;
+        }
+        if (!peer.jofiPeer() || !supported) {
+            return -Errno.EOPNOTSUPP;
+        }
+        return bound.txCq.reserve();
+    }
+
+    /**
+     * Queues an admitted atomic request (op 5): {@code opWord} the operation with its typed bits
+     * (the fetch bit added here), {@code operand} and {@code compare} the payload's words,
+     * {@code bytes} the remote length, {@code typedResultBytes} the elements a typed fetch
+     * unpacks into {@code result} (0: a 64-bit word).
+     */
+    private int queueAtomic(boolean fetch, long opWord, long operand, long compare, int bytes, int typedResultBytes,
+                            ByteBuffer result, long addr, long key, long flags, Object context) {
         TcpTransmitOp op = tx.start(fetch ? TcpTransmitOp.ATOMIC_FETCH : TcpTransmitOp.ATOMIC, context, true,
                 flags, Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE), bytes);
         op.result = result;
-        op.typedResultBytes = fetch ? bytes : 0;
+        op.typedResultBytes = typedResultBytes;
         ByteBuffer h = op.header;
         h.clear();
         header.clear().op(OP_ATOMIC_REQUEST).rmaIovCount(1)
@@ -246,10 +240,10 @@ final class TcpRmaInitiator {
         h.flip();
         ByteBuffer p = op.injectCopy;
         p.clear();
-        p.putLong(0, atomicOp | (fetch ? TcpWireDescriptor.ATOMIC_FETCH : 0) | TcpWireDescriptor.ATOMIC_TYPED
-                | (long) datatype << 16 | (long) count << 32);
-        p.putLong(8, buf == null ? 0 : AtomicTable.pack(buf, buf.position(), bytes));
-        p.putLong(16, compare == null ? 0 : AtomicTable.pack(compare, compare.position(), bytes));
+        // a direct buffer is big-endian: the header's order
+        p.putLong(0, opWord | (fetch ? TcpWireDescriptor.ATOMIC_FETCH : 0));
+        p.putLong(8, operand);
+        p.putLong(16, compare);
         p.limit(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
         op.gather[1] = p;
         op.count = 2;

@@ -98,22 +98,15 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         }
     }
 
-    private static final long MSG_DIRECTIONS = Fi.FI_SEND | Fi.FI_RECV;
-    private static final long RMA_DIRECTIONS = Fi.FI_READ | Fi.FI_WRITE;
-    /** Flags fi_sendmsg and fi_tsendmsg take (PostChecks); the same for fi_writemsg. */
-    private static final long SEND_FLAGS = PostChecks.SEND_MSG_FLAGS;
-
     private final EndpointBindings bindings;
+    /** The caps gate and the argument checks ({@link PostAdmission}): what the limits decide. */
+    private final PostAdmission admission;
     private final long caps;
     /** Op flags of the plain sends and writes, without FI_REMOTE_CQ_DATA (only the *Data calls carry data). */
     private final long txOpFlags;
     private final long rxOpFlags;
     /** Op flags of the tagged receives: without FI_MULTI_RECV, which applies to untagged ones ({@link ReceivePosting}). */
     private final long rxTaggedOpFlags;
-    private final long injectSize;
-    private final long maxMsgSize;
-    private final int iovLimit;
-    private final int rmaIovLimit;
 
     // Data-path copies of the bindings, written under this object's monitor by bind and read
     // by the overloads without a lock: volatile, as a posting thread need not have bound.
@@ -123,12 +116,8 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     private volatile boolean selectiveRx;
     private UtilEventQueue eq;
     private UtilAddressVector av;
-    private UtilCounter sendCntr;
-    private UtilCounter recvCntr;
-    private UtilCounter readCntr;
-    private UtilCounter writeCntr;
-    private UtilCounter remoteReadCntr;
-    private UtilCounter remoteWriteCntr;
+    /** The bound counters by operation, taken anew at each bind. */
+    private BoundCounters boundCounters = BoundCounters.NONE;
     /** Its live counters (posts by kind, back-pressure), freed when it is closed. */
     private final EndpointCounters stats;
     /** The provider counts the posts itself, under its lock ({@link #countPostsUnderLock()}). */
@@ -152,14 +141,11 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         super(FidClass.ENDPOINT, context);
         Objects.requireNonNull(limits, "limits");
         this.bindings = new EndpointBindings(engine, counterRoles);
+        this.admission = new PostAdmission(limits);
         this.caps = limits.caps();
         this.txOpFlags = limits.txOpFlags() & ~Fi.FI_REMOTE_CQ_DATA;
         this.rxOpFlags = limits.rxOpFlags();
         this.rxTaggedOpFlags = rxOpFlags & ~Fi.FI_MULTI_RECV;
-        this.injectSize = limits.injectSize();
-        this.maxMsgSize = limits.maxMsgSize();
-        this.iovLimit = limits.iovLimit();
-        this.rmaIovLimit = limits.rmaIovLimit();
         this.stats = new EndpointCounters(getClass(), statsProvider);
         whenClosed(stats::closed);
     }
@@ -306,12 +292,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
             selectiveRx = bindings.selectiveRx();
             eq = bindings.eq();
             av = bindings.av();
-            sendCntr = bindings.counter(Fi.FI_SEND);
-            recvCntr = bindings.counter(Fi.FI_RECV);
-            readCntr = bindings.counter(Fi.FI_READ);
-            writeCntr = bindings.counter(Fi.FI_WRITE);
-            remoteReadCntr = bindings.counter(Fi.FI_REMOTE_READ);
-            remoteWriteCntr = bindings.counter(Fi.FI_REMOTE_WRITE);
+            boundCounters = BoundCounters.of(bindings);
             onBind(fid, flags);
         }
     }
@@ -385,42 +366,15 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
      * write or atomic ({@code FI_WRITE}) the write counter. Null when none is bound.
      */
     protected final UtilCounter counterFor(long completionFlags) {
-        if ((completionFlags & Fi.FI_RECV) != 0) {
-            return recvCntr;
-        }
-        if ((completionFlags & Fi.FI_SEND) != 0) {
-            return sendCntr;
-        }
-        if ((completionFlags & Fi.FI_REMOTE_WRITE) != 0) {
-            return remoteWriteCntr;
-        }
-        if ((completionFlags & Fi.FI_REMOTE_READ) != 0) {
-            return remoteReadCntr;
-        }
-        if ((completionFlags & Fi.FI_READ) != 0) {
-            return readCntr;
-        }
-        return (completionFlags & Fi.FI_WRITE) != 0 ? writeCntr : null;
+        return boundCounters.forCompletion(completionFlags);
     }
 
-    // =================================================================== the caps gate
+    // =================================================================== the open check and the caps gate
 
-    /**
-     * 0 when the caps hold {@code primary} and the direction {@code direction} of the modifier
-     * pair {@code pair} (a pair the caps do not name at all implies both), else {@code -ENOSYS}.
-     */
-    private int gate(long primary, long direction, long pair) {
-        if ((caps & primary) == 0) {
-            return -Errno.ENOSYS;
-        }
-        long named = caps & pair;
-        return named == 0 || (named & direction) != 0 ? 0 : -Errno.ENOSYS;
-    }
-
-    /** The open check, then the caps gate; 0 or the negative errno. */
-    private int admit(long primary, long direction, long pair) {
+    /** The open check, then the caps gate ({@link PostAdmission#gate}); 0 or the negative errno. */
+    private int admit(long primary, long direction) {
         int rc = dataPathCheck();
-        return rc != 0 ? rc : gate(primary, direction, pair);
+        return rc != 0 ? rc : admission.gate(primary, direction);
     }
 
     private long txCompletion() {
@@ -483,28 +437,21 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
 
     /** A {@code *sendMsg}'s own checks (open, caps, message, flags) ahead of {@link #send}'s. */
     private int sendMsgCheck(Msg msg, long flags, long primary) {
-        int rc = admit(primary, Fi.FI_SEND, MSG_DIRECTIONS);
-        if (rc != 0) {
-            return rc;
-        }
-        return msg == null ? -Errno.EINVAL : PostChecks.flags(flags, SEND_FLAGS);
+        int rc = admit(primary, Fi.FI_SEND);
+        return rc != 0 ? rc : admission.sendMessage(msg, flags);
     }
 
     /** Every send: the checks, then {@link #postSend}. */
     private int send(ByteBuffer buf, MemoryRegion desc, Msg msg, long destAddr, boolean tagged, long tag, long data,
                      long flags, Object context) {
-        int rc = admit(tagged ? Fi.FI_TAGGED : Fi.FI_MSG, Fi.FI_SEND, MSG_DIRECTIONS);
+        int rc = admit(tagged ? Fi.FI_TAGGED : Fi.FI_MSG, Fi.FI_SEND);
         if (rc != 0) {
             return rc;
-        }
-        long length = PostChecks.payload(buf, msg, iovLimit);
-        if (length < 0) {
-            return (int) length;
         }
         boolean inject = (flags & Fi.FI_INJECT) != 0;
-        rc = PostChecks.transmit(length, inject, injectSize, maxMsgSize);
-        if (rc != 0) {
-            return rc;
+        long length = admission.transmitLength(buf, msg, inject);
+        if (length < 0) {
+            return (int) length;
         }
         if (txCq == null && !(inject && msg == null)) {
             return -Errno.ENOCQ;
@@ -517,18 +464,15 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     public final int recv(ByteBuffer buf, MemoryRegion desc, long srcAddr, Object context) {
         long flags = rxOpFlags | rxCompletion();
         int rc = recvCheck(buf, null, Fi.FI_MSG, flags);
-        if (rc == 0 && (flags & Fi.FI_MULTI_RECV) != 0 && (caps & Fi.FI_MULTI_RECV) == 0) {
-            rc = -Errno.ENOSYS; // the op flags ask a multi-receive the endpoint does not offer, as recvMsg's would
-        }
+        // the op flags may ask a multi-receive the endpoint does not offer: -ENOSYS, as recvMsg's would
+        rc = rc != 0 ? rc : admission.multiReceive(null, flags);
         return rc != 0 ? rc : counted(postRecv(buf, desc, null, srcAddr, false, 0, 0, flags, context), stats.receives);
     }
 
     @Override
     public final int recvMsg(Msg msg, long flags) {
         int rc = recvMsgCheck(msg, flags, Fi.FI_MSG, PostChecks.RECV_MSG_FLAGS);
-        if (rc == 0 && (flags & Fi.FI_MULTI_RECV) != 0) {
-            rc = (caps & Fi.FI_MULTI_RECV) == 0 ? -Errno.ENOSYS : msg.iovCount() != 1 ? -Errno.EINVAL : 0;
-        }
+        rc = rc != 0 ? rc : admission.multiReceive(msg, flags);
         rc = rc != 0 ? rc : recvCheck(null, msg, Fi.FI_MSG, flags);
         return rc != 0 ? rc : counted(postRecv(null, null, msg, msg.addr(), false, 0, 0, flags | rxCompletion(),
                 msg.context()), stats.receives);
@@ -558,14 +502,8 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
 
     /** A {@code *recvMsg}'s own checks (open, caps, message, iov count, flags) ahead of {@link #recvCheck}'s. */
     private int recvMsgCheck(Msg msg, long flags, long primary, long validFlags) {
-        int rc = admit(primary, Fi.FI_RECV, MSG_DIRECTIONS);
-        if (rc != 0) {
-            return rc;
-        }
-        if (msg == null || msg.iovCount() > iovLimit) {
-            return -Errno.EINVAL;
-        }
-        return PostChecks.flags(flags, validFlags);
+        int rc = admit(primary, Fi.FI_RECV);
+        return rc != 0 ? rc : admission.receiveMessage(msg, flags, validFlags);
     }
 
     /**
@@ -573,15 +511,9 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
      * {@code flags} deciding the multi-receive exemption), the receive CQ.
      */
     private int recvCheck(ByteBuffer buf, Msg msg, long primary, long flags) {
-        int rc = admit(primary, Fi.FI_RECV, MSG_DIRECTIONS);
-        if (rc != 0) {
-            return rc;
-        }
-        rc = PostChecks.landing(buf, msg, msg == null ? 1 : msg.iovCount(), flags, maxMsgSize);
-        if (rc != 0) {
-            return rc;
-        }
-        return rxCq == null ? -Errno.ENOCQ : 0;
+        int rc = admit(primary, Fi.FI_RECV);
+        rc = rc != 0 ? rc : admission.landing(buf, msg, flags);
+        return rc != 0 || rxCq != null ? rc : -Errno.ENOCQ;
     }
 
     // =================================================================== RMA (fi_rma(3))
@@ -623,41 +555,21 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
 
     /** An RMA message's own checks (open, caps, message, remote segment count, flags) ahead of {@link #rma}'s. */
     private int rmaMsgCheck(boolean read, RmaMsg msg, long flags, long validFlags) {
-        int rc = admit(Fi.FI_RMA, read ? Fi.FI_READ : Fi.FI_WRITE, RMA_DIRECTIONS);
-        if (rc != 0) {
-            return rc;
-        }
-        if (msg == null || msg.rmaIovCount() < 1 || msg.rmaIovCount() > rmaIovLimit) {
-            return -Errno.EINVAL;
-        }
-        return PostChecks.flags(flags, validFlags);
+        int rc = admit(Fi.FI_RMA, read ? Fi.FI_READ : Fi.FI_WRITE);
+        return rc != 0 ? rc : admission.rmaMessage(msg, flags, validFlags);
     }
 
     /** Every RMA: the checks, then {@link #postRma}. */
-    private int rma(boolean read, ByteBuffer buf, MemoryRegion desc, RmaMsg msg, long peerAddr, long addr, long key, long data, long flags,
-                    Object context) {
-        int rc = admit(Fi.FI_RMA, read ? Fi.FI_READ : Fi.FI_WRITE, RMA_DIRECTIONS);
+    private int rma(boolean read, ByteBuffer buf, MemoryRegion desc, RmaMsg msg, long peerAddr, long addr, long key,
+                    long data, long flags, Object context) {
+        int rc = admit(Fi.FI_RMA, read ? Fi.FI_READ : Fi.FI_WRITE);
         if (rc != 0) {
             return rc;
-        }
-        long length = PostChecks.payload(buf, msg, iovLimit);
-        if (length < 0) {
-            return (int) length;
-        }
-        if (msg != null) {
-            long remote = 0;
-            for (int i = 0; i < msg.rmaIovCount(); i++) {
-                remote += msg.rmaLen(i);
-            }
-            if (remote != length) {
-                return -Errno.EINVAL;
-            }
         }
         boolean inject = (flags & Fi.FI_INJECT) != 0;
-        rc = read ? PostChecks.landing(buf, msg, msg == null ? 1 : msg.iovCount(), 0, maxMsgSize)
-                : PostChecks.transmit(length, inject, injectSize, maxMsgSize);
-        if (rc != 0) {
-            return rc;
+        long length = admission.rmaLength(read, buf, msg, inject);
+        if (length < 0) {
+            return (int) length;
         }
         if (txCq == null && !(inject && msg == null)) {
             return -Errno.ENOCQ;
@@ -688,17 +600,10 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     /** Every atomic: open, caps ({@code FI_WRITE} a plain one, {@code FI_READ} a fetching one), the result, the CQ. */
     private int atomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc, boolean fetch,
                        boolean compareCall, long destAddr, long addr, long key, Object context) {
-        int rc = admit(Fi.FI_ATOMIC, fetch ? Fi.FI_READ : Fi.FI_WRITE, RMA_DIRECTIONS);
+        int rc = admit(Fi.FI_ATOMIC, fetch ? Fi.FI_READ : Fi.FI_WRITE);
+        rc = rc != 0 ? rc : admission.atomic(op, result, fetch, compareCall);
         if (rc != 0) {
             return rc;
-        }
-        // a compare operation only through compareAtomic (fi_atomic(3): the compare operations are
-        // fi_compare_atomic's): a fetchAtomic(FI_CSWAP) would otherwise swap against compare 0
-        if (!compareCall && op >= Fi.FI_CSWAP && op <= Fi.FI_MSWAP) {
-            return -Errno.EOPNOTSUPP;
-        }
-        if (fetch && (PostChecks.writable(result) != 0 || result.remaining() < Long.BYTES)) {
-            return -Errno.EINVAL;
         }
         if (txCq == null) {
             return -Errno.ENOCQ;
@@ -733,28 +638,20 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     private int typedAtomic(long kind, ByteBuffer buf, int count, ByteBuffer compare, ByteBuffer result,
                             MemoryRegion resultDesc, long destAddr, long addr, long key, int datatype, int op,
                             Object context) {
-        int rc = admit(Fi.FI_ATOMIC, kind != 0 ? Fi.FI_READ : Fi.FI_WRITE, RMA_DIRECTIONS);
+        int rc = admit(Fi.FI_ATOMIC, kind != 0 ? Fi.FI_READ : Fi.FI_WRITE);
         if (rc != 0) {
             return rc;
         }
-        int bound = typedAtomicCount(datatype, op, kind);
-        if (bound < 0) {
-            return bound;
-        }
-        if (count < 1 || count > bound) {
-            return -Errno.EINVAL;
-        }
-        long bytes = (long) count * AtomicTable.size(datatype);
-        boolean needsOperand = op != Fi.FI_ATOMIC_READ;
-        if (needsOperand && (buf == null || buf.remaining() < bytes)
-                || kind == Fi.FI_COMPARE_ATOMIC && (compare == null || compare.remaining() < bytes)
-                || kind != 0 && (PostChecks.writable(result) != 0 || result.remaining() < bytes)) {
-            return -Errno.EINVAL;
+        rc = admission.typedAtomic(kind, datatype, op, count, typedAtomicCount(datatype, op, kind), buf, compare,
+                result);
+        if (rc != 0) {
+            return rc;
         }
         if (txCq == null) {
             return -Errno.ENOCQ;
         }
-        return counted(postTypedAtomic(kind, datatype, op, count, needsOperand ? buf : null, compare, result,
-                resultDesc, destAddr, addr, key, txOpFlags | txCompletion(), context), stats.atomics);
+        ByteBuffer operands = op != Fi.FI_ATOMIC_READ ? buf : null;
+        return counted(postTypedAtomic(kind, datatype, op, count, operands, compare, result, resultDesc, destAddr, addr,
+                key, txOpFlags | txCompletion(), context), stats.atomics);
     }
 }
