@@ -20,6 +20,11 @@
 # ./jofi pingpong -p tcp -e rdm -c spin (JOFI's rxm layer over its tcp MSG endpoints,
 # wire-compatible with it), one-way latency and ping-pong MB/s of both, run by run right after
 # the MSG contenders.
+# Then the mixed pairs (MIXED=0: none; needs fabtests 1.17's fi_msg_pingpong and fi_rdm_pingpong in FABTESTS,
+# default /opt/fabtests-1.17/bin, which speak ./jofi pingpong's in-band choreography): for MSG and RDM, C<->C
+# (fabtests both sides), C server with a JOFI client, JOFI server with a C client, all -c spin with the same -I and
+# -w, one after the other in each run, and each mixed pair as a ratio against that run's C<->C: a JOFI peer should
+# cost a C peer nothing (1.0).
 # Every figure is the median of RUNS runs. The JVM runs (raw, JOFI) are warmed up: raw with
 # its own warm-up iterations, JOFI with as many untimed iterations (-w) as timed ones after
 # --jit-warmup JIT_WARMUP messages over a private
@@ -38,7 +43,7 @@
 #   iterations), PORT (JOFI's port, default 9228),
 #   RUNS (default 3), JIT_WARMUP (default 20000), PIN (1/0, default 1), RDM (1/0, default 1),
 #   JOFI_JAVA_OPTS (JVM options of the ./jofi runs, e.g. -XX:+PrintCompilation), NETNS (1/0, default 0),
-#   NETNS_MTU (default 1500)
+#   NETNS_MTU (default 1500), MIXED (1/0, default 1 when FABTESTS holds the fabtests programs), FABTESTS
 # The bw runs move 1 GiB, at most 400 000 messages and at least 64 windows of 64 (-I counts
 # messages, as fi_msg_bw's; benchmarks/stream-length.sh says why, STREAM_BYTES and
 # STREAM_MAX_MESSAGES override), after as many untimed ones.
@@ -84,6 +89,7 @@ SRV_PIN="$SRV_NS $SRV_PIN"
 CLI_PIN="$CLI_NS $CLI_PIN"
 CPORT=$(( PORT + 1 ))
 RPORT=$(( PORT + 2 ))
+MPORT=$(( PORT + 3 ))
 ./jofi help >/dev/null                      # builds the container when it is out of date
 ./jofi info -l >/dev/null                   # (the build happens on the first command)
 export JOFI_NO_BUILD=1
@@ -135,12 +141,30 @@ p50() { awk '$2 == "lat" && $3 == "p50" { print $4 }'; }
 
 declare -A C_LAT C_BW C_RATE RAW_LAT RAW_P50 RAW_BW RAW_RATE J_LAT J_P50 J_BW J_RATE CR_LAT CR_BW JR_LAT JR_BW
 RDM="${RDM:-1}"
+FABTESTS="${FABTESTS:-/opt/fabtests-1.17/bin}"
+if [[ -x "$FABTESTS/fi_msg_pingpong" && -x "$FABTESTS/fi_rdm_pingpong" ]]; then MIXED="${MIXED:-1}"; else MIXED=0; fi
+# MX[ep:pairing:size]: median one-way usec of a mixed-pair row (pairing cc, cj = C server/JOFI client, jc, jj)
+declare -A MX
+PAIRINGS=(cc cj jc)
+# One fabtests-choreography ping-pong between a server of kind $2 and a client of kind $3 (c: fabtests 1.17,
+# j: ./jofi), endpoint type $1, size $4, iterations $5; prints its one-way usec. The C server gets -s: without it
+# fabtests' RDM server binds the first interface's address, not the one the client dials.
+mixed_pair() {
+    local ep=$1 s_kind=$2 c_kind=$3 s=$4 n=$5 prog srv cli
+    prog="$FABTESTS/fi_${ep}_pingpong -p tcp -c spin -S $s -I $n -w $n"
+    local jofi="./jofi pingpong -p tcp -e $ep -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP"
+    if [[ $s_kind == c ]]; then srv="$prog -B $MPORT -s $HOST"; else srv="$jofi -B $MPORT -s $HOST"; fi
+    if [[ $c_kind == c ]]; then cli="$prog -P $MPORT $HOST"; else cli="$jofi -P $MPORT $HOST"; fi
+    # a failed pairing prints nothing (its row shows "-"); pair has said why on stderr
+    { pair "$SRV_PIN $srv" "$CLI_PIN $cli" || true; } | row | awk '{ print $1 }'
+}
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for s in "${SIZES[@]}"; do
     n=$(iters "$s")
     # bw: m messages a stream (benchmarks/stream-length.sh: 1 GiB, at most 400 000 messages)
     m=$(stream_messages "$s" $(( 1 << 30 )) 400000)
     cl=(); cb=(); cr=(); rl=(); rp=(); rb=(); rr=(); jl=(); jp=(); jb=(); jr=(); crl=(); crb=(); jrl=(); jrb=()
+    declare -A mx=()
     for run in $(seq 1 "$RUNS"); do
         echo "size $s, $n iterations, run $run/$RUNS (load $(cut -d' ' -f1 /proc/loadavg))..." >&2
         read -r a _ < <(pair "$SRV_PIN fi_pingpong -p tcp -e msg -S $s -I $n" \
@@ -172,7 +196,19 @@ for s in "${SIZES[@]}"; do
                 "$CLI_PIN ./jofi pingpong -p tcp -e rdm -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -P $PORT $HOST" | row)
             jrl+=("$a"); jrb+=("$b")
         fi
+        if [[ "$MIXED" == 1 ]]; then
+            for ep in msg rdm; do
+                for pg in "${PAIRINGS[@]}"; do
+                    mx[$ep:$pg]+=" $(mixed_pair "$ep" "${pg:0:1}" "${pg:1:1}" "$s" "$n")"
+                done
+            done
+        fi
     done
+    for key in "${!mx[@]}"; do
+        # shellcheck disable=SC2086 # the runs' figures, split on purpose
+        MX[$key:$s]=$(median ${mx[$key]})
+    done
+    unset mx
     C_LAT[$s]=$(median "${cl[@]}"); C_BW[$s]=$(median "${cb[@]}"); C_RATE[$s]=$(median "${cr[@]}")
     RAW_LAT[$s]=$(median "${rl[@]}"); RAW_P50[$s]=$(median "${rp[@]}"); RAW_BW[$s]=$(median "${rb[@]}"); RAW_RATE[$s]=$(median "${rr[@]}")
     J_LAT[$s]=$(median "${jl[@]}"); J_P50[$s]=$(median "${jp[@]}"); J_BW[$s]=$(median "${jb[@]}"); J_RATE[$s]=$(median "${jr[@]}")
@@ -207,6 +243,18 @@ if [[ "$RDM" == 1 ]]; then
     for s in "${SIZES[@]}"; do
         printf '%-9s %9s %9s %9s %11s %11s %9s\n' "$s" "${CR_LAT[$s]}" "${JR_LAT[$s]}" "$(ratio "${JR_LAT[$s]}" "${CR_LAT[$s]}")" \
             "${CR_BW[$s]}" "${JR_BW[$s]}" "$(ratio "${JR_BW[$s]}" "${CR_BW[$s]}")"
+    done
+fi
+if [[ "$MIXED" == 1 ]]; then
+    echo
+    echo "mixed pairs: fabtests 1.17 fi_msg_pingpong/fi_rdm_pingpong (C) against ./jofi pingpong (JOFI), -c spin;"
+    echo "one-way usec/xfer; cj = C server with a JOFI client, jc = JOFI server with a C client; ratios against C<->C"
+    printf '%-4s %-9s %9s %9s %9s %9s %9s\n' ep bytes 'C<->C' Csrv/Jcli Jsrv/Ccli cj/cc jc/cc
+    for ep in msg rdm; do
+        for s in "${SIZES[@]}"; do
+            cc="${MX[$ep:cc:$s]:-}"; cj="${MX[$ep:cj:$s]:-}"; jc="${MX[$ep:jc:$s]:-}"
+            printf '%-4s %-9s %9s %9s %9s %9s %9s\n' "$ep" "$s" "$cc" "$cj" "$jc" "$(ratio "$cj" "$cc")" "$(ratio "$jc" "$cc")"
+        done
     done
 fi
 echo
