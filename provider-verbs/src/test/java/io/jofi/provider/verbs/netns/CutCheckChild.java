@@ -142,6 +142,7 @@ public final class CutCheckChild {
             } else {
                 c.writeStream(domain);
             }
+            c.awaitFile(scenario + ".up", 600); // the next scenario starts with the link up
         }
         if (c.ep != null) {
             c.ep.close();
