@@ -18,6 +18,8 @@ import java.nio.ByteBuffer;
 final class ShmRingReader implements RingLink.Handler {
     /** Records drained per progress pass (bounded, so that sends get their turn). */
     private static final int DRAIN_BATCH = 256;
+    /** Records one {@link RingLink#take} hands over (fewer: the ring was empty as of its tail read). */
+    private static final int TAKE_BATCH = 32;
 
     private final ShmOwnRing own;
     private final ShmPeers peers;
@@ -63,25 +65,34 @@ final class ShmRingReader implements RingLink.Handler {
      */
     int drainBatch() {
         ShmReceiver rx = receiver;
+        RingLink link = own.link();
         int work = 0;
         rx.startPass();
         ReceiveCompletion completion = rx.completion();
         completion.stageIn(completions); // the pass's receive completions are published at once
         try {
+            link.check(); // one probe before the pass and one after it, not two per batch
             while (work < DRAIN_BATCH) {
-                int n = own.link().drain(this, 32);
+                int n = link.take(this, TAKE_BATCH);
                 if (n < 0) {
                     faults.failOwnRing();
                     break;
                 }
                 work += n;
-                if (n == 0 || rx.held()) {
-                    break; // empty, or a message waits at the head for the budget (push-back)
+                if (n < TAKE_BATCH || rx.held()) {
+                    break; // empty as of the tail read, or a message waits at the head for the budget (push-back)
                 }
             }
         } finally {
-            completion.stageIn(null); // publishes them, also when a fault leaves the pass
+            // The completions first, then the ring's zeroing and head store (once a pass): neither
+            // stands between a message and its completion; also when a fault leaves the pass.
+            try {
+                completion.stageIn(null);
+            } finally {
+                link.releaseTaken();
+            }
         }
+        link.check(); // faults of the reads, the zeroing and slot releases come out inside the progress pass
         return work;
     }
 
