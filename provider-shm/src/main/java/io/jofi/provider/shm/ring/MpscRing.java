@@ -284,9 +284,11 @@ public final class MpscRing {
      *         {@code -EINVAL} when {@code limit < 1}
      */
     public int read(RecordHandler handler, int limit) {
-        int n = take(handler, limit);
-        releaseTaken();
-        return n;
+        try {
+            return take(handler, limit);
+        } finally {
+            releaseTaken(); // also when the handler throws: what it took before is consumed
+        }
     }
 
     /**
