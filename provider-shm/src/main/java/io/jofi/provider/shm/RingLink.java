@@ -202,6 +202,24 @@ final class RingLink implements AutoCloseable {
         return n < 0 ? -1 : n;
     }
 
+    /**
+     * Hands up to {@code limit} records (own region) to {@code h}, after those taken since the
+     * last {@link #releaseTaken}, leaving their space taken ({@link MpscRing#take}); no probe:
+     * the caller brackets its pass with {@link #check}.
+     *
+     * @return records taken, or -1 when the ring is corrupt
+     */
+    int take(Handler h, int limit) {
+        handler = h;
+        int n = ring.take(adapter, limit);
+        return n < 0 ? -1 : n;
+    }
+
+    /** Zeroes what {@link #take} took and publishes the head: producers may claim the space again. */
+    void releaseTaken() {
+        ring.releaseTaken();
+    }
+
     private int onRecord(int type, int sender, int aux, ByteBuffer buffer, int payloadOffset, int payloadLength) {
         if (type != TYPE) {
             return RecordHandler.CONTINUE; // not ours: skipped

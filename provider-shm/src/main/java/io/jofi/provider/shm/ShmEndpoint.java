@@ -136,15 +136,17 @@ final class ShmEndpoint extends UtilEndpoint implements ShmPeers.Owner {
         CompletionBatch staged = ShmRingReader.newBatch();
         this.peers = new ShmPeers(this, own, bound, peerCounters, dir,
                 new PeerLiveness(p.peerCheckMillis(), p.progressTimeoutMillis()));
-        this.transmitter = new ShmTransmitter(own, peers, bound, new ShmRingWriter(own, peers, peerCounters, cma), staged,
-                domain.engine(), queueSize, cma, cmaThreshold, p.cmaProbeFault());
+        this.transmitter = new ShmTransmitter(own, peers, new ShmTxCompletions(bound, staged),
+                new ShmRingWriter(own, peers, peerCounters, cma, cmaThreshold, p.cmaProbeFault()), domain.engine(),
+                queueSize);
         this.receiver = new ShmReceiver(own, peers, transmitter, bound, domain.engine(), counters(), caps, queueSize,
                 p.unexpectedBytes());
         ShmCmaReceiver cmaReceiver = new ShmCmaReceiver(peers, transmitter, receiver, peerCounters, cma);
         this.rma = new ShmRma(peers, transmitter, receiver, bound, staged, domain.memoryRegistry(), dir, caps);
         this.atomics = new ShmAtomicOps(own, peers, transmitter, rma, bound, domain.memoryRegistry(), dir);
         this.faults = new ShmFaults(this, own, peers, transmitter, receiver, bound);
-        this.reader = new ShmRingReader(own, peers, faults, staged, receiver, cmaReceiver, transmitter, rma, atomics);
+        this.reader = new ShmRingReader(own, peers, faults,
+                new ShmRecordDispatch(receiver, cmaReceiver, transmitter, rma, atomics, staged));
         this.posts = countPostsUnderLock();
     }
 

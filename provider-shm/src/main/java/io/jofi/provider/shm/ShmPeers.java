@@ -21,7 +21,7 @@ import java.util.Arrays;
  * Runs under the endpoint's lock, except {@link #isAlive} (the ring's stall check, also under
  * it: it is called from the drain).
  */
-final class ShmPeers implements SenderLiveness {
+final class ShmPeers implements SenderLiveness, ShmSenders {
     /** What the peers' progress pass and a peer's failure ask of the rest of the endpoint. */
     interface Owner {
         /** Publishes what fits of {@code p}'s queue into its ring; the work done ({@link ShmTransmitter#flush}). */
@@ -127,7 +127,8 @@ final class ShmPeers implements SenderLiveness {
     }
 
     /** The sender of a record ({@code pid}, {@code seq} from its header), or null when those name no endpoint. */
-    Peer peerOf(long ppid, long pseq) {
+    @Override
+    public Peer peerOf(long ppid, long pseq) {
         Peer last = lastPeer;
         if (last != null && last.pid == ppid && last.seq == pseq) {
             return last;
@@ -338,7 +339,8 @@ final class ShmPeers implements SenderLiveness {
      * was filling fails too, its partial and CMA unexpected messages are dropped, and its
      * mappings are released. Other peers are not affected.
      */
-    void failPeer(Peer p, int err) {
+    @Override
+    public void failPeer(Peer p, int err) {
         if (p.failed == 0) {
             p.failed = err;
             counters.declaredFailed(p, err);

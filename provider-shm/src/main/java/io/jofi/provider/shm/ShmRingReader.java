@@ -2,14 +2,12 @@ package io.jofi.provider.shm;
 
 import io.jofi.Errno;
 import io.jofi.spi.util.CompletionBatch;
-import io.jofi.spi.util.ReceiveCompletion;
 import java.nio.ByteBuffer;
 
 /**
- * Takes the records out of this endpoint's own ring and hands each to the concern it is for:
- * it finds the sender, validates the header and the bounce slot, decodes the record once into
- * a {@link ShmRecord} and dispatches by kind (messages to the receiver or the CMA receiver,
- * answers to the transmitter, RMA and atomics to theirs).
+ * Takes the records out of this endpoint's own ring: it finds the sender, validates the header
+ * and the bounce slot, decodes the record once into a {@link ShmRecord} and hands it on
+ * ({@link ShmInbound}: {@link ShmRecordDispatch} sends each kind to its part).
  *
  * <p>A record that does not make sense fails its sender ({@code EPROTO}), never this endpoint
  * or the progress thread; an exception a handler raises on a peer's bad input does the same.
@@ -18,36 +16,21 @@ import java.nio.ByteBuffer;
 final class ShmRingReader implements RingLink.Handler {
     /** Records drained per progress pass (bounded, so that sends get their turn). */
     private static final int DRAIN_BATCH = 256;
+    /** Records one {@link RingLink#take} hands over (fewer: the ring was empty as of its tail read). */
+    private static final int TAKE_BATCH = 32;
 
     private final ShmOwnRing own;
-    private final ShmPeers peers;
+    private final ShmSenders senders;
     private final ShmFaults faults;
+    private final ShmInbound inbound;
     /** The record at hand (one flyweight, rewrapped per record). */
     private final ShmRecord record = new ShmRecord();
-    /**
-     * Receive completions of one drain pass ({@link #drainBatch}), published together (of
-     * {@value #DRAIN_BATCH}: {@link #newBatch}); the transmitter and RMA publish them before an entry of theirs.
-     */
-    private final CompletionBatch completions;
 
-    // ---- where records go, by kind
-    private final ShmReceiver receiver;
-    private final ShmCmaReceiver cmaReceiver;
-    private final ShmTransmitter transmitter;
-    private final ShmRma rma;
-    private final ShmAtomicOps atomics;
-
-    ShmRingReader(ShmOwnRing own, ShmPeers peers, ShmFaults faults, CompletionBatch completions, ShmReceiver receiver,
-                  ShmCmaReceiver cmaReceiver, ShmTransmitter transmitter, ShmRma rma, ShmAtomicOps atomics) {
+    ShmRingReader(ShmOwnRing own, ShmSenders senders, ShmFaults faults, ShmInbound inbound) {
         this.own = own;
-        this.peers = peers;
+        this.senders = senders;
         this.faults = faults;
-        this.completions = completions;
-        this.receiver = receiver;
-        this.cmaReceiver = cmaReceiver;
-        this.transmitter = transmitter;
-        this.rma = rma;
-        this.atomics = atomics;
+        this.inbound = inbound;
     }
 
     /** The batch a drain pass stages its receive completions in (one per endpoint, shared with who must flush it). */
@@ -58,30 +41,40 @@ final class ShmRingReader implements RingLink.Handler {
     /**
      * One progress pass over the own ring: up to {@value #DRAIN_BATCH} records, stopping early
      * when it is empty or a message waits at its head for the unexpected budget (push-back).
+     * What it took is zeroed and given back to producers once, after the pass published its
+     * completions ({@link RingLink#releaseTaken}): neither stands between a message and its
+     * completion.
      *
      * @return the records taken
      */
     int drainBatch() {
-        ShmReceiver rx = receiver;
+        ShmInbound in = inbound;
+        RingLink link = own.link();
         int work = 0;
-        rx.startPass();
-        ReceiveCompletion completion = rx.completion();
-        completion.stageIn(completions); // the pass's receive completions are published at once
+        in.passStarts(); // the pass's receive completions are published at once
         try {
+            link.check(); // one probe before the pass and one after it, not two per batch
             while (work < DRAIN_BATCH) {
-                int n = own.link().drain(this, 32);
+                int n = link.take(this, TAKE_BATCH);
                 if (n < 0) {
                     faults.failOwnRing();
                     break;
                 }
                 work += n;
-                if (n == 0 || rx.held()) {
-                    break; // empty, or a message waits at the head for the budget (push-back)
+                if (n < TAKE_BATCH || in.holding()) {
+                    break; // empty as of the tail read, or a message waits at the head for the budget (push-back)
                 }
             }
         } finally {
-            completion.stageIn(null); // publishes them, also when a fault leaves the pass
+            // The completions first, then the ring's zeroing and head store (once a pass); also
+            // when a fault leaves the pass.
+            try {
+                in.passEnds();
+            } finally {
+                link.releaseTaken();
+            }
         }
+        link.check(); // faults of the reads, the zeroing and slot releases come out inside the progress pass
         return work;
     }
 
@@ -94,18 +87,18 @@ final class ShmRingReader implements RingLink.Handler {
      */
     void drainPublishedBefore() {
         RingLink own = this.own.link();
-        ShmReceiver rx = receiver;
-        if (this.own.failed() || own == null || rx.held()) {
+        ShmInbound in = inbound;
+        if (this.own.failed() || own == null || in.holding()) {
             return;
         }
         long until = own.claimedTail();
         long head;
         while ((head = own.consumedHead()) - until < 0) {
-            if (own.drain(this, 32) < 0) {
+            if (own.drain(this, TAKE_BATCH) < 0) {
                 faults.failOwnRing();
                 return;
             }
-            if (rx.held() || own.consumedHead() == head) {
+            if (in.holding() || own.consumedHead() == head) {
                 return; // the budget, or a claim not yet published (its producer's stall timeout decides)
             }
         }
@@ -127,12 +120,10 @@ final class ShmRingReader implements RingLink.Handler {
         if (length < header) {
             return true;
         }
-        ShmReceiver rx = receiver;
-        ShmPeers peers = this.peers;
+        ShmSenders senders = this.senders;
         RingLink own = this.own.link();
-        rx.nextRecord();
         long senderPid = b.getLong(at + ShmRecordDescriptor.SENDER_PID);
-        Peer p = peers.peerOf(senderPid, b.getLong(at + ShmRecordDescriptor.SENDER_SEQ));
+        Peer p = senders.peerOf(senderPid, b.getLong(at + ShmRecordDescriptor.SENDER_SEQ));
         if (p != null) {
             p.activity++; // a sign of its progress (PeerLiveness.stalled)
         }
@@ -141,7 +132,7 @@ final class ShmRingReader implements RingLink.Handler {
         r.payload(b, at + header, length - header);
         if ((kf & ShmRecordDescriptor.COMPACT) != 0 && !ShmRecordDescriptor.validCompact(kf)) {
             if (p != null) {
-                peers.failPeer(p, Errno.EPROTO); // compact only as a whole message nobody answers
+                senders.failPeer(p, Errno.EPROTO); // compact only as a whole message nobody answers
             }
             return true;
         }
@@ -152,44 +143,27 @@ final class ShmRingReader implements RingLink.Handler {
             int len = r.status();
             if (!own.slotHeldBy(s, (int) senderPid) || r.payloadLength() != 0 || len < 0 || len > own.slotSize()) {
                 if (p != null) {
-                    peers.failPeer(p, Errno.EPROTO);
+                    senders.failPeer(p, Errno.EPROTO);
                 }
                 return true;
             }
             slot = s;
             r.payload(own.slotBuffer(), own.slotOffset(s), len);
         }
+        boolean consumed = true;
         try {
-            if (p == null || p.failed != 0) {
-                return true;
-            }
-            switch (r.kind()) {
-                case ShmRecordDescriptor.MSG -> {
-                    if (r.has(ShmRecordDescriptor.CMA)) {
-                        cmaReceiver.onMessage(p, r);
-                    } else {
-                        rx.onMessage(p, r);
-                    }
-                }
-                case ShmRecordDescriptor.ACK -> transmitter.onAck(p, r.token(), r.status());
-                case ShmRecordDescriptor.WRITE -> rma.onWrite(p, r);
-                case ShmRecordDescriptor.READ_REQ -> rma.onReadRequest(p, r);
-                case ShmRecordDescriptor.READ_RESP -> rma.onReadResponse(p, r);
-                case ShmRecordDescriptor.ATOMIC_REQ -> atomics.onRequest(p, r);
-                case ShmRecordDescriptor.ATOMIC_RESP -> atomics.onResponse(p, r);
-                case ShmRecordDescriptor.NOTIFY -> rma.onNotify(p, r);
-                case ShmRecordDescriptor.PROBE -> cmaReceiver.onProbe(p, r);
-                default -> peers.failPeer(p, Errno.EPROTO);
+            if (p != null && p.failed == 0) {
+                consumed = inbound.onRecord(p, r);
             }
         } catch (RuntimeException | OutOfMemoryError e) {
             // Whatever a peer's record makes go wrong is that peer's failure, never this
             // endpoint's or the progress thread's (bad input from shared memory: docs/SHM-LAYOUT.md "Bad input, faults, security").
-            peers.failPeer(p, Errno.EPROTO);
+            senders.failPeer(p, Errno.EPROTO);
         } finally {
-            if (slot >= 0 && !rx.holdsRecord()) {
+            if (slot >= 0 && consumed) {
                 own.releaseSlot(slot); // a held record keeps its slot until it is taken
             }
         }
-        return !rx.holdsRecord();
+        return consumed;
     }
 }

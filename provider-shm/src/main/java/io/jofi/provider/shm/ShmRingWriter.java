@@ -20,12 +20,43 @@ final class ShmRingWriter {
     private final ShmPeerCounters counters;
     /** The sending side of cross-memory attach (null when off: cmaThreshold 0 or CrossMemoryAttach unavailable). */
     private final CrossMemoryAttach cma;
+    /** Messages of at least this many bytes from direct buffers go by cross-memory attach where the peer reads them. */
+    private final int cmaThreshold;
+    /** Tests: the probe carries a wrong value, so the peer's check fails (CMA off towards it). */
+    private final boolean cmaProbeFault;
 
-    ShmRingWriter(ShmOwnRing own, ShmPeers peers, ShmPeerCounters counters, CrossMemoryAttach cma) {
+    ShmRingWriter(ShmOwnRing own, ShmPeers peers, ShmPeerCounters counters, CrossMemoryAttach cma, int cmaThreshold,
+                  boolean cmaProbeFault) {
         this.own = own;
         this.peers = peers;
         this.counters = counters;
         this.cma = cma;
+        this.cmaThreshold = cmaThreshold;
+        this.cmaProbeFault = cmaProbeFault;
+    }
+
+    /**
+     * Whether a message of {@code length} bytes ({@code op}'s payload attached) may go by
+     * cross-memory attach: CMA on here, at least {@code cmaThreshold} bytes, every part a direct
+     * buffer with a native address (the peer reads it where it is). Whether the peer reads CMA
+     * is the peer's state ({@link Peer#cma}).
+     */
+    boolean cmaApplies(ShmOutboundOp op, long length) {
+        if (cma == null || length < cmaThreshold) {
+            return false;
+        }
+        for (int i = 0; i < op.partCount; i++) {
+            if (cma.address(op.parts[i]) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A CMA probe's words: the address of our probe word and the value the peer must read there. */
+    void probeWord(ShmOutboundOp probe) {
+        probe.a = cma.probeAddress();
+        probe.b = cmaProbeFault ? ~cma.probeValue() : cma.probeValue();
     }
 
     /**

@@ -3,10 +3,7 @@ package io.jofi.provider.shm;
 import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Msg;
-import io.jofi.provider.shm.cma.CrossMemoryAttach;
-import io.jofi.spi.util.CompletionBatch;
 import io.jofi.spi.util.ProgressEngine;
-import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
 import java.nio.ByteBuffer;
 
@@ -29,10 +26,9 @@ final class ShmTransmitter implements ShmAnswers {
 
     private final ShmOwnRing own;
     private final ShmPeers peers;
-    private final ShmBindings bound;
+    private final ShmTxCompletions completions;
+    /** Writes the records, and decides where cross-memory attach applies. */
     private final ShmRingWriter writer;
-    /** Receive completions a drain pass staged: published before a transmit completion, which must not overtake them. */
-    private final CompletionBatch staged;
     /** Woken when an FI_TRANSMIT_COMPLETE send waits for a life check (AUTO: its thread makes it). */
     private final ProgressEngine engine;
     /** Application operations in flight at most (the larger of the tx and rx sizes). */
@@ -45,23 +41,14 @@ final class ShmTransmitter implements ShmAnswers {
     /** FI_TRANSMIT_COMPLETE operations waiting for a life check of their peer ({@link Peer#unconfirmed}, summed). */
     private int unconfirmed;
 
-    // ---- cross-memory attach, sending side (null when off: cmaThreshold 0 or CrossMemoryAttach unavailable)
-    private final CrossMemoryAttach cma;
-    private final int cmaThreshold;
-    private final boolean cmaProbeFault;
-
-    ShmTransmitter(ShmOwnRing own, ShmPeers peers, ShmBindings bound, ShmRingWriter writer, CompletionBatch staged,
-                   ProgressEngine engine, int queueSize, CrossMemoryAttach cma, int cmaThreshold, boolean cmaProbeFault) {
+    ShmTransmitter(ShmOwnRing own, ShmPeers peers, ShmTxCompletions completions, ShmRingWriter writer,
+                   ProgressEngine engine, int queueSize) {
         this.own = own;
         this.peers = peers;
-        this.bound = bound;
+        this.completions = completions;
         this.writer = writer;
-        this.staged = staged;
         this.engine = engine;
         this.queueSize = queueSize;
-        this.cma = cma;
-        this.cmaThreshold = cmaThreshold;
-        this.cmaProbeFault = cmaProbeFault;
     }
 
     /** Ops started so far: a post's fault handling compares it before and after ({@link ShmFaults#onPostFault}). */
@@ -93,7 +80,8 @@ final class ShmTransmitter implements ShmAnswers {
         boolean reports = !(inject && msg == null);
         int rc = admit(peer, reports);
         if (rc == PEER_FAILED) {
-            return failLocally(true, context, Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG), peer.failed, bound.sendCntr);
+            return failLocally(true, context, Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG), peer.failed,
+                    completions.counterOf(Fi.FI_SEND));
         }
         if (rc != 0) {
             return rc;
@@ -115,7 +103,7 @@ final class ShmTransmitter implements ShmAnswers {
         // only what is still queued when the post returns is copied (keepPayload).
         boolean copyLater = inject && peer.queue.isEmpty();
         attachPayload(op, buf, msg, iovs, inject && !copyLater);
-        if (cma != null && !inject && length >= cmaThreshold && allDirect(op)) {
+        if (!inject && writer.cmaApplies(op, length)) {
             if (peer.cma == Peer.CMA_ON) {
                 // one record with our iovecs; the receiver reads them, then ACKs: complete then
                 op.wireFlags |= ShmRecordDescriptor.CMA;
@@ -148,18 +136,17 @@ final class ShmTransmitter implements ShmAnswers {
         if (peer == null) {
             return -Errno.EINVAL;
         }
-        UtilCompletionQueue txCq = bound.txCq; // bound when it reports (UtilEndpoint: -ENOCQ)
         if (!peers.linked(peer)) {
             if (peer.failed == Errno.EHOSTUNREACH || !reports) {
                 return -peer.failed; // unreachable (no such endpoint, refused region), or an inject
             }
-            int rc = txCq.reserve();
+            int rc = completions.reserve();
             return rc != 0 ? rc : PEER_FAILED;
         }
         if (pendingTx >= queueSize) {
             return -Errno.EAGAIN;
         }
-        return reports ? txCq.reserve() : 0;
+        return reports ? completions.reserve() : 0;
     }
 
     /** A pooled descriptor set up for a transmit of {@code kind}; the completion flag comes from {@code flags}. */
@@ -216,10 +203,9 @@ final class ShmTransmitter implements ShmAnswers {
     int completedDirect(boolean reports, long flags, Object context, long cqFlags, UtilCounter counter) {
         if (reports) {
             if ((flags & Fi.FI_COMPLETION) != 0) {
-                flushStaged();
-                bound.txCq.complete(context, cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
+                completions.success(context, cqFlags);
             } else {
-                bound.txCq.unreserve();
+                completions.unreserve();
             }
         }
         ShmBindings.count(counter);
@@ -233,23 +219,12 @@ final class ShmTransmitter implements ShmAnswers {
      */
     int failLocally(boolean reports, Object context, long cqFlags, int err, UtilCounter counter) {
         if (reports) {
-            flushStaged();
-            bound.txCq.completeError(context, cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
+            completions.error(context, cqFlags, err);
         }
         if (counter != null) {
             counter.incrementError();
         }
         return 0;
-    }
-
-    /** Whether every payload part is a direct buffer with a native address (CMA reads it where it is). */
-    private boolean allDirect(ShmOutboundOp op) {
-        for (int i = 0; i < op.partCount; i++) {
-            if (cma.address(op.parts[i]) == 0) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
@@ -266,8 +241,7 @@ final class ShmTransmitter implements ShmAnswers {
         ShmOutboundOp op = take();
         op.kind = ShmRecordDescriptor.PROBE;
         op.peer = peer;
-        op.a = cma.probeAddress();
-        op.b = cmaProbeFault ? ~cma.probeValue() : cma.probeValue();
+        writer.probeWord(op);
         op.awaitsAnswer = true;
         peer.cma = Peer.CMA_PROBING;
         enqueue(peer, op);
@@ -360,24 +334,16 @@ final class ShmTransmitter implements ShmAnswers {
 
     // =================================================================== completion
 
-    /** Publishes the receive completions a drain pass staged: the CQ may be the same, and they came first. */
-    private void flushStaged() {
-        if (!staged.isEmpty()) {
-            staged.flush();
-        }
-    }
-
     /** The op succeeded: its completion (or its reserved room given back) and its counter. */
     void complete(ShmOutboundOp op) {
         if (op.reports) {
             if (op.complete) {
-                flushStaged();
-                bound.txCq.complete(op.context, op.cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
+                completions.success(op.context, op.cqFlags);
             } else {
-                bound.txCq.unreserve();
+                completions.unreserve();
             }
         }
-        ShmBindings.count(bound.counterOf(op.counter));
+        ShmBindings.count(completions.counterOf(op.counter));
         if (op.counter != 0) {
             pendingTx--;
         }
@@ -387,10 +353,9 @@ final class ShmTransmitter implements ShmAnswers {
     /** The op failed with {@code err}: its error completion and its counter's error count. */
     void fail(ShmOutboundOp op, int err) {
         if (op.reports) {
-            flushStaged();
-            bound.txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
+            completions.error(op.context, op.cqFlags, err);
         }
-        UtilCounter c = bound.counterOf(op.counter);
+        UtilCounter c = completions.counterOf(op.counter);
         if (c != null) {
             c.incrementError();
         }
@@ -537,10 +502,12 @@ final class ShmTransmitter implements ShmAnswers {
 
     /** Close: pending operations go without completions; the CQ room they reserved is returned. */
     void discardAll() {
-        UtilCompletionQueue txCq = bound.txCq;
+        if (!completions.hasCq()) {
+            return;
+        }
         for (ShmOutboundOp op : table.all()) {
-            if (op.kind != 0 && op.reports && txCq != null) {
-                txCq.unreserve();
+            if (op.kind != 0 && op.reports) {
+                completions.unreserve();
             }
         }
     }

@@ -84,7 +84,10 @@ public final class MpscRing {
     private final int maxPayload;
 
     // Consumer-only state (single consumer thread): the authoritative head and stall tracking.
+    /** Ring bytes consumed, zeroed and published to producers ({@code HEAD_OFFSET}). */
     private long head;
+    /** Ring bytes handed to the handler by {@link #take}; at or ahead of {@link #head} until {@link #releaseTaken}. */
+    private long taken;
     private long stallPosition = -1;
     private long stallSince;
     /** Whether {@link #stallSince} holds the time of the stall's second sighting. */
@@ -137,6 +140,7 @@ public final class MpscRing {
         this.mask = capacity - 1;
         this.maxPayload = RingDescriptor.maxPayloadLength(capacity);
         this.head = (long) LONG.getVolatile(this.region, HEAD_OFFSET);
+        this.taken = head;
     }
 
     /**
@@ -272,28 +276,47 @@ public final class MpscRing {
 
     /**
      * Delivers up to {@code limit} published records in ring order to {@code handler}, then
-     * zeroes the consumed space and publishes the new head (release). Single consumer.
+     * zeroes the consumed space and publishes the new head (release): {@link #take} and
+     * {@link #releaseTaken} in one call. Single consumer.
      *
      * @return the number of records delivered (paddings not counted), or {@link #FAILED} when
      *         the ring is corrupt (also for every later call; {@link #failure()} says why), or
      *         {@code -EINVAL} when {@code limit < 1}
      */
     public int read(RecordHandler handler, int limit) {
+        try {
+            return take(handler, limit);
+        } finally {
+            releaseTaken(); // also when the handler throws: what it took before is consumed
+        }
+    }
+
+    /**
+     * Delivers up to {@code limit} published records in ring order to {@code handler}, after
+     * those taken before, but leaves their space to {@link #releaseTaken}: a consumer that takes
+     * several batches in one pass zeroes and publishes the head once, after it made what it took
+     * known (its completions), so neither the zeroing nor the store producers read for their
+     * room stands between a record and its completion. Until then producers see the space as
+     * used. Single consumer; the handler's views of taken records stay valid until the release.
+     *
+     * @return as {@link #read}
+     */
+    public int take(RecordHandler handler, int limit) {
         if (failure != null) {
             return FAILED;
         }
         if (limit < 1) {
             return -Errno.EINVAL;
         }
-        final long start = head;
+        final long start = taken;
         final long tail = (long) LONG.getVolatile(region, TAIL_OFFSET);
-        if (tail - start < 0 || tail - start > capacity) {
+        if (tail - start < 0 || tail - head > capacity) {
             return fail("tail outside [head, head + capacity]");
         }
         // this consumer is the head's only writer: another value in the file is another
         // process's write, which producers read for their room (a head moved on made them
         // fail us, one moved back a full ring for ever) — told here instead, where it is ours
-        if ((long) LONG.getOpaque(region, HEAD_OFFSET) != start) {
+        if ((long) LONG.getOpaque(region, HEAD_OFFSET) != head) {
             return fail("head in the region is not the consumer's");
         }
         if ((tail & (ALIGNMENT - 1)) != 0) {
@@ -357,11 +380,20 @@ public final class MpscRing {
                 }
             }
         } finally {
-            if (position != start) {
-                release(start, position);
-            }
+            taken = position;
         }
         return result < 0 ? result : count;
+    }
+
+    /**
+     * Zeroes the space of the records {@link #take} delivered since the last release and
+     * publishes the new head (release): producers may claim it again. Single consumer; also
+     * after a failed take (what it delivered before the failure is consumed).
+     */
+    public void releaseTaken() {
+        if (taken != head) {
+            release(head, taken);
+        }
     }
 
     /**

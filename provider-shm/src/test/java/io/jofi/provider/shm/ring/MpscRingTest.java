@@ -67,6 +67,31 @@ class MpscRingTest {
     }
 
     @Test
+    void takenSpaceStaysUsedAndUnzeroedUntilReleased() {
+        int payload = ring.maxPayloadLength(); // 512 bytes per record: 8 fill the ring
+        for (int i = 0; i < 8; i++) {
+            assertTrue(send(1, 0, i, payload) >= 0, "record " + i);
+        }
+        assertEquals(3, ring.take(collect, 3));
+        assertEquals(2, ring.take(collect, 2)); // behind the first three, not again from the head
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L), seen.stream().map(r -> r[4]).toList());
+        assertEquals(0, ring.head());
+        assertEquals(0L, memory.order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(RegionDescriptor.HEAD_OFFSET));
+        assertEquals(MpscRing.FULL, ring.claim(1, 0, 0, 0), "taken space is not free before the release");
+        assertEquals(payload + RingDescriptor.HEADER_LENGTH, ring.buffer().getInt(0), "taken record not zeroed yet");
+
+        ring.releaseTaken();
+        assertEquals(5 * 512, ring.head());
+        assertEquals(5L * 512, memory.order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(RegionDescriptor.HEAD_OFFSET));
+        for (int at = 0; at < 5 * 512; at += 8) {
+            assertEquals(0L, ring.buffer().getLong(at), "zeroed at " + at);
+        }
+        assertEquals(3, ring.read(collect, 10));
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L), seen.stream().map(r -> r[4]).toList());
+        assertTrue(send(1, 0, 8, payload) >= 0);
+    }
+
+    @Test
     void fullRingRefusesUntilConsumed() {
         int payload = ring.maxPayloadLength(); // 496 + 16 = 512 bytes per record: 8 fit
         for (int i = 0; i < 8; i++) {
