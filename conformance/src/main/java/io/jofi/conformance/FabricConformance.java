@@ -146,6 +146,23 @@ public abstract class FabricConformance extends ProviderTest {
         return Fi.FI_INJECT_COMPLETE | Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE;
     }
 
+    /**
+     * An info getInfo returned, as hints (fabtests' {@code fi_dupinfo(fi)} for one more endpoint,
+     * {@code fi_multi_ep}), finds that info again: every attribute it carries (provider version
+     * included) is one the provider offers.
+     */
+    @Test
+    void aReturnedInfoAsHintsFindsItselfAgain() throws FabricException {
+        for (Info returned : fx.find(0, 0, EpType.UNSPEC)) {
+            Info hints = returned.copy();
+            hints.srcAddr(null);
+            hints.destAddr(null);
+            List<Info> again = fx.fabrics().getInfo(null, null, 0, hints);
+            assertFalse(again.isEmpty(), "hints = " + returned.toShortString());
+            assertEquals(returned.fabricAttr().provVersion(), again.get(0).fabricAttr().provVersion(), "prov_version");
+        }
+    }
+
     /** No match: ENODATA, with a message that names the provider and what it could not meet. */
     @Test
     void noMatchIsEnodataNamingTheProvider() {
