@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code ./jofi ft} JOFI to JOFI over shm for fabtests' {@code fi_rdm -U}, {@code fi_bw -e rdm -v
  * -T 1} (± {@code -U}: {@code FI_DELIVERY_COMPLETE} as the hints' transmit op flags) and
  * {@code fi_rdm_multi_client -C 3 -I 5} (± {@code -U}: a client fabric per client, each with its own
- * address exchange on the server's one endpoint); server and client in this JVM, the server named by
+ * address exchange on the server's one endpoint) and {@code fi_multi_ep -v} (three more endpoints named
+ * over fabtests' out-of-band socket, {@code -E}); server and client in this JVM, the server named by
  * {@code -B S}, the client given {@code -P S localhost}.
  */
 @Timeout(90)
@@ -75,6 +76,30 @@ class ShmFtProgramsMultiTest {
                 assertTrue(c.out().contains("Starting client: 2"), c::out);
             }
         }
+    }
+
+    @org.junit.jupiter.api.Test
+    void multiEpJofiToJofi() throws Exception {
+        String svc = service();
+        String oob;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            oob = "-E=" + free.getLocalPort();
+        }
+        List<String> words = List.of("fi_multi_ep", "-v", oob);
+        Future<CapturedRun> server = SERVERS.submit(() -> run(with(words, "-B", svc)));
+        CapturedRun client = null;
+        // until the server's out-of-band socket listens the client's connect is refused (111)
+        for (int attempt = 0; attempt < 100 && (client == null || client.status() == 111) && !server.isDone(); attempt++) {
+            if (client != null) {
+                Thread.sleep(100);
+            }
+            client = run(with(words, "-s", "localhost", "-P", svc, "localhost"));
+        }
+        CapturedRun c = client;
+        CapturedRun s = server.get(60, TimeUnit.SECONDS);
+        assertEquals(0, c.status(), () -> c.err() + c.out());
+        assertEquals(0, s.status(), () -> s.err() + s.out());
+        assertTrue(s.out().contains("Data check OK\nPASSED multi ep") && c.out().contains("PASSED multi ep"), s::out);
     }
 
     private static List<String> with(List<String> words, String... more) {
