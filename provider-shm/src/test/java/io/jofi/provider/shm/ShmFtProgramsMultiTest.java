@@ -102,6 +102,30 @@ class ShmFtProgramsMultiTest {
         assertTrue(s.out().contains("Data check OK\nPASSED multi ep") && c.out().contains("PASSED multi ep"), s::out);
     }
 
+    /** fi_av_xfer over shm: the peer's name removed and inserted again between tagged messages, both tests. */
+    @org.junit.jupiter.api.Test
+    void avXferJofiToJofi() throws Exception {
+        String oob;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            oob = "-E=" + free.getLocalPort();
+        }
+        List<String> words = List.of("fi_av_xfer", oob);
+        String svc = service();
+        Future<CapturedRun> server = SERVERS.submit(() -> run(with(words, "-s", "localhost", "-B", svc)));
+        CapturedRun client = null;
+        for (int attempt = 0; attempt < 100 && (client == null || client.status() == 111) && !server.isDone(); attempt++) {
+            if (client != null) {
+                Thread.sleep(100); // the server's out-of-band socket is not listening yet
+            }
+            client = run(with(words, "-s", "localhost", "localhost"));
+        }
+        CapturedRun c = client;
+        CapturedRun s = server.get(60, TimeUnit.SECONDS);
+        assertEquals(0, c.status(), () -> c.err() + c.out());
+        assertEquals(0, s.status(), () -> s.err() + s.out());
+        assertTrue(s.out().contains("AV address removal: PASS\nAV re-insertion address: PASS"), s::out);
+    }
+
     private static List<String> with(List<String> words, String... more) {
         List<String> all = new ArrayList<>(words);
         all.addAll(List.of(more));

@@ -107,9 +107,15 @@ final class FtSession implements AutoCloseable {
         this.out = out;
     }
 
-    /** A new session of the same program, options and hints: the next client of fi_rdm_multi_client. */
+    /**
+     * A new session of the same program, options and hints (the next client of fi_rdm_multi_client,
+     * fi_av_xfer's next test); the out-of-band socket passes to it, as fabtests' ft_free_res keeps it.
+     */
     FtSession another() {
-        return new FtSession(fabrics, opts, hints, out, err);
+        FtSession next = new FtSession(fabrics, opts, hints, out, err);
+        next.oob = oob;
+        oob = null;
+        return next;
     }
 
     <T extends Fid> T track(T fid) {

@@ -134,6 +134,30 @@ class FtProgramsInteropMultiTest {
         }
     }
 
+    /**
+     * fi_av_xfer -e rdm JOFI to JOFI over tcp: both tests (the peer's address removed and inserted
+     * again between two tagged messages) pass. Against C only by hand: see docs/FABTESTS.md.
+     */
+    @org.junit.jupiter.api.Test
+    void avXferJofiToJofi() throws Exception {
+        String oob = "-E=" + freePort();
+        CapturedRun[] client = new CapturedRun[1];
+        Future<CapturedRun> server = SERVERS.submit(() -> jofi("fi_av_xfer", "rdm", oob, "-s", NativePeer.HOST));
+        for (int attempt = 0; attempt < 100 && (client[0] == null || client[0].status() == 111) && !server.isDone(); attempt++) {
+            if (client[0] != null) {
+                Thread.sleep(100); // the server's out-of-band socket is not listening yet
+            }
+            client[0] = jofi("fi_av_xfer", "rdm", oob, "-s", NativePeer.HOST, NativePeer.HOST);
+        }
+        CapturedRun c = client[0];
+        CapturedRun s = server.get(60, TimeUnit.SECONDS);
+        assertEquals(0, c.status(), () -> c.err() + c.out());
+        assertEquals(0, s.status(), () -> s.err() + s.out());
+        for (CapturedRun run : new CapturedRun[] {s, c}) {
+            assertTrue(run.out().contains("AV address removal: PASS\nAV re-insertion address: PASS"), run::out);
+        }
+    }
+
     @ParameterizedTest(name = "jofi to jofi over tcp: {0} -e {1} {2}")
     @CsvSource({"fi_rdm, rdm, -U", "fi_bw, msg, -v -T 1 -U", "fi_bw, rdm, -v -T 1", "fi_rdm_multi_client, rdm, -C 3 -I 5"})
     void jofiToJofi(String program, String endpoint, String options) throws Exception {
