@@ -18,6 +18,11 @@
  *   3) with CQs of their own, MSG ones connected one by one, RDM ones named over the socket; a
  *   256-byte message each way on each (-v: the pattern, checked), then 4 bytes each way on the first.
  *
+ * - fi_av_xfer -E OOB_PORT (RDM, FI_TAGGED, tags as fabtests' tx_seq/rx_seq): two tests on fresh
+ *   fabrics over one out-of-band socket, names exchanged and syncs done over it: "AV address removal"
+ *   (a message client to server, the peer's address removed on both sides, a sync, the names
+ *   exchanged again, a message server to client) and "AV re-insertion address" (both client to server).
+ *
  * -U asks tx_attr->op_flags = FI_DELIVERY_COMPLETE in the hints, as fabtests.
  *
  *   ft_peer_multi PROGRAM -t SECONDS [-e msg|rdm] [-s ADDR] [-B PORT] [-P PORT] [OPTIONS] [HOST]
@@ -39,6 +44,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
 
 #define CTRL 256
 #define GREETING "Hello from Client!"
@@ -104,12 +110,17 @@ static void eq_wait(uint32_t want, struct fi_eq_cm_entry *entry)
 	}
 }
 
+static int tagged;
+static uint64_t tx_seq, rx_seq;
+
 static void post_rx_into(char *buf, size_t len)
 {
 	ssize_t r;
-	while ((r = fi_recv(ep, buf, len, NULL, remote, buf)) == -FI_EAGAIN)
+	while ((r = tagged ? fi_trecv(ep, buf, len, NULL, FI_ADDR_UNSPEC, rx_seq, 0, buf)
+			   : fi_recv(ep, buf, len, NULL, remote, buf)) == -FI_EAGAIN)
 		fi_cq_read(rxcq, NULL, 0);
 	CHECK(r);
+	rx_seq++;
 }
 
 static void post_rx(void)
@@ -121,9 +132,11 @@ static void post_rx(void)
 static void post_tx(char *buf, size_t len)
 {
 	ssize_t r;
-	while ((r = fi_send(ep, buf, len, NULL, remote, buf)) == -FI_EAGAIN)
+	while ((r = tagged ? fi_tsend(ep, buf, len, NULL, remote, tx_seq, buf)
+			   : fi_send(ep, buf, len, NULL, remote, buf)) == -FI_EAGAIN)
 		fi_cq_read(txcq, NULL, 0);
 	CHECK(r);
+	tx_seq++;
 }
 
 static void tx(size_t len)
@@ -490,6 +503,50 @@ static int multi_ep(int oob_port, int n, int verify)
 	return 0;
 }
 
+/* ---- fi_av_xfer ---- */
+
+static void oob_sync(void)
+{
+	char c = 0;
+	sock_io(&c, 1, host != NULL);
+	sock_io(&c, 1, host == NULL);
+}
+
+static int av_xfer(int oob_port)
+{
+	const char *titles[] = {"AV address removal: ", "AV re-insertion address: "};
+
+	oob_open(oob_port);
+	for (int t = 0; t < 2; t++) {
+		printf("%s", titles[t]);
+		tx_seq = rx_seq = 0;
+		init_fabric_only();
+		open_active(fi);
+		remote = oob_exchange(ep);
+		if (host) {
+			tx(1024);
+		} else {
+			cq_wait(rxcq, 1);
+			post_rx();
+		}
+		CHECK(fi_av_remove(av, &remote, 1, 0));
+		oob_sync();
+		remote = oob_exchange(ep);
+		if ((host != NULL) == (t == 0)) {
+			cq_wait(rxcq, 1);
+			post_rx();
+		} else {
+			tx(1024);
+		}
+		oob_sync();
+		printf("PASS\n");
+		fini();
+		if (host && t == 0)
+			sleep(1);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char *program;
@@ -498,12 +555,12 @@ int main(int argc, char **argv)
 	size_t only = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: ft_peer_multi fi_bw|fi_rdm|fi_rdm_multi_client|fi_multi_ep -t SECONDS [OPTIONS] [HOST]\n");
+		fprintf(stderr, "usage: ft_peer_multi fi_bw|fi_rdm|fi_rdm_multi_client|fi_multi_ep|fi_av_xfer -t SECONDS [OPTIONS] [HOST]\n");
 		return 2;
 	}
 	program = argv[1];
 	if (strcmp(program, "fi_bw") && strcmp(program, "fi_rdm") && strcmp(program, "fi_rdm_multi_client")
-	    && strcmp(program, "fi_multi_ep")) {
+	    && strcmp(program, "fi_multi_ep") && strcmp(program, "fi_av_xfer")) {
 		fprintf(stderr, "unknown program %s\n", program);
 		return 2;
 	}
@@ -548,6 +605,13 @@ int main(int argc, char **argv)
 	tx_buf = calloc(1, buf_size);
 	rx_buf = calloc(1, buf_size);
 
+	if (!strcmp(program, "fi_av_xfer")) {
+		tagged = 1;
+		hints->caps = FI_TAGGED;
+		ret = av_xfer(oob_port);
+		fi_freeinfo(hints);
+		return ret;
+	}
 	if (!strcmp(program, "fi_multi_ep")) {
 		ret = multi_ep(oob_port, eps, verify);
 		fini();

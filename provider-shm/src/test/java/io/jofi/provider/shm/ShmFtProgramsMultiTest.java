@@ -126,6 +126,31 @@ class ShmFtProgramsMultiTest {
         assertTrue(s.out().contains("AV address removal: PASS\nAV re-insertion address: PASS"), s::out);
     }
 
+    /** fi_multi_recv over shm (-v, ±-M): the halves of the buffer released and posted again. */
+    @ParameterizedTest(name = "fi_multi_recv {0}")
+    @ValueSource(strings = {"-I 5 -v", "-I 300 -S 4096 -v -M"})
+    void multiRecvJofiToJofi(String options) throws Exception {
+        String oob;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            oob = "-E=" + free.getLocalPort();
+        }
+        List<String> words = new ArrayList<>(List.of("fi_multi_recv", oob));
+        words.addAll(List.of(options.split(" ")));
+        String svc = service();
+        Future<CapturedRun> server = SERVERS.submit(() -> run(with(words, "-s", "localhost", "-B", svc)));
+        CapturedRun client = null;
+        for (int attempt = 0; attempt < 100 && (client == null || client.status() == 111) && !server.isDone(); attempt++) {
+            if (client != null) {
+                Thread.sleep(100); // the server's out-of-band socket is not listening yet
+            }
+            client = run(with(words, "-s", "localhost", "localhost"));
+        }
+        CapturedRun c = client;
+        CapturedRun s = server.get(60, TimeUnit.SECONDS);
+        assertEquals(0, c.status(), () -> c.err() + c.out());
+        assertEquals(0, s.status(), () -> s.err() + s.out());
+    }
+
     private static List<String> with(List<String> words, String... more) {
         List<String> all = new ArrayList<>(words);
         all.addAll(List.of(more));

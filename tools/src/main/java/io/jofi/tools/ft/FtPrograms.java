@@ -22,6 +22,7 @@ final class FtPrograms {
         PROGRAMS.put("fi_rdm_multi_client", RdmMultiClientProgram::new);
         PROGRAMS.put("fi_multi_ep", MultiEpProgram::new);
         PROGRAMS.put("fi_av_xfer", AvXferProgram::new);
+        PROGRAMS.put("fi_multi_recv", MultiRecvProgram::new);
     }
 
     private FtPrograms() {

@@ -136,7 +136,7 @@ class FtProgramsInteropMultiTest {
 
     /**
      * fi_av_xfer -e rdm JOFI to JOFI over tcp: both tests (the peer's address removed and inserted
-     * again between two tagged messages) pass. Against C only by hand: see docs/FABTESTS.md.
+     * again between two tagged messages) pass.
      */
     @org.junit.jupiter.api.Test
     void avXferJofiToJofi() throws Exception {
@@ -156,6 +156,46 @@ class FtProgramsInteropMultiTest {
         for (CapturedRun run : new CapturedRun[] {s, c}) {
             assertTrue(run.out().contains("AV address removal: PASS\nAV re-insertion address: PASS"), run::out);
         }
+    }
+
+    /**
+     * fi_av_xfer -e rdm, C server (tcp;ofi_rxm) and JOFI client: both tests pass on both sides. (The other
+     * role fails its re-insertion test: docs/FABTESTS.md, gap 7.)
+     */
+    @org.junit.jupiter.api.Test
+    void avXferJofiClientAgainstCServer() {
+        try (NativePeer peer = NativePeer.ftMultiServer("fi_av_xfer", "-E", "0")) {
+            CapturedRun client = jofi("fi_av_xfer", "rdm", "-E=" + peer.port(), "-s", NativePeer.HOST, NativePeer.HOST);
+            assertEquals(0, client.status(), () -> client.err() + client.out() + "\n" + peer.transcript());
+            peer.assertSucceeded();
+            assertTrue(String.join("\n", peer.output()).contains("AV re-insertion address: PASS"), peer::transcript);
+            assertTrue(client.out().contains("AV address removal: PASS\nAV re-insertion address: PASS"), client::out);
+        }
+    }
+
+    /**
+     * fi_multi_recv -e rdm -I 5 JOFI to JOFI over tcp (-v, ±-M): the receive op flags FI_MULTI_RECV (which
+     * getinfo must match and return), each half of the buffer released after as many messages as it holds
+     * and posted again. Not against C: libfabric 1.17's tcp excludes it (tcp.exclude).
+     */
+    @ParameterizedTest(name = "fi_multi_recv -e rdm {0}")
+    @ValueSource(strings = {"-I 5 -v", "-I 300 -S 4096 -v -M"})
+    void multiRecvJofiToJofi(String options) throws Exception {
+        String oob = "-E=" + freePort();
+        CapturedRun[] client = new CapturedRun[1];
+        Future<CapturedRun> server = SERVERS.submit(() -> jofi("fi_multi_recv", "rdm", with(options, oob, "-s",
+                NativePeer.HOST)));
+        for (int attempt = 0; attempt < 100 && (client[0] == null || client[0].status() == 111) && !server.isDone(); attempt++) {
+            if (client[0] != null) {
+                Thread.sleep(100); // the server's out-of-band socket is not listening yet
+            }
+            client[0] = jofi("fi_multi_recv", "rdm", with(options, oob, "-s", NativePeer.HOST, NativePeer.HOST));
+        }
+        CapturedRun c = client[0];
+        CapturedRun s = server.get(60, TimeUnit.SECONDS);
+        assertEquals(0, c.status(), () -> c.err() + c.out());
+        assertEquals(0, s.status(), () -> s.err() + s.out());
+        assertTrue(s.out().contains("bytes   iters"), s::out);
     }
 
     @ParameterizedTest(name = "jofi to jofi over tcp: {0} -e {1} {2}")
