@@ -424,8 +424,17 @@ static int multi_ep(int oob_port, int n, int verify)
 	char *bufs = calloc(2 * n, 256);
 	ssize_t r;
 
-	oob_open(oob_port);
-	init_fabric_only();
+	if (!rdm && !host) {
+		/* listening before the out-of-band accept: a client's connect never beats the listen */
+		init_fabric_only();
+		CHECK(fi_passive_ep(fabric, fi, &pep, NULL));
+		CHECK(fi_pep_bind(pep, &eq->fid, 0));
+		CHECK(fi_listen(pep));
+		oob_open(oob_port);
+	} else {
+		oob_open(oob_port);
+		init_fabric_only();
+	}
 	if (rdm) {
 		open_active(fi);
 		remote = oob_exchange(ep);
@@ -434,9 +443,6 @@ static int multi_ep(int oob_port, int n, int verify)
 		CHECK(fi_connect(ep, fi->dest_addr, NULL, 0));
 		eq_wait(FI_CONNECTED, &entry);
 	} else {
-		CHECK(fi_passive_ep(fabric, fi, &pep, NULL));
-		CHECK(fi_pep_bind(pep, &eq->fid, 0));
-		CHECK(fi_listen(pep));
 		eq_wait(FI_CONNREQ, &entry);
 		open_active(entry.info);
 		fi_freeinfo(entry.info);
