@@ -11,7 +11,7 @@ import java.util.Locale;
  * ({@code - { xfer_size: ..., iterations: ..., ... }}); with {@code --percentiles} a percentile line
  * (p50, p99, p99.9 of the one-way latency: half the round trip of each timed iteration).
  */
-final class PerfReport {
+public final class PerfReport {
     private final PrintStream out;
     private final boolean machine;
     private final boolean percentiles;
@@ -19,7 +19,7 @@ final class PerfReport {
     private final String name;
     private boolean headerDone;
 
-    PerfReport(PrintStream out, boolean machine, boolean percentiles, String commandLine, String name) {
+    public PerfReport(PrintStream out, boolean machine, boolean percentiles, String commandLine, String name) {
         this.out = out;
         this.machine = machine;
         this.percentiles = percentiles;
@@ -36,7 +36,7 @@ final class PerfReport {
      * {@code size} bytes in {@code elapsedNanos}. Pingpong: 2 transfers (MB/sec =
      * 2·iters·size / µs, usec/xfer = half the round trip); bw: the window.
      */
-    void row(int size, long iterations, int xfersPerIteration, long elapsedNanos) {
+    public void row(int size, long iterations, int xfersPerIteration, long elapsedNanos) {
         long total = (long) xfersPerIteration * iterations * size;
         double usec = elapsedNanos / 1000;
         if (usec <= 0) {

@@ -18,6 +18,11 @@ final class FtPrograms {
         PROGRAMS.put("fi_cm_data", CmDataProgram::new);
         PROGRAMS.put("fi_msg_epoll", MsgEpollProgram::new);
         PROGRAMS.put("fi_poll", PollProgram::new);
+        PROGRAMS.put("fi_bw", BwProgram::new);
+        PROGRAMS.put("fi_rdm_multi_client", RdmMultiClientProgram::new);
+        PROGRAMS.put("fi_multi_ep", MultiEpProgram::new);
+        PROGRAMS.put("fi_av_xfer", AvXferProgram::new);
+        PROGRAMS.put("fi_multi_recv", MultiRecvProgram::new);
     }
 
     private FtPrograms() {

@@ -107,9 +107,24 @@ final class FtSession implements AutoCloseable {
         this.out = out;
     }
 
+    /**
+     * A new session of the same program, options and hints (the next client of fi_rdm_multi_client,
+     * fi_av_xfer's next test); the out-of-band socket passes to it, as fabtests' ft_free_res keeps it.
+     */
+    FtSession another() {
+        FtSession next = new FtSession(fabrics, opts, hints, out, err);
+        next.oob = oob;
+        oob = null;
+        return next;
+    }
+
     <T extends Fid> T track(T fid) {
         opened.push(fid);
         return fid;
+    }
+
+    Fabrics fabrics() {
+        return fabrics;
     }
 
     /** FT_CLOSE_FID: closes {@code fid} now (and not again at the end); null is nothing. */
@@ -450,6 +465,17 @@ final class FtSession implements AutoCloseable {
                 break;
             }
             retryOrFail(rc, "transmit", txCq);
+        }
+        txSeq++;
+    }
+
+    /** fi_sendmsg of the transmit buffer's first {@code size} bytes with {@code flags} (ft_finalize_ep's). */
+    void postTxMsg(int size, long flags, Object ctx) {
+        io.jofi.Msg msg = new io.jofi.Msg().buffer(txBuf.duplicate().clear().limit(size), null).addr(remoteFiAddr)
+                .context(ctx);
+        int rc;
+        while ((rc = ep.sendMsg(msg, flags)) != 0) {
+            retryOrFail(rc, "sendmsg", txCq);
         }
         txSeq++;
     }

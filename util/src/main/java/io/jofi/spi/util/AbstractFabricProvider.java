@@ -92,8 +92,15 @@ public abstract class AbstractFabricProvider implements FabricProvider {
             stub.fabricAttr(new FabricAttr().provName(name()).provVersion(providerVersion()));
             return List.of(stub);
         }
-        List<Info> matches = InfoMatcher.filter(offeredInfos(node, service, flags), hints, name());
-        for (Info info : matches) {
+        // named and versioned before the match: hints copied from a returned info find it again
+        List<Info> offered = offeredInfos(node, service, flags);
+        for (Info info : offered) {
+            if (info == null) {
+                continue;
+            }
+            if (info.fabricAttr() == null) {
+                info.fabricAttr(new FabricAttr());
+            }
             FabricAttr f = info.fabricAttr();
             if (f.provName() == null) {
                 f.provName(name());
@@ -102,7 +109,7 @@ public abstract class AbstractFabricProvider implements FabricProvider {
                 f.provVersion(providerVersion());
             }
         }
-        return matches;
+        return InfoMatcher.filter(offered, hints, name());
     }
 
     /**

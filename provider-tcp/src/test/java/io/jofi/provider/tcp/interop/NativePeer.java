@@ -177,6 +177,30 @@ public final class NativePeer implements AutoCloseable {
         return command;
     }
 
+    /** Starts ft_peer_multi (fi_bw, fi_rdm -U, fi_rdm_multi_client) playing {@code program} as the server. */
+    public static NativePeer ftMultiServer(String program, String... options) {
+        List<String> command = ftMultiCommand(program, "-s", HOST, "-B", "0");
+        command.addAll(List.of(options));
+        NativePeer peer = new NativePeer(command);
+        peer.awaitListening();
+        return peer;
+    }
+
+    /** Starts ft_peer_multi playing {@code program} as a client of {@link #HOST}:{@code port}. */
+    public static NativePeer ftMultiClient(String program, int port, String... options) {
+        List<String> command = ftMultiCommand(program, "-P", Integer.toString(port));
+        command.addAll(List.of(options));
+        command.add(HOST);
+        return new NativePeer(command);
+    }
+
+    private static List<String> ftMultiCommand(String program, String... options) {
+        List<String> command = new ArrayList<>(List.of(NativeProgram.require("ft_peer_multi").toString(), program,
+                "-t", Long.toString(TIMEOUT.toSeconds() - 5)));
+        command.addAll(List.of(options));
+        return command;
+    }
+
     private static List<String> command(String role, String... options) {
         List<String> command = new ArrayList<>();
         command.add(executable().toString());
