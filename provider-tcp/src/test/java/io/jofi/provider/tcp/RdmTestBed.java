@@ -26,6 +26,8 @@ import java.util.List;
  */
 final class RdmTestBed implements AutoCloseable {
     final TcpProvider provider = new TcpProvider();
+    /** tcp and ofi_rxm over it: RDM over tcp is tcp;ofi_rxm. */
+    final io.jofi.internal.FabricsRegistry registry = TcpRdm.registry(provider);
     final Info info;
     final Fabric fabric;
     final Domain domain;
@@ -71,9 +73,9 @@ final class RdmTestBed implements AutoCloseable {
         Info hints = new Info().caps(caps);
         hints.epAttr().type(EpType.RDM);
         hints.domainAttr().dataProgress(mode);
-        info = provider.getInfo("127.0.0.1", "0", Fi.FI_SOURCE, hints).get(0);
+        info = TcpRdm.info(registry, "127.0.0.1", "0", Fi.FI_SOURCE, hints);
         assertEquals(EpType.RDM, info.epAttr().type());
-        fabric = provider.fabric(info.fabricAttr(), null);
+        fabric = registry.fabric(info.fabricAttr(), null);
         domain = fabric.domain(info, null);
     }
 
