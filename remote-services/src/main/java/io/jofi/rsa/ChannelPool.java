@@ -60,7 +60,7 @@ public final class ChannelPool {
         Set<String> names = new LinkedHashSet<>();
         try {
             for (Info info : fabrics.getInfo(null, null, 0, hints(null))) {
-                names.add(info.fabricAttr().provName());
+                names.add(FabricChannel.transportName(info.fabricAttr().provName()));
             }
         } catch (FabricException e) {
             if (e.errno() != Errno.ENODATA) {

@@ -12,6 +12,7 @@ import io.jofi.spi.util.UtilDomain;
 import io.jofi.spi.util.rxm.RxmEndpoint;
 import io.jofi.spi.util.rxm.RxmSettings;
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * A domain of the rxm layer over one domain of its core: its queues, counters and AVs are the util
@@ -25,6 +26,8 @@ final class RxmDomain extends UtilDomain {
     private final Domain coreDomain;
     private final Info coreMsg;
     private final RxmSettings settings;
+    /** The endpoints open now, for {@link #stopProgress}; guarded by itself. */
+    private final java.util.List<RxmEndpoint> endpoints = new java.util.ArrayList<>();
 
     RxmDomain(RxmFabric fabric, Info info, Fabric coreFabric, Domain coreDomain, Info coreMsg, RxmSettings settings,
               Object context) throws FabricException {
@@ -55,8 +58,28 @@ final class RxmDomain extends UtilDomain {
         if (info.handle() != null) {
             throw new FabricException(Errno.EINVAL, "endpoint: an RDM endpoint is not opened from a connection request");
         }
-        return adopt(RxmEndpoint.open(coreFabric, coreDomain, RxmInfos.msgInfo(info, coreMsg), info.caps(), settings,
-                context));
+        RxmEndpoint ep = adopt(RxmEndpoint.open(coreFabric, coreDomain, RxmInfos.msgInfo(info, coreMsg), info.caps(),
+                settings, context));
+        synchronized (endpoints) {
+            endpoints.add(ep);
+        }
+        ep.whenClosed(() -> {
+            synchronized (endpoints) {
+                endpoints.remove(ep);
+            }
+        });
+        return ep;
+    }
+
+    /** Stops every endpoint's progress: the first step of a departure ({@link RxmEndpoint#stopProgress}). */
+    void stopProgress() {
+        List<RxmEndpoint> all;
+        synchronized (endpoints) {
+            all = List.copyOf(endpoints);
+        }
+        for (RxmEndpoint ep : all) {
+            ep.stopProgress();
+        }
     }
 
     /** {@code fi_query_atomic}: rxm's software atomics ({@link RxmEndpoint#typedAtomicCount}). */

@@ -1,7 +1,6 @@
 package io.jofi.provider.rxm;
 
 import io.jofi.Domain;
-import io.jofi.EpType;
 import io.jofi.Errno;
 import io.jofi.Fabric;
 import io.jofi.FabricAttr;
@@ -24,6 +23,8 @@ final class RxmFabric extends UtilFabric {
 
     private final FabricProvider core;
     private final Fabric coreFabric;
+    /** The domains open now, for {@link #stopProgress}; guarded by itself. */
+    private final List<RxmDomain> domains = new java.util.ArrayList<>();
 
     RxmFabric(FabricAttr attr, Object context, FabricProvider core, Fabric coreFabric) {
         super(attr, context, new ProviderResources());
@@ -51,19 +52,42 @@ final class RxmFabric extends UtilFabric {
         }
         Info coreMsg = coreInfo(info);
         Domain coreDomain = coreFabric.domain(RxmInfos.msgInfo(info, coreMsg), null);
+        RxmDomain domain;
         try {
-            return new RxmDomain(this, info, coreFabric, coreDomain, coreMsg,
+            domain = new RxmDomain(this, info, coreFabric, coreDomain, coreMsg,
                     RxmInfos.settings(core.name(), coreMsg), context);
         } catch (FabricException | RuntimeException e) {
             closeQuietly(coreDomain, e);
             throw e;
         }
+        synchronized (domains) {
+            domains.add(domain);
+        }
+        domain.whenClosed(() -> {
+            synchronized (domains) {
+                domains.remove(domain);
+            }
+        });
+        return domain;
+    }
+
+    /**
+     * Stops the progress of every endpoint of this fabric, so that none takes a peer's departure
+     * over the same core for a peer's error before it departs itself.
+     */
+    void stopProgress() {
+        List<RxmDomain> all;
+        synchronized (domains) {
+            all = List.copyOf(domains);
+        }
+        for (RxmDomain d : all) {
+            d.stopProgress();
+        }
     }
 
     /** The core's MSG info of {@code rdm}'s domain and fabric, in its address format. */
     private Info coreInfo(Info rdm) throws FabricException {
-        Info hints = new Info();
-        hints.epAttr().type(EpType.MSG);
+        Info hints = RxmInfos.coreHints(null);
         hints.addrFormat(rdm.addrFormat());
         hints.domainAttr().name(rdm.domainAttr() == null ? null : rdm.domainAttr().name());
         hints.fabricAttr().name(rdm.fabricAttr() == null ? null : rdm.fabricAttr().name());

@@ -50,13 +50,18 @@ final class RxmInfos {
 
     /**
      * The hints a core is asked with for the application's {@code hints}: MSG endpoints, in the
-     * hinted address format, of the hinted domain and fabric.
+     * hinted address format, of the hinted domain and fabric; with the registration modes rxm
+     * handles itself (it registers its own buffers and keeps their keys and addresses) and
+     * {@code FI_RX_CQ_DATA} (rxm posts the receives a peer's remote CQ data consumes), as
+     * libfabric's {@code rxm_info_to_core} asks.
      *
      * @throws FabricException {@code ENODATA} when the hints ask for another endpoint type than RDM
      */
     static Info coreHints(Info hints) throws FabricException {
-        Info core = new Info();
+        Info core = new Info().mode(Fi.FI_RX_CQ_DATA);
         core.epAttr().type(EpType.MSG);
+        core.rxAttr().mode(Fi.FI_RX_CQ_DATA);
+        core.domainAttr().mrMode(Fi.FI_MR_LOCAL | Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
         if (hints == null) {
             return core;
         }

@@ -178,9 +178,18 @@ public final class RxmProvider implements LayeredProvider {
         departAll(all);
     }
 
+    /**
+     * Departs the fabrics: first every endpoint's progress stops, then everything departs, so that
+     * an endpoint whose peer over the same core departed first ends its operations with
+     * {@code ECANCELED}, not with the peer's reset (as a core stops its engines before it departs).
+     */
     private static void departAll(List<RxmFabric> over) {
         if (over != null) {
-            for (RxmFabric f : List.copyOf(over)) {
+            List<RxmFabric> all = List.copyOf(over);
+            for (RxmFabric f : all) {
+                f.stopProgress();
+            }
+            for (RxmFabric f : all) {
                 f.resources().departAll();
             }
         }
