@@ -19,7 +19,8 @@ public interface Fabrics {
      * <p>The provider filter follows libfabric's {@code FI_PROVIDER} syntax (comma list, a
      * leading {@code ^} excludes), read from the system property {@code jofi.provider}, else
      * the environment variable {@code FI_PROVIDER}; {@code hints.fabricAttr().provName()}
-     * restricts too. {@code flags}: {@code Fi.FI_SOURCE}, {@code Fi.FI_NUMERICHOST},
+     * restricts too. A layered provider's infos are named {@code core;layer}
+     * ({@code tcp;ofi_rxm}), and as in libfabric the core's name selects them too. {@code flags}: {@code Fi.FI_SOURCE}, {@code Fi.FI_NUMERICHOST},
      * {@code Fi.FI_PROV_ATTR_ONLY}.
      *
      * @param hints may be {@code null}

@@ -11,6 +11,7 @@ import io.jofi.ProviderInfo;
 import io.jofi.ProviderListener;
 import io.jofi.ProviderState;
 import io.jofi.spi.FabricProvider;
+import io.jofi.spi.LayeredProvider;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -54,6 +55,8 @@ public class FabricsRegistry implements Fabrics {
     /** One tracked provider service. Immutable except for the ranking (replaced on update). */
     private static final class Entry {
         final FabricProvider provider;
+        /** The provider as a layer over the cores, or null for a core provider. */
+        final LayeredProvider layered;
         final String name;
         final int ranking;
         final int defaultRank;
@@ -61,6 +64,7 @@ public class FabricsRegistry implements Fabrics {
 
         Entry(FabricProvider provider, String name, int ranking, long sequence) {
             this.provider = provider;
+            this.layered = provider instanceof LayeredProvider l ? l : null;
             this.name = name;
             this.ranking = ranking;
             int i = DEFAULT_ORDER.indexOf(name);
@@ -138,8 +142,9 @@ public class FabricsRegistry implements Fabrics {
     }
 
     /**
-     * A provider service departed: {@code getInfo} no longer asks it, and listeners hear
-     * {@code providerRemoved} (R15). Shutting down what the provider opened is the provider's
+     * A provider service departed: {@code getInfo} no longer asks it, every
+     * {@link LayeredProvider} departs what it opened over it (when it is a core), and listeners
+     * hear {@code providerRemoved} (R15). Shutting down what the provider opened is the provider's
      * own deactivation's job. Unknown providers are ignored.
      */
     public void unbindProvider(FabricProvider provider, Map<String, Object> properties) {
@@ -153,6 +158,19 @@ public class FabricsRegistry implements Fabrics {
             List<Entry> next = new ArrayList<>(entries);
             next.remove(i);
             entries = List.copyOf(next);
+        }
+        if (removed.layered == null) {
+            // what a layer opened over the core departs before the core's own objects do (R15)
+            for (Entry l : entries) {
+                if (l.layered != null) {
+                    try {
+                        l.layered.coreDeparted(provider);
+                    } catch (RuntimeException e) {
+                        LOG.log(System.Logger.Level.WARNING, "layered provider " + l.name
+                                + " failed in coreDeparted(" + removed.name + ")", e);
+                    }
+                }
+            }
         }
         ProviderInfo info = describe(removed);
         ProviderEvents.providerChange(info.name(), info.version(), false);
@@ -174,7 +192,11 @@ public class FabricsRegistry implements Fabrics {
      * {@code fi_getinfo} per docs/API.md "Discovery": asks every live provider that the
      * {@code jofi.provider}/{@code FI_PROVIDER} filter and {@code hints.fabricAttr().provName()}
      * admit and that is {@link ProviderState#AVAILABLE}, and returns all their matches in
-     * provider order (ranking, default order, name), each provider's in its own order.
+     * provider order (ranking, default order, name), each provider's in its own order. A
+     * {@link LayeredProvider} is asked once over each core, its infos right after the core's,
+     * when the pairing {@code core;layer} is admitted as libfabric admits it: a hinted or filtered
+     * name of the core, of the layer or of the pairing ({@link HintedName}); a core's own infos
+     * only when the core is named alone.
      * A provider that throws anything but a {@link FabricException} is reported, not
      * propagated.
      *
@@ -193,75 +215,139 @@ public class FabricsRegistry implements Fabrics {
             throw new FabricException(Errno.ENODATA, "no fabric providers are installed");
         }
         ProviderFilter filter = ProviderFilter.current();
-        String hintedProvider = hints == null || hints.fabricAttr() == null
-                ? null : hints.fabricAttr().provName();
+        HintedName hinted = HintedName.parse(hints == null || hints.fabricAttr() == null
+                ? null : hints.fabricAttr().provName());
         // fi_getinfo answers with the version it was asked for (the hints' api_version, else
         // ours); FI_PROV_ATTR_ONLY stubs carry prov_name and prov_version only
         int apiVersion = (flags & Fi.FI_PROV_ATTR_ONLY) != 0 ? 0
                 : hints == null || hints.fabricAttr() == null || hints.fabricAttr().apiVersion() == 0
                 ? Fi.FI_API_VERSION : hints.fabricAttr().apiVersion();
-        List<Info> result = new ArrayList<>();
-        StringBuilder why = new StringBuilder();
-        int asked = 0;
-        int commonErrno = 0; // the errno every asked provider failed with, -1 when they differ
+        Answers answers = new Answers(apiVersion);
+        // each core's infos, then those of every layer over it: the pairing ranks as its core
         for (Entry e : snapshot) {
-            String reason;
+            if (e.layered != null) {
+                continue;
+            }
+            String reason = null;
             if (!filter.accepts(e.name)) {
                 reason = filter.exclusionReason();
-            } else if (hintedProvider != null && !hintedProvider.equalsIgnoreCase(e.name)) {
-                reason = "not the hinted provider (prov_name " + hintedProvider + ")";
+            } else if (hinted != null && !hinted.admitsCore(e.name)) {
+                reason = "not the hinted provider (prov_name " + hinted + ")";
             } else if (stateOf(e.provider) != ProviderState.AVAILABLE) {
                 reason = "unavailable: " + reasonOf(e.provider);
-            } else {
-                asked++;
-                int errno;
-                try {
-                    List<Info> infos = e.provider.getInfo(node, service, flags, hints);
-                    int before = result.size();
-                    if (infos != null) {
-                        for (Info info : infos) {
-                            if (info != null) {
-                                claim(info, e.name, apiVersion);
-                                result.add(info);
-                            }
-                        }
-                    }
-                    if (result.size() > before) {
-                        continue;
-                    }
-                    reason = "returned no interfaces";
-                    errno = Errno.ENODATA;
-                } catch (FabricException x) {
-                    reason = withoutPrefix(x.getMessage(), e.name);
-                    errno = x.errno();
-                    if (errno != Errno.ENODATA) {
-                        reason = reason + " (" + Errno.name(errno) + ")";
-                    }
-                } catch (VirtualMachineError x) {
-                    throw x;
-                } catch (Throwable x) {
-                    // A broken provider (bug, or a bundle half gone) must not break discovery.
-                    reason = "failed: " + x;
-                    errno = Errno.FI_EOTHER;
-                }
-                commonErrno = commonErrno == 0 ? errno : commonErrno == errno ? errno : -1;
             }
+            if (reason != null) {
+                answers.notAsked(e.name, reason);
+            } else {
+                answers.ask(e.name, () -> e.provider.getInfo(node, service, flags, hints));
+            }
+            for (Entry l : snapshot) {
+                if (l.layered != null) {
+                    askLayer(l, e, filter, hinted, answers, node, service, flags, hints);
+                }
+            }
+        }
+        return answers.result();
+    }
+
+    /** Asks layer {@code l} over core {@code core} when the filter and the hints admit the pairing. */
+    private static void askLayer(Entry l, Entry core, ProviderFilter filter, HintedName hinted, Answers answers,
+                                 String node, String service, long flags, Info hints) {
+        String pairing = core.name + ";" + l.name;
+        if (hinted != null && !hinted.admitsPair(core.name, l.name)) {
+            return; // not named: not asked, and not worth a word in the ENODATA message
+        }
+        String reason = null;
+        if (!filter.acceptsLayered(core.name, l.name)) {
+            reason = filter.exclusionReason();
+        } else if (stateOf(core.provider) != ProviderState.AVAILABLE) {
+            reason = "unavailable: " + reasonOf(core.provider);
+        } else if (stateOf(l.provider) != ProviderState.AVAILABLE) {
+            reason = "unavailable: " + reasonOf(l.provider);
+        }
+        if (reason != null) {
+            answers.notAsked(pairing, reason);
+        } else {
+            answers.ask(pairing, () -> l.layered.getInfo(core.provider, node, service, flags, hints));
+        }
+    }
+
+    /** One provider's part of getInfo, as the registry calls it. */
+    private interface InfoCall {
+        List<Info> call() throws FabricException;
+    }
+
+    /** What getInfo gathers: the infos, and for ENODATA why each provider gave none. */
+    private static final class Answers {
+        private final int apiVersion;
+        private final List<Info> result = new ArrayList<>();
+        private final StringBuilder why = new StringBuilder();
+        private int asked;
+        private int commonErrno; // the errno every asked provider failed with, -1 when they differ
+
+        Answers(int apiVersion) {
+            this.apiVersion = apiVersion;
+        }
+
+        void notAsked(String name, String reason) {
             if (why.length() > 0) {
                 why.append("; ");
             }
-            why.append(e.name).append(": ").append(reason);
+            why.append(name).append(": ").append(reason);
         }
-        if (!result.isEmpty()) {
-            return result;
+
+        /** Calls a provider; a provider that throws anything but a FabricException is reported, not propagated. */
+        void ask(String name, InfoCall call) {
+            asked++;
+            String reason;
+            int errno;
+            try {
+                List<Info> infos = call.call();
+                int before = result.size();
+                if (infos != null) {
+                    for (Info info : infos) {
+                        if (info != null) {
+                            claim(info, name, apiVersion);
+                            result.add(info);
+                        }
+                    }
+                }
+                if (result.size() > before) {
+                    return;
+                }
+                reason = "returned no interfaces";
+                errno = Errno.ENODATA;
+            } catch (FabricException x) {
+                reason = withoutPrefix(x.getMessage(), name);
+                errno = x.errno();
+                if (errno != Errno.ENODATA) {
+                    reason = reason + " (" + Errno.name(errno) + ")";
+                }
+            } catch (VirtualMachineError x) {
+                throw x;
+            } catch (Throwable x) {
+                // A broken provider (bug, or a bundle half gone) must not break discovery.
+                reason = "failed: " + x;
+                errno = Errno.FI_EOTHER;
+            }
+            commonErrno = commonErrno == 0 ? errno : commonErrno == errno ? errno : -1;
+            notAsked(name, reason);
         }
-        int errno = asked > 0 && commonErrno > 0 && commonErrno != Errno.FI_EOTHER
-                ? commonErrno : Errno.ENODATA;
-        throw new FabricException(errno, "no fabric provider matches: " + why);
+
+        List<Info> result() throws FabricException {
+            if (!result.isEmpty()) {
+                return result;
+            }
+            int errno = asked > 0 && commonErrno > 0 && commonErrno != Errno.FI_EOTHER
+                    ? commonErrno : Errno.ENODATA;
+            throw new FabricException(errno, "no fabric provider matches: " + why);
+        }
     }
 
     /**
      * {@code fi_fabric}: opens a fabric through the provider named by {@code attr.provName()}
-     * (as an {@link Info} from {@link #getInfo} carries it).
+     * (as an {@link Info} from {@link #getInfo} carries it); for a pairing {@code core;layer},
+     * through the layer, handed the core.
      *
      * @throws FabricException {@code EINVAL} when {@code attr} or its provider name is missing;
      *         {@code ENODATA} when no such provider is installed, or it is excluded by the
@@ -279,14 +365,10 @@ public class FabricsRegistry implements Fabrics {
                     + " (use the fabricAttr() of an Info that getInfo returned)");
         }
         List<Entry> snapshot = entries;
-        Entry found = null;
-        for (Entry e : snapshot) {
-            if (e.name.equalsIgnoreCase(name)) {
-                found = e;
-                break;
-            }
-        }
-        if (found == null) {
+        int semi = name.indexOf(';');
+        Entry found = find(snapshot, semi < 0 ? name : name.substring(name.lastIndexOf(';') + 1).trim());
+        Entry core = semi < 0 ? null : find(snapshot, name.substring(0, semi).trim());
+        if (found == null || (semi >= 0 && (core == null || core.layered != null || found.layered == null))) {
             List<String> names = new ArrayList<>();
             for (Entry e : snapshot) {
                 names.add(e.name);
@@ -295,31 +377,47 @@ public class FabricsRegistry implements Fabrics {
                     + " is installed" + (names.isEmpty() ? "" : " (installed: "
                     + String.join(", ", names) + ")"));
         }
+        if (semi < 0 && found.layered != null) {
+            throw new FabricException(Errno.EINVAL, "fabric: provider " + found.name + " is layered: name it"
+                    + " with its core (core;" + found.name + "), as an Info of getInfo does");
+        }
         ProviderFilter filter = ProviderFilter.current();
-        if (!filter.accepts(found.name)) {
-            throw new FabricException(Errno.ENODATA, "fabric: provider " + found.name + " is "
+        if (core == null ? !filter.accepts(found.name) : !filter.acceptsLayered(core.name, found.name)) {
+            throw new FabricException(Errno.ENODATA, "fabric: provider " + name + " is "
                     + filter.exclusionReason());
         }
-        if (stateOf(found.provider) != ProviderState.AVAILABLE) {
-            throw new FabricException(Errno.ENODATA, "fabric: provider " + found.name
-                    + " is unavailable: " + reasonOf(found.provider));
+        for (Entry e : core == null ? List.of(found) : List.of(core, found)) {
+            if (stateOf(e.provider) != ProviderState.AVAILABLE) {
+                throw new FabricException(Errno.ENODATA, "fabric: provider " + e.name
+                        + " is unavailable: " + reasonOf(e.provider));
+            }
         }
         Fabric fabric;
         try {
-            fabric = found.provider.fabric(attr, context);
+            fabric = core == null ? found.provider.fabric(attr, context)
+                    : found.layered.fabric(core.provider, attr, context);
         } catch (FabricException e) {
             throw e;
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable e) {
-            throw new FabricException(Errno.FI_EOTHER, "fabric: provider " + found.name
+            throw new FabricException(Errno.FI_EOTHER, "fabric: provider " + name
                     + " failed: " + e, e);
         }
         if (fabric == null) {
-            throw new FabricException(Errno.FI_EOTHER, "fabric: provider " + found.name
+            throw new FabricException(Errno.FI_EOTHER, "fabric: provider " + name
                     + " returned no fabric");
         }
         return fabric;
+    }
+
+    private static Entry find(List<Entry> snapshot, String name) {
+        for (Entry e : snapshot) {
+            if (e.name.equalsIgnoreCase(name)) {
+                return e;
+            }
+        }
+        return null;
     }
 
     /**

@@ -8,7 +8,8 @@ import java.util.Locale;
  * libfabric's {@code FI_PROVIDER} syntax: a comma-separated list of provider names that are
  * used, or, with a leading {@code ^}, that are excluded (the {@code ^} applies to the whole
  * list). Names compare case-insensitively; a layered name such as {@code "tcp;ofi_rxm"} is one
- * name. An unset or blank spec accepts every provider.
+ * name, which a listed core or layer name selects too ({@link #acceptsLayered}). An unset or blank
+ * spec accepts every provider.
  */
 final class ProviderFilter {
     /** The system property read first. */
@@ -71,6 +72,20 @@ final class ProviderFilter {
             return true;
         }
         boolean listed = provider != null && names.contains(provider.toLowerCase(Locale.ROOT));
+        return exclude != listed;
+    }
+
+    /**
+     * Whether the layered pairing {@code core;layer} may be used: where a name lists the pairing,
+     * its core or its layer (libfabric's {@code FI_PROVIDER=tcp} selects {@code tcp;ofi_rxm} too),
+     * or, with {@code ^}, where none does.
+     */
+    boolean acceptsLayered(String core, String layer) {
+        if (names.isEmpty()) {
+            return true;
+        }
+        boolean listed = names.contains((core + ";" + layer).toLowerCase(Locale.ROOT))
+                || names.contains(core.toLowerCase(Locale.ROOT)) || names.contains(layer.toLowerCase(Locale.ROOT));
         return exclude != listed;
     }
 

@@ -8,8 +8,11 @@
  * system property {@code jofi.conformance.provider} or by overriding
  * {@link io.jofi.conformance.ProviderTest#provider()}. A test is skipped only when the
  * provider lacks what it needs, and the skip reason names the missing capability.
+ *
+ * <p>2.2.0: {@code ConformanceFixture.answersFor}: a provider's answers include the layered
+ * providers' over it ({@code tcp;ofi_rxm} for {@code tcp}).
  */
-@Version("2.1.0")
+@Version("2.2.0")
 package io.jofi.conformance;
 
 import org.osgi.annotation.versioning.Version;

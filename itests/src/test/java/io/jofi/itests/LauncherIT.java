@@ -35,6 +35,8 @@ import org.junit.Test;
 public class LauncherIT {
     /** What {@code info -l} prints of the tcp provider. */
     private static final String TCP_LISTING = "tcp:\n    version: 0.1\n    state: available\n";
+    /** What {@code info -l} prints of the ofi_rxm provider (layered over tcp and verbs; listed after the cores). */
+    private static final String RXM_LISTING = "ofi_rxm:\n    version: 0.1\n    state: available\n";
     /** What {@code info -l} prints of the shm provider. */
     private static final String SHM_LISTING = "shm:\n    version: 0.1\n    state: available\n";
     /** What {@code info -l} prints of the verbs provider: its row, available or unavailable with the reason. */
@@ -65,7 +67,7 @@ public class LauncherIT {
         assertEquals(run.toString(), 0, run.status);
         java.util.regex.Matcher verbs = VERBS_LISTING.matcher(run.out);
         assertTrue(run.toString(), verbs.lookingAt());
-        assertEquals(run.toString(), SHM_LISTING + TCP_LISTING, run.out.substring(verbs.end()));
+        assertEquals(run.toString(), SHM_LISTING + TCP_LISTING + RXM_LISTING, run.out.substring(verbs.end()));
         assertEquals(run.toString(), "", run.err);
     }
 

@@ -60,7 +60,7 @@ public final class ChannelPool {
         Set<String> names = new LinkedHashSet<>();
         try {
             for (Info info : fabrics.getInfo(null, null, 0, hints(null))) {
-                names.add(info.fabricAttr().provName());
+                names.add(FabricChannel.transportName(info.fabricAttr().provName()));
             }
         } catch (FabricException e) {
             if (e.errno() != Errno.ENODATA) {
@@ -91,14 +91,23 @@ public final class ChannelPool {
         }
     }
 
-    /** Closes the channel of a departed provider; returns whether there was one. */
+    /**
+     * Closes the channels of a departed provider, those of the layered providers over it or of it
+     * ({@code tcp;ofi_rxm} goes with {@code tcp} and with {@code ofi_rxm}) among them; returns
+     * whether there was one.
+     */
     public boolean providerRemoved(String provider, String why) {
-        FabricChannel channel = channels.remove(provider);
-        if (channel == null) {
-            return false;
+        boolean closed = false;
+        for (String name : List.copyOf(channels.keySet())) {
+            if (name.equals(provider) || name.startsWith(provider + ";") || name.endsWith(";" + provider)) {
+                FabricChannel channel = channels.remove(name);
+                if (channel != null) {
+                    channel.close(why);
+                    closed = true;
+                }
+            }
         }
-        channel.close(why);
-        return true;
+        return closed;
     }
 
     public boolean hasChannels() {

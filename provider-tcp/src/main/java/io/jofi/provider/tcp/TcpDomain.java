@@ -1,8 +1,6 @@
 package io.jofi.provider.tcp;
 
 import io.jofi.AddressVector;
-import io.jofi.Addresses;
-import io.jofi.Fi;
 import io.jofi.AvAttr;
 import io.jofi.EpType;
 import io.jofi.Endpoint;
@@ -15,9 +13,6 @@ import io.jofi.spi.util.AtomicTable;
 import io.jofi.spi.util.ProgressEngine;
 import io.jofi.spi.util.UtilDomain;
 import io.jofi.spi.util.WaitBridge;
-import io.jofi.spi.util.rxm.RxmEndpoint;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -67,12 +62,11 @@ final class TcpDomain extends UtilDomain {
 
     /**
      * {@code fi_endpoint}: an MSG endpoint — with {@code info.handle()} set (from an
-     * {@code FI_CONNREQ} event) it takes over that connection request, to be accepted — or an
-     * RDM endpoint: libfabric's rxm layer over this domain's MSG endpoints ({@link RxmEndpoint}:
-     * one connection per peer, made on first use, in {@code ofi_rxm}'s wire).
+     * {@code FI_CONNREQ} event) it takes over that connection request, to be accepted. RDM
+     * endpoints over these are the {@code ofi_rxm} provider's ({@code tcp;ofi_rxm}).
      *
      * @throws FabricException {@code EINVAL} for a null info or a handle that is not a pending
-     *         tcp connection request; {@code ENOSYS} for DGRAM
+     *         tcp connection request; {@code ENOSYS} for DGRAM and RDM
      */
     @Override
     public Endpoint endpoint(Info info, Object context) throws FabricException {
@@ -81,11 +75,9 @@ final class TcpDomain extends UtilDomain {
             throw new FabricException(Errno.EINVAL, "endpoint: info is required");
         }
         EpType t = info.epAttr().type();
-        if (t == EpType.DGRAM) {
-            throw new FabricException(Errno.ENOSYS, "endpoint: tcp offers no DGRAM endpoints; use MSG or RDM");
-        }
-        if (t == EpType.RDM) {
-            return adopt(RxmEndpoint.open(fabric, this, msgInfo(info), info.caps(), provider().rxmSettings(), context));
+        if (t == EpType.DGRAM || t == EpType.RDM) {
+            throw new FabricException(Errno.ENOSYS, "endpoint: tcp offers no " + t + " endpoints; use MSG (RDM: the"
+                    + " provider tcp;ofi_rxm)");
         }
         if (info.handle() != null && !(info.handle() instanceof PendingConnection)) {
             throw new FabricException(Errno.EINVAL, "endpoint: info.handle() is not a tcp connection request");
@@ -96,36 +88,16 @@ final class TcpDomain extends UtilDomain {
     /**
      * {@code fi_query_atomic}: a MSG domain's endpoints serve {@link AtomicTable}'s pairs up to
      * the 8 bytes a JOFI atomic frame carries (to JOFI peers only; a C peer's connection refuses
-     * every atomic). An RDM domain answers for its rxm endpoints ({@link RxmEndpoint#typedAtomicCount}).
+     * every atomic).
      */
     @Override
     public int queryAtomic(int datatype, int op, long flags) {
-        if (info().epAttr() != null && info().epAttr().type() == EpType.RDM) {
-            return RxmEndpoint.typedAtomicCount(datatype, op, flags, provider().rxmSettings());
-        }
         return AtomicTable.count(datatype, op, flags, TcpWireDescriptor.ATOMIC_TYPED_BYTES);
     }
 
     /**
-     * The MSG info the RDM endpoint of {@code rdm} opens its connections with: the same
-     * addresses and attributes, as an MSG endpoint of this provider (the rxm layer adds the
-     * caps it needs underneath).
-     */
-    private static Info msgInfo(Info rdm) {
-        Info m = rdm.copy();
-        m.handle(null);
-        m.epAttr().type(EpType.MSG);
-        m.fabricAttr().provName(TcpProvider.NAME);
-        m.caps(rdm.caps() & ~(Fi.FI_SOURCE_ERR | Fi.FI_DIRECTED_RECV | Fi.FI_MULTI_RECV));
-        if (m.srcAddr() == null) {
-            m.srcAddr(Addresses.toSockaddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
-        }
-        return m;
-    }
-
-    /**
-     * {@code fi_av_open}: a {@link TcpAddressVector} (the util layer's AV that RDM endpoints can
-     * follow: removal closes their connections, inserts refresh their FI_SOURCE lookups).
+     * {@code fi_av_open}: a {@link TcpAddressVector} (the util layer's AV, whose inserts refresh
+     * the connections' FI_SOURCE lookups).
      */
     @Override
     public AddressVector openAv(AvAttr attr, Object context) throws FabricException {

@@ -19,9 +19,6 @@ import io.jofi.spi.util.AbstractFabricProvider;
 import io.jofi.spi.util.ProviderSetting;
 import io.jofi.spi.util.ProviderSettings;
 import io.jofi.spi.util.SafeLog;
-import io.jofi.spi.util.rxm.RxmEndpoint;
-import io.jofi.spi.util.rxm.RxmSettings;
-import io.jofi.spi.util.rxm.RxmWireDescriptor;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -44,7 +41,8 @@ import org.osgi.service.component.annotations.Modified;
  *
  * <p>Offers one MSG info per IP address of each interface that is up, named as libfabric's
  * tcp provider names them: domain = the interface ({@code "lo"}), fabric = its network
- * ({@code "127.0.0.0/8"}). Found as a DS component in OSGi and through
+ * ({@code "127.0.0.0/8"}). RDM endpoints over these are the {@code ofi_rxm} provider's
+ * ({@code tcp;ofi_rxm}), which the registry layers over tcp. Found as a DS component in OSGi and through
  * {@link java.util.ServiceLoader} in a plain JVM. Its deactivation departs everything it
  * opened and stops every progress thread (R15).
  */
@@ -84,12 +82,6 @@ public final class TcpProvider extends AbstractFabricProvider {
     static final long TX_OP_FLAGS = Fi.FI_INJECT | Fi.FI_INJECT_COMPLETE | Fi.FI_TRANSMIT_COMPLETE
             | Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION;
     static final long RX_OP_FLAGS = Fi.FI_MULTI_RECV | Fi.FI_COMPLETION;
-
-    /**
-     * The caps of an RDM endpoint ({@link RxmEndpoint}, rxm over tcp MSG): what it offers of
-     * {@link #CAPS} (sends to itself too: {@code FI_LOCAL_COMM}) plus unknown senders as errors (R10).
-     */
-    static final long RDM_CAPS = (CAPS & (RxmEndpoint.CAPS | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM)) | Fi.FI_SOURCE_ERR;
 
     /** The {@code jofi.tcp.*} system properties of {@link TcpSettings}. */
     private static final ProviderSettings<TcpSettings> SETTINGS = new ProviderSettings<>(TcpSettings.class, "jofi.tcp.");
@@ -321,32 +313,7 @@ public final class TcpProvider extends AbstractFabricProvider {
             (first || (named == null && l.address.isLoopbackAddress()) ? out : rest).add(info);
         }
         out.addAll(rest);
-        // One RDM info per address too, after all MSG infos (so MSG stays the first choice).
-        int msgInfos = out.size();
-        for (int i = 0; i < msgInfos; i++) {
-            out.add(rdm(out.get(i)));
-        }
         return out;
-    }
-
-    /**
-     * The RDM info of the same address as an MSG info: the caps the rxm layer offers
-     * ({@link #RDM_CAPS}), its inject size (the eager limit) and iov limit, the same attributes otherwise.
-     */
-    private static Info rdm(Info msg) {
-        Info info = msg.copy().caps(msg.caps() & RDM_CAPS | Fi.FI_SOURCE_ERR);
-        info.epAttr().type(EpType.RDM);
-        info.txAttr().caps(info.txAttr().caps() & RDM_CAPS).injectSize(RxmSettings.defaults().eagerLimit())
-                .iovLimit(RxmWireDescriptor.IOV_LIMIT);
-        info.rxAttr().caps(info.rxAttr().caps() & RDM_CAPS | Fi.FI_SOURCE_ERR).iovLimit(RxmWireDescriptor.IOV_LIMIT);
-        return info;
-    }
-
-    /** The rxm layer's sizes for this provider's RDM endpoints: its queue sizes and unexpected limits. */
-    RxmSettings rxmSettings() {
-        RxmSettings d = RxmSettings.defaults();
-        return new RxmSettings(d.eagerLimit(), d.receiveBuffers(), QUEUE_SIZE, QUEUE_SIZE, unexpectedBytes,
-                unexpectedMessages, d.msgCqSize(), d.rendezvousByWrite());
     }
 
     private static InetSocketAddress resolve(String node, String service, boolean source) throws FabricException {

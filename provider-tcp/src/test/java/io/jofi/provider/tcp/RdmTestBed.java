@@ -26,9 +26,13 @@ import java.util.List;
  */
 final class RdmTestBed implements AutoCloseable {
     final TcpProvider provider = new TcpProvider();
+    /** tcp and ofi_rxm over it: RDM over tcp is tcp;ofi_rxm. */
+    final io.jofi.internal.FabricsRegistry registry = TcpRdm.registry(provider);
     final Info info;
     final Fabric fabric;
     final Domain domain;
+    /** Caps of {@link #overTcpDomain}'s endpoints; -1 when they open through {@code domain.endpoint}. */
+    private final long directCaps;
     final List<Node> nodes = new ArrayList<>();
 
     /** One RDM endpoint with its AV and CQs. */
@@ -43,7 +47,9 @@ final class RdmTestBed implements AutoCloseable {
             txCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED), label + "-tx");
             rxCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED), label + "-rx");
             av = domain.openAv(new AvAttr(), label + "-av");
-            ep = domain.endpoint(with, label);
+            ep = directCaps < 0 ? domain.endpoint(with, label)
+                    : io.jofi.spi.util.rxm.RxmEndpoint.open(fabric, domain, with, directCaps,
+                            io.jofi.spi.util.rxm.RxmSettings.defaults(), label);
             ep.bind(av, 0);
             ep.bind(txCq, Fi.FI_TRANSMIT);
             ep.bind(rxCq, Fi.FI_RECV);
@@ -71,10 +77,39 @@ final class RdmTestBed implements AutoCloseable {
         Info hints = new Info().caps(caps);
         hints.epAttr().type(EpType.RDM);
         hints.domainAttr().dataProgress(mode);
-        info = provider.getInfo("127.0.0.1", "0", Fi.FI_SOURCE, hints).get(0);
+        info = TcpRdm.info(registry, "127.0.0.1", "0", Fi.FI_SOURCE, hints);
         assertEquals(EpType.RDM, info.epAttr().type());
+        fabric = registry.fabric(info.fabricAttr(), null);
+        domain = fabric.domain(info, null);
+        directCaps = -1;
+    }
+
+    /** RDM endpoints over a tcp MSG domain ({@code domain} is the {@link TcpDomain}), opened straight. */
+    private RdmTestBed(Progress mode, long caps, Info msgInfo) throws FabricException {
+        info = msgInfo;
         fabric = provider.fabric(info.fabricAttr(), null);
         domain = fabric.domain(info, null);
+        directCaps = caps;
+    }
+
+    /**
+     * A bed whose RDM endpoints are {@code RxmEndpoint}s opened straight over a tcp MSG domain, for
+     * a test that looks into that domain (its loop): {@code domain} is the {@link TcpDomain}.
+     */
+    static RdmTestBed overTcpDomain(Progress mode, long caps) throws FabricException {
+        Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_RMA);
+        hints.epAttr().type(EpType.MSG);
+        hints.domainAttr().dataProgress(mode);
+        return new RdmTestBed(mode, caps, new TcpProvider().getInfo("127.0.0.1", "0", Fi.FI_SOURCE, hints).get(0));
+    }
+
+    /**
+     * The tcp bundle stops, as DS stops it: the registry unbinds tcp (the rxm layer departs what it
+     * opened over it), then tcp's component deactivates (its own objects depart).
+     */
+    void stopTcp() {
+        registry.unbindProvider(provider, java.util.Map.of());
+        provider.deactivate();
     }
 
     Node node(String label) throws FabricException {

@@ -73,7 +73,7 @@ class TcpConnectionLeakTest {
     @ParameterizedTest
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
     void closedRdmEndpointsLeaveTheLoop(Progress mode) throws Exception {
-        try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
+        try (RdmTestBed bed = RdmTestBed.overTcpDomain(mode, Fi.FI_MSG)) {
             NioLoop loop = ((TcpDomain) bed.domain).loop();
             RdmTestBed.Node server = bed.node("server");
             int base = loop.polledCount();

@@ -89,7 +89,7 @@ class TcpConnectionSetupTimeoutTest {
         System.setProperty(PROP, Integer.toString(TIMEOUT_MS));
         RdmTestBed bed;
         try {
-            bed = new RdmTestBed(Progress.AUTO, Fi.FI_MSG);
+            bed = RdmTestBed.overTcpDomain(Progress.AUTO, Fi.FI_MSG); // bed.fabric: the TcpFabric
         } finally {
             System.clearProperty(PROP);
         }

@@ -86,7 +86,7 @@ class TcpRdmFailureTest {
         while (TcpRdmTest.connections(b) != 1 && System.currentTimeMillis() < deadline) {
             Thread.onSpinWait();
         }
-        bed.provider.deactivate();
+        bed.stopTcp();
         java.util.Set<Object> contexts = new java.util.HashSet<>();
         for (int i = 0; i < 2; i++) {
             CompletionQueue cq = i == 0 ? a.rxCq : a.txCq;

@@ -126,8 +126,10 @@ class TcpSettingsTest {
             assertEquals(low + 1, port(pep.getName()), "the free port of the range");
 
             // both ports taken now: an RDM endpoint's listener has none left
-            Info rdm = info(provider, EpType.RDM);
-            try (Domain domain = fabric.domain(rdm, null); AddressVector av = domain.openAv(new AvAttr(), "av")) {
+            io.jofi.internal.FabricsRegistry registry = TcpRdm.registry(provider);
+            Info rdm = TcpRdm.info(registry, "127.0.0.1", "0", Fi.FI_SOURCE, null);
+            try (Fabric rdmFabric = registry.fabric(rdm.fabricAttr(), null);
+                 Domain domain = rdmFabric.domain(rdm, null); AddressVector av = domain.openAv(new AvAttr(), "av")) {
                 Endpoint ep = domain.endpoint(rdm, "rdm");
                 ep.bind(av, 0);
                 FabricException e = assertThrows(FabricException.class, ep::enable);
@@ -137,7 +139,8 @@ class TcpSettingsTest {
             }
             taken.close();
             // one free again: the RDM endpoint takes it
-            try (Domain domain = fabric.domain(rdm, null); AddressVector av = domain.openAv(new AvAttr(), "av")) {
+            try (Fabric rdmFabric = registry.fabric(rdm.fabricAttr(), null);
+                 Domain domain = rdmFabric.domain(rdm, null); AddressVector av = domain.openAv(new AvAttr(), "av")) {
                 Endpoint ep = domain.endpoint(rdm, "rdm");
                 ep.bind(av, 0);
                 ep.enable();

@@ -33,7 +33,6 @@ import io.jofi.spi.util.UtilDomain;
 import io.jofi.spi.util.UtilEventQueue;
 import io.jofi.spi.util.UtilMemoryRegion;
 import io.jofi.spi.util.WaitBridge;
-import io.jofi.spi.util.rxm.RxmEndpoint;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -183,27 +182,21 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
     }
 
     /**
-     * {@code fi_query_atomic}: an RDM domain answers for its rxm endpoints (software atomics at
-     * the target, {@link RxmEndpoint#typedAtomicCount}); an MSG domain for its endpoints' native
-     * atomics ({@link VerbsNativeAtomics}: one 64-bit element, where the device has atomics).
+     * {@code fi_query_atomic}: the MSG endpoints' native atomics ({@link VerbsNativeAtomics}: one
+     * 64-bit element, where the device has atomics; RDM atomics are {@code verbs;ofi_rxm}'s).
      */
     @Override
     public int queryAtomic(int datatype, int op, long flags) {
-        if (info().epAttr() != null && info().epAttr().type() == EpType.RDM) {
-            return RxmEndpoint.typedAtomicCount(datatype, op, flags, fabric.provider().rxmSettings());
-        }
         return VerbsNativeAtomics.count(port.atomics(), datatype, op, flags);
     }
 
     /**
      * {@code fi_endpoint}: an MSG endpoint over an RC queue pair; with {@code info.handle()}
-     * set (from {@code FI_CONNREQ}) it takes over that connect request, to be accepted. An RDM
-     * endpoint is libfabric's rxm layer over this domain's MSG endpoints ({@link RxmEndpoint}:
-     * one RC connection per peer, made on first use, in {@code ofi_rxm}'s wire, so that
-     * libfabric's {@code verbs;ofi_rxm} is its peer).
+     * set (from {@code FI_CONNREQ}) it takes over that connect request, to be accepted. RDM
+     * endpoints over these are the {@code ofi_rxm} provider's ({@code verbs;ofi_rxm}).
      *
      * @throws FabricException {@code EINVAL} for a null info or a foreign handle;
-     *         {@code ENOSYS} for DGRAM
+     *         {@code ENOSYS} for DGRAM and RDM
      */
     @Override
     public Endpoint endpoint(Info info, Object context) throws FabricException {
@@ -212,15 +205,9 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
             throw new FabricException(Errno.EINVAL, "endpoint: info is required");
         }
         EpType t = info.epAttr().type();
-        if (t == EpType.DGRAM) {
-            throw new FabricException(Errno.ENOSYS, "endpoint: verbs DGRAM endpoints are not implemented; use MSG or RDM");
-        }
-        if (t == EpType.RDM) {
-            if (info.handle() != null) {
-                throw new FabricException(Errno.EINVAL, "endpoint: an RDM endpoint is not opened from a connection request");
-            }
-            return adopt(RxmEndpoint.open(fabric, this, msgInfo(info), info.caps(), fabric.provider().rxmSettings(),
-                    context));
+        if (t == EpType.DGRAM || t == EpType.RDM) {
+            throw new FabricException(Errno.ENOSYS, "endpoint: verbs offers no " + t + " endpoints; use MSG (RDM: the"
+                    + " provider verbs;ofi_rxm)");
         }
         if (info.handle() != null && !(info.handle() instanceof VerbsConnReq)) {
             throw new FabricException(Errno.EINVAL, "endpoint: info.handle() is not a verbs connection request");
@@ -229,34 +216,7 @@ final class VerbsDomain extends UtilDomain implements ProgressEngine.Step {
     }
 
     /**
-     * The MSG info the RDM endpoint of {@code rdm} opens its connections with: the same device,
-     * address and attributes as an MSG endpoint of this provider (the rxm layer adds the caps
-     * it needs underneath, RMA reads for its rendezvous among them).
-     */
-    private Info msgInfo(Info rdm) {
-        Info m = rdm.copy();
-        m.handle(null);
-        m.epAttr().type(EpType.MSG);
-        m.fabricAttr().provName(VerbsProvider.NAME);
-        m.caps(rdm.caps() & VerbsInfos.CAPS);
-        m.txAttr().injectSize(fabric.provider().inlineSize()); // the RDM inject size is rxm's eager limit
-        // what this domain's registrations are, whatever the application's hints said: the rxm
-        // layer registers its packet buffers and keeps its read targets direct by it
-        m.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
-        // the MSG side's truth, which the RDM info hides: where the device has immediate data
-        // (cq_data_size > 0, not iWARP) a peer's write with data consumes one of the receives
-        // the rxm layer posts, so with rxm's credits such a write takes one of the peer's
-        // credits (RxmCredits.remoteDataTakesReceive). Without it the writer took none while
-        // the target counted them, and the target cut the writer off as beyond its credits
-        if (m.domainAttr().cqDataSize() > 0) {
-            m.rxAttr().mode(m.rxAttr().mode() | Fi.FI_RX_CQ_DATA);
-        }
-        return m;
-    }
-
-    /**
-     * {@code fi_av_open}: the util layer's AV, whose removals end the connections of the RDM
-     * endpoints bound to it to the removed peers ({@link io.jofi.spi.util.PeerRemovalSource}).
+     * {@code fi_av_open}: the util layer's AV.
      */
     @Override
     public AddressVector openAv(AvAttr attr, Object context) throws FabricException {

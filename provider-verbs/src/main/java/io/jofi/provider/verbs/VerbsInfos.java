@@ -10,9 +10,6 @@ import io.jofi.Info;
 import io.jofi.Progress;
 import io.jofi.ResourceMgmt;
 import io.jofi.Threading;
-import io.jofi.spi.util.rxm.RxmEndpoint;
-import io.jofi.spi.util.rxm.RxmSettings;
-import io.jofi.spi.util.rxm.RxmWireDescriptor;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -20,8 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The infos the verbs provider offers: one MSG info per active port, then one RDM info per
- * active port, named as libfabric's
+ * The infos the verbs provider offers: one MSG info per active port (RDM over them is
+ * {@code verbs;ofi_rxm}'s), named as libfabric's
  * verbs provider names them (domain = the device, e.g. {@code rxe0}; fabric = {@code IB-<device>}
  * here, as the subnet prefix is not read yet). Addresses are IPv4 sockaddrs, which rdma_cm
  * resolves to the device; the source address is the device's first IPv4 address
@@ -41,18 +38,6 @@ final class VerbsInfos {
     /** Caps of an MSG endpoint. */
     static final long CAPS = Fi.FI_MSG | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ
             | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM;
-
-    /**
-     * Caps of an RDM endpoint, the rxm layer over MSG endpoints ({@link RxmEndpoint}): what it
-     * offers of the MSG caps (messages, RMA passed through) and what it adds itself — atomics
-     * (rxm's atomic request, executed in software by the target's rxm layer, so on every
-     * device, iWARP's included, as libfabric's {@code verbs;ofi_rxm} offers them), tagged
-     * messages, {@code FI_MULTI_RECV}, directed receives and the sender's fi_addr (FI_SOURCE)
-     * or raw name (FI_SOURCE_ERR) with each receive (R10).
-     */
-    static final long RDM_CAPS = (CAPS & (RxmEndpoint.CAPS | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM)) | Fi.FI_TAGGED
-            | Fi.FI_MULTI_RECV | Fi.FI_DIRECTED_RECV | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR;
-
 
     private VerbsInfos() {
     }
@@ -110,11 +95,6 @@ final class VerbsInfos {
             }
             out.add(info);
         }
-        // one RDM info per port, after every MSG info (so that MSG stays the first choice)
-        int msgInfos = out.size();
-        for (int i = 0; i < msgInfos; i++) {
-            out.add(rdm(out.get(i), VerbsProvider.rxmSettings(queueSize)));
-        }
         return out;
     }
 
@@ -126,29 +106,6 @@ final class VerbsInfos {
             }
         }
         return "the IPv4 address of " + ports.get(0).device();
-    }
-
-    /**
-     * The RDM info of a port, from its MSG info: {@link #RDM_CAPS} on every device (RMA and
-     * atomics on iWARP too: the RDM RMA and atomic suites pass on siw0, AUTO and MANUAL),
-     * protocol {@code FI_PROTO_RXM}, inject size the rxm eager limit (an eager message is copied
-     * into a registered packet), iov limit rxm's, no {@code FI_RX_CQ_DATA} (a peer's write with
-     * data takes one of the rxm layer's own receive buffers, not the application's); the same
-     * limits otherwise (max_msg_size, cq_data_size, one RMA iov) and the MSG side's address
-     * format (the sockaddr of the endpoint's rdma_cm listener).
-     */
-    private static Info rdm(Info msg, RxmSettings rxm) {
-        long caps = RDM_CAPS;
-        Info info = msg.copy().caps(caps);
-        info.epAttr().type(EpType.RDM).protocol(Fi.FI_PROTO_RXM);
-        info.txAttr().caps(caps & ~(Fi.FI_RECV | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR | Fi.FI_DIRECTED_RECV
-                | Fi.FI_MULTI_RECV | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE)).injectSize(rxm.eagerLimit())
-                .iovLimit(RxmWireDescriptor.IOV_LIMIT).size(rxm.transmitOps());
-        info.rxAttr().caps(caps & (Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RECV | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR
-                | Fi.FI_DIRECTED_RECV | Fi.FI_MULTI_RECV | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE))
-                .mode(0).iovLimit(RxmWireDescriptor.IOV_LIMIT).size(rxm.receiveQueueSize());
-        info.domainAttr().mrMode(Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY);
-        return info;
     }
 
     private static InetSocketAddress resolve(String node, String service, boolean source) throws FabricException {

@@ -13,7 +13,6 @@ import io.jofi.spi.FabricProvider;
 import io.jofi.spi.util.AbstractFabricProvider;
 import io.jofi.spi.util.ProviderSetting;
 import io.jofi.spi.util.ProviderSettings;
-import io.jofi.spi.util.rxm.RxmSettings;
 import java.util.List;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -150,28 +149,6 @@ public final class VerbsProvider extends AbstractFabricProvider {
 
     int queueSize() {
         return queueSize;
-    }
-
-    /** The rxm layer's sizes for this provider's RDM endpoints ({@link #rxmSettings(int)} of its queue size). */
-    RxmSettings rxmSettings() {
-        return rxmSettings(queueSize);
-    }
-
-    /**
-     * The rxm layer's sizes for RDM endpoints over MSG endpoints of {@code queueSize} work
-     * requests: rxm's eager limit, the transmit and receive queues of that size, and half the
-     * receive queue posted as rxm receive buffers on each connection (iWARP has no RNR retry: a
-     * burst that finds no buffer ends the connection, so more than rxm's default of 32 are posted),
-     * and rxm's SAR limit over verbs: messages up to 8 × the eager limit go in segments. rxm's
-     * credit flow control is offered, as libfabric's verbs MSG endpoints without a shared receive
-     * queue offer it to rxm: with a peer that offers it too, no packet is sent into a receive
-     * queue without a buffer (iWARP ends the connection then; RoCE retries after an RNR NAK).
-     */
-    static RxmSettings rxmSettings(int queueSize) {
-        RxmSettings d = RxmSettings.defaults();
-        return new RxmSettings(d.eagerLimit(), Math.max(d.receiveBuffers(), queueSize / 2), queueSize, queueSize,
-                d.maxUnexpectedBytes(), d.maxUnexpectedMessages(), d.msgCqSize(), d.rendezvousByWrite(),
-                8L * d.eagerLimit(), true);
     }
 
     int pollBatch() {

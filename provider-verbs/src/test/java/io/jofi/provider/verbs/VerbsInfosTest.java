@@ -20,14 +20,20 @@ import org.junit.jupiter.api.Test;
  * a bare provider name, {@code FI_MSG} on MSG endpoints, RMA with the mr_mode bits verbs needs;
  * {@code FI_RX_CQ_DATA} needed only by hints that ask for remote CQ data (as in libfabric's
  * verbs provider), and advertised with the device's limits either way.
+ * The RDM infos are the {@code ofi_rxm} layer's over them ({@code verbs;ofi_rxm}, {@link InventedPorts}).
  * Uses an invented port, so it runs without a device.
  */
 class VerbsInfosTest {
     private static final ActivePort PORT = new ActivePort("rxe0", 1, false, true, 16384, 32, 65536, 1L << 31, 16, true);
 
+    /** What getInfo answers for {@code hints}: verbs's MSG infos, then verbs;ofi_rxm's RDM infos over them. */
     private static List<Info> match(Info hints) throws FabricException {
-        return InfoMatcher.filter(VerbsInfos.offer(List.of(PORT), null, null, 0, 256, 64),
-                VerbsProvider.waiveRxCqData(hints), "verbs");
+        return InventedPorts.registry(PORT).getInfo(null, null, 0, hints);
+    }
+
+    /** Every info of the port: verbs's and verbs;ofi_rxm's. */
+    private static List<Info> offered(ActivePort port) throws FabricException {
+        return InventedPorts.registry(port).getInfo(null, null, 0, null);
     }
 
     @Test
@@ -64,7 +70,7 @@ class VerbsInfosTest {
     @Test
     void iwarpOffersNoCqDataAndNoResourceManagement() throws FabricException {
         ActivePort siw = new ActivePort("siw0", 1, true, true, 16384, 6, 65536, 1L << 31, 16, false);
-        List<Info> offered = VerbsInfos.offer(List.of(siw), null, null, 0, 256, 64);
+        List<Info> offered = offered(siw);
         assertFalse(offered.isEmpty());
         for (Info i : offered) {
             assertEquals(0, i.domainAttr().cqDataSize(), i.epAttr().type() + ": cq_data_size");
@@ -89,7 +95,7 @@ class VerbsInfosTest {
         FabricException noRm = assertThrows(FabricException.class,
                 () -> InfoMatcher.filter(offered, VerbsProvider.waiveRxCqData(wantsRm), "verbs"));
         assertEquals(Errno.ENODATA, noRm.errno(), "resource_mgmt ENABLED asked of an iWARP device: " + noRm.getMessage());
-        for (Info i : VerbsInfos.offer(List.of(PORT), null, null, 0, 256, 64)) {
+        for (Info i : offered(PORT)) {
             assertEquals(VerbsInfos.IMM_DATA_SIZE, i.domainAttr().cqDataSize(), "RoCE: 32-bit immediate data");
             assertEquals(ResourceMgmt.ENABLED, i.domainAttr().resourceMgmt(), "RoCE: RNR retry");
         }
@@ -210,7 +216,7 @@ class VerbsInfosTest {
         assertEquals(EpType.RDM, found.epAttr().type());
         assertEquals(Fi.FI_ATOMIC, found.txAttr().caps() & Fi.FI_ATOMIC, "tx_attr: FI_ATOMIC");
         ActivePort noAtomics = new ActivePort("rxe0", 1, false, true, 16384, 32, 65536, 1L << 31, 16, false);
-        List<Info> offered = VerbsInfos.offer(List.of(noAtomics), null, null, 0, 256, 64);
+        List<Info> offered = offered(noAtomics);
         for (Info i : offered) {
             long expected = i.epAttr().type() == EpType.RDM ? Fi.FI_ATOMIC : 0;
             assertEquals(expected, i.caps() & Fi.FI_ATOMIC, i.epAttr().type() + ": atomics where atomic_cap is NONE");

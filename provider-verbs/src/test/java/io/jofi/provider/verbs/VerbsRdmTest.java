@@ -116,9 +116,15 @@ class VerbsRdmTest {
         }
         hints.epAttr().type(EpType.RDM);
         hints.domainAttr().dataProgress(mode);
-        info = provider.getInfo(null, null, 0, hints).get(0); // RMA too on every device, iWARP's included
+        hints.fabricAttr().provName(VerbsProvider.NAME);
+        // RDM over verbs is verbs;ofi_rxm: the layer over this provider in a registry of their own
+        io.jofi.internal.FabricsRegistry registry = new io.jofi.internal.FabricsRegistry();
+        registry.bindProvider(new io.jofi.provider.rxm.RxmProvider(), java.util.Map.of());
+        registry.bindProvider(provider, java.util.Map.of());
+        info = registry.getInfo(null, null, 0, hints).get(0); // RMA too on every device, iWARP's included
         assertEquals(EpType.RDM, info.epAttr().type());
-        fabric = provider.fabric(info.fabricAttr(), null);
+        assertEquals("verbs;ofi_rxm", info.fabricAttr().provName());
+        fabric = registry.fabric(info.fabricAttr(), null);
         domain = fabric.domain(info, null);
     }
 
@@ -517,7 +523,9 @@ class VerbsRdmTest {
     void aWriteWithDataTakesACredit() throws FabricException {
         open(Progress.MANUAL, CAPS | Fi.FI_RMA | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE);
         assumeTrue(info.domainAttr().cqDataSize() > 0, "no immediate data on this device (iWARP)");
-        int buffers = provider.rxmSettings().receiveBuffers();
+        // rxm over verbs posts half the queue depth (the RDM info's tx size) as receive buffers
+        int buffers = Math.max(io.jofi.spi.util.rxm.RxmSettings.defaults().receiveBuffers(),
+                (int) info.txAttr().size() / 2);
         Node a = new Node("a");
         Node b = new Node("b");
         long bAtA = a.insert(b);

@@ -28,6 +28,7 @@ import io.jofi.Progress;
 import io.jofi.ProviderState;
 import io.jofi.spi.util.rxm.RxmConnectData;
 import io.jofi.spi.util.rxm.RxmEndpoint;
+import io.jofi.spi.util.rxm.RxmSettings;
 import io.jofi.spi.util.rxm.RxmPacketHeader;
 import io.jofi.spi.util.rxm.RxmWireDescriptor;
 import java.nio.ByteBuffer;
@@ -72,7 +73,7 @@ class VerbsRxmWriteErrorTest {
         CompletionQueue rxCq = open(domain.openCq(new CqAttr().format(CqFormat.TAGGED), "rx"));
         AddressVector av = open(domain.openAv(new AvAttr(), null));
         RxmEndpoint rxm = open(RxmEndpoint.open(fabric, domain, info, 0,
-                VerbsProvider.rxmSettings(provider.queueSize()).withRendezvousByWrite(true), "rxm"));
+                overVerbs(provider.queueSize()).withRendezvousByWrite(true), "rxm"));
         rxm.bind(av, 0);
         rxm.bind(txCq, Fi.FI_TRANSMIT);
         rxm.bind(rxCq, Fi.FI_RECV);
@@ -283,5 +284,13 @@ class VerbsRxmWriteErrorTest {
             }
             eq.read(new EqEntry(), 0);
         }
+    }
+
+    /** The sizes the ofi_rxm provider gives RDM endpoints over verbs MSG endpoints of this queue depth. */
+    private static RxmSettings overVerbs(int depth) {
+        RxmSettings d = RxmSettings.defaults();
+        return new RxmSettings(d.eagerLimit(), Math.max(d.receiveBuffers(), depth / 2), depth, depth,
+                d.maxUnexpectedBytes(), d.maxUnexpectedMessages(), d.msgCqSize(), d.rendezvousByWrite(),
+                8L * d.eagerLimit(), true);
     }
 }

@@ -115,13 +115,22 @@ public final class FabricChannel {
     }
 
     /**
+     * The name a channel goes by: the provider's, or for a layered provider's RDM ({@code tcp;ofi_rxm})
+     * its core's ({@code tcp}), the name that selects it in {@code getInfo} as in libfabric.
+     */
+    public static String transportName(String provName) {
+        int semi = provName == null ? -1 : provName.indexOf(';');
+        return semi < 0 ? provName : provName.substring(0, semi);
+    }
+
+    /**
      * Opens the channel of {@code info}'s provider: its endpoint, receives and progress thread.
      *
      * @param onSelfFailure run when the channel finds itself broken (not when closed from outside)
      */
     public static FabricChannel open(Fabrics fabrics, Info info, ChannelSettings settings, ExportedServices exports,
                                      RsaCounters counters, Runnable onSelfFailure) throws FabricException {
-        String provider = info.fabricAttr().provName();
+        String provider = transportName(info.fabricAttr().provName());
         RdmResources res = RdmResources.open(fabrics, info);
         FabricChannel channel;
         try {

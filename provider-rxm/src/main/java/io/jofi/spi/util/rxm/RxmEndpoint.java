@@ -421,6 +421,17 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         stopAndRelease();
     }
 
+    /**
+     * Stops this endpoint's progress engine (its thread joined) ahead of its departure, so that
+     * what its MSG connections report meanwhile (peers over the same core departing first) is not
+     * taken for a peer's error: the layer stops every endpoint over a departing core, then departs
+     * them (R15: pending operations {@code ECANCELED}), as a core provider stops its engines before
+     * it departs. Idempotent.
+     */
+    public void stopProgress() {
+        engine.close();
+    }
+
     /** Stops the threads, closes what {@link #enable} opened and stops following the AV. */
     private void stopAndRelease() {
         PeerRemovalSource r = removals;

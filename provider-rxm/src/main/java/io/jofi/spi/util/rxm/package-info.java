@@ -9,9 +9,10 @@
  * <p>2.0.0: {@code PeerRemovalSource} moved to {@code io.jofi.spi.util} (every util address
  * vector is one), so that a core provider's AV does not name the rxm layer.
  * <p>2.1.0: {@code RxmEndpoint.typedAtomicCount} (atomics with a datatype and a count).
+ * <p>2.2.0: {@code RxmEndpoint.stopProgress} (the first step of a departure over one core).
  */
 @Export
-@Version("2.1.0")
+@Version("2.2.0")
 package io.jofi.spi.util.rxm;
 
 import org.osgi.annotation.bundle.Export;

@@ -41,8 +41,9 @@ public final class RdmRetryChild {
         Info hints = new Info().caps(Fi.FI_MSG);
         hints.epAttr().type(EpType.RDM);
         hints.domainAttr().dataProgress(Progress.AUTO);
-        Info info = provider.getInfo(args[1], args[2], server ? Fi.FI_SOURCE : 0, hints).get(0);
-        Fabric fabric = provider.fabric(info.fabricAttr(), null);
+        io.jofi.internal.FabricsRegistry registry = io.jofi.provider.tcp.TcpRdm.registry(provider);
+        Info info = io.jofi.provider.tcp.TcpRdm.info(registry, args[1], args[2], server ? Fi.FI_SOURCE : 0, hints);
+        Fabric fabric = registry.fabric(info.fabricAttr(), null);
         Domain domain = fabric.domain(info, null);
         CompletionQueue cq = domain.openCq(new CqAttr().format(CqFormat.DATA), "cq");
         AddressVector av = domain.openAv(new AvAttr(), "av");
