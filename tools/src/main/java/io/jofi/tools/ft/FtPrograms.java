@@ -18,6 +18,10 @@ final class FtPrograms {
         PROGRAMS.put("fi_cm_data", CmDataProgram::new);
         PROGRAMS.put("fi_msg_epoll", MsgEpollProgram::new);
         PROGRAMS.put("fi_poll", PollProgram::new);
+        PROGRAMS.put("fi_msg_sockets", MsgSocketsProgram::new);
+        PROGRAMS.put("fi_msg_inject", MsgInjectProgram::new);
+        PROGRAMS.put("fi_rdm_tagged_peek", RdmTaggedPeekProgram::new);
+        PROGRAMS.put("fi_recv_cancel", RecvCancelProgram::new);
     }
 
     private FtPrograms() {
