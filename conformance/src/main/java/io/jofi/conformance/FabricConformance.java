@@ -100,6 +100,52 @@ public abstract class FabricConformance extends ProviderTest {
         }
     }
 
+    /**
+     * The completion levels as transmit op flags (fi_getinfo(3) {@code tx_attr->op_flags}, fabtests'
+     * {@code -U}): every endpoint type of the provider matches hints asking for each level it offers,
+     * and the returned info carries exactly the hinted op flags; hints without op flags get none
+     * (the offered ones are what the endpoint can apply, never defaults).
+     */
+    @Test
+    void hintedTransmitOpFlagsAreMatchedAndReturned() {
+        long levels = transmitOpFlagsOffered();
+        Assumptions.assumeTrue(levels != 0, "provider " + fx.provider() + " offers no transmit op flags");
+        for (Info offered : fx.find(0, 0, EpType.UNSPEC)) {
+            assertEquals(0, offered.txAttr().opFlags(), "unasked tx op_flags of " + offered.toShortString());
+            assertEquals(0, offered.rxAttr().opFlags(), "unasked rx op_flags of " + offered.toShortString());
+        }
+        for (EpType type : new EpType[] {EpType.MSG, EpType.RDM}) {
+            if (fx.find(0, 0, type).isEmpty()) {
+                continue;
+            }
+            for (long level : new long[] {Fi.FI_INJECT_COMPLETE, Fi.FI_TRANSMIT_COMPLETE, Fi.FI_DELIVERY_COMPLETE}) {
+                if ((levels & level) == 0) {
+                    continue;
+                }
+                Info hints = fx.hints(0, 0, type);
+                hints.txAttr().opFlags(level | Fi.FI_COMPLETION);
+                List<Info> infos;
+                try {
+                    infos = fx.fabrics().getInfo(null, null, 0, hints);
+                } catch (FabricException e) {
+                    throw new AssertionError(type + " with tx op_flags " + Fi.opFlagsToString(level) + ": " + e, e);
+                }
+                assertFalse(infos.isEmpty(), type + " with tx op_flags " + Fi.opFlagsToString(level));
+                for (Info i : infos) {
+                    assertEquals(level | Fi.FI_COMPLETION, i.txAttr().opFlags(), "tx op_flags of " + i.toShortString());
+                }
+            }
+        }
+    }
+
+    /**
+     * The transmit op flags the provider offers as hints ({@link #hintedTransmitOpFlagsAreMatchedAndReturned}):
+     * the completion levels libfabric's tcp, rxm and shm offer. 0 for a provider that offers none.
+     */
+    protected long transmitOpFlagsOffered() {
+        return Fi.FI_INJECT_COMPLETE | Fi.FI_TRANSMIT_COMPLETE | Fi.FI_DELIVERY_COMPLETE;
+    }
+
     /** No match: ENODATA, with a message that names the provider and what it could not meet. */
     @Test
     void noMatchIsEnodataNamingTheProvider() {

@@ -330,9 +330,11 @@ public final class ShmProvider extends AbstractFabricProvider {
         long rxCaps = caps & (Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_RECV | Fi.FI_REMOTE_READ
                 | Fi.FI_REMOTE_WRITE | Fi.FI_MULTI_RECV | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR | Fi.FI_RMA_EVENT
                 | Fi.FI_DIRECTED_RECV);
-        info.txAttr().caps(txCaps).injectSize(ShmEndpoint.INJECT_SIZE).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
+        // the op flags an application may ask as defaults, as libfabric's shm offers them
+        info.txAttr().caps(txCaps).opFlags(Fi.FI_INJECT | Fi.FI_INJECT_COMPLETE | Fi.FI_TRANSMIT_COMPLETE
+                | Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION).injectSize(ShmEndpoint.INJECT_SIZE).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
                 .rmaIovLimit(1).msgOrder(Fi.FI_ORDER_SAS);
-        info.rxAttr().caps(rxCaps).size(QUEUE_SIZE).iovLimit(IOV_LIMIT).msgOrder(Fi.FI_ORDER_SAS);
+        info.rxAttr().caps(rxCaps).opFlags(Fi.FI_MULTI_RECV | Fi.FI_COMPLETION).size(QUEUE_SIZE).iovLimit(IOV_LIMIT).msgOrder(Fi.FI_ORDER_SAS);
         info.domainAttr().name(FABRIC_NAME).threading(Threading.SAFE)
                 .controlProgress(Progress.AUTO).dataProgress(Progress.AUTO)
                 // FI_RM_ENABLED, as libfabric's shm: posts answer -EAGAIN before a queue or CQ

@@ -77,6 +77,13 @@ public final class TcpProvider extends AbstractFabricProvider {
      * JOFI in the CM handshake (elsewhere {@code -EOPNOTSUPP}, libfabric's tcp wire has none).
      */
     static final long CAPS = TX_CAPS | RX_CAPS | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM;
+    /**
+     * The op flags an application may ask as defaults (hints' {@code tx_attr/rx_attr->op_flags}), as
+     * libfabric's tcp and rxm offer them: each completion level, inject, completion; multi-receive buffers.
+     */
+    static final long TX_OP_FLAGS = Fi.FI_INJECT | Fi.FI_INJECT_COMPLETE | Fi.FI_TRANSMIT_COMPLETE
+            | Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION;
+    static final long RX_OP_FLAGS = Fi.FI_MULTI_RECV | Fi.FI_COMPLETION;
 
     /**
      * The caps of an RDM endpoint ({@link RxmEndpoint}, rxm over tcp MSG): what it offers of
@@ -471,9 +478,9 @@ public final class TcpProvider extends AbstractFabricProvider {
                 .caps(CAPS)
                 .addrFormat(l.address instanceof Inet6Address ? AddrFormat.SOCKADDR_IN6 : AddrFormat.SOCKADDR_IN);
         info.epAttr().type(EpType.MSG).protocol(Fi.FI_PROTO_SOCK_TCP).maxMsgSize(MAX_MSG_SIZE).txCtxCnt(1).rxCtxCnt(1);
-        info.txAttr().caps(TX_CAPS).injectSize(INJECT_SIZE).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
+        info.txAttr().caps(TX_CAPS).opFlags(TX_OP_FLAGS).injectSize(INJECT_SIZE).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
                 .rmaIovLimit(TcpWireDescriptor.MAX_RMA_IOV_COUNT).msgOrder(Fi.FI_ORDER_SAS);
-        info.rxAttr().caps(RX_CAPS).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
+        info.rxAttr().caps(RX_CAPS).opFlags(RX_OP_FLAGS).size(QUEUE_SIZE).iovLimit(IOV_LIMIT)
                 .msgOrder(Fi.FI_ORDER_SAS); // one stream, receives matched in order
         info.domainAttr().name(l.ifName).threading(Threading.SAFE)
                 .controlProgress(Progress.AUTO).dataProgress(Progress.AUTO)

@@ -106,7 +106,9 @@ public final class InfoMatcher {
      * {@code total_buffered_recv} taken from the hints;</li>
      * <li>{@code handle} taken from the hints when they carry one.</li>
      * </ul>
-     * Without hints the copy is returned unchanged. Source and destination addresses are the
+     * The offered tx/rx op flags are the ones an endpoint can apply, never defaults: the returned
+     * ones are the hinted ones, none without hints (or without hinted tx/rx attributes).
+     * Without hints the copy is returned otherwise unchanged. Source and destination addresses are the
      * provider's business (node/service resolution), not this method's.
      */
     public static Info merge(Info offered, Info hints) {
@@ -126,6 +128,9 @@ public final class InfoMatcher {
         if (r.txAttr() == null) {
             r.txAttr(new TxAttr());
         }
+        // the offered op flags are what the endpoint can apply; they become defaults only when asked
+        r.rxAttr().opFlags(0);
+        r.txAttr().opFlags(0);
         if (hints == null) {
             return r;
         }

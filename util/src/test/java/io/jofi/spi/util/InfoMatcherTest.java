@@ -410,9 +410,29 @@ class InfoMatcherTest {
     void mergeWithoutHintsIsADeepCopyWithAllCaps() {
         Info o = offered();
         Info r = InfoMatcher.merge(o, null);
-        assertEquals(o, r);
+        o.txAttr().opFlags(0);
+        o.rxAttr().opFlags(0);
+        assertEquals(o, r, "the offered info but its op flags");
         assertNotSame(o, r);
         assertNotSame(o.txAttr(), r.txAttr());
+    }
+
+    /**
+     * The offered op flags are what an endpoint can apply, not defaults: the returned info carries
+     * the hinted ones (ofi_alter_info), none without hints or without hinted tx/rx attributes.
+     */
+    @Test
+    void mergedOpFlagsAreTheHintedOnesNeverTheOffered() {
+        assertEquals(0, InfoMatcher.merge(offered(), null).txAttr().opFlags(), "tx, no hints");
+        assertEquals(0, InfoMatcher.merge(offered(), null).rxAttr().opFlags(), "rx, no hints");
+        Info bare = new Info().txAttr(null).rxAttr(null);
+        assertEquals(0, InfoMatcher.merge(offered(), bare).txAttr().opFlags(), "tx, hints without tx_attr");
+        assertEquals(0, InfoMatcher.merge(offered(), bare).rxAttr().opFlags(), "rx, hints without rx_attr");
+        Info h = new Info();
+        h.txAttr().opFlags(Fi.FI_INJECT_COMPLETE);
+        assertMatch(offered(), h);
+        assertEquals(Fi.FI_INJECT_COMPLETE, InfoMatcher.merge(offered(), h).txAttr().opFlags());
+        assertEquals(0, InfoMatcher.merge(offered(), h).rxAttr().opFlags());
     }
 
     @Test

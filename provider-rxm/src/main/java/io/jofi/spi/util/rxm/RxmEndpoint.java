@@ -159,7 +159,9 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         this.fabric = fabric;
         this.domain = domain;
         this.msgInfo = msgInfo.copy();
-        this.msgInfo.rxAttr().opFlags(0); // the RDM endpoint's op flags, not its MSG endpoints' (their receives are rxm's)
+        // the RDM endpoint's op flags, not its MSG endpoints' (their receives and sends are rxm's)
+        this.msgInfo.rxAttr().opFlags(0);
+        this.msgInfo.txAttr().opFlags(0);
         this.msgInfo.caps(this.msgInfo.caps() | MSG_CAPS | (caps & Fi.FI_RMA_EVENT));
         if ((caps == 0 || (caps & Fi.FI_TAGGED) != 0) && msgTaggedOffered(msgInfo)) {
             // to take the tagged messages libfabric's rxm over tcp sends as tcp tagged messages
@@ -192,8 +194,8 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         // RMA is passed through: as many remote segments as the MSG endpoints take (verbs: 1)
         int rmaIovs = msgInfo.txAttr().rmaIovLimit() > 0
                 ? (int) Math.min(RxmWireDescriptor.IOV_LIMIT, msgInfo.txAttr().rmaIovLimit()) : RxmWireDescriptor.IOV_LIMIT;
-        // the application's receive op flags (FI_MULTI_RECV for recv) are the RDM endpoint's
-        return new Limits(c, 0, msgInfo.rxAttr().opFlags(), settings.eagerLimit(), max, RxmWireDescriptor.IOV_LIMIT, rmaIovs);
+        // the application's op flags (FI_MULTI_RECV for recv, a completion level for send) are the RDM endpoint's
+        return new Limits(c, msgInfo.txAttr().opFlags(), msgInfo.rxAttr().opFlags(), settings.eagerLimit(), max, RxmWireDescriptor.IOV_LIMIT, rmaIovs);
     }
 
     /** A MSG endpoint was closed (under the lock): what the MSG CQ holds is handled, not taken for lost. */
