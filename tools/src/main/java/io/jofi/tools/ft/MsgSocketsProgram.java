@@ -21,7 +21,7 @@ import java.net.UnknownHostException;
  * ({@code -B}, the server's default 9228 and the client's 9229) and prints it as
  * {@code bound_addr: "[host]:port"}. The server listens on it; the client's endpoint takes
  * the passive endpoint's address as its source (C: {@code hints->handle = pep}; JOFI: the
- * hints' source address, the pep closed before the endpoint binds), and each side checks that
+ * info's source address, the pep closed before the endpoint binds), and each side checks that
  * its endpoint's {@code fi_getname} is the bound address after accept, before and after
  * connect ({@code check_address}).
  */
@@ -106,6 +106,9 @@ final class MsgSocketsProgram extends FtProgram {
     private void clientConnect(FtSession s) throws io.jofi.FabricException {
         String port = s.opts.dstPort != null ? s.opts.dstPort : FtOptions.DEFAULT_PORT;
         s.info = s.first(s.opts.dstAddr, port, 0, s.hints);
+        // C's hints->handle = pep: the endpoint takes on the pep's address; JOFI names it as the
+        // info's source address (the provider picks its own source for a destination)
+        s.info.srcAddr(boundAddr);
         call("fi_domain", () -> s.domain = s.track(s.fabric.domain(s.info, null)));
         checkAddress(s, s.pep.getName(), "fi_endpoint (pep)");
         s.allocActiveRes(s.info);
