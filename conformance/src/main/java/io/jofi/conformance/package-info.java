@@ -9,7 +9,7 @@
  * {@link io.jofi.conformance.ProviderTest#provider()}. A test is skipped only when the
  * provider lacks what it needs, and the skip reason names the missing capability.
  */
-@Version("2.1.0")
+@Version("2.2.0")
 package io.jofi.conformance;
 
 import org.osgi.annotation.versioning.Version;

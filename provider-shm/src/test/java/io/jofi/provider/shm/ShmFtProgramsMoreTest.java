@@ -19,9 +19,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * {@code ./jofi ft PROGRAM} JOFI to JOFI over shm (server and client in this JVM, each with its
  * own fabric): fabtests' {@code fi_rdm_tagged_peek} (FI_PEEK / FI_CLAIM / FI_DISCARD on unexpected
- * tagged messages), {@code fi_recv_cancel} (fi_cancel's FI_ECANCELED entry) and three
- * {@code fi_msg_inject} variants (FI_INJECT with {@code -N}; FI_INJECT_COMPLETE, hinted op flags
- * or {@code -N}; {@code -A inject} without {@code -N} is a gap, docs/FABTESTS.md),
+ * tagged messages), {@code fi_recv_cancel} (fi_cancel's FI_ECANCELED entry) and the four
+ * {@code fi_msg_inject} variants (FI_INJECT, FI_INJECT_COMPLETE; hinted op flags or {@code -N}),
  * over shm names ({@code -B S} on the server, {@code -P S localhost} on the client).
  */
 @Timeout(60)
@@ -50,7 +49,7 @@ class ShmFtProgramsMoreTest {
     }
 
     @ParameterizedTest(name = "{0} over shm")
-    @ValueSource(strings = {"fi_rdm_tagged_peek", "fi_recv_cancel -V", "fi_msg_inject -N -A inject -v",
+    @ValueSource(strings = {"fi_rdm_tagged_peek", "fi_recv_cancel -V", "fi_msg_inject -A inject -v", "fi_msg_inject -N -A inject -v",
         "fi_msg_inject -A inj_complete -v", "fi_msg_inject -N -A inj_complete -v"})
     void jofiToJofi(String programAndOptions) throws Exception {
         List<String> words = List.of(programAndOptions.split(" "));

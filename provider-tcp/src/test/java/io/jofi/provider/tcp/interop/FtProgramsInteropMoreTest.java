@@ -26,10 +26,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * 1.17's tcp;ofi_rxm, tcp for fi_msg_sockets), each program in both roles, and JOFI to JOFI over
  * tcp: {@code fi_rdm_tagged_peek} (FI_PEEK, FI_CLAIM, FI_DISCARD on unexpected tagged messages),
  * {@code fi_recv_cancel -e rdm} (fi_cancel's FI_ECANCELED error entry, the cancelled tag received
- * once posted again), {@code fi_msg_inject} in three of the four variants runfabtests runs
- * (FI_INJECT with {@code -N} as fi_tsendmsg flags, FI_INJECT_COMPLETE as hinted transmit op flags
- * or with {@code -N}, the data checked; {@code -A inject} without {@code -N} is a gap,
- * docs/FABTESTS.md) and {@code fi_msg_sockets} (passive endpoints on each side's socket address, the
+ * once posted again), {@code fi_msg_inject} in the four variants runfabtests runs (FI_INJECT and
+ * FI_INJECT_COMPLETE, as hinted transmit op flags or with {@code -N} as fi_tsendmsg flags, the
+ * data checked) and {@code fi_msg_sockets} (passive endpoints on each side's socket address, the
  * endpoint's name checked after accept and before and after connect). The C side exits 0 only when
  * each search, completion, error entry or address it checked was what fabtests expects.
  */
@@ -51,6 +50,8 @@ class FtProgramsInteropMoreTest {
         return Stream.of(
                 Arguments.of("fi_rdm_tagged_peek", "", "", "Waiting for messages to complete", "Retrieving fifth message"),
                 Arguments.of("fi_recv_cancel", "-V", "", "GOOD: Completed Recv Cancel Test", "CANCEL msg posted to server"),
+                Arguments.of("fi_msg_inject", "-A inject -v", "-A inject", "GOOD: Completed FI_INJECT Testing",
+                        "GOOD: Completed FI_INJECT Testing"),
                 Arguments.of("fi_msg_inject", "-N -A inject -v", "-N -A inject", "GOOD: Completed FI_INJECT Testing",
                         "GOOD: Completed FI_INJECT Testing"),
                 Arguments.of("fi_msg_inject", "-A inj_complete -v", "-A inj_complete",
