@@ -63,6 +63,8 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
 
     private int cm = IDLE;
     private SocketChannel channel;
+    /** The socket's own address once known: fi_getname still names it after the socket closed. */
+    private volatile InetSocketAddress ownAddress;
     private SelectionKey key;
     private final TcpCmHandshake handshake = new TcpCmHandshake();
     private boolean interestWrite;
@@ -189,6 +191,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
                 failConnect(err, err, null, 0);
                 return;
             }
+            noteLocalAddress(ch); // bound by connect(2), whether it finished or not
             cm = done ? REQ_SENT : CONNECTING;
             interestRead = done;
             interestWrite = done;
@@ -216,6 +219,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
      */
     void accept(SocketChannel ch, SelectionKey k, byte[] param, int len, boolean jofi) throws FabricException {
         channel = ch;
+        noteLocalAddress(ch);
         jofiPeer = jofi;
         handshake.accept(param, len, jofi);
         cm = ACCEPTING;
@@ -263,9 +267,25 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
             return null;
         }
         try {
-            return (InetSocketAddress) channel.getLocalAddress();
+            InetSocketAddress a = (InetSocketAddress) channel.getLocalAddress();
+            if (a != null) {
+                ownAddress = a;
+            }
+            return a;
         } catch (IOException e) {
+            if (ownAddress != null) {
+                return ownAddress; // closed by the peer or a teardown: its address stays what it was
+            }
             throw new FabricException(Errno.ENOTCONN, "getName: the socket is closed", e);
+        }
+    }
+
+    /** Notes the socket's own address while it is open ({@link #localAddress()} after it closed). */
+    private void noteLocalAddress(SocketChannel ch) {
+        try {
+            ownAddress = (InetSocketAddress) ch.getLocalAddress();
+        } catch (IOException closedAlready) {
+            // nothing to note: a socket closed before it had an address has none to report
         }
     }
 
