@@ -396,10 +396,13 @@ public final class ConformanceFixture implements AutoCloseable {
         return openRdmPair(info, spec);
     }
 
-    /** {@code info} with the spec's receive op flags added (the Info is the kit's own: changed in place). */
+    /** {@code info} with the spec's receive and transmit op flags added (the Info is the kit's own: changed in place). */
     private static Info withRxOpFlags(Info info, PairSpec spec) {
         if (spec.rxOpFlags != 0) {
             info.rxAttr().opFlags(info.rxAttr().opFlags() | spec.rxOpFlags);
+        }
+        if (spec.txOpFlags != 0) {
+            info.txAttr().opFlags(info.txAttr().opFlags() | spec.txOpFlags);
         }
         return info;
     }

@@ -203,6 +203,27 @@ public abstract class MsgConformance extends EndpointTest {
                 "inject and injectData generate no transmit completion");
     }
 
+    /**
+     * {@code FI_INJECT} as a transmit op flag (fi_endpoint(3) {@code tx_attr->op_flags}; fabtests'
+     * {@code fi_msg_inject -A inject}): a plain send copies its buffer at the call, and unlike
+     * {@code fi_inject} it still completes (fi_msg(3)).
+     */
+    @Test
+    void injectAsATransmitOpFlagStillCompletes() throws FabricException {
+        EndpointPair p = fx.openPair(new PairSpec(Fi.FI_MSG).txOpFlags(Fi.FI_INJECT));
+        ByteBuffer r1 = zeroed(64);
+        post(() -> p.b().ep().recv(r1, null, ANY, "r1"), "recv");
+        ByteBuffer s = pattern(64, 23);
+        post(() -> p.a().ep().send(s, null, p.a().peer(), "s1"), "send with FI_INJECT in the op flags");
+        for (int i = 0; i < 64; i++) {
+            s.put(i, (byte) 0x55); // reusable at once
+        }
+        rxCompletion(p.b(), "the message sent with FI_INJECT");
+        assertPattern(r1, 0, 64, 23, "the data is what the buffer held at the call");
+        CqEntry tx = txCompletion(p.a(), "a send with FI_INJECT in the op flags");
+        assertEquals("s1", tx.context(), "the send's context");
+    }
+
     /** R12: a message larger than the receive buffer is an ETRUNC error with len placed and olen discarded. */
     @Test
     void truncatedMessageIsAnErrorCompletion() throws FabricException {

@@ -27,6 +27,8 @@ public final class PairSpec {
     byte[] acceptData;
     /** Receive op flags added to each side's {@code Info.rxAttr().opFlags()} before its endpoint opens. */
     long rxOpFlags;
+    /** Transmit op flags added to each side's {@code Info.txAttr().opFlags()} before its endpoint opens. */
+    long txOpFlags;
 
     /** A pair with the given capabilities (e.g. {@code Fi.FI_MSG}). */
     public PairSpec(long caps) {
@@ -92,6 +94,15 @@ public final class PairSpec {
      */
     public PairSpec rxOpFlags(long value) {
         this.rxOpFlags = value;
+        return this;
+    }
+
+    /**
+     * Transmit op flags ({@code TxAttr.opFlags}, fi_endpoint(3)) added to the Info each side
+     * opens its endpoint with, e.g. {@code FI_INJECT}: the flags the plain sends apply.
+     */
+    public PairSpec txOpFlags(long value) {
+        this.txOpFlags = value;
         return this;
     }
 

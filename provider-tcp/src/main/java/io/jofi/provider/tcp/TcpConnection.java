@@ -236,6 +236,8 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         return socket.localAddress();
     }
 
+    }
+
     /** The peer's address. @throws FabricException {@code ENOTCONN} when not connected */
     InetSocketAddress remoteAddress() throws FabricException {
         return socket.remoteAddress();

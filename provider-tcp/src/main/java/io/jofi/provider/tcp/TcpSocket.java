@@ -21,6 +21,8 @@ final class TcpSocket {
     private final NioLoop dataLoop;
     private final SelectHandler handler;
     private SocketChannel channel;
+    /** The socket's own address once known: fi_getname still names it after the socket closed. */
+    private volatile InetSocketAddress ownAddress;
     private SelectionKey key;
     private boolean interestWrite;
     private boolean interestRead;
@@ -64,7 +66,9 @@ final class TcpSocket {
      */
     int startConnect() throws IOException {
         try {
-            return channel.connect(connectingTo) ? 1 : 0;
+            boolean done = channel.connect(connectingTo);
+            noteLocalAddress(); // bound by connect(2), whether it finished or not
+            return done ? 1 : 0;
         } catch (java.net.ConnectException refused) {
             return -Errno.ECONNREFUSED;
         } catch (java.net.SocketException unreachable) {
@@ -110,6 +114,16 @@ final class TcpSocket {
     /** Passive side: the accepted socket whose connection request was read. */
     void adopt(SocketChannel ch) {
         channel = ch;
+        noteLocalAddress();
+    }
+
+    /** Notes the socket's own address while it is open ({@link #localAddress()} after it closed). */
+    private void noteLocalAddress() {
+        try {
+            ownAddress = (InetSocketAddress) channel.getLocalAddress();
+        } catch (IOException closedAlready) {
+            // nothing to note: a socket closed before it had an address has none to report
+        }
     }
 
     /**
@@ -228,11 +242,18 @@ final class TcpSocket {
     /** The socket's local address, or null without a socket. @throws FabricException {@code ENOTCONN} when closed */
     InetSocketAddress localAddress() throws FabricException {
         if (channel == null) {
-            return null;
+            return ownAddress; // none yet, or closed: the address it had
         }
         try {
-            return (InetSocketAddress) channel.getLocalAddress();
+            InetSocketAddress a = (InetSocketAddress) channel.getLocalAddress();
+            if (a != null) {
+                ownAddress = a;
+            }
+            return a;
         } catch (IOException e) {
+            if (ownAddress != null) {
+                return ownAddress; // closed by the peer or a teardown: its address stays what it was
+            }
             throw new FabricException(Errno.ENOTCONN, "getName: the socket is closed", e);
         }
     }

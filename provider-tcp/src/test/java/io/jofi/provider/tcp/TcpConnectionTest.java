@@ -176,6 +176,20 @@ class TcpConnectionTest {
         }
     }
 
+    /**
+     * fi_getname names the endpoint's own address also once the peer has closed the connection
+     * (fabtests' fi_msg_sockets checks it right after accept, when a fast client may be gone).
+     */
+    @Test
+    void getNameAfterThePeerClosedStillNamesTheLocalAddress() throws Exception {
+        try (TcpTestBed bed = new TcpTestBed(Progress.AUTO).connect(null, null)) {
+            bed.client.close();
+            bed.client = null;
+            awaitEvent(bed.serverEq, Fi.FI_SHUTDOWN);
+            assertArrayEquals(bed.pep.getName(), bed.server.getName());
+        }
+    }
+
     private static void assertNoMoreEvents(TcpTestBed bed) throws InterruptedException {
         Thread.sleep(100);
         EqEntry e = new EqEntry();

@@ -23,6 +23,10 @@ final class FtPrograms {
         PROGRAMS.put("fi_multi_ep", MultiEpProgram::new);
         PROGRAMS.put("fi_av_xfer", AvXferProgram::new);
         PROGRAMS.put("fi_multi_recv", MultiRecvProgram::new);
+        PROGRAMS.put("fi_msg_sockets", MsgSocketsProgram::new);
+        PROGRAMS.put("fi_msg_inject", MsgInjectProgram::new);
+        PROGRAMS.put("fi_rdm_tagged_peek", RdmTaggedPeekProgram::new);
+        PROGRAMS.put("fi_recv_cancel", RecvCancelProgram::new);
     }
 
     private FtPrograms() {

@@ -54,7 +54,7 @@ final class FtSession implements AutoCloseable {
 
     final FtOptions opts;
     final Info hints;
-    private final Fabrics fabrics;
+    final Fabrics fabrics;
     final PrintStream out;
     private final PrintStream err;
     private final Deque<Fid> opened = new ArrayDeque<>();
@@ -165,7 +165,7 @@ final class FtSession implements AutoCloseable {
         return first(node, service, flags, hints);
     }
 
-    private Info first(String node, String service, long flags, Info h) {
+    Info first(String node, String service, long flags, Info h) {
         List<Info> infos;
         try {
             infos = fabrics.getInfo(node, service, flags, h);

@@ -103,6 +103,12 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     private final PostAdmission admission;
     private final long caps;
     /** Op flags of the plain sends and writes, without FI_REMOTE_CQ_DATA (only the *Data calls carry data). */
+    /**
+     * The message a plain send with {@code FI_INJECT} in its op flags is posted as, one per
+     * thread (made once, no allocation per send): the provider copies the payload at the call,
+     * so it is free again when the post returns.
+     */
+    private static final ThreadLocal<Msg> INJECTING_SEND = ThreadLocal.withInitial(() -> new Msg(1));
     private final long txOpFlags;
     private final long rxOpFlags;
     /** Op flags of the tagged receives: without FI_MULTI_RECV, which applies to untagged ones ({@link ReceivePosting}). */
@@ -389,12 +395,12 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
 
     @Override
     public final int send(ByteBuffer buf, MemoryRegion desc, long destAddr, Object context) {
-        return send(buf, desc, null, destAddr, false, 0, 0, txOpFlags | txCompletion(), context);
+        return plainSend(buf, desc, destAddr, false, 0, 0, txOpFlags | txCompletion(), context);
     }
 
     @Override
     public final int sendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, Object context) {
-        return send(buf, desc, null, destAddr, false, 0, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(), context);
+        return plainSend(buf, desc, destAddr, false, 0, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(), context);
     }
 
     @Override
@@ -415,12 +421,12 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
 
     @Override
     public final int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
-        return send(buf, desc, null, destAddr, true, tag, 0, txOpFlags | txCompletion(), context);
+        return plainSend(buf, desc, destAddr, true, tag, 0, txOpFlags | txCompletion(), context);
     }
 
     @Override
     public final int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
-        return send(buf, desc, null, destAddr, true, tag, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(), context);
+        return plainSend(buf, desc, destAddr, true, tag, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(), context);
     }
 
     @Override
@@ -433,6 +439,26 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         int rc = sendMsgCheck(msg, flags, Fi.FI_TAGGED);
         return rc != 0 ? rc : send(null, null, msg, msg.addr(), true, msg.tag(), msg.data(), flags | txCompletion(),
                 msg.context());
+    }
+
+    /**
+     * A plain send ({@code send}, {@code sendData}, {@code tsend}, {@code tsendData}) with the
+     * endpoint's op flags. With {@code FI_INJECT} among them it goes down in the message form
+     * ({@link #INJECTING_SEND}): the providers take {@code FI_INJECT} without a message as
+     * {@code fi_inject}, which reports nothing, where a send with {@code FI_INJECT} completes
+     * (fi_msg(3); fabtests' {@code fi_msg_inject -A inject}).
+     */
+    private int plainSend(ByteBuffer buf, MemoryRegion desc, long destAddr, boolean tagged, long tag, long data,
+                          long flags, Object context) {
+        if ((flags & Fi.FI_INJECT) == 0 || buf == null) {
+            return send(buf, desc, null, destAddr, tagged, tag, data, flags, context);
+        }
+        Msg msg = INJECTING_SEND.get().buffer(buf, desc);
+        try {
+            return send(null, null, msg, destAddr, tagged, tag, data, flags, context);
+        } finally {
+            msg.buffer(null, null); // FI_INJECT: the payload is copied at the call; keep no reference
+        }
     }
 
     /** A {@code *sendMsg}'s own checks (open, caps, message, flags) ahead of {@link #send}'s. */

@@ -170,6 +170,32 @@ public final class NativePeer implements AutoCloseable {
         return new NativePeer(command);
     }
 
+    /**
+     * Starts {@code src/test/c/ft_peer_more.c} (the stand-in for fi_rdm_tagged_peek,
+     * fi_recv_cancel, fi_msg_inject, fi_msg_sockets) as a server on {@link #HOST}, and waits
+     * until it listens; {@code options} may give its port ({@code -B}), else it takes a free one.
+     */
+    public static NativePeer ftMoreServer(String program, String... options) {
+        List<String> command = new ArrayList<>(List.of(NativeProgram.require("ft_peer_more").toString(), program,
+                "-t", Long.toString(TIMEOUT.toSeconds() - 5), "-s", HOST));
+        if (!List.of(options).contains("-B")) {
+            command.addAll(List.of("-B", "0"));
+        }
+        command.addAll(List.of(options));
+        NativePeer peer = new NativePeer(command);
+        peer.awaitListening();
+        return peer;
+    }
+
+    /** Starts ft_peer_more playing {@code program} as a client of {@link #HOST}:{@code port}. */
+    public static NativePeer ftMoreClient(String program, int port, String... options) {
+        List<String> command = new ArrayList<>(List.of(NativeProgram.require("ft_peer_more").toString(), program,
+                "-t", Long.toString(TIMEOUT.toSeconds() - 5), "-P", Integer.toString(port)));
+        command.addAll(List.of(options));
+        command.add(HOST);
+        return new NativePeer(command);
+    }
+
     private static List<String> ftCommand(String program, String... options) {
         List<String> command = new ArrayList<>(List.of(NativeProgram.require("ft_peer").toString(), program,
                 "-t", Long.toString(TIMEOUT.toSeconds() - 5)));
