@@ -236,8 +236,6 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         return socket.localAddress();
     }
 
-    }
-
     /** The peer's address. @throws FabricException {@code ENOTCONN} when not connected */
     InetSocketAddress remoteAddress() throws FabricException {
         return socket.remoteAddress();
