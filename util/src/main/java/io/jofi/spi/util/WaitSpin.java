@@ -9,11 +9,11 @@ import java.util.concurrent.TimeUnit;
  * reader is never parked and woken, while a reader that waits longer costs at most that much CPU
  * per wait. Read when a queue opens; a value that is not a number, or negative, is the default.
  */
-public final class WaitSpin {
+final class WaitSpin {
     /** The system property. */
-    public static final String PROPERTY = "jofi.wait.spinMicros";
+    static final String PROPERTY = "jofi.wait.spinMicros";
     /** The default spin, in microseconds. */
-    public static final long DEFAULT_MICROS = 50;
+    static final long DEFAULT_MICROS = 50;
     /** No spin is longer than this (a typo must not turn every wait into a busy loop). */
     static final long MAX_MICROS = 10_000;
 

@@ -31,9 +31,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * already readable, that costs a fence and two volatile reads: no lock, no system call.
  * The protocol is Dekker-style — a waiter announces itself ({@code waiters++}) before its
  * last readiness check; a producer publishes, fences, then looks for waiters — so a wake-up
- * is never lost. In {@code MANUAL} progress a waiter moves data itself: it drives its
- * engines (a wait set's own wait object: its members' engines) and sleeps in one of them a
- * slice at a time. A blocking wait allocates nothing.
+ * is never lost, and only what sleeps is woken (a parked thread, a waiter asleep in a manual
+ * engine): a waiter that still polls costs a producer no lock, unpark or selector wake-up. A
+ * waiter polls for {@link WaitSpin} before it parks. In {@code MANUAL} progress a waiter moves
+ * data itself: it drives its engines (a wait set's own wait object: its members' engines) and
+ * sleeps in one of them a slice at a time. A blocking wait allocates nothing.
  */
 public final class WaitSupport implements AutoCloseable {
 
@@ -468,6 +470,10 @@ public final class WaitSupport implements AutoCloseable {
                 ENGINE_SLEEPERS.getAndAdd(this, -1);
             }
             remaining = slice; // another thread is progressing: park instead, and look again
+        } else if (engine != null) {
+            // AUTO progress: its thread publishes and unparks; look again every slice all the
+            // same, as before, in case a provider path publishes without notifying
+            remaining = Math.min(remaining, MANUAL_SLICE_NANOS);
         }
         // Register, re-check, park: a producer that published before the registration is
         // seen by the re-check; one after it unparks this thread (a permit if not yet parked).
