@@ -26,6 +26,12 @@
 # pinned to its own core with taskset (PIN=0 turns that off), and the load average is printed.
 # Until the container has the shm provider (or when a JOFI run fails) the JOFI cells say
 # "n/a" and why; the C and raw rows are printed regardless.
+# WAIT=sread: the ping-pong rows with blocking waits on both sides — C is fabtests'
+#   fi_rdm_pingpong -p shm -c sread (FABTESTS, default /opt/fabtests-1.17/bin), JOFI
+#   ./jofi pingpong -c sread (an UNSPEC wait object, auto progress); raw and api have no blocking
+#   mode and are left out, and the bw rows stay busy-polling (the C peer has no sread mode).
+#   fabtests 1.17 against Debian's libfabric finds no shm interface (it asks an inject size of
+#   4096, that shm offers 0): C then says "no result row"; FABTESTS names a matching build.
 # Benchmarks, not tests: figures depend on the machine and its load.
 #
 #   benchmarks/compare-shm.sh        (builds the container and benchmarks.jar if needed)
@@ -163,6 +169,19 @@ fail() { # TOOL: the first failure of TOOL is its reason; later runs of TOOL are
     NOTES+=("$1 failed: $(tail -n 1 "$TMP/err")")
 }
 
+WAIT="${WAIT:-spin}"
+C_PP="fi_pingpong -p shm -e rdm -B $C_PORT"
+C_PP_CLIENT="fi_pingpong -p shm -e rdm -P $C_PORT"
+if [[ "$WAIT" == sread ]]; then
+    FABTESTS="${FABTESTS:-/opt/fabtests-1.17/bin}"
+    [[ -x "$FABTESTS/fi_rdm_pingpong" ]] || { echo "compare-shm: WAIT=sread needs fabtests in FABTESTS ($FABTESTS)" >&2; exit 1; }
+    C_PP="$FABTESTS/fi_rdm_pingpong -p shm -c sread -B $C_PORT"
+    C_PP_CLIENT="$FABTESTS/fi_rdm_pingpong -p shm -c sread -P $C_PORT"
+    WHY[raw]="- (no blocking mode)"; WHY[api]="- (no blocking mode)"
+elif [[ "$WAIT" != spin ]]; then
+    echo "compare-shm: WAIT is spin or sread, not '$WAIT'" >&2; exit 2
+fi
+
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for s in "${SIZES[@]}"; do
     n=$(iters "$s")
@@ -171,8 +190,8 @@ for s in "${SIZES[@]}"; do
     m=$(stream_messages "$s" $(( 2 << 30 )) 1048576)
     for run in $(seq 1 "$RUNS"); do
         echo "size $s, $n iterations, run $run/$RUNS (load $(cut -d' ' -f1 /proc/loadavg))..." >&2
-        if out="$(pair "$SRV_PIN fi_pingpong -p shm -e rdm -B $C_PORT -S $s -I $n" \
-                "$CLI_PIN fi_pingpong -p shm -e rdm -P $C_PORT -S $s -I $n 127.0.0.1" 2>"$TMP/err")"; then
+        if out="$(pair "$SRV_PIN $C_PP -S $s -I $n" \
+                "$CLI_PIN $C_PP_CLIENT -S $s -I $n 127.0.0.1" 2>"$TMP/err")"; then
             record C "$s" <<<"$out"
         else fail C; fi
         if out="$(pair "$SRV_PIN $PEER bw -p shm -e rdm -S $s -I $m -W 64 -w $m -s jofi-cbw-$$" \
@@ -181,7 +200,8 @@ for s in "${SIZES[@]}"; do
         else fail Cbw; fi
         f="$SHM_DIR/jofi-rawpp-$$-$s-$run"
         raw="$JAVA -cp benchmarks/target/benchmarks.jar io.jofi.benchmarks.RawMappedPingPong"
-        if out="$(pair "$SRV_PIN $raw pong $f $s $n $n" "$CLI_PIN $raw ping $f $s $n $n" 2>"$TMP/err")"; then
+        if [[ -n "${WHY[raw]:-}" ]]; then :
+        elif out="$(pair "$SRV_PIN $raw pong $f $s $n $n" "$CLI_PIN $raw ping $f $s $n $n" 2>"$TMP/err")"; then
             record raw "$s" <<<"$out"
             p50="$(awk '$2 == "lat" && $3 == "p50" { print $4 }' <<<"$out")"
             [[ -n "$p50" ]] && echo "rawp50 $s $p50 0 0" >>"$RESULTS"
@@ -204,8 +224,8 @@ for s in "${SIZES[@]}"; do
             else fail api; fi
         fi
         if [[ -z "$JOFI_NA" && -z "${WHY[JOFI]:-}" ]]; then
-            if out="$(pair "$SRV_PIN ./jofi pingpong -p shm -e rdm -c spin -m -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT $JOFI_SHM_SERVER" \
-                    "$CLI_PIN ./jofi pingpong -p shm -e rdm -c spin -m --percentiles -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
+            if out="$(pair "$SRV_PIN ./jofi pingpong -p shm -e rdm -c $WAIT -m -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT $JOFI_SHM_SERVER" \
+                    "$CLI_PIN ./jofi pingpong -p shm -e rdm -c $WAIT -m --percentiles -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
                 record JOFI "$s" <<<"$out"
                 p50="$(awk '/p50_usec:/ { for (i = 1; i < NF; i++) if ($i == "p50_usec:") { v = $(i + 1); sub(/,$/, "", v); print v } }' <<<"$out")"
                 [[ -n "$p50" ]] && echo "JOFIp50 $s $p50 0 0" >>"$RESULTS"
@@ -235,7 +255,7 @@ echo
 if [[ "$SRV_PIN" == *taskset* ]]; then pinned="pinned (server: cpu ${SRV_PIN##*taskset -c }, client: cpu ${CLI_PIN##*taskset -c })"
 else pinned="not pinned"; fi
 [[ -n "${NICE:-}" ]] && pinned="$pinned, nice $NICE"
-echo "shm on $(hostname), $(date -u '+%F %H:%M') UTC, $(nproc) cores, $pinned"
+echo "shm on $(hostname), $(date -u '+%F %H:%M') UTC, $(nproc) cores, $pinned, ping-pong wait: $WAIT"
 echo "load average before: $LOAD_BEFORE, after: $LOAD_AFTER; $RUNS runs each: median [min-max]"
 echo
 echo "latency, one-way usec/xfer (half the round trip)"

@@ -36,6 +36,10 @@
 # the other, at 198.18.200.1 (FI_TCP_IFACE=jofi0 for C and JOFI alike, so that neither picks
 # loopback); MTU from NETNS_MTU (default 1500). raw's stream is one JVM with both sides, so it
 # stays on loopback there and is left out ("-").
+# WAIT=sread: the ping-pong rows (MSG and RDM) with blocking waits on both sides — fabtests'
+#   fi_msg_pingpong / fi_rdm_pingpong -c sread (FABTESTS, default /opt/fabtests-1.17/bin) for C,
+#   ./jofi pingpong -c sread (an UNSPEC wait object, auto progress) for JOFI; the bw rows stay
+#   busy-polling (the C peer has no sread mode).
 # Benchmarks, not tests: figures depend on the machine and its load; the load is printed.
 #
 #   benchmarks/compare-tcp.sh            (builds the container and benchmarks.jar if needed)
@@ -88,6 +92,20 @@ fi
 SRV_PIN="$SRV_NS $SRV_PIN"
 CLI_PIN="$CLI_NS $CLI_PIN"
 CPORT=$(( PORT + 1 ))
+WAIT="${WAIT:-spin}"
+C_MSG_SRV="fi_pingpong -p tcp -e msg"; C_MSG_CLI="$C_MSG_SRV"
+C_RDM_SRV="fi_pingpong -p tcp -e rdm"; C_RDM_CLI="$C_RDM_SRV"
+if [[ "$WAIT" == sread ]]; then
+    FABTESTS="${FABTESTS:-/opt/fabtests-1.17/bin}"
+    [[ -x "$FABTESTS/fi_msg_pingpong" ]] || { echo "compare-tcp: WAIT=sread needs fabtests in FABTESTS ($FABTESTS)" >&2; exit 1; }
+    # the server bound to HOST (fabtests' default is the first interface's address) on CPORT
+    C_MSG_SRV="$FABTESTS/fi_msg_pingpong -p tcp -c sread -B $CPORT -s $HOST"
+    C_MSG_CLI="$FABTESTS/fi_msg_pingpong -p tcp -c sread -P $CPORT"
+    C_RDM_SRV="$FABTESTS/fi_rdm_pingpong -p tcp -c sread -B $CPORT -s $HOST"
+    C_RDM_CLI="$FABTESTS/fi_rdm_pingpong -p tcp -c sread -P $CPORT"
+elif [[ "$WAIT" != spin ]]; then
+    echo "compare-tcp: WAIT is spin or sread, not '$WAIT'" >&2; exit 2
+fi
 RPORT=$(( PORT + 2 ))
 MPORT=$(( PORT + 3 ))
 ./jofi help >/dev/null                      # builds the container when it is out of date
@@ -167,15 +185,15 @@ for s in "${SIZES[@]}"; do
     declare -A mx=()
     for run in $(seq 1 "$RUNS"); do
         echo "size $s, $n iterations, run $run/$RUNS (load $(cut -d' ' -f1 /proc/loadavg))..." >&2
-        read -r a _ < <(pair "$SRV_PIN fi_pingpong -p tcp -e msg -S $s -I $n" \
-            "$CLI_PIN fi_pingpong -p tcp -e msg -S $s -I $n $HOST" | row)
+        read -r a _ < <(pair "$SRV_PIN $C_MSG_SRV -S $s -I $n" \
+            "$CLI_PIN $C_MSG_CLI -S $s -I $n $HOST" | row)
         cl+=("$a")
         raw="$JAVA -cp benchmarks/target/benchmarks.jar io.jofi.benchmarks.RawNioPingPong"
         out="$(pair "$SRV_PIN $raw server $RPORT $s $n $n" "$CLI_PIN $raw client $HOST $RPORT $s $n $n")"
         read -r a _ < <(row <<<"$out")
         rl+=("$a"); rp+=("$(p50 <<<"$out")")
-        out="$(pair "$SRV_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT -s $HOST" \
-            "$CLI_PIN ./jofi pingpong -p tcp -e msg -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP --percentiles -P $PORT $HOST")"
+        out="$(pair "$SRV_PIN ./jofi pingpong -p tcp -e msg -c $WAIT -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT -s $HOST" \
+            "$CLI_PIN ./jofi pingpong -p tcp -e msg -c $WAIT -S $s -I $n -w $n --jit-warmup $JIT_WARMUP --percentiles -P $PORT $HOST")"
         read -r a _ < <(row <<<"$out")
         jl+=("$a"); jp+=("$(p50 <<<"$out")")
         read -r a b < <(pair "$SRV_PIN $PEER bw -p tcp -e msg -S $s -I $m -W 64 -w $m -B $CPORT" \
@@ -189,11 +207,11 @@ for s in "${SIZES[@]}"; do
             "$CLI_PIN ./jofi bw -p tcp -e msg -c spin -S $s -I $m -W 64 -w $m --jit-warmup $JIT_WARMUP -P $PORT $HOST" | row)
         jb+=("$b"); jr+=("$a")
         if [[ "$RDM" == 1 ]]; then
-            read -r a b < <(pair "$SRV_PIN fi_pingpong -p tcp -e rdm -S $s -I $n" \
-                "$CLI_PIN fi_pingpong -p tcp -e rdm -S $s -I $n $HOST" | row)
+            read -r a b < <(pair "$SRV_PIN $C_RDM_SRV -S $s -I $n" \
+                "$CLI_PIN $C_RDM_CLI -S $s -I $n $HOST" | row)
             crl+=("$a"); crb+=("$b")
-            read -r a b < <(pair "$SRV_PIN ./jofi pingpong -p tcp -e rdm -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT -s $HOST" \
-                "$CLI_PIN ./jofi pingpong -p tcp -e rdm -c spin -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -P $PORT $HOST" | row)
+            read -r a b < <(pair "$SRV_PIN ./jofi pingpong -p tcp -e rdm -c $WAIT -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT -s $HOST" \
+                "$CLI_PIN ./jofi pingpong -p tcp -e rdm -c $WAIT -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -P $PORT $HOST" | row)
             jrl+=("$a"); jrb+=("$b")
         fi
         if [[ "$MIXED" == 1 ]]; then
@@ -219,7 +237,7 @@ LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo
 if [[ -n "${SRV_PIN// /}" && "$SRV_PIN" == *taskset* ]]; then pinned="pinned (server: cpu ${SRV_PIN##*-c }, client: cpu ${CLI_PIN##*-c })"; else pinned="not pinned"; fi
-echo "$LINK, $(date -u '+%F %H:%M') UTC, $(nproc) cores, $pinned"
+echo "$LINK, $(date -u '+%F %H:%M') UTC, $(nproc) cores, $pinned, ping-pong wait: $WAIT"
 echo "load average before: $LOAD_BEFORE, after: $LOAD_AFTER; median of $RUNS runs; JOFI --jit-warmup $JIT_WARMUP"
 echo
 echo "latency, one-way usec/xfer (half the round trip; fabtests' mean; rawp50, JOFIp50: the median iteration)"

@@ -31,9 +31,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * already readable, that costs a fence and two volatile reads: no lock, no system call.
  * The protocol is Dekker-style — a waiter announces itself ({@code waiters++}) before its
  * last readiness check; a producer publishes, fences, then looks for waiters — so a wake-up
- * is never lost. In {@code MANUAL} progress a waiter moves data itself: it drives its
- * engines (a wait set's own wait object: its members' engines) and sleeps in one of them a
- * slice at a time. A blocking wait allocates nothing.
+ * is never lost, and only what sleeps is woken (a parked thread, a waiter asleep in a manual
+ * engine): a waiter that still polls costs a producer no lock, unpark or selector wake-up. A
+ * waiter polls for {@link WaitSpin} before it parks. In {@code MANUAL} progress a waiter moves
+ * data itself: it drives its engines (a wait set's own wait object: its members' engines) and
+ * sleeps in one of them a slice at a time. A blocking wait allocates nothing.
  */
 public final class WaitSupport implements AutoCloseable {
 
@@ -55,6 +57,7 @@ public final class WaitSupport implements AutoCloseable {
     private static final VarHandle WAITERS;
     private static final VarHandle SIGNALLED;
     private static final VarHandle SIGNALS;
+    private static final VarHandle ENGINE_SLEEPERS;
 
     static {
         try {
@@ -62,6 +65,7 @@ public final class WaitSupport implements AutoCloseable {
             WAITERS = l.findVarHandle(WaitSupport.class, "waiters", int.class);
             SIGNALLED = l.findVarHandle(WaitSupport.class, "signalled", boolean.class);
             SIGNALS = l.findVarHandle(WaitSupport.class, "signals", long.class);
+            ENGINE_SLEEPERS = l.findVarHandle(WaitSupport.class, "engineSleepers", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -87,7 +91,18 @@ public final class WaitSupport implements AutoCloseable {
      */
     private Thread[] parked = new Thread[2];
     private final Object parkedLock = new Object();
-    private int parkedCount;
+    /** Written under {@link #parkedLock}; volatile so that a producer skips the lock when nobody is parked. */
+    private volatile int parkedCount;
+    /**
+     * How many waiters sleep in a manual engine's I/O wait now ({@link #block}): only they need
+     * the engine woken. Without them a producer leaves the engine alone — in {@code AUTO} progress
+     * the producer is the engine's own thread, and waking its selector would cost a system call
+     * and an empty pass per message.
+     */
+    @SuppressWarnings("unused") // accessed through ENGINE_SLEEPERS
+    private volatile int engineSleepers;
+    /** How long a waiter polls before it sleeps ({@link WaitSpin}); fixed per queue at open. */
+    private final long spinNanos = WaitSpin.nanos();
     /** For a wait set's own wait object: the set, whose members' progress its waiters drive. */
     private volatile UtilWaitSet membersOf;
 
@@ -387,6 +402,11 @@ public final class WaitSupport implements AutoCloseable {
         final long deadline = timeoutMs < 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         WAITERS.getAndAdd(this, 1);
         final long signalsAtStart = (long) SIGNALS.getVolatile(this);
+        // Spin-then-park: the answer of a ping-pong peer comes within microseconds, sooner than
+        // a parked thread is scheduled again; polling that long first saves the unpark and the
+        // wake-up latency. Not for YIELD (it polls anyway) and bounded by the timeout.
+        boolean spinning = spinNanos > 0 && waitObj != WaitObj.YIELD;
+        long spinUntil = 0L;
         try {
             while (true) {
                 driveForWait();
@@ -404,9 +424,20 @@ public final class WaitSupport implements AutoCloseable {
                 if (closed || Thread.currentThread().isInterrupted()) {
                     return -Errno.EAGAIN;
                 }
-                long remaining = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                long now = System.nanoTime();
+                long remaining = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - now;
                 if (remaining <= 0) {
                     return -Errno.EAGAIN;
+                }
+                if (spinning) {
+                    if (spinUntil == 0L) {
+                        spinUntil = now + spinNanos;
+                    }
+                    if (now - spinUntil < 0) {
+                        Thread.onSpinWait();
+                        continue;
+                    }
+                    spinning = false;
                 }
                 block(r1, r2, a, b, remaining, signalsAtStart);
             }
@@ -421,14 +452,28 @@ public final class WaitSupport implements AutoCloseable {
             return;
         }
         ProgressEngine engine = firstEngine();
-        if (engine != null) {
+        if (engine != null && engine.isManual()) {
             // Manual progress: the waiter itself must move data. Block in the first engine's
-            // I/O wait for a slice; producers and signal() wake engines.
+            // I/O wait for a slice; producers and signal() wake the engine while a waiter
+            // sleeps there (registered, then re-checked: the Dekker order of notifyReady).
             long slice = Math.min(remaining, MANUAL_SLICE_NANOS);
-            if (engine.await(slice) >= 0) {
-                return;
+            ENGINE_SLEEPERS.getAndAdd(this, 1);
+            try {
+                if (ready(r1, r2, a, b) || (boolean) SIGNALLED.getVolatile(this)
+                        || (long) SIGNALS.getVolatile(this) != signalsAtStart || closed) {
+                    return;
+                }
+                if (engine.await(slice) >= 0) {
+                    return;
+                }
+            } finally {
+                ENGINE_SLEEPERS.getAndAdd(this, -1);
             }
             remaining = slice; // another thread is progressing: park instead, and look again
+        } else if (engine != null) {
+            // AUTO progress: its thread publishes and unparks; look again every slice all the
+            // same, as before, in case a provider path publishes without notifying
+            remaining = Math.min(remaining, MANUAL_SLICE_NANOS);
         }
         // Register, re-check, park: a producer that published before the registration is
         // seen by the re-check; one after it unparks this thread (a permit if not yet parked).
@@ -437,8 +482,10 @@ public final class WaitSupport implements AutoCloseable {
             if (parkedCount == parked.length) {
                 parked = java.util.Arrays.copyOf(parked, parked.length * 2);
             }
-            parked[parkedCount++] = me;
+            parked[parkedCount] = me;
+            parkedCount = parkedCount + 1;
         }
+        VarHandle.fullFence(); // the registration before the re-check (producer: publish, fence, look)
         try {
             if (ready(r1, r2, a, b) || (boolean) SIGNALLED.getVolatile(this)
                     || (long) SIGNALS.getVolatile(this) != signalsAtStart || closed) {
@@ -449,8 +496,10 @@ public final class WaitSupport implements AutoCloseable {
             synchronized (parkedLock) {
                 for (int i = 0; i < parkedCount; i++) {
                     if (parked[i] == me) {
-                        parked[i] = parked[--parkedCount];
-                        parked[parkedCount] = null;
+                        int last = parkedCount - 1;
+                        parked[i] = parked[last];
+                        parked[last] = null;
+                        parkedCount = last;
                         break;
                     }
                 }
@@ -467,10 +516,16 @@ public final class WaitSupport implements AutoCloseable {
         if (waitObj == WaitObj.YIELD) {
             return;
         }
-        wakeEngines();
-        synchronized (parkedLock) {
-            for (int i = 0; i < parkedCount; i++) {
-                LockSupport.unpark(parked[i]);
+        // Only what sleeps is woken: no selector wake-up, lock or unpark for a waiter that is
+        // still polling (it sees the publish itself).
+        if ((int) ENGINE_SLEEPERS.getVolatile(this) != 0 || membersOf != null) {
+            wakeEngines();
+        }
+        if (parkedCount != 0) {
+            synchronized (parkedLock) {
+                for (int i = 0; i < parkedCount; i++) {
+                    LockSupport.unpark(parked[i]);
+                }
             }
         }
         if (condExported) {
