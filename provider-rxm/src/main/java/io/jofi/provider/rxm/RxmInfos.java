@@ -85,6 +85,15 @@ final class RxmInfos {
     }
 
     /**
+     * The op flags rxm offers as defaults (hints' {@code tx_attr/rx_attr->op_flags}), its own: the
+     * core's, as getInfo returned them to rxm, are only what rxm's hints asked. Every completion
+     * level, inject, completion; multi-receive buffers.
+     */
+    static final long TX_OP_FLAGS = Fi.FI_INJECT | Fi.FI_INJECT_COMPLETE | Fi.FI_TRANSMIT_COMPLETE
+            | Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION;
+    static final long RX_OP_FLAGS = Fi.FI_MULTI_RECV | Fi.FI_COMPLETION;
+
+    /**
      * The RDM info over one MSG info of {@code core}: what rxm passes through of the core's caps
      * (messages, RMA) and what it adds ({@link #ADDED_CAPS}), its inject size (the eager limit),
      * iov limit and queue sizes, protocol {@code FI_PROTO_RXM}; the core's addresses, domain,
@@ -95,10 +104,10 @@ final class RxmInfos {
         Info info = msg.copy().caps(caps);
         info.handle(null);
         info.epAttr().type(EpType.RDM).protocol(Fi.FI_PROTO_RXM);
-        info.txAttr().caps(caps & ~RX_ONLY_CAPS).injectSize(settings.eagerLimit())
+        info.txAttr().caps(caps & ~RX_ONLY_CAPS).opFlags(TX_OP_FLAGS).injectSize(settings.eagerLimit())
                 .iovLimit(RxmWireDescriptor.IOV_LIMIT).size(settings.transmitOps());
         // no FI_RX_CQ_DATA: a peer's write with data takes one of rxm's own receive buffers
-        info.rxAttr().caps(caps & RX_CAPS).mode(0).iovLimit(RxmWireDescriptor.IOV_LIMIT)
+        info.rxAttr().caps(caps & RX_CAPS).opFlags(RX_OP_FLAGS).mode(0).iovLimit(RxmWireDescriptor.IOV_LIMIT)
                 .size(settings.receiveQueueSize());
         info.fabricAttr().provName(pairing(core));
         return info;
