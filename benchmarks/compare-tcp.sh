@@ -38,8 +38,8 @@
 # stays on loopback there and is left out ("-").
 # WAIT=sread: the ping-pong rows (MSG and RDM) with blocking waits on both sides — fabtests'
 #   fi_msg_pingpong / fi_rdm_pingpong -c sread (FABTESTS, default /opt/fabtests-1.17/bin) for C,
-#   ./jofi pingpong -c sread (an UNSPEC wait object, auto progress) for JOFI; the bw rows stay
-#   busy-polling (the C peer has no sread mode).
+#   ./jofi pingpong -c sread (an UNSPEC wait object, auto progress) for JOFI; raw and the bw rows
+#   stay busy-polling (raw NIO and the C peer have no blocking mode), so read JOFI/C only.
 # Benchmarks, not tests: figures depend on the machine and its load; the load is printed.
 #
 #   benchmarks/compare-tcp.sh            (builds the container and benchmarks.jar if needed)
