@@ -62,7 +62,7 @@ public class FabricChoiceComponentIT {
         awaitProvider("shm");
 
         shm.stop();
-        awaitProvider("tcp");
+        awaitProvider("tcp;ofi_rxm"); // RDM over tcp is the layered provider
         assertTrue(choice.history().toString(), choice.history().contains("shm departed"));
 
         shm.start();
@@ -74,8 +74,8 @@ public class FabricChoiceComponentIT {
         assertEquals("no provider", last());
 
         tcp.start();
-        awaitProvider("tcp");
-        assertEquals("using tcp", last());
+        awaitProvider("tcp;ofi_rxm"); // RDM over tcp is the layered provider
+        assertEquals("using tcp;ofi_rxm", last());
     }
 
     private String last() {

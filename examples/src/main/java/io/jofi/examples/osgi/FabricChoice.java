@@ -9,6 +9,6 @@ public interface FabricChoice {
     /** The provider whose domain the component holds open now, or {@code null} when none fits. */
     String provider();
 
-    /** Every change, oldest first: {@code "using shm"}, {@code "shm departed"}, {@code "using tcp"}, ... */
+    /** Every change, oldest first: {@code "using shm"}, {@code "shm departed"}, {@code "using tcp;ofi_rxm"}, ... */
     List<String> history();
 }

@@ -438,7 +438,10 @@ final class VerbsEndpoint extends UtilEndpoint
         int maxInline = conn.maxInline();
         boolean inline = (kind == K_SEND || kind == K_WRITE) && length <= maxInline && length > 0
                 && (inject || length <= Math.min(maxInline, 64));
-        int slot = tx.open(kindAndOp, withData, data, remoteAddr, rkey, compareAdd, swap, inline, context, flags);
+        // only fi_inject (no message) goes without a completion: a message form with FI_INJECT,
+        // as UtilEndpoint posts a plain send under FI_INJECT op flags, completes (fi_msg(3))
+        long reported = msg != null ? flags & ~Fi.FI_INJECT : flags;
+        int slot = tx.open(kindAndOp, withData, data, remoteAddr, rkey, compareAdd, swap, inline, context, reported);
         if (slot < 0) {
             return counted(kindAndOp, length, slot);
         }
