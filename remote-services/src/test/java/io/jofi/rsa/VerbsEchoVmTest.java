@@ -44,6 +44,8 @@ class VerbsEchoVmTest {
         try {
             registry.bindProvider((FabricProvider) Class.forName("io.jofi.provider.verbs.VerbsProvider")
                     .getConstructor().newInstance(), Map.of());
+            // RDM over verbs is the layered verbs;ofi_rxm: the rxm provider over the verbs core
+            registry.bindProvider(new io.jofi.provider.rxm.RxmProvider(), Map.of());
         } catch (ReflectiveOperationException e) {
             Assumptions.abort("the verbs provider is not on the class path (the Maven profile verbs-vm adds it): " + e);
         }
