@@ -218,7 +218,9 @@ public abstract class AtomicConformance extends EndpointTest {
         if (info.epAttr().type() == fx.domainInfo().epAttr().type()) {
             return fx.domain();
         }
-        return fx.track(fx.fabric().domain(info, "atomic-query-domain"));
+        // the pair's own provider (a layered one, e.g. verbs;ofi_rxm, has a fabric of its own)
+        return fx.track(fx.track(fx.fabrics().fabric(info.fabricAttr(), "atomic-query-fabric"))
+                .domain(info, "atomic-query-domain"));
     }
 
     /** One triple: served and right, or refused alike by query and call. */
