@@ -7,8 +7,9 @@ import io.jofi.Fabrics;
 import io.jofi.tools.CapturedRun;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -73,17 +74,38 @@ class FtProgramsInteropTest {
         }
     }
 
-    /** Waits (bounded) until something listens on HOST:port: binding the port then fails. */
+    /**
+     * Waits (bounded, 30 s) until something listens on {@code port}, or the server has ended. It
+     * reads the kernel's socket tables rather than probing the port: a probe that binds it, even
+     * for a moment, can make the server's own bind fail (seen in CI: the client then found no
+     * listener and reported ECONNREFUSED).
+     */
     static void awaitListening(int port, Future<?> server) throws InterruptedException {
-        for (int i = 0; i < 400 && !server.isDone(); i++) {
-            try (ServerSocket probe = new ServerSocket()) {
-                probe.setReuseAddress(false);
-                probe.bind(new InetSocketAddress(NativePeer.HOST, port));
-            } catch (IOException bound) {
-                return;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!server.isDone() && !listening(port)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("nothing listens on port " + port + " after 30 s");
             }
-            Thread.sleep(25);
+            Thread.sleep(20);
         }
+    }
+
+    /** Whether /proc/net/tcp or tcp6 shows a socket in state LISTEN (0A) on {@code port}. */
+    static boolean listening(int port) {
+        String local = String.format(":%04X ", port);
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            try {
+                for (String line : Files.readAllLines(Path.of(table))) {
+                    String[] f = line.trim().split("\\s+");
+                    if (f.length > 3 && (f[1] + " ").endsWith(local) && f[3].equals("0A")) {
+                        return true;
+                    }
+                }
+            } catch (IOException absent) {
+                // no IPv6 table on this kernel: the other table decides
+            }
+        }
+        return false;
     }
 
     @ParameterizedTest(name = "C server, jofi client: {0} -e {1}")
