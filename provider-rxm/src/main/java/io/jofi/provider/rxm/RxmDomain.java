@@ -9,8 +9,6 @@ import io.jofi.FabricException;
 import io.jofi.Info;
 import io.jofi.MemoryRegion;
 import io.jofi.spi.util.UtilDomain;
-import io.jofi.spi.util.rxm.RxmEndpoint;
-import io.jofi.spi.util.rxm.RxmSettings;
 import java.nio.ByteBuffer;
 import java.util.List;
 

@@ -9,9 +9,9 @@ import io.jofi.Endpoint;
 import io.jofi.EqEntry;
 import io.jofi.Errno;
 import io.jofi.Fi;
-import io.jofi.spi.util.rxm.RxmConnectData;
-import io.jofi.spi.util.rxm.RxmPacketHeader;
-import io.jofi.spi.util.rxm.RxmWireDescriptor;
+import io.jofi.provider.rxm.RxmConnectData;
+import io.jofi.provider.rxm.RxmPacketHeader;
+import io.jofi.provider.rxm.RxmWireDescriptor;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 

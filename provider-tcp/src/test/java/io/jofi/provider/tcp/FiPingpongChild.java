@@ -1,7 +1,7 @@
 package io.jofi.provider.tcp;
 
 import io.jofi.Progress;
-import io.jofi.spi.util.rxm.RxmSettings;
+import io.jofi.provider.rxm.RxmSettings;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;

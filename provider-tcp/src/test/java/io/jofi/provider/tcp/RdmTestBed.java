@@ -48,8 +48,8 @@ final class RdmTestBed implements AutoCloseable {
             rxCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED), label + "-rx");
             av = domain.openAv(new AvAttr(), label + "-av");
             ep = directCaps < 0 ? domain.endpoint(with, label)
-                    : io.jofi.spi.util.rxm.RxmEndpoint.open(fabric, domain, with, directCaps,
-                            io.jofi.spi.util.rxm.RxmSettings.defaults(), label);
+                    : io.jofi.provider.rxm.RxmEndpoint.open(fabric, domain, with, directCaps,
+                            io.jofi.provider.rxm.RxmSettings.defaults(), label);
             ep.bind(av, 0);
             ep.bind(txCq, Fi.FI_TRANSMIT);
             ep.bind(rxCq, Fi.FI_RECV);

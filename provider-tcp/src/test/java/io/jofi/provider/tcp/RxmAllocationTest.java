@@ -13,7 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The data path of {@link io.jofi.spi.util.rxm.RxmEndpoint} over tcp MSG allocates nothing
+ * The data path of {@link io.jofi.provider.rxm.RxmEndpoint} over tcp MSG allocates nothing
  * per message once warm: eager messages up to the eager limit (64 B, 4 KiB, 16 KiB) and a
  * message sent as three segments (40 000 B), whose packets are in flight at once — there the
  * tcp receiver's pooled receives carry rxm's buffers in changing pairs, and before the receive
@@ -30,7 +30,7 @@ class RxmAllocationTest {
     @ParameterizedTest
     @ValueSource(ints = {64, 4096, 16384, 40000})
     void messagesAllocateNothing(int size) throws Exception {
-        long best = leastAllocated(io.jofi.spi.util.rxm.RxmSettings.defaults().withSarLimit(128 << 10), size, 500, ROUNDS);
+        long best = leastAllocated(io.jofi.provider.rxm.RxmSettings.defaults().withSarLimit(128 << 10), size, 500, ROUNDS);
         long ops = (long) OPS_PER_ROUND * ROUNDS;
         assertTrue(best < ops, best + " bytes allocated over " + ops + " operations of " + size + " B: the path allocates");
     }
@@ -46,7 +46,7 @@ class RxmAllocationTest {
     @org.junit.jupiter.api.Test
     void rendezvousByReadAllocatesNothing() throws Exception {
         int rounds = 300;
-        long best = leastAllocated(io.jofi.spi.util.rxm.RxmSettings.defaults().withSarLimit(32 << 10), 256 << 10, 200, rounds);
+        long best = leastAllocated(io.jofi.provider.rxm.RxmSettings.defaults().withSarLimit(32 << 10), 256 << 10, 200, rounds);
         // an object per message would be at least 16 B each
         assertTrue(best < 16L * rounds, best + " bytes allocated over " + rounds
                 + " rendezvous messages of 256 KiB by RMA read: the path allocates");
@@ -56,7 +56,7 @@ class RxmAllocationTest {
      * The bytes the smaller of two measured passes of {@code rounds} round trips allocated,
      * after {@code warmup} (a one-time class load may fall in one pass).
      */
-    private static long leastAllocated(io.jofi.spi.util.rxm.RxmSettings settings, int size, int warmup, int rounds)
+    private static long leastAllocated(io.jofi.provider.rxm.RxmSettings settings, int size, int warmup, int rounds)
             throws Exception {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         assertTrue(mx.isThreadAllocatedMemorySupported());

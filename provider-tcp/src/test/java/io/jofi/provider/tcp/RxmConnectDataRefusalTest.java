@@ -11,7 +11,7 @@ import io.jofi.EqErrEntry;
 import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Progress;
-import io.jofi.spi.util.rxm.RxmConnectData;
+import io.jofi.provider.rxm.RxmConnectData;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

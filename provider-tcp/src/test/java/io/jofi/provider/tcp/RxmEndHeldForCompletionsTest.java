@@ -8,7 +8,7 @@ import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Msg;
 import io.jofi.Progress;
-import io.jofi.spi.util.rxm.RxmTestAccess;
+import io.jofi.provider.rxm.RxmTestAccess;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

@@ -27,7 +27,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A JOFI {@link io.jofi.spi.util.rxm.RxmEndpoint} over the tcp provider's MSG endpoints against
+ * A JOFI {@link io.jofi.provider.rxm.RxmEndpoint} over the tcp provider's MSG endpoints against
  * libfabric 1.17's own {@code fi_pingpong -p tcp -e rdm} ({@code tcp;ofi_rxm}, from Debian's
  * libfabric-bin), in both roles, playing fi_pingpong's choreography (libfabric util/pingpong.c):
  * names exchanged over a control socket (4-byte length in network order, 4-byte address format,
@@ -309,9 +309,9 @@ class RxmInteropTest {
     /** ",write": rendezvous by write on both sides (FI_OFI_RXM_USE_RNDV_WRITE=1 for the C side). */
     private static boolean write;
 
-    private static io.jofi.spi.util.rxm.RxmSettings settings() {
+    private static io.jofi.provider.rxm.RxmSettings settings() {
         // ",sar": JOFI sends segments as well (16 KiB..128 KiB), as rxm does over verbs
-        return io.jofi.spi.util.rxm.RxmSettings.defaults().withRendezvousByWrite(write).withSarLimit(sar ? 128 << 10 : 0);
+        return io.jofi.provider.rxm.RxmSettings.defaults().withRendezvousByWrite(write).withSarLimit(sar ? 128 << 10 : 0);
     }
 
     private static Process start(String... command) throws IOException {

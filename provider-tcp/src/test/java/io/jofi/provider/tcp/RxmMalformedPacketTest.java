@@ -7,8 +7,8 @@ import io.jofi.CqEntry;
 import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Progress;
-import io.jofi.spi.util.rxm.RxmSettings;
-import io.jofi.spi.util.rxm.RxmWireDescriptor;
+import io.jofi.provider.rxm.RxmSettings;
+import io.jofi.provider.rxm.RxmWireDescriptor;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -72,9 +72,9 @@ class RxmMalformedPacketTest {
             "unknown-type", "shorter-than-a-header", "control-version-9", "operation-version-9", "unknown-conn-id");
 
     /** An eager message header of 16 bytes from {@code p}, changed by {@code bad}. */
-    private static io.jofi.spi.util.rxm.RxmPacketHeader eager16(FakeRxmPeer p,
-                                                               java.util.function.Consumer<io.jofi.spi.util.rxm.RxmPacketHeader> bad) {
-        io.jofi.spi.util.rxm.RxmPacketHeader h = new io.jofi.spi.util.rxm.RxmPacketHeader();
+    private static io.jofi.provider.rxm.RxmPacketHeader eager16(FakeRxmPeer p,
+                                                               java.util.function.Consumer<io.jofi.provider.rxm.RxmPacketHeader> bad) {
+        io.jofi.provider.rxm.RxmPacketHeader h = new io.jofi.provider.rxm.RxmPacketHeader();
         h.type = RxmWireDescriptor.TYPE_EAGER;
         h.op = RxmWireDescriptor.OP_MSG;
         h.connId = p.indexAtRxm();

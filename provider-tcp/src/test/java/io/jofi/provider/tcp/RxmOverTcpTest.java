@@ -19,8 +19,8 @@ import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.Progress;
-import io.jofi.spi.util.rxm.RxmEndpoint;
-import io.jofi.spi.util.rxm.RxmSettings;
+import io.jofi.provider.rxm.RxmEndpoint;
+import io.jofi.provider.rxm.RxmSettings;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.function.IntSupplier;
@@ -216,7 +216,7 @@ class RxmOverTcpTest {
                 assertEquals(pattern(64, i), inB[i], "a's message " + i);
                 assertEquals(pattern(64, 1000 + i), inA[i], "b's message " + i);
             }
-            java.util.List<String> credits = io.jofi.spi.util.rxm.RxmTestAccess.creditsOf(a.ep);
+            java.util.List<String> credits = io.jofi.provider.rxm.RxmTestAccess.creditsOf(a.ep);
             assertTrue(credits.size() >= 1 && credits.stream().allMatch(c -> c.startsWith("credits: peer")),
                     "enabled on a's connections: " + credits);
         }
@@ -267,8 +267,8 @@ class RxmOverTcpTest {
                     assertEquals(pattern(64, i), inB[i], "a's message " + i);
                 }
             } catch (AssertionError e) {
-                throw new AssertionError("a to b (a: " + io.jofi.spi.util.rxm.RxmTestAccess.creditsOf(a.ep)
-                        + ", b: " + io.jofi.spi.util.rxm.RxmTestAccess.creditsOf(b.ep) + ")", e);
+                throw new AssertionError("a to b (a: " + io.jofi.provider.rxm.RxmTestAccess.creditsOf(a.ep)
+                        + ", b: " + io.jofi.provider.rxm.RxmTestAccess.creditsOf(b.ep) + ")", e);
             }
             for (int i = 0; i < held; i++) {
                 ByteBuffer in = ByteBuffer.allocateDirect(64);

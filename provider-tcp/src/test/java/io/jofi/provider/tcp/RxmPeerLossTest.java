@@ -12,8 +12,8 @@ import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Msg;
 import io.jofi.Progress;
-import io.jofi.spi.util.rxm.RxmConnectData;
-import io.jofi.spi.util.rxm.RxmWireDescriptor;
+import io.jofi.provider.rxm.RxmConnectData;
+import io.jofi.provider.rxm.RxmWireDescriptor;
 import java.nio.ByteBuffer;
 import java.util.HashSet;
 import java.util.Set;
@@ -23,7 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * An {@link io.jofi.spi.util.rxm.RxmEndpoint} over tcp loses peers as tcp RDM endpoints do:
+ * An {@link io.jofi.provider.rxm.RxmEndpoint} over tcp loses peers as tcp RDM endpoints do:
  * {@code fi_av_remove} of a peer closes its connection (our operations on it ECANCELED, the
  * peer's ECONNRESET) and the next send connects anew; a departure of the provider (R15) ends
  * every pending operation with ECANCELED and later posts answer ENODEV.

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.jofi.CqEntry;
 import io.jofi.Progress;
-import io.jofi.spi.util.rxm.RxmPacketHeader;
-import io.jofi.spi.util.rxm.RxmSettings;
-import io.jofi.spi.util.rxm.RxmWireDescriptor;
+import io.jofi.provider.rxm.RxmPacketHeader;
+import io.jofi.provider.rxm.RxmSettings;
+import io.jofi.provider.rxm.RxmWireDescriptor;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -5,7 +5,7 @@ import io.jofi.CqErrEntry;
 import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Progress;
-import io.jofi.spi.util.rxm.RxmSettings;
+import io.jofi.provider.rxm.RxmSettings;
 import java.nio.ByteBuffer;
 import java.util.HexFormat;
 

@@ -13,7 +13,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * tcp is a core provider: no class of it names the rxm layer ({@code io.jofi.spi.util.rxm}, the
+ * tcp is a core provider: no class of it names the rxm layer ({@code io.jofi.provider.rxm}, the
  * {@code ofi_rxm} provider), which is layered over tcp by the registry and never opened by tcp.
  * Read from the compiled classes' constant pools, where every class a class uses is named.
  */
@@ -35,7 +35,7 @@ class TcpLayeringTest {
     private static boolean namesTheRxmLayer(Path classFile) {
         try {
             String text = new String(Files.readAllBytes(classFile), StandardCharsets.ISO_8859_1);
-            return text.contains("io/jofi/spi/util/rxm") || text.contains("io/jofi/provider/rxm");
+            return text.contains("io/jofi/provider/rxm");
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

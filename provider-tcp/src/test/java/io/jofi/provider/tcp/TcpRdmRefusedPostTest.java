@@ -21,7 +21,7 @@ class TcpRdmRefusedPostTest {
             RdmTestBed.Node a = bed.node("a");
             RdmTestBed.Node b = bed.node("b");
             long toB = a.insert(b);
-            io.jofi.spi.util.rxm.RxmEndpoint ep = (io.jofi.spi.util.rxm.RxmEndpoint) a.ep;
+            io.jofi.provider.rxm.RxmEndpoint ep = (io.jofi.provider.rxm.RxmEndpoint) a.ep;
             ByteBuffer big = ByteBuffer.allocateDirect((int) bed.info.txAttr().injectSize() + 1);
             ByteBuffer small = ByteBuffer.allocateDirect(8);
 

@@ -193,7 +193,7 @@ class TcpRdmTest {
     }
 
     static int connections(RdmTestBed.Node n) {
-        return ((io.jofi.spi.util.rxm.RxmEndpoint) n.ep).connectionCount();
+        return ((io.jofi.provider.rxm.RxmEndpoint) n.ep).connectionCount();
     }
 
     static void readFrom(RdmTestBed.Node n, CqEntry[] e, long[] src) {

@@ -9,7 +9,7 @@ import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Msg;
 import io.jofi.Progress;
-import io.jofi.spi.util.rxm.RxmEndpoint;
+import io.jofi.provider.rxm.RxmEndpoint;
 import io.jofi.spi.util.stats.StatsCounter;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;

@@ -27,7 +27,7 @@ import java.nio.ByteOrder;
  * queues ({@link EndpointQueues}) and its transmit and receive slots ({@link TransmitSlots},
  * {@link ReceiveSlots}), on top of {@link UtilEndpoint} (bindings, caps gate, post checks, every
  * convenience call), whose funnels it maps onto one {@link #transmit} and one {@link #receive}.
- * RDM endpoints are the rxm layer over these ({@code io.jofi.spi.util.rxm.RxmEndpoint}).
+ * RDM endpoints are the rxm layer over these ({@code io.jofi.provider.rxm.RxmEndpoint}).
  *
  * <p><b>Data path.</b> Every operation takes a slot (its wr_id) and reserves room in its CQ
  * (R6), is staged in preallocated native memory ({@link SendChain}, {@link RecvChain}) and

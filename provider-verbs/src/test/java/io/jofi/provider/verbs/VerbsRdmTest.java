@@ -524,7 +524,7 @@ class VerbsRdmTest {
         open(Progress.MANUAL, CAPS | Fi.FI_RMA | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE);
         assumeTrue(info.domainAttr().cqDataSize() > 0, "no immediate data on this device (iWARP)");
         // rxm over verbs posts half the queue depth (the RDM info's tx size) as receive buffers
-        int buffers = Math.max(io.jofi.spi.util.rxm.RxmSettings.defaults().receiveBuffers(),
+        int buffers = Math.max(io.jofi.provider.rxm.RxmSettings.defaults().receiveBuffers(),
                 (int) info.txAttr().size() / 2);
         Node a = new Node("a");
         Node b = new Node("b");

@@ -23,7 +23,7 @@
  * <p>1.7.0: {@code SafeLog} (log calls that cannot throw on progress threads) and
  * {@code EpisodeWarning} (a recurring failure said once per episode); a progress engine's
  * failure handler that throws is called again until it returns.
- * <p>1.8.0: {@code PeerRemovalSource} (from {@code io.jofi.spi.util.rxm}), which every
+ * <p>1.8.0: {@code PeerRemovalSource} (from {@code io.jofi.provider.rxm}), which every
  * {@code UtilAddressVector} now is: the layers bound to an AV hear of its removals without the
  * provider repeating the listeners.
  */

@@ -1,0 +1,113 @@
+package io.jofi.provider.rxm;
+
+import io.jofi.CompletionQueue;
+import io.jofi.EventQueue;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.WaitObject;
+import io.jofi.spi.util.UtilCompletionQueue;
+import io.jofi.spi.util.UtilCounter;
+import io.jofi.spi.util.UtilEventQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The connection-management thread of an {@link RxmEndpoint} in MANUAL progress. MANUAL
+ * progress moves data only inside the application's calls, but a peer's connection request
+ * must not wait for them (as libfabric's rxm has a connection-management thread): an
+ * application asleep on its CQ's wait object would never see the peer's first message. This
+ * thread waits on the MSG event queue, handles its events under the endpoint's lock, and wakes
+ * the application's queues when the MSG CQ holds something, so that its next read moves it. A
+ * connection that ended it leaves to the application's next pass (and wakes it): the
+ * application's thread may hold MSG completions it has read outside the lock, which an end here
+ * would fail although they completed.
+ */
+final class RxmConnectionWatcher {
+    private final RxmEndpoint ep;
+    private final EventQueue msgEq;
+    private final CompletionQueue msgCq;
+    private final Thread thread;
+
+    RxmConnectionWatcher(RxmEndpoint ep, EventQueue msgEq, CompletionQueue msgCq, String name) {
+        this.ep = ep;
+        this.msgEq = msgEq;
+        this.msgCq = msgCq;
+        this.thread = new Thread(this::run, name);
+        thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Waits for the thread to end (it ends once the endpoint is no longer enabled). */
+    void join() {
+        try {
+            thread.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void run() {
+        WaitObject.MutexCond wait;
+        try {
+            wait = (WaitObject.MutexCond) msgEq.getWait();
+        } catch (FabricException | ClassCastException e) {
+            return; // no wait object to sleep on: connection events wait for the application's reads
+        }
+        UtilEventQueue eq = (UtilEventQueue) msgEq;
+        boolean ended = false;
+        while (ep.isEnabled()) {
+            // sleep on the EQ's condition without driving the MSG provider's progress: a wait
+            // that drove it would take messages from the sockets while the application drives
+            // (and skips, the step being busy), leaving its read empty
+            wait.mutex().lock();
+            try {
+                // an end left to the application holds back the events after it (they wait for
+                // its pass): sleep rather than spin on an EQ that stays ready meanwhile
+                if (!eq.isReady(0) || ended) {
+                    wait.cond().await(ended ? 10 : 100, TimeUnit.MILLISECONDS);
+                }
+            } catch (InterruptedException e) {
+                return;
+            } finally {
+                wait.mutex().unlock();
+            }
+            if (!eq.isReady(0)) {
+                ended = false;
+                continue;
+            }
+            synchronized (ep.lock) {
+                if (!ep.isEnabled()) {
+                    return;
+                }
+                // a connection made here sends what waited for it at once: in MANUAL progress the
+                // application may be reading only its peer's queues (which move the sockets)
+                if (ep.connections.progressDeferringEnds() > 0) {
+                    ep.flushPending();
+                }
+                ended = ep.connections.hasDeferredEnds();
+            }
+            // reading the EQ ran the MSG provider's progress once, which may have moved a
+            // message into the MSG CQ that the provider's own wake-up will not report any more
+            if (ended || msgCq instanceof UtilCompletionQueue q && q.isReady(1)) {
+                wakeApplication();
+            }
+        }
+    }
+
+    private void wakeApplication() {
+        UtilCompletionQueue rx = ep.receiveCq();
+        if (rx != null) {
+            rx.waitSupport().notifyReady();
+        }
+        UtilCompletionQueue tx = ep.transmitCq();
+        if (tx != null && tx != rx) {
+            tx.waitSupport().notifyReady();
+        }
+        UtilCounter c = ep.counter(Fi.FI_RECV);
+        if (c != null) {
+            c.waitSupport().notifyReady();
+        }
+    }
+}

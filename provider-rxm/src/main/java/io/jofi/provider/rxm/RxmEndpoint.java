@@ -1,0 +1,661 @@
+package io.jofi.provider.rxm;
+
+import io.jofi.CompletionQueue;
+import io.jofi.CqAttr;
+import io.jofi.CqFormat;
+import io.jofi.Domain;
+import io.jofi.EqAttr;
+import io.jofi.Errno;
+import io.jofi.EventQueue;
+import io.jofi.Fabric;
+import io.jofi.FabricException;
+import io.jofi.Fi;
+import io.jofi.Info;
+import io.jofi.MemoryRegion;
+import io.jofi.Msg;
+import io.jofi.PassiveEndpoint;
+import io.jofi.Progress;
+import io.jofi.RmaMsg;
+import io.jofi.TaggedMsg;
+import io.jofi.WaitObj;
+import io.jofi.spi.util.EndpointBindings;
+import io.jofi.spi.util.PeerRemovalSource;
+import io.jofi.spi.util.ProgressEngine;
+import io.jofi.spi.util.UtilCompletionQueue;
+import io.jofi.spi.util.UtilCounter;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * An RDM endpoint over any provider's MSG endpoints that speaks libfabric 1.17's
+ * {@code ofi_rxm} wire: a C program using {@code tcp;ofi_rxm} is its peer. The application
+ * binds an AV, CQs and counters of the MSG provider's domain as to any endpoint; the endpoint
+ * listens on a passive endpoint of that provider (its name is the listening address), opens one
+ * MSG connection per peer on the first send (rxm's connection data, crossed requests settled as
+ * rxm does, {@link RxmConnectionManager}) and moves messages eagerly up to the eager limit and
+ * by rendezvous above it (the receiver reads the sender's registered buffers, or with
+ * {@link RxmSettings#rendezvousByWrite()} the sender writes into the receiver's). RMA is
+ * passed through to the peer's MSG connection. The receive side
+ * is {@link io.jofi.spi.util.ReceiveQueue}, so tagged messages, {@code FI_MULTI_RECV},
+ * {@code FI_DIRECTED_RECV}, {@code FI_SOURCE}/{@code FI_SOURCE_ERR} and peek/claim behave as on
+ * every JOFI provider.
+ *
+ * <p><b>Progress.</b> Its own {@link ProgressEngine}, in the MSG domain's progress mode, is
+ * attached to what the application binds: reading the application's CQ (manual mode) or its
+ * thread (auto mode) reads the MSG event queue and the internal MSG CQ and turns their entries
+ * into packets ({@link RxmSendPath}) and completions ({@link RxmPacketHandler}).
+ *
+ * <p><b>Threads.</b> One lock serialises posts and progress. The MSG provider never calls back
+ * into this endpoint, so holding the lock while posting to it cannot deadlock.
+ *
+ * <p><b>Losing peers.</b> {@code fi_av_remove} of a peer ({@link PeerRemovalSource}) closes its
+ * connection ({@code ECANCELED} here, {@code ECONNRESET} at the peer); the MSG provider's
+ * departure (R15) ends every pending operation ({@code ECANCELED}, {@code EIO} when its progress
+ * failed). A send to our own name ({@code FI_LOCAL_COMM}) goes to our own listener.
+ *
+ * <p><b>Flow.</b> Above the eager limit and up to the SAR limit a message goes in segments
+ * ({@link RxmSegmentSender}), larger ones by rendezvous. rxm's credits ({@link RxmCredits}) are
+ * used where both sides offer them ({@link RxmSettings#creditFlowControl}). Unexpected messages
+ * beyond the settings' limits stay in their MSG receive buffers, not posted again (back-pressure).
+ * Atomics are rxm's packets, executed by the target in software ({@link RxmAtomics}).
+ */
+public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
+    /** What this endpoint offers. */
+    public static final long CAPS = Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ
+            | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR
+            | Fi.FI_DIRECTED_RECV | Fi.FI_MULTI_RECV | Fi.FI_RMA_EVENT;
+    /** Offered unasked: not FI_SOURCE_ERR (changes behaviour), FI_ATOMIC (needs the MSG domain's registry), FI_RMA_EVENT. */
+    public static final long DEFAULT_CAPS = CAPS & ~(Fi.FI_SOURCE_ERR | Fi.FI_ATOMIC | Fi.FI_RMA_EVENT);
+    /** What the MSG endpoints underneath need: messages, and reads of a rendezvous sender's memory. */
+    private static final long MSG_CAPS = Fi.FI_MSG | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_RMA | Fi.FI_READ
+            | Fi.FI_REMOTE_READ | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE;
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+    /** How long the auto-progress thread sleeps in one wait on the MSG CQ (the MSG EQ is polled between). */
+
+    private final Fabric fabric;
+    private final Domain domain;
+    private final Info msgInfo;
+    private final RxmSettings settings;
+    /** The MSG provider works on registered native memory ({@link RxmPacketMemory#nativeMemory}). */
+    final boolean nativeMemory;
+    /** Whether remote CQ data is offered: the MSG info's cq_data_size, which the RDM info repeats. */
+    private final boolean remoteCqData;
+    private final ProgressEngine engine;
+    private final StepHolder step;
+    final Object lock = new Object();
+    final RxmTransmitPool transmits;
+    final io.jofi.spi.util.ReceiveQueue receives;
+    private final RxmSendPath sendPath;
+    private final RxmPacketHandler packets;
+
+    private EventQueue msgEq;
+    private CompletionQueue msgCq;
+    /** Reads the MSG CQ for the progress passes; made by {@link #enable}. */
+    private RxmMsgCqReader reader;
+    private PassiveEndpoint pep;
+    RxmConnectionManager connections;
+    private volatile boolean enabled;
+    /** The connection-management thread of MANUAL progress, or null. */
+    private RxmConnectionWatcher connectionWatcher;
+    /** Posting, peek/claim and FI_OPT_MIN_MULTI_RECV: util's, as every provider's. */
+    private final io.jofi.spi.util.ReceivePosting posting;
+    private static final AtomicInteger KEY_SPACES = new AtomicInteger();
+    /** This endpoint's own range of rendezvous registration keys ("RXM", then its number): endpoints of one domain must not collide. */
+    private final long keyBase = 0x52584d0000L + ((long) KEY_SPACES.incrementAndGet() << 40);
+    private long nextKey;
+    /** The bound AV when it tells of removals, else null. */
+    private PeerRemovalSource removals;
+    private final PeerRemovalSource.Listener removalListener = this::peersRemoved;
+
+    /** Runs the step once the endpoint exists (the engine starts before it, in the super constructor). */
+    private static final class StepHolder implements ProgressEngine.Step {
+        volatile RxmEndpoint endpoint;
+
+        @Override
+        public int progress(long timeoutNanos) {
+            RxmEndpoint ep = endpoint;
+            if (ep == null || !ep.enabled) {
+                if (timeoutNanos > 0) {
+                    LockSupport.parkNanos(Math.min(timeoutNanos, RxmMsgCqReader.MAX_WAIT_NANOS));
+                }
+                return 0;
+            }
+            return ep.progress(timeoutNanos);
+        }
+
+        @Override
+        public void wakeup() {
+            RxmEndpoint ep = endpoint;
+            CompletionQueue cq = ep == null ? null : ep.msgCq;
+            if (cq != null) {
+                cq.signal();
+            }
+        }
+    }
+
+    /**
+     * An RDM endpoint over the MSG endpoints of {@code domain}.
+     *
+     * @param msgInfo  a MSG info of that provider whose {@code srcAddr} is a concrete address
+     *                 (port 0: any); the endpoint listens there
+     * @param caps     the capabilities asked for (0: {@link #DEFAULT_CAPS})
+     * @param settings sizes and the eager limit
+     */
+    public static RxmEndpoint open(Fabric fabric, Domain domain, Info msgInfo, long caps, RxmSettings settings,
+                                   Object context) {
+        StepHolder step = new StepHolder();
+        Progress mode = msgInfo.domainAttr().dataProgress();
+        ProgressEngine engine = ProgressEngine.start(mode, "jofi-rxm-progress-" + SEQUENCE.incrementAndGet(), step);
+        RxmEndpoint ep = new RxmEndpoint(fabric, domain, msgInfo, caps, settings, context, engine, step);
+        step.endpoint = ep;
+        return ep;
+    }
+
+    private RxmEndpoint(Fabric fabric, Domain domain, Info msgInfo, long caps, RxmSettings settings, Object context,
+                        ProgressEngine engine, StepHolder step) {
+        super(context, engine, EndpointBindings.ALL_COUNTER_ROLES, limits(caps, msgInfo, settings),
+                msgInfo.fabricAttr().provName());
+        this.fabric = fabric;
+        this.domain = domain;
+        this.msgInfo = msgInfo.copy();
+        // the RDM endpoint's op flags, not its MSG endpoints' (their receives and sends are rxm's)
+        this.msgInfo.rxAttr().opFlags(0);
+        this.msgInfo.txAttr().opFlags(0);
+        this.msgInfo.caps(this.msgInfo.caps() | MSG_CAPS | (caps & Fi.FI_RMA_EVENT));
+        if ((caps == 0 || (caps & Fi.FI_TAGGED) != 0) && msgTaggedOffered(msgInfo)) {
+            // to take the tagged messages libfabric's rxm over tcp sends as tcp tagged messages
+            this.msgInfo.caps(this.msgInfo.caps() | Fi.FI_MSG | Fi.FI_TAGGED);
+        }
+        this.settings = settings;
+        this.nativeMemory = RxmPacketMemory.nativeMemory(msgInfo);
+        this.remoteCqData = msgInfo.domainAttr().cqDataSize() > 0;
+        this.engine = engine;
+        this.step = step;
+        this.transmits = new RxmTransmitPool(settings.transmitOps(), settings.eagerLimit());
+        this.receives = new io.jofi.spi.util.ReceiveQueue(settings.receiveQueueSize(), RxmWireDescriptor.IOV_LIMIT,
+                settings.maxUnexpectedMessages(), settings.maxUnexpectedBytes(), msgInfo.fabricAttr().provName());
+        receives.completion().countIn(counters());
+        this.sendPath = new RxmSendPath(new SendSide(), domain, transmits, settings);
+        this.packets = new RxmPacketHandler(this, sendPath);
+        this.posts = countPostsUnderLock();
+        this.posting = new io.jofi.spi.util.ReceivePosting(receives);
+    }
+
+    /** Whether the MSG provider's endpoints take tagged receives (tcp does; verbs MSG does not). */
+    private static boolean msgTaggedOffered(Info msgInfo) {
+        String prov = msgInfo.fabricAttr().provName();
+        return prov != null && prov.startsWith("tcp");
+    }
+
+    private static Limits limits(long caps, Info msgInfo, RxmSettings settings) {
+        long c = caps == 0 ? DEFAULT_CAPS : caps & CAPS;
+        long max = msgInfo.epAttr().maxMsgSize() > 0 ? msgInfo.epAttr().maxMsgSize() : Integer.MAX_VALUE;
+        // RMA is passed through: as many remote segments as the MSG endpoints take (verbs: 1)
+        int rmaIovs = msgInfo.txAttr().rmaIovLimit() > 0
+                ? (int) Math.min(RxmWireDescriptor.IOV_LIMIT, msgInfo.txAttr().rmaIovLimit()) : RxmWireDescriptor.IOV_LIMIT;
+        // the application's op flags (FI_MULTI_RECV for recv, a completion level for send) are the RDM endpoint's
+        return new Limits(c, msgInfo.txAttr().opFlags(), msgInfo.rxAttr().opFlags(), settings.eagerLimit(), max, RxmWireDescriptor.IOV_LIMIT, rmaIovs);
+    }
+
+    /** A MSG endpoint was closed (under the lock): what the MSG CQ holds is handled, not taken for lost. */
+    void drainClosed() {
+        RxmMsgCqReader r = reader;
+        if (r != null) {
+            r.drainClosed();
+        }
+    }
+
+    /** Sends what waited for connections that are now made (under the lock). */
+    void flushPending() {
+        packets.retryDeferred();
+    }
+
+    /** Whether it is enabled and neither closed nor departed (the watcher runs while it is). */
+    boolean isEnabled() {
+        return enabled;
+    }
+
+    /** The settings it was opened with. */
+    public RxmSettings settings() {
+        return settings;
+    }
+
+    // =================================================================== control path
+
+    @Override
+    public void enable() throws FabricException {
+        synchronized (lock) {
+            ensureOpen("enable");
+            if (enabled) {
+                return;
+            }
+            if (av() == null) {
+                throw new FabricException(Errno.ENOAV, "enable: an RDM endpoint needs an address vector bound first");
+            }
+            try {
+                if (nativeMemory) {
+                    transmits.register(domain);
+                }
+                msgEq = fabric.openEq(new EqAttr().size(1024).waitObj(WaitObj.MUTEX_COND), "rxm-msg-eq");
+                msgCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED).size(settings.msgCqSize())
+                        .waitObj(WaitObj.UNSPEC), "rxm-msg-cq");
+                pep = fabric.passiveEndpoint(msgInfo, "rxm-listener");
+                pep.bind(msgEq, 0);
+                pep.listen();
+                connections = new RxmConnectionManager(domain, msgInfo, settings, msgEq, msgCq, pep, packets,
+                        this::bindTargetCounters, ProcessHandle.current().pid(), counters());
+                reader = new RxmMsgCqReader(lock, this::isEnabled, msgCq, connections, packets);
+            } catch (FabricException | RuntimeException e) {
+                // nothing half made stays open (the domain could not be closed): the listener's port may be taken
+                closeQuietly(pep);
+                closeQuietly(msgCq);
+                closeQuietly(msgEq);
+                transmits.unregister();
+                pep = null;
+                reader = null;
+                msgCq = null;
+                msgEq = null;
+                throw e;
+            }
+            receives.completion().bind(rxCq(), selectiveRx(), counterFor(Fi.FI_RECV));
+            receives.completion().reportSource((caps() & Fi.FI_SOURCE) != 0, (caps() & Fi.FI_SOURCE_ERR) != 0);
+            receives.directed((caps() & Fi.FI_DIRECTED_RECV) != 0);
+            sealBindings();
+            enabled = true;
+            if (engine.isManual()) {
+                connectionWatcher = new RxmConnectionWatcher(this, msgEq, msgCq, "jofi-rxm-cm-" + SEQUENCE.incrementAndGet());
+                connectionWatcher.start();
+            }
+        }
+    }
+
+    /** An AV that tells of removals ({@link PeerRemovalSource}) is followed: {@link #peersRemoved}. */
+    @Override
+    protected void onBind(io.jofi.Fid fid, long flags) {
+        if (fid instanceof PeerRemovalSource r) {
+            removals = r;
+            r.addRemovalListener(removalListener);
+        }
+    }
+
+    /**
+     * {@code fi_av_remove} took these peers out of the bound AV: their connections close, and
+     * the operations waiting on them end with {@code ECANCELED} (the peer sees its connection
+     * reset); the next send to such a peer, once inserted again, connects anew.
+     */
+    public void peersRemoved(byte[][] addrs) {
+        synchronized (lock) {
+            if (enabled && connections != null) {
+                connections.removed(addrs, Errno.ECANCELED);
+            }
+        }
+    }
+
+    /**
+     * FI_RMA_EVENT: RMA is passed through, so the MSG provider serves the target side; the
+     * application's remote-read/remote-write counters are bound to each MSG endpoint, which
+     * counts what its peer did (the same domain's counters, so the MSG endpoint takes them).
+     */
+    private void bindTargetCounters(io.jofi.Endpoint m) throws FabricException {
+        if (!countsTargetEvents()) {
+            return;
+        }
+        UtilCounter r = counterFor(Fi.FI_REMOTE_READ);
+        UtilCounter w = counterFor(Fi.FI_REMOTE_WRITE);
+        if (r != null && r == w) {
+            m.bind(r, Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE);
+            return;
+        }
+        if (r != null) {
+            m.bind(r, Fi.FI_REMOTE_READ);
+        }
+        if (w != null) {
+            m.bind(w, Fi.FI_REMOTE_WRITE);
+        }
+    }
+
+    /** Whether the MSG endpoints count the target-side RMA events ({@link #bindTargetCounters}). */
+    boolean countsTargetEvents() {
+        return (caps() & Fi.FI_RMA_EVENT) != 0;
+    }
+
+    /** The live counters of its receive side: unexpected messages and bytes with their high-water marks. */
+    public io.jofi.spi.util.stats.CounterGroup receiveCounters() {
+        return receives.counters();
+    }
+
+    @Override
+    public byte[] getName() throws FabricException {
+        ensureOpen("getName");
+        RxmConnectionManager cm = connections;
+        if (cm == null) {
+            throw new FabricException(Errno.EOPBADSTATE, "getName: an rxm endpoint has its address once enabled");
+        }
+        return cm.localName();
+    }
+
+    @Override
+    public byte[] getPeer() throws FabricException {
+        throw new FabricException(Errno.ENOSYS, "getPeer: an RDM endpoint has no single peer");
+    }
+
+    @Override
+    public void connect(byte[] addr, byte[] param) throws FabricException {
+        throw new FabricException(Errno.ENOSYS, "connect: RDM endpoints connect by themselves");
+    }
+
+    @Override
+    public void accept(byte[] param) throws FabricException {
+        throw new FabricException(Errno.ENOSYS, "accept: RDM endpoints accept by themselves");
+    }
+
+    @Override
+    public void shutdown(long flags) throws FabricException {
+        throw new FabricException(Errno.ENOSYS, "shutdown: not for RDM endpoints");
+    }
+
+    @Override
+    public int cancel(Object context) {
+        int rc = dataPathCheck();
+        if (rc != 0) {
+            return rc;
+        }
+        synchronized (lock) {
+            return receives.cancel(context);
+        }
+    }
+
+    @Override
+    public long getOpt(int level, int name) throws FabricException {
+        if (io.jofi.spi.util.ReceivePosting.isMinMultiRecv(level, name)) {
+            return posting.minMultiRecv();
+        }
+        throw new FabricException(Errno.ENOPROTOOPT, "getOpt: option " + name + " not offered by rxm");
+    }
+
+    @Override
+    public void setOpt(int level, int name, long value) throws FabricException {
+        if (io.jofi.spi.util.ReceivePosting.isMinMultiRecv(level, name)) {
+            posting.minMultiRecv(value);
+            return;
+        }
+        throw new FabricException(Errno.ENOPROTOOPT, "setOpt: option " + name + " not offered by rxm");
+    }
+
+    @Override
+    protected void onClose() throws FabricException {
+        synchronized (lock) {
+            enabled = false;
+            if (connections != null) {
+                connections.closeAll();
+            }
+            receives.discardPosted();
+            sendPath.closeRegistrations();
+            packets.closeOffers();
+        }
+        stopAndRelease();
+        releaseBindings(this);
+    }
+
+    /**
+     * R15 (and a failed MSG domain, with {@code EIO}): every pending operation ends with the
+     * departure error — transmits, posted receives — and the listener and the connections close.
+     */
+    @Override
+    protected void onDeparture() {
+        int err = departureError();
+        synchronized (lock) {
+            boolean wasEnabled = enabled;
+            enabled = false;
+            if (connections != null) {
+                connections.endAll(err, "the provider departed");
+            }
+            if (wasEnabled) {
+                sendPath.failInFlight(err);
+                receives.failPosted(err, 0, null);
+            }
+            sendPath.closeRegistrations();
+            packets.closeOffers();
+        }
+        stopAndRelease();
+    }
+
+    /**
+     * Stops this endpoint's progress engine (its thread joined) ahead of its departure, so that
+     * what its MSG connections report meanwhile (peers over the same core departing first) is not
+     * taken for a peer's error: the layer stops every endpoint over a departing core, then departs
+     * them (R15: pending operations {@code ECANCELED}), as a core provider stops its engines before
+     * it departs. Idempotent.
+     */
+    public void stopProgress() {
+        engine.close();
+    }
+
+    /** Stops the threads, closes what {@link #enable} opened and stops following the AV. */
+    private void stopAndRelease() {
+        PeerRemovalSource r = removals;
+        if (r != null) {
+            r.removeRemovalListener(removalListener);
+        }
+        engine.close();
+        RxmConnectionWatcher w = connectionWatcher;
+        if (w != null) {
+            w.join();
+        }
+        closeQuietly(pep);
+        closeQuietly(msgCq);
+        closeQuietly(msgEq);
+        synchronized (lock) {
+            transmits.unregister(); // the connections are closed: nothing is posted from the packets
+        }
+    }
+
+    private static void closeQuietly(io.jofi.Fid f) {
+        if (f == null) {
+            return;
+        }
+        try {
+            f.close();
+        } catch (FabricException e) {
+            // closing what we opened ourselves: nothing else is bound to it
+        }
+    }
+
+    // =================================================================== progress
+
+    /** One pass ({@link RxmMsgCqReader#pass}). */
+    int progress(long timeoutNanos) {
+        RxmMsgCqReader r = reader;
+        return r == null ? 0 : r.pass(timeoutNanos);
+    }
+
+    // =================================================================== the funnels
+
+    @Override
+    protected int postSend(ByteBuffer buf, MemoryRegion desc, Msg msg, long length, long destAddr, boolean tagged, long tag, long data,
+                           long flags, Object context) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        if ((flags & Fi.FI_REMOTE_CQ_DATA) != 0 && !remoteCqData) {
+            return -Errno.ENOSYS; // the info says cq_data_size 0 (the MSG provider's: verbs on iWARP)
+        }
+        synchronized (lock) {
+            return posts.send(sendPath.send(buf, msg, length, destAddr, tagged, tag, data, flags, context), tagged,
+                    length);
+        }
+    }
+
+    @Override
+    protected int postRecv(ByteBuffer buf, MemoryRegion desc, Msg msg, long srcAddr, boolean tagged, long tag, long ignore, long flags,
+                           Object context) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        synchronized (lock) {
+            long src = (caps() & Fi.FI_DIRECTED_RECV) != 0 ? srcAddr : Fi.FI_ADDR_UNSPEC;
+            int rc = posting.post(rxCq(), buf, msg, src, tagged, tag, ignore, flags, context);
+            if (rc != 0) {
+                return posts.receive(rc, tagged);
+            }
+            packets.matchedRendezvous();
+            return posts.receive(0, tagged);
+        }
+    }
+
+    @Override
+    protected int postPeek(TaggedMsg msg, long flags) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        synchronized (lock) {
+            long src = (caps() & Fi.FI_DIRECTED_RECV) != 0 ? msg.addr() : Fi.FI_ADDR_UNSPEC;
+            int rc = posting.peekOrClaim(rxCq(), msg, src, flags);
+            if (rc == 0) {
+                packets.matchedRendezvous(); // a claim took a rendezvous, or FI_DISCARD dropped one
+            }
+            return rc;
+        }
+    }
+
+    /** RMA is passed through to the MSG connection of the peer, as libfabric's rxm does ({@link RxmSendPath#rma}). */
+    @Override
+    protected int postRma(boolean read, ByteBuffer buf, MemoryRegion desc, RmaMsg msg, long length, long peerAddr, long addr, long key,
+                          long data, long flags, Object context) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        synchronized (lock) {
+            return posts.rma(sendPath.rma(read, buf, desc, msg, length, peerAddr, addr, key, data, flags, context), read,
+                    length);
+        }
+    }
+
+    /** An atomic goes as rxm's atomic request packet, executed by the target ({@link RxmSendPath#atomic}). */
+    @Override
+    protected int postAtomic(int op, long operand, long compare, ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
+                             long flags, Object context) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        if (!io.jofi.spi.util.Atomics.supported(op)) {
+            return -Errno.EOPNOTSUPP; // what a JOFI target executes (a C rxm target would take more)
+        }
+        synchronized (lock) {
+            return posts.atomic(sendPath.atomic(op, operand, compare, result, destAddr, addr, key, flags, context));
+        }
+    }
+
+    /**
+     * {@code fi_query_atomic} for rxm endpoints with {@code settings}: every pair the util
+     * layer's {@code AtomicTable} serves, as many elements as one request packet carries (what
+     * the MSG domain's {@code queryAtomic} answers for RDM).
+     */
+    public static int typedAtomicCount(int datatype, int op, long flags, RxmSettings settings) {
+        return RxmAtomics.typedCount(datatype, op, flags, settings.eagerLimit());
+    }
+
+    @Override
+    protected int typedAtomicCount(int datatype, int op, long kind) {
+        return typedAtomicCount(datatype, op, kind, settings());
+    }
+
+    /** A typed atomic goes as rxm's atomic request packet with its datatype and count ({@link RxmSendPath#typedAtomic}). */
+    @Override
+    protected int postTypedAtomic(long kind, int datatype, int op, int count, ByteBuffer buf, ByteBuffer compare,
+                                  ByteBuffer result, MemoryRegion resultDesc, long destAddr, long addr, long key,
+                                  long flags, Object context) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        synchronized (lock) {
+            return posts.atomic(sendPath.typedAtomic(kind, datatype, op, count, buf, compare, result, destAddr, addr,
+                    key, flags, context));
+        }
+    }
+
+    /** Its post counters, counted inside {@link #lock} (several threads may post at once). */
+    private final io.jofi.spi.util.EndpointCounters posts;
+
+    /** The endpoint as its send path sees it: connections, bindings and keys as they are at the post. */
+    private final class SendSide implements RxmSendPath.Owner {
+        @Override
+        public RxmConnection connectionTo(long fiAddr) {
+            return connections.forFiAddr(av(), fiAddr);
+        }
+
+        @Override
+        public int connect(RxmConnection c) {
+            return connections.connect(c);
+        }
+
+        @Override
+        public UtilCompletionQueue transmitCq() {
+            return txCq();
+        }
+
+        @Override
+        public UtilCounter counter(long completionFlags) {
+            return counterFor(completionFlags);
+        }
+
+        @Override
+        public long nextKey() {
+            return RxmEndpoint.this.nextKey();
+        }
+
+        @Override
+        public void writeAtomicRequest(RxmTransmit t) {
+            packets.writeAtomicRequest(t);
+        }
+    }
+
+    // =================================================================== for the packet handler
+
+    UtilCompletionQueue transmitCq() {
+        return txCq();
+    }
+
+    UtilCompletionQueue receiveCq() {
+        return rxCq();
+    }
+
+    UtilCounter counter(long completionFlags) {
+        return counterFor(completionFlags);
+    }
+
+    io.jofi.spi.util.UtilAddressVector addressVector() {
+        return av();
+    }
+
+    Domain domain() {
+        return domain;
+    }
+
+    /** A fresh key for a rendezvous registration (ignored by providers that choose keys). */
+    long nextKey() {
+        return keyBase + nextKey++;
+    }
+
+    /** The peers this endpoint holds a MSG connection to now, made or being made (tools, tests). */
+    public int connectionCount() {
+        synchronized (lock) {
+            if (connections == null) {
+                return 0;
+            }
+            int n = 0;
+            for (RxmConnection c : connections.connections()) {
+                if (c.state != RxmConnection.State.IDLE) {
+                    n++;
+                }
+            }
+            return n;
+        }
+    }
+
+    @Override
+    protected String describe() {
+        return "rxm endpoint over " + msgInfo.fabricAttr().provName();
+    }
+}
