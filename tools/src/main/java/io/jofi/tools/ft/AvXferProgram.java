@@ -76,7 +76,7 @@ final class AvXferProgram extends FtProgram {
                 throw printErr("fi_av_remove", rc, null);
             }
             s.sync();
-            s.initAv();
+            FtAddressExchange.initAv(s);
             // removal: the answer goes the other way; re-insertion: client to server again
             if (client == answerBack) {
                 s.rx(size);

@@ -59,13 +59,13 @@ final class CmDataProgram extends FtProgram {
     void run(FtSession s) {
         boolean client = s.opts.client();
         if (client) {
-            s.info = s.getinfo();
+            s.info = FtGetinfo.getinfo(s);
             s.openFabricRes();
             s.allocActiveRes(s.info);
             s.enableEpRecv();
             cmDataSize = cmDataSize(s.ep);
         } else {
-            s.startServer();
+            FtConnections.startServer(s);
             cmDataSize = pepCmDataSize(s);
         }
         try (OobChannel sock = OobChannel.open(s.opts, sockService)) {
@@ -105,7 +105,7 @@ final class CmDataProgram extends FtProgram {
      * getOpt, so an endpoint of the listening info, opened and closed unconnected, answers.
      */
     private static long pepCmDataSize(FtSession s) {
-        Info info = s.getinfo();
+        Info info = FtGetinfo.getinfo(s);
         io.jofi.Domain domain = FtCalls.call("fi_domain", () -> s.fabric.domain(info, null));
         try {
             Endpoint ep = FtCalls.call("fi_endpoint", () -> domain.endpoint(info, null));
@@ -226,7 +226,7 @@ final class CmDataProgram extends FtProgram {
     }
 
     private static EqEntry readEvent(FtSession s, String what) {
-        s.eqSread(what);
+        FtConnections.eqSread(s, what);
         return s.lastEvent();
     }
 

@@ -14,7 +14,6 @@ import io.jofi.Endpoint;
 import io.jofi.EpType;
 import io.jofi.EqAttr;
 import io.jofi.EqEntry;
-import io.jofi.EqErrEntry;
 import io.jofi.Errno;
 import io.jofi.EventQueue;
 import io.jofi.Fabric;
@@ -34,18 +33,17 @@ import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.List;
 
 /**
  * One fabtests process's fabric state and its common steps, as fabtests' {@code common/shared.c}
- * performs them, on the public {@code io.jofi} API: getinfo from the address options, the RDM
- * set-up with the in-band address exchange ({@code ft_init_fabric}, {@code ft_init_av}), the MSG
- * server and client ({@code ft_start_server}, {@code ft_server_connect}, {@code ft_client_connect}),
- * the posts and completion waits that count like fabtests' {@code tx_seq}/{@code rx_seq} and
+ * performs them, on the public {@code io.jofi} API: the RDM set-up ({@code ft_init_fabric}), the
+ * resources and buffers ({@code ft_alloc_active_res}, {@code ft_enable_ep_recv}), the posts and
+ * completion waits that count like fabtests' {@code tx_seq}/{@code rx_seq} and
  * {@code tx_cq_cntr}/{@code rx_cq_cntr} and the 1-byte sync ({@link Greeting}: the greeting). The
- * transmit and receive buffers are one each, as fabtests' {@code tx_buf}/{@code rx_buf}: what a
- * 1-byte sync sends is whatever the transmit buffer holds, byte for byte as the C program.
- * Failures are {@link FtError}s carrying fabtests' return value.
+ * Info comes from {@link FtGetinfo}, the MSG connection from {@link FtConnections}, the RDM address
+ * exchange from {@link FtAddressExchange}. The transmit and receive buffers are one each, as
+ * fabtests' {@code tx_buf}/{@code rx_buf}: what a 1-byte sync sends is whatever the transmit buffer
+ * holds, byte for byte as the C program. Failures are {@link FtError}s carrying fabtests' return value.
  */
 final class FtSession implements AutoCloseable {
     /** fabtests' FT_MAX_CTRL_MSG: the least every receive posts. */
@@ -135,47 +133,9 @@ final class FtSession implements AutoCloseable {
         }
     }
 
-    /** The event read last by {@link #eqSread}. */
+    /** The event read last by {@link FtConnections#eqSread}. */
     EqEntry lastEvent() {
         return event;
-    }
-
-    // ------------------------------------------------------------------ getinfo
-
-    /** fabtests' ft_getinfo with ft_read_addr_opts: node and service from -s/-B or the server and -P. */
-    Info getinfo() {
-        if (hints.epAttr().type() == null || hints.epAttr().type() == EpType.UNSPEC) {
-            hints.epAttr().type(EpType.RDM);
-        }
-        String node;
-        String service;
-        long flags = 0;
-        if (opts.dstAddr != null && (opts.srcAddr != null || opts.oobPort == null)) {
-            String port = opts.dstPort != null ? opts.dstPort : FtOptions.DEFAULT_PORT;
-            if (opts.srcAddr != null || opts.srcPort != null) {
-                hints.srcAddr(first(opts.srcAddr, opts.srcPort, Fi.FI_SOURCE, hints.copy()).srcAddr());
-            }
-            node = opts.dstAddr;
-            service = port;
-        } else {
-            node = opts.srcAddr;
-            service = opts.srcPort != null ? opts.srcPort : FtOptions.DEFAULT_PORT;
-            flags = Fi.FI_SOURCE;
-        }
-        return first(node, service, flags, hints);
-    }
-
-    Info first(String node, String service, long flags, Info h) {
-        List<Info> infos;
-        try {
-            infos = fabrics.getInfo(node, service, flags, h);
-        } catch (FabricException e) {
-            throw printErr("fi_getinfo", -e.errno(), e.getMessage());
-        }
-        if (infos.isEmpty()) {
-            throw printErr("fi_getinfo", -Errno.ENODATA, null);
-        }
-        return infos.get(0);
     }
 
     // ------------------------------------------------------------------ set-up
@@ -183,62 +143,21 @@ final class FtSession implements AutoCloseable {
     /** ft_init_fabric: an RDM (or DGRAM) endpoint, its receive posted, the address exchange done. */
     void initFabric() {
         initOob();
-        info = getinfo();
+        info = FtGetinfo.getinfo(this);
         openFabricRes();
         allocActiveRes(info);
         enableEpRecv();
-        initAv();
+        FtAddressExchange.initAv(this);
     }
 
     /** ft_init_fabric_cm: a MSG endpoint, accepted (server) or connected (client). */
     void initFabricCm() {
         if (!opts.client()) {
-            startServer();
-            serverConnect();
+            FtConnections.startServer(this);
+            FtConnections.serverConnect(this);
         } else {
-            clientConnect();
+            FtConnections.clientConnect(this);
         }
-    }
-
-    /** ft_start_server: fabric, EQ and a listening passive endpoint. */
-    void startServer() {
-        initOob();
-        Info pepInfo = getinfo();
-        call("fi_fabric", () -> fabric = track(fabrics.fabric(pepInfo.fabricAttr(), null)));
-        call("fi_eq_open", () -> eq = track(fabric.openEq(new EqAttr().waitObj(WaitObj.UNSPEC), null)));
-        call("fi_passive_ep", () -> pep = track(fabric.passiveEndpoint(pepInfo, null)));
-        call("fi_pep_bind", () -> pep.bind(eq, 0));
-        call("fi_listen", () -> pep.listen());
-    }
-
-    /** ft_server_connect: the connection request, the endpoint, its receive posted, accept. */
-    void serverConnect() {
-        info = retrieveConnReq();
-        try {
-            call("fi_domain", () -> domain = track(fabric.domain(info, null)));
-            allocActiveRes(info);
-            enableEpRecv();
-            call("fi_accept", () -> ep.accept(null));
-            completeConnect();
-        } catch (FtError e) {
-            try {
-                pep.reject(info.handle(), null);
-            } catch (FabricException ignored) {
-                // the failure being reported is the first one; a reject that fails changes nothing for it
-            }
-            throw e;
-        }
-    }
-
-    /** ft_client_connect. */
-    void clientConnect() {
-        initOob();
-        info = getinfo();
-        openFabricRes();
-        allocActiveRes(info);
-        enableEpRecv();
-        call("fi_connect", () -> ep.connect(info.destAddr(), null));
-        completeConnect();
     }
 
     /** ft_init_oob: the out-of-band socket when -b/-E or the program asks for it (default port 3000). */
@@ -249,36 +168,6 @@ final class FtSession implements AutoCloseable {
             }
             oob = OobChannel.open(opts);
         }
-    }
-
-    Info retrieveConnReq() {
-        eqSread("listen");
-        if (event.event() != Fi.FI_CONNREQ) {
-            throw new FtError(-Errno.FI_EOTHER, "Unexpected CM event " + event.event());
-        }
-        return event.info();
-    }
-
-    void completeConnect() {
-        eqSread("accept");
-        if (event.event() != Fi.FI_CONNECTED || event.fid() != ep) {
-            throw new FtError(-Errno.FI_EOTHER, "Unexpected CM event " + event.event() + " fid " + event.fid() + " (ep " + ep + ")");
-        }
-    }
-
-    /** fi_eq_sread bounded by --timeout; an error entry is printed as fabtests' eq_readerr does. */
-    int eqSread(String what) {
-        int rc = eq.sread(event, timeoutMillis(), 0);
-        if (rc == -Errno.EAVAIL) {
-            EqErrEntry err = new EqErrEntry();
-            eq.readErr(err, 0);
-            throw new FtError(-err.err(), "fi_eq_sread " + what + ": " + Errno.strerror(err.err())
-                    + " (prov_errno " + err.provErrno() + ")");
-        }
-        if (rc < 0) {
-            throw printErr("fi_eq_sread", rc, what);
-        }
-        return rc;
     }
 
     void openFabricRes() {
@@ -372,73 +261,6 @@ final class FtSession implements AutoCloseable {
         rxBuf = ByteBuffer.allocateDirect(Math.max(rxSize, MAX_CTRL_MSG) * opts.windowSize);
         long cqDataSize = info.domainAttr().cqDataSize();
         remoteCqData = cqDataSize >= 8 ? 0x0123456789abcdefL : 0x0123456789abcdefL & ((1L << (cqDataSize * 8)) - 1);
-    }
-
-    // ------------------------------------------------------------------ address exchange
-
-    /** ft_init_av: the client sends its name to the server's address, the server answers with 1 byte (or -b/-E: over the socket). */
-    void initAv() {
-        if (opts.oobAddressExchange) {
-            exchangeAddressesOob();
-            return;
-        }
-        if (opts.client()) {
-            remoteFiAddr = avInsert(info.destAddr());
-            byte[] name = call("fi_getname", () -> ep.getName());
-            txBuf.put(0, name);
-            tx(name.length, txCtx);
-            rx(1);
-        } else {
-            getRxComp(rxSeq);
-            byte[] name = new byte[MAX_CTRL_MSG];
-            rxBuf.get(0, name);
-            remoteFiAddr = avInsert(address(name));
-            postRx(rxSize, rxCtx);
-            tx(1, txCtx);
-        }
-    }
-
-    /** ft_exchange_addresses_oob: each side's name in a 256-byte control message over the socket. */
-    void exchangeAddressesOob() {
-        byte[] name = call("fi_getname", () -> ep.getName());
-        byte[] message = new byte[MAX_CTRL_MSG];
-        System.arraycopy(name, 0, message, 0, Math.min(name.length, MAX_CTRL_MSG));
-        oob.send(message);
-        remoteFiAddr = avInsert(address(oob.receive(MAX_CTRL_MSG)));
-    }
-
-    /**
-     * The address at the start of a control message. fabtests hands the whole message to
-     * fi_av_insert, whose C providers read as much as the address format says; JOFI's AV takes
-     * an address of its exact length: a sockaddr_in is 16 bytes, a sockaddr_in6 28, a string
-     * address ends at its NUL.
-     */
-    byte[] address(byte[] message) {
-        int length = switch (info.addrFormat()) {
-            case SOCKADDR_IN -> 16;
-            case SOCKADDR_IN6 -> 28;
-            case ADDR_STR -> {
-                int n = 0;
-                while (n < message.length && message[n] != 0) {
-                    n++;
-                }
-                yield n;
-            }
-            default -> message.length;
-        };
-        return java.util.Arrays.copyOf(message, length);
-    }
-
-    long avInsert(byte[] address) {
-        long[] fiAddr = {Fi.FI_ADDR_NOTAVAIL};
-        int rc = av.insert(new byte[][] {address}, fiAddr, 0, null);
-        if (rc < 0) {
-            throw printErr("fi_av_insert", rc, null);
-        }
-        if (rc != 1) {
-            throw new FtError(-1, "fi_av_insert: number of addresses inserted = " + rc + "; number of addresses given = 1");
-        }
-        return fiAddr[0];
     }
 
     // ------------------------------------------------------------------ data path
@@ -695,7 +517,7 @@ final class FtSession implements AutoCloseable {
         if (!opts.skipMsgAlloc && (info.caps() & (Fi.FI_MSG | Fi.FI_TAGGED)) != 0) {
             postRx(Math.max(rxSize, MAX_CTRL_MSG), rxCtx);
         }
-        initAv();
+        FtAddressExchange.initAv(this);
     }
 
     /** fabtests' ft_free_res: everything closed, the endpoint before what it is bound to. */

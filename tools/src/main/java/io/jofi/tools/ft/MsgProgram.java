@@ -7,9 +7,10 @@ import io.jofi.Info;
 /**
  * fabtests' {@code fi_msg}: a MSG connection (the server's receive posted before it accepts), the
  * client's greeting ({@code "Hello from Client!"} and its NUL, 19 bytes) checked by the server,
- * then {@code fi_shutdown} on both sides.
+ * then {@code fi_shutdown} on both sides. Its options, usage line and hints are also
+ * {@link MsgSocketsProgram}'s, which connects otherwise.
  */
-final class MsgProgram extends FtProgram {
+class MsgProgram extends FtProgram {
     @Override
     String name() {
         return "fi_msg";

@@ -2,12 +2,9 @@ package io.jofi.tools.ft;
 
 import io.jofi.AddrFormat;
 import io.jofi.Addresses;
-import io.jofi.EpType;
-import io.jofi.EqAttr;
 import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Info;
-import io.jofi.WaitObj;
 import static io.jofi.tools.ft.FtCalls.call;
 
 import java.net.Inet6Address;
@@ -25,7 +22,7 @@ import java.net.UnknownHostException;
  * its endpoint's {@code fi_getname} is the bound address after accept, before and after
  * connect ({@code check_address}).
  */
-final class MsgSocketsProgram extends FtProgram {
+final class MsgSocketsProgram extends MsgProgram {
     /** msg_sockets' own default source port when -B is not given (the client's). */
     private static final String CLIENT_PORT = "9229";
     private byte[] boundAddr;
@@ -33,22 +30,6 @@ final class MsgSocketsProgram extends FtProgram {
     @Override
     String name() {
         return "fi_msg_sockets";
-    }
-
-    @Override
-    String optstring() {
-        return "h" + ADDR_OPTS + INFO_OPTS;
-    }
-
-    @Override
-    String description() {
-        return "A simple MSG client-sever example.";
-    }
-
-    @Override
-    void configure(FtOptions opts, Info hints) {
-        hints.epAttr().type(EpType.MSG);
-        hints.caps(Fi.FI_MSG);
     }
 
     @Override
@@ -70,7 +51,7 @@ final class MsgSocketsProgram extends FtProgram {
             } else {
                 call("fi_pep_bind", () -> s.pep.bind(s.eq, 0));
                 call("fi_listen", () -> s.pep.listen());
-                s.serverConnect();
+                FtConnections.serverConnect(s);
                 checkAddress(s, s.ep.getName(), "accept");
             }
             Greeting.sendOrReceive(s);
@@ -90,10 +71,8 @@ final class MsgSocketsProgram extends FtProgram {
             throw new FtError(-Errno.ENODATA, "getaddrinfo: " + e.getMessage());
         }
         s.hints.addrFormat(local instanceof Inet6Address ? AddrFormat.SOCKADDR_IN6 : AddrFormat.SOCKADDR_IN);
-        Info pepInfo = s.first(s.opts.srcAddr, s.opts.srcPort, Fi.FI_SOURCE, s.hints.copy());
-        call("fi_fabric", () -> s.fabric = s.track(s.fabrics.fabric(pepInfo.fabricAttr(), null)));
-        call("fi_eq_open", () -> s.eq = s.track(s.fabric.openEq(new EqAttr().waitObj(WaitObj.UNSPEC), null)));
-        call("fi_passive_ep", () -> s.pep = s.track(s.fabric.passiveEndpoint(pepInfo, null)));
+        Info pepInfo = FtGetinfo.first(s, s.opts.srcAddr, s.opts.srcPort, Fi.FI_SOURCE, s.hints.copy());
+        FtConnections.openPassive(s, pepInfo);
         boundAddr = call("fi_getname", () -> s.pep.getName());
         if (Addresses.fromSockaddr(boundAddr).getPort() == 0) {
             throw new FtError(-Errno.EINVAL, "port number is 0 after fi_setname()");
@@ -105,7 +84,7 @@ final class MsgSocketsProgram extends FtProgram {
     /** client_connect: the endpoint on the bound address, the pep closed, connect, the checks. */
     private void clientConnect(FtSession s) throws io.jofi.FabricException {
         String port = s.opts.dstPort != null ? s.opts.dstPort : FtOptions.DEFAULT_PORT;
-        s.info = s.first(s.opts.dstAddr, port, 0, s.hints);
+        s.info = FtGetinfo.first(s, s.opts.dstAddr, port, 0, s.hints);
         // C's hints->handle = pep: the endpoint takes on the pep's address; JOFI names it as the
         // info's source address (the provider picks its own source for a destination)
         s.info.srcAddr(boundAddr);
@@ -117,7 +96,7 @@ final class MsgSocketsProgram extends FtProgram {
         s.enableEpRecv();
         checkAddress(s, s.ep.getName(), "fi_endpoint (ep)");
         call("fi_connect", () -> s.ep.connect(s.info.destAddr(), null));
-        s.completeConnect();
+        FtConnections.completeConnect(s);
         checkAddress(s, s.ep.getName(), "connect");
     }
 

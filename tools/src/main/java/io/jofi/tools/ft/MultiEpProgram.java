@@ -82,7 +82,7 @@ final class MultiEpProgram extends FtProgram {
         java.util.Arrays.fill(remote, Fi.FI_ADDR_UNSPEC);
         s.out.println("Creating " + count + " EPs");
         for (int i = 0; i < count; i++) {
-            Info info = msg ? (s.opts.client() ? s.info : s.retrieveConnReq()) : avInfo(s);
+            Info info = msg ? (s.opts.client() ? s.info : FtConnections.retrieveConnReq(s)) : avInfo(s);
             eps[i] = call("fi_endpoint", () -> s.track(s.domain.endpoint(info, null)));
             txCqs[i] = openCq(s, info.txAttr().size());
             rxCqs[i] = openCq(s, info.rxAttr().size());
@@ -94,7 +94,7 @@ final class MultiEpProgram extends FtProgram {
                 } else {
                     call("fi_accept", () -> ep.accept(null));
                 }
-                s.eqSread("connect");
+                FtConnections.eqSread(s, "connect");
                 if (s.lastEvent().event() != Fi.FI_CONNECTED || s.lastEvent().fid() != ep) {
                     throw new FtError(-Errno.FI_EOTHER, "Unexpected CM event " + s.lastEvent().event());
                 }
@@ -148,7 +148,7 @@ final class MultiEpProgram extends FtProgram {
         byte[] message = new byte[FtSession.MAX_CTRL_MSG];
         System.arraycopy(name, 0, message, 0, Math.min(name.length, message.length));
         s.oob.send(message);
-        return s.avInsert(s.address(s.oob.receive(FtSession.MAX_CTRL_MSG)));
+        return FtAddressExchange.avInsert(s, FtAddressExchange.address(s, s.oob.receive(FtSession.MAX_CTRL_MSG)));
     }
 
     private void transfers(FtSession s, ByteBuffer data, int size, Endpoint[] eps, CompletionQueue[] txCqs,

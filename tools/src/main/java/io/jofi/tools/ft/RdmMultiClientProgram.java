@@ -54,7 +54,7 @@ final class RdmMultiClientProgram extends FtProgram {
             for (int left = s.opts.numConnections; left > 0; ) {
                 pingpong(s);
                 if (--left > 0) {
-                    s.initAv();
+                    FtAddressExchange.initAv(s);
                 }
             }
             return;
