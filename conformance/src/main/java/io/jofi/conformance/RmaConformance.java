@@ -223,6 +223,30 @@ public abstract class RmaConformance extends EndpointTest {
     }
 
     /**
+     * {@code FI_INJECT} as a transmit op flag (fi_endpoint(3) {@code tx_attr->op_flags}): a plain
+     * write copies its buffer at the call, and unlike {@code fi_inject_write} it still completes
+     * (fi_rma(3)), as a plain send does ({@code MsgConformance}).
+     */
+    @Test
+    void injectAsATransmitOpFlagWriteStillCompletes() throws FabricException {
+        EndpointPair p = rmaPair(new PairSpec(RMA_CAPS).txOpFlags(Fi.FI_INJECT));
+        ByteBuffer src = pattern(32, 44);
+        post(() -> p.a().ep().write(src, null, p.a().peer(), at(256), mr.key(), "w-inject"),
+                "write with FI_INJECT in the op flags");
+        for (int i = 0; i < 32; i++) {
+            src.put(i, (byte) 0x55); // reusable at once
+        }
+        CqEntry tx = txCompletion(p.a(), "a write with FI_INJECT in the op flags");
+        assertEquals("w-inject", tx.context(), "the write's context");
+        assertFlags(Fi.FI_RMA | Fi.FI_WRITE, tx.flags(), "RMA write completion");
+        ByteBuffer dst = zeroed(32);
+        MemoryRegion dstDesc = desc(dst);
+        post(() -> p.a().ep().read(dst, dstDesc, p.a().peer(), at(256), mr.key(), "check"), "read back");
+        assertEquals("check", txCompletion(p.a(), "the read back").context(), "the read's context");
+        assertPattern(dst, 0, 32, 44, "the target holds what the buffer held at the call");
+    }
+
+    /**
      * Writes and reads of one target, each read posted right behind a write, all complete
      * successfully and land: soft-iWARP failed a write's placement read beside a read of data
      * about once in four rounds, and now and then one posted right after the read (the verbs

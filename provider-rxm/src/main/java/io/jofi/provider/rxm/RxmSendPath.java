@@ -9,6 +9,7 @@ import io.jofi.Fi;
 import io.jofi.MemoryRegion;
 import io.jofi.Msg;
 import io.jofi.RmaMsg;
+import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
 import java.nio.ByteBuffer;
@@ -90,7 +91,7 @@ final class RxmSendPath implements RxmSendQueue {
     /** A message or tagged message: eager, in segments or by rendezvous by its size and completion level. */
     int send(ByteBuffer buf, Msg msg, long length, long destAddr, boolean tagged, long tag, long data, long flags,
              Object context) {
-        RxmTransmit t = admit(destAddr, msg != null || (flags & Fi.FI_INJECT) == 0);
+        RxmTransmit t = admit(destAddr, PostChecks.reportsToCq(flags));
         if (t == null) {
             return refusal;
         }
@@ -127,7 +128,7 @@ final class RxmSendPath implements RxmSendQueue {
      */
     int rma(boolean read, ByteBuffer buf, MemoryRegion desc, RmaMsg msg, long length, long peerAddr, long addr,
             long key, long data, long flags, Object context) {
-        RxmTransmit t = admit(peerAddr, msg != null || (flags & Fi.FI_INJECT) == 0);
+        RxmTransmit t = admit(peerAddr, PostChecks.reportsToCq(flags));
         if (t == null) {
             return refusal;
         }

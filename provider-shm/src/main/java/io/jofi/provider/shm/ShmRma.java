@@ -5,6 +5,7 @@ import io.jofi.Fi;
 import io.jofi.RmaMsg;
 import io.jofi.spi.util.CompletionBatch;
 import io.jofi.spi.util.MemoryRegistry;
+import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilCounter;
 import io.jofi.spi.util.UtilMemoryRegion;
 import java.lang.invoke.VarHandle;
@@ -68,7 +69,7 @@ final class ShmRma {
         boolean inject = (flags & Fi.FI_INJECT) != 0;
         ShmTransmitter tx = transmitter;
         Peer peer = peers.peerFor(peerAddr);
-        boolean reports = !(inject && msg == null);
+        boolean reports = PostChecks.reportsToCq(flags); // fi_inject_write never completes
         int rc = tx.admit(peer, reports);
         long cqFlags = Fi.FI_RMA | (write ? Fi.FI_WRITE : Fi.FI_READ);
         UtilCounter counter = write ? bound.writeCntr : bound.readCntr;

@@ -3,6 +3,7 @@ package io.jofi.provider.shm;
 import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Msg;
+import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.ProgressEngine;
 import io.jofi.spi.util.UtilCounter;
 import java.nio.ByteBuffer;
@@ -77,7 +78,7 @@ final class ShmTransmitter implements ShmAnswers {
         boolean inject = (flags & Fi.FI_INJECT) != 0;
         boolean withData = (flags & Fi.FI_REMOTE_CQ_DATA) != 0;
         Peer peer = peers.peerFor(destAddr);
-        boolean reports = !(inject && msg == null);
+        boolean reports = PostChecks.reportsToCq(flags); // fi_inject never completes; a send with FI_INJECT does
         int rc = admit(peer, reports);
         if (rc == PEER_FAILED) {
             return failLocally(true, context, Fi.FI_SEND | (tagged ? Fi.FI_TAGGED : Fi.FI_MSG), peer.failed,

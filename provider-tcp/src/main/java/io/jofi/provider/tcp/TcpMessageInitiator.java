@@ -9,6 +9,7 @@ import io.jofi.Fi;
 import io.jofi.Msg;
 import io.jofi.provider.tcp.wire.MessageHeader;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
+import io.jofi.spi.util.PostChecks;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -45,14 +46,14 @@ final class TcpMessageInitiator {
      * Posts a send the endpoint checked ({@link io.jofi.spi.util.UtilEndpoint#postSend}: caps,
      * arguments, flags, lengths, the CQ): the connection's state and the queue's room here,
      * then the frame; under the connection's lock. {@code flags} carries {@code FI_INJECT},
-     * {@code FI_REMOTE_CQ_DATA}, {@code FI_COMPLETION} and the completion level; a one-buffer inject reports nothing.
+     * {@code FI_REMOTE_CQ_DATA}, {@code FI_COMPLETION} and the completion level; an {@code fi_inject*} call reports nothing.
      *
      * @return 0, or {@code -ENOTCONN}/{@code -EAGAIN} (not connected, queue full), the CQ's
      *         {@code -EAGAIN} (no room for the completion), or the endpoint's state
      */
     int post(ByteBuffer buf, Msg msg, long length, boolean tagged, long tag, long data, long flags, Object context) {
         boolean inject = (flags & Fi.FI_INJECT) != 0;
-        boolean reports = !(inject && msg == null); // fi_inject never completes; sendMsg(FI_INJECT) may
+        boolean reports = PostChecks.reportsToCq(flags); // fi_inject never completes; a send with FI_INJECT does
         int rc = tx.admit(reports);
         if (rc != 0) {
             return rc;

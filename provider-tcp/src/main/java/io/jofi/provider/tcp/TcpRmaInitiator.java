@@ -14,6 +14,7 @@ import io.jofi.provider.tcp.wire.MessageHeader;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.spi.util.AtomicTable;
 import io.jofi.spi.util.Atomics;
+import io.jofi.spi.util.PostChecks;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -141,7 +142,7 @@ final class TcpRmaInitiator {
                           long key, RmaMsg rma, Object context, long flags) {
         int n = rma == null ? 1 : rma.rmaIovCount();
         boolean inject = (flags & Fi.FI_INJECT) != 0;
-        boolean reports = !(inject && rma == null);
+        boolean reports = PostChecks.reportsToCq(flags); // fi_inject_write never completes
         int rc = tx.admit(reports);
         if (rc != 0) {
             return rc;

@@ -15,6 +15,7 @@ import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
 import io.jofi.provider.verbs.binding.VerbsConstants;
 import io.jofi.spi.util.EndpointCounters;
+import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilEndpoint;
 import io.jofi.spi.util.UtilEventQueue;
 import java.nio.ByteBuffer;
@@ -438,9 +439,9 @@ final class VerbsEndpoint extends UtilEndpoint
         int maxInline = conn.maxInline();
         boolean inline = (kind == K_SEND || kind == K_WRITE) && length <= maxInline && length > 0
                 && (inject || length <= Math.min(maxInline, 64));
-        // only fi_inject (no message) goes without a completion: a message form with FI_INJECT,
-        // as UtilEndpoint posts a plain send under FI_INJECT op flags, completes (fi_msg(3))
-        long reported = msg != null ? flags & ~Fi.FI_INJECT : flags;
+        // only an fi_inject* call goes without a completion: a send or write with FI_INJECT in
+        // its op flags or message flags completes (fi_msg(3), fi_rma(3))
+        long reported = PostChecks.reportsToCq(flags) ? flags & ~Fi.FI_INJECT : flags;
         int slot = tx.open(kindAndOp, withData, data, remoteAddr, rkey, compareAdd, swap, inline, context, reported);
         if (slot < 0) {
             return counted(kindAndOp, length, slot);

@@ -53,7 +53,27 @@ public final class PostChecks {
     /** Flags {@code fi_eq_readerr} and {@code fi_eq_write} take: none. */
     public static final long EQ_NO_FLAGS = 0;
 
+    /**
+     * The mark an endpoint's {@code fi_inject*} calls ({@code inject}, {@code injectData},
+     * {@code tinject}, {@code tinjectData}, {@code injectWrite}) add to the flags their funnel
+     * gets: such a call takes no CQ room and reports nothing (fi_msg(3), fi_rma(3)). Every other
+     * transmit reports: {@code FI_INJECT} in the op flags or in a {@code *Msg} call's flags only
+     * frees the buffer at the call. No libfabric operation flag uses this bit; the flag checks
+     * refuse it from a caller, and no completion carries it.
+     */
+    public static final long INJECT_CALL = 1L << 62;
+
     private PostChecks() {
+    }
+
+    /**
+     * Whether a transmit posted with {@code flags} (as the endpoint's funnel gets them) reports:
+     * takes room in the transmit CQ, writes an error entry if it fails and, with
+     * {@code FI_COMPLETION}, a completion when done. All but the {@code fi_inject*} calls
+     * ({@link #INJECT_CALL}) do.
+     */
+    public static boolean reportsToCq(long flags) {
+        return (flags & INJECT_CALL) == 0;
     }
 
     /** 0 when {@code flags} has only bits of {@code valid} (one of this class's sets), else {@code -EBADFLAGS}. */

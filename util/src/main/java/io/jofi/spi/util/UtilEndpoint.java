@@ -44,8 +44,9 @@ import java.util.Objects;
  *     {@code maxMsgSize} {@code -EMSGSIZE} ({@link PostChecks#landing}); a transmit above
  *     {@code maxMsgSize}, or an inject above {@code injectSize}: {@code -EMSGSIZE}
  *     ({@link PostChecks#transmit});</li>
- * <li>a CQ for the completion: an operation that reports one (every call but the one-buffer
- *     injects) without a bound CQ of its direction: {@code -ENOCQ}.</li>
+ * <li>a CQ for the completion: an operation that reports one (every call but the
+ *     {@code fi_inject*} calls, {@link PostChecks#reportsToCq}) without a bound CQ of its
+ *     direction: {@code -ENOCQ}.</li>
  * </ol>
  * What stays the provider's (in its funnel): the enable and connection state
  * ({@code -EOPBADSTATE}, {@code -ENOTCONN}), the peer an address names, the atomic operations
@@ -56,7 +57,9 @@ import java.util.Objects;
  * {@code *Msg} call a null buffer and the message, whose scalars (address, context, data,
  * tag) are already taken out into the arguments. {@code flags} is the operation's: the
  * endpoint's op flags for the plain calls, the caller's for the {@code *Msg} calls,
- * {@code FI_INJECT} alone for an inject; {@code FI_COMPLETION} is added unless the CQ of that
+ * {@code FI_INJECT} with {@link PostChecks#INJECT_CALL} for an {@code fi_inject*} call (which
+ * reports nothing, where {@code FI_INJECT} in the op flags or a {@code *Msg} call's flags reports as
+ * any transmit; {@link PostChecks#reportsToCq} says which); {@code FI_COMPLETION} is added unless the CQ of that
  * direction was bound with {@code FI_SELECTIVE_COMPLETION}, and {@code FI_REMOTE_CQ_DATA}
  * when the call carries remote CQ data.
  *
@@ -103,12 +106,8 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
     private final PostAdmission admission;
     private final long caps;
     /** Op flags of the plain sends and writes, without FI_REMOTE_CQ_DATA (only the *Data calls carry data). */
-    /**
-     * The message a plain send with {@code FI_INJECT} in its op flags is posted as, one per
-     * thread (made once, no allocation per send): the provider copies the payload at the call,
-     * so it is free again when the post returns.
-     */
-    private static final ThreadLocal<Msg> INJECTING_SEND = ThreadLocal.withInitial(() -> new Msg(1));
+    /** The flags of an {@code fi_inject*} call: FI_INJECT and the mark that it reports nothing. */
+    private static final long INJECT_CALL_FLAGS = Fi.FI_INJECT | PostChecks.INJECT_CALL;
     private final long txOpFlags;
     private final long rxOpFlags;
     /** Op flags of the tagged receives: without FI_MULTI_RECV, which applies to untagged ones ({@link ReceivePosting}). */
@@ -189,8 +188,8 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
      * Every send: {@code send}, {@code sendData}, {@code inject}, {@code injectData},
      * {@code sendMsg} and their tagged twins. Checked already: caps, arguments, flags,
      * {@code length} against {@code maxMsgSize} and, with {@code FI_INJECT}, the inject size;
-     * the transmit CQ when the operation reports (all but a one-buffer inject, i.e.
-     * {@code msg == null && (flags & FI_INJECT) != 0}).
+     * the transmit CQ when the operation reports (all but an {@code fi_inject*} call:
+     * {@link PostChecks#reportsToCq}{@code (flags)}, the one rule for all providers).
      *
      * @param buf    the payload of a one-buffer call, or null
      * @param desc   its registration as the caller passed it ({@code desc}; null for an inject or a
@@ -395,22 +394,22 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
 
     @Override
     public final int send(ByteBuffer buf, MemoryRegion desc, long destAddr, Object context) {
-        return plainSend(buf, desc, destAddr, false, 0, 0, txOpFlags | txCompletion(), context);
+        return send(buf, desc, null, destAddr, false, 0, 0, txOpFlags | txCompletion(), context);
     }
 
     @Override
     public final int sendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, Object context) {
-        return plainSend(buf, desc, destAddr, false, 0, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(), context);
+        return send(buf, desc, null, destAddr, false, 0, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(), context);
     }
 
     @Override
     public final int inject(ByteBuffer buf, long destAddr) {
-        return send(buf, null, null, destAddr, false, 0, 0, Fi.FI_INJECT, null);
+        return send(buf, null, null, destAddr, false, 0, 0, INJECT_CALL_FLAGS, null);
     }
 
     @Override
     public final int injectData(ByteBuffer buf, long data, long destAddr) {
-        return send(buf, null, null, destAddr, false, 0, data, Fi.FI_INJECT | Fi.FI_REMOTE_CQ_DATA, null);
+        return send(buf, null, null, destAddr, false, 0, data, INJECT_CALL_FLAGS | Fi.FI_REMOTE_CQ_DATA, null);
     }
 
     @Override
@@ -421,17 +420,17 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
 
     @Override
     public final int tsend(ByteBuffer buf, MemoryRegion desc, long destAddr, long tag, Object context) {
-        return plainSend(buf, desc, destAddr, true, tag, 0, txOpFlags | txCompletion(), context);
+        return send(buf, desc, null, destAddr, true, tag, 0, txOpFlags | txCompletion(), context);
     }
 
     @Override
     public final int tsendData(ByteBuffer buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
-        return plainSend(buf, desc, destAddr, true, tag, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(), context);
+        return send(buf, desc, null, destAddr, true, tag, data, txOpFlags | Fi.FI_REMOTE_CQ_DATA | txCompletion(), context);
     }
 
     @Override
     public final int tinject(ByteBuffer buf, long destAddr, long tag) {
-        return send(buf, null, null, destAddr, true, tag, 0, Fi.FI_INJECT, null);
+        return send(buf, null, null, destAddr, true, tag, 0, INJECT_CALL_FLAGS, null);
     }
 
     @Override
@@ -439,26 +438,6 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         int rc = sendMsgCheck(msg, flags, Fi.FI_TAGGED);
         return rc != 0 ? rc : send(null, null, msg, msg.addr(), true, msg.tag(), msg.data(), flags | txCompletion(),
                 msg.context());
-    }
-
-    /**
-     * A plain send ({@code send}, {@code sendData}, {@code tsend}, {@code tsendData}) with the
-     * endpoint's op flags. With {@code FI_INJECT} among them it goes down in the message form
-     * ({@link #INJECTING_SEND}): the providers take {@code FI_INJECT} without a message as
-     * {@code fi_inject}, which reports nothing, where a send with {@code FI_INJECT} completes
-     * (fi_msg(3); fabtests' {@code fi_msg_inject -A inject}).
-     */
-    private int plainSend(ByteBuffer buf, MemoryRegion desc, long destAddr, boolean tagged, long tag, long data,
-                          long flags, Object context) {
-        if ((flags & Fi.FI_INJECT) == 0 || buf == null) {
-            return send(buf, desc, null, destAddr, tagged, tag, data, flags, context);
-        }
-        Msg msg = INJECTING_SEND.get().buffer(buf, desc);
-        try {
-            return send(null, null, msg, destAddr, tagged, tag, data, flags, context);
-        } finally {
-            msg.buffer(null, null); // FI_INJECT: the payload is copied at the call; keep no reference
-        }
     }
 
     /** A {@code *sendMsg}'s own checks (open, caps, message, flags) ahead of {@link #send}'s. */
@@ -479,7 +458,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         if (length < 0) {
             return (int) length;
         }
-        if (txCq == null && !(inject && msg == null)) {
+        if (txCq == null && PostChecks.reportsToCq(flags)) {
             return -Errno.ENOCQ;
         }
         return counted(postSend(buf, desc, msg, length, destAddr, tagged, tag, data, flags, context),
@@ -569,7 +548,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
 
     @Override
     public final int injectWrite(ByteBuffer buf, long destAddr, long addr, long key) {
-        return rma(false, buf, null, null, destAddr, addr, key, 0, Fi.FI_INJECT, null);
+        return rma(false, buf, null, null, destAddr, addr, key, 0, INJECT_CALL_FLAGS, null);
     }
 
     @Override
@@ -597,7 +576,7 @@ public abstract class UtilEndpoint extends AbstractFid implements Endpoint {
         if (length < 0) {
             return (int) length;
         }
-        if (txCq == null && !(inject && msg == null)) {
+        if (txCq == null && PostChecks.reportsToCq(flags)) {
             return -Errno.ENOCQ;
         }
         return counted(postRma(read, buf, desc, msg, length, peerAddr, addr, key, data, flags, context),

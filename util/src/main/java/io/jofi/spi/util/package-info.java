@@ -26,9 +26,11 @@
  * <p>1.8.0: {@code PeerRemovalSource} (from {@code io.jofi.provider.rxm}), which every
  * {@code UtilAddressVector} now is: the layers bound to an AV hear of its removals without the
  * provider repeating the listeners.
+ * <p>1.9.0: {@code PostChecks.INJECT_CALL} and {@code PostChecks.reportsToCq}: the one rule for
+ * which transmits report (all but the {@code fi_inject*} calls), read by every provider's funnel.
  */
 @Export
-@Version("1.8.0")
+@Version("1.9.0")
 package io.jofi.spi.util;
 
 import org.osgi.annotation.bundle.Export;
