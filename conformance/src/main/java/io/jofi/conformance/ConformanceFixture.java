@@ -171,6 +171,7 @@ public final class ConformanceFixture implements AutoCloseable {
             Info info = infos.get(0);
             assertTrue(answersFor(info), "getInfo with provName=" + provider + " returned another provider's Info: "
                     + info.fabricAttr().provName());
+            followProviderOf(info);
             return info;
         }
         Assumptions.assumeTrue(false, lacking(caps, mode, type == null ? epType : type));
@@ -220,12 +221,41 @@ public final class ConformanceFixture implements AutoCloseable {
 
     // ------------------------------------------------------------------ fabric, domain, queues
 
-    /** The Info the domain was opened with (all the provider's caps for the kit's endpoint type). */
+    /**
+     * The Info the domain was opened with: all the caps of the provider of the Info required last
+     * ({@link #require}) for its endpoint type; before any, the provider's first Info for the
+     * kit's endpoint type.
+     */
     public Info domainInfo() {
         if (domainInfo == null) {
-            domainInfo = require(0, 0, null);
+            List<Info> infos = find(0, 0, null);
+            domainInfo = infos.isEmpty() ? require(0, 0, null) : infos.get(0);
         }
         return domainInfo;
+    }
+
+    /**
+     * Makes the fabric and domain that the fixture opens from now on those of {@code info}'s
+     * provider, when it is another than the current domain's: a layered provider's Info
+     * ({@code tcp;ofi_rxm}, RDM over a core that offers MSG only) is served by its own fabric and
+     * domain, where an endpoint of the core's domain would be {@code ENOSYS}. What is already
+     * open stays open (and is closed at the end).
+     */
+    private void followProviderOf(Info info) {
+        String wanted = info.fabricAttr().provName();
+        if (wanted.equals(domainInfo().fabricAttr().provName())) {
+            return;
+        }
+        Info all = info;
+        for (Info i : find(0, 0, info.epAttr().type())) {
+            if (wanted.equals(i.fabricAttr().provName())) {
+                all = i;
+                break;
+            }
+        }
+        domainInfo = all;
+        fabric = null;
+        domain = null;
     }
 
     /** The fabric, opened on first use. */
