@@ -1,6 +1,7 @@
 package io.jofi.spi.util;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -122,13 +123,14 @@ class UtilEndpointTest {
         ep.calls.clear();
         assertEquals(0, ep.inject(b, 9));
         c = ep.only();
-        assertEquals(Fi.FI_INJECT, c.flags(), "an inject never completes");
+        assertEquals(Fi.FI_INJECT | PostChecks.INJECT_CALL, c.flags(), "an inject never completes");
+        assertFalse(PostChecks.reportsToCq(c.flags()), "an inject never completes");
         assertNull(c.context());
 
         ep.calls.clear();
         assertEquals(0, ep.injectData(b, 5, 9));
         c = ep.only();
-        assertEquals(Fi.FI_INJECT | Fi.FI_REMOTE_CQ_DATA, c.flags());
+        assertEquals(Fi.FI_INJECT | PostChecks.INJECT_CALL | Fi.FI_REMOTE_CQ_DATA, c.flags());
         assertEquals(5, c.extra());
     }
 
@@ -159,7 +161,7 @@ class UtilEndpointTest {
         assertEquals(0, ep.tsendMsg(m, Fi.FI_INJECT));
         assertEquals(4, ep.calls.size());
         long[] tags = {0xAB, 0xAC, 0xAD, 0xAE};
-        long[] flags = {Fi.FI_COMPLETION, Fi.FI_COMPLETION | Fi.FI_REMOTE_CQ_DATA, Fi.FI_INJECT,
+        long[] flags = {Fi.FI_COMPLETION, Fi.FI_COMPLETION | Fi.FI_REMOTE_CQ_DATA, Fi.FI_INJECT | PostChecks.INJECT_CALL,
                 Fi.FI_INJECT | Fi.FI_COMPLETION};
         for (int i = 0; i < 4; i++) {
             Call c = ep.calls.get(i);
@@ -239,7 +241,7 @@ class UtilEndpointTest {
         assertEquals(false, ep.calls.get(0).read());
         assertEquals(Fi.FI_COMPLETION | Fi.FI_REMOTE_CQ_DATA, ep.calls.get(1).flags());
         assertEquals(9, ep.calls.get(1).extra());
-        assertEquals(Fi.FI_INJECT, ep.calls.get(2).flags());
+        assertEquals(Fi.FI_INJECT | PostChecks.INJECT_CALL, ep.calls.get(2).flags());
 
         ep.calls.clear();
         RmaMsg m = new RmaMsg().buffer(b, null).rmaIovCount(2).rmaIov(0, 0x10, 12, 1).rmaIov(1, 0x40, 20, 2)
@@ -295,6 +297,29 @@ class UtilEndpointTest {
         RecordingEndpoint ep = endpoint(ALL_CAPS, Fi.FI_DELIVERY_COMPLETE | Fi.FI_REMOTE_CQ_DATA, true);
         ep.send(buf(4), null, 0, null);
         assertEquals(Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION, ep.only().flags());
+    }
+
+    /**
+     * FI_INJECT in the op flags frees the buffer at the call but, unlike the fi_inject* calls,
+     * reports: a plain send and write reach the funnel in their one-buffer form without the
+     * inject-call mark, and need a transmit CQ.
+     */
+    @Test
+    void injectInTheOpFlagsReportsUnlikeTheInjectCalls() throws FabricException {
+        RecordingEndpoint ep = endpoint(ALL_CAPS, Fi.FI_INJECT, true);
+        ByteBuffer b = buf(4);
+        assertEquals(0, ep.send(b, null, 0, "s"));
+        assertEquals(0, ep.write(b, null, 0, 0x2000, 78, "w"));
+        for (Call c : ep.calls) {
+            assertSame(b, c.buf(), c.funnel() + ": the one-buffer form");
+            assertNull(c.msg(), c.funnel() + ": no message made");
+            assertEquals(Fi.FI_INJECT | Fi.FI_COMPLETION, c.flags(), c.funnel());
+            assertTrue(PostChecks.reportsToCq(c.flags()), c.funnel() + " with FI_INJECT in the op flags reports");
+        }
+        RecordingEndpoint noCq = endpoint(ALL_CAPS, Fi.FI_INJECT, false);
+        assertEquals(-Errno.ENOCQ, noCq.send(b, null, 0, "s"), "a send that reports needs a transmit CQ");
+        assertEquals(-Errno.ENOCQ, noCq.write(b, null, 0, 0x2000, 78, "w"), "a write that reports needs a CQ");
+        assertEquals(0, noCq.inject(b, 0), "fi_inject needs none");
     }
 
     @Test
