@@ -44,6 +44,12 @@ public class LauncherIT {
             "verbs:\n    version: 0\\.1\n    state: (available|unavailable \\(.+\\))\n");
     /** Bound on one run of the script (a container start is about two seconds). */
     private static final long TIMEOUT_SECONDS = 60;
+    /**
+     * The container JVMs' options here: each command is a short-lived JVM, whose start is mostly
+     * class loading and compiling; C1 alone and the serial collector take a third less CPU
+     * (./jofi info -l: 1.5 s instead of 2.6 s of user time) and change nothing the tests read.
+     */
+    private static final String START_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
 
     private static Path home;
 
@@ -87,6 +93,7 @@ public class LauncherIT {
         env.put("JOFI_NO_BUILD", "1");
         env.put("JOFI_START_NOTICE_SECONDS", "0");
         env.put("JAVA", new File(System.getProperty("java.home"), "bin/java").getPath());
+        env.put("JOFI_JAVA_OPTS", START_OPTS);
         Process process = builder.start();
         process.getOutputStream().close();
         byte[] all = process.getInputStream().readAllBytes();
@@ -270,7 +277,7 @@ public class LauncherIT {
                 .redirectError(ProcessBuilder.Redirect.DISCARD);
         builder.environment().put("JOFI_NO_BUILD", "1");
         builder.environment().put("JAVA", new File(System.getProperty("java.home"), "bin/java").getPath());
-        builder.environment().remove("JOFI_JAVA_OPTS");
+        builder.environment().put("JOFI_JAVA_OPTS", START_OPTS);
         Process script = builder.start();
         List<ProcessHandle> container = new ArrayList<>();
         try {
@@ -297,7 +304,7 @@ public class LauncherIT {
         }
     }
 
-    /** {@link #jofi} with {@code javaOpts} (or none) as the script's JOFI_JAVA_OPTS. */
+    /** {@link #jofi} with {@code javaOpts} (or none) after {@link #START_OPTS} as the script's JOFI_JAVA_OPTS. */
     private static Run jofiWith(String javaOpts, String input, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add("./jofi");
@@ -322,9 +329,7 @@ public class LauncherIT {
             for (String name : List.of("FI_PROVIDER", "JOFI_JAVA_OPTS", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS")) {
                 env.remove(name);
             }
-            if (javaOpts != null) {
-                env.put("JOFI_JAVA_OPTS", javaOpts);
-            }
+            env.put("JOFI_JAVA_OPTS", javaOpts == null ? START_OPTS : START_OPTS + " " + javaOpts);
             Process process = builder.start();
             if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 process.descendants().forEach(ProcessHandle::destroyForcibly);

@@ -32,7 +32,8 @@ class KilledExporterTest {
     @ParameterizedTest
     @ValueSource(strings = {"tcp", "shm"})
     void pendingCallsFailSoonAfterTheExporterIsKilled(String provider) throws Exception {
-        Process child = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-cp",
+        Process child = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
                 System.getProperty("java.class.path"), ExporterProcess.class.getName(), provider)
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         ChannelPool pool = new ChannelPool(RsaPair.FABRICS, RsaPair.settings(30_000, null), new ExportedServices(),

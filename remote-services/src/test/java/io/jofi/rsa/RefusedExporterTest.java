@@ -27,7 +27,8 @@ class RefusedExporterTest {
                 new ExportedServices(), new RsaCounters());
         ChannelPool fresh = new ChannelPool(RsaPair.FABRICS, RsaPair.settings(TIMEOUT_MILLIS, null),
                 new ExportedServices(), new RsaCounters());
-        try (ChildExporter child = new ChildExporter("tcp")) {
+        // a short-lived exporter: C1 alone and the serial collector start it with less CPU
+        try (ChildExporter child = new ChildExporter("tcp", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")) {
             Echo known = child.importWith(new JofiDistributionProvider(before, "tcp"));
             assertEquals("hello before", known.greet("before"));
             Echo stranger = child.importWith(new JofiDistributionProvider(fresh, "tcp"));

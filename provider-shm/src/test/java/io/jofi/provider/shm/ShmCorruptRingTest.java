@@ -44,8 +44,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(120)
 class ShmCorruptRingTest {
     /** CPU the progress threads of both domains may use in {@link #WINDOW_MS} when idle. */
-    private static final long CPU_BUDGET_MS = 200;
-    private static final long WINDOW_MS = 2000;
+    private static final long CPU_BUDGET_MS = 100;
+    private static final long WINDOW_MS = 1000;
 
     private static Path newDir() throws java.io.IOException {
         return Files.createTempDirectory(Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm")

@@ -10,6 +10,8 @@ import io.jofi.Fi;
 import io.jofi.Msg;
 import io.jofi.Progress;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -33,20 +35,34 @@ import org.junit.jupiter.api.Timeout;
 class RxmCompletedBeforePeerCloseTest {
     private static final int ROUNDS = 300;
 
+    /**
+     * The rounds do not wait for the previous peer's close to return (a MANUAL rxm endpoint's close
+     * waits up to 100 ms for its connection-management thread): up to {@link #CLOSING} peers close
+     * meanwhile, each on a thread of its own; every peer's outcome is checked.
+     */
+    private static final int CLOSING = 8;
+
     @Test
     void aTransmitCompleteSendAckedRightBeforeThePeerClosesSucceeds() throws Exception {
-        ExecutorService peer = Executors.newSingleThreadExecutor();
+        ExecutorService peer = Executors.newCachedThreadPool();
+        Deque<Future<?>> peers = new ArrayDeque<>();
         try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL)) {
             for (int round = 0; round < ROUNDS; round++) {
-                oneRound(round, a, peer);
+                peers.add(oneRound(round, a, peer));
+                while (!peers.isEmpty() && (peers.size() > CLOSING || peers.peekFirst().isDone())) {
+                    peers.removeFirst().get(30, TimeUnit.SECONDS);
+                }
+            }
+            while (!peers.isEmpty()) {
+                peers.removeFirst().get(30, TimeUnit.SECONDS);
             }
         } finally {
             peer.shutdownNow();
         }
     }
 
-    /** A new peer b per round: a's connection to it is acked and ended at once. */
-    private static void oneRound(int round, RxmOverTcpTest.Side a, ExecutorService peer) throws Exception {
+    /** A new peer b per round: a's connection to it is acked and ended at once; b's side, closing. */
+    private static Future<?> oneRound(int round, RxmOverTcpTest.Side a, ExecutorService peer) throws Exception {
         {
             RxmOverTcpTest.Side b = new RxmOverTcpTest.Side(Progress.MANUAL);
             long bInA = a.insert(b.ep.getName());
@@ -91,7 +107,7 @@ class RxmCompletedBeforePeerCloseTest {
                     fail("round " + round + ": no send completion");
                 }
             }
-            bSide.get(30, TimeUnit.SECONDS);
+            return bSide;
         }
     }
 }

@@ -21,7 +21,9 @@ import org.junit.jupiter.api.Test;
  * The tools' {@code pingpong} and {@code bw} commands over JOFI's tcp provider, run through
  * their public entry point {@link Commands#run} with {@link Fabrics#standalone()}: JOFI ↔ JOFI
  * on 127.0.0.1, and JOFI ↔ the C peer's fabtests {@code fi_msg_pingpong} choreography in both
- * roles. Small iteration counts; only the table's rows and the exit status are checked.
+ * roles. Small iteration counts; only the table's rows and the exit status are checked. The
+ * default JIT warm-up (seconds: its wait for a quiet compiler) runs in the MSG pingpong and the RDM
+ * pingpong of each completion wait; the other runs skip it ({@code --jit-warmup 0}), it is not theirs to test.
  */
 class PerfCommandsTest {
     private static final ExecutorService SERVERS = Executors.newCachedThreadPool(r -> {
@@ -121,16 +123,16 @@ class PerfCommandsTest {
     void everyCompletionWaitWorksWithPercentilesAndMachineLines() throws Exception {
         for (String mode : new String[] {"sread", "fd", "yield"}) {
             String port = Integer.toString(freePort());
-            Future<CapturedRun> server = server("pingpong", "-p", "tcp", "-S", "4k", "-I", "30", "-c", mode, "-B", port, "-s", "127.0.0.1");
-            CapturedRun client = client("pingpong", "-p", "tcp", "-S", "4k", "-I", "30", "-c", mode, "--percentiles", "-P", port, "127.0.0.1");
+            Future<CapturedRun> server = server("pingpong", "-p", "tcp", "--jit-warmup", "0", "-S", "4k", "-I", "30", "-c", mode, "-B", port, "-s", "127.0.0.1");
+            CapturedRun client = client("pingpong", "-p", "tcp", "--jit-warmup", "0", "-S", "4k", "-I", "30", "-c", mode, "--percentiles", "-P", port, "127.0.0.1");
             assertEquals(0, client.status(), () -> mode + ": " + client.err());
             assertTrue(client.out().contains("p50") && client.out().contains("p99.9"), () -> mode + " --percentiles:\n" + client.out());
             CapturedRun s = server.get(30, TimeUnit.SECONDS);
             assertEquals(0, s.status(), () -> mode + " server: " + s.err());
         }
         String port = Integer.toString(freePort());
-        Future<CapturedRun> server = server("pingpong", "-p", "tcp", "-S", "100", "-I", "10", "-m", "-B", port, "-s", "127.0.0.1");
-        CapturedRun client = client("pingpong", "-p", "tcp", "-S", "100", "-I", "10", "-m", "-P", port, "127.0.0.1");
+        Future<CapturedRun> server = server("pingpong", "-p", "tcp", "--jit-warmup", "0", "-S", "100", "-I", "10", "-m", "-B", port, "-s", "127.0.0.1");
+        CapturedRun client = client("pingpong", "-p", "tcp", "--jit-warmup", "0", "-S", "100", "-I", "10", "-m", "-P", port, "127.0.0.1");
         assertEquals(0, client.status(), client::err);
         assertTrue(client.out().contains("- { xfer_size: 100, iterations: 10, total: 2000, time: "), client::out);
         assertEquals(0, server.get(30, TimeUnit.SECONDS).status());
@@ -139,8 +141,8 @@ class PerfCommandsTest {
     @Test
     void jofiBandwidth() throws Exception {
         String port = Integer.toString(freePort());
-        Future<CapturedRun> server = server("bw", "-p", "tcp", "-S", "64k", "-I", "5", "-W", "16", "-B", port, "-s", "127.0.0.1");
-        CapturedRun client = client("bw", "-p", "tcp", "-S", "64k", "-I", "5", "-W", "16", "-P", port, "127.0.0.1");
+        Future<CapturedRun> server = server("bw", "-p", "tcp", "--jit-warmup", "0", "-S", "64k", "-I", "5", "-W", "16", "-B", port, "-s", "127.0.0.1");
+        CapturedRun client = client("bw", "-p", "tcp", "--jit-warmup", "0", "-S", "64k", "-I", "5", "-W", "16", "-P", port, "127.0.0.1");
         assertTable(client, "64k");
         assertTable(server.get(30, TimeUnit.SECONDS), "64k");
         String[] cols = client.rows().get(0).trim().split("\\s+");
@@ -212,8 +214,8 @@ class PerfCommandsTest {
     @Test
     void jofiRdmBandwidth() throws Exception {
         String port = Integer.toString(freePort());
-        Future<CapturedRun> server = server("bw", "-p", "tcp", "-e", "rdm", "-S", "64k", "-I", "5", "-W", "16", "-B", port, "-s", "127.0.0.1");
-        CapturedRun client = client("bw", "-p", "tcp", "-e", "rdm", "-S", "64k", "-I", "5", "-W", "16", "-P", port, "127.0.0.1");
+        Future<CapturedRun> server = server("bw", "-p", "tcp", "--jit-warmup", "0", "-e", "rdm", "-S", "64k", "-I", "5", "-W", "16", "-B", port, "-s", "127.0.0.1");
+        CapturedRun client = client("bw", "-p", "tcp", "--jit-warmup", "0", "-e", "rdm", "-S", "64k", "-I", "5", "-W", "16", "-P", port, "127.0.0.1");
         assertTable(client, "64k");
         assertTable(server.get(30, TimeUnit.SECONDS), "64k");
     }
@@ -222,7 +224,7 @@ class PerfCommandsTest {
     void jofiClientAgainstCPingpongServer() throws Exception {
         NativePeer.assumeNativeLibfabric();
         try (NativePeer peer = NativePeer.pingpongServer("-p", "tcp", "-e", "msg", "-I", "20", "-w", "2")) {
-            CapturedRun client = run("pingpong", "-p", "tcp", "-e", "msg", "-I", "20", "-w", "2", "-P", Integer.toString(peer.port()), NativePeer.HOST);
+            CapturedRun client = run("pingpong", "-p", "tcp", "--jit-warmup", "0", "-e", "msg", "-I", "20", "-w", "2", "-P", Integer.toString(peer.port()), NativePeer.HOST);
             assertTable(client, "64", "256", "1k", "4k", "64k", "1m");
             peer.assertSucceeded();
             assertEquals(6, peer.output().stream().filter(l -> l.matches("^\\d+[km]?\\s+20\\s.*")).count(), peer::transcript);
@@ -233,7 +235,7 @@ class PerfCommandsTest {
     void cClientAgainstJofiPingpongServer() throws Exception {
         NativePeer.assumeNativeLibfabric();
         String port = Integer.toString(freePort());
-        Future<CapturedRun> server = server("pingpong", "-p", "tcp", "-e", "msg", "-S", "4k", "-I", "20", "-w", "2", "-B", port, "-s", NativePeer.HOST);
+        Future<CapturedRun> server = server("pingpong", "-p", "tcp", "--jit-warmup", "0", "-e", "msg", "-S", "4k", "-I", "20", "-w", "2", "-B", port, "-s", NativePeer.HOST);
         NativePeer peer = null;
         try {
             for (int attempt = 0; attempt < 50; attempt++) {
