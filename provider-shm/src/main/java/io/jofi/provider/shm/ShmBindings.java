@@ -1,6 +1,7 @@
 package io.jofi.provider.shm;
 
 import io.jofi.Fi;
+import io.jofi.spi.util.CompletionBatch;
 import io.jofi.spi.util.UtilAddressVector;
 import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
@@ -13,6 +14,12 @@ import io.jofi.spi.util.UtilEventQueue;
  * {@code enable} (bindings are sealed then); read under it afterwards.
  */
 final class ShmBindings {
+    /**
+     * The receive completions of one drain pass, staged by the receiver and published together at the pass's
+     * end; a transmit entry, a remote write's CQ data or an RMA completion publishes them first (they came first,
+     * and the CQ may be the same).
+     */
+    final CompletionBatch staged = ShmRingReader.newBatch();
     UtilCompletionQueue txCq;
     UtilCompletionQueue rxCq;
     UtilEventQueue eq;
@@ -36,6 +43,13 @@ final class ShmBindings {
             return writeCntr;
         }
         return null;
+    }
+
+    /** Publishes the staged receive completions of the pass under way, ahead of an entry that came after them. */
+    void flushStaged() {
+        if (!staged.isEmpty()) {
+            staged.flush();
+        }
     }
 
     /** Counts a success on {@code c} when one is bound. */

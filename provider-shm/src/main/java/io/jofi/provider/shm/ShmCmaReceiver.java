@@ -169,7 +169,7 @@ final class ShmCmaReceiver implements UnexpectedPayload {
         if (status != 0) {
             return -status;
         }
-        counters.cmaRead.increment();
+        counters.cmaRead();
         return want;
     }
 }

@@ -10,7 +10,6 @@ import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
 import io.jofi.provider.shm.cma.CrossMemoryAttach;
-import io.jofi.spi.util.CompletionBatch;
 import io.jofi.spi.util.EndpointBindings;
 import io.jofi.spi.util.ReceivePosting;
 import io.jofi.spi.util.UtilEndpoint;
@@ -133,20 +132,18 @@ final class ShmEndpoint extends UtilEndpoint implements ShmPeers.Owner {
         this.own = new ShmOwnRing(p.inlineThreshold());
         // Peers linked, lost and failed, ring-full waits, doorbells rung, CMA messages (under this endpoint's lock)
         this.peerCounters = new ShmPeerCounters(own, counters());
-        CompletionBatch staged = ShmRingReader.newBatch();
         this.peers = new ShmPeers(this, own, bound, peerCounters, dir,
                 new PeerLiveness(p.peerCheckMillis(), p.progressTimeoutMillis()));
-        this.transmitter = new ShmTransmitter(own, peers, new ShmTxCompletions(bound, staged),
-                new ShmRingWriter(own, peers, peerCounters, cma, cmaThreshold, p.cmaProbeFault()), domain.engine(),
-                queueSize);
+        this.transmitter = new ShmTransmitter(own, peers, new ShmTxCompletions(bound, queueSize, domain.engine()),
+                new ShmRingWriter(own, peers, peerCounters, cma, cmaThreshold, p.cmaProbeFault()));
         this.receiver = new ShmReceiver(own, peers, transmitter, bound, domain.engine(), counters(), caps, queueSize,
                 p.unexpectedBytes());
         ShmCmaReceiver cmaReceiver = new ShmCmaReceiver(peers, transmitter, receiver, peerCounters, cma);
-        this.rma = new ShmRma(peers, transmitter, receiver, bound, staged, domain.memoryRegistry(), dir, caps);
+        this.rma = new ShmRma(peers, transmitter, receiver, bound, domain.memoryRegistry(), dir, caps);
         this.atomics = new ShmAtomicOps(own, peers, transmitter, rma, bound, domain.memoryRegistry(), dir);
         this.faults = new ShmFaults(this, own, peers, transmitter, receiver, bound);
         this.reader = new ShmRingReader(own, peers, faults,
-                new ShmRecordDispatch(receiver, cmaReceiver, transmitter, rma, atomics, staged));
+                new ShmRecordDispatch(receiver, cmaReceiver, transmitter, new ShmOneSidedDispatch(rma, atomics)));
         this.posts = countPostsUnderLock();
     }
 

@@ -19,12 +19,12 @@ final class ShmPeerCounters {
     private final StatsCounter unreachable;
     private final StatsCounter lost;
     private final StatsCounter failed;
-    final StatsCounter ringFullWaits;
-    final StatsCounter doorbells;
+    private final StatsCounter ringFullWaits;
+    private final StatsCounter doorbells;
     /** Messages sent by cross-memory attach (the receiver read them from this process). */
-    final StatsCounter cmaSent;
+    private final StatsCounter cmaSent;
     /** Messages read by cross-memory attach from their sender into a receive. */
-    final StatsCounter cmaRead;
+    private final StatsCounter cmaRead;
 
     ShmPeerCounters(ShmOwnRing own, CounterGroup group) {
         this.own = own;
@@ -66,6 +66,26 @@ final class ShmPeerCounters {
     void lost(Peer p, String why) {
         lost.increment();
         FabricEvents.connectionLost("shm", owner, own.name(), p.name, io.jofi.Errno.ECONNRESET, why);
+    }
+
+    /** A peer's ring was full: the rest waits queued for the next pass. */
+    void ringFullWait() {
+        ringFullWaits.increment();
+    }
+
+    /** A peer's consumer slept: its doorbell was rung. */
+    void doorbellRung() {
+        doorbells.increment();
+    }
+
+    /** A message went by cross-memory attach (its receiver reads it from this process). */
+    void cmaSent() {
+        cmaSent.increment();
+    }
+
+    /** A message was read by cross-memory attach from its sender into a receive. */
+    void cmaRead() {
+        cmaRead.increment();
     }
 
     /** {@code p} is declared failed ({@code err}, positive): what waits on it ends with an error. */

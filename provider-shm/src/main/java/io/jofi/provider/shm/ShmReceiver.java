@@ -92,9 +92,18 @@ final class ShmReceiver {
         return rq;
     }
 
-    /** A drain pass starts: the record held back last time is tried again. */
+    /**
+     * A drain pass starts: the record held back last time is tried again, and the receive
+     * completions the pass makes are staged until {@link #endPass} (one CQ publication a pass).
+     */
     void startPass() {
         held = false;
+        rq.completion().stageIn(bound.staged);
+    }
+
+    /** The drain pass ends (also when a fault leaves it): its staged completions are published. */
+    void endPass() {
+        rq.completion().stageIn(null);
     }
 
     /** Whether a message record waits in the ring for the unexpected budget (also read without the lock). */

@@ -1,47 +1,36 @@
 package io.jofi.provider.shm;
 
-import io.jofi.spi.util.CompletionBatch;
-
 /**
  * Hands each validated record to the part its kind is for: messages to the receiver (CMA
- * messages and probes to the CMA receiver), ACKs to the transmitter, RMA and atomics to theirs;
- * and brackets a drain pass so that its receive completions are published together.
+ * messages and probes to the CMA receiver), ACKs to the transmitter, the one-sided kinds (RMA,
+ * atomics) to {@link ShmOneSidedDispatch}; and brackets a drain pass so that its receive
+ * completions are published together (the receiver stages them).
  *
- * <p>It is the endpoint's one table of record kinds, so it knows each part that handles one (and
- * nothing else of them). A kind it does not know throws, which fails the sender ({@code EPROTO}). Runs under
- * the endpoint's lock.
+ * <p>It is the endpoint's table of message kinds, so it knows each part that handles one (and
+ * nothing else of them). A kind nobody knows throws, which fails the sender ({@code EPROTO}). Runs
+ * under the endpoint's lock.
  */
 final class ShmRecordDispatch implements ShmInbound {
     private final ShmReceiver receiver;
     private final ShmCmaReceiver cmaReceiver;
-    private final ShmTransmitter transmitter;
-    private final ShmRma rma;
-    private final ShmAtomicOps atomics;
-    /**
-     * Receive completions of one drain pass, published together; the transmitter and RMA publish
-     * them before an entry of theirs.
-     */
-    private final CompletionBatch staged;
+    private final ShmAcks acks;
+    private final ShmOneSidedDispatch oneSided;
 
-    ShmRecordDispatch(ShmReceiver receiver, ShmCmaReceiver cmaReceiver, ShmTransmitter transmitter, ShmRma rma,
-                      ShmAtomicOps atomics, CompletionBatch staged) {
+    ShmRecordDispatch(ShmReceiver receiver, ShmCmaReceiver cmaReceiver, ShmAcks acks, ShmOneSidedDispatch oneSided) {
         this.receiver = receiver;
         this.cmaReceiver = cmaReceiver;
-        this.transmitter = transmitter;
-        this.rma = rma;
-        this.atomics = atomics;
-        this.staged = staged;
+        this.acks = acks;
+        this.oneSided = oneSided;
     }
 
     @Override
     public void passStarts() {
         receiver.startPass();
-        receiver.completion().stageIn(staged);
     }
 
     @Override
     public void passEnds() {
-        receiver.completion().stageIn(null); // publishes what the pass staged
+        receiver.endPass(); // publishes what the pass staged
     }
 
     @Override
@@ -61,15 +50,9 @@ final class ShmRecordDispatch implements ShmInbound {
                     rx.onMessage(p, r);
                 }
             }
-            case ShmRecordDescriptor.ACK -> transmitter.onAck(p, r.token(), r.status());
-            case ShmRecordDescriptor.WRITE -> rma.onWrite(p, r);
-            case ShmRecordDescriptor.READ_REQ -> rma.onReadRequest(p, r);
-            case ShmRecordDescriptor.READ_RESP -> rma.onReadResponse(p, r);
-            case ShmRecordDescriptor.ATOMIC_REQ -> atomics.onRequest(p, r);
-            case ShmRecordDescriptor.ATOMIC_RESP -> atomics.onResponse(p, r);
-            case ShmRecordDescriptor.NOTIFY -> rma.onNotify(p, r);
+            case ShmRecordDescriptor.ACK -> acks.onAck(p, r.token(), r.status());
             case ShmRecordDescriptor.PROBE -> cmaReceiver.onProbe(p, r);
-            default -> throw new IllegalArgumentException("record kind " + r.kind()); // the reader fails its sender (EPROTO)
+            default -> oneSided.onRecord(p, r);
         }
         return !rx.holdsRecord();
     }

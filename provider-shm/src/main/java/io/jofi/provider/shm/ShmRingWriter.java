@@ -113,7 +113,7 @@ final class ShmRingWriter {
                 op.copyPayload(op.sent, b, at + ShmRecordDescriptor.HEADER, n);
             }
             if (link.publish(at)) { // release: the slot's bytes are visible with the record
-                counters.doorbells.increment();
+                counters.doorbellRung();
             }
             op.sent += n;
         } while (op.sent < op.length);
@@ -171,7 +171,7 @@ final class ShmRingWriter {
             op.copyPayload(0, b, at + header, n);
         }
         if (link.publish(at)) {
-            counters.doorbells.increment();
+            counters.doorbellRung();
         }
         op.sent = n;
         return true;
@@ -206,10 +206,10 @@ final class ShmRingWriter {
             iov += ShmRecordDescriptor.CMA_IOV;
         }
         if (link.publish(at)) {
-            counters.doorbells.increment();
+            counters.doorbellRung();
         }
         op.sent = op.length;
-        counters.cmaSent.increment();
+        counters.cmaSent();
         return true;
     }
 
@@ -217,7 +217,7 @@ final class ShmRingWriter {
     private void ringFull(Peer peer) {
         if (!peer.waitsForRoom) {
             peer.waitsForRoom = true;
-            counters.ringFullWaits.increment();
+            counters.ringFullWait();
         }
     }
 }

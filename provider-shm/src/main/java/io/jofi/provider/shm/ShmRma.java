@@ -3,7 +3,6 @@ package io.jofi.provider.shm;
 import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.RmaMsg;
-import io.jofi.spi.util.CompletionBatch;
 import io.jofi.spi.util.MemoryRegistry;
 import io.jofi.spi.util.PostChecks;
 import io.jofi.spi.util.UtilCounter;
@@ -30,20 +29,17 @@ final class ShmRma {
     /** The FI_SOURCE address a remote write's CQ data completion reports ({@link ShmReceiver#sourceOf}). */
     private final ShmReceiver receiver;
     private final ShmBindings bound;
-    /** Receive completions a drain pass staged: published before a remote write's CQ data, which comes after them. */
-    private final CompletionBatch staged;
     /** This domain's registrations: the target side's check of a key and range. */
     private final MemoryRegistry registry;
     private final Path dir;
     private final long caps;
 
-    ShmRma(ShmPeers peers, ShmTransmitter transmitter, ShmReceiver receiver, ShmBindings bound, CompletionBatch staged,
+    ShmRma(ShmPeers peers, ShmTransmitter transmitter, ShmReceiver receiver, ShmBindings bound,
            MemoryRegistry registry, Path dir, long caps) {
         this.peers = peers;
         this.transmitter = transmitter;
         this.receiver = receiver;
         this.bound = bound;
-        this.staged = staged;
         this.registry = registry;
         this.dir = dir;
         this.caps = caps;
@@ -284,8 +280,6 @@ final class ShmRma {
 
     /** Publishes the receive completions a drain pass staged: the CQ may be the same, and they came first. */
     private void flushStaged() {
-        if (!staged.isEmpty()) {
-            staged.flush();
-        }
+        bound.flushStaged();
     }
 }

@@ -4,7 +4,6 @@ import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Msg;
 import io.jofi.spi.util.PostChecks;
-import io.jofi.spi.util.ProgressEngine;
 import io.jofi.spi.util.UtilCounter;
 import java.nio.ByteBuffer;
 
@@ -18,7 +17,7 @@ import java.nio.ByteBuffer;
  * (the ring's capacity is the flow control). Runs under the endpoint's lock; nothing is
  * allocated per operation once the table has grown to the load.
  */
-final class ShmTransmitter implements ShmAnswers {
+final class ShmTransmitter implements ShmAnswers, ShmAcks {
     /** {@link #admit}: the peer failed earlier; a completion room is reserved for the error entry. */
     static final int PEER_FAILED = 1;
     /** Replies owed to one peer beyond which it is declared failed (a peer that never drains). */
@@ -30,26 +29,17 @@ final class ShmTransmitter implements ShmAnswers {
     private final ShmTxCompletions completions;
     /** Writes the records, and decides where cross-memory attach applies. */
     private final ShmRingWriter writer;
-    /** Woken when an FI_TRANSMIT_COMPLETE send waits for a life check (AUTO: its thread makes it). */
-    private final ProgressEngine engine;
-    /** Application operations in flight at most (the larger of the tx and rx sizes). */
-    private final int queueSize;
     private final ShmOperationTable table = new ShmOperationTable();
-    /** Application operations in flight (queued or awaiting an answer). */
-    private int pendingTx;
     /** Ops started ({@link #start}): tells a post's fault handling whether its op is recorded (read unlocked). */
     private long opsStarted;
     /** FI_TRANSMIT_COMPLETE operations waiting for a life check of their peer ({@link Peer#unconfirmed}, summed). */
     private int unconfirmed;
 
-    ShmTransmitter(ShmOwnRing own, ShmPeers peers, ShmTxCompletions completions, ShmRingWriter writer,
-                   ProgressEngine engine, int queueSize) {
+    ShmTransmitter(ShmOwnRing own, ShmPeers peers, ShmTxCompletions completions, ShmRingWriter writer) {
         this.own = own;
         this.peers = peers;
         this.completions = completions;
         this.writer = writer;
-        this.engine = engine;
-        this.queueSize = queueSize;
     }
 
     /** Ops started so far: a post's fault handling compares it before and after ({@link ShmFaults#onPostFault}). */
@@ -144,7 +134,7 @@ final class ShmTransmitter implements ShmAnswers {
             int rc = completions.reserve();
             return rc != 0 ? rc : PEER_FAILED;
         }
-        if (pendingTx >= queueSize) {
+        if (completions.queueFull()) {
             return -Errno.EAGAIN;
         }
         return reports ? completions.reserve() : 0;
@@ -166,7 +156,7 @@ final class ShmTransmitter implements ShmAnswers {
 
     /** Queues an application operation ({@link #start}ed) towards its peer: it counts as pending until it completes. */
     void queue(Peer peer, ShmOutboundOp op) {
-        pendingTx++;
+        completions.started();
         enqueue(peer, op);
     }
 
@@ -312,8 +302,8 @@ final class ShmTransmitter implements ShmAnswers {
             op.awaitsAnswer = true;
             op.recordEnd = op.peer.link.lastClaimEnd();
             op.peer.unconfirmed++;
-            if (unconfirmed++ == 0 && !engine.isManual()) {
-                engine.wakeup(); // the progress thread makes the check (MANUAL: the next read)
+            if (unconfirmed++ == 0) {
+                completions.lifeCheckWanted();
             }
             return;
         }
@@ -346,7 +336,7 @@ final class ShmTransmitter implements ShmAnswers {
         }
         ShmBindings.count(completions.counterOf(op.counter));
         if (op.counter != 0) {
-            pendingTx--;
+            completions.finished();
         }
         give(op);
     }
@@ -361,7 +351,7 @@ final class ShmTransmitter implements ShmAnswers {
             c.incrementError();
         }
         if (op.counter != 0) {
-            pendingTx--;
+            completions.finished();
         }
         give(op);
     }
@@ -404,7 +394,8 @@ final class ShmTransmitter implements ShmAnswers {
     }
 
     /** An ACK: a probe's verdict (CMA on or off towards {@code p}), or an operation's completion. */
-    void onAck(Peer p, long token, int status) {
+    @Override
+    public void onAck(Peer p, long token, int status) {
         ShmOutboundOp op = answered(p, token);
         if (op == null) {
             return;

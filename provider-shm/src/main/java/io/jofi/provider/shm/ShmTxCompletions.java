@@ -1,23 +1,45 @@
 package io.jofi.provider.shm;
 
 import io.jofi.Fi;
-import io.jofi.spi.util.CompletionBatch;
+import io.jofi.spi.util.ProgressEngine;
 import io.jofi.spi.util.UtilCounter;
 
 /**
- * Writes the transmit side's completions: the room a reporting operation reserves in the
- * transmit CQ at its post, its success or error entry, and the counter it counts on. A drain
- * pass's receive completions still staged are published before any entry of ours, which must
- * not overtake them (the CQ may be the same). Runs under the endpoint's lock.
+ * The transmit side's room and completions: how many application operations may be in flight
+ * (the transmit queue's size), the room a reporting operation reserves in the transmit CQ at its
+ * post, its success or error entry, the counter it counts on, and the wake-up that has an
+ * {@code FI_TRANSMIT_COMPLETE} completion's life check made. A drain pass's receive completions
+ * still staged are published before any entry of ours, which must not overtake them (the CQ may
+ * be the same). Runs under the endpoint's lock.
  */
 final class ShmTxCompletions {
     private final ShmBindings bound;
-    /** Receive completions a drain pass staged ({@link ShmRecordDispatch}). */
-    private final CompletionBatch staged;
+    /** Application operations in flight at most (the larger of the tx and rx sizes). */
+    private final int queueSize;
+    /** Woken when an FI_TRANSMIT_COMPLETE send waits for a life check (AUTO: its thread makes it). */
+    private final ProgressEngine engine;
+    /** Application operations in flight (queued or awaiting an answer). */
+    private int inFlight;
 
-    ShmTxCompletions(ShmBindings bound, CompletionBatch staged) {
+    ShmTxCompletions(ShmBindings bound, int queueSize, ProgressEngine engine) {
         this.bound = bound;
-        this.staged = staged;
+        this.queueSize = queueSize;
+        this.engine = engine;
+    }
+
+    /** Whether the transmit queue is full: a new application operation is refused ({@code -EAGAIN}). */
+    boolean queueFull() {
+        return inFlight >= queueSize;
+    }
+
+    /** An application operation is in flight from now on (queued towards its peer). */
+    void started() {
+        inFlight++;
+    }
+
+    /** An application operation {@link #started} has completed (successfully or not). */
+    void finished() {
+        inFlight--;
     }
 
     /** Reserves room for one entry in the transmit CQ (bound when an operation reports: UtilEndpoint's -ENOCQ); 0 or -errno. */
@@ -37,13 +59,13 @@ final class ShmTxCompletions {
 
     /** A success entry into the reserved room. */
     void success(Object context, long cqFlags) {
-        flushStaged();
+        bound.flushStaged();
         bound.txCq.complete(context, cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
     }
 
     /** An error entry ({@code err} positive) into the reserved room. */
     void error(Object context, long cqFlags, int err) {
-        flushStaged();
+        bound.flushStaged();
         bound.txCq.completeError(context, cqFlags, 0, null, 0, 0, 0, 0, err, 0, null, 0, Fi.FI_ADDR_NOTAVAIL);
     }
 
@@ -52,9 +74,13 @@ final class ShmTxCompletions {
         return bound.counterOf(role);
     }
 
-    private void flushStaged() {
-        if (!staged.isEmpty()) {
-            staged.flush();
+    /**
+     * The first {@code FI_TRANSMIT_COMPLETE} send now waits for a life check of its peer: the AUTO
+     * progress thread is woken to make it (in MANUAL the application's next read makes it).
+     */
+    void lifeCheckWanted() {
+        if (!engine.isManual()) {
+            engine.wakeup();
         }
     }
 }

@@ -9,9 +9,10 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.II_Result;
 
 /**
- * The doorbell handshake (Dekker on the sleeping flag and the length word): a consumer that
+ * The doorbell handshake (Dekker on the sleeping flag and the tail: the producer's claim CAS,
+ * then its flag read; the consumer's flag store, fence, then its tail read): a consumer that
  * decides to sleep (r1 = 1) is always seen sleeping by a producer that published meanwhile
- * (r2 = 1) — otherwise the wake-up is lost.
+ * (r2 = 1) — otherwise the wake-up is lost. The publish has no fence of its own.
  */
 @JCStressTest
 @Outcome(id = "1, 1", expect = Expect.ACCEPTABLE, desc = "consumer sleeps, producer rings")

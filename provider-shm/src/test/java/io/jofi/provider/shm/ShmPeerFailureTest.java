@@ -165,8 +165,10 @@ class ShmPeerFailureTest {
                 Thread.sleep(5);
             }
             try {
-                signal(child, "-STOP");
+                // timed from before the signal: the send is pending already, and the progress may see the child
+                // stopped long before the `kill` process we spawn has returned (seconds, on a loaded machine)
                 long start = System.nanoTime();
+                signal(child, "-STOP");
                 CqErrEntry e = bed.error(bed.txCq, "the match-complete send to the stopped peer");
                 long took = System.nanoTime() - start;
                 assertEquals("mc", e.context());

@@ -35,10 +35,13 @@ import java.util.concurrent.TimeUnit;
  *     room. A claim that does
  *     not fit before the end of the ring also claims the rest of the ring and fills it with a
  *     padding record. Right after the CAS the producer writes type, sender, aux and the
- *     negative length (release): the space is marked as its own.</li>
+ *     negative length (release): the space is marked as its own. Right after the CAS it also
+ *     reads the consumer's sleeping flag: the CAS is a full barrier (a {@code lock cmpxchg} on
+ *     x86), so that read is one side of the doorbell handshake at no extra cost.</li>
  * <li>the producer writes the payload into {@link #buffer()} at {@code index + HEADER_LENGTH};</li>
- * <li>{@link #publish}: stores the positive length last with release semantics, then (after a
- *     full fence) reads the consumer's sleeping flag: {@code true} means "ring its doorbell".</li>
+ * <li>{@link #publish}: stores the positive length last with release semantics, and no fence;
+ *     {@code true} (the flag read at the claim, or read again now, was set) means "ring its
+ *     doorbell".</li>
  * </ol>
  * No lock, no system call, no allocation. The CAS is retried a bounded number of times (a
  * hostile process flipping the tail cannot trap a producer).
@@ -109,6 +112,8 @@ public final class MpscRing {
     private volatile long knownHead = -1;
     /** Where the last successful {@link #claim} of this mapping ends in ring bytes ({@link #lastClaimEnd()}). */
     private long lastClaimEnd;
+    /** The consumer's sleeping flag as the last successful {@link #claim} read it, right after its CAS. */
+    private boolean sleeperAtClaim;
 
     /**
      * A ring over memory laid out as {@link RegionDescriptor}: the header counters at their
@@ -216,7 +221,9 @@ public final class MpscRing {
                 return FAILED;
             }
             if (LONG.compareAndSet(region, TAIL_OFFSET, tail, tail + required)) {
+                // Dekker with prepareToSleep(): our tail CAS (a full barrier) before our flag load
                 lastClaimEnd = tail + required;
+                sleeperAtClaim = (int) INT.getVolatile(region, SLEEPING_OFFSET) != 0;
                 int at = index;
                 if (padding != 0) {
                     INT.set(ring, at + TYPE_OFFSET, TYPE_PADDING);
@@ -248,17 +255,18 @@ public final class MpscRing {
 
     /**
      * Publishes a claimed record: its length becomes positive, stored last with release
-     * semantics, so the consumer sees the whole record once it sees the length.
+     * semantics, so the consumer sees the whole record once it sees the length. No fence: the
+     * handshake with a consumer going to sleep was made by the claim's CAS and its read of the
+     * sleeping flag ({@link #prepareToSleep}); the flag is read again here (plainly) for a
+     * consumer that went to sleep while this producer was between its claim and this publish.
      *
-     * @param index the offset {@link #claim} returned
+     * @param index the offset {@link #claim} returned (the last claim of this mapping)
      * @return true when the consumer announced it is going to sleep: ring its {@link Doorbell}
      */
     public boolean publish(int index) {
         final int claimed = (int) INT.get(ring, index);
         INT.setRelease(ring, index, -claimed);
-        // Dekker with prepareToSleep(): our length store before our flag load.
-        VarHandle.fullFence();
-        return (int) INT.getVolatile(region, SLEEPING_OFFSET) != 0;
+        return sleeperAtClaim || (int) INT.getAcquire(region, SLEEPING_OFFSET) != 0;
     }
 
     /**
@@ -416,6 +424,12 @@ public final class MpscRing {
 
     /** Looks at a claimed record's length word before a read gives up on it for now (about 17 ns each here). */
     private static final int PUBLISH_SPINS = 64;
+    /**
+     * Looks {@link #prepareToSleep} takes at a record claimed but not yet published at the head
+     * before it sleeps anyway (a producer copies at most one inline record between claim and
+     * publish: a microsecond or two; 1024 looks are about 17 µs here).
+     */
+    private static final int SLEEP_SPINS = 1024;
 
     /**
      * Decides what to do about a record whose length is not yet positive at {@code position}.
@@ -551,13 +565,23 @@ public final class MpscRing {
      */
     public boolean prepareToSleep() {
         INT.setVolatile(region, SLEEPING_OFFSET, 1);
-        // Dekker with publish(): our flag store before our tail and length loads (a producer
-        // CASes the tail before it stores the length, then loads the flag).
+        // Dekker with claim(): our flag store before our tail load; a producer CASes the tail,
+        // then loads the flag. Either it sees the flag (it rings after its publish), or we see
+        // its claim here: then we wait for its publish instead of sleeping.
         VarHandle.fullFence();
-        if (hasRecord()) {
-            INT.setRelease(region, SLEEPING_OFFSET, 0);
-            return false;
+        final long h = head;
+        if (failure != null || (long) LONG.getVolatile(region, TAIL_OFFSET) == h) {
+            return true; // nothing claimed: any later claim sees the flag
         }
+        for (int spin = 0; spin < SLEEP_SPINS; spin++) {
+            if ((int) INT.getVolatile(ring, (int) (h & mask)) > 0) {
+                INT.setRelease(region, SLEEPING_OFFSET, 0);
+                return false; // published: read instead
+            }
+            Thread.onSpinWait();
+        }
+        // A producer stopped between claim and publish (preempted, stopped or dead): sleep. It
+        // reads the flag again at its publish and rings; the caller's wait is bounded anyway.
         return true;
     }
 

@@ -154,6 +154,26 @@ class MpscRingTest {
         assertFalse(ring.publish(ring.claim(1, 0, 0, 0)));
     }
 
+    /**
+     * The handshake is on the tail: a claim made before the consumer announced sleep, still
+     * unpublished when it looks, lets it sleep only after its bounded look; the producer's publish
+     * then reads the flag again and rings (a claim after the announcement rings by the flag it read
+     * at the claim).
+     */
+    @Test
+    void aClaimUnpublishedWhenTheConsumerSleepsRingsAtItsPublish() {
+        int early = ring.claim(1, 0, 0, 8);
+        assertTrue(ring.prepareToSleep(), "a claim never published: the consumer sleeps after its look");
+        assertTrue(ring.publish(early), "the producer that claimed before the announcement rings at its publish");
+        ring.awake();
+        assertFalse(ring.prepareToSleep(), "the published record keeps the consumer awake");
+        assertEquals(1, ring.read(collect, 10));
+        assertTrue(ring.prepareToSleep());
+        int late = ring.claim(1, 0, 0, 8);
+        ring.awake(); // the flag the claim read decides: it rings even though the consumer woke meanwhile
+        assertTrue(ring.publish(late), "a spurious ring is harmless; a lost one is not");
+    }
+
     private static Long[] box(long[] values) {
         Long[] boxed = new Long[values.length];
         for (int i = 0; i < values.length; i++) {
