@@ -196,6 +196,10 @@ public final class ProgressEngine implements AutoCloseable {
         followRequested = true;
         int work = 0;
         while (followRequested && running && busy.compareAndSet(false, true)) {
+            if (!running) {
+                busy.set(false); // closed between the look and the claim: close saw the step free
+                break;
+            }
             passOwner = Thread.currentThread();
             try {
                 followRequested = false;
