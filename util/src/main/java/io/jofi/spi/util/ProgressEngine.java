@@ -330,7 +330,7 @@ public final class ProgressEngine implements AutoCloseable {
         return running;
     }
 
-    /** The auto-progress thread, or {@code null} in manual mode (for tests that prove it ends). */
+    /** The auto-progress thread, or {@code null} in manual mode and for a hosted engine (tests prove it ends). */
     public Thread thread() {
         return thread;
     }
