@@ -296,6 +296,89 @@ class RxmHostedProgressTest {
         }
     }
 
+    /**
+     * The RDM reader's wake-ups stay bounded per message: a reader asleep in {@code sread} for each
+     * of {@code n} messages, sent one at a time with a pause that lets it fall asleep, blocks (a
+     * voluntary context switch, from {@code /proc/self/task/TID/status}) at least once per message
+     * and at most twice. Measured on the 2-core test host: about 1.7 a message, hosted or with
+     * rxm's own thread alike (98 and 110 for 60) — the second is not the rxm hop's; the likely one
+     * is the woken reader meeting the producer still inside {@code WaitSupport}'s lock around the
+     * unpark (benchmarks/results/waits-sread.md, "What is left"). A redundant wake-up on the way
+     * from tcp's thread would exceed the bound.
+     */
+    @Test
+    void theReaderIsWokenOncePerMessage() throws Exception {
+        try (Side a = new Side(RxmSettings.defaults()); Side b = new Side(RxmSettings.defaults())) {
+            long bAtA = a.insert(b.ep.getName());
+            int n = 60;
+            ByteBuffer[] ins = new ByteBuffer[n + 1];
+            for (int i = 0; i <= n; i++) {
+                ins[i] = ByteBuffer.allocateDirect(64);
+                int k = i;
+                post(() -> b.ep.recv(ins[k], null, Fi.FI_ADDR_UNSPEC, "r" + k));
+            }
+            post(() -> a.ep.send(pattern(64, 0), null, bAtA, "first")); // the connection, outside the count
+            assertEquals("r0", sread(b.rxCq).context());
+            long[] switches = new long[2];
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+            Thread reader = new Thread(() -> {
+                try {
+                    String task = taskOf("h36-rdm-reader");
+                    switches[0] = voluntarySwitches(task);
+                    started.countDown();
+                    for (int i = 1; i <= n; i++) {
+                        assertEquals("r" + i, sread(b.rxCq).context());
+                    }
+                    switches[1] = voluntarySwitches(task);
+                } catch (Throwable t) {
+                    failure.set(t);
+                    started.countDown();
+                }
+            }, "h36-rdm-reader");
+            reader.start();
+            assertTrue(started.await(10, TimeUnit.SECONDS));
+            for (int i = 1; i <= n; i++) {
+                Thread.sleep(3); // the reader falls asleep before each message
+                int k = i;
+                post(() -> a.ep.send(pattern(64, k), null, bAtA, "s" + k));
+            }
+            reader.join(TIMEOUT_MS);
+            if (failure.get() != null) {
+                throw new AssertionError("reader failed", failure.get());
+            }
+            long woken = switches[1] - switches[0];
+            assertTrue(woken <= 2L * n + 10, "the reader blocked " + woken + " times for " + n + " messages");
+            assertTrue(woken >= n / 2, "the reader slept for the messages: " + woken);
+        }
+    }
+
+    /** The /proc/self/task directory of the thread named {@code name} (at most 15 characters). */
+    private static String taskOf(String name) throws java.io.IOException {
+        java.nio.file.Path dir = java.nio.file.Path.of("/proc/self/task");
+        try (java.util.stream.Stream<java.nio.file.Path> tasks = java.nio.file.Files.list(dir)) {
+            for (java.nio.file.Path t : (Iterable<java.nio.file.Path>) tasks::iterator) {
+                try {
+                    if (java.nio.file.Files.readString(t.resolve("comm")).trim().equals(name)) {
+                        return t.toString();
+                    }
+                } catch (java.io.IOException gone) {
+                    // a thread that ended meanwhile
+                }
+            }
+        }
+        throw new AssertionError("no task named " + name);
+    }
+
+    private static long voluntarySwitches(String task) throws java.io.IOException {
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of(task, "status"))) {
+            if (line.startsWith("voluntary_ctxt_switches:")) {
+                return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        throw new AssertionError("no voluntary_ctxt_switches in " + task);
+    }
+
     /** With {@value RxmEndpoint#PROGRESS_THREAD_PROPERTY}=true the thread of its own is back, and messages move. */
     @Test
     void theOwnThreadModeStillWorks() throws Exception {
