@@ -26,9 +26,13 @@
  * <p>1.8.0: {@code PeerRemovalSource} (from {@code io.jofi.provider.rxm}), which every
  * {@code UtilAddressVector} now is: the layers bound to an AV hear of its removals without the
  * provider repeating the listeners.
+ * <p>1.9.0: progress on publish — {@code ProgressEngine.hosted} (AUTO progress without a thread,
+ * run by its hosts after their passes and by {@code follow()}), {@code ProgressEngine.host}/
+ * {@code unhost}/{@code isHosted}, {@code UtilCompletionQueue.hostProgress} (the engines attached to
+ * a queue host a layered provider's engine).
  */
 @Export
-@Version("1.8.0")
+@Version("1.9.0")
 package io.jofi.spi.util;
 
 import org.osgi.annotation.bundle.Export;
