@@ -301,9 +301,9 @@ class RxmHostedProgressTest {
      * of {@code n} messages, sent one at a time with a pause that lets it fall asleep, blocks (a
      * voluntary context switch, from {@code /proc/self/task/TID/status}) at least once per message
      * and at most twice. Measured on the 2-core test host: about 1.7 a message, hosted or with
-     * rxm's own thread alike (98 and 110 for 60) — the second is not the rxm hop's; the likely one
-     * is the woken reader meeting the producer still inside {@code WaitSupport}'s lock around the
-     * unpark (benchmarks/results/waits-sread.md, "What is left"). A redundant wake-up on the way
+     * rxm's own thread alike (98 and 110 for 60) — the second is not the rxm hop's but the woken
+     * reader meeting the producer still inside {@code WaitSupport}'s lock around the unpark
+     * (benchmarks/results/waits-sread.md, "What is left"). A redundant wake-up on the way
      * from tcp's thread would exceed the bound.
      */
     @Test
