@@ -42,12 +42,19 @@ import java.util.concurrent.locks.LockSupport;
  * every JOFI provider.
  *
  * <p><b>Progress.</b> Its own {@link ProgressEngine}, in the MSG domain's progress mode, is
- * attached to what the application binds: reading the application's CQ (manual mode) or its
- * thread (auto mode) reads the MSG event queue and the internal MSG CQ and turns their entries
- * into packets ({@link RxmSendPath}) and completions ({@link RxmPacketHandler}).
+ * attached to what the application binds; its pass reads the MSG event queue and the internal MSG
+ * CQ and turns their entries into packets ({@link RxmSendPath}) and completions
+ * ({@link RxmPacketHandler}). In manual mode reading the application's CQ runs it. In auto mode
+ * the engine is hosted ({@link ProgressEngine#hosted}): the MSG provider's progress thread runs
+ * the pass after each of its own, on the thread that has just published into the MSG CQ
+ * ({@link UtilCompletionQueue#hostProgress}); a post that left a completion in the MSG CQ runs it
+ * on the application's thread; connection events run it on {@link RxmEventWaiter}'s. With
+ * {@value #PROGRESS_THREAD_PROPERTY}{@code =true} it runs on a thread of its own instead, asleep
+ * on the MSG CQ (one thread more between a message and its reader).
  *
  * <p><b>Threads.</b> One lock serialises posts and progress. The MSG provider never calls back
- * into this endpoint, so holding the lock while posting to it cannot deadlock.
+ * into this endpoint, so holding the lock while posting to it cannot deadlock; a hosted pass runs
+ * on the MSG provider's thread only after its step returned, holding none of its locks.
  *
  * <p><b>Losing peers.</b> {@code fi_av_remove} of a peer ({@link PeerRemovalSource}) closes its
  * connection ({@code ECANCELED} here, {@code ECONNRESET} at the peer); the MSG provider's
@@ -71,7 +78,12 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     private static final long MSG_CAPS = Fi.FI_MSG | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_RMA | Fi.FI_READ
             | Fi.FI_REMOTE_READ | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE;
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
-    /** How long the auto-progress thread sleeps in one wait on the MSG CQ (the MSG EQ is polled between). */
+    /**
+     * The system property that gives AUTO progress a thread of its own ({@code jofi-rxm-progress-N},
+     * asleep on the MSG CQ) instead of the MSG provider's progress thread: {@code true}; read when
+     * an endpoint opens. For comparisons: it costs a thread hop per message.
+     */
+    public static final String PROGRESS_THREAD_PROPERTY = "jofi.rxm.progressThread";
 
     private final Fabric fabric;
     private final Domain domain;
@@ -98,6 +110,10 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     private volatile boolean enabled;
     /** The connection-management thread of MANUAL progress, or null. */
     private RxmConnectionWatcher connectionWatcher;
+    /** The connection-event thread of hosted AUTO progress, or null. */
+    private RxmEventWaiter eventWaiter;
+    /** Hosted AUTO progress: the MSG CQ whose hosts run the pass; posts look at it ({@link #afterPost}). */
+    private volatile UtilCompletionQueue hostedMsgCq;
     /** Posting, peek/claim and FI_OPT_MIN_MULTI_RECV: util's, as every provider's. */
     private final io.jofi.spi.util.ReceivePosting posting;
     private static final AtomicInteger KEY_SPACES = new AtomicInteger();
@@ -146,7 +162,10 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                                    Object context) {
         StepHolder step = new StepHolder();
         Progress mode = msgInfo.domainAttr().dataProgress();
-        ProgressEngine engine = ProgressEngine.start(mode, "jofi-rxm-progress-" + SEQUENCE.incrementAndGet(), step);
+        String name = "jofi-rxm-progress-" + SEQUENCE.incrementAndGet();
+        boolean auto = mode != Progress.MANUAL;
+        ProgressEngine engine = auto && !Boolean.getBoolean(PROGRESS_THREAD_PROPERTY)
+                ? ProgressEngine.hosted(name, step, null) : ProgressEngine.start(mode, name, step);
         RxmEndpoint ep = new RxmEndpoint(fabric, domain, msgInfo, caps, settings, context, engine, step);
         step.endpoint = ep;
         return ep;
@@ -266,6 +285,13 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             if (engine.isManual()) {
                 connectionWatcher = new RxmConnectionWatcher(this, msgEq, msgCq, "jofi-rxm-cm-" + SEQUENCE.incrementAndGet());
                 connectionWatcher.start();
+            } else if (engine.isHosted()) {
+                if (msgCq instanceof UtilCompletionQueue q) {
+                    q.hostProgress(engine); // a JOFI core's CQ; any other moves by the waiter's passes alone
+                    hostedMsgCq = q;
+                }
+                eventWaiter = new RxmEventWaiter(this::isEnabled, msgEq, engine, "jofi-rxm-cm-" + SEQUENCE.incrementAndGet());
+                eventWaiter.start();
             }
         }
     }
@@ -443,6 +469,10 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         if (w != null) {
             w.join();
         }
+        RxmEventWaiter ew = eventWaiter;
+        if (ew != null) {
+            ew.join();
+        }
         closeQuietly(pep);
         closeQuietly(msgCq);
         closeQuietly(msgEq);
@@ -470,6 +500,20 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         return r == null ? 0 : r.pass(timeoutNanos);
     }
 
+    /**
+     * Hosted progress, after a post has left the lock: a completion the MSG provider wrote into
+     * the MSG CQ on this thread (a send that left at once) has no host thread to run the pass for
+     * it, so this thread runs it (as libfabric's rxm progresses inside the application's calls).
+     * Costs a look at the MSG CQ's head when it is empty.
+     */
+    private int afterPost(int rc) {
+        UtilCompletionQueue q = hostedMsgCq;
+        if (q != null && q.isReady(1)) {
+            engine.follow();
+        }
+        return rc;
+    }
+
     // =================================================================== the funnels
 
     @Override
@@ -481,10 +525,12 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         if ((flags & Fi.FI_REMOTE_CQ_DATA) != 0 && !remoteCqData) {
             return -Errno.ENOSYS; // the info says cq_data_size 0 (the MSG provider's: verbs on iWARP)
         }
+        int rc;
         synchronized (lock) {
-            return posts.send(sendPath.send(buf, msg, length, destAddr, tagged, tag, data, flags, context), tagged,
+            rc = posts.send(sendPath.send(buf, msg, length, destAddr, tagged, tag, data, flags, context), tagged,
                     length);
         }
+        return afterPost(rc);
     }
 
     @Override
@@ -493,15 +539,17 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         if (!enabled) {
             return -Errno.EOPBADSTATE;
         }
+        int rc;
         synchronized (lock) {
             long src = (caps() & Fi.FI_DIRECTED_RECV) != 0 ? srcAddr : Fi.FI_ADDR_UNSPEC;
-            int rc = posting.post(rxCq(), buf, msg, src, tagged, tag, ignore, flags, context);
+            rc = posting.post(rxCq(), buf, msg, src, tagged, tag, ignore, flags, context);
             if (rc != 0) {
                 return posts.receive(rc, tagged);
             }
             packets.matchedRendezvous();
-            return posts.receive(0, tagged);
+            rc = posts.receive(0, tagged);
         }
+        return afterPost(rc);
     }
 
     @Override
@@ -526,10 +574,12 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         if (!enabled) {
             return -Errno.EOPBADSTATE;
         }
+        int rc;
         synchronized (lock) {
-            return posts.rma(sendPath.rma(read, buf, desc, msg, length, peerAddr, addr, key, data, flags, context), read,
+            rc = posts.rma(sendPath.rma(read, buf, desc, msg, length, peerAddr, addr, key, data, flags, context), read,
                     length);
         }
+        return afterPost(rc);
     }
 
     /** An atomic goes as rxm's atomic request packet, executed by the target ({@link RxmSendPath#atomic}). */
@@ -542,9 +592,11 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         if (!io.jofi.spi.util.Atomics.supported(op)) {
             return -Errno.EOPNOTSUPP; // what a JOFI target executes (a C rxm target would take more)
         }
+        int rc;
         synchronized (lock) {
-            return posts.atomic(sendPath.atomic(op, operand, compare, result, destAddr, addr, key, flags, context));
+            rc = posts.atomic(sendPath.atomic(op, operand, compare, result, destAddr, addr, key, flags, context));
         }
+        return afterPost(rc);
     }
 
     /**
@@ -569,10 +621,12 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         if (!enabled) {
             return -Errno.EOPBADSTATE;
         }
+        int rc;
         synchronized (lock) {
-            return posts.atomic(sendPath.typedAtomic(kind, datatype, op, count, buf, compare, result, destAddr, addr,
+            rc = posts.atomic(sendPath.typedAtomic(kind, datatype, op, count, buf, compare, result, destAddr, addr,
                     key, flags, context));
         }
+        return afterPost(rc);
     }
 
     /** Its post counters, counted inside {@link #lock} (several threads may post at once). */

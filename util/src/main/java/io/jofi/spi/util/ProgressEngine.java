@@ -18,6 +18,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <li>{@link Progress#MANUAL}: inside the application's calls on CQs, counters, EQs and
  *     endpoints, which call {@link #drive()} (non-blocking) — and, in blocking reads,
  *     {@link #await(long)}.</li>
+ * <li><b>hosted</b> ({@link #hosted}): {@code AUTO} without a thread of its own — a layered
+ *     provider's step run by the threads of the engines that publish into the queue it reads
+ *     ({@link UtilCompletionQueue#hostProgress}), after each of their passes, and by
+ *     {@link #follow()} from any thread that knows there is work for it.</li>
  * </ul>
  * The step never runs on two threads at once (single-writer principle): a thread that finds
  * another one progressing skips rather than waits, so a provider's progress state needs no
@@ -85,6 +89,20 @@ public final class ProgressEngine implements AutoCloseable {
     private final FailureHandler onFailure;
     private final AtomicBoolean busy = new AtomicBoolean();
     private final Thread thread;
+    /** Whether this is a {@link #hosted} engine: AUTO progress on its hosts' threads. */
+    private final boolean hosted;
+    /**
+     * A hosted engine's pass was asked for ({@link #follow()}) and not yet begun: a caller that
+     * finds the step busy leaves it to the owner, which looks again before it lets go.
+     */
+    private volatile boolean followRequested;
+    /** The thread in a hosted engine's pass now, or null (its close must not wait for itself). */
+    private volatile Thread passOwner;
+    /** The hosted engines this (threaded AUTO) engine runs after each pass; copy on write, guarded by this. */
+    private volatile ProgressEngine[] followers = NO_FOLLOWERS;
+    /** How often each of {@link #followers} was {@link #host}ed (same index; guarded by this). */
+    private int[] followerUses = new int[0];
+    private static final ProgressEngine[] NO_FOLLOWERS = new ProgressEngine[0];
     private volatile boolean running = true;
     /** Set by {@link #close()}: the auto thread stops retrying a failure report. */
     private volatile boolean closed;
@@ -95,13 +113,14 @@ public final class ProgressEngine implements AutoCloseable {
     /** Event queues of endpoints this engine moves, with their bind counts; guarded by itself. */
     private final Map<UtilEventQueue, Integer> eventQueues = new IdentityHashMap<>();
 
-    private ProgressEngine(Progress mode, Step step, String threadName, FailureHandler onFailure) {
+    private ProgressEngine(Progress mode, Step step, String threadName, FailureHandler onFailure, boolean hosted) {
         this.mode = mode;
         this.step = step;
         this.name = threadName;
         this.onFailure = onFailure;
+        this.hosted = hosted;
         SafeLog.prepare();
-        if (mode == Progress.AUTO) {
+        if (mode == Progress.AUTO && !hosted) {
             thread = new Thread(this::runAuto, threadName);
             thread.setDaemon(true);
             thread.start();
@@ -128,7 +147,23 @@ public final class ProgressEngine implements AutoCloseable {
     public static ProgressEngine start(Progress mode, String threadName, Step step, FailureHandler onFailure) {
         Objects.requireNonNull(step, "step");
         Progress m = mode == null || mode == Progress.UNSPEC ? Progress.AUTO : mode;
-        return new ProgressEngine(m, step, threadName, onFailure);
+        return new ProgressEngine(m, step, threadName, onFailure, false);
+    }
+
+    /**
+     * Starts a hosted engine: {@code AUTO} progress without a thread of its own. Its step runs,
+     * non-blocking ({@code progress(0)}), on the threads of the AUTO engines that {@link #host}
+     * it, after each of their passes — for a layered provider, on the core's progress thread that
+     * has just published into the queue the layer reads, once the core's step has let go of its
+     * locks — and in {@link #follow()}. Whoever owns the queues it reads must make sure one of
+     * those runs it when something arrives that no host publishes (e.g. a completion written on an
+     * application's thread): a hosted engine is not woken, it is run.
+     *
+     * @param name names the engine in the log (no thread carries it)
+     */
+    public static ProgressEngine hosted(String name, Step step, FailureHandler onFailure) {
+        Objects.requireNonNull(step, "step");
+        return new ProgressEngine(Progress.AUTO, step, name, onFailure, true);
     }
 
     /** {@code AUTO} or {@code MANUAL}. */
@@ -139,6 +174,97 @@ public final class ProgressEngine implements AutoCloseable {
     /** Whether the application's calls must drive progress. */
     public boolean isManual() {
         return mode == Progress.MANUAL;
+    }
+
+    /** Whether this is a {@link #hosted} engine (AUTO progress on other engines' threads). */
+    public boolean isHosted() {
+        return hosted;
+    }
+
+    /**
+     * A hosted engine's non-blocking pass, on the calling thread; if another thread is in the
+     * step now, that thread makes one more pass before it lets go, so a request is never lost.
+     * Never blocks, never throws (a step that throws stops the engine: class comment). Does
+     * nothing on an engine that is not hosted.
+     *
+     * @return the work this thread did (0 when the pass was left to another thread)
+     */
+    public int follow() {
+        if (!hosted) {
+            return 0;
+        }
+        followRequested = true;
+        int work = 0;
+        while (followRequested && running && busy.compareAndSet(false, true)) {
+            if (!running) {
+                busy.set(false); // closed between the look and the claim: close saw the step free
+                break;
+            }
+            passOwner = Thread.currentThread();
+            try {
+                followRequested = false;
+                work += step.progress(0L);
+            } catch (Throwable t) {
+                failed(t);
+            } finally {
+                passOwner = null;
+                busy.set(false);
+            }
+        }
+        return work;
+    }
+
+    /**
+     * Runs the hosted engine {@code follower} on this engine's thread after each of its passes
+     * (an engine without a thread — MANUAL, hosted — never runs it). Hosting one follower again
+     * counts one more use of it: each endpoint that binds the hosting queue adds it.
+     */
+    public synchronized void host(ProgressEngine follower) {
+        if (!follower.hosted || follower == this) {
+            throw new IllegalArgumentException("only another, hosted engine can be hosted: " + follower.name);
+        }
+        ProgressEngine[] fs = followers;
+        for (int i = 0; i < fs.length; i++) {
+            if (fs[i] == follower) {
+                followerUses[i]++;
+                return;
+            }
+        }
+        ProgressEngine[] n = java.util.Arrays.copyOf(fs, fs.length + 1);
+        n[fs.length] = follower;
+        followerUses = java.util.Arrays.copyOf(followerUses, fs.length + 1);
+        followerUses[fs.length] = 1;
+        followers = n;
+    }
+
+    /** Undoes one {@link #host}: the follower is no longer run once its last use is gone. */
+    public synchronized void unhost(ProgressEngine follower) {
+        ProgressEngine[] fs = followers;
+        for (int k = 0; k < fs.length; k++) {
+            if (fs[k] != follower) {
+                continue;
+            }
+            if (--followerUses[k] > 0) {
+                return;
+            }
+            ProgressEngine[] n = new ProgressEngine[fs.length - 1];
+            int[] u = new int[fs.length - 1];
+            System.arraycopy(fs, 0, n, 0, k);
+            System.arraycopy(fs, k + 1, n, k, fs.length - k - 1);
+            System.arraycopy(followerUses, 0, u, 0, k);
+            System.arraycopy(followerUses, k + 1, u, k, fs.length - k - 1);
+            followerUses = u;
+            followers = n.length == 0 ? NO_FOLLOWERS : n;
+            return;
+        }
+    }
+
+    /** The hosted engines' passes after one of ours: on our thread, outside our step (no lock of ours held). */
+    private void runFollowers() {
+        ProgressEngine[] fs = followers;
+        for (int i = 0; i < fs.length; i++) {
+            fs[i].follow(); // never throws: a follower's failure stops the follower, not its host
+        }
     }
 
     /**
@@ -204,7 +330,7 @@ public final class ProgressEngine implements AutoCloseable {
         return running;
     }
 
-    /** The auto-progress thread, or {@code null} in manual mode (for tests that prove it ends). */
+    /** The auto-progress thread, or {@code null} in manual mode and for a hosted engine (tests prove it ends). */
     public Thread thread() {
         return thread;
     }
@@ -237,6 +363,7 @@ public final class ProgressEngine implements AutoCloseable {
                         busy.set(false);
                         owned = false;
                     }
+                    runFollowers();
                 } else {
                     Thread.onSpinWait();
                 }
@@ -365,6 +492,10 @@ public final class ProgressEngine implements AutoCloseable {
     public void close() {
         running = false;
         closed = true;
+        if (hosted) {
+            awaitHostedPass();
+            return;
+        }
         if (thread != null && thread != Thread.currentThread()) {
             step.wakeup();
             boolean interrupted = false;
@@ -383,6 +514,21 @@ public final class ProgressEngine implements AutoCloseable {
             if (thread.isAlive()) {
                 throw new IllegalStateException("progress thread " + thread.getName() + " did not stop within 10 s");
             }
+        }
+    }
+
+    /**
+     * A hosted engine's close: a pass that runs on a host's thread now ends before close
+     * returns (bounded as a thread's join), unless the caller is inside that pass itself.
+     */
+    private void awaitHostedPass() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (busy.get() && System.nanoTime() < deadline) {
+            if (passOwner == Thread.currentThread()) {
+                return;
+            }
+            Thread.onSpinWait();
+            Thread.yield();
         }
     }
 }

@@ -61,6 +61,10 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
     private volatile boolean overrun;
     /** Its live counters, freed when it is closed. */
     private final CompletionCounters stats;
+    /** Guards {@link #hostedFollower} against engines attaching and detaching meanwhile. */
+    private final Object hostLock = new Object();
+    /** The hosted engine its attached engines run after their passes ({@link #hostProgress}), or null. */
+    private ProgressEngine hostedFollower;
 
     /**
      * Opens a completion queue with the generic {@link #strerror}.
@@ -574,12 +578,46 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
      * progress (R1). Bind counting for {@code EBUSY} (R9) is {@link #retain()}/{@link #release()}.
      */
     public void attachProgress(ProgressEngine engine) {
-        waitSupport.addEngine(engine);
+        synchronized (hostLock) {
+            waitSupport.addEngine(engine);
+            if (hostedFollower != null) {
+                engine.host(hostedFollower);
+            }
+        }
     }
 
     /** Undoes {@link #attachProgress}. */
     public void detachProgress(ProgressEngine engine) {
-        waitSupport.removeEngine(engine);
+        synchronized (hostLock) {
+            waitSupport.removeEngine(engine);
+            if (hostedFollower != null) {
+                engine.unhost(hostedFollower);
+            }
+        }
+    }
+
+    /**
+     * Progress on publish: every engine attached to this queue, now and later, runs
+     * {@code follower} ({@link ProgressEngine#hosted}) on its own thread after each of its passes —
+     * the passes that publish into this queue — once its step has let go of its locks. A layered
+     * provider that reads this queue (rxm over a core's MSG CQ) so handles the core's completions on
+     * the core's progress thread, with no thread of its own in between (docs/API.md, Progress).
+     * Completions written here by threads that are no host (an application's thread, inside a post)
+     * are the follower's owner's to run it for ({@link ProgressEngine#follow()}). Set once.
+     *
+     * @throws IllegalStateException when a follower is set already
+     */
+    public void hostProgress(ProgressEngine follower) {
+        synchronized (hostLock) {
+            if (hostedFollower != null) {
+                throw new IllegalStateException("this completion queue hosts a follower already");
+            }
+            ProgressEngine[] es = waitSupport.engines();
+            for (int i = 0; i < es.length; i++) {
+                es[i].host(follower);
+            }
+            hostedFollower = follower;
+        }
     }
 
     /** Whether an unsolicited completion found the CQ full (R6); lasts until close. */

@@ -256,6 +256,11 @@ public final class WaitSupport implements AutoCloseable {
         engines = n.length == 0 ? NO_ENGINES : n;
     }
 
+    /** The engines attached now (a snapshot; the array is never changed in place). */
+    ProgressEngine[] engines() {
+        return engines;
+    }
+
     /** Drives the progress of every attached manual engine once (non-blocking). */
     public void driveProgress() {
         ProgressEngine[] es = engines;

@@ -28,6 +28,10 @@
  * provider repeating the listeners.
  * <p>1.9.0: {@code PostChecks.INJECT_CALL} and {@code PostChecks.reportsToCq}: the one rule for
  * which transmits report (all but the {@code fi_inject*} calls), read by every provider's funnel.
+ * <p>1.9.0 also: progress on publish — {@code ProgressEngine.hosted} (AUTO progress without a thread,
+ * run by its hosts after their passes and by {@code follow()}), {@code ProgressEngine.host}/
+ * {@code unhost}/{@code isHosted}, {@code UtilCompletionQueue.hostProgress} (the engines attached to
+ * a queue host a layered provider's engine).
  */
 @Export
 @Version("1.9.0")
