@@ -22,9 +22,9 @@
 # the MSG contenders.
 # Then the mixed pairs (MIXED=0: none; needs fabtests 1.17's fi_msg_pingpong and fi_rdm_pingpong in FABTESTS,
 # default /opt/fabtests-1.17/bin, which speak ./jofi pingpong's in-band choreography): for MSG and RDM, C<->C
-# (fabtests both sides), C server with a JOFI client, JOFI server with a C client, all -c spin with the same -I and
-# -w, one after the other in each run, and each mixed pair as a ratio against that run's C<->C: a JOFI peer should
-# cost a C peer nothing (1.0).
+# (fabtests both sides), C server with a JOFI client, JOFI server with a C client, JOFI<->JOFI, all -c spin with the
+# same -I and -w, one after the other in each run, and each pairing as a ratio against that run's C<->C: a JOFI peer
+# should cost a C peer nothing (1.0).
 # Every figure is the median of RUNS runs. The JVM runs (raw, JOFI) are warmed up: raw with
 # its own warm-up iterations, JOFI with as many untimed iterations (-w) as timed ones after
 # --jit-warmup JIT_WARMUP messages over a private
@@ -163,7 +163,7 @@ FABTESTS="${FABTESTS:-/opt/fabtests-1.17/bin}"
 if [[ -x "$FABTESTS/fi_msg_pingpong" && -x "$FABTESTS/fi_rdm_pingpong" ]]; then MIXED="${MIXED:-1}"; else MIXED=0; fi
 # MX[ep:pairing:size]: median one-way usec of a mixed-pair row (pairing cc, cj = C server/JOFI client, jc, jj)
 declare -A MX
-PAIRINGS=(cc cj jc)
+PAIRINGS=(cc cj jc jj)
 # One fabtests-choreography ping-pong between a server of kind $2 and a client of kind $3 (c: fabtests 1.17,
 # j: ./jofi), endpoint type $1, size $4, iterations $5; prints its one-way usec. The C server gets -s: without it
 # fabtests' RDM server binds the first interface's address, not the one the client dials.
@@ -266,12 +266,14 @@ fi
 if [[ "$MIXED" == 1 ]]; then
     echo
     echo "mixed pairs: fabtests 1.17 fi_msg_pingpong/fi_rdm_pingpong (C) against ./jofi pingpong (JOFI), -c spin;"
-    echo "one-way usec/xfer; cj = C server with a JOFI client, jc = JOFI server with a C client; ratios against C<->C"
-    printf '%-4s %-9s %9s %9s %9s %9s %9s\n' ep bytes 'C<->C' Csrv/Jcli Jsrv/Ccli cj/cc jc/cc
+    echo "one-way usec/xfer; cj = C server with a JOFI client, jc = JOFI server with a C client, jj = JOFI<->JOFI in the"
+    echo "same choreography; ratios against C<->C (target: cj/cc and jc/cc at most 1.1)"
+    printf '%-4s %-9s %9s %9s %9s %11s %9s %9s %9s\n' ep bytes 'C<->C' Csrv/Jcli Jsrv/Ccli 'JOFI<->JOFI' cj/cc jc/cc jj/cc
     for ep in msg rdm; do
         for s in "${SIZES[@]}"; do
-            cc="${MX[$ep:cc:$s]:-}"; cj="${MX[$ep:cj:$s]:-}"; jc="${MX[$ep:jc:$s]:-}"
-            printf '%-4s %-9s %9s %9s %9s %9s %9s\n' "$ep" "$s" "$cc" "$cj" "$jc" "$(ratio "$cj" "$cc")" "$(ratio "$jc" "$cc")"
+            cc="${MX[$ep:cc:$s]:-}"; cj="${MX[$ep:cj:$s]:-}"; jc="${MX[$ep:jc:$s]:-}"; jj="${MX[$ep:jj:$s]:-}"
+            printf '%-4s %-9s %9s %9s %9s %11s %9s %9s %9s\n' "$ep" "$s" "$cc" "$cj" "$jc" "$jj" "$(ratio "$cj" "$cc")" \
+                "$(ratio "$jc" "$cc")" "$(ratio "$jj" "$cc")"
         done
     done
 fi

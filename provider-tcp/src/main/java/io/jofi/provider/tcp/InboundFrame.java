@@ -1,5 +1,6 @@
 package io.jofi.provider.tcp;
 
+import io.jofi.Fi;
 import io.jofi.provider.tcp.wire.MessageHeader;
 import io.jofi.spi.util.ArrivingMessage;
 import io.jofi.spi.util.PostedReceive;
@@ -74,11 +75,84 @@ final class InboundFrame {
     /** The atomic request's target length: 8 for one FI_INT64, count x size for a typed one. */
     int atomicLen;
 
+    /** The frame's state ({@link #HEADER} ... {@link #BLOCKED}). */
+    int state() {
+        return state;
+    }
+
+    /** Whether a request waits for transmit room for its response ({@link #BLOCKED}). */
+    boolean blocked() {
+        return state == BLOCKED;
+    }
+
+    /** The header was handled without a payload to read: the next header is due. */
+    void nextHeader() {
+        state = HEADER;
+    }
+
+    /** Payload bytes of the frame. */
+    long length() {
+        return length;
+    }
+
+    /** What a completion reports of the message or write: tag, remote CQ data, length. */
+    ArrivingMessage message() {
+        return message;
+    }
+
+    /** An RMA write of {@code total} bytes arrives (remote CQ data {@code data} if {@code hasData}): no match ack. */
+    void writeArriving(boolean hasData, long data, long total) {
+        message.set(false, 0, hasData, hasData ? data : 0, Fi.FI_ADDR_NOTAVAIL, null, total);
+        matchAck = false;
+        length = total;
+    }
+
+    /** The ack's place in the ack order if the sender asked for one, else -1. */
+    long ackOwed() {
+        return ack ? ackSeq : -1;
+    }
+
+    /** An atomic request for {@code len} bytes at {@code addr} of region {@code key} arrives (never acked). */
+    void atomicArriving(long addr, long key, int len) {
+        atomicAddr = addr;
+        atomicKey = key;
+        atomicLen = len;
+        ack = false;
+    }
+
+    /** The atomic request's target address. */
+    long atomicAddr() {
+        return atomicAddr;
+    }
+
+    /** The atomic request's region key. */
+    long atomicKey() {
+        return atomicKey;
+    }
+
+    /** The atomic request's target length: 8 for one FI_INT64, count x size for a typed one. */
+    int atomicLen() {
+        return atomicLen;
+    }
+
+    /** The frame is the response to this side's read or atomic {@code op} (responses are never acked). */
+    void answering(TcpTransmitOp op) {
+        responseFor = op;
+        ack = false;
+    }
+
+    /** The read or atomic whose response was read; the frame forgets it. */
+    TcpTransmitOp takeResponse() {
+        TcpTransmitOp op = responseFor;
+        responseFor = null;
+        return op;
+    }
+
     /** The payload ({@code length} bytes, all placed) goes into {@code to}, for {@code what}. */
     void payloadInto(TcpPayloadViews to, long payloadLength, int what) {
-        views = to.views;
+        views = to.views();
         first = 0;
-        count = to.count;
+        count = to.count();
         length = payloadLength;
         kind = what;
         discardLeft = 0;

@@ -138,7 +138,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
 
     /** The state of the frame being read (an {@code InboundFrame} state). Under lock. */
     int readState() {
-        return frame.state;
+        return frame.state();
     }
 
     // =================================================================== set-up (control path, under lock)
@@ -599,7 +599,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
 
     @Override
     public void transmitRoomFreed() {
-        if (frame.state == InboundFrame.BLOCKED) {
+        if (frame.blocked()) {
             rx.unblock();
         }
     }

@@ -96,7 +96,7 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
     public void enable() throws FabricException {
         synchronized (this) {
             ensureOpen("enable");
-            if (bound.eq == null) {
+            if (bound.eq() == null) {
                 throw new FabricException(Errno.ENOEQ, "enable: an MSG endpoint needs a bound event queue");
             }
             enabled = true;
@@ -281,13 +281,13 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
     /** {@code FI_CONNECTED} with the acceptor's data (active side) or none (passive side). */
     void connected(CmMessage accept) {
         byte[] data = accept == null ? null : accept.dataCopy();
-        bound.eq.post(Fi.FI_CONNECTED, this, context(), 0, null, data, data == null ? 0 : data.length);
+        bound.eq().post(Fi.FI_CONNECTED, this, context(), 0, null, data, data == null ? 0 : data.length);
     }
 
     /** The connect failed: everything pending ends with {@code ECANCELED}; the EQ gets the connect error (R14). */
     void connectFailed(int err, int provErrno, byte[] errData, int errDataSize) {
         conn.failAll(Errno.ECANCELED);
-        UtilEventQueue eq = bound.eq;
+        UtilEventQueue eq = bound.eq();
         if (eq != null) {
             eq.postError(this, context(), 0, err, provErrno, errData, errDataSize);
         }
@@ -298,7 +298,7 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
      * established and the end is reported ({@code FI_SHUTDOWN} with {@code reason}).
      */
     void ended(boolean shutdownEvent, byte[] reason) {
-        UtilEventQueue eq = bound.eq;
+        UtilEventQueue eq = bound.eq();
         if (shutdownEvent && eq != null) {
             eq.post(Fi.FI_SHUTDOWN, this, context(), 0, null, reason, reason == null ? 0 : reason.length);
         }
@@ -314,7 +314,7 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
     protected void onClose() {
         synchronized (this) {
             conn.discard();
-            if (bound.rxCq != null) {
+            if (bound.rxCq() != null) {
                 queue.discardPosted();
             }
             if (request != null) {

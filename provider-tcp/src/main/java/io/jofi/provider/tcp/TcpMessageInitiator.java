@@ -62,8 +62,9 @@ final class TcpMessageInitiator {
         boolean withData = (flags & Fi.FI_REMOTE_CQ_DATA) != 0;
         TcpTransmitOp op = tx.start(TcpTransmitOp.SEND, context, reports, flags, tagged ? TSEND_FLAGS : SEND_FLAGS,
                 length);
-        op.ackWanted = (flags & ACK_LEVELS) != 0;
-        int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (op.ackWanted ? FLAG_DELIVERY_COMPLETE : 0);
+        boolean ackWanted = (flags & ACK_LEVELS) != 0;
+        op.askAck(ackWanted);
+        int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (ackWanted ? FLAG_DELIVERY_COMPLETE : 0);
         if (peer.jofiPeer() && (flags & Fi.FI_MATCH_COMPLETE) != 0) {
             wireFlags |= TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE; // ack only once matched
         }
@@ -84,7 +85,7 @@ final class TcpMessageInitiator {
             // return, as for inject).
             copyBehindHeader(op, buf, msg, iovCount);
             h.flip();
-            op.count = 1;
+            op.elements(1);
             return tx.queue(op);
         }
         h.flip();
@@ -101,17 +102,17 @@ final class TcpMessageInitiator {
             if (msg == null) {
                 op.payloadInjected(buf);
             } else {
-                gatherInto(op, msg, iovCount);
+                op.payloadGathered(msg, iovCount);
             }
-            op.count = 2;
+            op.elements(2);
         } else if (msg == null) {
             op.payload(0, buf);
-            op.count = 2;
+            op.elements(2);
         } else {
             for (int i = 0; i < iovCount; i++) {
                 op.payload(i, msg.iov(i));
             }
-            op.count = 1 + iovCount;
+            op.elements(1 + iovCount);
         }
     }
 
@@ -124,17 +125,5 @@ final class TcpMessageInitiator {
         for (int i = 0; i < iovCount; i++) {
             op.payloadBehindHeader(msg.iov(i));
         }
-    }
-
-    /** Copies a message's iovs into the op's inject buffer (FI_INJECT: the caller's buffers are free at return). */
-    private static void gatherInto(TcpTransmitOp op, Msg msg, int iovCount) {
-        op.injectCopy.clear();
-        for (int i = 0; i < iovCount; i++) {
-            ByteBuffer b = msg.iov(i);
-            op.injectCopy.put(op.injectCopy.position(), b, b.position(), b.remaining());
-            op.injectCopy.position(op.injectCopy.position() + b.remaining());
-        }
-        op.injectCopy.flip();
-        op.gather[1] = op.injectCopy;
     }
 }

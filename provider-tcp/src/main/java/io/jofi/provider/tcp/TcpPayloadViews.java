@@ -10,12 +10,37 @@ import java.nio.ByteBuffer;
  * buffer's own position and limit are never touched).
  */
 final class TcpPayloadViews {
-    final ByteBuffer[] views = new ByteBuffer[TcpProvider.IOV_LIMIT];
+    private final ByteBuffer[] views = new ByteBuffer[TcpProvider.IOV_LIMIT];
     private final ByteBuffer[] sources = new ByteBuffer[TcpProvider.IOV_LIMIT];
     /** Views in use. */
-    int count;
+    private int count;
     /** Their bytes in total. */
-    long capacity;
+    private long capacity;
+
+    /** The views; {@link #count} of them in use. */
+    ByteBuffer[] views() {
+        return views;
+    }
+
+    /** Views in use. */
+    int count() {
+        return count;
+    }
+
+    /** The first {@code n} views are in use. */
+    void count(int n) {
+        count = n;
+    }
+
+    /** Their bytes in total. */
+    long capacity() {
+        return capacity;
+    }
+
+    /** Sets their bytes in total. */
+    void capacity(long bytes) {
+        capacity = bytes;
+    }
 
     /** Sets view {@code i} to {@code [position, limit)} of {@code src}. */
     void buffer(int i, ByteBuffer src) {

@@ -66,7 +66,7 @@ final class TcpReceiveSide {
 
     /** After each {@code bind}: the receive queue completes into the receive CQ and counter. Under lock. */
     void bound() {
-        queue.completion().bind(bound.rxCq, bound.selectiveRx, bound.recvCntr);
+        queue.completion().bind(bound.rxCq(), bound.selectiveRx(), bound.recvCntr());
     }
 
     /**
@@ -82,7 +82,7 @@ final class TcpReceiveSide {
         synchronized (lock) {
             int rc = postable();
             if (rc == 0) {
-                rc = posting.post(bound.rxCq, buf, msg, srcAddr, tagged, tag, ignore, flags, context);
+                rc = posting.post(bound.rxCq(), buf, msg, srcAddr, tagged, tag, ignore, flags, context);
             }
             if (rc == 0) {
                 owner.receivePosted(); // a connection whose message waited for a receive reads on
@@ -101,7 +101,7 @@ final class TcpReceiveSide {
     int postPeek(TaggedMsg msg, long flags) {
         synchronized (lock) {
             int rc = postable();
-            return rc != 0 ? rc : posting.peekOrClaim(bound.rxCq, msg, msg.addr(), flags);
+            return rc != 0 ? rc : posting.peekOrClaim(bound.rxCq(), msg, msg.addr(), flags);
         }
     }
 
@@ -115,7 +115,7 @@ final class TcpReceiveSide {
             // After the connection ended, only messages that had arrived can still be received.
             return -Errno.EOPBADSTATE;
         }
-        return bound.rxCq == null ? -Errno.ENOCQ : 0;
+        return bound.rxCq() == null ? -Errno.ENOCQ : 0;
     }
 
     /**

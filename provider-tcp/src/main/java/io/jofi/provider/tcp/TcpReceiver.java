@@ -557,11 +557,11 @@ final class TcpReceiver implements UnexpectedPayload {
     void discardCurrent() {
         InboundFrame f = frame;
         if (f.responseFor != null) {
-            bound.txCq.unreserve();
+            bound.txCq().unreserve();
             f.responseFor = null;
         }
         if (f.receive != null && f.kind == InboundFrame.MSG) {
-            bound.rxCq.unreserve();
+            bound.rxCq().unreserve();
         }
         f.receive = null;
         f.views = null;

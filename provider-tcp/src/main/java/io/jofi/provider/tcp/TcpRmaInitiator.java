@@ -82,21 +82,21 @@ final class TcpRmaInitiator {
         TcpPayloadViews landing = op.landing();
         if (local == null) {
             landing.buffer(0, buf);
-            landing.count = 1;
+            landing.count(1);
         } else {
             for (int i = 0; i < iovCount; i++) {
                 landing.buffer(i, local.iov(i));
             }
-            landing.count = iovCount;
+            landing.count(iovCount);
         }
-        landing.capacity = length;
+        landing.capacity(length);
         ByteBuffer h = op.header;
         h.clear();
         header.clear().op(OP_READ_REQUEST).rmaIovCount(n).payloadLength(0);
         putRmaIovs(n, rma, addr, length, key);
         header.encode(h);
         h.flip();
-        op.count = 1;
+        op.elements(1);
         return tx.queue(op);
     }
 
@@ -119,21 +119,18 @@ final class TcpRmaInitiator {
             return;
         }
         InboundFrame f = frame;
-        f.responseFor = op;
+        f.answering(op);
         TcpPayloadViews landing = op.landing();
-        if (h.payloadLength() != landing.capacity) {
+        if (h.payloadLength() != landing.capacity()) {
             peer.malformed("a read response of another length than requested");
             return;
         }
-        f.payloadInto(landing, landing.capacity, InboundFrame.READ_RESPONSE);
+        f.payloadInto(landing, landing.capacity(), InboundFrame.READ_RESPONSE);
     }
 
     /** The read's data is placed: it completes. */
     void endReadResponse() {
-        InboundFrame f = frame;
-        TcpTransmitOp r = f.responseFor;
-        f.responseFor = null;
-        tx.complete(r);
+        tx.complete(frame.takeResponse());
     }
 
     // =================================================================== writes
@@ -148,8 +145,8 @@ final class TcpRmaInitiator {
             return rc;
         }
         TcpTransmitOp op = tx.start(TcpTransmitOp.WRITE, context, reports, flags, WRITE_FLAGS, length);
-        op.ackWanted = reports;
-        int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (op.ackWanted ? FLAG_DELIVERY_COMPLETE : 0)
+        op.askAck(reports);
+        int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (reports ? FLAG_DELIVERY_COMPLETE : 0)
                 | ((flags & Fi.FI_COMMIT_COMPLETE) != 0 ? TcpWireDescriptor.FLAG_COMMIT_COMPLETE : 0);
         ByteBuffer h = op.header;
         h.clear();
@@ -218,7 +215,7 @@ final class TcpRmaInitiator {
         if (!peer.jofiPeer() || !supported) {
             return -Errno.EOPNOTSUPP;
         }
-        return bound.txCq.reserve();
+        return bound.txCq().reserve();
     }
 
     /**
@@ -231,23 +228,19 @@ final class TcpRmaInitiator {
                             ByteBuffer result, long addr, long key, long flags, Object context) {
         TcpTransmitOp op = tx.start(fetch ? TcpTransmitOp.ATOMIC_FETCH : TcpTransmitOp.ATOMIC, context, true,
                 flags, Fi.FI_ATOMIC | (fetch ? Fi.FI_READ : Fi.FI_WRITE), bytes);
-        op.result = result;
-        op.typedResultBytes = typedResultBytes;
+        op.resultInto(result, typedResultBytes);
         ByteBuffer h = op.header;
         h.clear();
         header.clear().op(OP_ATOMIC_REQUEST).rmaIovCount(1)
                 .rmaIov(0, addr, bytes, key).payloadLength(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
         header.encode(h);
         h.flip();
-        ByteBuffer p = op.injectCopy;
-        p.clear();
+        ByteBuffer p = op.words();
         // a direct buffer is big-endian: the header's order
         p.putLong(0, opWord | (fetch ? TcpWireDescriptor.ATOMIC_FETCH : 0));
         p.putLong(8, operand);
         p.putLong(16, compare);
-        p.limit(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
-        op.gather[1] = p;
-        op.count = 2;
+        op.wordsPayload(TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
         return tx.queue(op);
     }
 
@@ -259,27 +252,20 @@ final class TcpRmaInitiator {
             return;
         }
         InboundFrame f = frame;
-        f.responseFor = op;
+        f.answering(op);
         if (h.payloadLength() != TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD) {
             peer.malformed("an atomic response of the wrong length");
             return;
         }
-        f.ack = false;
         atomicSink.range(0, atomicIn, 0, TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD);
-        atomicSink.count = 1;
+        atomicSink.count(1);
         f.payloadInto(atomicSink, TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD, InboundFrame.ATOMIC_RESPONSE);
     }
 
     /** The old value arrived: into the caller's result buffer (its order), and the atomic completes. */
     void endAtomicResponse() {
-        InboundFrame f = frame;
-        TcpTransmitOp a = f.responseFor;
-        f.responseFor = null;
-        if (a.result != null && a.typedResultBytes > 0) {
-            AtomicTable.unpack(atomicIn.getLong(0), a.result, a.result.position(), a.typedResultBytes);
-        } else if (a.result != null) {
-            a.result.putLong(a.result.position(), atomicIn.getLong(0)); // the caller's buffer order
-        }
+        TcpTransmitOp a = frame.takeResponse();
+        a.landResult(atomicIn.getLong(0));
         tx.complete(a);
     }
 }

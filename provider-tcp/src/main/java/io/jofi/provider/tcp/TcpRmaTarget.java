@@ -94,12 +94,10 @@ final class TcpRmaTarget {
             link.malformed("an RMA write whose payload length differs from its descriptors");
             return;
         }
-        sink.count = n;
+        sink.count(n);
         InboundFrame f = frame;
         // the sender is looked up only if a completion reports it (endWrite)
-        f.message.set(false, 0, h.hasCqData(), h.hasCqData() ? h.cqData() : 0, Fi.FI_ADDR_NOTAVAIL, null, total);
-        f.matchAck = false;
-        f.length = total;
+        f.writeArriving(h.hasCqData(), h.hasCqData() ? h.cqData() : 0, total);
         if (!link.assignAck(h.ackRequested() || (h.flags() & TcpWireDescriptor.FLAG_COMMIT_COMPLETE) != 0)) {
             return;
         }
@@ -109,17 +107,18 @@ final class TcpRmaTarget {
     /** The write's payload is in the region: ack (if asked), count, and report remote CQ data. */
     void endWrite() {
         InboundFrame f = frame;
-        if (f.ack) {
-            tx.ackReady(f.ackSeq);
+        long ack = f.ackOwed();
+        if (ack >= 0) {
+            tx.ackReady(ack);
         }
-        if (bound.remoteWriteCntr != null) {
-            bound.remoteWriteCntr.increment();
+        if (bound.remoteWriteCntr() != null) {
+            bound.remoteWriteCntr().increment();
         }
-        if (f.message.hasData() && bound.rxCq != null) {
+        if (f.message().hasData() && bound.rxCq() != null) {
             // no posted receive is used: an unsolicited completion (R6 overrun if the CQ is full),
             // after the receive completions this read pass staged before it
             link.flushReceived();
-            bound.rxCq.completeUnsolicited(null, REMOTE_WRITE_FLAGS, f.length, null, 0, f.message.data(), 0,
+            bound.rxCq().completeUnsolicited(null, REMOTE_WRITE_FLAGS, f.length(), null, 0, f.message().data(), 0,
                     Fi.FI_ADDR_NOTAVAIL);
         }
     }
@@ -147,16 +146,15 @@ final class TcpRmaTarget {
             op.region(i, r.buffer(), r.indexOf(h.rmaAddr(i)), (int) h.rmaLen(i));
             total += h.rmaLen(i);
         }
-        frame.state = InboundFrame.HEADER;
-        op.kind = TcpTransmitOp.RESPONSE;
-        op.reports = false;
+        frame.nextHeader();
+        op.asResponse();
         ByteBuffer hb = op.header;
         hb.clear();
         header.clear().op(OP_READ_RESPONSE).payloadLength(total).encode(hb);
         hb.flip();
-        op.count = 1 + n;
-        if (bound.remoteReadCntr != null) {
-            bound.remoteReadCntr.increment();
+        op.elements(1 + n);
+        if (bound.remoteReadCntr() != null) {
+            bound.remoteReadCntr().increment();
         }
         tx.queue(op);
     }
@@ -173,12 +171,9 @@ final class TcpRmaTarget {
             return;
         }
         InboundFrame f = frame;
-        f.atomicAddr = h.rmaAddr(0);
-        f.atomicKey = h.rmaKey(0);
-        f.atomicLen = (int) h.rmaLen(0);
-        f.ack = false;
+        f.atomicArriving(h.rmaAddr(0), h.rmaKey(0), (int) h.rmaLen(0));
         atomicSink.range(0, atomicIn, 0, TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD);
-        atomicSink.count = 1;
+        atomicSink.count(1);
         f.payloadInto(atomicSink, TcpWireDescriptor.ATOMIC_REQUEST_PAYLOAD, InboundFrame.ATOMIC_REQUEST);
     }
 
@@ -193,10 +188,10 @@ final class TcpRmaTarget {
         long kind = !fetch ? 0 : aop >= Fi.FI_CSWAP ? Fi.FI_COMPARE_ATOMIC : Fi.FI_FETCH_ATOMIC;
         int max = typed ? AtomicTable.count(datatype, aop, kind, TcpWireDescriptor.ATOMIC_TYPED_BYTES) : 1;
         int bytes = count * Math.max(AtomicTable.size(datatype), 0);
-        long addr = frame.atomicAddr;
-        boolean wellFormed = typed ? max > 0 && count >= 1 && count <= max && bytes == frame.atomicLen
-                : (addr & 7) == 0 && Atomics.supported(aop) && frame.atomicLen == Long.BYTES;
-        UtilMemoryRegion r = !wellFormed ? null : region(frame.atomicKey, addr, bytes, Atomics.access(aop, fetch));
+        long addr = frame.atomicAddr();
+        boolean wellFormed = typed ? max > 0 && count >= 1 && count <= max && bytes == frame.atomicLen()
+                : (addr & 7) == 0 && Atomics.supported(aop) && frame.atomicLen() == Long.BYTES;
+        UtilMemoryRegion r = !wellFormed ? null : region(frame.atomicKey(), addr, bytes, Atomics.access(aop, fetch));
         if (r == null) {
             link.malformed("an atomic request this domain refuses (key, bounds, access, alignment, op or datatype)");
             return;
@@ -211,23 +206,18 @@ final class TcpRmaTarget {
         } else {
             old = Atomics.apply(r.buffer(), r.indexOf(addr), aop, atomicIn.getLong(8), atomicIn.getLong(16));
         }
-        UtilCounter c = aop == Fi.FI_ATOMIC_READ ? bound.remoteReadCntr : bound.remoteWriteCntr;
+        UtilCounter c = aop == Fi.FI_ATOMIC_READ ? bound.remoteReadCntr() : bound.remoteWriteCntr();
         if (c != null) {
             c.increment();
         }
         TcpTransmitOp op = tx.take();
-        op.kind = TcpTransmitOp.RESPONSE;
-        op.reports = false;
+        op.asResponse();
         ByteBuffer hb = op.header;
         hb.clear();
         header.clear().op(OP_ATOMIC_RESPONSE).payloadLength(TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD).encode(hb);
         hb.flip();
-        ByteBuffer p = op.injectCopy;
-        p.clear();
-        p.putLong(0, old);
-        p.limit(TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD);
-        op.gather[1] = p;
-        op.count = 2;
+        op.words().putLong(0, old);
+        op.wordsPayload(TcpWireDescriptor.ATOMIC_RESPONSE_PAYLOAD);
         tx.queue(op);
     }
 }

@@ -1,6 +1,8 @@
 package io.jofi.provider.tcp;
 
+import io.jofi.Msg;
 import io.jofi.provider.tcp.wire.TcpWireDescriptor;
+import io.jofi.spi.util.AtomicTable;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -130,6 +132,68 @@ final class TcpTransmitOp {
         injectCopy.put(0, src, src.position(), src.remaining());
         injectCopy.limit(src.remaining());
         gather[1] = injectCopy;
+    }
+
+    /** The frame is {@code n} elements of {@link #gather}: the header, then {@code n - 1} payload elements. */
+    void elements(int n) {
+        count = n;
+    }
+
+    /** Whether the peer is asked to ack it (flag bit 2): it completes on the ack. */
+    void askAck(boolean wanted) {
+        ackWanted = wanted;
+    }
+
+    /** A read or atomic response this side sends: no completion, no counter. */
+    void asResponse() {
+        kind = RESPONSE;
+        reports = false;
+    }
+
+    /**
+     * The inject buffer cleared, for a payload of a few words written in place (an atomic's
+     * request or response); {@link #wordsPayload} then makes it the frame's payload.
+     */
+    ByteBuffer words() {
+        return injectCopy.clear();
+    }
+
+    /** The first {@code bytes} of {@link #words} are the payload: header and those bytes are the frame. */
+    void wordsPayload(int bytes) {
+        injectCopy.limit(bytes);
+        gather[1] = injectCopy;
+        count = 2;
+    }
+
+    /**
+     * Copies the given buffers one after another into the inject buffer and makes it payload
+     * element 0 (FI_INJECT of a message's iovs: the caller's buffers are free at return).
+     */
+    void payloadGathered(Msg msg, int iovCount) {
+        ByteBuffer c = injectCopy.clear();
+        for (int i = 0; i < iovCount; i++) {
+            ByteBuffer b = msg.iov(i);
+            c.put(c.position(), b, b.position(), b.remaining());
+            c.position(c.position() + b.remaining());
+        }
+        c.flip();
+        gather[1] = c;
+    }
+
+    /** A fetching atomic's old value goes to {@code into} (at its position): {@code typedBytes} of elements, or 0 for one word. */
+    void resultInto(ByteBuffer into, int typedBytes) {
+        result = into;
+        typedResultBytes = typedBytes;
+    }
+
+    /** The atomic's old value arrived: into the caller's result buffer (typed elements, or one word in its order). */
+    void landResult(long old) {
+        ByteBuffer r = result;
+        if (r != null && typedResultBytes > 0) {
+            AtomicTable.unpack(old, r, r.position(), typedResultBytes);
+        } else if (r != null) {
+            r.putLong(r.position(), old);
+        }
     }
 
     /** Where an RMA read's response lands: views of its local buffers (reused with this op). */

@@ -98,7 +98,7 @@ final class TcpTransmitter {
         if (rc != 0 || !reports) {
             return rc;
         }
-        return bound.txCq.reserve();
+        return bound.txCq().reserve();
     }
 
     /** The checks of {@link #admit} without the reservation; 0 or the negative errno. */
@@ -107,7 +107,7 @@ final class TcpTransmitter {
         if (rc != 0) {
             return rc;
         }
-        if (reports && bound.txCq == null) {
+        if (reports && bound.txCq() == null) {
             return -Errno.ENOCQ;
         }
         if (outstanding >= queueSize) {
@@ -275,9 +275,9 @@ final class TcpTransmitter {
         if (op.reports) {
             if (op.complete) {
                 link.flushReceived(); // an ack read in a read pass: after the receives staged before it
-                bound.txCq.complete(op.context, op.cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
+                bound.txCq().complete(op.context, op.cqFlags, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
             } else {
-                bound.txCq.unreserve();
+                bound.txCq().unreserve();
             }
         }
         UtilCounter c = bound.counterOf(op.kind);
@@ -295,7 +295,7 @@ final class TcpTransmitter {
         if (op.reports) {
             byte[] why = link.endReason();
             link.flushReceived(); // a teardown in a read pass: after the receives staged before it
-            bound.txCq.completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, link.endProvErrno(), why,
+            bound.txCq().completeError(op.context, op.cqFlags, 0, null, 0, 0, 0, 0, err, link.endProvErrno(), why,
                     why == null ? 0 : why.length, Fi.FI_ADDR_NOTAVAIL);
         }
         UtilCounter c = bound.counterOf(op.kind);
@@ -327,19 +327,19 @@ final class TcpTransmitter {
         TcpTransmitOp t;
         while ((t = queue.poll()) != null) {
             if (t.reports) {
-                bound.txCq.unreserve();
+                bound.txCq().unreserve();
             }
         }
         while ((t = ackWait.poll()) != null) {
             if (t.reports) {
-                bound.txCq.unreserve();
+                bound.txCq().unreserve();
             }
         }
         while (readWait.poll() != null) {
-            bound.txCq.unreserve();
+            bound.txCq().unreserve();
         }
         while (atomicWait.poll() != null) {
-            bound.txCq.unreserve();
+            bound.txCq().unreserve();
         }
     }
 
