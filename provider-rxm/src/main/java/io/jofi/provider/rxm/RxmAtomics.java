@@ -8,8 +8,8 @@ import io.jofi.spi.util.AtomicTable;
 import io.jofi.spi.util.Atomics;
 import io.jofi.spi.util.MemoryRegistry;
 import io.jofi.spi.util.UtilCounter;
-import io.jofi.spi.util.UtilDomain;
 import io.jofi.spi.util.UtilMemoryRegion;
+import io.jofi.spi.util.stats.CounterGroup;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -34,7 +34,7 @@ final class RxmAtomics {
     private static final System.Logger LOG = System.getLogger(RxmAtomics.class.getName());
     private static final int WORD = Long.BYTES;
 
-    private final RxmEndpoint ep;
+    private final Owner owner;
     private final RxmTransmitPool transmits;
     private final RxmPacketHeader header = new RxmPacketHeader();
     /** The target entries of the request being served, checked before any is changed. */
@@ -68,12 +68,29 @@ final class RxmAtomics {
         }
     }
 
-    RxmAtomics(RxmEndpoint ep) {
-        this.ep = ep;
-        this.transmits = ep.transmits;
-        this.waitingLimit = ep.settings().maxUnexpectedBytes();
-        this.waited = ep.counters().counter("atomic requests waited for a transmit");
-        this.waitingHighWater = ep.counters().counter("atomic request bytes waiting on a connection (high-water)");
+    /** What the atomics ask of their endpoint: to end a connection that breaks the flow, and its bindings. */
+    interface Owner {
+        /** Ends {@code c} at the next pass with {@code err}: what waits on it fails, the peer sees it close. */
+        void abort(RxmConnection c, int err, String why);
+
+        /** The bound counter of a completion with these flags, or null. */
+        UtilCounter counter(long completionFlags);
+
+        /** The MSG domain's registered memory, where requests are served; null when it is not the util registry. */
+        MemoryRegistry targetMemory();
+    }
+
+    /**
+     * @param transmits    where the answers take their transmit
+     * @param waitingLimit the bytes of requests one connection may have waiting for a transmit
+     * @param counters     the endpoint's counters, which the atomics' own join
+     */
+    RxmAtomics(Owner owner, RxmTransmitPool transmits, long waitingLimit, CounterGroup counters) {
+        this.owner = owner;
+        this.transmits = transmits;
+        this.waitingLimit = waitingLimit;
+        this.waited = counters.counter("atomic requests waited for a transmit");
+        this.waitingHighWater = counters.counter("atomic request bytes waiting on a connection (high-water)");
     }
 
     // =================================================================== initiator
@@ -225,7 +242,7 @@ final class RxmAtomics {
             if (c.atomicsWaiting > waitingLimit) {
                 LOG.log(System.Logger.Level.WARNING, "rxm: " + c.peer + " sent atomic requests beyond "
                         + waitingLimit + " bytes waiting for our answers, which it does not read; connection ended");
-                ep.connections.abort(c, Errno.ECONNABORTED, "atomic requests beyond " + waitingLimit
+                owner.abort(c, Errno.ECONNABORTED, "atomic requests beyond " + waitingLimit
                         + " bytes waiting for transmits (the peer does not read the answers)");
                 return;
             }
@@ -290,7 +307,7 @@ final class RxmAtomics {
         if (!served(datatype, op, wireOp)) {
             return -Errno.EOPNOTSUPP;
         }
-        MemoryRegistry registry = ep.domain() instanceof UtilDomain d ? d.memoryRegistry() : null;
+        MemoryRegistry registry = owner.targetMemory();
         if (registry == null) {
             return -Errno.EOPNOTSUPP; // this MSG provider's memory is not the util registry's
         }
@@ -337,7 +354,7 @@ final class RxmAtomics {
             k += (int) targetCount[i];
         }
         clearTargets(count);
-        UtilCounter counter = ep.counter(fetch ? Fi.FI_REMOTE_READ : Fi.FI_REMOTE_WRITE);
+        UtilCounter counter = owner.counter(fetch ? Fi.FI_REMOTE_READ : Fi.FI_REMOTE_WRITE);
         if (counter != null) {
             counter.increment(); // rxm's target counts a served atomic as a remote write (read when fetching)
         }

@@ -7,7 +7,7 @@ import io.jofi.spi.util.UtilAddressVector;
 import java.net.InetSocketAddress;
 
 /**
- * One peer of an {@link RxmEndpoint}: at most one MSG connection to it, its state in rxm's
+ * One peer of an rxm endpoint: at most one MSG connection to it, its state in rxm's
  * handshake, the index each side keeps the other under, and the peer's {@code fi_addr}
  * (looked up again only when the AV changed).
  */

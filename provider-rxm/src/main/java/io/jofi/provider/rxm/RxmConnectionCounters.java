@@ -6,7 +6,7 @@ import io.jofi.spi.util.stats.StatsCounter;
 import java.net.InetSocketAddress;
 
 /**
- * The connection counters of one {@link RxmEndpoint} (in its counter group, so labelled
+ * The connection counters of one rxm endpoint (in its counter group, so labelled
  * {@code tcp/RxmEndpoint 4: peers connected}) and the JFR events that go with them. Written
  * by {@link RxmConnectionManager}, which runs under the endpoint's lock: one writer.
  */

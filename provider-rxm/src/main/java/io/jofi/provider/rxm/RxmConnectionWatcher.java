@@ -11,7 +11,7 @@ import io.jofi.spi.util.UtilEventQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The connection-management thread of an {@link RxmEndpoint} in MANUAL progress. MANUAL
+ * The connection-management thread of an rxm endpoint in MANUAL progress. MANUAL
  * progress moves data only inside the application's calls, but a peer's connection request
  * must not wait for them (as libfabric's rxm has a connection-management thread): an
  * application asleep on its CQ's wait object would never see the peer's first message. This
@@ -22,13 +22,41 @@ import java.util.concurrent.TimeUnit;
  * would fail although they completed.
  */
 final class RxmConnectionWatcher {
-    private final RxmEndpoint ep;
+    private final Owner owner;
+    private final Object lock;
     private final EventQueue msgEq;
     private final CompletionQueue msgCq;
     private final Thread thread;
 
-    RxmConnectionWatcher(RxmEndpoint ep, EventQueue msgEq, CompletionQueue msgCq, String name) {
-        this.ep = ep;
+    /** What the watcher asks of its endpoint: whether it still runs, its connection events, its bindings. */
+    interface Owner {
+        /** Whether the endpoint is enabled and neither closed nor departed (the thread runs while it is). */
+        boolean isEnabled();
+
+        /**
+         * Under the lock: handles the MSG EQ's events, every connection end held for the
+         * application's pass, and sends what waited for the connections made; whether an end is held.
+         */
+        boolean connectionEvents();
+
+        /** The bound receive CQ, or null. */
+        UtilCompletionQueue receiveCq();
+
+        /** The bound transmit CQ, or null. */
+        UtilCompletionQueue transmitCq();
+
+        /** The bound counter of a completion with these flags, or null. */
+        UtilCounter counter(long completionFlags);
+    }
+
+    /**
+     * @param lock  the endpoint's lock, held while the events are handled
+     * @param msgEq the MSG event queue it sleeps on
+     * @param msgCq the MSG CQ whose entries it wakes the application for
+     */
+    RxmConnectionWatcher(Owner owner, Object lock, EventQueue msgEq, CompletionQueue msgCq, String name) {
+        this.owner = owner;
+        this.lock = lock;
         this.msgEq = msgEq;
         this.msgCq = msgCq;
         this.thread = new Thread(this::run, name);
@@ -57,7 +85,7 @@ final class RxmConnectionWatcher {
         }
         UtilEventQueue eq = (UtilEventQueue) msgEq;
         boolean ended = false;
-        while (ep.isEnabled()) {
+        while (owner.isEnabled()) {
             // sleep on the EQ's condition without driving the MSG provider's progress: a wait
             // that drove it would take messages from the sockets while the application drives
             // (and skips, the step being busy), leaving its read empty
@@ -77,16 +105,11 @@ final class RxmConnectionWatcher {
                 ended = false;
                 continue;
             }
-            synchronized (ep.lock) {
-                if (!ep.isEnabled()) {
+            synchronized (lock) {
+                if (!owner.isEnabled()) {
                     return;
                 }
-                // a connection made here sends what waited for it at once: in MANUAL progress the
-                // application may be reading only its peer's queues (which move the sockets)
-                if (ep.connections.progressDeferringEnds() > 0) {
-                    ep.flushPending();
-                }
-                ended = ep.connections.hasDeferredEnds();
+                ended = owner.connectionEvents();
             }
             // reading the EQ ran the MSG provider's progress once, which may have moved a
             // message into the MSG CQ that the provider's own wake-up will not report any more
@@ -97,15 +120,15 @@ final class RxmConnectionWatcher {
     }
 
     private void wakeApplication() {
-        UtilCompletionQueue rx = ep.receiveCq();
+        UtilCompletionQueue rx = owner.receiveCq();
         if (rx != null) {
             rx.waitSupport().notifyReady();
         }
-        UtilCompletionQueue tx = ep.transmitCq();
+        UtilCompletionQueue tx = owner.transmitCq();
         if (tx != null && tx != rx) {
             tx.waitSupport().notifyReady();
         }
-        UtilCounter c = ep.counter(Fi.FI_RECV);
+        UtilCounter c = owner.counter(Fi.FI_RECV);
         if (c != null) {
             c.waitSupport().notifyReady();
         }

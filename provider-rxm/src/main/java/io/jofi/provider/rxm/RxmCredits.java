@@ -52,7 +52,7 @@ final class RxmCredits {
      * Whether an RMA write with remote CQ data takes one of the peer's receives (the MSG
      * provider's {@code FI_RX_CQ_DATA}: verbs' write with immediate data), and so a credit.
      */
-    final boolean remoteDataTakesReceive;
+    private final boolean remoteDataTakesReceive;
     /** Whether flow control is on ({@link #enable}): before, the peer's credits are unlimited (verbs' {@code UINT64_MAX}). */
     private boolean enabled;
     private long peer;
@@ -66,6 +66,11 @@ final class RxmCredits {
 
     RxmCredits(boolean remoteDataTakesReceive) {
         this.remoteDataTakesReceive = remoteDataTakesReceive;
+    }
+
+    /** Whether an RMA write with remote CQ data takes one of the peer's receives, and so a credit. */
+    boolean remoteDataTakesReceive() {
+        return remoteDataTakesReceive;
     }
 
     /** Both sides offered flow control and the connection is up: from now on sends are counted. */

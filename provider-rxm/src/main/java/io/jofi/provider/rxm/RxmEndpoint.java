@@ -69,11 +69,11 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     /** What this endpoint offers. */
-    public static final long CAPS = Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ
+    static final long CAPS = Fi.FI_MSG | Fi.FI_TAGGED | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ
             | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_SOURCE | Fi.FI_SOURCE_ERR
             | Fi.FI_DIRECTED_RECV | Fi.FI_MULTI_RECV | Fi.FI_RMA_EVENT;
     /** Offered unasked: not FI_SOURCE_ERR (changes behaviour), FI_ATOMIC (needs the MSG domain's registry), FI_RMA_EVENT. */
-    public static final long DEFAULT_CAPS = CAPS & ~(Fi.FI_SOURCE_ERR | Fi.FI_ATOMIC | Fi.FI_RMA_EVENT);
+    static final long DEFAULT_CAPS = CAPS & ~(Fi.FI_SOURCE_ERR | Fi.FI_ATOMIC | Fi.FI_RMA_EVENT);
     /** What the MSG endpoints underneath need: messages, and reads of a rendezvous sender's memory. */
     private static final long MSG_CAPS = Fi.FI_MSG | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_RMA | Fi.FI_READ
             | Fi.FI_REMOTE_READ | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE;
@@ -90,14 +90,18 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     private final Info msgInfo;
     private final RxmSettings settings;
     /** The MSG provider works on registered native memory ({@link RxmPacketMemory#nativeMemory}). */
-    final boolean nativeMemory;
+    private final boolean nativeMemory;
+    /** The MSG domain's registered memory, where the atomics a peer sends are served; null when it keeps its own. */
+    private final io.jofi.spi.util.MemoryRegistry targetMemory;
     /** Whether remote CQ data is offered: the MSG info's cq_data_size, which the RDM info repeats. */
     private final boolean remoteCqData;
     private final ProgressEngine engine;
     private final StepHolder step;
-    final Object lock = new Object();
-    final RxmTransmitPool transmits;
-    final io.jofi.spi.util.ReceiveQueue receives;
+    private final Object lock = new Object();
+    private final RxmTransmitPool transmits;
+    private final io.jofi.spi.util.ReceiveQueue receives;
+    /** The endpoint as its parts see it: one object behind each part's {@code Owner} door. */
+    private final Inside inside = new Inside();
     private final RxmSendPath sendPath;
     private final RxmPacketHandler packets;
 
@@ -106,7 +110,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     /** Reads the MSG CQ for the progress passes; made by {@link #enable}. */
     private RxmMsgCqReader reader;
     private PassiveEndpoint pep;
-    RxmConnectionManager connections;
+    private RxmConnectionManager connections;
     private volatile boolean enabled;
     /** The connection-management thread of MANUAL progress, or null. */
     private RxmConnectionWatcher connectionWatcher;
@@ -188,6 +192,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         }
         this.settings = settings;
         this.nativeMemory = RxmPacketMemory.nativeMemory(msgInfo);
+        this.targetMemory = domain instanceof io.jofi.spi.util.UtilDomain d ? d.memoryRegistry() : null;
         this.remoteCqData = msgInfo.domainAttr().cqDataSize() > 0;
         this.engine = engine;
         this.step = step;
@@ -195,8 +200,8 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         this.receives = new io.jofi.spi.util.ReceiveQueue(settings.receiveQueueSize(), RxmWireDescriptor.IOV_LIMIT,
                 settings.maxUnexpectedMessages(), settings.maxUnexpectedBytes(), msgInfo.fabricAttr().provName());
         receives.completion().countIn(counters());
-        this.sendPath = new RxmSendPath(new SendSide(), domain, transmits, settings);
-        this.packets = new RxmPacketHandler(this, sendPath);
+        this.sendPath = new RxmSendPath(inside, domain, transmits, settings);
+        this.packets = new RxmPacketHandler(inside, sendPath, receives, transmits, settings, counters());
         this.posts = countPostsUnderLock();
         this.posting = new io.jofi.spi.util.ReceivePosting(receives);
     }
@@ -215,24 +220,6 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 ? (int) Math.min(RxmWireDescriptor.IOV_LIMIT, msgInfo.txAttr().rmaIovLimit()) : RxmWireDescriptor.IOV_LIMIT;
         // the application's op flags (FI_MULTI_RECV for recv, a completion level for send) are the RDM endpoint's
         return new Limits(c, msgInfo.txAttr().opFlags(), msgInfo.rxAttr().opFlags(), settings.eagerLimit(), max, RxmWireDescriptor.IOV_LIMIT, rmaIovs);
-    }
-
-    /** A MSG endpoint was closed (under the lock): what the MSG CQ holds is handled, not taken for lost. */
-    void drainClosed() {
-        RxmMsgCqReader r = reader;
-        if (r != null) {
-            r.drainClosed();
-        }
-    }
-
-    /** Sends what waited for connections that are now made (under the lock). */
-    void flushPending() {
-        packets.retryDeferred();
-    }
-
-    /** Whether it is enabled and neither closed nor departed (the watcher runs while it is). */
-    boolean isEnabled() {
-        return enabled;
     }
 
     /** The settings it was opened with. */
@@ -264,7 +251,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 pep.listen();
                 connections = new RxmConnectionManager(domain, msgInfo, settings, msgEq, msgCq, pep, packets,
                         this::bindTargetCounters, ProcessHandle.current().pid(), counters());
-                reader = new RxmMsgCqReader(lock, this::isEnabled, msgCq, connections, packets);
+                reader = new RxmMsgCqReader(lock, inside::isEnabled, msgCq, connections, packets);
             } catch (FabricException | RuntimeException e) {
                 // nothing half made stays open (the domain could not be closed): the listener's port may be taken
                 closeQuietly(pep);
@@ -283,7 +270,8 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             sealBindings();
             enabled = true;
             if (engine.isManual()) {
-                connectionWatcher = new RxmConnectionWatcher(this, msgEq, msgCq, "jofi-rxm-cm-" + SEQUENCE.incrementAndGet());
+                connectionWatcher = new RxmConnectionWatcher(inside, lock, msgEq, msgCq,
+                        "jofi-rxm-cm-" + SEQUENCE.incrementAndGet());
                 connectionWatcher.start();
             } else if (engine.isHosted()) {
                 if (msgCq instanceof UtilCompletionQueue q) {
@@ -310,7 +298,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
      * the operations waiting on them end with {@code ECANCELED} (the peer sees its connection
      * reset); the next send to such a peer, once inserted again, connects anew.
      */
-    public void peersRemoved(byte[][] addrs) {
+    private void peersRemoved(byte[][] addrs) {
         synchronized (lock) {
             if (enabled && connections != null) {
                 connections.removed(addrs, Errno.ECANCELED);
@@ -342,7 +330,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     }
 
     /** Whether the MSG endpoints count the target-side RMA events ({@link #bindTargetCounters}). */
-    boolean countsTargetEvents() {
+    private boolean countsTargetEvents() {
         return (caps() & Fi.FI_RMA_EVENT) != 0;
     }
 
@@ -454,7 +442,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
      * them (R15: pending operations {@code ECANCELED}), as a core provider stops its engines before
      * it departs. Idempotent.
      */
-    public void stopProgress() {
+    void stopProgress() {
         engine.close();
     }
 
@@ -495,7 +483,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     // =================================================================== progress
 
     /** One pass ({@link RxmMsgCqReader#pass}). */
-    int progress(long timeoutNanos) {
+    private int progress(long timeoutNanos) {
         RxmMsgCqReader r = reader;
         return r == null ? 0 : r.pass(timeoutNanos);
     }
@@ -604,7 +592,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
      * layer's {@code AtomicTable} serves, as many elements as one request packet carries (what
      * the MSG domain's {@code queryAtomic} answers for RDM).
      */
-    public static int typedAtomicCount(int datatype, int op, long flags, RxmSettings settings) {
+    static int typedAtomicCount(int datatype, int op, long flags, RxmSettings settings) {
         return RxmAtomics.typedCount(datatype, op, flags, settings.eagerLimit());
     }
 
@@ -632,8 +620,14 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     /** Its post counters, counted inside {@link #lock} (several threads may post at once). */
     private final io.jofi.spi.util.EndpointCounters posts;
 
-    /** The endpoint as its send path sees it: connections, bindings and keys as they are at the post. */
-    private final class SendSide implements RxmSendPath.Owner {
+    /**
+     * The endpoint as its parts see it, each through its own door: the send path
+     * ({@link RxmSendPath.Owner}), the packet handler with its rendezvous receiver and atomics
+     * ({@link RxmPacketHandler.Owner}) and the connection watcher ({@link RxmConnectionWatcher.Owner}).
+     * Connections and bindings are read as they are at the call: the connections exist once the
+     * endpoint is enabled, and no part is called before.
+     */
+    private final class Inside implements RxmSendPath.Owner, RxmPacketHandler.Owner, RxmConnectionWatcher.Owner {
         @Override
         public RxmConnection connectionTo(long fiAddr) {
             return connections.forFiAddr(av(), fiAddr);
@@ -645,8 +639,66 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         }
 
         @Override
+        public java.util.List<RxmConnection> connections() {
+            return connections.connections();
+        }
+
+        @Override
+        public void packetArrived(RxmConnection c, io.jofi.Endpoint on) {
+            connections.packetArrived(c, on);
+        }
+
+        @Override
+        public boolean endHeldNow(RxmConnection c, int err) {
+            return connections.endHeldNow(c, err);
+        }
+
+        @Override
+        public void abort(RxmConnection c, int err, String why) {
+            connections.abort(c, err, why);
+        }
+
+        @Override
+        public int retryAfterAlready(RxmConnection c, long nowNanos) {
+            return connections.retryAfterAlready(c, nowNanos);
+        }
+
+        @Override
+        public boolean connectionEvents() {
+            // a connection made here sends what waited for it at once: in MANUAL progress the
+            // application may be reading only its peer's queues (which move the sockets)
+            if (connections.progressDeferringEnds() > 0) {
+                packets.retryDeferred();
+            }
+            return connections.hasDeferredEnds();
+        }
+
+        @Override
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        @Override
+        public void drainClosed() {
+            RxmMsgCqReader r = reader;
+            if (r != null) {
+                r.drainClosed();
+            }
+        }
+
+        @Override
+        public long sourceOf(RxmConnection c) {
+            return c.fiAddr(av());
+        }
+
+        @Override
         public UtilCompletionQueue transmitCq() {
             return txCq();
+        }
+
+        @Override
+        public UtilCompletionQueue receiveCq() {
+            return rxCq();
         }
 
         @Override
@@ -655,41 +707,34 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         }
 
         @Override
+        public boolean countsTargetEvents() {
+            return RxmEndpoint.this.countsTargetEvents();
+        }
+
+        @Override
         public long nextKey() {
-            return RxmEndpoint.this.nextKey();
+            return keyBase + nextKey++;
+        }
+
+        @Override
+        public MemoryRegion registerForWrite(ByteBuffer target) throws FabricException {
+            return domain.register(target, Fi.FI_REMOTE_WRITE, 0, nextKey(), 0, null);
+        }
+
+        @Override
+        public boolean nativeMemory() {
+            return nativeMemory;
+        }
+
+        @Override
+        public io.jofi.spi.util.MemoryRegistry targetMemory() {
+            return targetMemory;
         }
 
         @Override
         public void writeAtomicRequest(RxmTransmit t) {
             packets.writeAtomicRequest(t);
         }
-    }
-
-    // =================================================================== for the packet handler
-
-    UtilCompletionQueue transmitCq() {
-        return txCq();
-    }
-
-    UtilCompletionQueue receiveCq() {
-        return rxCq();
-    }
-
-    UtilCounter counter(long completionFlags) {
-        return counterFor(completionFlags);
-    }
-
-    io.jofi.spi.util.UtilAddressVector addressVector() {
-        return av();
-    }
-
-    Domain domain() {
-        return domain;
-    }
-
-    /** A fresh key for a rendezvous registration (ignored by providers that choose keys). */
-    long nextKey() {
-        return keyBase + nextKey++;
     }
 
     /** The peers this endpoint holds a MSG connection to now, made or being made (tools, tests). */

@@ -13,7 +13,7 @@ import io.jofi.spi.util.UtilCounter;
 import java.nio.ByteBuffer;
 
 /**
- * What an {@link RxmEndpoint}'s MSG completions mean, as libfabric's {@code rxm_cq.c}: it turns
+ * What an rxm endpoint's MSG completions mean, as libfabric's {@code rxm_cq.c}: it turns
  * every MSG completion into rxm's protocol — an arriving packet matched against the receive
  * queue (or held back, or kept unexpected), a rendezvous read from the sender's memory and
  * answered, an atomic executed, a transmit completed for the application (through the
@@ -23,10 +23,12 @@ import java.nio.ByteBuffer;
  */
 final class RxmPacketHandler implements RxmConnectionManager.Listener {
     private static final System.Logger LOG = System.getLogger(RxmPacketHandler.class.getName());
-    private final RxmEndpoint ep;
+    private final Owner owner;
     private final RxmSendPath sendPath;
     private final ReceiveQueue rq;
     private final RxmTransmitPool transmits;
+    /** The settings' {@link RxmSettings#rendezvousByWrite()}: rendezvous transmits complete by the writer. */
+    private final boolean byWrite;
     private final RxmPacketHeader rxHeader = new RxmPacketHeader();
 
     private final ArrivingMessage arriving = new ArrivingMessage();
@@ -38,17 +40,51 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     /** Packets the rxm wire does not allow: refused (dropped), counted, logged once per episode. */
     private final RxmPacketRefusals refusals;
 
-    RxmPacketHandler(RxmEndpoint ep, RxmSendPath sendPath) {
-        this.ep = ep;
+    /**
+     * What the packet handler asks of its endpoint: its connections (made once it is enabled),
+     * its bindings as they are now, and the drain of a closed MSG endpoint's completions; and
+     * what its rendezvous receiver and atomics ask.
+     */
+    interface Owner extends RxmRendezvousReceiver.Owner, RxmAtomics.Owner {
+        /** The peers with a connection, made or being made. */
+        java.util.List<RxmConnection> connections();
+
+        /** A packet arrived on {@code on}, {@code c}'s MSG endpoint: proof that it is connected. */
+        void packetArrived(RxmConnection c, io.jofi.Endpoint on);
+
+        /** Ends {@code c} now if its end was held for a flush ({@link RxmConnectionManager#endHeldNow}). */
+        boolean endHeldNow(RxmConnection c, int err);
+
+        /** Connects {@code c} again once its peer's "already" refusal is old enough; the work done. */
+        int retryAfterAlready(RxmConnection c, long nowNanos);
+
+        /** The bound receive CQ, or null. */
+        UtilCompletionQueue receiveCq();
+
+        /** Whether the MSG endpoints count the target-side RMA events themselves (FI_RMA_EVENT). */
+        boolean countsTargetEvents();
+
+        /** Handles what the MSG CQ holds of a MSG endpoint just closed (under the lock). */
+        void drainClosed();
+    }
+
+    /**
+     * @param rq       the receive queue arrivals are matched against
+     * @param counters the endpoint's counters, which the handler's own join
+     */
+    RxmPacketHandler(Owner owner, RxmSendPath sendPath, ReceiveQueue rq, RxmTransmitPool transmits,
+                     RxmSettings settings, io.jofi.spi.util.stats.CounterGroup counters) {
+        this.owner = owner;
         this.sendPath = sendPath;
-        this.rq = ep.receives;
-        this.transmits = ep.transmits;
+        this.rq = rq;
+        this.transmits = transmits;
+        this.byWrite = settings.rendezvousByWrite();
         this.segments = new RxmSegmentAssembly(rq);
-        this.rendezvous = new RxmRendezvousReceiver(ep);
-        this.atomics = new RxmAtomics(ep);
-        this.creditGrants = new RxmCreditGrants(transmits, rq, ep.counters());
+        this.rendezvous = new RxmRendezvousReceiver(owner, rq, transmits, byWrite);
+        this.atomics = new RxmAtomics(owner, transmits, settings.maxUnexpectedBytes(), counters);
+        this.creditGrants = new RxmCreditGrants(transmits, rq, counters);
         this.writer = new RxmRendezvousWriter(sendPath, transmits);
-        this.refusals = new RxmPacketRefusals(ep.counters());
+        this.refusals = new RxmPacketRefusals(counters);
     }
 
     // =================================================================== MSG completions
@@ -62,7 +98,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 return;
             }
             RxmConnection c = rb.connection;
-            ep.connections.packetArrived(c, rb.postedOn);
+            owner.packetArrived(c, rb.postedOn);
             if ((e.flags() & Fi.FI_REMOTE_WRITE) != 0) {
                 // a peer's write with remote CQ data took the buffer (verbs: FI_RX_CQ_DATA,
                 // immediate data consumes a receive): no packet in it, only the data to report
@@ -126,11 +162,11 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
 
     /** A peer's RMA write with remote CQ data landed (the MSG provider applied it): the application hears of it. */
     private void remoteWriteData(io.jofi.CqEntry e) {
-        UtilCompletionQueue cq = ep.receiveCq();
+        UtilCompletionQueue cq = owner.receiveCq();
         if (cq != null) {
             cq.completeUnsolicited(null, e.flags(), e.len(), null, 0, e.data(), 0, Fi.FI_ADDR_NOTAVAIL);
         }
-        UtilCounter counter = ep.countsTargetEvents() ? null : ep.counter(Fi.FI_REMOTE_WRITE); // else the MSG endpoint counted it
+        UtilCounter counter = owner.countsTargetEvents() ? null : owner.counter(Fi.FI_REMOTE_WRITE); // else the MSG endpoint counted it
         if (counter != null) {
             counter.increment();
         }
@@ -150,11 +186,11 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
      */
     void failed(Object context, int err) {
         RxmConnection c = connectionOf(context);
-        if (c != null && ep.connections.endHeldNow(c, err)) {
+        if (c != null && owner.endHeldNow(c, err)) {
             return; // the end failed this operation too
         }
         if (context instanceof RxmTransmit t && t.inUse) {
-            if (t.kind == RxmTransmit.Kind.RENDEZVOUS && ep.settings().rendezvousByWrite()) {
+            if (t.kind == RxmTransmit.Kind.RENDEZVOUS && byWrite) {
                 writer.failed(t, err == 0 ? Errno.EIO : err); // its other writes may still be in flight
             } else {
                 sendPath.failTransmit(t, err == 0 ? Errno.EIO : err);
@@ -175,7 +211,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 }
             }
             case RENDEZVOUS -> {
-                if (ep.settings().rendezvousByWrite()) {
+                if (byWrite) {
                     writer.completed(t, flags);
                     return;
                 }
@@ -230,7 +266,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         if (c.credits.firstOverdraft()) {
             LOG.log(System.Logger.Level.WARNING, "rxm: " + c.peer + " sent beyond the credits granted to it ("
                     + c.credits + "); connection ended");
-            ep.connections.abort(c, Errno.ECONNABORTED, "the peer sent beyond the credits granted to it (it ignores flow control)");
+            owner.abort(c, Errno.ECONNABORTED, "the peer sent beyond the credits granted to it (it ignores flow control)");
         }
     }
 
@@ -249,7 +285,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         if (holdingConnections == 0) {
             return;
         }
-        for (RxmConnection c : ep.connections.connections()) {
+        for (RxmConnection c : owner.connections()) {
             if (c.heldHead != null && c.isConnected()) {
                 release(c, false);
             }
@@ -295,7 +331,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
                 return rendezvous.request(c, b, h, len, force);
             }
             case RxmWireDescriptor.TYPE_SEGMENT -> {
-                return segments.segment(c, b, h, len, c.fiAddr(ep.addressVector()), force);
+                return segments.segment(c, b, h, len, owner.sourceOf(c), force);
             }
             case RxmWireDescriptor.TYPE_RNDV_READ_DONE -> readDone(h.msgId);
             case RxmWireDescriptor.TYPE_RNDV_WRITE_DATA -> writer.offered(c, b, h, len);
@@ -340,7 +376,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
      */
     private boolean deliverEager(RxmConnection c, ByteBuffer b, int at, int n, boolean tagged, long tag, boolean hasData,
                                  long data, boolean force) {
-        long src = c.fiAddr(ep.addressVector());
+        long src = owner.sourceOf(c);
         ArrivingMessage m = arriving.set(tagged, tag, hasData, data, src, c.peerName, n);
         PostedReceive r = rq.match(m);
         if (r != null) {
@@ -366,7 +402,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
     void matchedRendezvous() {
         rendezvous.matched();
         releaseHeld();
-        creditGrants.resume(ep.connections.connections());
+        creditGrants.resume(owner.connections());
     }
 
     private void readDone(long msgId) {
@@ -405,18 +441,18 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         int n = 0;
         if (sendPath.hasPending()) {
             long now = 0;
-            for (RxmConnection c : ep.connections.connections()) {
+            for (RxmConnection c : owner.connections()) {
                 if (c.pendingHead != null && c.isConnected()) {
                     n += sendPath.flush(c);
                 } else if (c.alreadyAtNanos != 0) {
                     now = now == 0 ? System.nanoTime() : now;
-                    n += ep.connections.retryAfterAlready(c, now);
+                    n += owner.retryAfterAlready(c, now);
                 }
             }
         }
         n += rendezvous.retry() + writer.retry();
         n += atomics.retry();
-        n += creditGrants.retry(ep.connections.connections());
+        n += creditGrants.retry(owner.connections());
         return n;
     }
 
@@ -458,7 +494,7 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         // never complete (a close discards) — nor will the peer answer rendezvous sends
         endingConnection = true;
         try {
-            ep.drainClosed();
+            owner.drainClosed();
         } finally {
             endingConnection = false;
         }

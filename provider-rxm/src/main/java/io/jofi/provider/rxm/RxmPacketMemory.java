@@ -23,10 +23,25 @@ final class RxmPacketMemory implements AutoCloseable {
     private static final AtomicLong KEYS = new AtomicLong(0x5258420000L << 16);
 
     /** The packet buffers, little-endian, each its own view of the block. */
-    final ByteBuffer[] buffers;
+    private final ByteBuffer[] buffers;
     private final ByteBuffer block;
     /** The block's registration, or null (not registered: the MSG provider takes unregistered buffers). */
-    MemoryRegion desc;
+    private MemoryRegion desc;
+
+    /** How many packet buffers the block holds. */
+    int count() {
+        return buffers.length;
+    }
+
+    /** Packet buffer {@code i}. */
+    ByteBuffer buffer(int i) {
+        return buffers[i];
+    }
+
+    /** The block's registration, the {@code desc} of every post of its buffers; null when not registered. */
+    MemoryRegion desc() {
+        return desc;
+    }
 
     /** {@code count} buffers of {@code size} bytes in one direct block, not registered yet. */
     RxmPacketMemory(int count, int size) {

@@ -62,9 +62,9 @@ final class RxmReceiveBuffer {
             if (register) {
                 memory.register(domain);
             }
-            RxmReceiveBuffer[] bufs = new RxmReceiveBuffer[memory.buffers.length];
+            RxmReceiveBuffer[] bufs = new RxmReceiveBuffer[memory.count()];
             for (int i = 0; i < bufs.length; i++) {
-                bufs[i] = new RxmReceiveBuffer(c, m, memory.buffers[i], memory.desc, i >= each);
+                bufs[i] = new RxmReceiveBuffer(c, m, memory.buffer(i), memory.desc(), i >= each);
                 int rc = bufs[i].post();
                 if (rc != 0) {
                     throw new FabricException(-rc, "rxm: posting receive buffer " + i + " on the MSG endpoint failed: "

@@ -4,7 +4,7 @@ import static io.jofi.provider.rxm.RxmWireDescriptor.HEADER_LENGTH;
 
 import io.jofi.Errno;
 import io.jofi.FabricException;
-import io.jofi.Fi;
+import io.jofi.MemoryRegion;
 import io.jofi.spi.util.PostedReceive;
 import io.jofi.spi.util.ReceiveQueue;
 import io.jofi.spi.util.UnexpectedMessage;
@@ -21,9 +21,11 @@ import java.nio.ByteBuffer;
 final class RxmRendezvousReceiver {
     private static final System.Logger LOG = System.getLogger(RxmRendezvousReceiver.class.getName());
 
-    private final RxmEndpoint ep;
+    private final Owner owner;
     private final ReceiveQueue rq;
     private final RxmTransmitPool transmits;
+    /** The settings' {@link RxmSettings#rendezvousByWrite()}: offer a buffer for the sender's writes, not read. */
+    private final boolean byWrite;
     private final RxmPacketHeader ctrlHeader = new RxmPacketHeader();
     private RxmRendezvousRead freeReads;
     /** Rendezvous whose reads, offer or answer wait for room in the MSG queues. */
@@ -36,10 +38,28 @@ final class RxmRendezvousReceiver {
     /** What an unexpected rendezvous kept as a descriptor counts against the limits: its request packet. */
     static final long DESCRIPTOR_FOOTPRINT = HEADER_LENGTH + RxmWireDescriptor.RNDV_LENGTH;
 
-    RxmRendezvousReceiver(RxmEndpoint ep) {
-        this.ep = ep;
-        this.rq = ep.receives;
-        this.transmits = ep.transmits;
+    /** What the rendezvous receiver asks of its endpoint: the source of a message, and registrations. */
+    interface Owner {
+        /** The address {@code c}'s peer has in the bound AV, a completion's source ({@code FI_ADDR_NOTAVAIL}: none). */
+        long sourceOf(RxmConnection c);
+
+        /** Registers {@code target} in the MSG domain for a sender's rendezvous writes, under a fresh key. */
+        MemoryRegion registerForWrite(ByteBuffer target) throws FabricException;
+
+        /** Whether the MSG provider moves bytes only to and from native memory ({@link RxmPacketMemory#nativeMemory}). */
+        boolean nativeMemory();
+    }
+
+    /**
+     * @param rq           the receive queue requests are matched against
+     * @param transmits    where the answers and offers take their transmit
+     * @param byWrite      the settings' {@link RxmSettings#rendezvousByWrite()}
+     */
+    RxmRendezvousReceiver(Owner owner, ReceiveQueue rq, RxmTransmitPool transmits, boolean byWrite) {
+        this.owner = owner;
+        this.rq = rq;
+        this.transmits = transmits;
+        this.byWrite = byWrite;
     }
 
     /** A read of {@code rr} completed ({@code err} 0) or failed. */
@@ -109,7 +129,7 @@ final class RxmRendezvousReceiver {
         }
         rr.remoteCount = count;
         long size = h.size;
-        long src = c.fiAddr(ep.addressVector());
+        long src = owner.sourceOf(c);
         rr.header.set(h.tagged(), h.tag, h.hasData(), h.data, src, c.peerName, size);
         PostedReceive r = rq.match(rr.header);
         if (r == null && !force && !rq.admits(size)) {
@@ -119,7 +139,7 @@ final class RxmRendezvousReceiver {
         if (r != null) {
             rr.receive = r;
             rr.placed = Math.min(size, r.capacity());
-            rr.direct = (count == 1 || ep.settings().rendezvousByWrite()) && reachable(r);
+            rr.direct = (count == 1 || byWrite) && reachable(r);
             if (!rr.direct) {
                 rr.staging = staging((int) rr.placed);
             }
@@ -176,7 +196,7 @@ final class RxmRendezvousReceiver {
      * buffer where the MSG provider's device reads and writes only native memory.
      */
     private ByteBuffer staging(int n) {
-        return ep.nativeMemory ? ByteBuffer.allocateDirect(n) : ByteBuffer.allocate(n);
+        return owner.nativeMemory() ? ByteBuffer.allocateDirect(n) : ByteBuffer.allocate(n);
     }
 
     /**
@@ -185,7 +205,7 @@ final class RxmRendezvousReceiver {
      * on the fly, one per operation, as it comes without a desc).
      */
     private boolean reachable(PostedReceive r) {
-        if (!ep.nativeMemory) {
+        if (!owner.nativeMemory()) {
             return true;
         }
         if (r.segmentCount() != 1) {
@@ -201,7 +221,7 @@ final class RxmRendezvousReceiver {
 
     /** Moves a rendezvous' data: reads it (by read), or offers the buffer to the sender (by write). */
     private void startTransfer(RxmRendezvousRead rr) {
-        if (ep.settings().rendezvousByWrite()) {
+        if (byWrite) {
             offerBuffer(rr);
         } else {
             issueReads(rr);
@@ -241,7 +261,7 @@ final class RxmRendezvousReceiver {
         }
         try {
             if (rr.offered == null) {
-                rr.offered = ep.domain().register(target, Fi.FI_REMOTE_WRITE, 0, ep.nextKey(), 0, null);
+                rr.offered = owner.registerForWrite(target);
             }
         } catch (FabricException e) {
             transmits.give(t);

@@ -15,7 +15,7 @@ import io.jofi.spi.util.UtilCounter;
 import java.nio.ByteBuffer;
 
 /**
- * The send path of an {@link RxmEndpoint}, as libfabric's {@code rxm_msg.c}: it admits a
+ * The send path of an rxm endpoint, as libfabric's {@code rxm_msg.c}: it admits a
  * transmit (the peer's connection, CQ room, a pooled transmit), writes its packets (eager:
  * header and payload in the transmit's bounce buffer; segments; rendezvous: header and the
  * descriptor of the application's registered buffers; an RMA passed through; an atomic's
@@ -393,7 +393,7 @@ final class RxmSendPath implements RxmSendQueue {
             if (t.rmaRead) {
                 return m.readMsg(t.rma, t.postFlags);
             }
-            boolean takesReceive = credits.remoteDataTakesReceive && (t.postFlags & Fi.FI_REMOTE_CQ_DATA) != 0;
+            boolean takesReceive = credits.remoteDataTakesReceive() && (t.postFlags & Fi.FI_REMOTE_CQ_DATA) != 0;
             if (takesReceive && !credits.take(false)) {
                 return -Errno.EAGAIN;
             }

@@ -1,7 +1,7 @@
 package io.jofi.provider.rxm;
 
 /**
- * The sizes an {@link RxmEndpoint} is built with: one object, fixed at open.
+ * The sizes an rxm endpoint is built with: one object, fixed at open.
  *
  * @param eagerLimit           largest payload sent whole in one packet; larger ones go by
  *                             rendezvous. Both sides of a connection must agree (rxm refuses

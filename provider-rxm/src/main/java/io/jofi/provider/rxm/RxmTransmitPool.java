@@ -32,7 +32,7 @@ final class RxmTransmitPool {
         freeCount = size;
         memory = new RxmPacketMemory(size, RxmWireDescriptor.HEADER_LENGTH + eagerLimit);
         for (int i = size - 1; i >= 0; i--) {
-            RxmTransmit t = new RxmTransmit(i, memory.buffers[i]);
+            RxmTransmit t = new RxmTransmit(i, memory.buffer(i));
             all[i] = t;
             t.nextFree = free;
             free = t;
@@ -93,7 +93,7 @@ final class RxmTransmitPool {
     void register(io.jofi.Domain domain) throws io.jofi.FabricException {
         memory.register(domain);
         for (RxmTransmit t : all) {
-            t.packetDesc = memory.desc;
+            t.packetDesc = memory.desc();
         }
     }
 
