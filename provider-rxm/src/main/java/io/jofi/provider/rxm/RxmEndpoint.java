@@ -278,7 +278,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                     q.hostProgress(engine); // a JOFI core's CQ; any other moves by the waiter's passes alone
                     hostedMsgCq = q;
                 }
-                eventWaiter = new RxmEventWaiter(this::isEnabled, msgEq, engine, "jofi-rxm-cm-" + SEQUENCE.incrementAndGet());
+                eventWaiter = new RxmEventWaiter(inside::isEnabled, msgEq, engine, "jofi-rxm-cm-" + SEQUENCE.incrementAndGet());
                 eventWaiter.start();
             }
         }
