@@ -27,6 +27,8 @@ final class RxmConnectionWatcher {
     private final EventQueue msgEq;
     private final CompletionQueue msgCq;
     private final Thread thread;
+    /** The MSG EQ's condition the thread sleeps on, once it has found it; signalled at {@link #join}. */
+    private volatile WaitObject.MutexCond sleptOn;
 
     /** What the watcher asks of its endpoint: whether it still runs, its connection events, its bindings. */
     interface Owner {
@@ -67,8 +69,21 @@ final class RxmConnectionWatcher {
         thread.start();
     }
 
-    /** Waits for the thread to end (it ends once the endpoint is no longer enabled). */
+    /**
+     * Wakes the thread and waits for it to end (it ends once the endpoint is no longer enabled).
+     * The wake is a signal, not an interrupt: an interrupt would close a channel the thread may be
+     * reading through the MSG provider.
+     */
     void join() {
+        WaitObject.MutexCond wait = sleptOn;
+        if (wait != null) {
+            wait.mutex().lock();
+            try {
+                wait.cond().signalAll();
+            } finally {
+                wait.mutex().unlock();
+            }
+        }
         try {
             thread.join(2000);
         } catch (InterruptedException e) {
@@ -83,6 +98,7 @@ final class RxmConnectionWatcher {
         } catch (FabricException | ClassCastException e) {
             return; // no wait object to sleep on: connection events wait for the application's reads
         }
+        sleptOn = wait;
         UtilEventQueue eq = (UtilEventQueue) msgEq;
         boolean ended = false;
         while (owner.isEnabled()) {
@@ -93,7 +109,8 @@ final class RxmConnectionWatcher {
             try {
                 // an end left to the application holds back the events after it (they wait for
                 // its pass): sleep rather than spin on an EQ that stays ready meanwhile
-                if (!eq.isReady(0) || ended) {
+                // the enabled check under the mutex: join's signal (taken under it) cannot fall between
+                if ((!eq.isReady(0) || ended) && owner.isEnabled()) {
                     wait.cond().await(ended ? 10 : 100, TimeUnit.MILLISECONDS);
                 }
             } catch (InterruptedException e) {
