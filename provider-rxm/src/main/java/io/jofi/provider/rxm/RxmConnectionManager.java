@@ -587,13 +587,15 @@ final class RxmConnectionManager {
     }
 
     /**
-     * {@code fi_av_remove} took {@code addrs} out of the AV: the connections to those peers
-     * close and what waits on them ends with {@code err}; the cached AV entries are forgotten
-     * (the AV may hand their slots to other peers).
+     * {@code fi_av_remove} took {@code addrs} out of the AV: the cached AV entries are forgotten
+     * (the AV may hand their slots to other peers). With {@link RxmSettings#avRemoveCleanup} the
+     * connections to those peers close and what waits on them ends with {@code err}; without it
+     * (libfabric's default) they stay: the peer may go on sending on its side of the connection,
+     * which a C rxm peer does after its own remove and insert (fabtests' fi_av_xfer).
      */
     void removed(byte[][] addrs, int err) {
         byAvEntry.clear();
-        if (addrs == null) {
+        if (addrs == null || !settings.avRemoveCleanup()) {
             return;
         }
         for (byte[] a : addrs) {

@@ -122,13 +122,39 @@ final class RxmInfos {
         RxmSettings d = RxmSettings.defaults();
         int depth = msg.txAttr() != null && msg.txAttr().size() > 0
                 ? (int) Math.min(Integer.MAX_VALUE, msg.txAttr().size()) : d.transmitOps();
+        boolean cleanup = avRemoveCleanup(System.getenv(AV_REMOVE_CLEANUP_VARIABLE));
         if (core.toLowerCase(Locale.ROOT).startsWith("verbs")) {
             return new RxmSettings(d.eagerLimit(), Math.max(d.receiveBuffers(), depth / 2), depth, depth,
                     d.maxUnexpectedBytes(), d.maxUnexpectedMessages(), d.msgCqSize(), d.rendezvousByWrite(),
-                    8L * d.eagerLimit(), true);
+                    8L * d.eagerLimit(), true, cleanup);
         }
         return new RxmSettings(d.eagerLimit(), d.receiveBuffers(), depth, depth, SOCKET_CORE_UNEXPECTED_BYTES,
-                SOCKET_CORE_UNEXPECTED_MESSAGES, d.msgCqSize(), d.rendezvousByWrite());
+                SOCKET_CORE_UNEXPECTED_MESSAGES, d.msgCqSize(), d.rendezvousByWrite(), d.eagerLimit(), false, cleanup);
+    }
+
+    /** libfabric's variable (no provider prefix) for {@link RxmSettings#avRemoveCleanup}. */
+    static final String AV_REMOVE_CLEANUP_VARIABLE = "FI_AV_REMOVE_CLEANUP";
+
+    /**
+     * {@code value} read as libfabric's {@code fi_param_get_bool} reads a variable: {@code 1},
+     * {@code true}, {@code yes}, {@code on} are true, {@code 0}, {@code false}, {@code no}, {@code off}
+     * false (any case); unset or anything else is the default, false (the latter with a warning that
+     * names it: a provider cannot refuse to start for its environment).
+     */
+    static boolean avRemoveCleanup(String value) {
+        if (value == null || value.isBlank()) {
+            return false;
+        }
+        switch (value.trim().toLowerCase(Locale.ROOT)) {
+            case "1", "true", "yes", "on":
+                return true;
+            case "0", "false", "no", "off":
+                return false;
+            default:
+                System.getLogger(RxmInfos.class.getName()).log(System.Logger.Level.WARNING,
+                        AV_REMOVE_CLEANUP_VARIABLE + "='" + value + "' is not a boolean: ignored (false)");
+                return false;
+        }
     }
 
     /**

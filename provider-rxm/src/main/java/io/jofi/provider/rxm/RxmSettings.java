@@ -27,15 +27,20 @@ package io.jofi.provider.rxm;
  *                             used where both sides offer it, as libfabric's rxm over verbs
  *                             (whose MSG endpoints without a shared receive queue offer it);
  *                             libfabric's tcp does not, nor does JOFI's tcp by default
+ * @param avRemoveCleanup      {@code fi_av_remove} of a peer also closes the connection to it (what
+ *                             waits on it ends with {@code ECANCELED}, the peer sees it reset), as
+ *                             libfabric's {@code FI_AV_REMOVE_CLEANUP=1}; off (libfabric's default):
+ *                             the connection stays, and the peer, inserted again, is reached over it
  */
 public record RxmSettings(int eagerLimit, int receiveBuffers, int transmitOps, int receiveQueueSize,
                           long maxUnexpectedBytes, int maxUnexpectedMessages, int msgCqSize,
-                          boolean rendezvousByWrite, long sarLimit, boolean creditFlowControl) {
+                          boolean rendezvousByWrite, long sarLimit, boolean creditFlowControl,
+                          boolean avRemoveCleanup) {
 
     /** rxm's defaults where it has one (eager limit 16 KiB), sizes fit for tests and benchmarks otherwise. */
     public static RxmSettings defaults() {
         return new RxmSettings(RxmWireDescriptor.DEFAULT_EAGER_LIMIT, 32, 256, 1024, 64L << 20, 4096, 16384, false,
-                RxmWireDescriptor.DEFAULT_EAGER_LIMIT, false);
+                RxmWireDescriptor.DEFAULT_EAGER_LIMIT, false, false);
     }
 
     public RxmSettings {
@@ -44,6 +49,14 @@ public record RxmSettings(int eagerLimit, int receiveBuffers, int transmitOps, i
         }
         // a segmented message takes at most half the transmit queue, so it can always be sent
         sarLimit = Math.max(eagerLimit, Math.min(sarLimit, (long) eagerLimit * Math.max(1, transmitOps / 2)));
+    }
+
+    /** The settings before {@code avRemoveCleanup}: a removed peer's connection stays (libfabric's default). */
+    public RxmSettings(int eagerLimit, int receiveBuffers, int transmitOps, int receiveQueueSize,
+                       long maxUnexpectedBytes, int maxUnexpectedMessages, int msgCqSize, boolean rendezvousByWrite,
+                       long sarLimit, boolean creditFlowControl) {
+        this(eagerLimit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes, maxUnexpectedMessages,
+                msgCqSize, rendezvousByWrite, sarLimit, creditFlowControl, false);
     }
 
     /** The settings before {@code creditFlowControl}: none offered. */
@@ -64,25 +77,31 @@ public record RxmSettings(int eagerLimit, int receiveBuffers, int transmitOps, i
     /** The same with another eager limit. */
     public RxmSettings withEagerLimit(int limit) {
         return new RxmSettings(limit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes,
-                maxUnexpectedMessages, msgCqSize, rendezvousByWrite, sarLimit, creditFlowControl);
+                maxUnexpectedMessages, msgCqSize, rendezvousByWrite, sarLimit, creditFlowControl, avRemoveCleanup);
     }
 
     /** The same with rendezvous by write ({@code true}) or by read. */
     public RxmSettings withRendezvousByWrite(boolean byWrite) {
         return new RxmSettings(eagerLimit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes,
-                maxUnexpectedMessages, msgCqSize, byWrite, sarLimit, creditFlowControl);
+                maxUnexpectedMessages, msgCqSize, byWrite, sarLimit, creditFlowControl, avRemoveCleanup);
     }
 
     /** The same with another SAR limit (at most the eager limit: no segments). */
     public RxmSettings withSarLimit(long limit) {
         return new RxmSettings(eagerLimit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes,
-                maxUnexpectedMessages, msgCqSize, rendezvousByWrite, limit, creditFlowControl);
+                maxUnexpectedMessages, msgCqSize, rendezvousByWrite, limit, creditFlowControl, avRemoveCleanup);
     }
 
     /** The same offering credit flow control ({@code true}) or not. */
     public RxmSettings withCreditFlowControl(boolean offer) {
         return new RxmSettings(eagerLimit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes,
-                maxUnexpectedMessages, msgCqSize, rendezvousByWrite, sarLimit, offer);
+                maxUnexpectedMessages, msgCqSize, rendezvousByWrite, sarLimit, offer, avRemoveCleanup);
+    }
+
+    /** The same closing a removed peer's connection ({@code true}, {@code FI_AV_REMOVE_CLEANUP=1}) or keeping it. */
+    public RxmSettings withAvRemoveCleanup(boolean cleanup) {
+        return new RxmSettings(eagerLimit, receiveBuffers, transmitOps, receiveQueueSize, maxUnexpectedBytes,
+                maxUnexpectedMessages, msgCqSize, rendezvousByWrite, sarLimit, creditFlowControl, cleanup);
     }
 
     /** The segments a message of at most {@link #sarLimit} bytes takes at most. */

@@ -33,6 +33,8 @@ final class RdmTestBed implements AutoCloseable {
     final Domain domain;
     /** Caps of {@link #overTcpDomain}'s endpoints; -1 when they open through {@code domain.endpoint}. */
     private final long directCaps;
+    /** The settings of {@link #overTcpDomain}'s endpoints. */
+    private final io.jofi.provider.rxm.RxmSettings directSettings;
     final List<Node> nodes = new ArrayList<>();
 
     /** One RDM endpoint with its AV and CQs. */
@@ -49,7 +51,7 @@ final class RdmTestBed implements AutoCloseable {
             av = domain.openAv(new AvAttr(), label + "-av");
             ep = directCaps < 0 ? domain.endpoint(with, label)
                     : io.jofi.provider.rxm.RxmEndpoint.open(fabric, domain, with, directCaps,
-                            io.jofi.provider.rxm.RxmSettings.defaults(), label);
+                            directSettings, label);
             ep.bind(av, 0);
             ep.bind(txCq, Fi.FI_TRANSMIT);
             ep.bind(rxCq, Fi.FI_RECV);
@@ -82,14 +84,16 @@ final class RdmTestBed implements AutoCloseable {
         fabric = registry.fabric(info.fabricAttr(), null);
         domain = fabric.domain(info, null);
         directCaps = -1;
+        directSettings = null;
     }
 
     /** RDM endpoints over a tcp MSG domain ({@code domain} is the {@link TcpDomain}), opened straight. */
-    private RdmTestBed(Progress mode, long caps, Info msgInfo) throws FabricException {
+    private RdmTestBed(long caps, Info msgInfo, io.jofi.provider.rxm.RxmSettings settings) throws FabricException {
         info = msgInfo;
         fabric = provider.fabric(info.fabricAttr(), null);
         domain = fabric.domain(info, null);
         directCaps = caps;
+        directSettings = settings;
     }
 
     /**
@@ -97,10 +101,16 @@ final class RdmTestBed implements AutoCloseable {
      * a test that looks into that domain (its loop): {@code domain} is the {@link TcpDomain}.
      */
     static RdmTestBed overTcpDomain(Progress mode, long caps) throws FabricException {
+        return overTcpDomain(mode, caps, io.jofi.provider.rxm.RxmSettings.defaults());
+    }
+
+    /** The same with other rxm settings. */
+    static RdmTestBed overTcpDomain(Progress mode, long caps, io.jofi.provider.rxm.RxmSettings settings)
+            throws FabricException {
         Info hints = new Info().caps(Fi.FI_MSG | Fi.FI_RMA);
         hints.epAttr().type(EpType.MSG);
         hints.domainAttr().dataProgress(mode);
-        return new RdmTestBed(mode, caps, new TcpProvider().getInfo("127.0.0.1", "0", Fi.FI_SOURCE, hints).get(0));
+        return new RdmTestBed(caps, new TcpProvider().getInfo("127.0.0.1", "0", Fi.FI_SOURCE, hints).get(0), settings);
     }
 
     /**

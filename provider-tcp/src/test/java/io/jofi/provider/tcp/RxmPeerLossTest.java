@@ -13,6 +13,7 @@ import io.jofi.Fi;
 import io.jofi.Msg;
 import io.jofi.Progress;
 import io.jofi.provider.rxm.RxmConnectData;
+import io.jofi.provider.rxm.RxmSettings;
 import io.jofi.provider.rxm.RxmWireDescriptor;
 import java.nio.ByteBuffer;
 import java.util.HashSet;
@@ -24,17 +25,75 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * An {@link io.jofi.provider.rxm.RxmEndpoint} over tcp loses peers as tcp RDM endpoints do:
- * {@code fi_av_remove} of a peer closes its connection (our operations on it ECANCELED, the
- * peer's ECONNRESET) and the next send connects anew; a departure of the provider (R15) ends
+ * {@code fi_av_remove} of a peer keeps its connection (libfabric's default), or with
+ * {@code avRemoveCleanup} ({@code FI_AV_REMOVE_CLEANUP=1}) closes it (our operations on it
+ * ECANCELED, the peer's ECONNRESET) and the next send connects anew; a departure of the provider (R15) ends
  * every pending operation with ECANCELED and later posts answer ENODEV.
  */
 class RxmPeerLossTest {
     private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
 
+    /**
+     * libfabric's default ({@code FI_AV_REMOVE_CLEANUP} unset): {@code fi_av_remove} of a peer keeps
+     * its connection. A send pending on it stays pending and completes once the peer receives; the
+     * peer's sends arrive over it (FI_SOURCE: NOTAVAIL while it is removed, its new fi_addr once
+     * inserted again); sends to it after the insert go over the same connection. Before: the
+     * connection closed, the pending send failed with ECANCELED (fabtests' fi_av_xfer against C
+     * lost the C side's message sent on the connection it kept).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
+    void avRemoveKeepsThatConnectionByDefault(Progress mode) throws Exception {
+        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(mode); RxmOverTcpTest.Side b = new RxmOverTcpTest.Side(mode)) {
+            long bInA = a.insert(b.ep.getName());
+            long aInB = b.insert(a.ep.getName());
+            assertEquals(0, b.ep.recv(ByteBuffer.allocate(64), null, Fi.FI_ADDR_UNSPEC, "rb1"));
+            RxmOverTcpTest.retry(a, b, () -> a.ep.send(RxmOverTcpTest.pattern(8, 1), null, bInA, "hello"));
+            RxmOverTcpTest.await(b.rxCq, a, b);
+            RxmOverTcpTest.await(a.txCq, a, b);
+            Msg toA = new Msg().buffer(RxmOverTcpTest.pattern(8, 3), null).addr(aInB).context("pb");
+            assertEquals(0, b.ep.sendMsg(toA, Fi.FI_MATCH_COMPLETE), "pending: a has no receive for it yet");
+            RxmOverTcpTest.pump(a, b, 50);
+
+            assertEquals(0, b.av.remove(new long[] {aInB}, 0), "av remove");
+            RxmOverTcpTest.pump(a, b, 50);
+            assertEquals(1, b.ep.connectionCount(), "the removed peer's connection stays");
+            assertEquals(1, a.ep.connectionCount(), "the peer's side stays too");
+
+            assertEquals(0, b.ep.recv(ByteBuffer.allocate(64), null, Fi.FI_ADDR_UNSPEC, "rb2"));
+            RxmOverTcpTest.retry(a, b, () -> a.ep.send(RxmOverTcpTest.pattern(8, 4), null, bInA, "while-removed"));
+            long[] from = {0};
+            assertEquals("rb2", RxmOverTcpTest.awaitFrom(b.rxCq, from, a, b).context());
+            assertEquals(Fi.FI_ADDR_NOTAVAIL, from[0], "a sender not in the AV (R10)");
+            assertEquals("while-removed", RxmOverTcpTest.await(a.txCq, a, b).context());
+            assertEquals(0, a.ep.recv(ByteBuffer.allocate(64), null, Fi.FI_ADDR_UNSPEC, "ra"));
+            assertEquals("ra", RxmOverTcpTest.await(a.rxCq, a, b).context());
+            assertEquals("pb", RxmOverTcpTest.await(b.txCq, a, b).context(), "the pending send completes");
+
+            long again = b.insert(a.ep.getName());
+            assertEquals(0, b.ep.recv(ByteBuffer.allocate(64), null, Fi.FI_ADDR_UNSPEC, "rb3"));
+            RxmOverTcpTest.retry(a, b, () -> a.ep.send(RxmOverTcpTest.pattern(8, 5), null, bInA, "inserted"));
+            assertEquals("rb3", RxmOverTcpTest.awaitFrom(b.rxCq, from, a, b).context());
+            assertEquals(again, from[0], "the sender's new fi_addr");
+            assertEquals("inserted", RxmOverTcpTest.await(a.txCq, a, b).context());
+            assertEquals(0, a.ep.recv(ByteBuffer.allocate(64), null, Fi.FI_ADDR_UNSPEC, "ra2"));
+            RxmOverTcpTest.retry(b, a, () -> b.ep.send(RxmOverTcpTest.pattern(8, 6), null, again, "to-a-again"));
+            assertEquals("ra2", RxmOverTcpTest.await(a.rxCq, a, b).context());
+            assertEquals("to-a-again", RxmOverTcpTest.await(b.txCq, a, b).context());
+            assertEquals(1, b.ep.connectionCount(), "no new connection");
+            assertEquals(1, a.ep.connectionCount(), "no new connection");
+        }
+    }
+
+    /** {@code FI_AV_REMOVE_CLEANUP=1}: a removed peer's connection closes. */
+    private static final RxmSettings CLEANUP = RxmSettings.defaults().withAvRemoveCleanup(true);
+
+    /** With {@link #CLEANUP}. */
     @ParameterizedTest
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
     void avRemoveClosesThatConnectionAndTheNextSendReconnects(Progress mode) throws Exception {
-        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(mode); RxmOverTcpTest.Side b = new RxmOverTcpTest.Side(mode)) {
+        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(mode, CLEANUP);
+             RxmOverTcpTest.Side b = new RxmOverTcpTest.Side(mode, CLEANUP)) {
             long bInA = a.insert(b.ep.getName());
             long aInB = b.insert(a.ep.getName());
             ByteBuffer rb = ByteBuffer.allocate(64);
@@ -83,7 +142,7 @@ class RxmPeerLossTest {
     }
 
     /**
-     * The peer connects again before our application's thread has handled the end of the old
+     * With {@link #CLEANUP}: the peer connects again before our application's thread has handled the end of the old
      * connection (MANUAL progress: the connection-management thread saw the old connection shut
      * down, left its end to the application's next pass, and then saw the new request). The
      * request is for a new connection, not a crossed one: it is accepted once the old end is
@@ -93,8 +152,8 @@ class RxmPeerLossTest {
      */
     @Test
     void aReconnectArrivingBeforeTheOldEndIsHandledIsAccepted() throws Exception {
-        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL);
-             RxmOverTcpTest.Side b = new RxmOverTcpTest.Side(Progress.MANUAL)) {
+        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL, CLEANUP);
+             RxmOverTcpTest.Side b = new RxmOverTcpTest.Side(Progress.MANUAL, CLEANUP)) {
             long bInA = RxmOverTcpTest.connected(a, b);
 
             assertEquals(0, a.av.remove(new long[] {bInA}, 0), "av remove");
@@ -152,13 +211,13 @@ class RxmPeerLossTest {
     }
 
     /**
-     * A peer that answered "already" is not connected to again once nothing waits for it any
+     * With {@link #CLEANUP}: a peer that answered "already" is not connected to again once nothing waits for it any
      * more (its send failed when it was removed from the AV), even while sends to another peer
      * wait. Before: the retry connected to it again after 1 s with nothing to send.
      */
     @Test
     void noConnectAgainOnceTheSendsThatWaitedAreGone() throws Exception {
-        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL);
+        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL, CLEANUP);
              TcpTestBed already = new TcpTestBed(Progress.AUTO);
              TcpTestBed silent = new TcpTestBed(Progress.AUTO)) {
             long toAlready = a.insert(already.pep.getName());

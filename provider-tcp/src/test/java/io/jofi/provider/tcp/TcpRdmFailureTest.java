@@ -135,7 +135,8 @@ class TcpRdmFailureTest {
     }
 
     /**
-     * b takes a out of its AV: that connection closes — b's pending send to a fails with
+     * With rxm's {@code avRemoveCleanup} ({@code FI_AV_REMOVE_CLEANUP=1}; by default the connection
+     * stays, {@code RxmPeerLossTest}), b takes a out of its AV: that connection closes — b's pending send to a fails with
      * ECANCELED, a's pending send to b with ECONNRESET — while c goes on; a's next send
      * reconnects; b (FI_SOURCE, a not in its AV) sees FI_ADDR_NOTAVAIL, and after inserting a
      * again its new fi_addr.
@@ -143,7 +144,8 @@ class TcpRdmFailureTest {
     @ParameterizedTest
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
     void aDeadConnectionFailsOnlyItsOperationsAndTheNextSendReconnects(Progress mode) throws Exception {
-        try (RdmTestBed bed = new RdmTestBed(mode, Fi.FI_MSG)) {
+        try (RdmTestBed bed = RdmTestBed.overTcpDomain(mode, Fi.FI_MSG | Fi.FI_SOURCE,
+                io.jofi.provider.rxm.RxmSettings.defaults().withAvRemoveCleanup(true))) {
             RdmTestBed.Node a = bed.node("a");
             RdmTestBed.Node b = bed.node("b");
             RdmTestBed.Node c = bed.node("c");
