@@ -122,7 +122,8 @@ final class RxmInfos {
         RxmSettings d = RxmSettings.defaults();
         int depth = msg.txAttr() != null && msg.txAttr().size() > 0
                 ? (int) Math.min(Integer.MAX_VALUE, msg.txAttr().size()) : d.transmitOps();
-        boolean cleanup = avRemoveCleanup(System.getenv(AV_REMOVE_CLEANUP_VARIABLE));
+        String asked = System.getProperty(AV_REMOVE_CLEANUP_PROPERTY); // a JVM's own choice first
+        boolean cleanup = avRemoveCleanup(asked != null ? asked : System.getenv(AV_REMOVE_CLEANUP_VARIABLE));
         if (core.toLowerCase(Locale.ROOT).startsWith("verbs")) {
             return new RxmSettings(d.eagerLimit(), Math.max(d.receiveBuffers(), depth / 2), depth, depth,
                     d.maxUnexpectedBytes(), d.maxUnexpectedMessages(), d.msgCqSize(), d.rendezvousByWrite(),
@@ -134,6 +135,9 @@ final class RxmInfos {
 
     /** libfabric's variable (no provider prefix) for {@link RxmSettings#avRemoveCleanup}. */
     static final String AV_REMOVE_CLEANUP_VARIABLE = "FI_AV_REMOVE_CLEANUP";
+
+    /** The system property that sets {@link RxmSettings#avRemoveCleanup} before the variable does. */
+    static final String AV_REMOVE_CLEANUP_PROPERTY = "jofi.rxm.avRemoveCleanup";
 
     /**
      * {@code value} read as libfabric's {@code fi_param_get_bool} reads a variable: {@code 1},

@@ -107,6 +107,16 @@ class VerbsRdmTest {
         open(mode, CAPS);
     }
 
+    /** {@link #open(Progress)} with FI_AV_REMOVE_CLEANUP on: fi_av_remove ends the peer's connection. */
+    private void openClosingOnRemove(Progress mode) throws FabricException {
+        System.setProperty("jofi.rxm.avRemoveCleanup", "1"); // rxm's settings are read at getInfo
+        try {
+            open(mode);
+        } finally {
+            System.clearProperty("jofi.rxm.avRemoveCleanup");
+        }
+    }
+
     private void open(Progress mode, long caps) throws FabricException {
         provider = new VerbsProvider();
         assumeTrue(provider.state() == ProviderState.AVAILABLE, "verbs unavailable: " + provider.unavailableReason());
@@ -420,7 +430,7 @@ class VerbsRdmTest {
      */
     @Test
     void aReconnectArrivingBeforeTheOldEndIsHandledIsAccepted() throws FabricException {
-        open(Progress.MANUAL);
+        openClosingOnRemove(Progress.MANUAL);
         Node a = new Node("a");
         Node b = new Node("b");
         long bAtA = a.insert(b);
@@ -459,7 +469,7 @@ class VerbsRdmTest {
     @ParameterizedTest
     @EnumSource(value = Progress.class, names = {"AUTO", "MANUAL"})
     void removingAPeerFromTheAvEndsItsConnection(Progress mode) throws FabricException {
-        open(mode);
+        openClosingOnRemove(mode);
         Node a = new Node("a");
         Node b = new Node("b");
         long bAtA = a.insert(b);
