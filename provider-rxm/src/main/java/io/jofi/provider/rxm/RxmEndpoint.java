@@ -1,23 +1,16 @@
 package io.jofi.provider.rxm;
 
-import io.jofi.CompletionQueue;
-import io.jofi.CqAttr;
-import io.jofi.CqFormat;
 import io.jofi.Domain;
-import io.jofi.EqAttr;
 import io.jofi.Errno;
-import io.jofi.EventQueue;
 import io.jofi.Fabric;
 import io.jofi.FabricException;
 import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.MemoryRegion;
 import io.jofi.Msg;
-import io.jofi.PassiveEndpoint;
 import io.jofi.Progress;
 import io.jofi.RmaMsg;
 import io.jofi.TaggedMsg;
-import io.jofi.WaitObj;
 import io.jofi.spi.util.EndpointBindings;
 import io.jofi.spi.util.PeerRemovalSource;
 import io.jofi.spi.util.ProgressEngine;
@@ -25,7 +18,6 @@ import io.jofi.spi.util.UtilCompletionQueue;
 import io.jofi.spi.util.UtilCounter;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * An RDM endpoint over any provider's MSG endpoints that speaks libfabric 1.17's
@@ -96,7 +88,6 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     /** Whether remote CQ data is offered: the MSG info's cq_data_size, which the RDM info repeats. */
     private final boolean remoteCqData;
     private final ProgressEngine engine;
-    private final StepHolder step;
     private final Object lock = new Object();
     private final RxmTransmitPool transmits;
     private final io.jofi.spi.util.ReceiveQueue receives;
@@ -105,19 +96,12 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     private final RxmSendPath sendPath;
     private final RxmPacketHandler packets;
 
-    private EventQueue msgEq;
-    private CompletionQueue msgCq;
+    /** The MSG event queue, completion queue and listener with their watching thread; made by {@link #enable}. */
+    private volatile RxmMsgSide msgSide;
     /** Reads the MSG CQ for the progress passes; made by {@link #enable}. */
     private RxmMsgCqReader reader;
-    private PassiveEndpoint pep;
     private RxmConnectionManager connections;
     private volatile boolean enabled;
-    /** The connection-management thread of MANUAL progress, or null. */
-    private RxmConnectionWatcher connectionWatcher;
-    /** The connection-event thread of hosted AUTO progress, or null. */
-    private RxmEventWaiter eventWaiter;
-    /** Hosted AUTO progress: the MSG CQ whose hosts run the pass; posts look at it ({@link #afterPost}). */
-    private volatile UtilCompletionQueue hostedMsgCq;
     /** Posting, peek/claim and FI_OPT_MIN_MULTI_RECV: util's, as every provider's. */
     private final io.jofi.spi.util.ReceivePosting posting;
     private static final AtomicInteger KEY_SPACES = new AtomicInteger();
@@ -127,32 +111,6 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
     /** The bound AV when it tells of removals, else null. */
     private PeerRemovalSource removals;
     private final PeerRemovalSource.Listener removalListener = this::peersRemoved;
-
-    /** Runs the step once the endpoint exists (the engine starts before it, in the super constructor). */
-    private static final class StepHolder implements ProgressEngine.Step {
-        volatile RxmEndpoint endpoint;
-
-        @Override
-        public int progress(long timeoutNanos) {
-            RxmEndpoint ep = endpoint;
-            if (ep == null || !ep.enabled) {
-                if (timeoutNanos > 0) {
-                    LockSupport.parkNanos(Math.min(timeoutNanos, RxmMsgCqReader.MAX_WAIT_NANOS));
-                }
-                return 0;
-            }
-            return ep.progress(timeoutNanos);
-        }
-
-        @Override
-        public void wakeup() {
-            RxmEndpoint ep = endpoint;
-            CompletionQueue cq = ep == null ? null : ep.msgCq;
-            if (cq != null) {
-                cq.signal();
-            }
-        }
-    }
 
     /**
      * An RDM endpoint over the MSG endpoints of {@code domain}.
@@ -164,19 +122,19 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
      */
     public static RxmEndpoint open(Fabric fabric, Domain domain, Info msgInfo, long caps, RxmSettings settings,
                                    Object context) {
-        StepHolder step = new StepHolder();
+        RxmProgressStep step = new RxmProgressStep();
         Progress mode = msgInfo.domainAttr().dataProgress();
         String name = "jofi-rxm-progress-" + SEQUENCE.incrementAndGet();
         boolean auto = mode != Progress.MANUAL;
         ProgressEngine engine = auto && !Boolean.getBoolean(PROGRESS_THREAD_PROPERTY)
                 ? ProgressEngine.hosted(name, step, null) : ProgressEngine.start(mode, name, step);
-        RxmEndpoint ep = new RxmEndpoint(fabric, domain, msgInfo, caps, settings, context, engine, step);
-        step.endpoint = ep;
+        RxmEndpoint ep = new RxmEndpoint(fabric, domain, msgInfo, caps, settings, context, engine);
+        step.attach(ep.inside);
         return ep;
     }
 
     private RxmEndpoint(Fabric fabric, Domain domain, Info msgInfo, long caps, RxmSettings settings, Object context,
-                        ProgressEngine engine, StepHolder step) {
+                        ProgressEngine engine) {
         super(context, engine, EndpointBindings.ALL_COUNTER_ROLES, limits(caps, msgInfo, settings),
                 msgInfo.fabricAttr().provName());
         this.fabric = fabric;
@@ -195,7 +153,6 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         this.targetMemory = domain instanceof io.jofi.spi.util.UtilDomain d ? d.memoryRegistry() : null;
         this.remoteCqData = msgInfo.domainAttr().cqDataSize() > 0;
         this.engine = engine;
-        this.step = step;
         this.transmits = new RxmTransmitPool(settings.transmitOps(), settings.eagerLimit());
         this.receives = new io.jofi.spi.util.ReceiveQueue(settings.receiveQueueSize(), RxmWireDescriptor.IOV_LIMIT,
                 settings.maxUnexpectedMessages(), settings.maxUnexpectedBytes(), msgInfo.fabricAttr().provName());
@@ -243,25 +200,19 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
                 if (nativeMemory) {
                     transmits.register(domain);
                 }
-                msgEq = fabric.openEq(new EqAttr().size(1024).waitObj(WaitObj.MUTEX_COND), "rxm-msg-eq");
-                msgCq = domain.openCq(new CqAttr().format(CqFormat.TAGGED).size(settings.msgCqSize())
-                        .waitObj(WaitObj.UNSPEC), "rxm-msg-cq");
-                pep = fabric.passiveEndpoint(msgInfo, "rxm-listener");
-                pep.bind(msgEq, 0);
-                pep.listen();
-                connections = new RxmConnectionManager(domain, msgInfo, settings, msgEq, msgCq, pep, packets,
-                        this::bindTargetCounters, ProcessHandle.current().pid(), counters());
-                reader = new RxmMsgCqReader(lock, inside::isEnabled, msgCq, connections, packets);
+                msgSide = RxmMsgSide.open(fabric, domain, msgInfo, settings);
+                connections = new RxmConnectionManager(domain, msgInfo, settings, msgSide.eq(), msgSide.cq(),
+                        msgSide.listener(), packets, this::bindTargetCounters, ProcessHandle.current().pid(), counters());
+                reader = new RxmMsgCqReader(lock, inside::isEnabled, msgSide.cq(), connections, packets);
             } catch (FabricException | RuntimeException e) {
-                // nothing half made stays open (the domain could not be closed): the listener's port may be taken
-                closeQuietly(pep);
-                closeQuietly(msgCq);
-                closeQuietly(msgEq);
+                // nothing half made stays open (the domain could not be closed)
+                RxmMsgSide side = msgSide;
+                if (side != null) {
+                    side.stopAndClose();
+                }
                 transmits.unregister();
-                pep = null;
                 reader = null;
-                msgCq = null;
-                msgEq = null;
+                msgSide = null;
                 throw e;
             }
             receives.completion().bind(rxCq(), selectiveRx(), counterFor(Fi.FI_RECV));
@@ -269,18 +220,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             receives.directed((caps() & Fi.FI_DIRECTED_RECV) != 0);
             sealBindings();
             enabled = true;
-            if (engine.isManual()) {
-                connectionWatcher = new RxmConnectionWatcher(inside, lock, msgEq, msgCq,
-                        "jofi-rxm-cm-" + SEQUENCE.incrementAndGet());
-                connectionWatcher.start();
-            } else if (engine.isHosted()) {
-                if (msgCq instanceof UtilCompletionQueue q) {
-                    q.hostProgress(engine); // a JOFI core's CQ; any other moves by the waiter's passes alone
-                    hostedMsgCq = q;
-                }
-                eventWaiter = new RxmEventWaiter(inside::isEnabled, msgEq, engine, "jofi-rxm-cm-" + SEQUENCE.incrementAndGet());
-                eventWaiter.start();
-            }
+            msgSide.watch(engine, inside, lock);
         }
     }
 
@@ -453,30 +393,12 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
             r.removeRemovalListener(removalListener);
         }
         engine.close();
-        RxmConnectionWatcher w = connectionWatcher;
-        if (w != null) {
-            w.join();
+        RxmMsgSide side = msgSide;
+        if (side != null) {
+            side.stopAndClose();
         }
-        RxmEventWaiter ew = eventWaiter;
-        if (ew != null) {
-            ew.join();
-        }
-        closeQuietly(pep);
-        closeQuietly(msgCq);
-        closeQuietly(msgEq);
         synchronized (lock) {
             transmits.unregister(); // the connections are closed: nothing is posted from the packets
-        }
-    }
-
-    private static void closeQuietly(io.jofi.Fid f) {
-        if (f == null) {
-            return;
-        }
-        try {
-            f.close();
-        } catch (FabricException e) {
-            // closing what we opened ourselves: nothing else is bound to it
         }
     }
 
@@ -495,8 +417,8 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
      * Costs a look at the MSG CQ's head when it is empty.
      */
     private int afterPost(int rc) {
-        UtilCompletionQueue q = hostedMsgCq;
-        if (q != null && q.isReady(1)) {
+        RxmMsgSide side = msgSide;
+        if (side != null && side.holdsCompletions()) {
             engine.follow();
         }
         return rc;
@@ -627,7 +549,21 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
      * Connections and bindings are read as they are at the call: the connections exist once the
      * endpoint is enabled, and no part is called before.
      */
-    private final class Inside implements RxmSendPath.Owner, RxmPacketHandler.Owner, RxmConnectionWatcher.Owner {
+    private final class Inside implements RxmSendPath.Owner, RxmPacketHandler.Owner, RxmConnectionWatcher.Owner,
+            RxmProgressStep.Pass {
+        @Override
+        public int pass(long timeoutNanos) {
+            return progress(timeoutNanos);
+        }
+
+        @Override
+        public void wakePass() {
+            RxmMsgSide side = msgSide;
+            if (side != null) {
+                side.signal();
+            }
+        }
+
         @Override
         public RxmConnection connectionTo(long fiAddr) {
             return connections.forFiAddr(av(), fiAddr);
