@@ -96,6 +96,44 @@ class FtProgramsInteropMultiTest {
     }
 
     /**
+     * fi_av_xfer -e rdm against the C stand-in (libfabric 1.17's tcp;ofi_rxm), both roles: the peer's
+     * address removed from the AV on both sides and inserted again between two tagged messages. JOFI
+     * keeps a removed peer's connection, as libfabric does unless FI_AV_REMOVE_CLEANUP is set; the C
+     * peer relies on it (when JOFI closed it, the C side's next message raced the reset).
+     */
+    @ParameterizedTest(name = "fi_av_xfer -e rdm, C {0}")
+    @ValueSource(strings = {"server", "client"})
+    void avXferAgainstC(String cRole) throws Exception {
+        NativeProgram.require("ft_peer_multi");
+        String[] passes = {"AV address removal: PASS", "AV re-insertion address: PASS"};
+        if (cRole.equals("server")) {
+            try (NativePeer peer = NativePeer.ftMultiServer("fi_av_xfer", "-e", "rdm", "-E", "0")) {
+                CapturedRun client = jofi("fi_av_xfer", "rdm", "-E=" + peer.port(), "-s", NativePeer.HOST,
+                        NativePeer.HOST);
+                assertEquals(0, client.status(), () -> client.err() + client.out() + "\n" + peer.transcript());
+                peer.assertSucceeded();
+                for (String pass : passes) {
+                    assertTrue(client.out().contains(pass), client::out);
+                    assertTrue(String.join("\n", peer.output()).contains(pass), peer::transcript);
+                }
+            }
+            return;
+        }
+        int oob = freePort();
+        Future<CapturedRun> server = SERVERS.submit(() -> jofi("fi_av_xfer", "rdm", "-E=" + oob, "-s", NativePeer.HOST));
+        awaitListening(oob, server);
+        try (NativePeer peer = NativePeer.ftMultiClient("fi_av_xfer", oob, "-e", "rdm", "-E", Integer.toString(oob))) {
+            CapturedRun s = server.get(60, TimeUnit.SECONDS);
+            assertEquals(0, s.status(), () -> s.err() + s.out() + "\n" + peer.transcript());
+            peer.assertSucceeded();
+            for (String pass : passes) {
+                assertTrue(s.out().contains(pass), s::out);
+                assertTrue(String.join("\n", peer.output()).contains(pass), peer::transcript);
+            }
+        }
+    }
+
+    /**
      * fi_av_xfer -e rdm JOFI to JOFI over tcp: both tests (the peer's address removed and inserted
      * again between two tagged messages) pass.
      */
