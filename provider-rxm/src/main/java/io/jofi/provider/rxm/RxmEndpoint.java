@@ -37,12 +37,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * attached to what the application binds; its pass reads the MSG event queue and the internal MSG
  * CQ and turns their entries into packets ({@link RxmSendPath}) and completions
  * ({@link RxmPacketHandler}). In manual mode reading the application's CQ runs it. In auto mode
- * the engine is hosted ({@link ProgressEngine#hosted}): the MSG provider's progress thread runs
- * the pass after each of its own, on the thread that has just published into the MSG CQ
- * ({@link UtilCompletionQueue#hostProgress}); a post that left a completion in the MSG CQ runs it
- * on the application's thread; connection events run it on {@link RxmEventWaiter}'s. With
- * {@value #PROGRESS_THREAD_PROPERTY}{@code =true} it runs on a thread of its own instead, asleep
- * on the MSG CQ (one thread more between a message and its reader).
+ * it runs on a thread of its own, asleep on the MSG CQ. With {@value #PROGRESS_THREAD_PROPERTY}
+ * {@code =false} the engine is hosted instead ({@link ProgressEngine#hosted}): the MSG provider's
+ * progress thread runs the pass after each of its own, on the thread that has just published into
+ * the MSG CQ ({@link UtilCompletionQueue#hostProgress}); a post that left a completion in the MSG
+ * CQ runs it on the application's thread; connection events run it on {@link RxmEventWaiter}'s (one
+ * thread less between a message and its reader). Hosting is not the default yet: under a loaded
+ * host two RDM-over-tcp tests stalled with it (a progress request lost, not yet found).
  *
  * <p><b>Threads.</b> One lock serialises posts and progress. The MSG provider never calls back
  * into this endpoint, so holding the lock while posting to it cannot deadlock; a hosted pass runs
@@ -126,7 +127,8 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         Progress mode = msgInfo.domainAttr().dataProgress();
         String name = "jofi-rxm-progress-" + SEQUENCE.incrementAndGet();
         boolean auto = mode != Progress.MANUAL;
-        ProgressEngine engine = auto && !Boolean.getBoolean(PROGRESS_THREAD_PROPERTY)
+        boolean ownThread = Boolean.parseBoolean(System.getProperty(PROGRESS_THREAD_PROPERTY, "true"));
+        ProgressEngine engine = auto && !ownThread
                 ? ProgressEngine.hosted(name, step, null) : ProgressEngine.start(mode, name, step);
         RxmEndpoint ep = new RxmEndpoint(fabric, domain, msgInfo, caps, settings, context, engine);
         step.attach(ep.inside);

@@ -40,6 +40,17 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class RxmHostedProgressTest {
+    /** Hosted progress is asked for (the default is rxm's own thread): every test but the last. */
+    @org.junit.jupiter.api.BeforeEach
+    void hosted() {
+        System.setProperty(RxmEndpoint.PROGRESS_THREAD_PROPERTY, "false");
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void restore() {
+        System.clearProperty(RxmEndpoint.PROGRESS_THREAD_PROPERTY);
+    }
+
     private static final long TIMEOUT_MS = 20_000;
 
     /** One side over tcp in AUTO progress, its CQs with a wait object (sread). */
