@@ -108,26 +108,8 @@ final class RxmAtomics {
         int operands = t.atomicOp == Fi.FI_ATOMIC_READ ? 0 : WORD; // rxm sends no operand for a read
         int compares = wireOp == OP_ATOMIC_COMPARE ? WORD : 0;
         int length = ATOMIC_OPERANDS + operands + compares;
-        RxmPacketHeader h = header.clear();
-        h.type = TYPE_ATOMIC;
-        h.connId = t.connection.remoteIndex & 0xFFFF_FFFFL;
-        h.msgId = t.index;
-        h.op = wireOp;
-        h.size = length;
-        ByteBuffer p = t.packet;
-        p.clear();
-        h.write(p, 0);
-        p.put(ATOMIC_DATATYPE_OFFSET, (byte) DATATYPE_INT64);
-        p.put(ATOMIC_OP_OFFSET, (byte) t.atomicOp);
-        p.put(ATOMIC_IOC_COUNT_OFFSET, (byte) 1);
-        int at = HEADER_LENGTH;
-        p.putLong(at + ATOMIC_IOC_ADDR, t.remoteAddr);
-        p.putLong(at + ATOMIC_IOC_COUNT, 1);
-        p.putLong(at + ATOMIC_IOC_KEY, t.remoteKey);
-        for (int i = at + ATOMIC_IOC_LENGTH; i < at + ATOMIC_OPERANDS; i += WORD) {
-            p.putLong(i, 0); // the unused entries, as C leaves them: nothing of an earlier packet
-        }
-        int o = at + ATOMIC_OPERANDS;
+        ByteBuffer p = startRequest(t, wireOp, length, DATATYPE_INT64, 1);
+        int o = HEADER_LENGTH + ATOMIC_OPERANDS;
         if (operands != 0) {
             p.putLong(o, t.operand);
             o += WORD;
@@ -137,6 +119,35 @@ final class RxmAtomics {
         }
         p.limit(HEADER_LENGTH + length);
         t.postFlags = 0;
+    }
+
+    /**
+     * The part of a request both forms write alike into {@code t}'s packet: the packet header, the
+     * datatype and op, and one target entry of {@code count} elements (the unused entries zeroed, as
+     * C leaves them: nothing of an earlier packet). The operands follow at
+     * {@code HEADER_LENGTH + ATOMIC_OPERANDS}.
+     */
+    private ByteBuffer startRequest(RxmTransmit t, int wireOp, int length, int datatype, long count) {
+        RxmPacketHeader h = header.clear();
+        h.type = TYPE_ATOMIC;
+        h.connId = t.connection.remoteIndex & 0xFFFF_FFFFL;
+        h.msgId = t.index;
+        h.op = wireOp;
+        h.size = length;
+        ByteBuffer p = t.packet;
+        p.clear();
+        h.write(p, 0);
+        p.put(ATOMIC_DATATYPE_OFFSET, (byte) datatype);
+        p.put(ATOMIC_OP_OFFSET, (byte) t.atomicOp);
+        p.put(ATOMIC_IOC_COUNT_OFFSET, (byte) 1);
+        int at = HEADER_LENGTH;
+        p.putLong(at + ATOMIC_IOC_ADDR, t.remoteAddr);
+        p.putLong(at + ATOMIC_IOC_COUNT, count);
+        p.putLong(at + ATOMIC_IOC_KEY, t.remoteKey);
+        for (int i = at + ATOMIC_IOC_LENGTH; i < at + ATOMIC_OPERANDS; i += WORD) {
+            p.putLong(i, 0);
+        }
+        return p;
     }
 
     /**
@@ -158,26 +169,8 @@ final class RxmAtomics {
         int operands = t.typedOperands == null ? 0 : bytes; // rxm sends no operand for a read
         int compares = wireOp == OP_ATOMIC_COMPARE ? bytes : 0;
         int length = ATOMIC_OPERANDS + operands + compares;
-        RxmPacketHeader h = header.clear();
-        h.type = TYPE_ATOMIC;
-        h.connId = t.connection.remoteIndex & 0xFFFF_FFFFL;
-        h.msgId = t.index;
-        h.op = wireOp;
-        h.size = length;
-        ByteBuffer p = t.packet;
-        p.clear();
-        h.write(p, 0);
-        p.put(ATOMIC_DATATYPE_OFFSET, (byte) t.atomicDatatype);
-        p.put(ATOMIC_OP_OFFSET, (byte) t.atomicOp);
-        p.put(ATOMIC_IOC_COUNT_OFFSET, (byte) 1);
-        int at = HEADER_LENGTH;
-        p.putLong(at + ATOMIC_IOC_ADDR, t.remoteAddr);
-        p.putLong(at + ATOMIC_IOC_COUNT, t.atomicCount);
-        p.putLong(at + ATOMIC_IOC_KEY, t.remoteKey);
-        for (int i = at + ATOMIC_IOC_LENGTH; i < at + ATOMIC_OPERANDS; i += WORD) {
-            p.putLong(i, 0); // the unused entries, as C leaves them: nothing of an earlier packet
-        }
-        int o = at + ATOMIC_OPERANDS;
+        ByteBuffer p = startRequest(t, wireOp, length, t.atomicDatatype, t.atomicCount);
+        int o = HEADER_LENGTH + ATOMIC_OPERANDS;
         if (operands != 0) {
             p.put(o, t.typedOperands, t.typedOperands.position(), bytes); // host order, as the caller laid them out
         }
