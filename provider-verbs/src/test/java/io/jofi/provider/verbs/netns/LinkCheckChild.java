@@ -22,6 +22,7 @@ import io.jofi.Info;
 import io.jofi.MemoryRegion;
 import io.jofi.PassiveEndpoint;
 import io.jofi.Progress;
+import io.jofi.ResourceMgmt;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -42,7 +43,13 @@ import java.util.zip.CRC32;
  * compares, and sends the pattern's CRC, which the server compares with its target's: the RMA
  * results verified on both sides. RDM: the client's first message is its address, which the
  * server inserts in its AV. The client tries its connect (its first RDM send) again for 120 s
- * while the server's run has not started listening. Prints {@code [T s] PASS PROVIDER:EP} per
+ * while the server's run has not started listening. Where the provider manages no receive resources
+ * ({@code resource_mgmt} {@code FI_RM_DISABLED}: verbs MSG on iWARP, where a message that finds no receive
+ * posted ends the connection), the client sends only into receives the server has said it posted:
+ * the server returns credits, a 4-byte message with its count of receives posted, every
+ * {@value #CREDIT_EVERY} messages (the application's flow control that fi_domain(3) asks for). The client's
+ * receives are a ring of {@value #CONTROL} small buffers for the server's credits, keys and verdict.
+ * Prints {@code [T s] PASS PROVIDER:EP} per
  * run and exits 0, or {@code FAIL ...} and 1; a watchdog ({@code -Dlinkcheck.timeout}, 300 s)
  * prints every thread's stack and ends it with 3.
  */
@@ -51,6 +58,16 @@ public final class LinkCheckChild {
     private static final int HEADER = 16;
     private static final int WINDOW = 8;
     private static final int TARGET = 256 * 1024;
+    /** The server returns credits after this many messages (with {@code FI_RM_DISABLED}). */
+    private static final int CREDIT_EVERY = WINDOW / 2;
+    /** The client's receives: credits (at most WINDOW / CREDIT_EVERY + 1 unread), keys, verdict. */
+    private static final int CONTROL = 6;
+    /** A credit message's length; the keys (16 B) and the verdict (8 B) differ from it. */
+    private static final int CREDIT_LENGTH = 4;
+    /** The context of a credit's send (the server's), not counted by {@link #await}. */
+    private static final int CREDIT_CONTEXT = -3;
+    /** The contexts of the client's receives: CONTROL_CONTEXT + the buffer's slot. */
+    private static final int CONTROL_CONTEXT = 100;
 
     private final CompletionQueue cq;
     private final CqEntry[] done = {new CqEntry()};
@@ -62,9 +79,22 @@ public final class LinkCheckChild {
     private long posted;
     /** The context of the last transmit completion {@link #poll} read (the stream's buffer slot). */
     private int lastTransmit;
+    /** The client sends only into receives the server said it posted ({@code FI_RM_DISABLED}). */
+    private final boolean flowControl;
+    /** Client: the receives the server has said it posted (its initial WINDOW, then its credits). */
+    private long serverPosted = WINDOW;
+    /** Client: its receive buffers; server: its credits' send buffers. */
+    private final ByteBuffer[] control = new ByteBuffer[CONTROL];
+    /** Server: credits sent whose send has not completed yet (each holds a {@link #control} buffer). */
+    private int creditsInFlight;
+    private long creditsSent;
 
-    private LinkCheckChild(CompletionQueue cq) {
+    private LinkCheckChild(CompletionQueue cq, boolean flowControl) {
         this.cq = cq;
+        this.flowControl = flowControl;
+        for (int i = 0; i < CONTROL; i++) {
+            control[i] = ByteBuffer.allocateDirect(64);
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -124,7 +154,11 @@ public final class LinkCheckChild {
         Info info = infos.get(0);
         Fabric fabric = Fabrics.standalone().fabric(info.fabricAttr(), null);
         Domain domain = fabric.domain(info, null);
-        LinkCheckChild c = new LinkCheckChild(domain.openCq(new CqAttr().format(CqFormat.DATA).size(256), "cq"));
+        boolean flowControl = info.domainAttr().resourceMgmt() == ResourceMgmt.DISABLED;
+        if (flowControl) {
+            step(name + ": resource_mgmt FI_RM_DISABLED, the server returns credits");
+        }
+        LinkCheckChild c = new LinkCheckChild(domain.openCq(new CqAttr().format(CqFormat.DATA).size(256), "cq"), flowControl);
         EventQueue eq = fabric.openEq(new EqAttr(), "eq");
         AddressVector av = rdm ? domain.openAv(new AvAttr(), "av") : null;
         ByteBuffer[] bufs = new ByteBuffer[WINDOW];
@@ -190,8 +224,9 @@ public final class LinkCheckChild {
 
     /** Client: the hello (RDM: our address), COUNT checked messages, then the RMA round. */
     private void stream(ByteBuffer[] bufs, int count) throws Exception {
-        ByteBuffer in = ByteBuffer.allocateDirect(SIZE);
-        check(ep.recv(in, null, Fi.FI_ADDR_UNSPEC, -1), "recv");
+        for (int i = 0; i < CONTROL; i++) {
+            postControl(i);
+        }
         byte[] name = ep.getName();
         ByteBuffer hello = bufs[0].clear();
         hello.putInt(0, name.length).put(4, name);
@@ -219,7 +254,9 @@ public final class LinkCheckChild {
         long bytes = 0;
         while (next < count || inFlight > 0) {
             int free = -1;
-            for (int i = 0; next < count && i < WINDOW && free < 0; i++) {
+            // message next is the server's receive next + 1 (the hello took the first)
+            boolean credit = !flowControl || next + 1 < serverPosted;
+            for (int i = 0; credit && next < count && i < WINDOW && free < 0; i++) {
                 free = busy[i] ? -1 : i;
             }
             if (free >= 0) {
@@ -241,8 +278,7 @@ public final class LinkCheckChild {
         }
         long ms = (System.nanoTime() - start) / 1_000_000;
         say("sent " + count + " messages, " + bytes + " bytes in " + ms + " ms");
-        awaitReceive(); // the server's keys
-        in.clear();
+        ByteBuffer in = controlReceived(awaitReceive()); // the server's keys
         long addr = in.getLong(0);
         long key = in.getLong(8);
         ByteBuffer pattern = ByteBuffer.allocateDirect(TARGET);
@@ -266,11 +302,9 @@ public final class LinkCheckChild {
         crc.update(pattern.duplicate());
         ByteBuffer verdict = bufs[0].clear();
         verdict.putLong(0, crc.getValue()).limit(8);
-        in.clear();
-        check(ep.recv(in, null, Fi.FI_ADDR_UNSPEC, -1), "recv");
         check(send(verdict, 0), "send crc");
         await(1);
-        awaitReceive();
+        in = controlReceived(awaitReceive());
         if (in.getLong(0) != 1) {
             throw new AssertionError("the server found its target different from what was written");
         }
@@ -316,6 +350,9 @@ public final class LinkCheckChild {
                 throw new AssertionError("message " + seq + ": its payload's CRC-32 differs");
             }
             post(bufs, slot);
+            if (flowControl && (n + 1) % CREDIT_EVERY == 0) {
+                sendCredit();
+            }
         }
         say("received " + count + " messages, each once, matched in order, CRC-32 intact");
         ByteBuffer target = ByteBuffer.allocateDirect(TARGET);
@@ -343,6 +380,35 @@ public final class LinkCheckChild {
     private void post(ByteBuffer[] bufs, int slot) {
         ordinal[slot] = posted++;
         check(ep.recv(bufs[slot].clear(), null, Fi.FI_ADDR_UNSPEC, slot), "recv");
+    }
+
+    /** Server: tells the client how many receives it has posted so far (a 4-byte message). */
+    private void sendCredit() throws InterruptedException {
+        while (creditsInFlight == CONTROL) {
+            poll(true); // a credit's buffer is written again only once its send completed (in order)
+        }
+        ByteBuffer b = control[(int) (creditsSent++ % CONTROL)].clear();
+        b.putInt(0, (int) posted).limit(CREDIT_LENGTH);
+        int rc;
+        while ((rc = send(b, CREDIT_CONTEXT)) == -Errno.EAGAIN) {
+            poll(true);
+        }
+        check(rc, "send credit");
+        creditsInFlight++;
+    }
+
+    /** Client: posts the receive of control buffer {@code slot}. */
+    private void postControl(int slot) {
+        check(ep.recv(control[slot].clear(), null, Fi.FI_ADDR_UNSPEC, CONTROL_CONTEXT + slot), "recv");
+    }
+
+    /** Client: the control buffer a receive (not a credit) landed in, reposted once read by the caller. */
+    private ByteBuffer controlReceived(int[] receive) {
+        int slot = receive[0] - CONTROL_CONTEXT;
+        ByteBuffer copy = ByteBuffer.allocateDirect(receive[1]);
+        copy.put(0, control[slot], 0, receive[1]);
+        postControl(slot);
+        return copy;
     }
 
     private int send(ByteBuffer b, int context) {
@@ -379,11 +445,21 @@ public final class LinkCheckChild {
     private int poll(boolean wait) throws InterruptedException {
         int n = cq.read(done, 1);
         if (n == 1) {
+            int context = done[0].context() instanceof Integer i ? i : -1;
             if ((done[0].flags() & Fi.FI_RECV) != 0) {
-                received.add(new int[] {(Integer) done[0].context(), (int) done[0].len()});
+                if (context >= CONTROL_CONTEXT && done[0].len() == CREDIT_LENGTH) {
+                    serverPosted = Math.max(serverPosted, control[context - CONTROL_CONTEXT].getInt(0));
+                    postControl(context - CONTROL_CONTEXT);
+                    return 0;
+                }
+                received.add(new int[] {context, (int) done[0].len()});
                 return 0;
             }
-            lastTransmit = done[0].context() instanceof Integer i ? i : -1;
+            if (context == CREDIT_CONTEXT) {
+                creditsInFlight--;
+                return 0;
+            }
+            lastTransmit = context;
             return 1;
         }
         if (n == -Errno.EAVAIL) {
