@@ -211,6 +211,23 @@ class PerfCommandsTest {
         }
     }
 
+    /**
+     * A connect that does not complete is no silent wait: against a socket that accepts in the kernel
+     * but never answers JOFI's connection request, the client says after two seconds what it waits for
+     * (before, nothing until --timeout's failure).
+     */
+    @Test
+    void aClientWhoseConnectLastsSaysSo() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            String port = Integer.toString(silent.getLocalPort());
+            CapturedRun client = run("pingpong", "-p", "tcp", "-e", "msg", "--jit-warmup", "0", "--timeout", "4",
+                    "-P", port, "127.0.0.1");
+            assertEquals(1, client.status(), client::err);
+            assertTrue(client.err().contains("pingpong: connecting to 127.0.0.1 -P " + port + ", 2 s so far (is the server"
+                    + " running there?; --timeout 4 bounds each wait)"), client::err);
+        }
+    }
+
     @Test
     void jofiRdmBandwidth() throws Exception {
         String port = Integer.toString(freePort());
