@@ -176,9 +176,9 @@ public abstract class PerfCommand extends Command {
         // wrong address fails at once, not after seconds of warm-up. The peer waits for this
         // side's warm-up in the first sync (bounded by --timeout); it sees fabtests' bytes only.
         Runnable listening = client ? null : () -> context().err().printf("%s: listening (%s %s, %s-B %s); waiting for"
-                + " the client: the same command with this host's address as its last argument%n", name(),
-                info.fabricAttr().provName(), endpointType, sourceAddress == null ? "" : "-s " + sourceAddress + " ",
-                sourcePort);
+                + " the client (at most --timeout %d s): the same command with this host's address as its last argument%n",
+                name(), info.fabricAttr().provName(), endpointType, sourceAddress == null ? "" : "-s " + sourceAddress + " ",
+                sourcePort, timeoutSeconds);
         PerfConnection connection;
         // no wait is silent: the server said it listens; a client whose connect lasts says so
         try (StillWaiting connecting = client ? stillWaiting("connecting to " + destination.replace("%", "%%") + " -P " + destinationPort.replace("%", "%%")

@@ -245,6 +245,21 @@ class PerfCommandsTest {
         }
     }
 
+    /**
+     * A server says how long it waits for its client, and a wait that ends says for what: an RDM
+     * server waits for the client's first message (before: "a receive completion did not come").
+     */
+    @Test
+    void aServerWithoutAClientSaysWhatItWaitedFor() throws Exception {
+        String port = Integer.toString(freePort());
+        CapturedRun server = run("pingpong", "-p", "tcp", "-e", "rdm", "--jit-warmup", "0", "--timeout", "2", "-B", port,
+                "-s", "127.0.0.1");
+        assertEquals(1, server.status(), server::err);
+        assertTrue(server.err().contains("pingpong: listening (tcp;ofi_rxm rdm, -s 127.0.0.1 -B " + port + "); waiting for the client"
+                + " (at most --timeout 2 s): "), server::err);
+        assertTrue(server.err().contains("the client's first message (its address) did not come within 2 s"), server::err);
+    }
+
     @Test
     void jofiRdmBandwidth() throws Exception {
         String port = Integer.toString(freePort());
