@@ -176,24 +176,51 @@ public abstract class PerfCommand extends Command {
         // wrong address fails at once, not after seconds of warm-up. The peer waits for this
         // side's warm-up in the first sync (bounded by --timeout); it sees fabtests' bytes only.
         Runnable listening = client ? null : () -> context().err().printf("%s: listening (%s %s, %s-B %s); waiting for"
-                + " the client: the same command with this host's address as its last argument%n", name(),
-                info.fabricAttr().provName(), endpointType, sourceAddress == null ? "" : "-s " + sourceAddress + " ",
-                sourcePort);
-        try (PerfConnection c = PerfConnection.open(fabrics, info, client, tagged, completionWait, bufferSize,
-                receiveDepth(), sendDepth(), timeoutSeconds * 1_000_000_000L, context().err(), listening)) {
+                + " the client (at most --timeout %d s): the same command with this host's address as its last argument%n",
+                name(), info.fabricAttr().provName(), endpointType, sourceAddress == null ? "" : "-s " + sourceAddress + " ",
+                sourcePort, timeoutSeconds);
+        PerfConnection connection;
+        // no wait is silent: the server said it listens; a client whose connect lasts says so
+        try (StillWaiting connecting = client ? stillWaiting("connecting to " + destination.replace("%", "%%") + " -P " + destinationPort.replace("%", "%%")
+                + ", %d s so far (is the server running there?", StillWaiting.FIRST_NOTICE_MILLIS) : null) {
+            connection = PerfConnection.open(fabrics, info, client, tagged, completionWait, bufferSize,
+                    receiveDepth(), sendDepth(), timeoutSeconds * 1_000_000_000L, context().err(), listening);
+        }
+        try (PerfConnection c = connection) {
             if (jitWarmup != 0) {
-                // its private endpoints and queues show as "(JIT warm-up)" in jofi stat
-                io.jofi.spi.util.stats.CounterGroup.marked("JIT warm-up", () -> warmUp(fabrics, info, sizes, bufferSize));
+                // announced by warmUp; on a loaded machine it takes longer than "a few seconds": say it still runs
+                try (StillWaiting warming = stillWaiting("still warming up the JIT, %d s so far (--jit-warmup 0 skips it",
+                        StillWaiting.INTERVAL_MILLIS)) {
+                    // its private endpoints and queues show as "(JIT warm-up)" in jofi stat
+                    io.jofi.spi.util.stats.CounterGroup.marked("JIT warm-up", () -> warmUp(fabrics, info, sizes, bufferSize));
+                }
             }
-            prepare(c);
-            for (int s : sizes) {
-                long iters = iterations > 0 ? iterations : defaultIterations(s);
+            // the first exchange waits for the peer's own warm-up (as long as its --jit-warmup makes it)
+            try (StillWaiting peer = stillWaiting("connected; waiting for the peer's first message, %d s so far"
+                    + " (it may still be warming up its JIT", StillWaiting.FIRST_NOTICE_MILLIS)) {
+                prepare(c);
                 c.sync();
-                runSize(c, client, s, iters, warmup, report);
+            }
+            for (int i = 0; i < sizes.length; i++) {
+                long iters = iterations > 0 ? iterations : defaultIterations(sizes[i]);
+                if (i > 0) {
+                    c.sync();
+                }
+                runSize(c, client, sizes[i], iters, warmup, report);
             }
             c.finish();
         }
         return ExitStatus.OK;
+    }
+
+    /**
+     * The notices of a long step ({@link StillWaiting}): {@code "<name>: " + what} after
+     * {@code firstMillis}, then every few seconds; {@code what} ends inside a parenthesis that this
+     * closes with the bound of the wait.
+     */
+    private StillWaiting stillWaiting(String what, long firstMillis) {
+        return StillWaiting.start(context().err(), name() + ": " + what + "; --timeout " + timeoutSeconds
+                + " bounds each wait)", firstMillis, StillWaiting.INTERVAL_MILLIS);
     }
 
     /**

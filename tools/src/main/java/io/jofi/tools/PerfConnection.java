@@ -289,7 +289,8 @@ final class PerfConnection implements AutoCloseable {
             awaitReceive();
             return;
         }
-        ByteBuffer view = awaitMessage();
+        awaitCompletion(rxCq, rxWaitFids, "the client's first message (its address)");
+        ByteBuffer view = (ByteBuffer) entry[0].context();
         if (peer == Fi.FI_ADDR_NOTAVAIL) {
             byte[] name = new byte[(int) entry[0].len()];
             rxData.get(0, name);
