@@ -95,6 +95,26 @@ final class KarafInstance implements AutoCloseable {
         }
     }
 
+    /**
+     * Puts bundles that Karaf's own features XMLs name, and its minimal distribution does not
+     * carry, into {@code system/}: {@code mvn:GROUP/ARTIFACT/VERSION/TYPE/CLASSIFIER=file}, several
+     * separated by commas.
+     */
+    void stageSystemBundles(String list) throws IOException {
+        for (String entry : list.split(",")) {
+            String[] urlAndFile = entry.trim().split("=", 2);
+            String[] gav = urlAndFile[0].substring("mvn:".length()).split("/");
+            if (urlAndFile.length != 2 || gav.length != 5 || !urlAndFile[0].startsWith("mvn:")) {
+                throw new IllegalArgumentException("not mvn:GROUP/ARTIFACT/VERSION/TYPE/CLASSIFIER=file: " + entry);
+            }
+            Path file = Path.of(urlAndFile[1]);
+            if (!Files.isRegularFile(file)) {
+                throw new IllegalStateException(entry + ": no such file");
+            }
+            copy(file, gav[0], gav[1], gav[2], gav[1] + "-" + gav[2] + "-" + gav[4] + "." + gav[3]);
+        }
+    }
+
     private void copy(Path file, String groupId, String artifactId, String version, String name) throws IOException {
         Path target = home.resolve("system").resolve(groupId.replace('.', '/')).resolve(artifactId)
                 .resolve(version).resolve(name);
