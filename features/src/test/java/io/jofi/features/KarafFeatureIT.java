@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
@@ -93,6 +94,19 @@ class KarafFeatureIT {
                     .matcher(zookeeper).find(), "the zookeeper-jute fragment is not Resolved (attached to its host):\n" + zookeeper);
             System.out.printf("KarafFeatureIT: jofi-rsa-zookeeper installed and listed in %d ms%n",
                     (System.nanoTime() - zk) / 1_000_000L);
+            // and it works, not only resolves: Aries' discovery connects with the wrapped client (its
+            // protocol classes come from the zookeeper-jute fragment) to a real ZooKeeper server
+            long connect = System.nanoTime();
+            try (ForkedZooKeeper server = ForkedZooKeeper.start("127.0.0.1", KarafInstance.freeTcpPort(),
+                    karaf.home().resolve("zookeeper-server"))) {
+                karaf.configure("org.apache.aries.rsa.discovery.zookeeper", Map.of("zookeeper.host", server.host(),
+                        "zookeeper.port", Integer.toString(server.port())));
+                assertTrue(karaf.awaitLog("Connection to ZooKeeper established", 60),
+                        "Aries' ZooKeeper discovery did not connect to " + server.host() + ":" + server.port() + " within 60 s: "
+                                + karaf.home().resolve("data/log/karaf.log"));
+                System.out.printf("KarafFeatureIT: ZooKeeper server started and discovery connected in %d ms%n",
+                        (System.nanoTime() - connect) / 1_000_000L);
+            }
 
             // the optional verbs feature resolves (JNA included); without an RDMA device the
             // provider is listed as unavailable, which is still listed

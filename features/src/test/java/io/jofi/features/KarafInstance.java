@@ -153,6 +153,37 @@ final class KarafInstance implements AutoCloseable {
                 CLIENT_TIMEOUT_SECONDS);
     }
 
+    /**
+     * Writes {@code etc/PID.cfg} with {@code properties}: Karaf's file install hands it to
+     * Configuration Admin within a second or two, for a bundle installed before or after.
+     */
+    void configure(String pid, Map<String, String> properties) throws IOException {
+        StringBuilder cfg = new StringBuilder();
+        properties.forEach((k, v) -> cfg.append(k).append(" = ").append(v).append('\n'));
+        Path file = home.resolve("etc").resolve(pid + ".cfg");
+        Path partial = file.resolveSibling(pid + ".cfg.partial");
+        Files.writeString(partial, cfg, StandardCharsets.ISO_8859_1);
+        Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** Waits up to {@code seconds} for {@code text} in Karaf's log; whether it came. */
+    boolean awaitLog(String text, long seconds) throws IOException, InterruptedException {
+        Path log = home.resolve("data/log/karaf.log");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() - deadline < 0) {
+            if (Files.isRegularFile(log) && Files.readString(log, StandardCharsets.UTF_8).contains(text)) {
+                return true;
+            }
+            Thread.sleep(250);
+        }
+        return false;
+    }
+
+    /** A free TCP port, for a server the test starts. */
+    static int freeTcpPort() throws IOException {
+        return freePort();
+    }
+
     /** The folder Karaf runs in (its data/log/karaf.log tells what went wrong). */
     Path home() {
         return home;
