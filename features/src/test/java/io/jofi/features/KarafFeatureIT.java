@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
@@ -12,8 +13,9 @@ import org.junit.jupiter.api.Test;
  * A real Apache Karaf (the minimal distribution from Maven Central) installs the {@code jofi}
  * feature from this module's features XML, lists the providers with {@code jofi:info -l}, and
  * swaps them: tcp leaves and comes back through {@code jofi:providers stop|start tcp}, shm
- * through Karaf's own {@code bundle:stop|start}; then {@code jofi-verbs} installs (verbs is
- * listed, available or not, since this machine may have no RDMA device).
+ * through Karaf's own {@code bundle:stop|start}; then {@code jofi-rsa} and {@code jofi-rsa-zookeeper}
+ * install (Aries RSA, JOFI's distribution provider, ZooKeeper wrapped by Karaf's wrap feature: Active),
+ * and {@code jofi-verbs} (verbs is listed, available or not, since this machine may have no RDMA device).
  *
  * <p>Skipped, with the reason, only when the distribution is not in the local repository and
  * cannot be downloaded because Maven runs offline or the network is unreachable
@@ -33,6 +35,7 @@ class KarafFeatureIT {
 
         try (KarafInstance karaf = KarafInstance.unpack(distribution, Path.of(Props.required("jofi.karaf.work")))) {
             karaf.stage(featuresXml, GROUP, ARTIFACT, version, KarafFeatureIT::artifactFile);
+            karaf.stageSystemBundles(Props.required("jofi.karaf.system.bundles"));
             karaf.start();
 
             // one command per client call: after feature:install the client prints nothing more
@@ -66,8 +69,7 @@ class KarafFeatureIT {
             karaf.client("bundle:start io.jofi.provider.shm");
             assertListed(karaf.client("jofi:info -l"), "shm", true);
 
-            // remote services: Aries RSA with JOFI's distribution provider (jofi-rsa-zookeeper is not
-            // installed here: wrapping ZooKeeper outlasted the client call within this test's bound);
+            // remote services: Aries RSA with JOFI's distribution provider;
             // -r (no auto refresh): the Event Admin API it brings satisfies an optional import of
             // Karaf's JAAS modules, and refreshing them would cut this very ssh session
             karaf.client("feature:install -r jofi-rsa");
@@ -76,6 +78,34 @@ class KarafFeatureIT {
                 "org.apache.aries.rsa.topology-manager", "org.apache.aries.rsa.discovery.local"}) {
                 assertTrue(Pattern.compile("(?m)\\|\\s*Active\\s*\\|.*\\|\\s*" + Pattern.quote(bsn) + "\\s*$")
                         .matcher(rsa).find(), bsn + " is not Active after feature:install jofi-rsa:\n" + rsa);
+            }
+
+            // ZooKeeper discovery: Karaf's wrap feature first (a prerequisite), then ZooKeeper 3.8
+            // wrapped as it installs (zookeeper-jute a fragment of it) and Aries' discovery bundle
+            long zk = System.nanoTime();
+            karaf.client("feature:install -r jofi-rsa-zookeeper");
+            String zookeeper = karaf.client("bundle:list -s -t 0");
+            for (String bsn : new String[] {"org.apache.zookeeper", "org.apache.aries.rsa.discovery.zookeeper",
+                "org.apache.aries.rsa.discovery.local", "io.jofi.rsa"}) {
+                assertTrue(Pattern.compile("(?m)\\|\\s*Active\\s*\\|.*\\|\\s*" + Pattern.quote(bsn) + "\\s*$")
+                        .matcher(zookeeper).find(), bsn + " is not Active after feature:install jofi-rsa-zookeeper:\n" + zookeeper);
+            }
+            assertTrue(Pattern.compile("(?m)\\|\\s*Resolved\\s*\\|.*\\|\\s*org\\.apache\\.zookeeper\\.jute\\s*$")
+                    .matcher(zookeeper).find(), "the zookeeper-jute fragment is not Resolved (attached to its host):\n" + zookeeper);
+            System.out.printf("KarafFeatureIT: jofi-rsa-zookeeper installed and listed in %d ms%n",
+                    (System.nanoTime() - zk) / 1_000_000L);
+            // and it works, not only resolves: Aries' discovery connects with the wrapped client (its
+            // protocol classes come from the zookeeper-jute fragment) to a real ZooKeeper server
+            long connect = System.nanoTime();
+            try (ForkedZooKeeper server = ForkedZooKeeper.start("127.0.0.1", KarafInstance.freeTcpPort(),
+                    karaf.home().resolve("zookeeper-server"))) {
+                karaf.configure("org.apache.aries.rsa.discovery.zookeeper", Map.of("zookeeper.host", server.host(),
+                        "zookeeper.port", Integer.toString(server.port())));
+                assertTrue(karaf.awaitLog("Connection to ZooKeeper established", 60),
+                        "Aries' ZooKeeper discovery did not connect to " + server.host() + ":" + server.port() + " within 60 s: "
+                                + karaf.home().resolve("data/log/karaf.log"));
+                System.out.printf("KarafFeatureIT: ZooKeeper server started and discovery connected in %d ms%n",
+                        (System.nanoTime() - connect) / 1_000_000L);
             }
 
             // the optional verbs feature resolves (JNA included); without an RDMA device the

@@ -95,6 +95,26 @@ final class KarafInstance implements AutoCloseable {
         }
     }
 
+    /**
+     * Puts bundles that Karaf's own features XMLs name, and its minimal distribution does not
+     * carry, into {@code system/}: {@code mvn:GROUP/ARTIFACT/VERSION/TYPE/CLASSIFIER=file}, several
+     * separated by commas.
+     */
+    void stageSystemBundles(String list) throws IOException {
+        for (String entry : list.split(",")) {
+            String[] urlAndFile = entry.trim().split("=", 2);
+            String[] gav = urlAndFile[0].substring("mvn:".length()).split("/");
+            if (urlAndFile.length != 2 || gav.length != 5 || !urlAndFile[0].startsWith("mvn:")) {
+                throw new IllegalArgumentException("not mvn:GROUP/ARTIFACT/VERSION/TYPE/CLASSIFIER=file: " + entry);
+            }
+            Path file = Path.of(urlAndFile[1]);
+            if (!Files.isRegularFile(file)) {
+                throw new IllegalStateException(entry + ": no such file");
+            }
+            copy(file, gav[0], gav[1], gav[2], gav[1] + "-" + gav[2] + "-" + gav[4] + "." + gav[3]);
+        }
+    }
+
     private void copy(Path file, String groupId, String artifactId, String version, String name) throws IOException {
         Path target = home.resolve("system").resolve(groupId.replace('.', '/')).resolve(artifactId)
                 .resolve(version).resolve(name);
@@ -131,6 +151,37 @@ final class KarafInstance implements AutoCloseable {
                 // each call is a short-lived client JVM: C1 alone and the serial collector start it with less CPU
                 Map.of("JAVA_OPTS", "-Duser.home=" + clientHome + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"),
                 CLIENT_TIMEOUT_SECONDS);
+    }
+
+    /**
+     * Writes {@code etc/PID.cfg} with {@code properties}: Karaf's file install hands it to
+     * Configuration Admin within a second or two, for a bundle installed before or after.
+     */
+    void configure(String pid, Map<String, String> properties) throws IOException {
+        StringBuilder cfg = new StringBuilder();
+        properties.forEach((k, v) -> cfg.append(k).append(" = ").append(v).append('\n'));
+        Path file = home.resolve("etc").resolve(pid + ".cfg");
+        Path partial = file.resolveSibling(pid + ".cfg.partial");
+        Files.writeString(partial, cfg, StandardCharsets.ISO_8859_1);
+        Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** Waits up to {@code seconds} for {@code text} in Karaf's log; whether it came. */
+    boolean awaitLog(String text, long seconds) throws IOException, InterruptedException {
+        Path log = home.resolve("data/log/karaf.log");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() - deadline < 0) {
+            if (Files.isRegularFile(log) && Files.readString(log, StandardCharsets.UTF_8).contains(text)) {
+                return true;
+            }
+            Thread.sleep(250);
+        }
+        return false;
+    }
+
+    /** A free TCP port, for a server the test starts. */
+    static int freeTcpPort() throws IOException {
+        return freePort();
     }
 
     /** The folder Karaf runs in (its data/log/karaf.log tells what went wrong). */

@@ -65,7 +65,8 @@ class CallFailureTest {
     @ValueSource(strings = {"tcp", "shm"})
     void pendingCallsFailWhenTheExportersEndpointCloses(String provider) throws Exception {
         try (RsaPair pair = new RsaPair(provider)) {
-            Echo echo = pair.importAs(Echo.class, pair.export(Echo.class, new EchoImpl(), Map.of()));
+            EchoImpl impl = new EchoImpl();
+            Echo echo = pair.importAs(Echo.class, pair.export(Echo.class, impl, Map.of()));
             assertEquals(2, echo.add(1, 1));
             List<CompletableFuture<String>> calls = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
@@ -77,7 +78,8 @@ class CallFailureTest {
                     }
                 }));
             }
-            Thread.sleep(300); // the calls are with the exporter now
+            // the exporter runs all four now (a fixed sleep was too short on a loaded machine)
+            assertTrue(impl.slowCallsStarted.tryAcquire(4, 20, TimeUnit.SECONDS), "the four calls did not reach the exporter");
             long start = System.nanoTime();
             pair.exporterPool.close("exporter container stops");
             for (CompletableFuture<String> call : calls) {
@@ -85,6 +87,53 @@ class CallFailureTest {
                 ServiceException se = (ServiceException) e.getCause();
                 assertEquals(ServiceException.REMOTE, se.getType());
                 assertTrue(se.getMessage().contains("lost") || se.getMessage().contains("could not send"), se.getMessage());
+            }
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(millis < 5_000, "the callers learnt of the lost peer after " + millis + " ms");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void aCallMadeRightAfterTheExportersEndpointClosedFailsPromptly(String provider) {
+        try (RsaPair pair = new RsaPair(provider)) {
+            Echo echo = pair.importAs(Echo.class, pair.export(Echo.class, new EchoImpl(), Map.of()));
+            assertEquals(2, echo.add(1, 1)); // the session stands: the next call goes out without a handshake
+            pair.exporterPool.close("exporter container stops");
+            long start = System.nanoTime();
+            ServiceException e = assertThrows(ServiceException.class, () -> echo.slow(20_000));
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertEquals(ServiceException.REMOTE, e.getType());
+            assertTrue(e.getMessage().contains("lost") || e.getMessage().contains("could not send")
+                    || e.getMessage().contains("greet"), e.getMessage());
+            // the call timeout is 30 s: the failure came from the peer's loss, not from the clock
+            assertTrue(millis < 5_000, "the call failed after " + millis + " ms: " + e.getMessage());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void callsRacingTheExportersCloseAllFailPromptly(String provider) throws Exception {
+        try (RsaPair pair = new RsaPair(provider)) {
+            Echo echo = pair.importAs(Echo.class, pair.export(Echo.class, new EchoImpl(), Map.of()));
+            assertEquals(2, echo.add(1, 1));
+            List<CompletableFuture<String>> calls = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                calls.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return echo.slow(20_000);
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }));
+            }
+            // no wait: some calls are with the exporter, some on their way, some not sent yet
+            long start = System.nanoTime();
+            pair.exporterPool.close("exporter container stops");
+            for (CompletableFuture<String> call : calls) {
+                ExecutionException e = assertThrows(ExecutionException.class, () -> call.get(10, TimeUnit.SECONDS));
+                ServiceException se = (ServiceException) e.getCause();
+                assertEquals(ServiceException.REMOTE, se.getType());
             }
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertTrue(millis < 5_000, "the callers learnt of the lost peer after " + millis + " ms");

@@ -6,12 +6,15 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import org.osgi.util.promise.Promise;
 import org.osgi.util.promise.PromiseFactory;
 
 /** The exported side of {@link Echo}. */
 final class EchoImpl implements Echo {
     private final PromiseFactory promises = new PromiseFactory(null);
+    /** One permit per {@link #slow} call that has started running here: a test waits until the calls it made arrived. */
+    final Semaphore slowCallsStarted = new Semaphore(0);
 
     @Override
     public byte[] echo(byte[] data) {
@@ -63,6 +66,7 @@ final class EchoImpl implements Echo {
 
     @Override
     public String slow(long millis) throws InterruptedException {
+        slowCallsStarted.release();
         Thread.sleep(millis);
         return "slept " + millis;
     }
