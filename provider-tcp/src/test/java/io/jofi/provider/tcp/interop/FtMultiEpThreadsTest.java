@@ -58,7 +58,8 @@ class FtMultiEpThreadsTest {
         assertTrue(s.out().contains("Data check OK\nPASSED multi ep") && client.out().contains("PASSED multi ep"),
                 () -> s.out() + client.out());
         // every close succeeded (a failed one is printed as fabtests' FT_CLOSE_FID does, the exit status 0)
-        assertFalse(s.err().contains("fi_close()") || client.err().contains("fi_close()"), () -> s.err() + client.err());
+        assertFalse(s.err().contains("fi_close()") || client.err().contains("fi_close()"),
+                () -> s.err() + client.err());
         List<String> left = new ArrayList<>();
         for (Thread t : providerThreads()) {
             if (!before.contains(t)) {

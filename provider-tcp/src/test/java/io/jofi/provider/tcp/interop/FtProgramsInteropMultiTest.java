@@ -21,8 +21,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code ./jofi ft} for fabtests' {@code fi_rdm -U}, {@code fi_bw -e msg|rdm -v -T 1} (± {@code -U}),
- * {@code fi_rdm_multi_client -C N -I 5} (± {@code -U}), {@code fi_multi_ep -e msg|rdm -v} and
- * {@code fi_av_xfer -e rdm} against the project's C stand-in ({@code src/test/c/ft_peer_multi.c}: libfabric 1.17's tcp for MSG, tcp;ofi_rxm for RDM), each in
+ * {@code fi_rdm_multi_client -C N -I 5} (± {@code -U}; {@code -R}: the later clients at the first one's
+ * address), {@code fi_multi_ep -e msg|rdm -v} and {@code fi_av_xfer -e rdm} against the project's C stand-in
+ * ({@code src/test/c/ft_peer_multi.c}: libfabric 1.17's tcp for MSG, tcp;ofi_rxm for RDM), each in
  * both roles, and JOFI against JOFI over tcp. {@code -U} asks {@code FI_DELIVERY_COMPLETE} as the
  * hints' transmit op flags, which getinfo must match and return. The C side's exit status 0 says its
  * checks held (the greeting, fabtests' data pattern in every receive of every window with
@@ -61,7 +62,8 @@ class FtProgramsInteropMultiTest {
     }
 
     @ParameterizedTest(name = "C server, jofi client: {0} -e {1} {2}")
-    @CsvSource({"fi_rdm, rdm, -U", "fi_bw, msg, -v -T 1", "fi_bw, rdm, -v -T 1 -U", "fi_rdm_multi_client, rdm, -C 3 -I 5 -U"})
+    @CsvSource({"fi_rdm, rdm, -U", "fi_bw, msg, -v -T 1", "fi_bw, rdm, -v -T 1 -U", "fi_rdm_multi_client, rdm, -C 3 -I 5 -U",
+            "fi_rdm_multi_client, rdm, -C 3 -I 5 -R"})
     void jofiClientAgainstCServer(String program, String endpoint, String options) {
         try (NativePeer peer = NativePeer.ftMultiServer(program, with(options, "-e", endpoint))) {
             CapturedRun client = jofi(program, endpoint, with(options, "-P", Integer.toString(peer.port()), NativePeer.HOST));
@@ -77,7 +79,8 @@ class FtProgramsInteropMultiTest {
     }
 
     @ParameterizedTest(name = "jofi server, C client: {0} -e {1} {2}")
-    @CsvSource({"fi_rdm, rdm, -U", "fi_bw, msg, -v -T 1", "fi_bw, rdm, -v -T 1 -U", "fi_rdm_multi_client, rdm, -C 3 -I 5 -U"})
+    @CsvSource({"fi_rdm, rdm, -U", "fi_bw, msg, -v -T 1", "fi_bw, rdm, -v -T 1 -U", "fi_rdm_multi_client, rdm, -C 3 -I 5 -U",
+            "fi_rdm_multi_client, rdm, -C 3 -I 5 -R"})
     void cClientAgainstJofiServer(String program, String endpoint, String options) throws Exception {
         NativeProgram.require("ft_peer_multi");
         int port = freePort();
@@ -214,7 +217,8 @@ class FtProgramsInteropMultiTest {
     }
 
     @ParameterizedTest(name = "jofi to jofi over tcp: {0} -e {1} {2}")
-    @CsvSource({"fi_rdm, rdm, -U", "fi_bw, msg, -v -T 1 -U", "fi_bw, rdm, -v -T 1", "fi_rdm_multi_client, rdm, -C 3 -I 5"})
+    @CsvSource({"fi_rdm, rdm, -U", "fi_bw, msg, -v -T 1 -U", "fi_bw, rdm, -v -T 1", "fi_rdm_multi_client, rdm, -C 3 -I 5",
+            "fi_rdm_multi_client, rdm, -C 3 -I 5 -R"})
     void jofiToJofi(String program, String endpoint, String options) throws Exception {
         int port = freePort();
         Future<CapturedRun> server = SERVERS.submit(() -> jofi(program, endpoint,
