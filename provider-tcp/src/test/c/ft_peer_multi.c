@@ -9,9 +9,10 @@
  * - fi_bw [-v] [-T S] [-W N] [-S SIZE] [-U]: one byte each way, then per size (fabtests' defaults
  *   64, 256, 1k, 4k, 64k, 1m, or -S) a window: the server sleeps -T seconds, posts N receives and
  *   checks each with -v; the client sends N messages of fabtests' pattern; a 1-byte sync each way;
- * - fi_rdm_multi_client -C N [-I ITERS] [-U]: the server plays ITERS pingpongs of 1024 bytes with
+ * - fi_rdm_multi_client -C N [-I ITERS] [-U] [-R]: the server plays ITERS pingpongs of 1024 bytes with
  *   each of N clients, one after the other, each announced by a new address exchange on the same
- *   endpoint; the client side opens, plays and closes a whole fabric per client.
+ *   endpoint; the client side opens, plays and closes a whole fabric per client (-R: the later
+ *   clients' endpoints take the first one's name as their source address, as fabtests' -R).
  *
  * - fi_multi_ep -E OOB_PORT [-c N] [-v]: fabtests' out-of-band socket (the server listens on -s at
  *   OOB_PORT, 0: any, and prints "listening PORT" for it); besides the first endpoint N more (default
@@ -194,6 +195,11 @@ static void init_fabric_only(void)
 	CHECK(fi_eq_open(fabric, &eq_attr, &eq, NULL));
 }
 
+/* fi_rdm_multi_client -R: the first client's name, which the later clients bind */
+static int reuse;
+static char reuse_name[CTRL];
+static size_t reuse_len;
+
 /* fi_getinfo .. connected (MSG) or addresses exchanged (RDM); prints "listening PORT" as a server */
 static void init(void)
 {
@@ -216,7 +222,18 @@ static void init(void)
 		eq_wait(FI_CONNECTED, &entry);
 	} else if (host) {
 		size_t len = CTRL;
+		if (reuse && reuse_len) {
+			/* fi_rdm_multi_client -R: a later client takes the first one's address */
+			if (!fi->src_addr)
+				fi->src_addr = malloc(reuse_len);
+			memcpy(fi->src_addr, reuse_name, reuse_len);
+			fi->src_addrlen = reuse_len;
+		}
 		open_active(fi);
+		if (reuse && !reuse_len) {
+			reuse_len = sizeof(reuse_name);
+			CHECK(fi_getname(&ep->fid, reuse_name, &reuse_len));
+		}
 		CHECK(fi_av_insert(av, fi->dest_addr, 1, &remote, 0, NULL) != 1);
 		CHECK(fi_getname(&ep->fid, tx_buf, &len));
 		tx(len);
@@ -572,7 +589,7 @@ int main(int argc, char **argv)
 	}
 	hints = fi_allocinfo();
 	optind = 2;
-	while ((op = getopt(argc, argv, "t:e:s:B:P:UvT:W:S:C:I:E:c:")) != -1) {
+	while ((op = getopt(argc, argv, "t:e:s:B:P:URvT:W:S:C:I:E:c:")) != -1) {
 		switch (op) {
 		case 't': seconds = atoi(optarg); break;
 		case 'e': rdm = !strcmp(optarg, "rdm"); break;
@@ -580,6 +597,7 @@ int main(int argc, char **argv)
 		case 'B': src_port = optarg; break;
 		case 'P': dst_port = optarg; break;
 		case 'U': hints->tx_attr->op_flags |= FI_DELIVERY_COMPLETE; break;
+		case 'R': reuse = 1; break;
 		case 'v': verify = 1; break;
 		case 'T': sleep_s = atoi(optarg); break;
 		case 'W': window = atoi(optarg); break;

@@ -133,6 +133,25 @@ final class FtSession implements AutoCloseable {
         }
     }
 
+    /**
+     * FT_CLOSE_FID as a program's own free function uses it (fi_multi_ep's free_ep_res): {@code fid}
+     * closed now and not again at the end; a failure is printed and the next close goes on.
+     */
+    void closeAndReport(Fid fid) {
+        if (fid != null) {
+            opened.remove(fid);
+            closeReporting(fid);
+        }
+    }
+
+    private void closeReporting(Fid fid) {
+        try {
+            fid.close();
+        } catch (FabricException | RuntimeException e) {
+            err.println("fi_close(): " + e.getMessage());
+        }
+    }
+
     /** The event read last by {@link FtConnections#eqSread}. */
     EqEntry lastEvent() {
         return event;
@@ -527,11 +546,7 @@ final class FtSession implements AutoCloseable {
             oob.close();
         }
         while (!opened.isEmpty()) {
-            try {
-                opened.pop().close();
-            } catch (FabricException | RuntimeException e) {
-                err.println("fi_close(): " + e.getMessage());
-            }
+            closeReporting(opened.pop());
         }
     }
 

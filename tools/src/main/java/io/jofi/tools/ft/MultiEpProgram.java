@@ -81,6 +81,28 @@ final class MultiEpProgram extends FtProgram {
         long[] remote = new long[count];
         java.util.Arrays.fill(remote, Fi.FI_ADDR_UNSPEC);
         s.out.println("Creating " + count + " EPs");
+        try {
+            createAndTransfer(s, msg, data, size, eps, txCqs, rxCqs, remote);
+        } finally {
+            freeEpRes(s, eps, txCqs, rxCqs);
+        }
+    }
+
+    /**
+     * free_ep_res: each endpoint before its CQs. The session closes the rest in the reverse order of
+     * opening, which would reach the CQs first: they would refuse (EBUSY, still bound), and with them
+     * the domain and the fabric, whose progress and connection threads would then run on.
+     */
+    private static void freeEpRes(FtSession s, Endpoint[] eps, CompletionQueue[] txCqs, CompletionQueue[] rxCqs) {
+        for (int i = 0; i < eps.length; i++) {
+            s.closeAndReport(eps[i]);
+            s.closeAndReport(txCqs[i]);
+            s.closeAndReport(rxCqs[i]);
+        }
+    }
+
+    private void createAndTransfer(FtSession s, boolean msg, ByteBuffer data, int size, Endpoint[] eps,
+                                   CompletionQueue[] txCqs, CompletionQueue[] rxCqs, long[] remote) {
         for (int i = 0; i < count; i++) {
             Info info = msg ? (s.opts.client() ? s.info : FtConnections.retrieveConnReq(s)) : avInfo(s);
             eps[i] = call("fi_endpoint", () -> s.track(s.domain.endpoint(info, null)));

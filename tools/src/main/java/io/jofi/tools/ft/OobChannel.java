@@ -19,6 +19,9 @@ import java.net.SocketTimeoutException;
  * control message) and its 1-byte sync. Every read is bounded by {@code --timeout}.
  */
 final class OobChannel implements AutoCloseable {
+    /** fabtests' sleep(1) after the client's out-of-band connect. */
+    static final long CLIENT_PAUSE_MS = 1000;
+
     private final Socket socket;
     private final DataInputStream in;
     private final OutputStream out;
@@ -30,9 +33,23 @@ final class OobChannel implements AutoCloseable {
         this.out = socket.getOutputStream();
     }
 
-    /** ft_init_oob: accept one client (server) or connect (client). */
+    /**
+     * ft_init_oob: accept one client (server) or connect (client). The client then waits a second,
+     * as fabtests' does: the server opens its fabric only after the accept, and a MSG client that
+     * connected at once could find nothing listening yet (ECONNREFUSED).
+     */
     static OobChannel open(FtOptions opts) {
-        return open(opts, opts.oobPort);
+        OobChannel channel = open(opts, opts.oobPort);
+        if (opts.client()) {
+            try {
+                Thread.sleep(CLIENT_PAUSE_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                channel.close();
+                throw new FtError(-Errno.EINTR, "interrupted after the out-of-band connect");
+            }
+        }
+        return channel;
     }
 
     /** A socket as {@link #open(FtOptions)} at {@code service} (fi_cm_data's {@code -q} management port). */

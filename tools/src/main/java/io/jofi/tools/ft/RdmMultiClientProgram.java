@@ -9,9 +9,13 @@ import io.jofi.Info;
  * {@code -S} bytes (default 5 ... fabtests' 1000 and 1024) with each of {@code -C} clients one
  * after the other, each client's address taken by a new in-band exchange on the same endpoint; the
  * client side opens, plays and closes a whole fabric per client ({@code Starting client: N}).
- * {@code -U}: the sends with {@code FI_DELIVERY_COMPLETE}.
+ * {@code -U}: the sends with {@code FI_DELIVERY_COMPLETE}; {@code -R}: every client after the first
+ * takes the first one's name ({@code fi_getname}) as its info's source address, so that the server
+ * meets a new endpoint at an address it has met before.
  */
 final class RdmMultiClientProgram extends FtProgram {
+    private boolean reuseAddress;
+
     @Override
     String name() {
         return "fi_rdm_multi_client";
@@ -34,8 +38,8 @@ final class RdmMultiClientProgram extends FtProgram {
             return true;
         }
         if (letter == 'R') {
-            // the first client's address for the next ones: JOFI's RDM endpoints take no given source name
-            throw new FtError(-io.jofi.Errno.ENOSYS, "-R (reuse the first client's address) is not offered by JOFI");
+            reuseAddress = true;
+            return true;
         }
         return false;
     }
@@ -59,13 +63,30 @@ final class RdmMultiClientProgram extends FtProgram {
             }
             return;
         }
+        byte[] firstName = null;
         for (int i = 0; i < s.opts.numConnections; i++) {
             s.out.println("Starting client: " + i);
             try (FtSession client = i == 0 ? s : s.another()) {
-                client.initFabric();
+                initClient(client, firstName);
+                if (reuseAddress && firstName == null) {
+                    firstName = FtCalls.call("fi_getname", () -> client.ep.getName());
+                }
                 pingpong(client);
             }
         }
+    }
+
+    /** run_client's steps: ft_init_fabric's, with the first client's name as the source address if given. */
+    private static void initClient(FtSession s, byte[] sourceName) {
+        s.initOob();
+        s.info = FtGetinfo.getinfo(s);
+        s.openFabricRes();
+        if (sourceName != null) {
+            s.info.srcAddr(sourceName);
+        }
+        s.allocActiveRes(s.info);
+        s.enableEpRecv();
+        FtAddressExchange.initAv(s);
     }
 
     private static void pingpong(FtSession s) {

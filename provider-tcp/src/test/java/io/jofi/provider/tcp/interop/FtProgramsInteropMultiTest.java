@@ -20,8 +20,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * {@code ./jofi ft} for fabtests' {@code fi_rdm -U}, {@code fi_bw -e msg|rdm -v -T 1} (± {@code -U})
- * and {@code fi_rdm_multi_client -C N -I 5} (± {@code -U}) against the project's C stand-in
+ * {@code ./jofi ft} for fabtests' {@code fi_rdm -U}, {@code fi_bw -e msg|rdm -v -T 1} (± {@code -U}),
+ * {@code fi_rdm_multi_client -C N -I 5} (± {@code -U}; {@code -R}: the later clients at the first one's
+ * address), {@code fi_multi_ep -e msg|rdm -v} and {@code fi_av_xfer -e rdm} against the project's C stand-in
  * ({@code src/test/c/ft_peer_multi.c}: libfabric 1.17's tcp for MSG, tcp;ofi_rxm for RDM), each in
  * both roles, and JOFI against JOFI over tcp. {@code -U} asks {@code FI_DELIVERY_COMPLETE} as the
  * hints' transmit op flags, which getinfo must match and return. The C side's exit status 0 says its
@@ -61,7 +62,8 @@ class FtProgramsInteropMultiTest {
     }
 
     @ParameterizedTest(name = "C server, jofi client: {0} -e {1} {2}")
-    @CsvSource({"fi_rdm, rdm, -U", "fi_bw, msg, -v -T 1", "fi_bw, rdm, -v -T 1 -U", "fi_rdm_multi_client, rdm, -C 3 -I 5 -U"})
+    @CsvSource({"fi_rdm, rdm, -U", "fi_bw, msg, -v -T 1", "fi_bw, rdm, -v -T 1 -U", "fi_rdm_multi_client, rdm, -C 3 -I 5 -U",
+            "fi_rdm_multi_client, rdm, -C 3 -I 5 -R"})
     void jofiClientAgainstCServer(String program, String endpoint, String options) {
         try (NativePeer peer = NativePeer.ftMultiServer(program, with(options, "-e", endpoint))) {
             CapturedRun client = jofi(program, endpoint, with(options, "-P", Integer.toString(peer.port()), NativePeer.HOST));
@@ -77,7 +79,8 @@ class FtProgramsInteropMultiTest {
     }
 
     @ParameterizedTest(name = "jofi server, C client: {0} -e {1} {2}")
-    @CsvSource({"fi_rdm, rdm, -U", "fi_bw, msg, -v -T 1", "fi_bw, rdm, -v -T 1 -U", "fi_rdm_multi_client, rdm, -C 3 -I 5 -U"})
+    @CsvSource({"fi_rdm, rdm, -U", "fi_bw, msg, -v -T 1", "fi_bw, rdm, -v -T 1 -U", "fi_rdm_multi_client, rdm, -C 3 -I 5 -U",
+            "fi_rdm_multi_client, rdm, -C 3 -I 5 -R"})
     void cClientAgainstJofiServer(String program, String endpoint, String options) throws Exception {
         NativeProgram.require("ft_peer_multi");
         int port = freePort();
@@ -134,6 +137,37 @@ class FtProgramsInteropMultiTest {
     }
 
     /**
+     * fi_multi_ep -e msg|rdm -v against the C stand-in, C server and JOFI client, JOFI server and C client
+     * (three more endpoints with CQs of their own, RDM names over the out-of-band socket, -E, which
+     * listens first; the fabric port is -B). JOFI to JOFI over tcp: {@code FtMultiEpThreadsTest}.
+     */
+    @ParameterizedTest(name = "fi_multi_ep -e {0} -v, C server and C client")
+    @ValueSource(strings = {"msg", "rdm"})
+    void multiEpAgainstC(String endpoint) throws Exception {
+        NativeProgram.require("ft_peer_multi");
+        String port = Integer.toString(freePort());
+        try (NativePeer peer = NativePeer.ftMultiServer("fi_multi_ep", "-e", endpoint, "-v", "-E", "0", "-B", port)) {
+            CapturedRun client = jofi("fi_multi_ep", endpoint, "-v", "-E=" + peer.port(), "-s", NativePeer.HOST, "-P",
+                    port, NativePeer.HOST);
+            assertEquals(0, client.status(), () -> client.err() + client.out() + "\n" + peer.transcript());
+            peer.assertSucceeded();
+            assertTrue(client.out().contains("Data check OK\nPASSED multi ep"), client::out);
+        }
+        int oob = freePort();
+        String fabricPort = Integer.toString(freePort());
+        Future<CapturedRun> server = SERVERS.submit(() -> jofi("fi_multi_ep", endpoint, "-v", "-E=" + oob, "-s",
+                NativePeer.HOST, "-B", fabricPort));
+        awaitListening(oob, server);
+        try (NativePeer peer = NativePeer.ftMultiClient("fi_multi_ep", Integer.parseInt(fabricPort), "-e", endpoint,
+                "-v", "-E", Integer.toString(oob))) {
+            CapturedRun s = server.get(60, TimeUnit.SECONDS);
+            assertEquals(0, s.status(), () -> s.err() + s.out() + "\n" + peer.transcript());
+            peer.assertSucceeded();
+            assertTrue(s.out().contains("Creating 3 EPs") && s.out().contains("Data check OK\nPASSED multi ep"), s::out);
+        }
+    }
+
+    /**
      * fi_av_xfer -e rdm JOFI to JOFI over tcp: both tests (the peer's address removed and inserted
      * again between two tagged messages) pass.
      */
@@ -183,7 +217,8 @@ class FtProgramsInteropMultiTest {
     }
 
     @ParameterizedTest(name = "jofi to jofi over tcp: {0} -e {1} {2}")
-    @CsvSource({"fi_rdm, rdm, -U", "fi_bw, msg, -v -T 1 -U", "fi_bw, rdm, -v -T 1", "fi_rdm_multi_client, rdm, -C 3 -I 5"})
+    @CsvSource({"fi_rdm, rdm, -U", "fi_bw, msg, -v -T 1 -U", "fi_bw, rdm, -v -T 1", "fi_rdm_multi_client, rdm, -C 3 -I 5",
+            "fi_rdm_multi_client, rdm, -C 3 -I 5 -R"})
     void jofiToJofi(String program, String endpoint, String options) throws Exception {
         int port = freePort();
         Future<CapturedRun> server = SERVERS.submit(() -> jofi(program, endpoint,
