@@ -204,6 +204,10 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
             teardown(Errno.ECONNRESET, true);
             return;
         }
+        // FI_CONNECTED before the response can reach the peer: a peer that connects its next
+        // endpoint once its own FI_CONNECTED came finds this event ahead of its new FI_CONNREQ
+        // on an EQ both share (libfabric's tcp posts it on the thread that reads the next request)
+        endpoint.connected(null);
         domain.cmLoop().wakeup();
         flush();
     }
@@ -411,7 +415,6 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
                         return;
                     }
                     counters.connections.made(this);
-                    endpoint.connected(null);
                 }
             }
             if (cm != CONNECTED) {

@@ -157,7 +157,9 @@ final class TcpEndpoint extends UtilEndpoint implements TcpReceiveSide.Owner {
     /**
      * {@code fi_accept}: accepts the connection request this endpoint was opened for, with up
      * to 256 bytes of data for the active side's {@code FI_CONNECTED}; this side's
-     * {@code FI_CONNECTED} follows once the response is written (R14).
+     * {@code FI_CONNECTED} is posted before the response is written, so that it precedes any
+     * request the peer makes after its own (R14); a response that cannot be written then
+     * ends the connection with {@code FI_SHUTDOWN}.
      *
      * @throws FabricException {@code EOPBADSTATE} when not enabled, not opened from a
      *         {@code FI_CONNREQ}, or accepted already; {@code EINVAL} for too much data or a

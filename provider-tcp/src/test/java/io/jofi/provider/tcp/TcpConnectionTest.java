@@ -65,6 +65,64 @@ class TcpConnectionTest {
         }
     }
 
+    /**
+     * The passive side's {@code FI_CONNECTED} is on its EQ before any request that its peer can send
+     * only after its own {@code FI_CONNECTED}: fabtests' fi_multi_ep server reads the pep's and the
+     * endpoints' events from one EQ and fails on a {@code FI_CONNREQ} where it waits for the
+     * {@code FI_CONNECTED} of the endpoint it just accepted; its client connects its next endpoint as
+     * soon as the previous one is connected. Before, the accepting side posted its event after the
+     * response was written and its socket had moved to the data loop, a window in which the next
+     * request could be read and posted first.
+     */
+    @Test
+    @Timeout(120)
+    void theAcceptedEndpointsConnectedComesBeforeTheNextRequestOnASharedEq() throws Exception {
+        int n = 300;
+        try (TcpTestBed bed = new TcpTestBed(Progress.AUTO)) {
+            java.util.List<Endpoint> opened = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            java.util.concurrent.atomic.AtomicReference<Throwable> clientFailure = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread clients = new Thread(() -> {
+                try {
+                    for (int i = 0; i < n; i++) {
+                        Endpoint c = bed.newClient();
+                        opened.add(c);
+                        c.connect(bed.pep.getName(), null);
+                        awaitEvent(bed.clientEq, Fi.FI_CONNECTED); // then at once the next one, as fi_multi_ep
+                    }
+                } catch (Throwable t) {
+                    clientFailure.set(t);
+                }
+            }, "clients");
+            clients.start();
+            try {
+                for (int i = 0; i < n && clientFailure.get() == null; i++) {
+                    EqEntry req = awaitEvent(bed.pepEq, Fi.FI_CONNREQ);
+                    Endpoint s = bed.domain.endpoint(req.info(), "server-" + i);
+                    opened.add(s);
+                    s.bind(bed.pepEq, 0); // one EQ for the listener and every accepted endpoint
+                    s.bind(bed.serverCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
+                    s.enable();
+                    s.accept(null);
+                    EqEntry next = new EqEntry();
+                    long deadline = System.nanoTime() + TcpTestBed.TIMEOUT_MS * 1_000_000L;
+                    int rc;
+                    while ((rc = bed.pepEq.read(next, 0)) == -Errno.EAGAIN && System.nanoTime() < deadline) {
+                        Thread.onSpinWait();
+                    }
+                    assertEquals(1, rc, "the event after accept " + i);
+                    assertEquals(Fi.FI_CONNECTED, next.event(), "connection " + i + ": the event after accept, on the shared EQ");
+                    assertSame(s, next.fid());
+                }
+            } finally {
+                clients.join(TcpTestBed.TIMEOUT_MS * 2);
+                bed.closeLater.addAll(opened);
+            }
+            if (clientFailure.get() != null) {
+                throw new AssertionError("the client side failed", clientFailure.get());
+            }
+        }
+    }
+
     @Test
     void connectWithoutDataGivesAnEmptyPayload() throws Exception {
         try (TcpTestBed bed = new TcpTestBed(Progress.AUTO)) {
