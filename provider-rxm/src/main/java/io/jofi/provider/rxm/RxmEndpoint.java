@@ -43,7 +43,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the MSG CQ ({@link UtilCompletionQueue#hostProgress}); a post that left a completion in the MSG
  * CQ runs it on the application's thread; connection events run it on {@link RxmEventWaiter}'s (one
  * thread less between a message and its reader). Hosting is not the default yet: under a loaded
- * host two RDM-over-tcp tests stalled with it (a progress request lost, not yet found).
+ * host two RDM-over-tcp tests stalled with it (one lost progress request found since: a completion
+ * the pass itself caused waited for the host's next pass; the stalls not reproduced since).
  *
  * <p><b>Threads.</b> One lock serialises posts and progress. The MSG provider never calls back
  * into this endpoint, so holding the lock while posting to it cannot deadlock; a hosted pass runs

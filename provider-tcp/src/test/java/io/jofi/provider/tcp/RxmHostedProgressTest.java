@@ -308,14 +308,13 @@ class RxmHostedProgressTest {
     }
 
     /**
-     * The RDM reader's wake-ups stay bounded per message: a reader asleep in {@code sread} for each
-     * of {@code n} messages, sent one at a time with a pause that lets it fall asleep, blocks (a
+     * The RDM reader is woken once per message: a reader asleep in {@code sread} for each of
+     * {@code n} messages, sent one at a time with a pause that lets it fall asleep, blocks (a
      * voluntary context switch, from {@code /proc/self/task/TID/status}) at least once per message
-     * and at most twice. Measured on the 2-core test host: about 1.7 a message, hosted or with
-     * rxm's own thread alike (98 and 110 for 60) — the second is not the rxm hop's but the woken
-     * reader meeting the producer still inside {@code WaitSupport}'s lock around the unpark
-     * (benchmarks/results/waits-sread.md, "What is left"). A redundant wake-up on the way
-     * from tcp's thread would exceed the bound.
+     * and less than 1.3 times. Before, about 1.7 a message on the 2-core test host (98 and 110 for
+     * 60, hosted or with rxm's own thread): the woken reader met the producer still inside
+     * {@code WaitSupport}'s lock around the unpark (benchmarks/results/waits-sread.md). A redundant
+     * wake-up on the way from tcp's thread would exceed the bound too.
      */
     @Test
     void theReaderIsWokenOncePerMessage() throws Exception {
@@ -359,7 +358,7 @@ class RxmHostedProgressTest {
                 throw new AssertionError("reader failed", failure.get());
             }
             long woken = switches[1] - switches[0];
-            assertTrue(woken <= 2L * n + 10, "the reader blocked " + woken + " times for " + n + " messages");
+            assertTrue(woken < n * 13L / 10, "the reader blocked " + woken + " times for " + n + " messages");
             assertTrue(woken >= n / 2, "the reader slept for the messages: " + woken);
         }
     }

@@ -215,6 +215,19 @@ public final class ProgressEngine implements AutoCloseable {
     }
 
     /**
+     * Something a hosted engine's step reads was published ({@link UtilCompletionQueue#hostProgress}):
+     * a pass under way now — on whatever thread, the publisher's own included (a send its pass posted
+     * that the core completed at once) — makes one more before it lets go. Runs nothing itself: when no
+     * pass is under way, the publisher's host or poster runs one ({@link #follow()}). Costs a volatile
+     * read when a request is pending already.
+     */
+    void passWanted() {
+        if (hosted && !followRequested) {
+            followRequested = true;
+        }
+    }
+
+    /**
      * Runs the hosted engine {@code follower} on this engine's thread after each of its passes
      * (an engine without a thread — MANUAL, hosted — never runs it). Hosting one follower again
      * counts one more use of it: each endpoint that binds the hosting queue adds it.

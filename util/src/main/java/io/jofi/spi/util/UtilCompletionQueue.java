@@ -64,7 +64,7 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
     /** Guards {@link #hostedFollower} against engines attaching and detaching meanwhile. */
     private final Object hostLock = new Object();
     /** The hosted engine its attached engines run after their passes ({@link #hostProgress}), or null. */
-    private ProgressEngine hostedFollower;
+    private volatile ProgressEngine hostedFollower;
 
     /**
      * Opens a completion queue with the generic {@link #strerror}.
@@ -474,6 +474,12 @@ public class UtilCompletionQueue extends AbstractFid implements CompletionQueue,
 
     /** Wakes readers after a batch of {@link #completeDeferred} writes. */
     public void wakeReaders() {
+        ProgressEngine follower = hostedFollower;
+        if (follower != null) {
+            // a completion written inside the follower's own pass (a send it posted that the core
+            // completed at once) comes after that pass's read: the pass must look again
+            follower.passWanted();
+        }
         if (wakes) {
             waitSupport.notifyReady();
         }

@@ -84,15 +84,11 @@ public final class WaitSupport implements AutoCloseable {
     private final ByteBuffer pipeDrain;
     private final Object fdLock = new Object();
     /**
-     * The threads blocked in {@link #block} (the first {@link #parkedCount}; guarded by
-     * {@link #parkedLock}): producers unpark them. Parking instead of {@code Condition.awaitNanos} keeps a
-     * blocking wait allocation-free (the JDK allocates a node per condition wait); the array
-     * grows only when more threads wait at once than ever before.
+     * The threads parked in {@link #block}: producers unpark them without a lock. Parking instead
+     * of {@code Condition.awaitNanos} keeps a blocking wait allocation-free (the JDK allocates a
+     * node per condition wait).
      */
-    private Thread[] parked = new Thread[2];
-    private final Object parkedLock = new Object();
-    /** Written under {@link #parkedLock}; volatile so that a producer skips the lock when nobody is parked. */
-    private volatile int parkedCount;
+    private final ParkedWaiters parked = new ParkedWaiters();
     /**
      * How many waiters sleep in a manual engine's I/O wait now ({@link #block}): only they need
      * the engine woken. Without them a producer leaves the engine alone — in {@code AUTO} progress
@@ -482,14 +478,7 @@ public final class WaitSupport implements AutoCloseable {
         }
         // Register, re-check, park: a producer that published before the registration is
         // seen by the re-check; one after it unparks this thread (a permit if not yet parked).
-        Thread me = Thread.currentThread();
-        synchronized (parkedLock) {
-            if (parkedCount == parked.length) {
-                parked = java.util.Arrays.copyOf(parked, parked.length * 2);
-            }
-            parked[parkedCount] = me;
-            parkedCount = parkedCount + 1;
-        }
+        int slot = parked.register(Thread.currentThread());
         VarHandle.fullFence(); // the registration before the re-check (producer: publish, fence, look)
         try {
             if (ready(r1, r2, a, b) || (boolean) SIGNALLED.getVolatile(this)
@@ -498,17 +487,7 @@ public final class WaitSupport implements AutoCloseable {
             }
             LockSupport.parkNanos(this, remaining); // an interrupt ends it too; the loop sees it
         } finally {
-            synchronized (parkedLock) {
-                for (int i = 0; i < parkedCount; i++) {
-                    if (parked[i] == me) {
-                        int last = parkedCount - 1;
-                        parked[i] = parked[last];
-                        parked[last] = null;
-                        parkedCount = last;
-                        break;
-                    }
-                }
-            }
+            parked.leave(slot); // no lock: the producer that woke us may still be scanning
         }
     }
 
@@ -526,13 +505,7 @@ public final class WaitSupport implements AutoCloseable {
         if ((int) ENGINE_SLEEPERS.getVolatile(this) != 0 || membersOf != null) {
             wakeEngines();
         }
-        if (parkedCount != 0) {
-            synchronized (parkedLock) {
-                for (int i = 0; i < parkedCount; i++) {
-                    LockSupport.unpark(parked[i]);
-                }
-            }
-        }
+        parked.unparkAll();
         if (condExported) {
             // The application may wait on the exported condition itself (FI_WAIT_MUTEX_COND).
             lock.lock();

@@ -205,6 +205,79 @@ class ProgressEngineHostedTest {
         assertEquals(2, passes.get());
     }
 
+    /**
+     * A completion the follower's own pass causes in the queue it reads — a send it posts that the
+     * core completes at once, on the pass's thread, after the pass's read — is read by one more
+     * pass before the pass lets go, not left for the host's next pass: here the core publishes one
+     * completion and then sleeps in its I/O wait, never woken, and every link of a chain of twenty
+     * (each read posting the next) is read within the host's first pass. Before, each link waited
+     * for the host's idle wait to run out (100 ms), one host pass per link.
+     */
+    @Test
+    void aCompletionPublishedInsideThePassIsReadBeforeThePassLetsGo() throws Exception {
+        UtilCompletionQueue cq = new UtilCompletionQueue(new CqAttr().waitObj(WaitObj.UNSPEC), null);
+        CoreStep core = new CoreStep(cq);
+        core.toPublish.set(1);
+        int links = 20;
+        AtomicInteger read = new AtomicInteger();
+        AtomicInteger hostPassesAtEnd = new AtomicInteger();
+        CountDownLatch done = new CountDownLatch(1);
+        CqEntry[] entry = {new CqEntry()};
+        CountDownLatch attached = new CountDownLatch(1);
+        ProgressEngine follower = ProgressEngine.hosted("test-chain", new ProgressEngine.Step() {
+            @Override
+            public int progress(long timeoutNanos) {
+                int n = cq.read(entry, 1); // one look, as a layer's pass reads its queue once
+                if (n != 1) {
+                    return 0;
+                }
+                if (read.incrementAndGet() < links) {
+                    assertEquals(0, cq.reserve()); // the post the entry caused, completed at once
+                    cq.complete("link", Fi.FI_SEND | Fi.FI_MSG, 0, null, 0, 0, 0, Fi.FI_ADDR_NOTAVAIL);
+                } else {
+                    hostPassesAtEnd.set(core.passes.get());
+                    done.countDown();
+                }
+                return 1;
+            }
+
+            @Override
+            public void wakeup() {
+            }
+        }, null);
+        ProgressEngine host = ProgressEngine.start(Progress.AUTO, "test-chain-core", new ProgressEngine.Step() {
+            @Override
+            public int progress(long timeoutNanos) {
+                if (core.passes.get() == 0) {
+                    try {
+                        assertTrue(attached.await(10, TimeUnit.SECONDS));
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                    return core.progress(0); // the first pass publishes the chain's first link
+                }
+                core.passes.incrementAndGet(); // then only its idle wait, which nobody cuts short
+                LockSupport.parkNanos(timeoutNanos);
+                return 0;
+            }
+
+            @Override
+            public void wakeup() {
+            }
+        });
+        try {
+            cq.hostProgress(follower);
+            cq.attachProgress(host);
+            attached.countDown();
+            assertTrue(done.await(20, TimeUnit.SECONDS), "the chain ended; links read: " + read.get());
+            assertEquals(1, hostPassesAtEnd.get(), "host passes the chain of " + links + " took");
+        } finally {
+            host.close();
+            follower.close();
+            cq.close();
+        }
+    }
+
     /** Closing a hosted engine waits for a pass under way on a host's thread (R15: nothing runs after). */
     @Test
     void closeWaitsForAPassUnderWay() throws Exception {

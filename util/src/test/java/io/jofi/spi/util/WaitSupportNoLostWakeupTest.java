@@ -1,0 +1,134 @@
+package io.jofi.spi.util;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.jofi.CqAttr;
+import io.jofi.CqEntry;
+import io.jofi.CqFormat;
+import io.jofi.WaitObj;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The wait/wake pair loses no wake-up: readers blocked in {@code sread} without a timeout on one
+ * CQ, producers publishing in small bursts with pauses that let them fall asleep (and without
+ * pauses, into the window between a reader's registration and its park). Every published
+ * completion must be taken; a wake-up lost leaves every reader parked for good with completions
+ * in the queue, which the watchdog reports when nothing is taken for {@value #STALL_MS} ms.
+ * Six readers on one queue take more than one segment of {@link ParkedWaiters}' slots.
+ */
+@Timeout(300)
+class WaitSupportNoLostWakeupTest {
+
+    private static final long STALL_MS = 3_000;
+
+    @Test
+    void oneReaderOneProducer() throws Exception {
+        run(1, 1, 30_000);
+    }
+
+    @Test
+    void sixReadersTwoProducers() throws Exception {
+        run(6, 2, 30_000);
+    }
+
+    @Test
+    @Tag("soak")
+    void soak() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            run(1, 1, 200_000);
+            run(6, 2, 200_000);
+        }
+    }
+
+    private static void run(int readers, int producers, int messages) throws Exception {
+        UtilCompletionQueue cq = new UtilCompletionQueue(
+                new CqAttr().size(1024).format(CqFormat.CONTEXT).waitObj(WaitObj.UNSPEC), null);
+        AtomicLong published = new AtomicLong();
+        AtomicLong taken = new AtomicLong();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> threads = new ArrayList<>();
+        try {
+            for (int r = 0; r < readers; r++) {
+                threads.add(new Thread(() -> {
+                    CqEntry[] entry = {new CqEntry()};
+                    while (true) {
+                        int n = cq.sread(entry, 1, 0, -1);
+                        if (n == 1) {
+                            taken.incrementAndGet();
+                        } else if (stop.get()) {
+                            return; // the queue closed at the end (-EAGAIN or -EBADF)
+                        } else {
+                            failure.compareAndSet(null, new AssertionError("sread answered " + n));
+                            return;
+                        }
+                    }
+                }, "no-lost-wakeup-reader-" + r));
+            }
+            int share = messages / producers;
+            for (int p = 0; p < producers; p++) {
+                threads.add(new Thread(() -> {
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    int sent = 0;
+                    while (sent < share && !stop.get()) {
+                        int burst = Math.min(share - sent, 1 + random.nextInt(3));
+                        for (int k = 0; k < burst; k++) {
+                            while (published.get() - taken.get() >= 512) {
+                                if (stop.get()) {
+                                    return;
+                                }
+                                Thread.onSpinWait(); // never more than the queue holds
+                            }
+                            published.incrementAndGet();
+                            cq.reserve();
+                            cq.complete(null, 0, 0, null, 0, 0, 0, 0);
+                        }
+                        sent += burst;
+                        switch (random.nextInt(4)) {
+                            case 0 -> LockSupport.parkNanos(random.nextInt(50_000)); // readers fall asleep
+                            case 1 -> Thread.yield();
+                            default -> {
+                                // straight on: a reader between its registration and its park
+                            }
+                        }
+                    }
+                }, "no-lost-wakeup-producer-" + p));
+            }
+            threads.forEach(Thread::start);
+            long total = (long) share * producers;
+            long last = -1;
+            long lastChange = System.nanoTime();
+            while (taken.get() < total && failure.get() == null) {
+                long now = taken.get();
+                if (now != last) {
+                    last = now;
+                    lastChange = System.nanoTime();
+                } else if (System.nanoTime() - lastChange > TimeUnit.MILLISECONDS.toNanos(STALL_MS)) {
+                    throw new AssertionError("lost wake-up: " + readers + " readers parked, " + now + " of "
+                            + published.get() + " published completions taken, nothing for " + STALL_MS + " ms");
+                }
+                Thread.sleep(5);
+            }
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+            assertEquals(total, taken.get());
+        } finally {
+            stop.set(true);
+            cq.close(); // wakes the readers for good: they answer -EAGAIN and end
+            for (Thread t : threads) {
+                t.join(10_000);
+            }
+        }
+    }
+}
