@@ -68,28 +68,12 @@ class CallFailureTest {
             EchoImpl impl = new EchoImpl();
             Echo echo = pair.importAs(Echo.class, pair.export(Echo.class, impl, Map.of()));
             assertEquals(2, echo.add(1, 1));
-            List<CompletableFuture<String>> calls = new ArrayList<>();
-            for (int i = 0; i < 4; i++) {
-                calls.add(CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return echo.slow(20_000);
-                    } catch (InterruptedException e) {
-                        throw new IllegalStateException(e);
-                    }
-                }));
-            }
+            List<CompletableFuture<String>> calls = slowCalls(echo, 4);
             // the exporter runs all four now (a fixed sleep was too short on a loaded machine)
             assertTrue(impl.slowCallsStarted.tryAcquire(4, 20, TimeUnit.SECONDS), "the four calls did not reach the exporter");
             long start = System.nanoTime();
             pair.exporterPool.close("exporter container stops");
-            for (CompletableFuture<String> call : calls) {
-                ExecutionException e = assertThrows(ExecutionException.class, () -> call.get(10, TimeUnit.SECONDS));
-                ServiceException se = (ServiceException) e.getCause();
-                assertEquals(ServiceException.REMOTE, se.getType());
-                assertTrue(se.getMessage().contains("lost") || se.getMessage().contains("could not send"), se.getMessage());
-            }
-            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            assertTrue(millis < 5_000, "the callers learnt of the lost peer after " + millis + " ms");
+            assertAllFailPromptly(calls, start, true);
         }
     }
 
@@ -117,26 +101,11 @@ class CallFailureTest {
         try (RsaPair pair = new RsaPair(provider)) {
             Echo echo = pair.importAs(Echo.class, pair.export(Echo.class, new EchoImpl(), Map.of()));
             assertEquals(2, echo.add(1, 1));
-            List<CompletableFuture<String>> calls = new ArrayList<>();
-            for (int i = 0; i < 8; i++) {
-                calls.add(CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return echo.slow(20_000);
-                    } catch (InterruptedException e) {
-                        throw new IllegalStateException(e);
-                    }
-                }));
-            }
+            List<CompletableFuture<String>> calls = slowCalls(echo, 8);
             // no wait: some calls are with the exporter, some on their way, some not sent yet
             long start = System.nanoTime();
             pair.exporterPool.close("exporter container stops");
-            for (CompletableFuture<String> call : calls) {
-                ExecutionException e = assertThrows(ExecutionException.class, () -> call.get(10, TimeUnit.SECONDS));
-                ServiceException se = (ServiceException) e.getCause();
-                assertEquals(ServiceException.REMOTE, se.getType());
-            }
-            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            assertTrue(millis < 5_000, "the callers learnt of the lost peer after " + millis + " ms");
+            assertAllFailPromptly(calls, start, false);
         }
     }
 
@@ -165,5 +134,38 @@ class CallFailureTest {
             assertEquals("hello friend", echo.greet("friend"));
             assertEquals(0, right.exporterCounters.refusedImporters());
         }
+    }
+
+    /** {@code n} callers of {@code slow(20 s)}, each on a thread of its own. */
+    private static List<CompletableFuture<String>> slowCalls(Echo echo, int n) {
+        List<CompletableFuture<String>> calls = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            calls.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return echo.slow(20_000);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        return calls;
+    }
+
+    /**
+     * Every call fails with a REMOTE {@link ServiceException} within 5 s of {@code start} (the call
+     * timeout is 30 s: the peer's loss failed them, not the clock); {@code lostPeer}: its message
+     * names the lost peer or the failed send.
+     */
+    private static void assertAllFailPromptly(List<CompletableFuture<String>> calls, long start, boolean lostPeer) {
+        for (CompletableFuture<String> call : calls) {
+            ExecutionException e = assertThrows(ExecutionException.class, () -> call.get(10, TimeUnit.SECONDS));
+            ServiceException se = (ServiceException) e.getCause();
+            assertEquals(ServiceException.REMOTE, se.getType());
+            if (lostPeer) {
+                assertTrue(se.getMessage().contains("lost") || se.getMessage().contains("could not send"), se.getMessage());
+            }
+        }
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(millis < 5_000, "the callers learnt of the lost peer after " + millis + " ms");
     }
 }
