@@ -1,5 +1,6 @@
 package io.jofi.internal;
 
+import io.jofi.EpType;
 import io.jofi.Errno;
 import io.jofi.Fabric;
 import io.jofi.FabricAttr;
@@ -223,6 +224,12 @@ public class FabricsRegistry implements Fabrics {
                 : hints == null || hints.fabricAttr() == null || hints.fabricAttr().apiVersion() == 0
                 ? Fi.FI_API_VERSION : hints.fabricAttr().apiVersion();
         Answers answers = new Answers(apiVersion);
+        if (hints != null && hints.epAttr() != null && hints.epAttr().type() == EpType.RDM
+                && snapshot.stream().noneMatch(e -> e.layered != null)) {
+            // a plain JVM given a MSG provider's jar alone (tcp, verbs) is a newcomer's first RDM miss
+            answers.note("no layered provider is installed to offer FI_EP_RDM over a MSG provider "
+                    + "(ofi_rxm: add the bundle or jar io.jofi.provider.rxm)");
+        }
         // each core's infos, then those of every layer over it: the pairing ranks as its core
         for (Entry e : snapshot) {
             if (e.layered != null) {
@@ -284,9 +291,14 @@ public class FabricsRegistry implements Fabrics {
         private final StringBuilder why = new StringBuilder();
         private int asked;
         private int commonErrno; // the errno every asked provider failed with, -1 when they differ
+        private String note; // said after the providers' reasons when nothing matches
 
         Answers(int apiVersion) {
             this.apiVersion = apiVersion;
+        }
+
+        void note(String text) {
+            note = text;
         }
 
         void notAsked(String name, String reason) {
@@ -340,7 +352,8 @@ public class FabricsRegistry implements Fabrics {
             }
             int errno = asked > 0 && commonErrno > 0 && commonErrno != Errno.FI_EOTHER
                     ? commonErrno : Errno.ENODATA;
-            throw new FabricException(errno, "no fabric provider matches: " + why);
+            throw new FabricException(errno, "no fabric provider matches: " + why
+                    + (note == null || errno != Errno.ENODATA ? "" : "; " + note));
         }
     }
 

@@ -1,6 +1,7 @@
 package io.jofi.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -170,8 +171,26 @@ class FabricsRegistryTest {
                 () -> registry.getInfo(null, null, 0, hints));
         assertEquals(Errno.ENODATA, e.errno());
         assertEquals("no fabric provider matches: verbs: unavailable: no RDMA device; "
-                + "shm: caps FI_RMA not supported; tcp: ep_type FI_EP_RDM not offered (FI_EP_MSG)",
+                + "shm: caps FI_RMA not supported; tcp: ep_type FI_EP_RDM not offered (FI_EP_MSG); "
+                + "no layered provider is installed to offer FI_EP_RDM over a MSG provider "
+                + "(ofi_rxm: add the bundle or jar io.jofi.provider.rxm)",
                 e.getMessage());
+    }
+
+    /** A plain JVM with tcp's jar but not rxm's: the RDM miss says which jar is missing, once. */
+    @Test
+    void anRdmMissWithoutALayeredProviderNamesTheMissingLayer() {
+        registry.bindProvider(new TestProvider("tcp", EpType.MSG), NO_PROPS);
+        Info rdm = new Info().caps(Fi.FI_MSG);
+        rdm.epAttr().type(EpType.RDM);
+        FabricException e = assertThrows(FabricException.class, () -> registry.getInfo(null, null, 0, rdm));
+        assertEquals("no fabric provider matches: tcp: ep_type FI_EP_RDM not offered (FI_EP_MSG); "
+                + "no layered provider is installed to offer FI_EP_RDM over a MSG provider "
+                + "(ofi_rxm: add the bundle or jar io.jofi.provider.rxm)", e.getMessage());
+        Info msg = new Info().caps(Fi.FI_RMA);
+        msg.epAttr().type(EpType.MSG);
+        FabricException m = assertThrows(FabricException.class, () -> registry.getInfo(null, null, 0, msg));
+        assertFalse(m.getMessage().contains("layered"), m.getMessage()); // only an RDM hint gets the note
     }
 
     @Test

@@ -21,7 +21,7 @@ import java.nio.channels.SocketChannel;
  * ({@code --add-exports java.base/sun.nio.ch=ALL-UNNAMED}; {@code ./jofi} and the tests pass
  * it). Where any part is missing (not Linux, no JNA, the package not exported) it is
  * {@linkplain #availability() unavailable, with the reason}, logged once, and connections keep
- * the kernel's retransmission limit ({@code net.ipv4.tcp_retries2}, about 15 minutes) and the
+ * the kernel''s retransmission limit ({@code net.ipv4.tcp_retries2}, about 15 minutes) and the
  * provider's {@code progressTimeout}; {@code jofi info -e} shows which.
  */
 final class TcpUserTimeout {
@@ -105,9 +105,10 @@ final class TcpUserTimeout {
                 + "that acknowledges holds its window at zero (TCP_INFO)");
     }
 
-    private static Availability unavailable(String reason) {
+    /** Says once why the option is off; the message is a MessageFormat pattern, so a quote is doubled. */
+    static Availability unavailable(String reason) {
         LOG.log(System.Logger.Level.INFO, "TCP_USER_TIMEOUT unavailable: {0}; a cut link with data in flight "
-                + "is found by progressTimeout or the kernel's retransmission limit", reason);
+                + "is found by progressTimeout or the kernel''s retransmission limit", reason);
         return new Availability(false, reason);
     }
 
