@@ -39,6 +39,17 @@ final class VerbsInfos {
     static final long CAPS = Fi.FI_MSG | Fi.FI_RMA | Fi.FI_ATOMIC | Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ
             | Fi.FI_WRITE | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE | Fi.FI_LOCAL_COMM | Fi.FI_REMOTE_COMM;
 
+    /**
+     * The transmit op flags offered as hints' defaults ({@code tx_attr.op_flags}): inject, every
+     * completion level (an RC send or write completes when the target's device acknowledged it, which
+     * meets FI_TRANSMIT_COMPLETE and FI_DELIVERY_COMPLETE), completion. Getinfo returns the hinted
+     * ones only (InfoMatcher.merge); the endpoint applies them.
+     */
+    static final long TX_OP_FLAGS = Fi.FI_INJECT | Fi.FI_INJECT_COMPLETE | Fi.FI_TRANSMIT_COMPLETE
+            | Fi.FI_DELIVERY_COMPLETE | Fi.FI_COMPLETION;
+    /** The receive op flags offered: completion (no multi-receive buffers on MSG endpoints). */
+    static final long RX_OP_FLAGS = Fi.FI_COMPLETION;
+
     private VerbsInfos() {
     }
 
@@ -64,14 +75,15 @@ final class VerbsInfos {
             Info info = new Info().caps(caps).addrFormat(AddrFormat.SOCKADDR_IN);
             info.epAttr().type(EpType.MSG).protocol(p.iwarp() ? Fi.FI_PROTO_IWARP : Fi.FI_PROTO_RDMA_CM_IB_RC)
                     .maxMsgSize(Math.min(MAX_MSG_SIZE, p.maxMsgSize())).txCtxCnt(1).rxCtxCnt(1);
-            info.txAttr().caps(caps & ~(Fi.FI_RECV | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE)).injectSize(inlineSize)
+            info.txAttr().caps(caps & ~(Fi.FI_RECV | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE)).opFlags(TX_OP_FLAGS)
+                    .injectSize(inlineSize)
                     .size(depth).iovLimit(Math.min(4, p.maxSge())).rmaIovLimit(1).msgOrder(Fi.FI_ORDER_SAS);
             // FI_RX_CQ_DATA (fi_getinfo(3)): a write with immediate data consumes a posted receive
             // at the target, as on every verbs device; VerbsProvider waives it for hints that ask
             // for no remote CQ data, as libfabric's verbs provider does. iWARP (RFC 5040/5041)
             // has no immediate data at all: cq_data_size 0 there, and so no such mode.
             info.rxAttr().mode(p.iwarp() ? 0 : Fi.FI_RX_CQ_DATA)
-                    .caps(Fi.FI_MSG | Fi.FI_RECV | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE).size(depth)
+                    .caps(Fi.FI_MSG | Fi.FI_RECV | Fi.FI_REMOTE_READ | Fi.FI_REMOTE_WRITE).opFlags(RX_OP_FLAGS).size(depth)
                     .iovLimit(Math.min(4, p.maxSge())).msgOrder(Fi.FI_ORDER_SAS);
             // resource_mgmt (fi_domain(3)): InfiniBand and RoCE retry a send that finds no
             // receive posted (RNR, rnr_retry 7 = for ever), so nothing is overrun: ENABLED.

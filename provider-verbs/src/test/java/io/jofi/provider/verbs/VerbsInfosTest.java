@@ -131,6 +131,34 @@ class VerbsInfosTest {
         assertEquals(0, hints.mode(), "the caller's hints are left as they were");
     }
 
+    /**
+     * MSG endpoints offer the transmit completion levels as op flags (an RC send or write completes
+     * when the target's device acknowledged it, which meets FI_TRANSMIT_COMPLETE and
+     * FI_DELIVERY_COMPLETE): hints asking one in tx_attr.op_flags (fabtests' {@code -U}, fi_bw -e msg
+     * -U) find the MSG info, and get back what they asked, never the offered set.
+     */
+    @Test
+    void msgHintsWithTransmitOpFlagsMatchAndGetThemBack() throws FabricException {
+        for (long level : new long[] {Fi.FI_INJECT_COMPLETE, Fi.FI_TRANSMIT_COMPLETE, Fi.FI_DELIVERY_COMPLETE,
+            Fi.FI_INJECT}) {
+            Info hints = new Info().caps(Fi.FI_MSG);
+            hints.epAttr().type(EpType.MSG);
+            hints.txAttr().opFlags(level | Fi.FI_COMPLETION);
+            List<Info> infos = match(hints);
+            assertFalse(infos.isEmpty(), Fi.opFlagsToString(level));
+            assertEquals(EpType.MSG, infos.get(0).epAttr().type());
+            assertEquals(level | Fi.FI_COMPLETION, infos.get(0).txAttr().opFlags(), Fi.opFlagsToString(level));
+        }
+        Info unasked = new Info().caps(Fi.FI_MSG);
+        unasked.epAttr().type(EpType.MSG);
+        assertEquals(0, match(unasked).get(0).txAttr().opFlags(), "unasked op flags are not returned");
+        Info multiRecv = new Info().caps(Fi.FI_MSG);
+        multiRecv.epAttr().type(EpType.MSG);
+        multiRecv.rxAttr().opFlags(Fi.FI_MULTI_RECV);
+        FabricException e = assertThrows(FabricException.class, () -> match(multiRecv));
+        assertEquals(Errno.ENODATA, e.errno(), "MSG endpoints take no multi-receive buffers: " + e.getMessage());
+    }
+
     /** The device's limits: 4 bytes of CQ data (imm_data), the port's max_msg_sz, 55 bytes of connection data. */
     @Test
     void theDeviceLimitsAreAdvertised() throws FabricException {

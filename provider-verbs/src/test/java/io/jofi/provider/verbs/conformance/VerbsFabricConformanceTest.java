@@ -23,11 +23,6 @@ class VerbsFabricConformanceTest extends FabricConformance {
      * immediate data, 55 bytes of connection data, the port's max_msg_sz (soft-RoCE: 8 MiB).
      */
     @Override
-    protected long transmitOpFlagsOffered() {
-        return 0; // verbs' infos offer no transmit op flags yet (README "Limits")
-    }
-
-    @Override
     protected boolean offersApiMinimums() {
         return false;
     }
