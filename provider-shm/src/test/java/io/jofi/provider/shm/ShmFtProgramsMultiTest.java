@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code ./jofi ft} JOFI to JOFI over shm for fabtests' {@code fi_rdm -U}, {@code fi_bw -e rdm -v
  * -T 1} (± {@code -U}: {@code FI_DELIVERY_COMPLETE} as the hints' transmit op flags) and
  * {@code fi_rdm_multi_client -C 3 -I 5} (± {@code -U}: a client fabric per client, each with its own
- * address exchange on the server's one endpoint) and {@code fi_multi_ep -v} (three more endpoints named
+ * address exchange on the server's one endpoint; {@code -R}: every client after the first takes the
+ * first one's name, so the server's AV entry for it reaches each new endpoint in turn) and {@code fi_multi_ep -v} (three more endpoints named
  * over fabtests' out-of-band socket, {@code -E}); server and client in this JVM, the server named by
  * {@code -B S}, the client given {@code -P S localhost}.
  */
@@ -50,7 +51,7 @@ class ShmFtProgramsMultiTest {
 
     @ParameterizedTest(name = "{0} over shm")
     @ValueSource(strings = {"fi_rdm -U", "fi_bw -v -T 1", "fi_bw -v -T 1 -U", "fi_rdm_multi_client -C 3 -I 5",
-            "fi_rdm_multi_client -C 3 -I 5 -U"})
+            "fi_rdm_multi_client -C 3 -I 5 -U", "fi_rdm_multi_client -C 3 -I 5 -R"})
     void jofiToJofi(String programAndOptions) throws Exception {
         List<String> words = List.of(programAndOptions.split(" "));
         String program = words.get(0);
