@@ -25,7 +25,9 @@ import java.util.Map;
  *
  * <p>Claiming is exclusive: the link is created with one atomic {@code symlink(2)}; an existing
  * link whose region is live and READY makes the claim fail with {@code EADDRINUSE}; a stale one
- * (region gone, closed, or its owner dead) is removed and the claim tried once more.
+ * (region gone, closed, or its owner dead) is removed and the claim tried once more. A name of
+ * the provider's own form ({@link ShmNames#whyNotOwnName}: one this process made) is also in use
+ * while its own region is live.
  */
 final class ShmAlias {
     private static final String SUFFIX = ".name";
@@ -47,6 +49,10 @@ final class ShmAlias {
     static void claim(Path dir, String alias, String canonical) throws FabricException {
         Path link = dir.resolve(fileOf(alias));
         Path target = Path.of(ShmNames.regionFile(canonical)); // relative: the same directory
+        if (ShmNames.isEndpointName(alias) && live(dir, alias)) {
+            throw new FabricException(Errno.EADDRINUSE, "enable: the shm name '" + alias + "' is in use (the endpoint"
+                    + " the provider gave it to is still open; close it first)");
+        }
         for (int attempt = 0; attempt < 2; attempt++) {
             try {
                 Files.createSymbolicLink(link, target);
@@ -88,12 +94,17 @@ final class ShmAlias {
         if (canonical == null) {
             return null; // points at nothing an endpoint could own
         }
+        return live(dir, canonical) ? "names the live endpoint " + ShmNames.SCHEME + canonical : null;
+    }
+
+    /** Whether the region {@code canonical} maps: present, READY, its owner alive. */
+    private static boolean live(Path dir, String canonical) {
         try {
             ShmRegion live = ShmRegion.map(dir, canonical); // refused: missing, closed, owner dead
             live.close();
-            return "names the live endpoint " + ShmNames.SCHEME + canonical;
+            return true;
         } catch (IOException | RuntimeException e) {
-            return null;
+            return false;
         }
     }
 

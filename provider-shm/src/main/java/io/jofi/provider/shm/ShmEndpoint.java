@@ -180,10 +180,16 @@ final class ShmEndpoint extends UtilEndpoint implements ShmPeers.Owner {
      * name or service) the endpoint also takes that name ({@link ShmAlias}): peers may address
      * it as {@code fi_shm://<name>}, and {@link #getName()} returns that address.
      *
+     * <p>A name of the provider's own form ({@code <pid>-<domain>-<endpoint>}) is taken too
+     * when this process made it for an earlier endpoint that has closed (fabtests'
+     * {@code fi_rdm_multi_client -R}): the region keeps its fresh canonical name and the old
+     * name becomes a link to it, so peers holding the old name reach this endpoint.
+     *
      * @throws FabricException {@code ENOCQ} without a CQ; {@code ENOAV} without an AV;
-     *         {@code EINVAL} for a {@code srcAddr} that is not an shm address or has the form
-     *         of the provider's own names; {@code EADDRINUSE} when a live endpoint holds that
-     *         name; {@code EIO} when the region cannot be created (the message says why)
+     *         {@code EINVAL} for a {@code srcAddr} that is not an shm address, or has the form
+     *         of the provider's own names but was not made by this process; {@code EADDRINUSE}
+     *         when a live endpoint holds that name; {@code EIO} when the region cannot be
+     *         created (the message says why)
      */
     @Override
     public synchronized void enable() throws FabricException {
@@ -200,10 +206,15 @@ final class ShmEndpoint extends UtilEndpoint implements ShmPeers.Owner {
         String chosen = null;
         if (info.srcAddr() != null) {
             chosen = ShmNames.nameOf(info.srcAddr());
-            if (chosen == null || ShmNames.isEndpointName(chosen)) {
+            if (chosen == null) {
                 throw new FabricException(Errno.EINVAL, "enable: the source address "
                         + ShmAddressResolver.text(info.srcAddr()) + " is not a name this endpoint can take ("
-                        + ShmNames.SCHEME + "<name>, " + ShmNames.NAME_RULE + ", not of the form <pid>-<d>-<e>)");
+                        + ShmNames.SCHEME + "<name>, " + ShmNames.NAME_RULE + ")");
+            }
+            String why = ShmNames.isEndpointName(chosen) ? ShmNames.whyNotOwnName(chosen) : null;
+            if (why != null) {
+                throw new FabricException(Errno.EINVAL, "enable: the source address "
+                        + ShmAddressResolver.text(info.srcAddr()) + " is not a name this endpoint can take: " + why);
             }
         }
         String n = ShmNames.newEndpointName(domain.prefix());

@@ -19,8 +19,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>An application may choose an endpoint's name ({@code getInfo} with {@code FI_SOURCE}):
  * {@code fi_shm://N} names it N, a service S (with no node or a node naming this host) names it
  * {@code svc-S}; the region keeps its canonical name and N becomes a link to it
- * ({@link ShmAlias}). Canonical-looking names ({@code <digits>-<digits>-<digits>}) cannot be
- * chosen.
+ * ({@link ShmAlias}). A name of the provider's own form ({@code <digits>-<digits>-<digits>}) can
+ * be chosen only by the process that made it, once its endpoint closed ({@link #whyNotOwnName}):
+ * a later endpoint then takes it over as a link too, and peers that hold it in their AV reach
+ * the new endpoint.
  */
 final class ShmNames {
     /** The address scheme. */
@@ -137,6 +139,31 @@ final class ShmNames {
             }
         }
         return digits > 0 && digits < 19 && groups == 2;
+    }
+
+    /**
+     * Why this process cannot take {@code name}, an endpoint name of the provider's own form,
+     * as a source address, or null when it can: the name must be one this process made for an
+     * earlier endpoint (its pid ours, its domain and endpoint numbers already issued, so the
+     * provider never makes it again). Whether an open endpoint still holds it is
+     * {@link ShmAlias#claim}'s question. fabtests' {@code fi_rdm_multi_client -R} binds each
+     * later client to the name the provider chose for the first one.
+     */
+    static String whyNotOwnName(String name) {
+        long pid = pidOf(name);
+        if (pid != ProcessHandle.current().pid()) {
+            return "it names an endpoint of process " + pid + ", not of this one (" + ProcessHandle.current().pid()
+                    + "); a name of the form <pid>-<domain>-<endpoint> can only be taken again by the process that made it";
+        }
+        int e = name.lastIndexOf('-');
+        int d = name.lastIndexOf('-', e - 1);
+        long domainNo = Long.parseLong(name.substring(d + 1, e));
+        long endpointNo = Long.parseLong(name.substring(e + 1));
+        if (domainNo < 1 || domainNo > DOMAINS.get() || endpointNo < 1 || endpointNo > ENDPOINTS.get()) {
+            return "this process has made no endpoint of that name (a name of the form <pid>-<domain>-<endpoint>"
+                    + " can only be taken again after the provider gave it to an endpoint)";
+        }
+        return null;
     }
 
     /** The address bytes of a name: {@code fi_shm://<name>} and a NUL. */

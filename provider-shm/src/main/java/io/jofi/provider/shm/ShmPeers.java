@@ -91,7 +91,11 @@ final class ShmPeers implements SenderLiveness, ShmSenders {
         }
         int slot = (int) (fiAddr ^ (fiAddr >>> 32)) & 63;
         if (destKeys[slot] == fiAddr && destAddrs[slot] == addr) {
-            return destPeers[slot];
+            Peer hit = destPeers[slot];
+            if (hit.failed == 0) {
+                return hit;
+            }
+            // failed: its name may name a new endpoint now (a re-bound name, peerNamed)
         }
         String n = ShmNames.nameOf(addr);
         if (n == null) {
@@ -104,22 +108,63 @@ final class ShmPeers implements SenderLiveness, ShmSenders {
         return p;
     }
 
+    /**
+     * The peer a name reaches: the newest peer known by it (as its canonical name or the name
+     * it chose), unless that one is gone — its endpoint closed, its process died, or it failed
+     * — and the name's link ({@link ShmAlias}) now names another endpoint: a name re-bound by a
+     * new endpoint (a chosen name, or an own-form name its process took again,
+     * {@link ShmNames#whyNotOwnName}). The new endpoint is a peer of its own (its canonical
+     * name: fresh sequence, reassembly and registration-table state); the gone one is left to
+     * {@link #checkLiveness}, which takes what it published and fails what waits on it. Runs on
+     * the lookup's slow path only (a first lookup, a failed peer, or after a new sender showed
+     * up, {@link #peerOf}): the link is read there (and for a peer not mapped yet), never per
+     * operation.
+     */
     private Peer peerNamed(String n) {
-        for (Peer p : peers) {
-            if (p.name.equals(n) || n.equals(p.alias())) {
+        Peer known = newest(n);
+        if (known != null && known.link != null && !gone(known)) {
+            return known;
+        }
+        // a chosen name, or an own-form one whose endpoint closed: the peer its records come from (pid and seq)
+        String canonical = ShmAlias.resolve(dir, n);
+        if (canonical != null && !canonical.equals(n) && (known == null || !canonical.equals(known.name))) {
+            Peer p = newest(canonical);
+            if (p == null) {
+                p = newPeer(canonical);
+            }
+            p.alias(n);
+            return p;
+        }
+        if (known != null) {
+            return known; // gone, and nothing took its name: its operations fail as they did
+        }
+        return newPeer(n); // a name of another form is a valid address that reaches nobody (mapping fails)
+    }
+
+    /** The newest peer named {@code n} (a chosen name first: it stands for the latest endpoint that took it), or null. */
+    private Peer newest(String n) {
+        Peer byName = null;
+        for (int i = peers.length - 1; i >= 0; i--) {
+            Peer p = peers[i];
+            if (n.equals(p.alias())) {
                 return p;
             }
-        }
-        if (!ShmNames.isEndpointName(n)) {
-            // a chosen name: the same peer as the one its records come from (pid and seq)
-            String canonical = ShmAlias.resolve(dir, n);
-            if (canonical != null) {
-                Peer p = peerNamed(canonical);
-                p.alias(n);
-                return p;
+            if (byName == null && p.name.equals(n)) {
+                byName = p;
             }
         }
-        // a name of another form is a valid address that reaches nobody (mapping fails)
+        return byName;
+    }
+
+    /**
+     * Whether {@code p} failed or its endpoint closed its region (the header's state word: no
+     * system call; a process that died without closing is the liveness sweep's to find).
+     */
+    private static boolean gone(Peer p) {
+        return p.failed != 0 || p.link != null && p.link.peerGone(true);
+    }
+
+    private Peer newPeer(String n) {
         boolean ours = ShmNames.isEndpointName(n);
         Peer p = new Peer(n, ours ? ShmNames.pidOf(n) : -1, ours ? ShmRecordDescriptor.seqOf(n) : 0);
         addPeer(p);
@@ -146,6 +191,9 @@ final class ShmPeers implements SenderLiveness, ShmSenders {
         Peer p = new Peer(ShmRecordDescriptor.name(ppid, pseq), ppid, pseq);
         addPeer(p);
         lastPeer = p;
+        // a new endpoint may have taken the name of one that closed (ShmAlias): the next send to
+        // any fi_addr looks its name up again (peerNamed) instead of reaching the closed region
+        Arrays.fill(destKeys, Fi.FI_ADDR_NOTAVAIL);
         return p;
     }
 

@@ -266,8 +266,11 @@ public final class ShmProvider extends AbstractFabricProvider {
         }
         boolean source = (flags & Fi.FI_SOURCE) != 0;
         if (source && named != null && ShmNames.isEndpointName(named)) {
-            throw new FabricException(Errno.EINVAL, "shm: '" + named
-                    + "' has the form of the provider's own names (<pid>-<domain>-<endpoint>); choose another name");
+            String why = ShmNames.whyNotOwnName(named);
+            if (why != null) {
+                throw new FabricException(Errno.EINVAL, "shm: '" + named
+                        + "' has the form of the provider's own names (<pid>-<domain>-<endpoint>) and " + why);
+            }
         }
         List<Info> out = new ArrayList<>(2);
         out.add(offer(CAPS));

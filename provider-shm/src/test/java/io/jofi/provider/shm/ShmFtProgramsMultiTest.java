@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code ./jofi ft} JOFI to JOFI over shm for fabtests' {@code fi_rdm -U}, {@code fi_bw -e rdm -v
  * -T 1} (± {@code -U}: {@code FI_DELIVERY_COMPLETE} as the hints' transmit op flags) and
  * {@code fi_rdm_multi_client -C 3 -I 5} (± {@code -U}: a client fabric per client, each with its own
- * address exchange on the server's one endpoint) and {@code fi_multi_ep -v} (three more endpoints named
+ * address exchange on the server's one endpoint; {@code -R}: every client after the first takes the
+ * first one's name, so the server's AV entry for it reaches each new endpoint in turn) and {@code fi_multi_ep -v} (three more endpoints named
  * over fabtests' out-of-band socket, {@code -E}); server and client in this JVM, the server named by
  * {@code -B S}, the client given {@code -P S localhost}.
  */
@@ -50,7 +51,7 @@ class ShmFtProgramsMultiTest {
 
     @ParameterizedTest(name = "{0} over shm")
     @ValueSource(strings = {"fi_rdm -U", "fi_bw -v -T 1", "fi_bw -v -T 1 -U", "fi_rdm_multi_client -C 3 -I 5",
-            "fi_rdm_multi_client -C 3 -I 5 -U"})
+            "fi_rdm_multi_client -C 3 -I 5 -U", "fi_rdm_multi_client -C 3 -I 5 -R"})
     void jofiToJofi(String programAndOptions) throws Exception {
         List<String> words = List.of(programAndOptions.split(" "));
         String program = words.get(0);
@@ -75,6 +76,44 @@ class ShmFtProgramsMultiTest {
                 assertEquals(3, s.out().split("Ping-pong succeeds", -1).length - 1, s::out);
                 assertTrue(c.out().contains("Starting client: 2"), c::out);
             }
+        }
+    }
+
+    /**
+     * {@code fi_rdm_multi_client -C 3 -I 5 -R} with the server in a child JVM ({@code PlainJvmMain}), the clients
+     * here: the server finds each closed client in another process and reaches the next one by the first one's name.
+     */
+    @org.junit.jupiter.api.Test
+    void multiClientReuseWithTheServerInAnotherProcess() throws Exception {
+        String svc = service();
+        List<String> cmd = new ArrayList<>(List.of(
+                java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m",
+                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                io.jofi.tools.PlainJvmMain.class.getName(), "ft", "fi_rdm_multi_client", "-C", "3", "-I", "5", "-R",
+                "-B", svc, "-p", "shm", "-e", "rdm", "--timeout", "20"));
+        java.io.File out = java.io.File.createTempFile("ft-shm-server", ".out");
+        out.deleteOnExit();
+        Process server = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out).start();
+        try {
+            List<String> words = List.of("fi_rdm_multi_client", "-C", "3", "-I", "5", "-R", "-P", svc, "localhost");
+            CapturedRun client = null;
+            // until the server's endpoint has its name, the client's first send finds nobody (nothing played yet)
+            for (int attempt = 0; attempt < 150 && (client == null || client.status() != 0
+                    && !client.out().contains("Ping-pong succeeds")) && server.isAlive(); attempt++) {
+                if (client != null) {
+                    Thread.sleep(100);
+                }
+                client = run(words);
+            }
+            CapturedRun c = client;
+            assertTrue(server.waitFor(60, TimeUnit.SECONDS), "the server ends");
+            String s = java.nio.file.Files.readString(out.toPath());
+            assertEquals(0, c.status(), () -> c.err() + c.out() + "\nserver:\n" + s);
+            assertEquals(0, server.exitValue(), s);
+            assertEquals(3, s.split("Ping-pong succeeds", -1).length - 1, s);
+            assertTrue(c.out().contains("Starting client: 2"), c::out);
+        } finally {
+            server.destroyForcibly();
         }
     }
 
