@@ -77,8 +77,9 @@ class RxmCreditWireTest {
      * A send that waited for credits goes out in the pass that reads the grant, not one pass later: the pass
      * retries what waited after the completions that free it (before, the retry came before the MSG CQ's read,
      * so the grant read in pass N let the send go only in pass N + 1, a whole extra round of the application's
-     * polling). The grant is in the rxm side's socket before its one pass; the peer then sees the message with
-     * no further pass (before: nothing within 500 ms, and it came with the second pass).
+     * polling). The rxm side makes single passes until one has read the grant (its peer's credits are no longer
+     * 0); the peer then sees the message with no further pass (before: nothing within 500 ms, and it came with
+     * the next pass).
      */
     @Test
     void aSendThatWaitedForCreditsGoesOutInThePassThatReadsTheGrant() throws Exception {
@@ -90,9 +91,11 @@ class RxmCreditWireTest {
             assertEquals(RxmWireDescriptor.TYPE_CREDIT, p.next().type);
             p.nothingFor(100); // m0 waits for credits
             p.sendCredits(3);
-            Thread.sleep(100); // the peer's progress thread writes it; loopback puts it in our socket at once
-            CqEntry[] none = new CqEntry[0];
-            a.txCq.read(none, 0); // one pass
+            for (long end = System.nanoTime() + 10_000_000_000L;
+                 RxmTestAccess.creditsOf(a.ep).get(0).startsWith("credits: peer 0,"); ) {
+                assertTrue(System.nanoTime() - end < 0, "the grant did not come");
+                RxmTestAccess.progressPass(a.ep); // one pass
+            }
             RxmPacketHeader h = p.nextWithoutProgress(500);
             assertTrue(h != null, "m0 did not go out in the pass that read the grant");
             assertEquals(RxmWireDescriptor.TYPE_EAGER, h.type, "m0");
