@@ -9,7 +9,8 @@ import java.util.function.BooleanSupplier;
 /**
  * One progress pass of an enabled {@link RxmEndpoint}, as libfabric's {@code rxm_cq.c} reads its
  * MSG CQ: the held connection ends first, the MSG event queue, what waited to be sent, then the
- * internal MSG CQ, each entry handed to the {@link RxmPacketHandler} under the endpoint's lock;
+ * internal MSG CQ, each entry handed to the {@link RxmPacketHandler} under the endpoint's lock and, after
+ * them, what waited once more (what they freed goes in the same pass, under the same lock);
  * with a timeout, a wait on the MSG CQ when the pass found nothing. Made when the endpoint is
  * enabled (the MSG CQ and the connections exist from then on).
  */
@@ -85,8 +86,10 @@ final class RxmMsgCqReader {
                 for (int i = 0; i < n; i++) {
                     packets.completed(entries[i]);
                 }
+                // what they freed (a credit, a transmit buffer, room in the MSG queue) goes in this pass:
+                // the retry at the pass's start came before them
+                return n + packets.retryDeferred();
             }
-            return n;
         }
         if (n == -Errno.EAVAIL && msgCq.readErr(errEntry, 0) == 1) {
             synchronized (lock) {

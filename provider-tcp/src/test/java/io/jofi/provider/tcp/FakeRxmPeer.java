@@ -119,7 +119,26 @@ final class FakeRxmPeer {
         }
     }
 
+    /**
+     * The next packet to arrive within {@code ms} while the rxm side is NOT progressed (null when none): what its
+     * passes so far have put on the wire.
+     */
+    RxmPacketHeader nextWithoutProgress(long ms) throws Exception {
+        CqEntry e = arrival(ms, false);
+        if (e == null) {
+            return null;
+        }
+        int i = (Integer) e.context();
+        header.read(packets[i], 0);
+        assertEquals(0, server.recv(packets[i].clear(), null, Fi.FI_ADDR_UNSPEC, i));
+        return header;
+    }
+
     private CqEntry arrival(long ms) {
+        return arrival(ms, true);
+    }
+
+    private CqEntry arrival(long ms, boolean progressRxm) {
         CqEntry[] one = {new CqEntry()};
         CqEntry[] none = new CqEntry[0];
         long deadline = System.nanoTime() + ms * 1_000_000L;
@@ -129,7 +148,9 @@ final class FakeRxmPeer {
                 return one[0];
             }
             assertTrue(rc == 1 || rc == -Errno.EAGAIN, "the fake peer's CQ: " + rc);
-            rxm.txCq.read(none, 0);
+            if (progressRxm) {
+                rxm.txCq.read(none, 0);
+            }
         }
         return null;
     }

@@ -74,6 +74,37 @@ class RxmCreditWireTest {
     }
 
     /**
+     * A send that waited for credits goes out in the pass that reads the grant, not one pass later: the pass
+     * retries what waited after the completions that free it (before, the retry came before the MSG CQ's read,
+     * so the grant read in pass N let the send go only in pass N + 1, a whole extra round of the application's
+     * polling). The rxm side makes single passes until one has read the grant (its peer's credits are no longer
+     * 0); the peer then sees the message with no further pass (before: nothing within 500 ms, and it came with
+     * the next pass).
+     */
+    @Test
+    void aSendThatWaitedForCreditsGoesOutInThePassThatReadsTheGrant() throws Exception {
+        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL, CREDITS);
+             TcpTestBed peer = new TcpTestBed(Progress.AUTO)) {
+            long toPeer = a.insert(peer.pep.getName());
+            assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(64, 1), null, toPeer, "m0"));
+            FakeRxmPeer p = FakeRxmPeer.accept(a, peer, RxmWireDescriptor.FLOW_CTRL_ON);
+            assertEquals(RxmWireDescriptor.TYPE_CREDIT, p.next().type);
+            p.nothingFor(100); // m0 waits for credits
+            p.sendCredits(3);
+            for (long end = System.nanoTime() + 10_000_000_000L;
+                 RxmTestAccess.creditsOf(a.ep).get(0).startsWith("credits: peer 0,"); ) {
+                assertTrue(System.nanoTime() - end < 0, "the grant did not come");
+                RxmTestAccess.progressPass(a.ep); // one pass
+            }
+            RxmPacketHeader h = p.nextWithoutProgress(500);
+            assertTrue(h != null, "m0 did not go out in the pass that read the grant");
+            assertEquals(RxmWireDescriptor.TYPE_EAGER, h.type, "m0");
+            assertEquals("m0", RxmOverTcpTest.await(a.txCq, a, a).context());
+            p.server.close();
+        }
+    }
+
+    /**
      * A peer that ignores credits is cut off. The rxm side, its unexpected messages at their
      * limit of 2, withholds its grants; the peer, granted 31, sends 40 messages regardless. The
      * first 31 go within its 32 credits (the last one is kept for a grant), and the 32nd ends the
