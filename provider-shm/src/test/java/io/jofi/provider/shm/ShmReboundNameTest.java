@@ -112,16 +112,11 @@ class ShmReboundNameTest {
     @Test
     void aReboundNameReachesEachNewEndpointAfterItSpokeFirst() throws Exception {
         try (ShmTestBed server = new ShmTestBed(dir, Progress.MANUAL)) {
-            String first;
-            long oldAddr;
-            try (ShmTestBed c0 = new ShmTestBed(dir, Progress.MANUAL)) {
-                first = c0.name().substring(ShmNames.SCHEME.length());
-                oldAddr = server.insert(c0.ep.getName());
-                pingpong(server, c0, oldAddr, c0.insert(server.ep.getName()), 0);
-            }
+            FirstClient gone = firstClientGone(server);
+            String first = gone.name();
+            long oldAddr = gone.addr();
             for (int client = 1; client <= 3; client++) {
-                try (ShmTestBed c = new ShmTestBed(dir, Progress.MANUAL, 0, ShmNames.SCHEME + first, null, Fi.FI_SOURCE,
-                        null)) {
+                try (ShmTestBed c = takingTheName(first)) {
                     assertEquals(ShmNames.SCHEME + first, c.name(), "client " + client + " takes the first one's name");
                     assertTrue(Files.isSymbolicLink(dir.resolve(ShmAlias.fileOf(first))));
                     long toServer = c.insert(server.ep.getName());
@@ -148,17 +143,12 @@ class ShmReboundNameTest {
     void aReboundNameReachesASilentNewEndpointOnceTheOldOneIsFoundClosed() throws Exception {
         ShmProvider quick = new ShmProvider().directory(dir).failureTimes(10, 60_000);
         try (ShmTestBed server = new ShmTestBed(quick, Progress.MANUAL)) {
-            String first;
-            long oldAddr;
-            try (ShmTestBed c0 = new ShmTestBed(dir, Progress.MANUAL)) {
-                first = c0.name().substring(ShmNames.SCHEME.length());
-                oldAddr = server.insert(c0.ep.getName());
-                pingpong(server, c0, oldAddr, c0.insert(server.ep.getName()), 0);
-            }
+            FirstClient gone = firstClientGone(server);
+            String first = gone.name();
+            long oldAddr = gone.addr();
             for (int client = 1; client <= 3; client++) {
                 drive(server, 300); // the sweep finds the closed endpoint
-                try (ShmTestBed c = new ShmTestBed(dir, Progress.MANUAL, 0, ShmNames.SCHEME + first, null, Fi.FI_SOURCE,
-                        null)) {
+                try (ShmTestBed c = takingTheName(first)) {
                     ByteBuffer rx = ByteBuffer.allocateDirect(16);
                     c.post(() -> c.ep.recv(rx, null, Fi.FI_ADDR_UNSPEC, "crx"), "client recv");
                     int n = client;
@@ -180,14 +170,10 @@ class ShmReboundNameTest {
     @Test
     void whatTheOldEndpointNeverTookFailsAndTheNextSendReachesTheNewOne() throws Exception {
         try (ShmTestBed server = new ShmTestBed(dir, Progress.MANUAL)) {
-            String first;
-            long oldAddr;
-            try (ShmTestBed c0 = new ShmTestBed(dir, Progress.MANUAL)) {
-                first = c0.name().substring(ShmNames.SCHEME.length());
-                oldAddr = server.insert(c0.ep.getName());
-                pingpong(server, c0, oldAddr, c0.insert(server.ep.getName()), 0);
-            }
-            try (ShmTestBed c = new ShmTestBed(dir, Progress.MANUAL, 0, ShmNames.SCHEME + first, null, Fi.FI_SOURCE, null)) {
+            FirstClient gone = firstClientGone(server);
+            String first = gone.name();
+            long oldAddr = gone.addr();
+            try (ShmTestBed c = takingTheName(first)) {
                 Msg m = new Msg().buffer(ShmCrossProcessTest.pattern(8, 1), null).addr(oldAddr).context("to the closed");
                 server.post(() -> server.ep.sendMsg(m, Fi.FI_TRANSMIT_COMPLETE | Fi.FI_COMPLETION), "sendMsg");
                 io.jofi.CqErrEntry e = server.error(server.txCq, "the message the closed endpoint never took");
@@ -200,6 +186,24 @@ class ShmReboundNameTest {
                 assertEquals("crx", c.completion(c.rxCq, "the new endpoint receives").context());
             }
         }
+    }
+
+    /** The first client's provider-made name (without the scheme) and its fi_addr at the server. */
+    private record FirstClient(String name, long addr) {
+    }
+
+    /** A first client that gets the provider's name, ping-pongs once with {@code server} and closes. */
+    private static FirstClient firstClientGone(ShmTestBed server) throws FabricException {
+        try (ShmTestBed c0 = new ShmTestBed(dir, Progress.MANUAL)) {
+            long addr = server.insert(c0.ep.getName());
+            pingpong(server, c0, addr, c0.insert(server.ep.getName()), 0);
+            return new FirstClient(c0.name().substring(ShmNames.SCHEME.length()), addr);
+        }
+    }
+
+    /** A later client that binds the first one's name, as fabtests' -R client does (FI_SOURCE). */
+    private static ShmTestBed takingTheName(String first) throws FabricException {
+        return new ShmTestBed(dir, Progress.MANUAL, 0, ShmNames.SCHEME + first, null, Fi.FI_SOURCE, null);
     }
 
     /** Client speaks first (its address, as fabtests' exchange), the server answers to {@code toClient}. */
