@@ -643,13 +643,22 @@ final class VerbsEndpoint extends UtilEndpoint
 
     /**
      * Ends everything, once: with {@code departing}, pending operations complete with
-     * {@code ECANCELED} (R15); on close their reserved room is given back (R9). The endpoint's
-     * connection ends first, its queue pair and id go (with the receives that waited for the
-     * queue pair) before the queues they live on.
+     * {@code ECANCELED} (R15); on close their reserved room is given back (R9). On close, what
+     * the device completed before is reported first: the native CQ is this endpoint's own and
+     * goes with it, so a completion left there (a peer's last message, its receive done while
+     * the application read the peer's disconnect) would be lost with it — R9 loses only what is
+     * left on a CQ the application closes (FABTESTS.md gap 17). The endpoint's connection ends
+     * then, its queue pair and id go (with the receives that waited for the queue pair) before
+     * the queues they live on.
      */
     private void teardown(boolean departing) {
         if (tornDown) {
             return;
+        }
+        if (!departing && queues != null) {
+            while (queues.poll(this, 4 * batch) > 0) {
+                // each poll reports up to 4 * batch completions to the bound CQs and counters
+            }
         }
         tornDown = true;
         domain.detach(this);

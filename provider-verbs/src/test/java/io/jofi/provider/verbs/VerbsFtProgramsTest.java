@@ -117,8 +117,9 @@ class VerbsFtProgramsTest {
                         "Ping-pong succeeds", "Starting client: 2"),
                 Arguments.of("fi_rdm_multi_client -e rdm -C 3 -I 5 -U", plainServer, plainClient,
                         "Ping-pong succeeds", "Starting client: 2"),
-                // -R is not played over verbs until FABTESTS.md gap 17 is found: the server's last pong, sent
-                // right before its close, once never reached the third client's receive
+                // -R: FABTESTS.md gap 17 (the server's last pong, sent right before its close, once lost)
+                Arguments.of("fi_rdm_multi_client -e rdm -C 3 -I 5 -R", plainServer, plainClient,
+                        "Ping-pong succeeds", "Starting client: 2"),
                 Arguments.of("fi_av_xfer -e rdm -E=OOB", plainServer, "-s HOST HOST",
                         "AV address removal: PASS\nAV re-insertion address: PASS", ""),
                 Arguments.of("fi_multi_recv -e rdm -I 5 -v -E=OOB", plainServer, "-s HOST HOST", "", ""));
