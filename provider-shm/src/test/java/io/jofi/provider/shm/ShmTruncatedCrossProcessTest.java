@@ -43,7 +43,7 @@ class ShmTruncatedCrossProcessTest {
             assertEquals("FAILED " + Errno.EIO, child.next(), "the child's sends to the truncated region");
             child.expect("engine", "RUNNING");
             ProgressEngine engine = ((ShmDomain) us.domain).engine();
-            assertTrue(engine.isRunning() && engine.thread().isAlive(), "our progress lives: " + engine.failure());
+            assertTrue(engine.isRunning() && engine.thread().isAlive(), () -> "our progress lives: " + trace(engine.failure()));
             // the child goes on with a well-behaved peer
             child.expect("peer " + friend.name(), "OK");
             ByteBuffer in = ByteBuffer.allocateDirect(64);
@@ -58,5 +58,15 @@ class ShmTruncatedCrossProcessTest {
             }
             ShmCrossProcessTest.deleteTree(dir);
         }
+    }
+
+    /** The failure with where it was thrown: a fault surfaces where the JVM delivers it, and that place is the clue. */
+    static String trace(Throwable t) {
+        if (t == null) {
+            return "no failure";
+        }
+        java.io.StringWriter w = new java.io.StringWriter();
+        t.printStackTrace(new java.io.PrintWriter(w));
+        return w.toString();
     }
 }
