@@ -438,6 +438,12 @@ final class FtSession implements AutoCloseable {
         return cur;
     }
 
+    /** Prints a failure the C program prints and goes past (a call whose return it ignores). */
+    void printIgnored(FtError e) {
+        out.flush();
+        err.println(e.getMessage());
+    }
+
     private void checkTag(CompletionQueue cq, boolean rx, CqEntry entry) {
         if ((hints.caps() & Fi.FI_TAGGED) == 0 || !rx) {
             return;

@@ -6,6 +6,7 @@ import io.jofi.EpType;
 import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Info;
+import io.jofi.Progress;
 import io.jofi.ResourceMgmt;
 import io.jofi.TaggedMsg;
 
@@ -16,7 +17,7 @@ import io.jofi.TaggedMsg;
  * {@code FI_CLAIM}), peek then receive the first, peek-claim then claim the second, peek-discard
  * the third (a second peek finds it gone), peek-claim then claim-discard the fourth, receive the
  * fifth; then a 1-byte tagged sync ({@code 0xabc}) to the server and {@code ft_finalize}. Every
- * completion is read with {@code fi_cq_sread}, one at a time.
+ * completion is read with {@code fi_cq_sread}, one at a time, under manual progress.
  */
 final class RdmTaggedPeekProgram extends FtProgram {
     private static final long FIRST_TAG = 0x900d;
@@ -47,7 +48,13 @@ final class RdmTaggedPeekProgram extends FtProgram {
     void configure(FtOptions opts, Info hints) {
         opts.compMethod = FtOptions.CompMethod.SREAD;
         opts.windowSize = MESSAGES;
-        hints.domainAttr().resourceMgmt(ResourceMgmt.ENABLED);
+        // Manual progress, which libfabric 1.17's tcp, rxm and shm give the C program unasked: its
+        // choreography holds only while messages are matched inside the program's own calls. The
+        // client's ft_finalize message may be on its way before the server posts the sync's receive;
+        // a progress thread matches it with the receive posted at start-up first, and the server's
+        // sync read takes its completion ("Tag mismatch!. Expected: 1, actual: 2748", docs/FABTESTS.md
+        // item 18). Manually, the sync is matched first once the server reads again.
+        hints.domainAttr().resourceMgmt(ResourceMgmt.ENABLED).dataProgress(Progress.MANUAL);
         hints.txAttr().msgOrder(Fi.FI_ORDER_SAS);
         hints.epAttr().type(EpType.RDM);
         hints.caps(Fi.FI_TAGGED);
@@ -62,7 +69,11 @@ final class RdmTaggedPeekProgram extends FtProgram {
         } else {
             send(s);
         }
-        FtCompletions.finalizeEp(s);
+        try {
+            FtCompletions.finalizeEp(s);
+        } catch (FtError e) {
+            s.printIgnored(e); // fabtests' run() returns 0 whatever ft_finalize() returned: its error is printed only
+        }
     }
 
     private void search(FtSession s) {
