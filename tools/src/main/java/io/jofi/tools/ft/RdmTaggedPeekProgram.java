@@ -48,12 +48,12 @@ final class RdmTaggedPeekProgram extends FtProgram {
     void configure(FtOptions opts, Info hints) {
         opts.compMethod = FtOptions.CompMethod.SREAD;
         opts.windowSize = MESSAGES;
-        // Manual progress, which libfabric 1.17's tcp, rxm and shm give the C program unasked: its
-        // choreography holds only while messages are matched inside the program's own calls. The
-        // client's ft_finalize message may be on its way before the server posts the sync's receive;
-        // a progress thread matches it with the receive posted at start-up first, and the server's
-        // sync read takes its completion ("Tag mismatch!. Expected: 1, actual: 2748", docs/FABTESTS.md
-        // item 18). Manually, the sync is matched first once the server reads again.
+        // Manual progress, which libfabric 1.17's tcp, rxm and shm give the C program unasked. The
+        // choreography has a race of its own (docs/FABTESTS.md item 18): the client's ft_finalize
+        // message may arrive before the server posts the sync's receive; matched first, it completes
+        // the receive posted at start-up, and the server's sync read takes its completion. A progress
+        // thread matches whenever it arrives; manual progress only inside the server's calls, which
+        // closes the window once the server has read its send completions.
         hints.domainAttr().resourceMgmt(ResourceMgmt.ENABLED).dataProgress(Progress.MANUAL);
         hints.txAttr().msgOrder(Fi.FI_ORDER_SAS);
         hints.epAttr().type(EpType.RDM);

@@ -99,6 +99,28 @@ class FtProgramsInteropMoreTest {
         }
     }
 
+    /**
+     * fabtests' {@code fi_rdm_tagged_peek} race, made certain (docs/FABTESTS.md item 18): the C
+     * client sends its {@code ft_finalize} message before the sync, so the server's sync read takes
+     * the finalize message's completion and its {@code ft_finalize} the sync's. The C program prints
+     * the mismatch and exits 0 (its {@code run()} ignores {@code ft_finalize}'s return); so must
+     * {@code ./jofi ft}, which exited 1.
+     */
+    @Test
+    void taggedPeekServerPrintsAFinalizeMismatchAndExitsZeroAsC() throws Exception {
+        NativeProgram.require("ft_peer_more");
+        int port = freePort();
+        Future<CapturedRun> server = SERVERS.submit(() -> jofi("fi_rdm_tagged_peek", "rdm", "-s", NativePeer.HOST,
+                "-B", Integer.toString(port)));
+        awaitListening(port, server);
+        try (NativePeer peer = NativePeer.ftMoreClient("fi_rdm_tagged_peek", port, "-F")) {
+            CapturedRun s = server.get(60, TimeUnit.SECONDS);
+            assertEquals(0, s.status(), () -> s.err() + s.out() + "\n" + peer.transcript());
+            assertTrue(s.err().contains("Tag mismatch!. Expected: 1, actual: 2748"), s::err);
+            peer.assertSucceeded();
+        }
+    }
+
     @ParameterizedTest(name = "jofi to jofi over tcp: {0} {1}")
     @MethodSource("programs")
     void jofiToJofi(String program, String options, String cOptions, String serverLine, String clientLine) throws Exception {
