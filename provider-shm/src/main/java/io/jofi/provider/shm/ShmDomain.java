@@ -133,18 +133,18 @@ final class ShmDomain extends UtilDomain {
         }
     }
 
-    /**
-     * The step of the domain's engine: drain every endpoint; when idle, announce sleep in every
-     * endpoint's ring (each re-checks its ring) and block on the domain's doorbell, which every
-     * endpoint's doorbell path links to — a producer that publishes into any of them and sees
-     * the flag rings it.
-     */
     /** {@code fi_query_atomic}: the pairs and counts {@link ShmAtomicOps#count} serves. */
     @Override
     public int queryAtomic(int datatype, int op, long flags) {
         return ShmAtomicOps.count(datatype, op, flags);
     }
 
+    /**
+     * The step of the domain's engine: drain every endpoint; when idle, announce sleep in every
+     * endpoint's ring (each re-checks its ring) and block on the domain's doorbell, which every
+     * endpoint's doorbell path links to — a producer that publishes into any of them and sees
+     * the flag rings it.
+     */
     private final class Step implements ProgressEngine.Step {
         /** Rounds of failing what a fault found, in one pass, before the next pass takes the rest up. */
         private static final int FAULT_ROUNDS = 8;
@@ -173,7 +173,8 @@ final class ShmDomain extends UtilDomain {
          * (MappingFaults): also at the entry into a catch handler (compiled code that never ran a
          * handler enters it by an uncommon trap) or at the first call from it (a resolution).
          * {@code ShmTruncatedCrossProcessTest} stopped the engine so, thrown by a handler that called
-         * the recovery (2 runs in 6 on 2026-12-07). So the handler here only stores what it caught and
+         * the recovery (2 runs in 6 on 2026-12-07, while the compiler dropped
+         * {@link MappingFaults#deliverPending}'s allocation). So the handler here only stores what it caught and
          * the next round takes it up inside the try; a fault delivered at the handler's own entry
          * leaves through {@link #progress}'s handler into {@link #lateFault}. A further fault of the
          * same truncation is taken in the next round (few: every round fails what it found).
