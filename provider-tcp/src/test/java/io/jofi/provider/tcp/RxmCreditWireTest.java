@@ -165,13 +165,41 @@ class RxmCreditWireTest {
     }
 
     /**
-     * A send that waited for credits, when the peer grants some and goes away at once, fails
-     * with the end's errno ({@code ECONNRESET}): the pass that takes the grant posts it while
-     * the MSG endpoint already knows the connection is gone, and before, it failed with that
-     * post's {@code ENOTCONN} instead — an errno for each way the end was found.
+     * A send that waits for credits when the peer goes away, no grant ever coming, fails with
+     * the end's errno ({@code ECONNRESET}, never a post's {@code ENOTCONN}): it was never
+     * posted to the MSG endpoint, so only the end can fail it (docs/TCP-WIRE.md, "A connection
+     * found gone").
      */
     @Test
-    void aSendThatWaitedFailsWithTheEndsErrno() throws Exception {
+    void aSendStillWaitingForCreditsFailsWithTheEndsErrno() throws Exception {
+        try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL, CREDITS);
+             TcpTestBed peer = new TcpTestBed(Progress.AUTO)) {
+            long toPeer = a.insert(peer.pep.getName());
+            assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(64, 1), null, toPeer, "m0"));
+            FakeRxmPeer p = FakeRxmPeer.accept(a, peer, RxmWireDescriptor.FLOW_CTRL_ON);
+            assertEquals(RxmWireDescriptor.TYPE_CREDIT, p.next().type);
+            p.nothingFor(100); // m0 waits for credits
+            p.server.close();
+            CqErrEntry err = RxmOverTcpTest.awaitError(a.txCq, a, a);
+            assertEquals("m0", err.context());
+            assertEquals(Errno.ECONNRESET, err.err(), Errno.strerror(err.err()));
+        }
+    }
+
+    /**
+     * A send let go by a grant the peer sends right before it closes completes exactly once:
+     * with success, or with the end's errno ({@code ECONNRESET}), never a post's
+     * {@code ENOTCONN}. Which one is a race on the wire, not a contract: the send succeeds
+     * once written, as libfabric's tcp completes a send (fi_msg(3): the buffer may be reused),
+     * and it is written whenever tcp has not yet read the FIN the kernel holds behind the
+     * grant — with one tcp drive per rxm pass, on loopback, nearly always; with two, on a
+     * network slow enough that the FIN comes after the pass's second read. It fails when the
+     * end was read first. Before, this test asked for the failure, which only loopback's
+     * timing and the pass's second tcp drive gave (benchmarks/results/tcp-mixed-pair.md,
+     * "one tcp drive per rxm pass").
+     */
+    @Test
+    void aSendLetGoRightBeforeTheEndCompletesOrFailsWithTheEndsErrno() throws Exception {
         try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL, CREDITS);
              TcpTestBed peer = new TcpTestBed(Progress.AUTO)) {
             long toPeer = a.insert(peer.pep.getName());
@@ -181,10 +209,35 @@ class RxmCreditWireTest {
             p.nothingFor(100); // m0 waits for credits
             p.sendCredits(3);
             p.server.close();
-            CqErrEntry err = RxmOverTcpTest.awaitError(a.txCq, a, a);
-            assertEquals("m0", err.context());
-            assertEquals(Errno.ECONNRESET, err.err(), Errno.strerror(err.err()));
+            String outcome = completionOf("m0", a, 10_000);
+            assertTrue(outcome.equals("success") || outcome.equals(Errno.strerror(Errno.ECONNRESET)),
+                    "m0: " + outcome);
+            assertEquals("none", completionOf("m0", a, 300), "m0 completed a second time");
         }
+    }
+
+    /**
+     * What the next entry of {@code a}'s transmit CQ within {@code ms} says: "success", the
+     * error entry's errno ({@link Errno#strerror}), or "none"; an entry for another context
+     * than {@code context} fails the test. Each read is an rxm pass (MANUAL).
+     */
+    private static String completionOf(String context, RxmOverTcpTest.Side a, long ms) {
+        CqEntry[] one = {new CqEntry()};
+        for (long end = System.nanoTime() + ms * 1_000_000L; System.nanoTime() - end < 0; ) {
+            int rc = a.txCq.read(one, 1);
+            if (rc == 1) {
+                assertEquals(context, one[0].context(), "a completion");
+                return "success";
+            }
+            if (rc == -Errno.EAVAIL) {
+                CqErrEntry err = new CqErrEntry();
+                assertEquals(1, a.txCq.readErr(err, 0), "readErr");
+                assertEquals(context, err.context(), "an error entry: " + Errno.strerror(err.err()));
+                return Errno.strerror(err.err());
+            }
+            assertEquals(-Errno.EAGAIN, rc, "read: " + Errno.strerror(-rc));
+        }
+        return "none";
     }
 
     @Test
