@@ -319,6 +319,20 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
      */
     @Override
     public int read(EqEntry entry, long flags) {
+        return read(entry, flags, null);
+    }
+
+    /**
+     * As {@link #read}, for a reader that reads {@code cq} right after (a layered provider's pass
+     * over its MSG queues): the progress driven is only that of the engines {@code cq}'s read does
+     * not drive anyway ({@link WaitSupport#driveProgressBesides}), so that one pass drives the core
+     * once, not twice. What that read's progress posts here is read by the reader's next call.
+     */
+    public int readBefore(UtilCompletionQueue cq, EqEntry entry, long flags) {
+        return read(entry, flags, cq.waitSupport());
+    }
+
+    private int read(EqEntry entry, long flags, WaitSupport drivenNext) {
         if (entry == null) {
             return -Errno.EINVAL;
         }
@@ -328,7 +342,11 @@ public class UtilEventQueue extends AbstractFid implements EventQueue, Pollable,
         if (state() == CLOSED) {
             return -Errno.EBADF;
         }
-        waitSupport.driveProgress();
+        if (drivenNext == null) {
+            waitSupport.driveProgress();
+        } else {
+            waitSupport.driveProgressBesides(drivenNext);
+        }
         boolean peek = (flags & Fi.FI_PEEK) != 0;
         synchronized (ringLock) {
             if (count == 0) {

@@ -265,6 +265,31 @@ public final class WaitSupport implements AutoCloseable {
         }
     }
 
+    /**
+     * Drives, as {@link #driveProgress()}, only the engines that {@code other} does not have: for a
+     * reader that reads {@code other}'s queue right after, whose read drives the rest (a layered
+     * provider's pass over its MSG event queue, then its MSG CQ: one pass of the core's engine, not
+     * two). Allocates nothing.
+     */
+    public void driveProgressBesides(WaitSupport other) {
+        ProgressEngine[] es = engines;
+        ProgressEngine[] os = other.engines;
+        for (int i = 0; i < es.length; i++) {
+            if (!contains(os, es[i])) {
+                es[i].drive();
+            }
+        }
+    }
+
+    private static boolean contains(ProgressEngine[] es, ProgressEngine e) {
+        for (int i = 0; i < es.length; i++) {
+            if (es[i] == e) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** What a waiter drives: {@link #driveProgress()}, and for a wait set's own wait object its members'. */
     private void driveForWait() {
         driveProgress();
