@@ -229,8 +229,8 @@ final class RxmConnectionManager {
         return heldEnds.endDue();
     }
 
-    /** Ends {@code c} now if its end is held ({@link RxmHeldEnds#endNow}); whether it was. */
-    boolean endHeldNow(RxmConnection c, int opErr) {
+    /** Ends {@code c} now if its end is held ({@link RxmHeldEnds#endNow}): the end's errno, or 0 when none was held. */
+    int endHeldNow(RxmConnection c, int opErr) {
         return heldEnds.endNow(c, opErr);
     }
 

@@ -588,7 +588,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
         }
 
         @Override
-        public boolean endHeldNow(RxmConnection c, int err) {
+        public int endHeldNow(RxmConnection c, int err) {
             return connections.endHeldNow(c, err);
         }
 

@@ -92,17 +92,18 @@ final class RxmHeldEnds {
      * {@code ETIMEDOUT}, as the MSG provider's own did.
      *
      * @param opErr the errno of the MSG error completion
-     * @return whether {@code c} had a held end
+     * @return the errno {@code c}'s operations failed with, or 0 when {@code c} had no held end
      */
-    boolean endNow(RxmConnection c, int opErr) {
+    int endNow(RxmConnection c, int opErr) {
         for (Iterator<Held> it = held.iterator(); it.hasNext(); ) {
             Held d = it.next();
             if (d.msgEndpoint() == c.msgEndpoint && owner.connectionOf(d.msgEndpoint()) == c) {
                 it.remove();
-                owner.fail(c, opErr == io.jofi.Errno.ETIMEDOUT ? io.jofi.Errno.ETIMEDOUT : d.err(), d.why());
-                return true;
+                int err = opErr == io.jofi.Errno.ETIMEDOUT ? io.jofi.Errno.ETIMEDOUT : d.err();
+                owner.fail(c, err, d.why());
+                return err;
             }
         }
-        return false;
+        return 0;
     }
 }

@@ -52,8 +52,11 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
         /** A packet arrived on {@code on}, {@code c}'s MSG endpoint: proof that it is connected. */
         void packetArrived(RxmConnection c, io.jofi.Endpoint on);
 
-        /** Ends {@code c} now if its end was held for a flush ({@link RxmConnectionManager#endHeldNow}). */
-        boolean endHeldNow(RxmConnection c, int err);
+        /**
+         * Ends {@code c} now if its end was held for a flush ({@link RxmConnectionManager#endHeldNow}): the
+         * errno its operations failed with, or 0 when no end was held.
+         */
+        int endHeldNow(RxmConnection c, int err);
 
         /** Connects {@code c} again once its peer's "already" refusal is old enough; the work done. */
         int retryAfterAlready(RxmConnection c, long nowNanos);
@@ -182,12 +185,21 @@ final class RxmPacketHandler implements RxmConnectionManager.Listener {
 
     /**
      * A failed MSG operation. On a connection whose end is held (a flush) the end comes now and
-     * fails what is left with its errno ({@link RxmConnectionManager#endHeldNow}).
+     * fails what is left with its errno ({@link RxmConnectionManager#endHeldNow}); a rendezvous
+     * read in flight is not among what it fails (the end leaves each read to its MSG
+     * completion), so the read this completion is for fails here, with the end's errno. Before,
+     * its completion was dropped and its receive waited for ever (RxmRendezvousSenderGoneTest and
+     * RxmRendezvousReadEndTest with one tcp drive per rxm pass: the end held by the
+     * connection-management thread, then the read's error read by the application's pass).
      */
     void failed(Object context, int err) {
         RxmConnection c = connectionOf(context);
-        if (c != null && owner.endHeldNow(c, err)) {
-            return; // the end failed this operation too
+        int endErr = c == null ? 0 : owner.endHeldNow(c, err);
+        if (endErr != 0) {
+            if (context instanceof RxmRendezvousRead rr) {
+                rendezvous.readCompleted(rr, endErr);
+            }
+            return; // the end failed every other operation, this one too
         }
         if (context instanceof RxmTransmit t && t.inUse) {
             if (t.kind == RxmTransmit.Kind.RENDEZVOUS && byWrite) {
