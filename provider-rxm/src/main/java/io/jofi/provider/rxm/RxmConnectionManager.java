@@ -13,6 +13,8 @@ import io.jofi.Fi;
 import io.jofi.Info;
 import io.jofi.PassiveEndpoint;
 import io.jofi.spi.util.UtilAddressVector;
+import io.jofi.spi.util.UtilCompletionQueue;
+import io.jofi.spi.util.UtilEventQueue;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -70,6 +72,13 @@ final class RxmConnectionManager {
     private final RxmSettings settings;
     private final EventQueue eq;
     private final CompletionQueue cq;
+    /**
+     * The MSG EQ and CQ as JOFI's queues, or null (another provider's): a pass reads the EQ with
+     * {@link UtilEventQueue#readBefore}, driving no engine the CQ read right after
+     * drives anyway — one drive of the MSG provider per pass, not two.
+     */
+    private final UtilEventQueue utilEq;
+    private final UtilCompletionQueue utilCq;
     private final PassiveEndpoint pep;
     private final Listener listener;
     private final MsgEndpointSetup setup;
@@ -107,6 +116,9 @@ final class RxmConnectionManager {
         this.settings = settings;
         this.eq = eq;
         this.cq = cq;
+        boolean util = eq instanceof UtilEventQueue && cq instanceof UtilCompletionQueue;
+        this.utilEq = util ? (UtilEventQueue) eq : null;
+        this.utilCq = util ? (UtilCompletionQueue) cq : null;
         this.pep = pep;
         this.listener = listener;
         this.setup = setup;
@@ -270,13 +282,17 @@ final class RxmConnectionManager {
      * request that came after its old connection shut down is then a request for a new
      * connection, not one crossing a connection that still looks up (which rxm refuses as
      * "already", and the peer, waiting for a request of ours that never comes, would hang).
+     * The application's pass reads the MSG CQ right after: its EQ reads drive only what that CQ
+     * read does not ({@link #utilEq}); the connection-management thread's drive the MSG provider
+     * (nothing else does while the application sleeps).
      *
      * @return the events handled
      */
     int progress() {
+        boolean cqReadNext = !deferEnds && utilEq != null;
         int n = 0;
         while (!hasDeferredEnds()) {
-            int rc = eq.read(event, 0);
+            int rc = cqReadNext ? utilEq.readBefore(utilCq, event, 0) : eq.read(event, 0);
             if (rc == 1) {
                 n++;
                 handle(event);
