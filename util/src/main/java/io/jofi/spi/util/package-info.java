@@ -31,12 +31,13 @@
  * <p>1.9.0 also: progress on publish — {@code ProgressEngine.hosted} (AUTO progress without a thread,
  * run by its hosts after their passes and by {@code follow()}), {@code ProgressEngine.host}/
  * {@code unhost}/{@code isHosted}, {@code UtilCompletionQueue.hostProgress} (the engines attached to
- * a queue host a layered provider's engine); {@code UtilEventQueue.readBefore} and
- * {@code WaitSupport.driveProgressBesides} (a layered provider's EQ read that leaves the engines its
- * CQ read drives next to that read: one drive of the core per pass).
+ * a queue host a layered provider's engine).
+ * <p>1.10.0: {@code UtilEventQueue.readBefore} and {@code WaitSupport.driveProgressBesides} (a
+ * layered provider's EQ read that leaves the engines its CQ read drives next to that read: one
+ * drive of the core per pass).
  */
 @Export
-@Version("1.9.0")
+@Version("1.10.0")
 package io.jofi.spi.util;
 
 import org.osgi.annotation.bundle.Export;
