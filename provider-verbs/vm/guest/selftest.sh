@@ -10,15 +10,20 @@ dev="${JOFI_VM_DEVICE:-rxe0}"
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
-# step NAME COMMAND...: runs COMMAND (bounded by 120 s), reports PASS/FAIL with its duration.
+# step NAME COMMAND...: runs COMMAND (bounded by STEP_TIMEOUT s, default 120), reports PASS/FAIL
+# with its duration. With STEP_TRIES=2 a failed COMMAND is run once more before the step fails.
 step() {
-    local name="$1" t0 rc
+    local name="$1" t0 rc try
     shift
     echo "== $name"
     t0=$(now)
-    # through bash -c so that COMMAND may be one of the functions below (exported)
-    timeout -k 5 120 bash -c '"$@"' "$name" "$@"
-    rc=$?
+    for ((try = 1; try <= ${STEP_TRIES:-1}; try++)); do
+        ((try == 1)) || echo "  (failed with status $rc: once more)"
+        # through bash -c so that COMMAND may be one of the functions below (exported)
+        timeout -k 5 "${STEP_TIMEOUT:-120}" bash -c '"$@"' "$name" "$@"
+        rc=$?
+        ((rc == 0)) && break
+    done
     if [[ $rc -eq 0 ]]; then
         echo "PASS $name ($(secs "$t0" "$(now)") s)"
     else
@@ -91,7 +96,9 @@ verbs_info() {
 }
 export -f verbs_info
 step "fi_info -p verbs -t FI_EP_MSG lists $dev" verbs_info
-step "fi_pingpong -p verbs -e msg (libfabric's verbs provider on $dev)" \
+# libfabric's own program, our code not in it: over the emulated device it hung once after its
+# transfers (2026-12-07, status 124 after 120 s; it takes ~3 s): two tries of 60 s, both must fail to fail.
+STEP_TRIES=2 STEP_TIMEOUT=60 step "fi_pingpong -p verbs -e msg (libfabric's verbs provider on $dev)" \
     server_client tcp:47592 fi_pingpong -p verbs -e msg -I 100 -S 1024 -- fi_pingpong -p verbs -e msg -I 100 -S 1024 10.0.2.15
 if [[ -x ./jofi_peer ]]; then
     step "host-compiled jofi_peer (libfabric tcp) server and client in the guest" \
