@@ -85,11 +85,7 @@ class RxmCreditWireTest {
     void aSendThatWaitedForCreditsGoesOutInThePassThatReadsTheGrant() throws Exception {
         try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL, CREDITS);
              TcpTestBed peer = new TcpTestBed(Progress.AUTO)) {
-            long toPeer = a.insert(peer.pep.getName());
-            assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(64, 1), null, toPeer, "m0"));
-            FakeRxmPeer p = FakeRxmPeer.accept(a, peer, RxmWireDescriptor.FLOW_CTRL_ON);
-            assertEquals(RxmWireDescriptor.TYPE_CREDIT, p.next().type);
-            p.nothingFor(100); // m0 waits for credits
+            FakeRxmPeer p = m0WaitingForCredits(a, peer);
             p.sendCredits(3);
             for (long end = System.nanoTime() + 10_000_000_000L;
                  RxmTestAccess.creditsOf(a.ep).get(0).startsWith("credits: peer 0,"); ) {
@@ -174,11 +170,7 @@ class RxmCreditWireTest {
     void aSendStillWaitingForCreditsFailsWithTheEndsErrno() throws Exception {
         try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL, CREDITS);
              TcpTestBed peer = new TcpTestBed(Progress.AUTO)) {
-            long toPeer = a.insert(peer.pep.getName());
-            assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(64, 1), null, toPeer, "m0"));
-            FakeRxmPeer p = FakeRxmPeer.accept(a, peer, RxmWireDescriptor.FLOW_CTRL_ON);
-            assertEquals(RxmWireDescriptor.TYPE_CREDIT, p.next().type);
-            p.nothingFor(100); // m0 waits for credits
+            FakeRxmPeer p = m0WaitingForCredits(a, peer);
             p.server.close();
             CqErrEntry err = RxmOverTcpTest.awaitError(a.txCq, a, a);
             assertEquals("m0", err.context());
@@ -202,11 +194,7 @@ class RxmCreditWireTest {
     void aSendLetGoRightBeforeTheEndCompletesOrFailsWithTheEndsErrno() throws Exception {
         try (RxmOverTcpTest.Side a = new RxmOverTcpTest.Side(Progress.MANUAL, CREDITS);
              TcpTestBed peer = new TcpTestBed(Progress.AUTO)) {
-            long toPeer = a.insert(peer.pep.getName());
-            assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(64, 1), null, toPeer, "m0"));
-            FakeRxmPeer p = FakeRxmPeer.accept(a, peer, RxmWireDescriptor.FLOW_CTRL_ON);
-            assertEquals(RxmWireDescriptor.TYPE_CREDIT, p.next().type);
-            p.nothingFor(100); // m0 waits for credits
+            FakeRxmPeer p = m0WaitingForCredits(a, peer);
             p.sendCredits(3);
             p.server.close();
             String outcome = completionOf("m0", a, 10_000);
@@ -214,6 +202,19 @@ class RxmCreditWireTest {
                     "m0: " + outcome);
             assertEquals("none", completionOf("m0", a, 300), "m0 completed a second time");
         }
+    }
+
+    /**
+     * The credit tests' start: {@code a} sends m0 to {@code peer}, whose fake rxm accepts with flow
+     * control on, grants nothing beyond its first credit packet, and sees no m0 for 100 ms.
+     */
+    private static FakeRxmPeer m0WaitingForCredits(RxmOverTcpTest.Side a, TcpTestBed peer) throws Exception {
+        long toPeer = a.insert(peer.pep.getName());
+        assertEquals(0, a.ep.send(RxmOverTcpTest.pattern(64, 1), null, toPeer, "m0"));
+        FakeRxmPeer p = FakeRxmPeer.accept(a, peer, RxmWireDescriptor.FLOW_CTRL_ON);
+        assertEquals(RxmWireDescriptor.TYPE_CREDIT, p.next().type);
+        p.nothingFor(100); // m0 waits for credits
+        return p;
     }
 
     /**
