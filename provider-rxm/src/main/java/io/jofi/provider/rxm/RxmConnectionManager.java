@@ -120,9 +120,8 @@ final class RxmConnectionManager {
         // makes. Over verbs the EQ (rdma_cm) and the CQ (the device) are separate sources; with one
         // drive per pass there, fabtests' fi_poll -t counter failed in the VM (2026-12-07, 1 run of
         // 1: a failed operation counted; 29 of 29 programs passed with two drives): not understood yet.
-        String core = msgInfo.fabricAttr() == null ? null : msgInfo.fabricAttr().provName();
         boolean util = eq instanceof UtilEventQueue && cq instanceof UtilCompletionQueue
-                && core != null && core.startsWith("tcp");
+                && RxmInfos.socketCore(msgInfo);
         this.utilEq = util ? (UtilEventQueue) eq : null;
         this.utilCq = util ? (UtilCompletionQueue) cq : null;
         this.pep = pep;

@@ -168,8 +168,7 @@ public final class RxmEndpoint extends io.jofi.spi.util.UtilEndpoint {
 
     /** Whether the MSG provider's endpoints take tagged receives (tcp does; verbs MSG does not). */
     private static boolean msgTaggedOffered(Info msgInfo) {
-        String prov = msgInfo.fabricAttr().provName();
-        return prov != null && prov.startsWith("tcp");
+        return RxmInfos.socketCore(msgInfo);
     }
 
     private static Limits limits(long caps, Info msgInfo, RxmSettings settings) {

@@ -111,6 +111,15 @@ final class RxmInfos {
     }
 
     /**
+     * Whether {@code msg} is a socket core's (tcp's) MSG info: one socket carries a connection's
+     * data and its end, and its endpoints take tagged receives (verbs' do neither).
+     */
+    static boolean socketCore(Info msg) {
+        String prov = msg.fabricAttr() == null ? null : msg.fabricAttr().provName();
+        return prov != null && prov.startsWith("tcp");
+    }
+
+    /**
      * The sizes of RDM endpoints over a MSG info of {@code core}. Over verbs: the core's queue
      * depth for transmits and receives, half of it posted as receive buffers on each connection
      * (iWARP has no RNR retry: a burst that finds no buffer ends the connection), messages up to
