@@ -249,9 +249,11 @@ public abstract class PerfCommand extends Command {
             }
             long compilerMs = awaitQuietCompiler();
             if (percentiles) {
-                context().err().printf("%s: JIT warm-up over %s took %d ms (%d connections, then %d ms for the compiler to finish)%n",
-                        name(), LOOPBACK.equals(host) ? "loopback" : host, (System.nanoTime() - started) / 1_000_000L,
-                        WARM_UP_ROUNDS, compilerMs);
+                // the uptime splits a compilation log (-XX:+LogCompilation stamps) into warm-up and measured run
+                context().err().printf("%s: JIT warm-up over %s took %d ms (%d connections, then %d ms for the compiler to finish),"
+                        + " ended after JVM uptime %d ms%n", name(), LOOPBACK.equals(host) ? "loopback" : host,
+                        (System.nanoTime() - started) / 1_000_000L, WARM_UP_ROUNDS, compilerMs,
+                        java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime());
             }
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
@@ -366,6 +368,14 @@ public abstract class PerfCommand extends Command {
         }
         if (percentiles) {
             context().err().printf("%s: timed iterations start after JVM uptime %d ms%n", name(),
+                    java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime());
+        }
+    }
+
+    /** With {@code --percentiles}: says the JVM uptime at which a size's timed iterations ended (see {@link #settleBeforeTiming}). */
+    void timedIterationsEnded() {
+        if (percentiles) {
+            context().err().printf("%s: timed iterations end after JVM uptime %d ms%n", name(),
                     java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime());
         }
     }

@@ -436,7 +436,6 @@ final class PerfConnection implements AutoCloseable {
 
     private void awaitCompletion(CompletionQueue cq, Fid[] waitFids, String what) {
         long deadline = 0;
-        int emptyReads = 0;
         while (true) {
             int rc;
             switch (wait) {
@@ -467,8 +466,11 @@ final class PerfConnection implements AutoCloseable {
             // A spinning wait reads the clock once per CLOCK_INTERVAL empty reads, not after
             // each: a read of the clock costs 40-100 ns on this machine's VM, as much as a
             // provider's whole pass, and would lengthen every spin (and so the time to see a
-            // completion) by that much. A blocking wait reads it after every wait.
-            if (wait != CompletionWait.SPIN || (++emptyReads & (CLOCK_INTERVAL - 1)) == 0) {
+            // completion) by that much. A blocking wait reads it after every wait. The count is
+            // idleReads, which runs on across waits: the warm-up's short waits then reach the
+            // clock's branch too (a count per wait never reached it there, and the measured
+            // run's first long wait recompiled this loop while a C peer waited: an uncommon trap).
+            if (wait != CompletionWait.SPIN || (idleReads & (CLOCK_INTERVAL - 1)) == 0) {
                 deadline = checkDeadline(deadline, what);
             }
         }

@@ -89,6 +89,7 @@ public final class PingpongCommand extends PerfCommand {
         if (report == null) {
             return; // the JIT warm-up: no row
         }
+        timedIterationsEnded();
         report.row(size, iterations, 2, elapsed);
         if (samples != null) {
             report.percentiles(size, samples, samples.length, 2);

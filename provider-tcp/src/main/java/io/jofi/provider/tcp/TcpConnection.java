@@ -8,6 +8,7 @@ import io.jofi.Info;
 import io.jofi.Msg;
 import io.jofi.RmaMsg;
 import io.jofi.provider.tcp.wire.CmMessage;
+import io.jofi.provider.tcp.wire.TcpWireDescriptor;
 import io.jofi.spi.util.ReceiveQueue;
 import io.jofi.spi.util.stats.ConnectionCounters;
 import java.io.IOException;
@@ -66,6 +67,9 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
     private final TcpCmHandshake handshake = new TcpCmHandshake();
     /** Both CM messages carried JOFI's marker: atomics (ops 5/6) and flag bit 1 may be used. */
     private boolean jofiPeer;
+    /** What {@link #jofiPeer} allows, as values for the data path ({@link TcpPeerLink#maxOp}). */
+    private int maxOp = TcpWireDescriptor.MAX_OP;
+    private int jofiFlags;
     /** Why the connection ended ({@link EndReason}): provErrno and errData of its error completions; 0/null for a plain end. */
     private int endProvErrno;
     private byte[] endReason;
@@ -195,7 +199,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
      */
     void accept(SocketChannel ch, SelectionKey k, byte[] param, int len, boolean jofi) throws FabricException {
         socket.adopt(ch);
-        jofiPeer = jofi;
+        peerKind(jofi);
         handshake.accept(param, len, jofi);
         cm = ACCEPTING;
         // Take over the request's key on the CM loop: the response is written there, then the
@@ -345,7 +349,7 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
         CmMessage accept = handshake.message();
         domain.connectTimer().done(this);
         cm = CONNECTED;
-        jofiPeer = accept.isJofi();
+        peerKind(accept.isJofi());
         if (!moveToDataLoop()) {
             return;
         }
@@ -570,9 +574,26 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
 
     // =================================================================== what the parts ask (their Links)
 
+    /** Sets what the handshake said of the peer: JOFI's marker or none. */
+    private void peerKind(boolean jofi) {
+        jofiPeer = jofi;
+        maxOp = jofi ? TcpWireDescriptor.MAX_JOFI_OP : TcpWireDescriptor.MAX_OP;
+        jofiFlags = jofi ? TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE : 0;
+    }
+
     @Override
     public boolean jofiPeer() {
         return jofiPeer;
+    }
+
+    @Override
+    public int maxOp() {
+        return maxOp;
+    }
+
+    @Override
+    public int jofiFlags() {
+        return jofiFlags;
     }
 
     @Override

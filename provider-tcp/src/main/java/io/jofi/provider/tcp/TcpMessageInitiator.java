@@ -65,9 +65,8 @@ final class TcpMessageInitiator {
         boolean ackWanted = (flags & ACK_LEVELS) != 0;
         op.askAck(ackWanted);
         int wireFlags = (withData ? FLAG_REMOTE_CQ_DATA : 0) | (ackWanted ? FLAG_DELIVERY_COMPLETE : 0);
-        if (peer.jofiPeer() && (flags & Fi.FI_MATCH_COMPLETE) != 0) {
-            wireFlags |= TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE; // ack only once matched
-        }
+        // a mask, not a test of the peer's kind (TcpPeerLink.maxOp): ack only once matched, JOFI peers only
+        wireFlags |= (flags & Fi.FI_MATCH_COMPLETE) != 0 ? peer.jofiFlags() & TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE : 0;
         int wireOp = tagged ? OP_TAGGED : OP_MSG;
         ByteBuffer h = op.header;
         h.clear();

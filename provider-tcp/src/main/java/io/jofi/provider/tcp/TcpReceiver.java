@@ -190,8 +190,7 @@ final class TcpReceiver implements UnexpectedPayload {
             switch (f.state) {
                 case InboundFrame.HEADER -> {
                     int st = in.hasRemaining()
-                            ? f.header.decode(in, TcpProvider.MAX_MSG_SIZE,
-                                    link.jofiPeer() ? TcpWireDescriptor.MAX_JOFI_OP : TcpWireDescriptor.MAX_OP)
+                            ? f.header.decode(in, TcpProvider.MAX_MSG_SIZE, link.maxOp())
                             : WireStatus.NEED_MORE;
                     if (st == WireStatus.NEED_MORE) {
                         if (!readMore(ch, null, 0, 0, 0)) {
@@ -408,7 +407,7 @@ final class TcpReceiver implements UnexpectedPayload {
         f.length = h.payloadLength();
         f.message.set(h.hasTag(), h.hasTag() ? h.tag() : 0, h.hasCqData(), h.hasCqData() ? h.cqData() : 0,
                 Fi.FI_ADDR_NOTAVAIL, null, f.length); // an MSG connection: no source address (R10)
-        f.matchAck = link.jofiPeer() && (h.flags() & TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE) != 0;
+        f.matchAck = (h.flags() & link.jofiFlags() & TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE) != 0;
         if (!assignAck(h.ackRequested())) {
             return;
         }
