@@ -13,6 +13,7 @@ import io.jofi.EqEntry;
 import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.MemoryRegion;
+import io.jofi.Msg;
 import io.jofi.Progress;
 import io.jofi.provider.tcp.wire.CmMessage;
 import io.jofi.provider.tcp.wire.MessageHeader;
@@ -25,6 +26,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The wire side of RMA and atomics against a raw socket peer that plays the other end byte by
@@ -260,6 +263,29 @@ class TcpWireOpsTest {
             assertEquals(40, r.getLong(TcpWireDescriptor.BASE_HEADER_LENGTH), "the old value, big-endian");
             assertEquals(42, target.getLong(8), "the sum is in the word (host order)");
             mr.close();
+        }
+    }
+
+    /**
+     * FI_MATCH_COMPLETE puts JOFI's flag bit 1 on the wire only to a peer that announced JOFI:
+     * the send path reads the peer's kind as a mask set at the handshake ({@code TcpPeerLink.jofiFlags}),
+     * and a C peer (no marker) gets delivery complete alone, which libfabric's tcp understands.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void theMatchCompleteFlagGoesOnlyToAJofiPeer(boolean jofiMarker) throws Exception {
+        try (TcpTestBed bed = new TcpTestBed(Progress.AUTO).connect(null, null);
+             RawPeer raw = new RawPeer(bed, jofiMarker)) {
+            ByteBuffer payload = ByteBuffer.allocateDirect(4);
+            assertEquals(0, raw.victim.sendMsg(new Msg().buffer(payload, null).context("mc"),
+                    Fi.FI_MATCH_COMPLETE | Fi.FI_COMPLETION));
+            byte[] header = new byte[TcpWireDescriptor.BASE_HEADER_LENGTH];
+            raw.in.readFully(header);
+            int flags = ByteBuffer.wrap(header).getShort(TcpWireDescriptor.FLAGS_OFFSET) & 0xffff;
+            assertEquals(TcpWireDescriptor.FLAG_DELIVERY_COMPLETE, flags & TcpWireDescriptor.FLAG_DELIVERY_COMPLETE,
+                    "an acknowledgement is asked of every peer");
+            assertEquals(jofiMarker ? TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE : 0,
+                    flags & TcpWireDescriptor.FLAG_JOFI_MATCH_COMPLETE, "JOFI's match-complete bit");
         }
     }
 }
