@@ -35,6 +35,16 @@ final class CmChannel implements ProgressEngine.Step, AutoCloseable {
     private final NativeBlock eventOut = new NativeBlock(8);
     private final NativeBlock idOut = new NativeBlock(8);
     private final Map<Long, CmHandler> handlers = new ConcurrentHashMap<>();
+    /**
+     * Held while {@code rdma_get_cm_event} runs and while a queue pair of one of this channel's
+     * ids is destroyed: librdmacm's event read works on the event's id's queue pair without a
+     * lock of its own (a {@code REJECTED} moves it to the error state; on InfiniBand and RoCE
+     * the active side's {@code CONNECT_RESPONSE} moves it to RTR and RTS), so a queue pair an
+     * endpoint's close destroyed meanwhile was used after it was freed: the JVM crashed in
+     * libibverbs (rxm's crossed connects close the losing connect while the peer's reject of it
+     * arrives). The read never blocks (the fd is non-blocking), so a close waits microseconds.
+     */
+    private final Object eventReadLock = new Object();
     private final ProgressEngine engine;
     private final AsyncEvents asyncEvents;
     private final DeviceCounters deviceCounters;
@@ -95,6 +105,16 @@ final class CmChannel implements ProgressEngine.Step, AutoCloseable {
         return new Pointer(id).getLong(RdmaCmIdDescriptor.CONTEXT);
     }
 
+    /**
+     * Destroys the queue pair of {@code id} ({@code rdma_destroy_qp}), never while an event is
+     * being read ({@link #eventReadLock}).
+     */
+    void destroyQueuePair(long id) {
+        synchronized (eventReadLock) {
+            Rdmacm.rdma_destroy_qp(id);
+        }
+    }
+
     /** Forgets the handler of {@code id} and destroys the id (its queue pair must be gone). */
     void destroyId(long id) {
         if (id == 0) {
@@ -121,7 +141,7 @@ final class CmChannel implements ProgressEngine.Step, AutoCloseable {
 
     private int drain() {
         int n = 0;
-        while (Rdmacm.rdma_get_cm_event(channel, eventOut.address()) == 0) {
+        while (readEvent() == 0) {
             long event = eventOut.view().getLong(0);
             Pointer e = new Pointer(event);
             long id = e.getLong(RdmaCmEventDescriptor.ID);
@@ -148,6 +168,12 @@ final class CmChannel implements ProgressEngine.Step, AutoCloseable {
             n++;
         }
         return n;
+    }
+
+    private int readEvent() {
+        synchronized (eventReadLock) {
+            return Rdmacm.rdma_get_cm_event(channel, eventOut.address());
+        }
     }
 
     @Override

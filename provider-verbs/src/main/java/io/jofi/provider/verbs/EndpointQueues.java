@@ -136,10 +136,13 @@ final class EndpointQueues implements AutoCloseable {
         return new Pointer(qp).getInt(IbvQpDescriptor.QP_NUM);
     }
 
-    /** Destroys the queue pair {@code qp} of id {@code id} ({@code rdma_destroy_qp}); no more async events for it. */
-    void destroyQueuePair(long id, long qp) {
+    /**
+     * Destroys the queue pair {@code qp} of id {@code id} through its channel
+     * ({@link CmChannel#destroyQueuePair}); no more async events for it.
+     */
+    void destroyQueuePair(CmChannel cm, long id, long qp) {
         domain.provider().asyncEvents().unwatch(qp);
-        Rdmacm.rdma_destroy_qp(id);
+        cm.destroyQueuePair(id);
     }
 
     /** Drains the CQ into {@code consumer}, at most {@code max} completions; returns how many. */

@@ -389,7 +389,7 @@ final class MsgConnection implements ConnectionCounters.Ends {
         }
         if (id != 0) {
             if (qp != 0) {
-                queues.destroyQueuePair(id, qp);
+                queues.destroyQueuePair(cm, id, qp);
                 qp = 0;
             }
             cm.destroyId(id);
