@@ -117,6 +117,12 @@ final class TcpDomain extends UtilDomain {
         public void wakeup() {
             loop.wakeup();
         }
+
+        /** A selector: any thread may wait in it, and {@code Selector.wakeup} reaches whichever does. */
+        @Override
+        public boolean waitsOnAnyThread() {
+            return true;
+        }
     }
 
     NioLoop loop() {

@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Runs a provider's progress function, written once, in either progress mode:
@@ -23,6 +25,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     ({@link UtilCompletionQueue#hostProgress}), after each of their passes, and by
  *     {@link #follow()} from any thread that knows there is work for it.</li>
  * </ul>
+ * <p><b>Readers wait in the step.</b> An {@code AUTO} engine whose step can block on any thread
+ * ({@link Step#waitsOnAnyThread}) lends it to a blocking read ({@link #takeForReader}): the
+ * reader sleeps in the provider's I/O wait itself and moves the data on its own thread, as C's
+ * {@code fi_cq_sread} sleeps in {@code epoll_wait} on the sockets, instead of parking while the
+ * auto thread wakes on the data and then wakes it (two threads and a hand-over per message). The
+ * auto thread keeps out meanwhile and for {@link #READER_LEASE_NANOS} after the last reader's pass,
+ * the reader's time to handle what it read and wait again, then takes the step back.
+ *
  * The step never runs on two threads at once (single-writer principle): a thread that finds
  * another one progressing skips rather than waits, so a provider's progress state needs no
  * lock of its own.
@@ -57,6 +67,16 @@ public final class ProgressEngine implements AutoCloseable {
 
         /** Makes a {@link #progress} blocked in its I/O wait return soon (e.g. {@code Selector.wakeup()}). */
         void wakeup();
+
+        /**
+         * Whether {@link #progress} may block on any thread, woken by {@link #wakeup} from any
+         * other (a selector: yes; a wait that parks one particular thread: no). Then an
+         * {@code AUTO} engine lends the step to its blocking readers ({@link ProgressEngine#takeForReader}).
+         * Default: no.
+         */
+        default boolean waitsOnAnyThread() {
+            return false;
+        }
     }
 
     /**
@@ -82,6 +102,16 @@ public final class ProgressEngine implements AutoCloseable {
 
     /** How long the auto-progress thread sleeps in one step when idle (it is woken on close). */
     static final long AUTO_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /**
+     * How long after a reader's pass the auto thread still keeps out of the step: the reader's
+     * time to handle what it read (a ping-pong's answer: microseconds) and wait again. A reader
+     * that does not come back leaves the provider without progress this long at most.
+     */
+    static final long READER_LEASE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** How long a reader waits for the auto thread to let go of the step before it parks instead. */
+    private static final long HANDOVER_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
+    /** The system property that turns reader waits off ({@code false}): the auto thread alone waits in the step. */
+    public static final String READER_WAITS_PROPERTY = "jofi.progress.readerWaits";
 
     private final Progress mode;
     private final Step step;
@@ -96,8 +126,20 @@ public final class ProgressEngine implements AutoCloseable {
      * finds the step busy leaves it to the owner, which looks again before it lets go.
      */
     private volatile boolean followRequested;
-    /** The thread in a hosted engine's pass now, or null (its close must not wait for itself). */
+    /**
+     * The thread in a hosted engine's pass or a reader's pass ({@link #takeForReader}) now, or
+     * null: its close must not wait for itself, and a producer on it needs no wake-up of the step.
+     */
     private volatile Thread passOwner;
+    /** Readers in or waiting for the step ({@link #takeForReader}): the auto thread keeps out. */
+    private final AtomicInteger readers = new AtomicInteger();
+    /** When the last reader's pass ended ({@code System.nanoTime}): the auto thread's lease starts there. */
+    private volatile long readerPassEnded;
+    /**
+     * Whether readers may wait in the step: a threaded {@code AUTO} engine whose step waits on any
+     * thread, unless {@value #READER_WAITS_PROPERTY} is {@code false}.
+     */
+    private final boolean readerWaits;
     /** The hosted engines this (threaded AUTO) engine runs after each pass; copy on write, guarded by this. */
     private volatile ProgressEngine[] followers = NO_FOLLOWERS;
     /** How often each of {@link #followers} was {@link #host}ed (same index; guarded by this). */
@@ -119,6 +161,8 @@ public final class ProgressEngine implements AutoCloseable {
         this.name = threadName;
         this.onFailure = onFailure;
         this.hosted = hosted;
+        this.readerWaits = mode == Progress.AUTO && !hosted && step.waitsOnAnyThread()
+                && !"false".equalsIgnoreCase(System.getProperty(READER_WAITS_PROPERTY));
         SafeLog.prepare();
         if (mode == Progress.AUTO && !hosted) {
             thread = new Thread(this::runAuto, threadName);
@@ -236,6 +280,7 @@ public final class ProgressEngine implements AutoCloseable {
         if (!follower.hosted || follower == this) {
             throw new IllegalArgumentException("only another, hosted engine can be hosted: " + follower.name);
         }
+        follower.hostedBy(this);
         ProgressEngine[] fs = followers;
         for (int i = 0; i < fs.length; i++) {
             if (fs[i] == follower) {
@@ -268,8 +313,34 @@ public final class ProgressEngine implements AutoCloseable {
             System.arraycopy(followerUses, k + 1, u, k, fs.length - k - 1);
             followerUses = u;
             followers = n.length == 0 ? NO_FOLLOWERS : n;
+            follower.unhostedBy(this);
             return;
         }
+    }
+
+    /** A hosted engine's one host, or null (none, or several: a reader then cannot tell whose step to wait in). */
+    private volatile ProgressEngine host;
+    /** How many engines host this one (guarded by this). */
+    private int hosts;
+
+    private synchronized void hostedBy(ProgressEngine h) {
+        hosts++;
+        host = hosts == 1 ? h : null;
+    }
+
+    private synchronized void unhostedBy(ProgressEngine h) {
+        hosts--;
+        if (hosts == 0 || host == h) {
+            host = null;
+        }
+    }
+
+    /**
+     * The engine whose step a blocking reader of this engine's queues waits in: itself, or for a
+     * hosted engine its one host (the host's passes run this one after them); null when none.
+     */
+    ProgressEngine readerEngine() {
+        return hosted ? host : this;
     }
 
     /** The hosted engines' passes after one of ours: on our thread, outside our step (no lock of ours held). */
@@ -328,6 +399,74 @@ public final class ProgressEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * A blocking reader takes the step to wait in it on its own thread (class comment): true when
+     * the caller now owns the step, and must call {@link #readerPass} at most once and then
+     * {@link #releaseFromReader}; false when it should park as before (not such an engine, closed,
+     * or the auto thread did not let go within {@link #HANDOVER_NANOS}). A step held by the auto
+     * thread, asleep in its I/O wait, is woken to let go; it then keeps out while readers come.
+     */
+    boolean takeForReader() {
+        if (!readerWaits || !running) {
+            return false;
+        }
+        readers.getAndIncrement();
+        long until = 0L;
+        while (!busy.compareAndSet(false, true)) {
+            long now = System.nanoTime();
+            if (until == 0L) {
+                until = now + HANDOVER_NANOS;
+                step.wakeup();
+            } else if (now - until > 0 || !running) {
+                readers.getAndDecrement();
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        if (!running) {
+            busy.set(false); // closed between the look and the claim: close saw the step free
+            readers.getAndDecrement();
+            return false;
+        }
+        passOwner = Thread.currentThread();
+        return true;
+    }
+
+    /** The reader's pass ({@link #takeForReader}): may block up to {@code nanos} in the I/O wait. */
+    int readerPass(long nanos) {
+        try {
+            return step.progress(nanos);
+        } catch (Throwable t) {
+            failed(t);
+            return 0;
+        }
+    }
+
+    /** Gives back the step a reader took; the hosted followers' passes then run on the reader's thread. */
+    void releaseFromReader() {
+        passOwner = null;
+        readerPassEnded = System.nanoTime();
+        busy.set(false);
+        readers.getAndDecrement();
+        runFollowers();
+    }
+
+    /** Whether the auto thread keeps out of the step: readers are in it or coming, or the lease of the last one runs. */
+    private boolean lentToReaders() {
+        return readerWaits && (readers.get() > 0 || System.nanoTime() - readerPassEnded < READER_LEASE_NANOS);
+    }
+
+    /**
+     * Wakes a reader asleep in this engine's step ({@link #takeForReader}) for a producer that
+     * published what it waits for — unless the producer is that reader's own pass.
+     */
+    void wakeReader() {
+        ProgressEngine e = readerEngine();
+        if (e != null && e.readerWaits && e.passOwner != Thread.currentThread()) {
+            e.step.wakeup();
+        }
+    }
+
     /** Wakes a thread blocked in the step ({@link #await} or the auto thread). */
     public void wakeup() {
         step.wakeup();
@@ -366,7 +505,10 @@ public final class ProgressEngine implements AutoCloseable {
         boolean owned = false;
         while (running) {
             try {
-                if (busy.compareAndSet(false, true)) {
+                if (lentToReaders()) {
+                    // a reader waits in the step on its own thread: look again once its lease may have run out
+                    LockSupport.parkNanos(this, READER_LEASE_NANOS);
+                } else if (busy.compareAndSet(false, true)) {
                     owned = true;
                     try {
                         step.progress(AUTO_IDLE_NANOS);
@@ -527,6 +669,19 @@ public final class ProgressEngine implements AutoCloseable {
             if (thread.isAlive()) {
                 throw new IllegalStateException("progress thread " + thread.getName() + " did not stop within 10 s");
             }
+        }
+        if (readerWaits) {
+            awaitReaderPass(); // the provider frees what the step uses once close returns
+        }
+    }
+
+    /** A reader's pass under way ends before close returns (woken, bounded), unless the caller is that reader. */
+    private void awaitReaderPass() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (busy.get() && passOwner != Thread.currentThread() && System.nanoTime() < deadline) {
+            step.wakeup();
+            Thread.onSpinWait();
+            Thread.yield();
         }
     }
 

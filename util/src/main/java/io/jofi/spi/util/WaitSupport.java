@@ -58,6 +58,7 @@ public final class WaitSupport implements AutoCloseable {
     private static final VarHandle SIGNALLED;
     private static final VarHandle SIGNALS;
     private static final VarHandle ENGINE_SLEEPERS;
+    private static final VarHandle READER_SLEEPERS;
 
     static {
         try {
@@ -66,6 +67,7 @@ public final class WaitSupport implements AutoCloseable {
             SIGNALLED = l.findVarHandle(WaitSupport.class, "signalled", boolean.class);
             SIGNALS = l.findVarHandle(WaitSupport.class, "signals", long.class);
             ENGINE_SLEEPERS = l.findVarHandle(WaitSupport.class, "engineSleepers", int.class);
+            READER_SLEEPERS = l.findVarHandle(WaitSupport.class, "readerSleepers", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -97,6 +99,12 @@ public final class WaitSupport implements AutoCloseable {
      */
     @SuppressWarnings("unused") // accessed through ENGINE_SLEEPERS
     private volatile int engineSleepers;
+    /**
+     * How many waiters sleep in an {@code AUTO} engine's step on their own thread now
+     * ({@link ProgressEngine#takeForReader}): a producer other than their own pass wakes that step.
+     */
+    @SuppressWarnings("unused") // accessed through READER_SLEEPERS
+    private volatile int readerSleepers;
     /** How long a waiter polls before it sleeps ({@link WaitSpin}); fixed per queue at open. */
     private final long spinNanos = WaitSpin.nanos();
     /** For a wait set's own wait object: the set, whose members' progress its waiters drive. */
@@ -497,9 +505,26 @@ public final class WaitSupport implements AutoCloseable {
             }
             remaining = slice; // another thread is progressing: park instead, and look again
         } else if (engine != null) {
-            // AUTO progress: its thread publishes and unparks; look again every slice all the
-            // same, as before, in case a provider path publishes without notifying
+            // AUTO progress: wait in the engine's step on this thread when it lends it (the
+            // reader moves the data itself, as C's sread in epoll_wait); else its thread
+            // publishes and unparks. Either way look again every slice, in case a provider path
+            // publishes without notifying.
             remaining = Math.min(remaining, MANUAL_SLICE_NANOS);
+            ProgressEngine host = membersOf == null ? engine.readerEngine() : null;
+            if (host != null && host.takeForReader()) {
+                READER_SLEEPERS.getAndAdd(this, 1);
+                try {
+                    // registered, then re-checked: the Dekker order of notifyReady
+                    if (!ready(r1, r2, a, b) && !(boolean) SIGNALLED.getVolatile(this)
+                            && (long) SIGNALS.getVolatile(this) == signalsAtStart && !closed) {
+                        host.readerPass(remaining);
+                    }
+                } finally {
+                    READER_SLEEPERS.getAndAdd(this, -1);
+                    host.releaseFromReader();
+                }
+                return;
+            }
         }
         // Register, re-check, park: a producer that published before the registration is
         // seen by the re-check; one after it unparks this thread (a permit if not yet parked).
@@ -529,6 +554,12 @@ public final class WaitSupport implements AutoCloseable {
         // still polling (it sees the publish itself).
         if ((int) ENGINE_SLEEPERS.getVolatile(this) != 0 || membersOf != null) {
             wakeEngines();
+        }
+        if ((int) READER_SLEEPERS.getVolatile(this) != 0) {
+            ProgressEngine[] es = engines;
+            for (int i = 0; i < es.length; i++) {
+                es[i].wakeReader(); // not from the sleeping reader's own pass (no selector wake-up per message)
+            }
         }
         parked.unparkAll();
         if (condExported) {

@@ -37,7 +37,7 @@
  * drive of the core per pass).
  */
 @Export
-@Version("1.10.0")
+@Version("1.11.0")
 package io.jofi.spi.util;
 
 import org.osgi.annotation.bundle.Export;
