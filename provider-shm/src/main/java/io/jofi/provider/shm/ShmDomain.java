@@ -254,6 +254,15 @@ final class ShmDomain extends UtilDomain {
         public void wakeup() {
             doorbell.wakeup();
         }
+
+        /**
+         * The doorbell is a selector that any one thread at a time may sleep on ({@link #bellLock}),
+         * rung by {@code wakeup} from any: a blocking reader may wait on it itself.
+         */
+        @Override
+        public boolean waitsOnAnyThread() {
+            return true;
+        }
     }
 
     /**
