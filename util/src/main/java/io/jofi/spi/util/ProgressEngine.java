@@ -163,6 +163,8 @@ public final class ProgressEngine implements AutoCloseable {
         this.hosted = hosted;
         this.readerWaits = mode == Progress.AUTO && !hosted && step.waitsOnAnyThread()
                 && !"false".equalsIgnoreCase(System.getProperty(READER_WAITS_PROPERTY));
+        // no lease at start (nanoTime's origin is arbitrary: 0 is not "long ago")
+        this.readerPassEnded = System.nanoTime() - READER_LEASE_NANOS - 1;
         SafeLog.prepare();
         if (mode == Progress.AUTO && !hosted) {
             thread = new Thread(this::runAuto, threadName);
