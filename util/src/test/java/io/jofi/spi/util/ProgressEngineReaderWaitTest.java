@@ -169,6 +169,32 @@ class ProgressEngineReaderWaitTest {
         assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5), "promptly");
     }
 
+    /**
+     * R4 with the reader in the step: an interrupt ends its wait with {@code -EAGAIN} and keeps its
+     * status, and the channels its pass reads stay open (non-blocking channel operations are not
+     * interruptible: an interrupted reader's pass must not close a connection).
+     */
+    @Test
+    void anInterruptEndsTheWaitAndClosesNoChannel() throws Exception {
+        AtomicInteger rc = new AtomicInteger(1);
+        AtomicReference<Boolean> keptStatus = new AtomicReference<>();
+        Thread reader = new Thread(() -> {
+            rc.set(ws.await(arg -> messages.get() > taken.get(), 0, -1));
+            keptStatus.set(Thread.currentThread().isInterrupted());
+        }, "interrupted");
+        reader.start();
+        awaitReaderInTheStep(reader);
+        reader.interrupt();
+        step.send(); // the interrupted reader's pass may read it, or the next one
+        reader.join(10_000);
+        assertFalse(reader.isAlive(), "the interrupted reader returned");
+        assertTrue(keptStatus.get(), "the interrupt status is kept (R4)");
+        assertTrue(rc.get() == -Errno.EAGAIN || rc.get() == 0, "EAGAIN (R4), or the message it moved: " + rc.get());
+        assertTrue(step.pipe.source().isOpen() && step.selector.isOpen(), "no channel closed by the interrupt");
+        int before = taken.get();
+        assertEquals(0, ws.await(arg -> messages.get() > before, 0, 10_000), "the message arrives all the same");
+    }
+
     @Test
     void closingTheEngineWaitsForTheReadersPass() throws Exception {
         AtomicInteger rc = new AtomicInteger(1);
