@@ -140,6 +140,10 @@ public final class ProgressEngine implements AutoCloseable {
      * thread, unless {@value #READER_WAITS_PROPERTY} is {@code false}.
      */
     private final boolean readerWaits;
+    /** A hosted engine's one host, or null (none, or several: a reader then cannot tell whose step to wait in). */
+    private volatile ProgressEngine host;
+    /** How many engines host this one, each counted once however often it hosts it (guarded by this). */
+    private int hosts;
     /** The hosted engines this (threaded AUTO) engine runs after each pass; copy on write, guarded by this. */
     private volatile ProgressEngine[] followers = NO_FOLLOWERS;
     /** How often each of {@link #followers} was {@link #host}ed (same index; guarded by this). */
@@ -282,7 +286,6 @@ public final class ProgressEngine implements AutoCloseable {
         if (!follower.hosted || follower == this) {
             throw new IllegalArgumentException("only another, hosted engine can be hosted: " + follower.name);
         }
-        follower.hostedBy(this);
         ProgressEngine[] fs = followers;
         for (int i = 0; i < fs.length; i++) {
             if (fs[i] == follower) {
@@ -290,6 +293,7 @@ public final class ProgressEngine implements AutoCloseable {
                 return;
             }
         }
+        follower.hostedBy(this); // a new host (its further uses are counted above, and undone by unhost)
         ProgressEngine[] n = java.util.Arrays.copyOf(fs, fs.length + 1);
         n[fs.length] = follower;
         followerUses = java.util.Arrays.copyOf(followerUses, fs.length + 1);
@@ -319,11 +323,6 @@ public final class ProgressEngine implements AutoCloseable {
             return;
         }
     }
-
-    /** A hosted engine's one host, or null (none, or several: a reader then cannot tell whose step to wait in). */
-    private volatile ProgressEngine host;
-    /** How many engines host this one (guarded by this). */
-    private int hosts;
 
     private synchronized void hostedBy(ProgressEngine h) {
         hosts++;

@@ -155,6 +155,43 @@ class ProgressEngineReaderWaitTest {
         assertSame(engine.thread(), movedBy.get());
     }
 
+    /**
+     * A hosted layer's readers (rxm's RDM CQ) wait in the step of its one host, however many of the
+     * layer's endpoints made the host host it (one use each); with two hosts there is no one step
+     * to wait in. (Each use was counted as a host of its own: a second endpoint turned it off.)
+     */
+    @Test
+    void aHostedEnginesReadersWaitInItsOneHostsStep() throws Exception {
+        ProgressEngine.Step idle = new ProgressEngine.Step() {
+            @Override
+            public int progress(long timeoutNanos) {
+                return 0;
+            }
+
+            @Override
+            public void wakeup() {
+            }
+        };
+        ProgressEngine follower = ProgressEngine.hosted("reader-wait-follower", idle, null);
+        ProgressEngine other = ProgressEngine.start(Progress.AUTO, "reader-wait-other", idle);
+        try {
+            assertEquals(null, follower.readerEngine(), "not hosted: no step to wait in");
+            engine.host(follower);
+            engine.host(follower); // a second endpoint of the layer
+            assertSame(engine, follower.readerEngine(), "hosted twice by one engine");
+            engine.unhost(follower);
+            assertSame(engine, follower.readerEngine(), "one use left");
+            other.host(follower);
+            assertEquals(null, follower.readerEngine(), "two hosts: no one step");
+            other.unhost(follower);
+            engine.unhost(follower);
+            assertEquals(null, follower.readerEngine(), "no host left");
+        } finally {
+            other.close();
+            follower.close();
+        }
+    }
+
     @Test
     void aSignalWakesAReaderAsleepInTheStep() throws Exception {
         AtomicInteger rc = new AtomicInteger(1);
