@@ -2,6 +2,7 @@ package io.jofi.provider.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -315,40 +316,53 @@ class RxmHostedProgressTest {
      * 60, hosted or with rxm's own thread): the woken reader met the producer still inside
      * {@code WaitSupport}'s lock around the unpark (benchmarks/results/waits-sread.md). A redundant
      * wake-up on the way from tcp's thread would exceed the bound too.
+     *
+     * <p>The JIT blocks the reader too while it compiles the reader's path (a thread that asks for a
+     * compilation takes the compiler queue's lock): on this host 0-10 of 60 messages saw a second
+     * block, none with {@code -Xint}, and CI's fresh machine once 24. So {@code WINDOWS} windows of
+     * {@code n} messages are counted after {@code WARM} read the same way, and the best must meet the
+     * bound; a redundant wake-up, on every message, fails every window.
      */
     @Test
     void theReaderIsWokenOncePerMessage() throws Exception {
         try (Side a = new Side(RxmSettings.defaults()); Side b = new Side(RxmSettings.defaults())) {
             long bAtA = a.insert(b.ep.getName());
+            int warm = 10;
             int n = 60;
-            ByteBuffer[] ins = new ByteBuffer[n + 1];
-            for (int i = 0; i <= n; i++) {
+            int windows = 3;
+            int total = warm + windows * n;
+            ByteBuffer[] ins = new ByteBuffer[total + 1];
+            String[] contexts = new String[total + 1];
+            for (int i = 0; i <= total; i++) {
                 ins[i] = ByteBuffer.allocateDirect(64);
+                contexts[i] = "r" + i; // made before the count: no string concatenation inside it
                 int k = i;
-                post(() -> b.ep.recv(ins[k], null, Fi.FI_ADDR_UNSPEC, "r" + k));
+                post(() -> b.ep.recv(ins[k], null, Fi.FI_ADDR_UNSPEC, contexts[k]));
             }
             post(() -> a.ep.send(pattern(64, 0), null, bAtA, "first")); // the connection, outside the count
             assertEquals("r0", sread(b.rxCq).context());
-            long[] switches = new long[2];
+            long[] switches = new long[windows + 1];
             AtomicReference<Throwable> failure = new AtomicReference<>();
-            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
             Thread reader = new Thread(() -> {
                 try {
                     String task = taskOf("h36-rdm-reader");
-                    switches[0] = voluntarySwitches(task);
-                    started.countDown();
-                    for (int i = 1; i <= n; i++) {
-                        assertEquals("r" + i, sread(b.rxCq).context());
+                    int i = 1;
+                    for (; i <= warm; i++) {
+                        assertSame(contexts[i], sread(b.rxCq).context());
                     }
-                    switches[1] = voluntarySwitches(task);
+                    for (int w = 0; w < windows; w++) {
+                        switches[w] = voluntarySwitches(task);
+                        for (int end = i + n; i < end; i++) {
+                            assertSame(contexts[i], sread(b.rxCq).context());
+                        }
+                    }
+                    switches[windows] = voluntarySwitches(task);
                 } catch (Throwable t) {
                     failure.set(t);
-                    started.countDown();
                 }
             }, "h36-rdm-reader");
             reader.start();
-            assertTrue(started.await(10, TimeUnit.SECONDS));
-            for (int i = 1; i <= n; i++) {
+            for (int i = 1; i <= total; i++) {
                 Thread.sleep(3); // the reader falls asleep before each message
                 int k = i;
                 post(() -> a.ep.send(pattern(64, k), null, bAtA, "s" + k));
@@ -357,9 +371,15 @@ class RxmHostedProgressTest {
             if (failure.get() != null) {
                 throw new AssertionError("reader failed", failure.get());
             }
-            long woken = switches[1] - switches[0];
-            assertTrue(woken < n * 13L / 10, "the reader blocked " + woken + " times for " + n + " messages");
-            assertTrue(woken >= n / 2, "the reader slept for the messages: " + woken);
+            long[] woken = new long[windows];
+            long best = Long.MAX_VALUE;
+            for (int w = 0; w < windows; w++) {
+                woken[w] = switches[w + 1] - switches[w];
+                best = Math.min(best, woken[w]);
+                assertTrue(woken[w] >= n / 2, "the reader slept for the messages: " + woken[w]);
+            }
+            assertTrue(best < n * 13L / 10, "the reader blocked " + java.util.Arrays.toString(woken)
+                    + " times for " + n + " messages in each window");
         }
     }
 
