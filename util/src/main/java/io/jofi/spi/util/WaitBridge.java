@@ -18,7 +18,7 @@ import java.util.concurrent.locks.LockSupport;
  * The bridge's daemon thread (started by the first arming, named as the provider says) then
  * sleeps in the transport's readiness wait ({@link Transport#awaitReadiness}) — which must
  * <em>not</em> consume anything the progress step needs — and, once the transport has
- * something, signals every armed wait object once ({@link WaitSupport#notifyReady}: the FD
+ * something, signals every armed wait object once ({@link WaitSupport#notifyProgressDue}: the FD
  * becomes readable, condition waiters wake) and disarms until the next {@code tryWait}. It
  * moves no data: the application's next read does ({@code MANUAL}).
  *
@@ -195,7 +195,7 @@ public final class WaitBridge implements AutoCloseable {
                 armed = NOT_ARMED;
             }
             for (WaitSupport w : waits) {
-                w.notifyReady();
+                w.notifyProgressDue(); // the queue may be empty: its FD is raised all the same
             }
         }
         transport.idle();

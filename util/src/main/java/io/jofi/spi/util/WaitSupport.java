@@ -33,9 +33,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * last readiness check; a producer publishes, fences, then looks for waiters — so a wake-up
  * is never lost, and only what sleeps is woken (a parked thread, a waiter asleep in a manual
  * engine): a waiter that still polls costs a producer no lock, unpark or selector wake-up. A
- * waiter polls for {@link WaitSpin} before it parks. In {@code MANUAL} progress a waiter moves
- * data itself: it drives its engines (a wait set's own wait object: its members' engines) and
- * sleeps in one of them a slice at a time. A blocking wait allocates nothing.
+ * waiter polls for {@link WaitSpin} before it parks. The FD keeps the same order both ways: a
+ * raise sets its flag, fences and looks at the queue (a reader that took the entry first leaves
+ * it silent); a read fences and looks at the flag (an FD raised meanwhile is reset). In
+ * {@code MANUAL} progress a waiter moves data itself: it drives its engines (a wait set's own
+ * wait object: its members' engines) and sleeps in one of them a slice at a time. A blocking
+ * wait allocates nothing.
  */
 public final class WaitSupport implements AutoCloseable {
 
@@ -342,10 +345,24 @@ public final class WaitSupport implements AutoCloseable {
      * producers call it once per batch.
      */
     public void notifyReady() {
+        notifyReady(true);
+    }
+
+    /**
+     * A {@link WaitBridge}'s signal: the transport of a {@code MANUAL} domain has something that
+     * only the application's next read moves, so the queue itself may still be empty; the FD is
+     * raised without looking at it (the application reads, finds nothing or something, and calls
+     * {@code tryWait} again).
+     */
+    void notifyProgressDue() {
+        notifyReady(false);
+    }
+
+    private void notifyReady(boolean published) {
         // Order the caller's publish before the reads of waiters/fdReadable (see class doc).
         VarHandle.fullFence();
         if (pipe != null && !fdReadable) {
-            raiseFd();
+            raiseFd(published);
         }
         if (waitSet != null) {
             waitSet.memberSignalled();
@@ -360,7 +377,13 @@ public final class WaitSupport implements AutoCloseable {
      * being readable. A peek does not call it (R8: a peek keeps the readiness).
      */
     public void afterRead() {
-        if (pipe == null || !fdReadable) {
+        if (pipe == null) {
+            return;
+        }
+        // The read's stores before the look at fdReadable: with raiseFd's store-then-look, either
+        // this reader sees the FD raised (and resets it below) or the raiser sees the read.
+        VarHandle.fullFence();
+        if (!fdReadable) {
             return;
         }
         Readiness r = readiness;
@@ -573,12 +596,32 @@ public final class WaitSupport implements AutoCloseable {
         }
     }
 
-    private void raiseFd() {
+    /**
+     * Makes the FD readable for what the caller {@code published} — unless a reader took it meanwhile:
+     * a reader that read before {@code fdReadable} was set found nothing to reset
+     * ({@link #afterRead}), and a raise after its read would leave the FD readable with nothing
+     * unread (a spurious wake-up for every read that follows a publish at once). The flag is set
+     * first and the queue looked at after a fence; the reader's side is the mirror image.
+     */
+    private void raiseFd(boolean published) {
         synchronized (fdLock) {
             if (fdReadable || closed) {
                 return;
             }
             fdReadable = true;
+            VarHandle.fullFence();
+            Readiness r = readiness;
+            if (published && r != null && !r.isReady(1)) {
+                // Read already. A producer that saw the flag up meanwhile left the raise to us:
+                // lower it, then look again (that producer's publish is seen now, or it sees the
+                // flag down and raises itself).
+                fdReadable = false;
+                VarHandle.fullFence();
+                if (!r.isReady(1)) {
+                    return;
+                }
+                fdReadable = true;
+            }
             writePipe();
         }
     }

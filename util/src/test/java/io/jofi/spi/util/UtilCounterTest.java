@@ -238,6 +238,53 @@ class UtilCounterTest {
         }
     }
 
+    /**
+     * A read that races the increment's FD raise leaves no readable FD behind: the producer's
+     * {@code notifyReady} saw the FD silent and was about to raise it when the reader took the
+     * change and found the FD still silent (nothing to reset); the raise then made it readable
+     * with nothing unread (ShmFdWaitTest once in a full verify). Rounds of one increment and one
+     * read, the reader spinning on the count so that it reads at the raise; after each, nothing
+     * unread, the FD must be silent. Failed before (a few rounds in 20 000).
+     */
+    @Test
+    void aReadRacingTheIncrementsFdRaiseLeavesTheFdSilent() throws Exception {
+        open(WaitObj.FD);
+        SelectableChannel ch = assertInstanceOf(WaitObject.Fd.class, cntr.getWait()).channel();
+        int rounds = 20_000;
+        java.util.concurrent.atomic.AtomicLong done = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong taken = new java.util.concurrent.atomic.AtomicLong();
+        Thread producer = new Thread(() -> {
+            for (long r = 1; r <= rounds; r++) {
+                while (taken.get() != r - 1) {
+                    Thread.onSpinWait();
+                }
+                cntr.increment();
+                done.set(r);
+            }
+        }, "fd-race-producer");
+        int spurious = 0;
+        try (Selector selector = Selector.open()) {
+            ch.configureBlocking(false);
+            ch.register(selector, SelectionKey.OP_READ);
+            producer.start();
+            for (long r = 1; r <= rounds; r++) {
+                while (cntr.read() != r) {
+                    Thread.onSpinWait();
+                }
+                while (done.get() != r) {
+                    Thread.onSpinWait(); // the increment's notifyReady has returned
+                }
+                if (readable(selector)) {
+                    spurious++;
+                    cntr.read(); // resets it (the count is unchanged: nothing new)
+                }
+                taken.set(r);
+            }
+            producer.join(10_000);
+        }
+        assertEquals(0, spurious, "rounds that left the FD readable with nothing unread, of " + rounds);
+    }
+
     @Test
     void getWaitExportsMutexCondAndRefusesUnspec() throws FabricException {
         open(WaitObj.MUTEX_COND);

@@ -131,4 +131,76 @@ class WaitSupportNoLostWakeupTest {
             }
         }
     }
+
+    /**
+     * The FD loses no wake-up either: one reader blocks in an application selector on the CQ's FD
+     * (no CQ call meanwhile) and then reads until empty; two producers publish in bursts with
+     * pauses. The raise that looks at the queue after setting its flag (and stays down when the
+     * reader took the entry first) must never leave an unread entry behind a silent FD: the
+     * select's timeout of {@value #STALL_MS} ms would report it.
+     */
+    @Test
+    void aReaderOnTheFdMissesNothing() throws Exception {
+        UtilCompletionQueue cq = new UtilCompletionQueue(
+                new CqAttr().size(1024).format(CqFormat.CONTEXT).waitObj(WaitObj.FD), null);
+        int producers = 2;
+        int share = 100_000;
+        AtomicLong published = new AtomicLong();
+        AtomicLong taken = new AtomicLong();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> threads = new ArrayList<>();
+        try (java.nio.channels.Selector selector = java.nio.channels.Selector.open()) {
+            java.nio.channels.SelectableChannel fd = ((io.jofi.WaitObject.Fd) cq.getWait()).channel();
+            fd.configureBlocking(false);
+            fd.register(selector, java.nio.channels.SelectionKey.OP_READ);
+            for (int p = 0; p < producers; p++) {
+                threads.add(new Thread(() -> {
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    for (int sent = 0; sent < share && !stop.get(); sent++) {
+                        while (published.get() - taken.get() >= 512) {
+                            if (stop.get()) {
+                                return;
+                            }
+                            Thread.onSpinWait(); // never more than the queue holds
+                        }
+                        published.incrementAndGet();
+                        cq.reserve();
+                        cq.complete(null, 0, 0, null, 0, 0, 0, 0);
+                        switch (random.nextInt(8)) {
+                            case 0 -> LockSupport.parkNanos(random.nextInt(20_000)); // the reader falls asleep
+                            case 1 -> Thread.yield();
+                            default -> {
+                                // straight on: a publish while the reader reads
+                            }
+                        }
+                    }
+                }, "fd-no-lost-wakeup-producer-" + p));
+            }
+            threads.forEach(Thread::start);
+            CqEntry[] entries = new CqEntry[16];
+            for (int i = 0; i < entries.length; i++) {
+                entries[i] = new CqEntry();
+            }
+            long total = (long) share * producers;
+            while (taken.get() < total) {
+                selector.selectedKeys().clear();
+                if (selector.select(STALL_MS) == 0) {
+                    throw new AssertionError("lost wake-up: the FD stayed silent for " + STALL_MS + " ms with "
+                            + (published.get() - taken.get()) + " completions unread (" + taken.get() + " taken)");
+                }
+                int n;
+                while ((n = cq.read(entries, entries.length)) > 0) {
+                    taken.addAndGet(n);
+                }
+                assertEquals(-io.jofi.Errno.EAGAIN, n);
+            }
+            assertEquals(total, taken.get());
+        } finally {
+            stop.set(true);
+            cq.close();
+            for (Thread t : threads) {
+                t.join(10_000);
+            }
+        }
+    }
 }
