@@ -13,8 +13,9 @@
 #   api    io.jofi.benchmarks.ShmApiPingPong: the shm provider through the public API in two
 #          plain JVMs (no container; names exchanged through files), manual progress, spin
 #   JOFI   ./jofi pingpong -p shm -e rdm -c spin (fabtests' choreography over shm RDM), after
-#          --jit-warmup JIT_WARMUP messages over a private pair in its own JVM (C needs no
-#          warm-up); JOFIp50: its median iteration (-v), which one scheduling hiccup of a shared
+#          --jit-warmup JIT_WARMUP messages over a private pair in its own JVM and untimed
+#          rounds on the measured connection (-w: as many as timed ones, at least JIT_WARMUP;
+#          C needs no warm-up); JOFIp50: its median iteration (-v), which one scheduling hiccup of a shared
 #          machine does not move as it moves the mean of 100 iterations
 # one-way latency (usec/xfer = half the round trip) with the ratios of api and JOFI to C and
 # raw, then
@@ -212,20 +213,22 @@ for s in "${SIZES[@]}"; do
             record rawbw "$s" <<<"$out"
         else fail rawbw; fi
         rm -f "$f"
+        # The JVMs' untimed rounds on the measured connection: as many as timed ones, at least
+        # JIT_WARMUP (as ./jofi's JIT warm-up): with fewer (2000, or fabtests' 10000 at 64 B) C2
+        # compiled the data path (push, claim, finishRecv) during the timed rounds (PrintCompilation);
+        # at 64 KiB and 1 MiB (1000 and 100 timed rounds) ./jofi's cross-process path (CMA) was
+        # still compiling inside them: its private warm-up pair does not take every branch of it.
+        w=$(( n > JIT_WARMUP ? n : JIT_WARMUP ))
         if [[ -z "${WHY[api]:-}" ]]; then   # a failed tool is not retried every run
             f="$TMP/api-$s-$run"
             api="$JAVA -cp benchmarks/target/benchmarks.jar io.jofi.benchmarks.ShmApiPingPong"
-            # untimed rounds: as many as timed ones, at least JIT_WARMUP (as ./jofi's JIT warm-up):
-            # with fewer (2000, or fabtests' 10000 at 64 B) C2 compiled the data path
-            # (push, claim, finishRecv) during the timed rounds (PrintCompilation)
-            w=$(( n > JIT_WARMUP ? n : JIT_WARMUP ))
             if out="$(pair "$SRV_PIN $api pong $f $s $n $w" "$CLI_PIN $api ping $f $s $n $w" 2>"$TMP/err")"; then
                 record api "$s" <<<"$out"
             else fail api; fi
         fi
         if [[ -z "$JOFI_NA" && -z "${WHY[JOFI]:-}" ]]; then
-            if out="$(pair "$SRV_PIN ./jofi pingpong -p shm -e rdm -c $WAIT -m -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -B $PORT $JOFI_SHM_SERVER" \
-                    "$CLI_PIN ./jofi pingpong -p shm -e rdm -c $WAIT -m --percentiles -S $s -I $n -w $n --jit-warmup $JIT_WARMUP -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
+            if out="$(pair "$SRV_PIN ./jofi pingpong -p shm -e rdm -c $WAIT -m -S $s -I $n -w $w --jit-warmup $JIT_WARMUP -B $PORT $JOFI_SHM_SERVER" \
+                    "$CLI_PIN ./jofi pingpong -p shm -e rdm -c $WAIT -m --percentiles -S $s -I $n -w $w --jit-warmup $JIT_WARMUP -P $PORT $JOFI_SHM_CLIENT" 2>"$TMP/err")"; then
                 record JOFI "$s" <<<"$out"
                 p50="$(awk '/p50_usec:/ { for (i = 1; i < NF; i++) if ($i == "p50_usec:") { v = $(i + 1); sub(/,$/, "", v); print v } }' <<<"$out")"
                 [[ -n "$p50" ]] && echo "JOFIp50 $s $p50 0 0" >>"$RESULTS"
