@@ -436,7 +436,11 @@ public abstract class PerfCommand extends Command {
             // taken in the interpreter right after a deoptimization is not counted, and C2
             // would compile it away again (seen at 1 MiB over tcp: MessageHeader.encode/decode)
             c.transmitCompleteExchange();
-            runSize(c, client, s, iters - iters / 2, 0, null);
+            // and with untimed iterations first, as a measured run has them (-w): the loop's
+            // "timed yet?" branch is then compiled both ways, not as a trap the measured run's
+            // untimed part would hit (a deoptimization, and a C2 recompilation inside the timed part)
+            long rest = iters - iters / 2;
+            runSize(c, client, s, rest - rest / 2, rest / 2, null);
         }
         // the small plain messages the timed loop exchanges besides its data (bw's window acks)
         for (long i = controlWarmUpRoundTrips(); i > 0; i--) {

@@ -15,7 +15,7 @@ import picocli.CommandLine;
         "Server: no SERVER argument. Client: the server's address."})
 public final class PingpongCommand extends PerfCommand {
     /** The most round trips one {@link #exchanges} call makes. */
-    static final int CHUNK = 16;
+    static final int CHUNK = 4;
 
     @Override
     String name() {

@@ -1,14 +1,10 @@
 package io.jofi.provider.tcp.interop;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -40,25 +36,12 @@ class PeerKindRecompileTest {
     void aCPeerAfterJofiPeersTrapsNoCompiledTcpCode(@TempDir Path dir) throws Exception {
         String iterations = "5000";
         try (NativePeer peer = NativePeer.pingpongServer("-S", "64", "-I", iterations, "-w", iterations, "-t", "150")) {
-            Path log = dir.resolve("compilation.log");
-            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-XX:+UnlockDiagnosticVMOptions", "-XX:+LogCompilation", "-XX:LogFile=" + log,
-                    "-cp", System.getProperty("java.class.path"), PingpongChild.class.getName(),
-                    "-p", "tcp", "-e", "msg", "-c", "spin", "-S", "64", "-I", iterations, "-w", iterations,
-                    "--jit-warmup", "5000", "--percentiles", "-P", Integer.toString(peer.port()), NativePeer.HOST));
-            Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(child.waitFor(120, TimeUnit.SECONDS), "the child's pingpong hangs");
-            assertEquals(0, child.exitValue(), () -> "pingpong against the C peer:\n" + out);
-            Matcher end = WARM_UP_END.matcher(out);
-            assertTrue(end.find(), () -> "no warm-up end in:\n" + out);
-            double warmUpEnd = Long.parseLong(end.group(1)) / 1000.0;
+            LoggedPingpong run = LoggedPingpong.run(dir, peer, iterations, iterations, "5000");
+            double warmUpEnd = run.uptime(WARM_UP_END);
             // up to the end of the timed iterations: the closing exchange after them takes branches
             // no data message takes (fabtests' finalize message asks for an acknowledgement)
-            Matcher timedEnd = TIMED_END.matcher(out);
-            assertTrue(timedEnd.find(), () -> "no end of the timed iterations in:\n" + out);
-            double measuredEnd = Long.parseLong(timedEnd.group(1)) / 1000.0;
-            String compilation = Files.readString(log, StandardCharsets.ISO_8859_1);
+            double measuredEnd = run.uptime(TIMED_END);
+            String compilation = run.compilation();
             Matcher c2 = C2_READ_LOOP.matcher(compilation);
             assertTrue(c2.find() && Double.parseDouble(c2.group(1)) < warmUpEnd,
                     "the warm-up did not make C2 compile TcpReceiver.readLoop: the check below would prove nothing");
