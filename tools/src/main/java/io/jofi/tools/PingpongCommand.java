@@ -148,8 +148,8 @@ public final class PingpongCommand extends PerfCommand {
 
     /**
      * The clock of one size's run, carried between chunks: when the timing started, the mark the
-     * next sample counts from (-v: one clock read per timed iteration, its end the next one's
-     * start), the samples and the progress line.
+     * next sample counts from (--percentiles: one clock read per timed iteration, its end the next
+     * one's start), the samples and the progress line.
      */
     private static final class Timing {
         long start;

@@ -83,15 +83,9 @@ class WaitSupportNoLostWakeupTest {
                     while (sent < share && !stop.get()) {
                         int burst = Math.min(share - sent, 1 + random.nextInt(3));
                         for (int k = 0; k < burst; k++) {
-                            while (published.get() - taken.get() >= 512) {
-                                if (stop.get()) {
-                                    return;
-                                }
-                                Thread.onSpinWait(); // never more than the queue holds
+                            if (!publish(cq, published, taken, stop)) {
+                                return;
                             }
-                            published.incrementAndGet();
-                            cq.reserve();
-                            cq.complete(null, 0, 0, null, 0, 0, 0, 0);
                         }
                         sent += burst;
                         switch (random.nextInt(4)) {
@@ -157,15 +151,9 @@ class WaitSupportNoLostWakeupTest {
                 threads.add(new Thread(() -> {
                     ThreadLocalRandom random = ThreadLocalRandom.current();
                     for (int sent = 0; sent < share && !stop.get(); sent++) {
-                        while (published.get() - taken.get() >= 512) {
-                            if (stop.get()) {
-                                return;
-                            }
-                            Thread.onSpinWait(); // never more than the queue holds
+                        if (!publish(cq, published, taken, stop)) {
+                            return;
                         }
-                        published.incrementAndGet();
-                        cq.reserve();
-                        cq.complete(null, 0, 0, null, 0, 0, 0, 0);
                         switch (random.nextInt(8)) {
                             case 0 -> LockSupport.parkNanos(random.nextInt(20_000)); // the reader falls asleep
                             case 1 -> Thread.yield();
@@ -202,5 +190,22 @@ class WaitSupportNoLostWakeupTest {
                 t.join(10_000);
             }
         }
+    }
+
+    /**
+     * One completion into {@code cq} once fewer than 512 are unread (never more than the queue
+     * holds); false when the test stopped meanwhile.
+     */
+    private static boolean publish(UtilCompletionQueue cq, AtomicLong published, AtomicLong taken, AtomicBoolean stop) {
+        while (published.get() - taken.get() >= 512) {
+            if (stop.get()) {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        published.incrementAndGet();
+        cq.reserve();
+        cq.complete(null, 0, 0, null, 0, 0, 0, 0);
+        return true;
     }
 }
