@@ -102,12 +102,13 @@ final class NioLoop implements ProgressEngine.Step {
 
     /**
      * The manual pass without {@code selectNow}: polls every polled key's handler (a direct
-     * non-blocking read: one system call instead of {@code epoll_wait} plus {@code read}).
+     * non-blocking read: one system call instead of {@code epoll_wait} plus {@code read}), and
+     * ends with {@code selectNow} when a handler left its channel to the selector.
      *
      * @return the work done, or -1 when this pass must be a selector pass (no polled keys, too
      *         many, the periodic selector pass is due, or a handler needs the selector)
      */
-    private int pollHandlers() {
+    private int pollHandlers() throws IOException {
         SelectionKey[] keys = polled;
         int size = keys.length;
         if (size == 0 || size > MAX_POLLED || ++polledPasses >= SELECT_EVERY) {
@@ -115,6 +116,7 @@ final class NioLoop implements ProgressEngine.Step {
             return -1;
         }
         int work = 0;
+        boolean select = false;
         for (int i = 0; i < size; i++) {
             SelectionKey k = keys[i];
             if (!k.isValid()) {
@@ -123,11 +125,18 @@ final class NioLoop implements ProgressEngine.Step {
                 return -1;
             }
             int w = ((SelectHandler) k.attachment()).poll();
-            if (w < 0) {
+            if (w == SelectHandler.LEFT_TO_SELECTOR) {
+                select = true;
+            } else if (w < 0) {
                 polledPasses = 0;
                 return -1; // e.g. a connection waits to write: the selector serves it this pass
+            } else {
+                work += w;
             }
-            work += w;
+        }
+        if (select) {
+            polledPasses = 0;
+            work += selector.selectNow(dispatch);
         }
         return work;
     }

@@ -74,6 +74,12 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
     private int endProvErrno;
     private byte[] endReason;
     private final StallWatch stall = new StallWatch();
+    /**
+     * {@link TcpTransmitter#bytesSent} after the last read that brought data (-1: none yet):
+     * while the two are equal this side awaits no answer, and {@link #poll} leaves its socket to
+     * the selector pass.
+     */
+    private long sentWhenDataCame = -1;
     /** Its endpoint's connection counters (made, refused, lost, partial writes, read pauses). */
     private final TcpConnectionCounters counters;
     /** Its endpoint's post counters, counted inside {@link #lock} (several threads may post at once). */
@@ -282,22 +288,35 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
 
     /**
      * Manual progress without a selector pass ({@link NioLoop#registerPolled}): reads what has
-     * arrived on a connected socket. Needs the selector (-1) while a write waits for room or
-     * the connection is not established.
+     * arrived on a connected socket, when this side awaits an answer; leaves the socket to the
+     * pass's selector call when it awaits none. Needs the selector pass while a write waits for
+     * room or the connection is not established.
      */
     @Override
     public int poll() {
         synchronized (lock) {
             try {
                 if (cm != CONNECTED || socket.channel() == null || socket.writing()) {
-                    return -1;
+                    return NEEDS_SELECTOR;
                 }
                 if (!socket.reading()) {
                     return 0; // paused or blocked: a posted receive or transmit room resumes it
                 }
-                return rx.readNow() ? 1 : 0;
+                if (tx.bytesSent() == sentWhenDataCame) {
+                    // Nothing written since data last came: no answer awaited (a stream's
+                    // receiver). A read that finds nothing takes the socket's lock against the
+                    // sender's delivery; the selector pass's epoll_wait reads only the ready list
+                    // (64 B and 4 KiB streams 3-9 % faster so). A side that wrote (a ping-pong's,
+                    // a request's) reads directly: its answer comes in one system call, not two.
+                    return LEFT_TO_SELECTOR;
+                }
+                if (rx.readNow()) {
+                    sentWhenDataCame = tx.bytesSent();
+                    return 1;
+                }
+                return 0;
             } catch (java.nio.channels.CancelledKeyException e) {
-                return -1;
+                return NEEDS_SELECTOR;
             } catch (RuntimeException e) {
                 teardown(Errno.EIO, true);
                 return 1;
@@ -330,7 +349,11 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
                 readResponse();
             }
             if (cm == CONNECTED || cm == ACCEPTING) {
+                long before = rx.bytesReceived();
                 rx.readReady();
+                if (rx.bytesReceived() != before) {
+                    sentWhenDataCame = tx.bytesSent();
+                }
             }
         }
     }
