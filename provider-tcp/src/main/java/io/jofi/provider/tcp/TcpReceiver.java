@@ -119,6 +119,10 @@ final class TcpReceiver implements UnexpectedPayload {
     private boolean reading;
     /** Bytes read from the socket so far (tells a poll whether it found anything; the progress timeout). */
     private long received;
+    /** A frame of at most this many payload bytes is small: {@link #betweenSmallFrames}. */
+    static final int SMALL_FRAME = READ_BUFFER_BYTES / 2;
+    /** Whether the last frame that ended was small ({@link #SMALL_FRAME}). */
+    private boolean lastFrameSmall;
 
     TcpReceiver(Link link, InboundFrame frame, TcpTransmitter tx, ReceiveQueue queue, DataPathBindings bound,
                 TcpRmaTarget target, TcpRmaInitiator initiator) {
@@ -134,6 +138,15 @@ final class TcpReceiver implements UnexpectedPayload {
     /** Bytes read from the socket so far (the progress the progress timeout watches). */
     long bytesReceived() {
         return received;
+    }
+
+    /**
+     * Whether the stream is between small frames: no frame begun, no byte of the next one read,
+     * and the last frame at most {@link #SMALL_FRAME} bytes (one read brings several of them).
+     * Inside a frame its rest is on its way; after a large one, so is the next.
+     */
+    boolean betweenSmallFrames() {
+        return lastFrameSmall && frame.state == InboundFrame.HEADER && !rxBuf.hasRemaining();
     }
 
     /** The selector reports the socket readable (or ended): read. */
@@ -466,6 +479,7 @@ final class TcpReceiver implements UnexpectedPayload {
     /** The frame's payload is all moved: finish what it was for. */
     private void endFrame() {
         InboundFrame f = frame;
+        lastFrameSmall = f.length <= SMALL_FRAME;
         PostedReceive r = f.receive;
         long discarded = f.discarded;
         f.landed();
