@@ -174,13 +174,7 @@ class TcpConnectionTest {
         try (TcpTestBed bed = new TcpTestBed(Progress.AUTO)) {
             bed.client = bed.newClientFrom(new InetSocketAddress("127.0.0.1", port));
             bed.client.connect(bed.pep.getName(), null);
-            EqEntry req = awaitEvent(bed.pepEq, Fi.FI_CONNREQ);
-            bed.server = bed.domain.endpoint(req.info(), "server");
-            bed.server.bind(bed.serverEq, 0);
-            bed.server.bind(bed.serverCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
-            bed.server.enable();
-            bed.server.accept(null);
-            awaitEvent(bed.serverEq, Fi.FI_CONNECTED);
+            bed.acceptServer(null, ep -> { });
             awaitEvent(bed.clientEq, Fi.FI_CONNECTED);
             assertEquals(new InetSocketAddress("127.0.0.1", port), Addresses.fromSockaddr(bed.server.getPeer()));
             assertArrayEquals(bed.client.getName(), bed.server.getPeer());

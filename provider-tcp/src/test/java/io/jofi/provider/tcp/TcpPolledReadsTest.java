@@ -11,7 +11,6 @@ import io.jofi.CqEntry;
 import io.jofi.CqFormat;
 import io.jofi.Domain;
 import io.jofi.Endpoint;
-import io.jofi.EqEntry;
 import io.jofi.Errno;
 import io.jofi.Fi;
 import io.jofi.Info;
@@ -101,13 +100,7 @@ class TcpPolledReadsTest {
         client.bind(otherCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
         client.enable();
         client.connect(bed.pep.getName(), null);
-        EqEntry req = awaitEvent(bed.pepEq, Fi.FI_CONNREQ);
-        bed.server = bed.domain.endpoint(req.info(), "server");
-        bed.server.bind(bed.serverEq, 0);
-        bed.server.bind(bed.serverCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
-        bed.server.enable();
-        bed.server.accept(null);
-        awaitEvent(bed.serverEq, Fi.FI_CONNECTED);
+        bed.acceptServer(null, ep -> { });
         awaitEvent(bed.clientEq, Fi.FI_CONNECTED);
     }
 

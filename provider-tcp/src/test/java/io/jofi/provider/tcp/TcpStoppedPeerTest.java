@@ -53,13 +53,7 @@ class TcpStoppedPeerTest {
                 StoppablePeerChild.class.getName(), Integer.toString(port))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (bed) {
-            EqEntry req = awaitEvent(bed.pepEq, Fi.FI_CONNREQ);
-            bed.server = bed.domain.endpoint(req.info(), "server");
-            bed.server.bind(bed.serverEq, 0);
-            bed.server.bind(bed.serverCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
-            bed.server.enable();
-            bed.server.accept(null);
-            awaitEvent(bed.serverEq, Fi.FI_CONNECTED);
+            bed.acceptServer(null, ep -> { });
             BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.US_ASCII));
             assertEquals("ready", out.readLine());
             Msg m = new Msg().buffer(ByteBuffer.wrap(new byte[100]), null).context("alive");

@@ -120,6 +120,17 @@ final class TcpTestBed implements AutoCloseable {
     TcpTestBed connect(byte[] connData, byte[] acceptData, Setup setup) throws FabricException {
         client = newClient(setup);
         client.connect(pep.getName(), connData);
+        acceptServer(acceptData, setup);
+        awaitEvent(clientEq, Fi.FI_CONNECTED);
+        return this;
+    }
+
+    /**
+     * The server's side of a connection a client asked for: awaits the request, opens
+     * {@link #server} bound to its EQ and CQ, accepts with {@code acceptData} ({@code setup}
+     * before enable) and awaits its {@code FI_CONNECTED}.
+     */
+    Endpoint acceptServer(byte[] acceptData, Setup setup) throws FabricException {
         EqEntry req = awaitEvent(pepEq, Fi.FI_CONNREQ);
         server = domain.endpoint(req.info(), "server");
         server.bind(serverEq, 0);
@@ -128,8 +139,7 @@ final class TcpTestBed implements AutoCloseable {
         server.enable();
         server.accept(acceptData);
         awaitEvent(serverEq, Fi.FI_CONNECTED);
-        awaitEvent(clientEq, Fi.FI_CONNECTED);
-        return this;
+        return server;
     }
 
     /** Reads one event, expecting {@code event}. */
