@@ -24,7 +24,8 @@ interface SelectHandler {
      * @return the work done (0: nothing had arrived); {@link #NEEDS_SELECTOR} when the handler
      *         needs a selector pass (it waits for writability, is connecting, or is not a polled
      *         handler); {@link #LEFT_TO_SELECTOR} when a direct read would rarely find anything
-     *         (a connection that awaits no answer): the pass ends with a selector call instead
+     *         (a receiver of small frames that awaits no answer): the pass ends with a selector
+     *         call instead
      */
     default int poll() {
         return NEEDS_SELECTOR;

@@ -306,8 +306,8 @@ final class TcpConnection implements SelectHandler, ConnectionCounters.Ends, Con
                     // Nothing written since data last came, between small frames: a stream of
                     // small messages, whose receiver is ahead of the sender. Its reads that find
                     // nothing take the socket's lock against the sender's delivery; the selector
-                    // pass's epoll_wait reads only the ready list (64 B and 4 KiB streams 3-9 %
-                    // faster so). A side that wrote (a ping-pong's, a request's) reads directly:
+                    // pass's epoll_wait reads only the ready list (64 B and 4 KiB streams up to
+                    // 17 % faster so: benchmarks/results/tcp-performance.md). A side that wrote (a ping-pong's, a request's) reads directly:
                     // its answer comes in one system call, not two; so does a receiver of large
                     // frames, whose next piece is on its way (64 KiB streams lost a fifth without).
                     return LEFT_TO_SELECTOR;

@@ -41,11 +41,7 @@ class TcpPolledReadsTest {
     void aConnectionThatOnlyReceivesIsNotReadWhileQuiet() throws Exception {
         try (TcpTestBed bed = new TcpTestBed(Progress.MANUAL)) {
             connectFromAnAutoDomain(bed);
-            // a stream's receiver: the client's message arrives, the server wrote nothing
-            assertEquals(0, bed.server.recv(ByteBuffer.allocateDirect(64), null, Fi.FI_ADDR_UNSPEC, "rx"));
-            assertEquals(0, bed.client.send(ByteBuffer.allocateDirect(8), null, 0, "tx"));
-            awaitCompletion(bed.serverCq);
-            assertEquals(0, bed.server.recv(ByteBuffer.allocateDirect(64), null, Fi.FI_ADDR_UNSPEC, "next"));
+            receiveFromClient(bed, 8); // a stream's receiver: the client's message arrived, the server wrote nothing
             long reads = readsDuring(bed, PASSES);
             assertTrue(reads < PASSES / 20, reads + " read system calls in " + PASSES + " passes of a quiet receiver");
         }
@@ -56,11 +52,7 @@ class TcpPolledReadsTest {
         try (TcpTestBed bed = new TcpTestBed(Progress.MANUAL)) {
             connectFromAnAutoDomain(bed);
             // a stream of large frames: the next piece is on its way, a direct read takes it at once
-            int large = 4 * TcpReceiver.SMALL_FRAME;
-            assertEquals(0, bed.server.recv(ByteBuffer.allocateDirect(large), null, Fi.FI_ADDR_UNSPEC, "rx"));
-            assertEquals(0, bed.client.send(ByteBuffer.allocateDirect(large), null, 0, "tx"));
-            awaitCompletion(bed.serverCq);
-            assertEquals(0, bed.server.recv(ByteBuffer.allocateDirect(large), null, Fi.FI_ADDR_UNSPEC, "next"));
+            receiveFromClient(bed, 4 * TcpReceiver.SMALL_FRAME);
             long reads = readsDuring(bed, PASSES);
             assertTrue(reads > PASSES / 2, reads + " read system calls in " + PASSES + " passes after a large frame");
         }
@@ -70,10 +62,7 @@ class TcpPolledReadsTest {
     void aConnectionThatAwaitsAnAnswerIsReadDirectly() throws Exception {
         try (TcpTestBed bed = new TcpTestBed(Progress.MANUAL)) {
             connectFromAnAutoDomain(bed);
-            assertEquals(0, bed.server.recv(ByteBuffer.allocateDirect(64), null, Fi.FI_ADDR_UNSPEC, "rx"));
-            assertEquals(0, bed.client.send(ByteBuffer.allocateDirect(8), null, 0, "request"));
-            awaitCompletion(bed.serverCq);
-            assertEquals(0, bed.server.recv(ByteBuffer.allocateDirect(64), null, Fi.FI_ADDR_UNSPEC, "next"));
+            receiveFromClient(bed, 8); // a request
             assertEquals(0, bed.server.send(ByteBuffer.allocateDirect(8), null, 0, "answer"));
             awaitCompletion(bed.serverCq);
             // the server answered and awaits the next request: every polled pass reads its
@@ -81,6 +70,14 @@ class TcpPolledReadsTest {
             long reads = readsDuring(bed, PASSES);
             assertTrue(reads > PASSES / 2, reads + " read system calls in " + PASSES + " passes awaiting a request");
         }
+    }
+
+    /** The server receives one message of {@code size} bytes from the client and posts the next receive. */
+    private static void receiveFromClient(TcpTestBed bed, int size) throws Exception {
+        assertEquals(0, bed.server.recv(ByteBuffer.allocateDirect(size), null, Fi.FI_ADDR_UNSPEC, "rx"));
+        assertEquals(0, bed.client.send(ByteBuffer.allocateDirect(size), null, 0, "tx"));
+        awaitCompletion(bed.serverCq);
+        assertEquals(0, bed.server.recv(ByteBuffer.allocateDirect(size), null, Fi.FI_ADDR_UNSPEC, "next"));
     }
 
     /**
